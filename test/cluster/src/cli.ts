@@ -1,0 +1,165 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, InvalidArgumentError } from 'commander';
+import { startCluster } from './cluster.js';
+import { ClusterError } from './errors.js';
+import { ensureHostPackages } from './host-packages.js';
+import { cacheRoot } from './toolchain/cache.js';
+import { ensureComponents } from './toolchain/build.js';
+import { controlPlaneRecipes } from './toolchain/recipes.js';
+
+interface ClusterState {
+  readonly name: string;
+  readonly pid: number;
+  readonly kubeconfig: string;
+  readonly dir: string;
+  readonly server: string;
+}
+
+const stateDir = () => join(cacheRoot(), 'clusters');
+const stateFile = (name: string) => join(stateDir(), `${name}.json`);
+const logFile = (name: string) => join(stateDir(), `${name}.log`);
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readState(name: string): ClusterState | undefined {
+  if (!existsSync(stateFile(name))) return undefined;
+  return JSON.parse(readFileSync(stateFile(name), 'utf8')) as ClusterState;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new InvalidArgumentError('must be a port number (1-65535)');
+  return port;
+}
+
+function parseCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new InvalidArgumentError('must be a whole number from 1 to 100');
+  return n;
+}
+
+const program = new Command('opkit-cluster')
+  .description('A throwaway real Kubernetes control plane on 127.0.0.1, with memcached/redis pods run as real processes.')
+  .showHelpAfterError();
+
+program
+  .command('prepare')
+  .description('Install the host packages (as root) and build + cache etcd, Kubernetes and kwok from their Go modules.')
+  .action(async () => {
+    const started = Date.now();
+    ensureHostPackages(say);
+    const built = await ensureComponents(controlPlaneRecipes, { onProgress: say });
+    for (const c of Object.values(built)) {
+      say(`${c.name} v${c.version}: ${c.buildSeconds > 0 ? `built in ${c.buildSeconds}s` : 'cached'} (${c.dir})`);
+    }
+    say(`ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  });
+
+program
+  .command('up')
+  .description('Start a control plane in the background and print its kubeconfig path.')
+  .option('--name <name>', 'cluster name, to run several at once', 'default')
+  .option('--port <port>', 'kube-apiserver port (default: a free one)', parsePort)
+  .option('--nodes <count>', 'number of fake nodes', parseCount, 3)
+  .action(async (opts: { name: string; port?: number; nodes: number }) => {
+    const existing = readState(opts.name);
+    if (existing && alive(existing.pid)) {
+      throw new ClusterError(
+        'CLUSTER_ALREADY_RUNNING',
+        `cluster '${opts.name}' is already running (kubeconfig ${existing.kubeconfig}): run 'nx run cluster:down' first or pick another --name`,
+      );
+    }
+    ensureHostPackages(say);
+    mkdirSync(stateDir(), { recursive: true });
+    rmSync(stateFile(opts.name), { force: true });
+    writeFileSync(logFile(opts.name), '');
+    const out = openSync(logFile(opts.name), 'a');
+    const self = fileURLToPath(new URL('../bin/opkit-cluster.js', import.meta.url));
+    const args = [self, 'serve', '--name', opts.name, '--nodes', String(opts.nodes)];
+    if (opts.port) args.push('--port', String(opts.port));
+    const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', out, out] });
+    child.unref();
+    let shown = 0;
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const lines = readFileSync(logFile(opts.name), 'utf8').split('\n');
+      for (; shown < lines.length - 1; shown++) say(lines[shown]!);
+      const state = readState(opts.name);
+      if (state) {
+        say(`kubeconfig: ${state.kubeconfig}`);
+        say(`try: kubectl --kubeconfig ${state.kubeconfig} get nodes,pods -A`);
+        return;
+      }
+      if (!alive(child.pid!)) {
+        throw new ClusterError('CLUSTER_START_FAILED', `the cluster did not start (log: ${logFile(opts.name)})`);
+      }
+    }
+  });
+
+program
+  .command('serve', { hidden: true })
+  .description('Run a control plane in the foreground until SIGTERM (used by `up`).')
+  .option('--name <name>', 'cluster name', 'default')
+  .option('--port <port>', 'kube-apiserver port', parsePort)
+  .option('--nodes <count>', 'number of fake nodes', parseCount, 3)
+  .action(async (opts: { name: string; port?: number; nodes: number }) => {
+    const cluster = await startCluster({ apiServerPort: opts.port, nodes: opts.nodes, onProgress: say });
+    const state: ClusterState = {
+      name: opts.name,
+      pid: process.pid,
+      kubeconfig: cluster.kubeconfigPath,
+      dir: cluster.dir,
+      server: cluster.server,
+    };
+    const tmp = `${stateFile(opts.name)}.tmp`;
+    writeFileSync(tmp, JSON.stringify(state, null, 2));
+    renameSync(tmp, stateFile(opts.name));
+    const shutdown = async () => {
+      say('stopping');
+      await cluster.stop();
+      rmSync(stateFile(opts.name), { force: true });
+      process.exit(0);
+    };
+    process.once('SIGTERM', () => void shutdown());
+    process.once('SIGINT', () => void shutdown());
+  });
+
+program
+  .command('down')
+  .description('Stop a control plane started with `up`; removes its processes and temp dir.')
+  .option('--name <name>', 'cluster name', 'default')
+  .action(async (opts: { name: string }) => {
+    const state = readState(opts.name);
+    if (!state || !alive(state.pid)) {
+      rmSync(stateFile(opts.name), { force: true });
+      say(`cluster '${opts.name}' is not running`);
+      return;
+    }
+    process.kill(state.pid, 'SIGTERM');
+    const deadline = Date.now() + 60_000;
+    while (alive(state.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    if (alive(state.pid)) process.kill(state.pid, 'SIGKILL');
+    rmSync(state.dir, { recursive: true, force: true });
+    rmSync(stateFile(opts.name), { force: true });
+    say(`cluster '${opts.name}' stopped`);
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  // Known failures are one line with what to do; anything else keeps its stack for a bug report.
+  if (error instanceof ClusterError) process.stderr.write(`opkit-cluster: ${error.message}\n`);
+  else process.stderr.write(`opkit-cluster: ${(error as Error).stack ?? String(error)}\n`);
+  process.exitCode = 1;
+}

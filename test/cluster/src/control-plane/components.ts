@@ -1,0 +1,107 @@
+import { join } from 'node:path';
+import type { Pki } from './pki.js';
+
+/** Everything the component command lines are built from. */
+export interface ControlPlaneLayout {
+  readonly dir: string;
+  readonly pki: Pki;
+  readonly etcdClientPort: number;
+  readonly etcdPeerPort: number;
+  readonly apiServerPort: number;
+  readonly controllerManagerPort: number;
+  readonly schedulerPort: number;
+  readonly kubeconfigs: { readonly controllerManager: string; readonly scheduler: string; readonly kwok: string };
+  readonly serviceCidr: string;
+  readonly nodeIP: string;
+}
+
+export const SERVICE_CIDR = '10.0.0.0/24';
+/** The first address of the service range: the in-cluster `kubernetes` Service. */
+export const KUBERNETES_SERVICE_IP = '10.0.0.1';
+
+export function etcdArgs(l: ControlPlaneLayout): string[] {
+  const client = `http://127.0.0.1:${l.etcdClientPort}`;
+  const peer = `http://127.0.0.1:${l.etcdPeerPort}`;
+  return [
+    `--name=opkit`,
+    `--data-dir=${join(l.dir, 'etcd')}`,
+    `--listen-client-urls=${client}`,
+    `--advertise-client-urls=${client}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=opkit=${peer}`,
+    // Tests need no durability; skipping fsync makes every write several times faster.
+    '--unsafe-no-fsync=true',
+    '--quota-backend-bytes=8589934592',
+    '--log-level=warn',
+  ];
+}
+
+export function apiServerArgs(l: ControlPlaneLayout): string[] {
+  const { pki } = l;
+  return [
+    `--etcd-servers=http://127.0.0.1:${l.etcdClientPort}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${l.apiServerPort}`,
+    `--cert-dir=${pki.dir}`,
+    `--tls-cert-file=${pki.serverCert}`,
+    `--tls-private-key-file=${pki.serverKey}`,
+    `--client-ca-file=${pki.caCert}`,
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    `--service-account-key-file=${pki.serviceAccountPub}`,
+    `--service-account-signing-key-file=${pki.serviceAccountKey}`,
+    `--service-cluster-ip-range=${l.serviceCidr}`,
+    '--authorization-mode=Node,RBAC',
+    '--allow-privileged=true',
+    // Endpoints may not hold loopback addresses, so the apiserver's own endpoint reconciler is switched off.
+    '--endpoint-reconciler-type=none',
+    '--profiling=false',
+    '--v=1',
+  ];
+}
+
+export function controllerManagerArgs(l: ControlPlaneLayout): string[] {
+  const { pki } = l;
+  return [
+    `--kubeconfig=${l.kubeconfigs.controllerManager}`,
+    `--authentication-kubeconfig=${l.kubeconfigs.controllerManager}`,
+    `--authorization-kubeconfig=${l.kubeconfigs.controllerManager}`,
+    '--leader-elect=false',
+    '--bind-address=127.0.0.1',
+    `--secure-port=${l.controllerManagerPort}`,
+    `--service-account-private-key-file=${pki.serviceAccountKey}`,
+    `--root-ca-file=${pki.caCert}`,
+    `--cluster-signing-cert-file=${pki.caCert}`,
+    `--cluster-signing-key-file=${pki.caKey}`,
+    // Each controller acts as its own service account, as in kubeadm clusters, so RBAC is exercised for real.
+    '--use-service-account-credentials=true',
+    `--service-cluster-ip-range=${l.serviceCidr}`,
+    '--profiling=false',
+    '--v=1',
+  ];
+}
+
+export function schedulerArgs(l: ControlPlaneLayout): string[] {
+  return [
+    `--kubeconfig=${l.kubeconfigs.scheduler}`,
+    `--authentication-kubeconfig=${l.kubeconfigs.scheduler}`,
+    `--authorization-kubeconfig=${l.kubeconfigs.scheduler}`,
+    '--leader-elect=false',
+    '--bind-address=127.0.0.1',
+    `--secure-port=${l.schedulerPort}`,
+    '--profiling=false',
+    '--v=1',
+  ];
+}
+
+export function kwokArgs(l: ControlPlaneLayout, stages: string): string[] {
+  return [
+    `--kubeconfig=${l.kubeconfigs.kwok}`,
+    `--config=${stages}`,
+    // Only nodes carrying our label; pods are run by the process kubelet, not faked by kwok.
+    '--manage-nodes-with-label-selector=opkit.dev/fake-node=true',
+    `--node-ip=${l.nodeIP}`,
+    '--node-lease-duration-seconds=40',
+  ];
+}

@@ -1,0 +1,152 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ClusterError } from '../errors.js';
+
+const run = promisify(execFile);
+
+/** File paths of one cluster's certificates and keys; all generated fresh for each cluster. */
+export interface Pki {
+  readonly dir: string;
+  readonly caCert: string;
+  readonly caKey: string;
+  readonly serverCert: string;
+  readonly serverKey: string;
+  readonly serviceAccountKey: string;
+  readonly serviceAccountPub: string;
+  /** Client certificates by user name. */
+  readonly clients: Readonly<Record<ClientName, { cert: string; key: string }>>;
+}
+
+/** The identities the control plane components and the test client use (CN = user, O = group). */
+export const CLIENT_IDENTITIES = {
+  admin: { cn: 'opkit-admin', o: 'system:masters' },
+  controllerManager: { cn: 'system:kube-controller-manager', o: '' },
+  scheduler: { cn: 'system:kube-scheduler', o: '' },
+  kwok: { cn: 'kwok-controller', o: 'system:masters' },
+} as const;
+export type ClientName = keyof typeof CLIENT_IDENTITIES;
+
+async function openssl(args: string[], cwd: string): Promise<void> {
+  try {
+    await run('openssl', args, { cwd });
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException & { stderr?: string };
+    if (e.code === 'ENOENT') {
+      throw new ClusterError('CLUSTER_OPENSSL_MISSING', "'openssl' is not installed: run 'apt-get install openssl'");
+    }
+    throw new ClusterError('CLUSTER_PKI_FAILED', `openssl ${args[0]} failed: ${e.stderr?.trim() ?? e.message}`);
+  }
+}
+
+/** ECDSA P-256 keys: fast to generate, accepted for serving, client and service-account signing. */
+async function newKey(dir: string, name: string): Promise<string> {
+  const key = join(dir, `${name}.key`);
+  await openssl(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key], dir);
+  return key;
+}
+
+async function signedCert(
+  dir: string,
+  name: string,
+  subject: string,
+  extensions: string,
+  ca: { cert: string; key: string },
+): Promise<{ cert: string; key: string }> {
+  const key = await newKey(dir, name);
+  const csr = join(dir, `${name}.csr`);
+  const cert = join(dir, `${name}.crt`);
+  const ext = join(dir, `${name}.ext`);
+  writeFileSync(ext, extensions);
+  await openssl(['req', '-new', '-key', key, '-subj', subject, '-out', csr], dir);
+  await openssl(
+    ['x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-set_serial', `0x${randomBytes(12).toString('hex')}`, '-days', '30', '-extfile', ext, '-out', cert],
+    dir,
+  );
+  return { cert, key };
+}
+
+/**
+ * Generates a CA, the apiserver's serving certificate (valid for 127.0.0.1 and the in-cluster service name),
+ * client certificates for the components and an admin, and the service-account signing key pair.
+ */
+export async function generatePki(dir: string, serviceIp: string): Promise<Pki> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const caKey = await newKey(dir, 'ca');
+  const caCert = join(dir, 'ca.crt');
+  await openssl(
+    ['req', '-x509', '-new', '-key', caKey, '-subj', '/CN=opkit-local-ca', '-days', '30', '-out', caCert],
+    dir,
+  );
+  const ca = { cert: caCert, key: caKey };
+  const server = await signedCert(
+    dir,
+    'apiserver',
+    '/CN=kube-apiserver',
+    [
+      'basicConstraints=CA:FALSE',
+      'keyUsage=digitalSignature,keyEncipherment',
+      'extendedKeyUsage=serverAuth',
+      `subjectAltName=IP:127.0.0.1,IP:${serviceIp},DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local`,
+      '',
+    ].join('\n'),
+    ca,
+  );
+  const clients = {} as Record<ClientName, { cert: string; key: string }>;
+  await Promise.all(
+    (Object.keys(CLIENT_IDENTITIES) as ClientName[]).map(async (name) => {
+      const { cn, o } = CLIENT_IDENTITIES[name];
+      const subject = o ? `/O=${o}/CN=${cn}` : `/CN=${cn}`;
+      clients[name] = await signedCert(
+        dir,
+        `client-${name}`,
+        subject,
+        'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n',
+        ca,
+      );
+    }),
+  );
+  const serviceAccountKey = await newKey(dir, 'service-account');
+  const serviceAccountPub = join(dir, 'service-account.pub');
+  await openssl(['pkey', '-in', serviceAccountKey, '-pubout', '-out', serviceAccountPub], dir);
+  return {
+    dir,
+    caCert,
+    caKey,
+    serverCert: server.cert,
+    serverKey: server.key,
+    serviceAccountKey,
+    serviceAccountPub,
+    clients,
+  };
+}
+
+/** A kubeconfig with embedded credentials for one identity. */
+export function writeKubeconfig(path: string, server: string, pki: Pki, client: ClientName): void {
+  const b64 = (file: string) => readFileSync(file).toString('base64');
+  const { cert, key } = pki.clients[client];
+  const text = [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: opkit-local',
+    '  cluster:',
+    `    server: ${server}`,
+    `    certificate-authority-data: ${b64(pki.caCert)}`,
+    'users:',
+    `- name: ${CLIENT_IDENTITIES[client].cn}`,
+    '  user:',
+    `    client-certificate-data: ${b64(cert)}`,
+    `    client-key-data: ${b64(key)}`,
+    'contexts:',
+    '- name: opkit-local',
+    '  context:',
+    '    cluster: opkit-local',
+    `    user: ${CLIENT_IDENTITIES[client].cn}`,
+    'current-context: opkit-local',
+    '',
+  ].join('\n');
+  writeFileSync(path, text, { mode: 0o600 });
+}

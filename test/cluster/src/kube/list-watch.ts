@@ -1,0 +1,54 @@
+import { KubeApiError, type KubeRest, type Query } from './rest.js';
+
+interface ListResult<T> {
+  metadata: { resourceVersion?: string; continue?: string };
+  items: T[];
+}
+
+export interface ListWatchHandler<T> {
+  /** The complete current state, after the initial list and after every relist. */
+  sync(items: T[]): void;
+  added(item: T): void;
+  modified(item: T): void;
+  deleted(item: T): void;
+}
+
+/**
+ * Keeps `handler` in step with a collection until `signal` aborts: list, then watch from the list's
+ * resourceVersion, re-watch when the server ends the stream, relist when the version expired (410), and back
+ * off a second after any failure. Enough for the harness; the product runtime has its own, fuller loop.
+ */
+export async function listWatch<T>(
+  rest: KubeRest,
+  path: string,
+  query: Query,
+  handler: ListWatchHandler<T>,
+  signal: AbortSignal,
+): Promise<void> {
+  let resourceVersion: string | undefined;
+  while (!signal.aborted) {
+    try {
+      if (resourceVersion === undefined) {
+        const list = await rest.request<ListResult<T>>('GET', path, { query });
+        handler.sync(list.items);
+        resourceVersion = list.metadata.resourceVersion;
+      }
+      const error = await rest.watch<T & { metadata?: { resourceVersion?: string } }>(
+        path,
+        { ...query, resourceVersion, timeoutSeconds: 300 },
+        (event) => {
+          resourceVersion = event.object.metadata?.resourceVersion ?? resourceVersion;
+          if (event.type === 'ADDED') handler.added(event.object);
+          else if (event.type === 'MODIFIED') handler.modified(event.object);
+          else if (event.type === 'DELETED') handler.deleted(event.object);
+        },
+        signal,
+      );
+      if (error) resourceVersion = undefined;
+    } catch (error) {
+      if (signal.aborted) return;
+      if (error instanceof KubeApiError && error.status === 410) resourceVersion = undefined;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}

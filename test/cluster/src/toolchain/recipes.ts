@@ -1,0 +1,120 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ETCD_VERSION, KUBERNETES_VERSION, KWOK_VERSION } from './versions.js';
+
+/** What a recipe gets to build with. */
+export interface BuildContext {
+  /** An empty scratch directory for the wrapper module. */
+  readonly workDir: string;
+  /** Where the finished binaries go; becomes the cached component directory when the build succeeds. */
+  readonly outDir: string;
+  /** Runs `go` with the build environment in `workDir` (or `cwd`), returning stdout. */
+  go(args: readonly string[], options?: { cwd?: string; env?: Record<string, string> }): Promise<string>;
+}
+
+/** How to build one versioned component from Go modules. */
+export interface ComponentRecipe {
+  readonly name: string;
+  readonly version: string;
+  /** Files that must exist in the component directory for the cache to count as complete. */
+  readonly files: readonly string[];
+  build(ctx: BuildContext): Promise<void>;
+}
+
+interface GoModJson {
+  Go?: string;
+  Godebug?: { Key: string; Value: string }[];
+  Replace?: { Old: { Path: string }; New: { Path: string } }[];
+}
+
+async function moduleInfo(ctx: BuildContext, module: string): Promise<{ GoMod: string; Dir?: string }> {
+  return JSON.parse(await ctx.go(['mod', 'download', '-json', module])) as { GoMod: string; Dir?: string };
+}
+
+/**
+ * kube-apiserver, kube-controller-manager and kube-scheduler. `k8s.io/kubernetes` replaces its staging modules
+ * with local paths, which Go ignores in a dependency, so a wrapper module maps each staging module to its
+ * published `v0.<minor>.<patch>` tag. The list, the go line and the godebug settings are read from the exact
+ * tag's go.mod, never hard-coded. The version ldflags make the server report its real version (OLM's
+ * minKubeVersion check reads it).
+ */
+export const kubernetesRecipe: ComponentRecipe = {
+  name: 'kubernetes',
+  version: KUBERNETES_VERSION,
+  files: ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'],
+  async build(ctx) {
+    const version = KUBERNETES_VERSION;
+    const [major, minor] = version.split('.');
+    const staging = `0.${version.split('.').slice(1).join('.')}`;
+    await ctx.go(['mod', 'init', 'local/kubebuild']);
+    const upstream = JSON.parse(
+      await ctx.go(['mod', 'edit', '-json', (await moduleInfo(ctx, `k8s.io/kubernetes@v${version}`)).GoMod]),
+    ) as GoModJson;
+    const edits = [`-require=k8s.io/kubernetes@v${version}`];
+    if (upstream.Go) edits.push(`-go=${upstream.Go}`);
+    for (const { Key, Value } of upstream.Godebug ?? []) edits.push(`-godebug=${Key}=${Value}`);
+    for (const { Old, New } of upstream.Replace ?? []) {
+      if (New.Path.startsWith('./staging/')) edits.push(`-replace=${Old.Path}=${Old.Path}@v${staging}`);
+    }
+    await ctx.go(['mod', 'edit', ...edits]);
+    const commands = this.files.map((f) => `k8s.io/kubernetes/cmd/${f}`);
+    writeFileSync(
+      join(ctx.workDir, 'tools.go'),
+      `//go:build tools\n\npackage tools\n\nimport (\n${commands.map((c) => `\t_ "${c}"\n`).join('')})\n`,
+    );
+    await ctx.go(['mod', 'tidy']);
+    const stamp = (pkg: string, extra: string[] = []) => [
+      `-X ${pkg}.gitVersion=v${version}`,
+      `-X ${pkg}.gitMajor=${major}`,
+      `-X ${pkg}.gitMinor=${minor}`,
+      `-X ${pkg}.gitTreeState=clean`,
+      ...extra,
+    ];
+    const ldflags = [
+      '-s -w',
+      ...stamp('k8s.io/component-base/version', ['-X k8s.io/component-base/version.buildDate=2026-01-01T00:00:00Z']),
+      ...stamp('k8s.io/client-go/pkg/version'),
+    ].join(' ');
+    await ctx.go(['build', '-trimpath', '-ldflags', ldflags, '-o', `${ctx.outDir}/`, ...commands]);
+  },
+};
+
+/** etcd: the server module root is a main package, but its go.mod has replaces, so it too needs a wrapper. */
+export const etcdRecipe: ComponentRecipe = {
+  name: 'etcd',
+  version: ETCD_VERSION,
+  files: ['etcd'],
+  async build(ctx) {
+    await ctx.go(['mod', 'init', 'local/etcdbuild']);
+    writeFileSync(
+      join(ctx.workDir, 'tools.go'),
+      '//go:build tools\n\npackage tools\n\nimport _ "go.etcd.io/etcd/server/v3"\n',
+    );
+    await ctx.go(['get', `go.etcd.io/etcd/server/v3@v${ETCD_VERSION}`]);
+    await ctx.go(['mod', 'tidy']);
+    await ctx.go(['build', '-trimpath', '-ldflags', '-s -w', '-o', join(ctx.outDir, 'etcd'), 'go.etcd.io/etcd/server/v3']);
+  },
+};
+
+/**
+ * kwok, which keeps fake nodes Ready. Its node stages (initialise, heartbeat through a Lease) ship as YAML in
+ * the module; they are copied next to the binary so starting a cluster needs no Go.
+ */
+export const kwokRecipe: ComponentRecipe = {
+  name: 'kwok',
+  version: KWOK_VERSION,
+  files: ['kwok', 'node-stages.yaml'],
+  async build(ctx) {
+    await ctx.go(['install', `sigs.k8s.io/kwok/cmd/kwok@v${KWOK_VERSION}`], { env: { GOBIN: ctx.outDir } });
+    const { Dir } = await moduleInfo(ctx, `sigs.k8s.io/kwok@v${KWOK_VERSION}`);
+    if (!Dir) throw new Error(`the kwok module v${KWOK_VERSION} has no source directory in the module cache`);
+    const stages = [
+      'kustomize/stage/node/fast/node-initialize.yaml',
+      'kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml',
+    ].map((f) => readFileSync(join(Dir, f), 'utf8').trim());
+    writeFileSync(join(ctx.outDir, 'node-stages.yaml'), `${stages.join('\n---\n')}\n`);
+  },
+};
+
+export const controlPlaneRecipes: readonly ComponentRecipe[] = [etcdRecipe, kwokRecipe, kubernetesRecipe];
+

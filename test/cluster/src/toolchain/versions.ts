@@ -1,0 +1,10 @@
+/**
+ * The component versions the local control plane is built from. Kubernetes 1.36 matches the client
+ * libraries that kwok 0.8 and OLM 0.46 are built against, so there is no client/server skew.
+ */
+export const KUBERNETES_VERSION = '1.36.3';
+/** etcd 3.6 is the server line paired with Kubernetes ≥ 1.34. */
+export const ETCD_VERSION = '3.6.16';
+export const KWOK_VERSION = '0.8.0';
+/** The oldest Go that builds every component (kwok 0.8 uses Go 1.26 syntax). */
+export const MINIMUM_GO_VERSION = '1.26.0';
