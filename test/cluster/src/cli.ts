@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { startCluster } from './cluster.js';
+import { assertPortFree } from './control-plane/ports.js';
 import { ClusterError } from './errors.js';
 import { ensureHostPackages } from './host-packages.js';
-import { cacheRoot } from './toolchain/cache.js';
 import { ensureComponents } from './toolchain/build.js';
+import { cacheRoot } from './toolchain/cache.js';
 import { controlPlaneRecipes } from './toolchain/recipes.js';
 
 interface ClusterState {
@@ -39,29 +40,37 @@ function readState(name: string): ClusterState | undefined {
 
 function parsePort(value: string): number {
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new InvalidArgumentError('must be a port number (1-65535)');
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new InvalidArgumentError('must be a port number (1-65535)');
   return port;
 }
 
 function parseCount(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 100) throw new InvalidArgumentError('must be a whole number from 1 to 100');
+  if (!Number.isInteger(n) || n < 1 || n > 100)
+    throw new InvalidArgumentError('must be a whole number from 1 to 100');
   return n;
 }
 
 const program = new Command('opkit-cluster')
-  .description('A throwaway real Kubernetes control plane on 127.0.0.1, with memcached/redis pods run as real processes.')
+  .description(
+    'A throwaway real Kubernetes control plane on 127.0.0.1, with memcached/redis pods run as real processes.',
+  )
   .showHelpAfterError();
 
 program
   .command('prepare')
-  .description('Install the host packages (as root) and build + cache etcd, Kubernetes and kwok from their Go modules.')
+  .description(
+    'Install the host packages (as root) and build + cache etcd, Kubernetes and kwok from their Go modules.',
+  )
   .action(async () => {
     const started = Date.now();
     ensureHostPackages(say);
     const built = await ensureComponents(controlPlaneRecipes, { onProgress: say });
     for (const c of Object.values(built)) {
-      say(`${c.name} v${c.version}: ${c.buildSeconds > 0 ? `built in ${c.buildSeconds}s` : 'cached'} (${c.dir})`);
+      say(
+        `${c.name} v${c.version}: ${c.buildSeconds > 0 ? `built in ${c.buildSeconds}s` : 'cached'} (${c.dir})`,
+      );
     }
     say(`ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
   });
@@ -81,6 +90,7 @@ program
       );
     }
     ensureHostPackages(say);
+    if (opts.port) await assertPortFree(opts.port, 'kube-apiserver');
     mkdirSync(stateDir(), { recursive: true });
     rmSync(stateFile(opts.name), { force: true });
     writeFileSync(logFile(opts.name), '');
@@ -102,7 +112,13 @@ program
         return;
       }
       if (!alive(child.pid!)) {
-        throw new ClusterError('CLUSTER_START_FAILED', `the cluster did not start (log: ${logFile(opts.name)})`);
+        const reason = lines
+          .findLast((l) => l.startsWith('opkit-cluster: '))
+          ?.slice('opkit-cluster: '.length);
+        throw new ClusterError(
+          'CLUSTER_START_FAILED',
+          reason ?? `the cluster did not start (log: ${logFile(opts.name)})`,
+        );
       }
     }
   });
@@ -148,7 +164,8 @@ program
     }
     process.kill(state.pid, 'SIGTERM');
     const deadline = Date.now() + 60_000;
-    while (alive(state.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    while (alive(state.pid) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     if (alive(state.pid)) process.kill(state.pid, 'SIGKILL');
     rmSync(state.dir, { recursive: true, force: true });
     rmSync(stateFile(opts.name), { force: true });

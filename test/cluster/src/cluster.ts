@@ -2,7 +2,6 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ClusterError } from './errors.js';
 import {
   apiServerArgs,
   type ControlPlaneLayout,
@@ -16,6 +15,7 @@ import {
 import { generatePki, writeKubeconfig } from './control-plane/pki.js';
 import { assertPortFree, freePort } from './control-plane/ports.js';
 import { httpHealthy, httpsHealthy, waitUntilReady } from './control-plane/readiness.js';
+import { ClusterError } from './errors.js';
 import { KubeApiError, KubeRest } from './kube/rest.js';
 import { assertHostProgramsInstalled } from './kubelet/host-programs.js';
 import { ProcessKubelet } from './kubelet/kubelet.js';
@@ -67,6 +67,8 @@ export interface LocalCluster {
   readonly podSubnet: number;
   /** The pid of a process-backed pod's container (its first memcached/redis container by default). */
   pidOf(namespace: string, pod: string, container?: string): number | undefined;
+  /** Process ids of the running control-plane components. */
+  componentPids(): Partial<Record<ComponentName, number>>;
   /** Stops and starts one control-plane component (e.g. to test watch resilience); etcd keeps its data. */
   restart(component: ComponentName, options?: { downtimeMs?: number }): Promise<void>;
   /** Stops every process (pods included) and removes the temp dir. Safe to call twice. */
@@ -108,7 +110,10 @@ async function waitFor(what: string, timeoutMs: number, check: () => Promise<boo
     if (await check().catch(() => false)) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new ClusterError('CLUSTER_START_FAILED', `${what} did not happen within ${Math.round(timeoutMs / 1000)}s`);
+  throw new ClusterError(
+    'CLUSTER_START_FAILED',
+    `${what} did not happen within ${Math.round(timeoutMs / 1000)}s`,
+  );
 }
 
 /**
@@ -141,7 +146,13 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
     stopped = true;
     await kubelet?.stop();
     await provisioner?.stop();
-    for (const name of ['kwok', 'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'] as const) {
+    for (const name of [
+      'kwok',
+      'kube-scheduler',
+      'kube-controller-manager',
+      'kube-apiserver',
+      'etcd',
+    ] as const) {
       await processes.get(name)?.close();
     }
     rest?.close();
@@ -192,7 +203,11 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(kubeconfigPath);
     rest = new KubeRest(kubeConfig);
-    const apiserver = await launch('kube-apiserver', bin('kubernetes', 'kube-apiserver'), apiServerArgs(layout));
+    const apiserver = await launch(
+      'kube-apiserver',
+      bin('kubernetes', 'kube-apiserver'),
+      apiServerArgs(layout),
+    );
     const api = rest;
     await waitUntilReady(apiserver, async () => (await api.getText('/readyz')).status === 200, 90_000);
     progress(`kube-apiserver ready on ${server}`);
@@ -208,10 +223,22 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       bin('kubernetes', 'kube-controller-manager'),
       controllerManagerArgs(layout),
     );
-    const scheduler = await launch('kube-scheduler', bin('kubernetes', 'kube-scheduler'), schedulerArgs(layout));
+    const scheduler = await launch(
+      'kube-scheduler',
+      bin('kubernetes', 'kube-scheduler'),
+      schedulerArgs(layout),
+    );
     const kwok = await launch('kwok', bin('kwok', 'kwok'), kwokArgs(layout, bin('kwok', 'node-stages.yaml')));
-    await waitUntilReady(kcm, () => httpsHealthy(`https://127.0.0.1:${layout.controllerManagerPort}/healthz`), 60_000);
-    await waitUntilReady(scheduler, () => httpsHealthy(`https://127.0.0.1:${layout.schedulerPort}/healthz`), 60_000);
+    await waitUntilReady(
+      kcm,
+      () => httpsHealthy(`https://127.0.0.1:${layout.controllerManagerPort}/healthz`),
+      60_000,
+    );
+    await waitUntilReady(
+      scheduler,
+      () => httpsHealthy(`https://127.0.0.1:${layout.schedulerPort}/healthz`),
+      60_000,
+    );
     progress('kube-controller-manager and kube-scheduler ready');
 
     provisioner = new DirectoryProvisioner(api, join(dir, 'volumes'), (m) => progress(`volumes: ${m}`));
@@ -225,23 +252,29 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
     });
     kubelet.start();
 
-    await waitUntilReady(kwok, async () => {
-      const list = await api.request<{ items: { status?: { conditions?: { type: string; status: string }[] } }[] }>(
-        'GET',
-        '/api/v1/nodes',
-        { query: { labelSelector: `${NODE_LABEL}=true` } },
-      );
-      return (
-        list.items.length === nodeNames.length &&
-        list.items.every((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
-      );
-    }, 60_000);
+    await waitUntilReady(
+      kwok,
+      async () => {
+        const list = await api.request<{
+          items: { status?: { conditions?: { type: string; status: string }[] } }[];
+        }>('GET', '/api/v1/nodes', { query: { labelSelector: `${NODE_LABEL}=true` } });
+        return (
+          list.items.length === nodeNames.length &&
+          list.items.every((n) =>
+            n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+          )
+        );
+      },
+      60_000,
+    );
     // New namespaces are only usable once the controller-manager has given them a default ServiceAccount.
     await waitFor('the default ServiceAccount', 60_000, async () => {
       await api.request('GET', '/api/v1/namespaces/default/serviceaccounts/default');
       return true;
     });
-    progress(`cluster ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${nodeNames.length} nodes, dir ${dir})`);
+    progress(
+      `cluster ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${nodeNames.length} nodes, dir ${dir})`,
+    );
 
     const cluster: LocalCluster = {
       dir,
@@ -251,6 +284,8 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       nodeNames,
       podSubnet: pool.subnet,
       pidOf: (namespace, pod, container) => kubelet?.pidOf(namespace, pod, container),
+      componentPids: () =>
+        Object.fromEntries([...processes].map(([name, p]) => [name, p.pid]).filter(([, pid]) => pid)),
       async restart(component, opts = {}) {
         const proc = processes.get(component);
         if (!proc) throw new ClusterError('CLUSTER_UNKNOWN_COMPONENT', `no component named ${component}`);
@@ -260,7 +295,11 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
         if (component === 'kube-apiserver') {
           await waitUntilReady(proc, async () => (await api.getText('/readyz')).status === 200, 90_000);
         } else if (component === 'etcd') {
-          await waitUntilReady(proc, () => httpHealthy(`http://127.0.0.1:${layout.etcdClientPort}/health`), 30_000);
+          await waitUntilReady(
+            proc,
+            () => httpHealthy(`http://127.0.0.1:${layout.etcdClientPort}/health`),
+            30_000,
+          );
         }
       },
       stop,

@@ -19,11 +19,17 @@ export function ensureHostPackages(progress: (line: string) => void): void {
   if (missing.length === 0) return;
   const command = `apt-get install -y --no-install-recommends ${missing.join(' ')}`;
   if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
-    throw new ClusterError('CLUSTER_HOST_PACKAGES_MISSING', `missing host packages: run '${command}' as root`);
+    throw new ClusterError(
+      'CLUSTER_HOST_PACKAGES_MISSING',
+      `missing host packages: run '${command}' as root`,
+    );
   }
   progress(`installing host packages: ${missing.join(', ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', ...missing]]) {
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', '--no-install-recommends', ...missing],
+  ]) {
     const result = spawnSync('apt-get', args, { env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
     if (result.status !== 0) {
       throw new ClusterError(

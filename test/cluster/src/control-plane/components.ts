@@ -10,7 +10,11 @@ export interface ControlPlaneLayout {
   readonly apiServerPort: number;
   readonly controllerManagerPort: number;
   readonly schedulerPort: number;
-  readonly kubeconfigs: { readonly controllerManager: string; readonly scheduler: string; readonly kwok: string };
+  readonly kubeconfigs: {
+    readonly controllerManager: string;
+    readonly scheduler: string;
+    readonly kwok: string;
+  };
   readonly serviceCidr: string;
   readonly nodeIP: string;
 }

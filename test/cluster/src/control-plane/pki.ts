@@ -35,9 +35,15 @@ async function openssl(args: string[], cwd: string): Promise<void> {
   } catch (error) {
     const e = error as NodeJS.ErrnoException & { stderr?: string };
     if (e.code === 'ENOENT') {
-      throw new ClusterError('CLUSTER_OPENSSL_MISSING', "'openssl' is not installed: run 'apt-get install openssl'");
+      throw new ClusterError(
+        'CLUSTER_OPENSSL_MISSING',
+        "'openssl' is not installed: run 'apt-get install openssl'",
+      );
     }
-    throw new ClusterError('CLUSTER_PKI_FAILED', `openssl ${args[0]} failed: ${e.stderr?.trim() ?? e.message}`);
+    throw new ClusterError(
+      'CLUSTER_PKI_FAILED',
+      `openssl ${args[0]} failed: ${e.stderr?.trim() ?? e.message}`,
+    );
   }
 }
 
@@ -62,7 +68,24 @@ async function signedCert(
   writeFileSync(ext, extensions);
   await openssl(['req', '-new', '-key', key, '-subj', subject, '-out', csr], dir);
   await openssl(
-    ['x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-set_serial', `0x${randomBytes(12).toString('hex')}`, '-days', '30', '-extfile', ext, '-out', cert],
+    [
+      'x509',
+      '-req',
+      '-in',
+      csr,
+      '-CA',
+      ca.cert,
+      '-CAkey',
+      ca.key,
+      '-set_serial',
+      `0x${randomBytes(12).toString('hex')}`,
+      '-days',
+      '30',
+      '-extfile',
+      ext,
+      '-out',
+      cert,
+    ],
     dir,
   );
   return { cert, key };

@@ -26,7 +26,11 @@ export async function waitUntilReady(
   });
   while (Date.now() < deadline) {
     if (exited || !process.running) {
-      throw new ComponentStartError(process.spec.name, process.spec.logFile, `exited: ${lastLines(process.spec.logFile)}`);
+      throw new ComponentStartError(
+        process.spec.name,
+        process.spec.logFile,
+        `exited: ${lastLines(process.spec.logFile)}`,
+      );
     }
     if (await check().catch(() => false)) return;
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -49,7 +49,13 @@ export class KubeRest {
     if (!this.#options) {
       const opts: RequestOptions = {};
       await this.#kubeConfig.applyToHTTPSOptions(opts);
-      opts.agent = new Agent({ keepAlive: true, ca: opts.ca, cert: opts.cert, key: opts.key, maxSockets: 16 });
+      opts.agent = new Agent({
+        keepAlive: true,
+        ca: opts.ca,
+        cert: opts.cert,
+        key: opts.key,
+        maxSockets: 16,
+      });
       this.#options = opts;
     }
     return this.#options;
@@ -77,7 +83,9 @@ export class KubeRest {
             accept: 'application/json',
             // Explicit length: Node sends DELETE bodies neither chunked nor sized otherwise, which desyncs
             // the kept-alive connection.
-            ...(body !== undefined ? { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } : {}),
+            ...(body !== undefined
+              ? { 'content-type': contentType, 'content-length': Buffer.byteLength(body) }
+              : {}),
           },
         },
         resolve,

@@ -1,7 +1,10 @@
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 
 /** Reads a ConfigMap or Secret key; undefined when the object or key is missing. */
-export type KeyReader = (kind: 'ConfigMap' | 'Secret', name: string) => Promise<Record<string, string> | undefined>;
+export type KeyReader = (
+  kind: 'ConfigMap' | 'Secret',
+  name: string,
+) => Promise<Record<string, string> | undefined>;
 
 function fieldRef(pod: V1Pod, path: string, podIP: string): string {
   const meta = pod.metadata ?? {};
@@ -47,7 +50,8 @@ export async function containerEnvironment(
     const ref = source.configMapRef ?? source.secretRef;
     if (!ref?.name) continue;
     const data = await read(source.configMapRef ? 'ConfigMap' : 'Secret', ref.name);
-    if (!data && !ref.optional) throw new Error(`${source.configMapRef ? 'configmap' : 'secret'} "${ref.name}" not found`);
+    if (!data && !ref.optional)
+      throw new Error(`${source.configMapRef ? 'configmap' : 'secret'} "${ref.name}" not found`);
     for (const [k, v] of Object.entries(data ?? {})) env[`${source.prefix ?? ''}${k}`] = v;
   }
   for (const variable of container.env ?? []) {
@@ -62,7 +66,9 @@ export async function containerEnvironment(
       const value = data?.[ref.key];
       if (value === undefined) {
         if (ref.optional) continue;
-        throw new Error(`key "${ref.key}" of ${from.configMapKeyRef ? 'configmap' : 'secret'} "${ref.name}" not found`);
+        throw new Error(
+          `key "${ref.key}" of ${from.configMapKeyRef ? 'configmap' : 'secret'} "${ref.name}" not found`,
+        );
       }
       env[variable.name] = value;
     }

@@ -16,7 +16,11 @@ export interface HostProgram {
   /** The argv the image would run when the pod gives only `args` (or nothing), as its entrypoint does. */
   defaultArgv(args: readonly string[]): string[];
   /** Rewrites the arguments (after argv[0]) so the server listens on `ip`; returns them and the port. */
-  bindTo(args: readonly string[], ip: string, readFile: (path: string) => string | undefined): {
+  bindTo(
+    args: readonly string[],
+    ip: string,
+    readFile: (path: string) => string | undefined,
+  ): {
     args: string[];
     port: number;
   };
@@ -28,7 +32,8 @@ function flagValue(args: readonly string[], names: readonly string[]): string | 
     for (const name of names) {
       if (arg === name) return args[i + 1];
       if (name.startsWith('--') && arg.startsWith(`${name}=`)) return arg.slice(name.length + 1);
-      if (!name.startsWith('--') && arg.startsWith(name) && arg.length > name.length) return arg.slice(name.length);
+      if (!name.startsWith('--') && arg.startsWith(name) && arg.length > name.length)
+        return arg.slice(name.length);
     }
   }
   return undefined;
@@ -42,7 +47,11 @@ function withoutFlag(args: readonly string[], names: readonly string[]): string[
       i++;
       continue;
     }
-    if (names.some((n) => (n.startsWith('--') ? arg.startsWith(`${n}=`) : arg.startsWith(n) && arg.length > n.length)))
+    if (
+      names.some((n) =>
+        n.startsWith('--') ? arg.startsWith(`${n}=`) : arg.startsWith(n) && arg.length > n.length,
+      )
+    )
       continue;
     out.push(arg);
   }
@@ -56,12 +65,14 @@ export const memcachedProgram: HostProgram = {
   debianPackage: 'memcached',
   defaultPort: 11211,
   // The official image's entrypoint prepends `memcached` when the first argument is a flag.
-  defaultArgv: (args) => (args.length === 0 ? ['memcached'] : args[0]!.startsWith('-') ? ['memcached', ...args] : [...args]),
+  defaultArgv: (args) =>
+    args.length === 0 ? ['memcached'] : args[0]!.startsWith('-') ? ['memcached', ...args] : [...args],
   bindTo(args, ip) {
     const port = Number(flagValue(args, ['-p', '--port']) ?? 11211);
     const rest = withoutFlag(args, ['-l', '--listen']);
     // memcached refuses to start as root unless told which user to run as.
-    const user = process.getuid?.() === 0 && flagValue(args, ['-u', '--user']) === undefined ? ['-u', 'root'] : [];
+    const user =
+      process.getuid?.() === 0 && flagValue(args, ['-u', '--user']) === undefined ? ['-u', 'root'] : [];
     return { args: [...rest, ...user, '-l', ip], port };
   },
 };

@@ -70,10 +70,16 @@ export class ProcessKubelet {
   ): Promise<Record<string, string> | undefined> {
     try {
       if (kind === 'ConfigMap') {
-        const cm = await this.#options.rest.request<V1ConfigMap>('GET', `/api/v1/namespaces/${namespace}/configmaps/${name}`);
+        const cm = await this.#options.rest.request<V1ConfigMap>(
+          'GET',
+          `/api/v1/namespaces/${namespace}/configmaps/${name}`,
+        );
         return { ...(cm.data ?? {}) };
       }
-      const secret = await this.#options.rest.request<V1Secret>('GET', `/api/v1/namespaces/${namespace}/secrets/${name}`);
+      const secret = await this.#options.rest.request<V1Secret>(
+        'GET',
+        `/api/v1/namespaces/${namespace}/secrets/${name}`,
+      );
       return Object.fromEntries(
         Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
       );

@@ -35,7 +35,10 @@ export class PathMap {
     for (const { containerPath, hostPath } of this.#mounts) {
       if (containerPath === '/') continue;
       const escaped = containerPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      out = out.replace(new RegExp(`(^|[\\s"'=:])${escaped}(?=$|[\\s/"'])`, 'gm'), (_m, lead: string) => lead + hostPath);
+      out = out.replace(
+        new RegExp(`(^|[\\s"'=:])${escaped}(?=$|[\\s/"'])`, 'gm'),
+        (_m, lead: string) => lead + hostPath,
+      );
     }
     return out;
   }

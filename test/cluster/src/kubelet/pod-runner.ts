@@ -1,9 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import type { V1Container, V1ContainerStatus, V1Pod, V1PodCondition, V1PodStatus } from '@kubernetes/client-node';
-import { ManagedProcess } from '../process/managed-process.js';
+import type {
+  V1Container,
+  V1ContainerStatus,
+  V1Pod,
+  V1PodCondition,
+  V1PodStatus,
+} from '@kubernetes/client-node';
 import type { KubeRest } from '../kube/rest.js';
+import { ManagedProcess } from '../process/managed-process.js';
 import { containerEnvironment, expandReferences, type KeyReader } from './environment.js';
 import { type HostProgram, hostProgramFor, readTextFile } from './host-programs.js';
 import { PathMap } from './path-map.js';
@@ -104,7 +110,9 @@ export class PodRunner {
 
   /** The pid of a container's process, for tests that kill it. */
   pidOf(container?: string): number | undefined {
-    const run = container ? this.#containers.find((c) => c.spec.name === container) : this.#containers.find((c) => c.program);
+    const run = container
+      ? this.#containers.find((c) => c.spec.name === container)
+      : this.#containers.find((c) => c.program);
     return run?.process?.pid;
   }
 
@@ -121,7 +129,14 @@ export class PodRunner {
         c.startedAt = now();
         c.ready = !jobDone;
         c.state = jobDone
-          ? { terminated: { exitCode: 0, reason: 'Completed', startedAt: c.startedAt as never, finishedAt: now() as never } }
+          ? {
+              terminated: {
+                exitCode: 0,
+                reason: 'Completed',
+                startedAt: c.startedAt as never,
+                finishedAt: now() as never,
+              },
+            }
           : { running: { startedAt: c.startedAt as never } };
       }
       this.#phase = jobDone ? 'Succeeded' : 'Running';
@@ -137,7 +152,10 @@ export class PodRunner {
       if (this.#stopped) return;
       const message = (error as Error).message;
       for (const c of this.#containers) c.state = { waiting: { reason: 'ContainerCreating', message } };
-      this.#podMessage = { reason: error instanceof VolumeNotReadyError ? 'VolumeNotReady' : 'CreateContainerConfigError', message };
+      this.#podMessage = {
+        reason: error instanceof VolumeNotReadyError ? 'VolumeNotReady' : 'CreateContainerConfigError',
+        message,
+      };
       this.#publish();
       this.#retryTimer = setTimeout(() => void this.start(), 1000);
       return;
@@ -164,13 +182,23 @@ export class PodRunner {
     for (const volume of ordered) {
       volumeDirs.set(
         volume.name,
-        await materializeVolume(this.#options.rest, this.#pod, volume, this.#options.podDir, this.#options.read, () => map),
+        await materializeVolume(
+          this.#options.rest,
+          this.#pod,
+          volume,
+          this.#options.podDir,
+          this.#options.read,
+          () => map,
+        ),
       );
       map = this.#mountsFor(volumeDirs);
     }
     const env = new Map<string, Record<string, string>>();
     for (const c of this.#containers) {
-      env.set(c.spec.name, await containerEnvironment(this.#pod, c.spec, this.#options.podIP, this.#options.read));
+      env.set(
+        c.spec.name,
+        await containerEnvironment(this.#pod, c.spec, this.#options.podIP, this.#options.read),
+      );
     }
     return { mounts: this.#mountsFor(volumeDirs), env };
   }
@@ -181,7 +209,8 @@ export class PodRunner {
     for (const c of this.#containers) {
       for (const m of c.spec.volumeMounts ?? []) {
         const dir = volumeDirs.get(m.name);
-        if (dir) mounts.push({ containerPath: m.mountPath, hostPath: m.subPath ? join(dir, m.subPath) : dir });
+        if (dir)
+          mounts.push({ containerPath: m.mountPath, hostPath: m.subPath ? join(dir, m.subPath) : dir });
       }
     }
     return new PathMap(mounts);
@@ -213,7 +242,12 @@ export class PodRunner {
       command: program.binary,
       args,
       cwd: c.spec.workingDir ? mounts.path(c.spec.workingDir) : workDir,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: workDir, HOSTNAME: this.#pod.metadata?.name ?? '', ...envPairs },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: workDir,
+        HOSTNAME: this.#pod.metadata?.name ?? '',
+        ...envPairs,
+      },
       logFile: join(this.#options.podDir, 'logs', `${c.spec.name}.log`),
     });
     await this.#run(c);
@@ -257,7 +291,9 @@ export class PodRunner {
     if (!restart) {
       c.state = terminated;
       if (this.#containers.every((x) => !x.program || x.state.terminated)) {
-        this.#phase = this.#containers.every((x) => (x.state.terminated?.exitCode ?? 0) === 0) ? 'Succeeded' : 'Failed';
+        this.#phase = this.#containers.every((x) => (x.state.terminated?.exitCode ?? 0) === 0)
+          ? 'Succeeded'
+          : 'Failed';
       }
       this.#publish();
       return;
@@ -266,7 +302,12 @@ export class PodRunner {
       this.#options.maxRestartBackoffMs,
       this.#options.restartBackoffMs * 2 ** Math.max(0, c.crashesInARow - 1),
     );
-    c.state = { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(delay / 1000)}s restarting failed container` } };
+    c.state = {
+      waiting: {
+        reason: 'CrashLoopBackOff',
+        message: `back-off ${Math.round(delay / 1000)}s restarting failed container`,
+      },
+    };
     this.#options.log(`${c.process?.spec.name} exited (${signal ?? exitCode}); restarting in ${delay} ms`);
     this.#publish();
     c.restartTimer = setTimeout(() => {

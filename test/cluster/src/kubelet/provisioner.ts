@@ -65,8 +65,14 @@ export class DirectoryProvisioner {
   async #provision(claim: V1PersistentVolumeClaim): Promise<void> {
     const annotations = claim.metadata?.annotations ?? {};
     const provisioner =
-      annotations['volume.kubernetes.io/storage-provisioner'] ?? annotations['volume.beta.kubernetes.io/storage-provisioner'];
-    if (provisioner !== LOCAL_DIRECTORY_PROVISIONER || claim.spec?.volumeName || claim.status?.phase !== 'Pending') return;
+      annotations['volume.kubernetes.io/storage-provisioner'] ??
+      annotations['volume.beta.kubernetes.io/storage-provisioner'];
+    if (
+      provisioner !== LOCAL_DIRECTORY_PROVISIONER ||
+      claim.spec?.volumeName ||
+      claim.status?.phase !== 'Pending'
+    )
+      return;
     const { namespace, name, uid } = claim.metadata!;
     const pvName = `pvc-${uid}`;
     const path = join(this.#dir, pvName);
@@ -74,7 +80,10 @@ export class DirectoryProvisioner {
     const pv: V1PersistentVolume = {
       apiVersion: 'v1',
       kind: 'PersistentVolume',
-      metadata: { name: pvName, annotations: { 'pv.kubernetes.io/provisioned-by': LOCAL_DIRECTORY_PROVISIONER } },
+      metadata: {
+        name: pvName,
+        annotations: { 'pv.kubernetes.io/provisioned-by': LOCAL_DIRECTORY_PROVISIONER },
+      },
       spec: {
         capacity: { storage: claim.spec?.resources?.requests?.storage ?? '1Gi' },
         accessModes: claim.spec?.accessModes ?? ['ReadWriteOnce'],
@@ -96,8 +105,10 @@ export class DirectoryProvisioner {
   }
 
   async #reclaim(pv: V1PersistentVolume): Promise<void> {
-    const ours = pv.metadata?.annotations?.['pv.kubernetes.io/provisioned-by'] === LOCAL_DIRECTORY_PROVISIONER;
-    if (!ours || pv.status?.phase !== 'Released' || pv.spec?.persistentVolumeReclaimPolicy !== 'Delete') return;
+    const ours =
+      pv.metadata?.annotations?.['pv.kubernetes.io/provisioned-by'] === LOCAL_DIRECTORY_PROVISIONER;
+    if (!ours || pv.status?.phase !== 'Released' || pv.spec?.persistentVolumeReclaimPolicy !== 'Delete')
+      return;
     const path = pv.spec?.hostPath?.path;
     if (path?.startsWith(this.#dir)) rmSync(path, { recursive: true, force: true });
     try {

@@ -1,6 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { V1KeyToPath, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod, V1Volume } from '@kubernetes/client-node';
+import type {
+  V1KeyToPath,
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1Volume,
+} from '@kubernetes/client-node';
 import type { KubeRest } from '../kube/rest.js';
 import type { KeyReader } from './environment.js';
 import type { PathMap } from './path-map.js';
@@ -51,7 +57,9 @@ export async function materializeVolume(
     );
     const pvName = claim.spec?.volumeName;
     if (!pvName || claim.status?.phase !== 'Bound') {
-      throw new VolumeNotReadyError(`persistentvolumeclaim "${volume.persistentVolumeClaim.claimName}" is not bound`);
+      throw new VolumeNotReadyError(
+        `persistentvolumeclaim "${volume.persistentVolumeClaim.claimName}" is not bound`,
+      );
     }
     const pv = await rest.request<V1PersistentVolume>('GET', `/api/v1/persistentvolumes/${pvName}`);
     const path = pv.spec?.hostPath?.path ?? pv.spec?.local?.path;
@@ -69,7 +77,12 @@ export async function materializeVolume(
     const data = await read(kind, name);
     const optional = volume.configMap?.optional ?? volume.secret?.optional;
     if (!data && !optional) throw new VolumeNotReadyError(`${kind.toLowerCase()} "${name}" not found`);
-    writeItems(dir, data ?? {}, volume.configMap?.items ?? volume.secret?.items, volume.configMap ? mapText : keep);
+    writeItems(
+      dir,
+      data ?? {},
+      volume.configMap?.items ?? volume.secret?.items,
+      volume.configMap ? mapText : keep,
+    );
     return dir;
   }
   if (volume.projected) {
@@ -100,9 +113,16 @@ export async function materializeVolume(
               apiVersion: 'authentication.k8s.io/v1',
               kind: 'TokenRequest',
               spec: {
-                audiences: source.serviceAccountToken.audience ? [source.serviceAccountToken.audience] : undefined,
+                audiences: source.serviceAccountToken.audience
+                  ? [source.serviceAccountToken.audience]
+                  : undefined,
                 expirationSeconds: source.serviceAccountToken.expirationSeconds ?? 3600,
-                boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata!.name, uid: pod.metadata!.uid },
+                boundObjectRef: {
+                  apiVersion: 'v1',
+                  kind: 'Pod',
+                  name: pod.metadata!.name,
+                  uid: pod.metadata!.uid,
+                },
               },
             },
           },

@@ -67,7 +67,8 @@ export async function ensureComponents(
                 onLine: (line) => {
                   if (line.startsWith('go: downloading')) {
                     downloads++;
-                    if (downloads % 25 === 1) progress(`  ${recipe.name}: ${line.slice(4)} (${downloads} modules so far)`);
+                    if (downloads % 25 === 1)
+                      progress(`  ${recipe.name}: ${line.slice(4)} (${downloads} modules so far)`);
                   }
                 },
               }).then((out) => {

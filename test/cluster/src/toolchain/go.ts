@@ -67,7 +67,9 @@ export function runGo(go: string, args: readonly string[], options: GoRunOptions
     };
     child.stdout.on('data', (c: Buffer) => onText(c, true));
     child.stderr.on('data', (c: Buffer) => onText(c, false));
-    child.on('error', (error) => reject(new ComponentBuildError(options.component, options.logFile, error.message)));
+    child.on('error', (error) =>
+      reject(new ComponentBuildError(options.component, options.logFile, error.message)),
+    );
     child.on('close', (code) => {
       if (code === 0) resolve(stdout);
       else

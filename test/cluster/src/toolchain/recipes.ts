@@ -72,7 +72,9 @@ export const kubernetesRecipe: ComponentRecipe = {
     ];
     const ldflags = [
       '-s -w',
-      ...stamp('k8s.io/component-base/version', ['-X k8s.io/component-base/version.buildDate=2026-01-01T00:00:00Z']),
+      ...stamp('k8s.io/component-base/version', [
+        '-X k8s.io/component-base/version.buildDate=2026-01-01T00:00:00Z',
+      ]),
       ...stamp('k8s.io/client-go/pkg/version'),
     ].join(' ');
     await ctx.go(['build', '-trimpath', '-ldflags', ldflags, '-o', `${ctx.outDir}/`, ...commands]);
@@ -92,7 +94,15 @@ export const etcdRecipe: ComponentRecipe = {
     );
     await ctx.go(['get', `go.etcd.io/etcd/server/v3@v${ETCD_VERSION}`]);
     await ctx.go(['mod', 'tidy']);
-    await ctx.go(['build', '-trimpath', '-ldflags', '-s -w', '-o', join(ctx.outDir, 'etcd'), 'go.etcd.io/etcd/server/v3']);
+    await ctx.go([
+      'build',
+      '-trimpath',
+      '-ldflags',
+      '-s -w',
+      '-o',
+      join(ctx.outDir, 'etcd'),
+      'go.etcd.io/etcd/server/v3',
+    ]);
   },
 };
 
@@ -117,4 +127,3 @@ export const kwokRecipe: ComponentRecipe = {
 };
 
 export const controlPlaneRecipes: readonly ComponentRecipe[] = [etcdRecipe, kwokRecipe, kubernetesRecipe];
-

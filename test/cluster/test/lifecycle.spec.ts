@@ -1,0 +1,166 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { startCluster } from '../src/cluster.js';
+import { ComponentBuildError, GoToolchainError, PortInUseError } from '../src/errors.js';
+import { KubeRest } from '../src/kube/rest.js';
+import { eventually } from '../src/testing/index.js';
+import { ensureComponents } from '../src/toolchain/build.js';
+import type { ComponentRecipe } from '../src/toolchain/recipes.js';
+
+const run = promisify(execFile);
+const cli = join(import.meta.dirname, '..', 'bin', 'opkit-cluster.js');
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('cluster lifecycle', () => {
+  it('runs two clusters side by side on different ports and pod subnets', async () => {
+    const [a, b] = await Promise.all([startCluster({ nodes: 1 }), startCluster({ nodes: 1 })]);
+    try {
+      expect(a.server).not.toBe(b.server);
+      expect(a.podSubnet).not.toBe(b.podSubnet);
+      for (const c of [a, b]) {
+        const rest = new KubeRest(c.kubeConfig);
+        const nodes = await rest.request<{ items: unknown[] }>('GET', '/api/v1/nodes');
+        expect(nodes.items).toHaveLength(1);
+        rest.close();
+      }
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+    expect(existsSync(a.dir)).toBe(false);
+    expect(existsSync(b.dir)).toBe(false);
+  });
+
+  it('leaves no process and no temp dir behind when the test runner is killed', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'cluster-then-hang.ts')],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    const started = await new Promise<{ dir: string; pids: number[] }>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]!));
+      });
+      child.once('exit', (code) => reject(new Error(`fixture exited ${code}`)));
+    });
+    expect(started.pids.length).toBe(6);
+    expect(started.pids.every(alive)).toBe(true);
+    child.kill('SIGKILL');
+    await eventually('every process to be gone', async () => started.pids.every((pid) => !alive(pid)), {
+      timeoutMs: 10_000,
+    });
+    await eventually('the temp dir to be removed', async () => !existsSync(started.dir), {
+      timeoutMs: 10_000,
+    });
+  });
+
+  it('says which port is taken instead of failing obscurely', async () => {
+    const blocker = createServer();
+    const port = await new Promise<number>((resolve) =>
+      blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)),
+    );
+    try {
+      await expect(startCluster({ apiServerPort: port })).rejects.toThrow(PortInUseError);
+      const result = await run(process.execPath, [
+        cli,
+        'up',
+        '--name',
+        'port-test',
+        '--port',
+        String(port),
+      ]).catch((e: { code: number; stderr: string }) => e);
+      expect(result).toMatchObject({ code: 1 });
+      expect((result as { stderr: string }).stderr).toBe(
+        `opkit-cluster: port ${port} on 127.0.0.1 (kube-apiserver) is already in use: stop what listens there or leave the port unset to pick a free one\n`,
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('explains a missing Go toolchain in one line', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'opkit-empty-cache-'));
+    try {
+      const env = { ...process.env, OPKIT_CACHE_DIR: cache, OPKIT_GO: '/nonexistent/go' };
+      const result = await run(process.execPath, [cli, 'prepare'], { env }).catch(
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(result).toMatchObject({ code: 1 });
+      expect((result as { stderr: string }).stderr).toMatch(
+        /^opkit-cluster: no Go toolchain found \('\/nonexistent\/go' did not run\): install Go 1\.26\.0 or newer.*\n$/,
+      );
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  it('reports a failed build with its log and caches nothing', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'opkit-empty-cache-'));
+    const previous = process.env.OPKIT_CACHE_DIR;
+    process.env.OPKIT_CACHE_DIR = cache;
+    const broken: ComponentRecipe = {
+      name: 'broken',
+      version: '0.0.1',
+      files: ['broken'],
+      async build(ctx) {
+        await ctx.go(['mod', 'init', 'local/broken']);
+        await ctx.go(['build', '-o', ctx.outDir, './does-not-exist']);
+      },
+    };
+    try {
+      const failure = ensureComponents([broken]);
+      await expect(failure).rejects.toThrow(ComponentBuildError);
+      await expect(failure).rejects.toThrow(
+        /building broken failed: 'go build .*' exited 1: .*\(full log: .*broken-v0\.0\.1\.log\)/,
+      );
+      expect(existsSync(join(cache, 'bin', 'broken-v0.0.1'))).toBe(false);
+    } finally {
+      if (previous === undefined) delete process.env.OPKIT_CACHE_DIR;
+      else process.env.OPKIT_CACHE_DIR = previous;
+      rmSync(cache, { recursive: true, force: true });
+    }
+    expect(new GoToolchainError('x').code).toBe('CLUSTER_GO_TOOLCHAIN');
+  });
+
+  it('starts with `up`, answers kubectl, and `down` leaves nothing behind', async () => {
+    const name = `cli-${process.pid}`;
+    const up = await run(process.execPath, [cli, 'up', '--name', name, '--nodes', '2']);
+    const kubeconfig = up.stdout.match(/^kubeconfig: (.+)$/m)?.[1];
+    expect(kubeconfig).toBeDefined();
+    const dir = join(kubeconfig!, '..');
+    try {
+      const kubectl = await run('kubectl', [
+        '--kubeconfig',
+        kubeconfig!,
+        'get',
+        'nodes,pods',
+        '-A',
+        '-o',
+        'name',
+      ]);
+      expect(kubectl.stdout).toContain('node/opkit-node-0');
+      expect(kubectl.stdout).toContain('node/opkit-node-1');
+    } finally {
+      const down = await run(process.execPath, [cli, 'down', '--name', name]);
+      expect(down.stdout).toContain(`cluster '${name}' stopped`);
+    }
+    expect(existsSync(dir)).toBe(false);
+    const { stdout } = await run('ps', ['-eo', 'args']);
+    expect(stdout).not.toContain(dir);
+  });
+});
