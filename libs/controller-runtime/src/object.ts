@@ -1,0 +1,70 @@
+/**
+ * Kubernetes objects as they travel over the wire (plain JSON: timestamps are RFC 3339 strings). Our own
+ * types rather than client-node's model classes, which turn some timestamps into Dates and not others.
+ */
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+  managedFields?: unknown[];
+}
+
+/** Any Kubernetes object. Specific kinds extend it with `spec`/`status`/`data`. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+}
+
+/** A status condition with Kubernetes semantics (metav1.Condition). */
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
+
+export interface GroupVersionKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+}
+
+/** `apps/v1` + `Deployment` → `{ group: 'apps', version: 'v1', kind: 'Deployment' }`. */
+export function gvkOf(apiVersion: string, kind: string): GroupVersionKind {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0
+    ? { group: '', version: apiVersion, kind }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1), kind };
+}
+
+export function apiVersionOf(gvk: GroupVersionKind): string {
+  return gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version;
+}
+
+/** The `namespace/name` key of an object (just `name` for cluster-scoped objects), as queues and caches use. */
+export function objectKey(obj: { metadata: ObjectMeta }): string {
+  const { namespace, name } = obj.metadata;
+  return namespace ? `${namespace}/${name}` : (name ?? '');
+}
