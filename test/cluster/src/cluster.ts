@@ -63,6 +63,8 @@ export interface LocalCluster {
   readonly server: string;
   /** Names of the fake nodes. */
   readonly nodeNames: readonly string[];
+  /** etcd's client URL (its v3 JSON gateway serves `/v3/kv/...`), for tests that compact or edit storage. */
+  readonly etcdEndpoint: string;
   /** Pod IPs are `127.<podSubnet>.x.y`. */
   readonly podSubnet: number;
   /** The pid of a process-backed pod's container (its first memcached/redis container by default). */
@@ -283,6 +285,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       server,
       nodeNames,
       podSubnet: pool.subnet,
+      etcdEndpoint: `http://127.0.0.1:${layout.etcdClientPort}`,
       pidOf: (namespace, pod, container) => kubelet?.pidOf(namespace, pod, container),
       componentPids: () =>
         Object.fromEntries([...processes].map(([name, p]) => [name, p.pid]).filter(([, pid]) => pid)),

@@ -1,14 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { startCluster } from '../cluster.js';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    /** Admin kubeconfig of the cluster shared by this test run. */
-    opkitKubeconfig: string;
-    /** Second octet of the shared cluster's pod IPs (127.N.x.y); 0 for an existing cluster. */
-    opkitPodSubnet: number;
-  }
-}
+import './index.js';
 
 /**
  * Vitest global setup: one local control plane for the whole run, shared by every test file. With

@@ -6,6 +6,16 @@ import { KubeApiError, KubeRest } from '../kube/rest.js';
 
 export { KubeApiError, KubeRest } from '../kube/rest.js';
 
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Admin kubeconfig of the cluster shared by this test run. */
+    opkitKubeconfig: string;
+    /** Second octet of the shared cluster's pod IPs (127.N.x.y); 0 for an existing cluster. */
+    opkitPodSubnet: number;
+  }
+}
+
+
 /** The shared test cluster's admin credentials (from the global setup or `OPKIT_TEST_KUBECONFIG`). */
 export function testKubeConfig(): KubeConfig {
   const kc = new KubeConfig();

@@ -1,0 +1,39 @@
+/**
+ * Exponential back-off with full jitter, reset after a quiet period: client-go's reflector defaults
+ * (800 ms → 30 s, ×2, jitter 1.0, reset after 2 min without failure).
+ */
+export class Backoff {
+  readonly #initialMs: number;
+  readonly #maxMs: number;
+  readonly #resetAfterMs: number;
+  #current = 0;
+  #lastFailure = 0;
+
+  constructor({ initialMs = 800, maxMs = 30_000, resetAfterMs = 120_000 } = {}) {
+    this.#initialMs = initialMs;
+    this.#maxMs = maxMs;
+    this.#resetAfterMs = resetAfterMs;
+  }
+
+  /** The delay before the next attempt after a failure. */
+  next(now = Date.now()): number {
+    if (now - this.#lastFailure > this.#resetAfterMs) this.#current = 0;
+    this.#lastFailure = now;
+    this.#current = this.#current === 0 ? this.#initialMs : Math.min(this.#maxMs, this.#current * 2);
+    // Jitter 1.0: wait between d and 2d, so many informers do not retry in lock-step.
+    return this.#current * (1 + Math.random());
+  }
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,176 @@
+import { ApiError } from '../client/errors.js';
+import type { KubeClient, ListOptions, ObjectList, Reader, TypeRef } from '../client/client.js';
+import type { KubeObject } from '../object.js';
+import { type InformerScope, SharedInformer, stripManagedFields } from './informer.js';
+import type { IndexFunc } from './store.js';
+
+/** Per-kind cache settings, like controller-runtime's `ByObject`. */
+export interface ObjectCacheOptions {
+  /** Overrides the cache-wide namespaces for this kind. */
+  readonly namespaces?: readonly string[];
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly transform?: (obj: KubeObject) => KubeObject;
+}
+
+export interface InformerCacheOptions {
+  readonly client: KubeClient;
+  /** Namespaces to cache; empty for all (see `watchNamespacesFromEnv`). */
+  readonly namespaces: readonly string[];
+  /** Settings per kind, keyed `apiVersion/Kind` (e.g. `v1/Secret`). */
+  readonly byObject?: Readonly<Record<string, ObjectCacheOptions>>;
+  /** @default stripManagedFields */
+  readonly defaultTransform?: (obj: KubeObject) => KubeObject;
+  readonly inactivityTimeoutMs?: number;
+  readonly onError?: (error: Error, type: TypeRef) => void;
+}
+
+/** The cache was asked for a namespace it does not watch. */
+export class NamespaceNotCachedError extends Error {
+  readonly code = 'RUNTIME_NAMESPACE_NOT_CACHED';
+}
+
+/** The cache did not sync within the timeout. */
+export class CacheSyncTimeoutError extends Error {
+  readonly code = 'RUNTIME_CACHE_NOT_SYNCED';
+}
+
+/** Lists from the cache may also select by a registered index, e.g. `{ 'spec.nodeName': 'node-1' }`. */
+export interface CacheListOptions extends ListOptions {
+  readonly matchingFields?: Record<string, string>;
+}
+
+const typeKey = (t: TypeRef) => `${t.apiVersion}/${t.kind}`;
+
+/**
+ * Shared informers, one per kind and scope, serving every controller and the cached client. Reads wait for
+ * the kind's informer to sync (starting it on first use, as controller-runtime does) and return deep-frozen
+ * objects: copy before changing (`structuredClone`).
+ */
+export class InformerCache implements Reader {
+  readonly #o: InformerCacheOptions;
+  readonly #informers = new Map<string, Promise<SharedInformer<KubeObject>>>();
+  #signal: AbortSignal | undefined;
+
+  constructor(options: InformerCacheOptions) {
+    this.#o = options;
+  }
+
+  #scope(type: TypeRef): InformerScope {
+    const specific = this.#o.byObject?.[typeKey(type)];
+    return {
+      namespaces: specific?.namespaces ?? this.#o.namespaces,
+      labelSelector: specific?.labelSelector,
+      fieldSelector: specific?.fieldSelector,
+    };
+  }
+
+  /** The shared informer of a kind, created on first request and running once the cache has started. */
+  informerFor<T extends KubeObject>(type: TypeRef): Promise<SharedInformer<T>> {
+    const key = typeKey(type);
+    let informer = this.#informers.get(key);
+    if (!informer) {
+      informer = (async () => {
+        const mapping = await this.#o.client.mapper.mapping(type.apiVersion, type.kind);
+        const transform = this.#o.byObject?.[key]?.transform ?? this.#o.defaultTransform ?? stripManagedFields;
+        const created = new SharedInformer<KubeObject>({
+          client: this.#o.client,
+          type,
+          scope: this.#scope(type),
+          namespaced: mapping.namespaced,
+          transform,
+          inactivityTimeoutMs: this.#o.inactivityTimeoutMs,
+          onError: (error) => this.#o.onError?.(error, type),
+        });
+        if (this.#signal) created.run(this.#signal);
+        return created;
+      })();
+      informer.catch(() => this.#informers.delete(key));
+      this.#informers.set(key, informer);
+    }
+    return informer as unknown as Promise<SharedInformer<T>>;
+  }
+
+  /** Registers an index on a kind's informer (before or after start). */
+  async indexField<T extends KubeObject>(type: TypeRef, name: string, fn: IndexFunc<T>): Promise<void> {
+    const informer = await this.informerFor<T>(type);
+    informer.addIndex(name, fn);
+  }
+
+  /** Starts every informer created so far and any created later. */
+  start(signal: AbortSignal): void {
+    this.#signal = signal;
+    for (const informer of this.#informers.values()) void informer.then((i) => i.run(signal));
+  }
+
+  get started(): boolean {
+    return this.#signal !== undefined;
+  }
+
+  /** Waits until every informer created so far has synced. */
+  async waitForCacheSync(timeoutMs = 120_000): Promise<void> {
+    const all = Promise.all([...this.#informers.values()].map(async (i) => (await i).waitForSync()));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new CacheSyncTimeoutError(`caches did not sync within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([all, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** True when every informer has synced (for the readiness probe). */
+  async hasSynced(): Promise<boolean> {
+    const informers = await Promise.all(this.#informers.values());
+    return informers.every((i) => i.hasSynced);
+  }
+
+  async #ready<T extends KubeObject>(type: TypeRef, namespace?: string): Promise<SharedInformer<T>> {
+    const scope = this.#scope(type);
+    if (namespace && scope.namespaces.length > 0 && !scope.namespaces.includes(namespace)) {
+      const mapping = await this.#o.client.mapper.mapping(type.apiVersion, type.kind);
+      if (mapping.namespaced) {
+        throw new NamespaceNotCachedError(
+          `unable to read ${type.kind} in namespace "${namespace}": the cache only watches ${scope.namespaces.join(', ')}`,
+        );
+      }
+    }
+    const informer = await this.informerFor<T>(type);
+    if (!this.#signal) throw new CacheSyncTimeoutError('the cache has not been started');
+    await informer.waitForSync();
+    return informer;
+  }
+
+  async get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<T> {
+    const informer = await this.#ready<T>(type, namespace);
+    const found = informer.store.get(namespace ? `${namespace}/${name}` : name);
+    if (!found) {
+      throw new ApiError(404, 'NotFound', `${type.kind} "${name}" not found`, 'GET', `cache:${typeKey(type)}`);
+    }
+    return found;
+  }
+
+  async list<T extends KubeObject>(type: TypeRef, options: CacheListOptions = {}): Promise<ObjectList<T>> {
+    const informer = await this.#ready<T>(type, options.namespace);
+    const items = informer.store.list({
+      namespace: options.namespace,
+      labelSelector: options.labelSelector,
+      fields: options.matchingFields,
+    });
+    return { apiVersion: type.apiVersion, kind: `${type.kind}List`, metadata: {}, items };
+  }
+
+  /** Feeds an object a write returned to its kind's informer, if there is one (see SharedInformer.observe). */
+  observe(obj: KubeObject): void {
+    if (!obj?.apiVersion || !obj.kind || !obj.metadata) return;
+    const informer = this.#informers.get(typeKey({ apiVersion: obj.apiVersion, kind: obj.kind }));
+    void informer?.then((i) => i.observe(obj)).catch(() => {});
+  }
+
+  /** Resolves when every informer's reflectors have stopped. */
+  async stopped(): Promise<void> {
+    await Promise.all([...this.#informers.values()].map(async (i) => (await i.catch(() => undefined))?.stopped()));
+  }
+}

@@ -1,0 +1,203 @@
+import type { KubeClient, TypeRef } from '../client/client.js';
+import { type KubeObject, objectKey } from '../object.js';
+import { Reflector, type ReflectorStats } from './reflector.js';
+import { parseLabelSelector } from './label-selector.js';
+import { type IndexFunc, Store } from './store.js';
+
+/** Resource versions are etcd revisions: compare them as integers when they look like integers. */
+function isNewer(candidate: string | undefined, current: string | undefined): boolean {
+  if (!candidate || !current) return Boolean(candidate);
+  if (/^\d+$/.test(candidate) && /^\d+$/.test(current)) return BigInt(candidate) > BigInt(current);
+  return candidate !== current;
+}
+
+/** What an informer tells its listeners. Handlers must be quick: controllers only enqueue keys here. */
+export interface InformerHandler<T extends KubeObject> {
+  /** `initial`: part of the first list (controllers give these a lower priority than live events). */
+  onAdd?(obj: T, initial: boolean): void;
+  onUpdate?(oldObj: T, newObj: T): void;
+  /** `stateUnknown`: the delete was missed while disconnected and found by a relist; `obj` is the last known state. */
+  onDelete?(obj: T, stateUnknown: boolean): void;
+}
+
+export interface InformerScope {
+  /** Namespaces to watch; empty for all namespaces (and for cluster-scoped kinds). */
+  readonly namespaces: readonly string[];
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+}
+
+export interface InformerOptions<T extends KubeObject> {
+  readonly client: KubeClient;
+  readonly type: TypeRef;
+  readonly scope: InformerScope;
+  readonly namespaced: boolean;
+  readonly transform?: (obj: T) => T;
+  readonly inactivityTimeoutMs?: number;
+  readonly onError?: (error: Error) => void;
+}
+
+/** Strips what controllers never read and what makes cached objects large: managedFields and last-applied. */
+export function stripManagedFields<T extends KubeObject>(obj: T): T {
+  if (obj.metadata.managedFields) delete obj.metadata.managedFields;
+  const annotations = obj.metadata.annotations;
+  if (annotations?.['kubectl.kubernetes.io/last-applied-configuration']) {
+    delete annotations['kubectl.kubernetes.io/last-applied-configuration'];
+  }
+  return obj;
+}
+
+/**
+ * One shared informer: a store kept current by one reflector per watched namespace, and the listeners that
+ * want to hear about changes. A relist is diffed by UID against the store, so deletes (and delete-recreates)
+ * that happened while disconnected still reach the listeners.
+ */
+export class SharedInformer<T extends KubeObject> {
+  readonly store = new Store<T>();
+  readonly type: TypeRef;
+  readonly #options: InformerOptions<T>;
+  readonly #handlers: InformerHandler<T>[] = [];
+  readonly #reflectors: Reflector<T>[] = [];
+  readonly #pendingSync: Set<string>;
+  readonly #synced: Promise<void>;
+  #resolveSynced!: () => void;
+  #running: Promise<void[]> | undefined;
+
+  constructor(options: InformerOptions<T>) {
+    this.#options = options;
+    this.type = options.type;
+    const namespaces = options.namespaced && options.scope.namespaces.length > 0 ? options.scope.namespaces : [undefined];
+    this.#pendingSync = new Set(namespaces.map((n) => n ?? ''));
+    this.#synced = new Promise((resolve) => {
+      this.#resolveSynced = resolve;
+    });
+    for (const namespace of namespaces) {
+      this.#reflectors.push(
+        new Reflector<T>(
+          {
+            client: options.client,
+            type: options.type,
+            namespace,
+            labelSelector: options.scope.labelSelector,
+            fieldSelector: options.scope.fieldSelector,
+            transform: options.transform,
+            inactivityTimeoutMs: options.inactivityTimeoutMs,
+            onError: options.onError,
+          },
+          {
+            replace: (items, ns) => this.#replace(items, ns),
+            apply: (type, obj) => this.#apply(type, obj),
+          },
+        ),
+      );
+    }
+  }
+
+  /** True once every reflector has applied its first list. */
+  get hasSynced(): boolean {
+    return this.#pendingSync.size === 0;
+  }
+
+  /** Resolves when {@link hasSynced}. */
+  waitForSync(): Promise<void> {
+    return this.#synced;
+  }
+
+  get stats(): ReflectorStats[] {
+    return this.#reflectors.map((r) => r.stats);
+  }
+
+  /** Adds a listener; if the informer already has objects, they are replayed to it as initial adds. */
+  addHandler(handler: InformerHandler<T>): void {
+    this.#handlers.push(handler);
+    if (this.hasSynced) for (const obj of this.store.values()) this.#safely(() => handler.onAdd?.(obj, true));
+  }
+
+  addIndex(name: string, fn: IndexFunc<T>): void {
+    if (!this.store.hasIndex(name)) this.store.addIndex(name, fn);
+  }
+
+  /** Starts the reflectors (once); they run until `signal` aborts. */
+  run(signal: AbortSignal): void {
+    this.#running ??= Promise.all(this.#reflectors.map((r) => r.run(signal)));
+  }
+
+  /** Resolves when the reflectors have stopped (after their signal aborted). */
+  async stopped(): Promise<void> {
+    await this.#running;
+  }
+
+  #safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      // A listener's bug must neither stop the watch nor skip the store update.
+      this.#options.onError?.(error as Error);
+    }
+  }
+
+  #notify(fn: (h: InformerHandler<T>) => void): void {
+    for (const h of this.#handlers) this.#safely(() => fn(h));
+  }
+
+  /**
+   * Read-your-writes: the object a write returned goes into the store right away if it is newer than what the
+   * store holds, so the next reconcile does not act on a stale copy and write again. The watch event for the
+   * same version, when it arrives, is then recognised and skipped.
+   */
+  observe(obj: T): void {
+    if (!this.hasSynced || !this.#inScope(obj)) return;
+    const old = this.store.get(objectKey(obj));
+    if (old && !isNewer(obj.metadata.resourceVersion, old.metadata.resourceVersion)) return;
+    this.#apply('MODIFIED', this.#options.transform ? this.#options.transform(structuredClone(obj)) : structuredClone(obj));
+  }
+
+  #inScope(obj: T): boolean {
+    const { scope, namespaced } = this.#options;
+    if (scope.fieldSelector) return false; // cannot evaluate field selectors locally
+    if (namespaced && scope.namespaces.length > 0 && !scope.namespaces.includes(obj.metadata.namespace ?? '')) {
+      return false;
+    }
+    return !scope.labelSelector || parseLabelSelector(scope.labelSelector).matches(obj.metadata.labels);
+  }
+
+  #replace(items: T[], namespace: string | undefined): void {
+    const initial = !this.hasSynced;
+    const incoming = new Map(items.map((o) => [objectKey(o), o]));
+    // Deletes first: anything we hold in this scope that is gone, or was replaced by a new object (new UID).
+    for (const old of this.store.values(namespace)) {
+      const key = objectKey(old);
+      const next = incoming.get(key);
+      if (!next || next.metadata.uid !== old.metadata.uid) {
+        this.store.delete(key);
+        this.#notify((h) => h.onDelete?.(old, true));
+      }
+    }
+    for (const [key, obj] of incoming) {
+      const old = this.store.get(key);
+      if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) continue;
+      this.store.upsert(obj);
+      if (old) this.#notify((h) => h.onUpdate?.(old, obj));
+      else this.#notify((h) => h.onAdd?.(obj, initial));
+    }
+    if (this.#pendingSync.delete(namespace ?? '') && this.#pendingSync.size === 0) this.#resolveSynced();
+  }
+
+  #apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void {
+    const key = objectKey(obj);
+    if (type === 'DELETED') {
+      const old = this.store.delete(key);
+      this.#notify((h) => h.onDelete?.(old ?? obj, false));
+      return;
+    }
+    const current = this.store.get(key);
+    // Already seen through read-your-writes (or a duplicate event): nothing new to tell.
+    if (current && current.metadata.resourceVersion === obj.metadata.resourceVersion && current.metadata.uid === obj.metadata.uid) return;
+    const old = this.store.upsert(obj);
+    if (old && old.metadata.uid !== obj.metadata.uid) {
+      this.#notify((h) => h.onDelete?.(old, true));
+      this.#notify((h) => h.onAdd?.(obj, false));
+    } else if (old) this.#notify((h) => h.onUpdate?.(old, obj));
+    else this.#notify((h) => h.onAdd?.(obj, false));
+  }
+}

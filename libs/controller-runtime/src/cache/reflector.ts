@@ -1,0 +1,177 @@
+import type { IncomingMessage } from 'node:http';
+import type { KubeClient, TypeRef } from '../client/client.js';
+import { isGone } from '../client/errors.js';
+import type { KubeObject } from '../object.js';
+import { Backoff, sleep } from './backoff.js';
+
+/** What a reflector feeds: a full state after every (re)list, then single changes. */
+export interface ReflectorSink<T extends KubeObject> {
+  /** The complete set of objects in the reflector's scope (namespace undefined: all). */
+  replace(items: T[], namespace: string | undefined): void;
+  apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void;
+}
+
+export interface ReflectorOptions<T extends KubeObject> {
+  readonly client: KubeClient;
+  readonly type: TypeRef;
+  /** One namespace, or undefined for all namespaces / cluster-scoped kinds. */
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  /** Applied to every object before it reaches the sink (e.g. strip managedFields). */
+  readonly transform?: (obj: T) => T;
+  /** @default 500 */
+  readonly pageSize?: number;
+  /**
+   * No byte (event or bookmark) for this long means a half-open connection: the watch is dropped and resumed.
+   * The server sends a bookmark about once a minute.
+   * @default 150000
+   */
+  readonly inactivityTimeoutMs?: number;
+  readonly backoff?: Backoff;
+  readonly onError?: (error: Error) => void;
+}
+
+interface WatchEvent<T> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: T & { code?: number; reason?: string; message?: string };
+}
+
+/** Counters for tests and diagnostics. */
+export interface ReflectorStats {
+  lists: number;
+  watches: number;
+  /** Relists forced by an expired resourceVersion (410 Gone). */
+  expired: number;
+  failures: number;
+}
+
+class WatchExpiredError extends Error {}
+
+/**
+ * The list-watch loop behind an informer. Lists in pages, then watches from the list's resourceVersion with
+ * bookmarks and a random server-side timeout in [5, 10] min; resumes from the last seen version when the
+ * stream ends; relists when that version has expired (410); backs off with jitter after any failure and
+ * drops connections that stay silent past the inactivity timeout. It never stops until its signal aborts.
+ */
+export class Reflector<T extends KubeObject> {
+  readonly stats: ReflectorStats = { lists: 0, watches: 0, expired: 0, failures: 0 };
+  readonly #o: ReflectorOptions<T>;
+  readonly #sink: ReflectorSink<T>;
+  readonly #backoff: Backoff;
+  #resourceVersion: string | undefined;
+
+  constructor(options: ReflectorOptions<T>, sink: ReflectorSink<T>) {
+    this.#o = options;
+    this.#sink = sink;
+    this.#backoff = options.backoff ?? new Backoff();
+  }
+
+  get resourceVersion(): string | undefined {
+    return this.#resourceVersion;
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        if (this.#resourceVersion === undefined) await this.#list(signal);
+        await this.#watch(signal);
+        // The server ended the watch (its timeout): resume at once, with a little jitter against herds.
+        await sleep(Math.random() * 100, signal);
+      } catch (error) {
+        if (signal.aborted) return;
+        if (error instanceof WatchExpiredError || isGone(error)) {
+          this.stats.expired++;
+          this.#resourceVersion = undefined;
+          continue;
+        }
+        this.stats.failures++;
+        this.#o.onError?.(error as Error);
+        await sleep(this.#backoff.next(), signal);
+      }
+    }
+  }
+
+  #transform(obj: T): T {
+    return this.#o.transform ? this.#o.transform(obj) : obj;
+  }
+
+  async #list(signal: AbortSignal): Promise<void> {
+    const items: T[] = [];
+    let continueToken: string | undefined;
+    let resourceVersion: string | undefined;
+    do {
+      if (signal.aborted) return;
+      // A 410 on a continue token (the snapshot expired mid-way) propagates and restarts the whole list.
+      const page = await this.#o.client.list<T>(this.#o.type, {
+        namespace: this.#o.namespace,
+        labelSelector: this.#o.labelSelector,
+        fieldSelector: this.#o.fieldSelector,
+        limit: this.#o.pageSize ?? 500,
+        continue: continueToken,
+      });
+      for (const item of page.items) items.push(this.#transform(item));
+      continueToken = page.metadata.continue || undefined;
+      resourceVersion = page.metadata.resourceVersion;
+    } while (continueToken);
+    this.stats.lists++;
+    this.#sink.replace(items, this.#o.namespace);
+    this.#resourceVersion = resourceVersion;
+  }
+
+  async #watch(signal: AbortSignal): Promise<void> {
+    const local = new AbortController();
+    const abort = () => local.abort();
+    signal.addEventListener('abort', abort, { once: true });
+    const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
+    let res: IncomingMessage | undefined;
+    let watchdog: NodeJS.Timeout | undefined;
+    const inactivity = this.#o.inactivityTimeoutMs ?? 150_000;
+    const arm = () => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => res?.destroy(new Error(`watch silent for ${inactivity} ms`)), inactivity);
+    };
+    try {
+      res = await this.#o.client.watch(
+        this.#o.type,
+        {
+          namespace: this.#o.namespace,
+          labelSelector: this.#o.labelSelector,
+          fieldSelector: this.#o.fieldSelector,
+          resourceVersion: this.#resourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds,
+        },
+        local.signal,
+      );
+      this.stats.watches++;
+      arm();
+      let buffered = '';
+      for await (const chunk of res) {
+        arm();
+        buffered += (chunk as Buffer).toString('utf8');
+        let newline = buffered.indexOf('\n');
+        while (newline >= 0) {
+          const line = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          newline = buffered.indexOf('\n');
+          if (line.trim()) this.#handle(JSON.parse(line) as WatchEvent<T>);
+        }
+      }
+    } finally {
+      clearTimeout(watchdog);
+      signal.removeEventListener('abort', abort);
+      res?.destroy();
+    }
+  }
+
+  #handle(event: WatchEvent<T>): void {
+    if (event.type === 'ERROR') {
+      if (event.object.code === 410) throw new WatchExpiredError(event.object.message);
+      throw new Error(`watch error: ${event.object.message ?? JSON.stringify(event.object)}`);
+    }
+    const rv = event.object.metadata?.resourceVersion;
+    if (event.type !== 'BOOKMARK') this.#sink.apply(event.type, this.#transform(event.object));
+    if (rv) this.#resourceVersion = rv;
+  }
+}

@@ -1,0 +1,79 @@
+import type { CacheListOptions, InformerCache } from '../cache/informer-cache.js';
+import type { KubeObject } from '../object.js';
+import type {
+  ApplyOptions,
+  DeleteOptions,
+  KubeClient,
+  ObjectList,
+  PatchType,
+  Reader,
+  TypeRef,
+  WriteOptions,
+} from './client.js';
+
+/**
+ * The client controllers use, as controller-runtime's default client: reads from the shared informer cache
+ * (deep-frozen objects, no API traffic), writes straight to the API server with this manager's field
+ * manager. For a read that must see the server's latest state, use the manager's `apiReader`.
+ */
+export class Client implements Reader {
+  readonly #cache: InformerCache;
+  readonly #api: KubeClient;
+  readonly fieldManager: string;
+
+  constructor(cache: InformerCache, api: KubeClient, fieldManager: string) {
+    this.#cache = cache;
+    this.#api = api;
+    this.fieldManager = fieldManager;
+  }
+
+  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<T> {
+    return this.#cache.get<T>(type, name, namespace);
+  }
+
+  list<T extends KubeObject>(type: TypeRef, options?: CacheListOptions): Promise<ObjectList<T>> {
+    return this.#cache.list<T>(type, options);
+  }
+
+  #opts(options?: WriteOptions): WriteOptions {
+    return { fieldManager: this.fieldManager, ...options };
+  }
+
+  /** Hands what the server answered to the cache, so our next read sees our own write. */
+  async #written<T extends KubeObject>(write: Promise<T>): Promise<T> {
+    const obj = await write;
+    if (!(obj as { metadata?: unknown })?.metadata) return obj;
+    this.#cache.observe(obj);
+    return obj;
+  }
+
+  create<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T> {
+    return this.#written(this.#api.create(obj, this.#opts(options)));
+  }
+
+  update<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T> {
+    return this.#written(this.#api.update(obj, this.#opts(options)));
+  }
+
+  updateStatus<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T> {
+    return this.#written(this.#api.updateStatus(obj, this.#opts(options)));
+  }
+
+  patch<T extends KubeObject>(
+    target: TypeRef & { name: string; namespace?: string },
+    patch: unknown,
+    type: PatchType = 'merge',
+    options: WriteOptions & { subresource?: 'status' } = {},
+  ): Promise<T> {
+    return this.#written(this.#api.patch<T>(target, patch, type, this.#opts(options)));
+  }
+
+  /** Server-side apply with this manager's field manager (forced by default). */
+  apply<T extends KubeObject>(obj: T, options: Partial<ApplyOptions> & { subresource?: 'status' } = {}): Promise<T> {
+    return this.#written(this.#api.apply(obj, { fieldManager: this.fieldManager, ...options }));
+  }
+
+  delete(target: TypeRef & { name: string; namespace?: string }, options?: DeleteOptions): Promise<void> {
+    return this.#api.delete(target, options);
+  }
+}

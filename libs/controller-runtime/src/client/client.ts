@@ -1,0 +1,201 @@
+import type { IncomingMessage } from 'node:http';
+import type { KubeObject } from '../object.js';
+import { isConflict } from './errors.js';
+import type { ResourceMapper } from './resource-mapper.js';
+import type { Query, Transport } from './transport.js';
+
+/** Identifies a kind: `{ apiVersion: 'apps/v1', kind: 'Deployment' }`. Objects carry it themselves. */
+export interface TypeRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+}
+
+export interface ListOptions {
+  /** Undefined: all namespaces (or cluster-scoped). */
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly limit?: number;
+  readonly continue?: string;
+  readonly resourceVersion?: string;
+}
+
+export interface ObjectList<T> {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: { resourceVersion?: string; continue?: string };
+  readonly items: T[];
+}
+
+export interface WriteOptions {
+  /** Field manager recorded in managedFields. */
+  readonly fieldManager?: string;
+  readonly dryRun?: boolean;
+}
+
+export interface ApplyOptions {
+  /** Required for server-side apply: who owns the fields in this configuration. */
+  readonly fieldManager: string;
+  /**
+   * Take over fields other managers own.
+   * @default true (controllers own what they apply)
+   */
+  readonly force?: boolean;
+}
+
+export interface DeleteOptions {
+  readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  readonly gracePeriodSeconds?: number;
+  readonly preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export type PatchType = 'merge' | 'json' | 'strategic';
+
+const PATCH_CONTENT_TYPES: Record<PatchType | 'apply', string> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+/** Reads objects; implemented by the API server directly and by the informer cache. */
+export interface Reader {
+  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<T>;
+  list<T extends KubeObject>(type: TypeRef, options?: ListOptions): Promise<ObjectList<T>>;
+}
+
+function typeOf(obj: KubeObject): TypeRef {
+  if (!obj.apiVersion || !obj.kind) {
+    throw new TypeError(`object ${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''} has no apiVersion/kind`);
+  }
+  return { apiVersion: obj.apiVersion, kind: obj.kind };
+}
+
+/**
+ * A typed client for any kind, straight to the API server: reads, writes, status subresource, JSON merge
+ * patch and server-side apply. Custom resources get merge patches or apply, never the strategic merge
+ * default that CRDs reject.
+ */
+export class KubeClient implements Reader {
+  readonly transport: Transport;
+  readonly mapper: ResourceMapper;
+
+  constructor(transport: Transport, mapper: ResourceMapper) {
+    this.transport = transport;
+    this.mapper = mapper;
+  }
+
+  async get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<T> {
+    const path = await this.mapper.path(type.apiVersion, type.kind, namespace, name);
+    return this.transport.request<T>({ method: 'GET', path });
+  }
+
+  async list<T extends KubeObject>(type: TypeRef, options: ListOptions = {}): Promise<ObjectList<T>> {
+    const path = await this.mapper.path(type.apiVersion, type.kind, options.namespace);
+    const list = await this.transport.request<ObjectList<T>>({
+      method: 'GET',
+      path,
+      query: {
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+        limit: options.limit,
+        continue: options.continue,
+        resourceVersion: options.resourceVersion,
+      },
+    });
+    // Items of a list carry no apiVersion/kind; fill them in so they can be written back as they are.
+    for (const item of list.items) {
+      item.apiVersion ??= type.apiVersion;
+      item.kind ??= type.kind;
+    }
+    return list;
+  }
+
+  /** Streams a watch; the caller consumes the newline-delimited JSON events. */
+  async watch(type: TypeRef, query: Query & { namespace?: string }, signal: AbortSignal): Promise<IncomingMessage> {
+    const { namespace, ...rest } = query;
+    const path = await this.mapper.path(type.apiVersion, type.kind, namespace as string | undefined);
+    return this.transport.open({ method: 'GET', path, query: { ...rest, watch: true }, signal, timeoutMs: 0 });
+  }
+
+  #writeQuery(options: WriteOptions = {}): Query {
+    return { fieldManager: options.fieldManager, dryRun: options.dryRun ? 'All' : undefined };
+  }
+
+  async create<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T> {
+    const { apiVersion, kind } = typeOf(obj);
+    const path = await this.mapper.path(apiVersion, kind, obj.metadata.namespace);
+    return this.transport.request<T>({ method: 'POST', path, body: obj, query: this.#writeQuery(options) });
+  }
+
+  /** Replaces the object; fails with 409 Conflict when its resourceVersion is stale. */
+  async update<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T> {
+    const { apiVersion, kind } = typeOf(obj);
+    const path = await this.mapper.path(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
+    return this.transport.request<T>({ method: 'PUT', path, body: obj, query: this.#writeQuery(options) });
+  }
+
+  /** Replaces the status subresource. */
+  async updateStatus<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T> {
+    const { apiVersion, kind } = typeOf(obj);
+    const path = await this.mapper.path(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
+    return this.transport.request<T>({ method: 'PUT', path: `${path}/status`, body: obj, query: this.#writeQuery(options) });
+  }
+
+  async patch<T extends KubeObject>(
+    target: TypeRef & { name: string; namespace?: string },
+    patch: unknown,
+    type: PatchType = 'merge',
+    options: WriteOptions & { subresource?: 'status' } = {},
+  ): Promise<T> {
+    const path = await this.mapper.path(target.apiVersion, target.kind, target.namespace, target.name);
+    return this.transport.request<T>({
+      method: 'PATCH',
+      path: options.subresource ? `${path}/${options.subresource}` : path,
+      body: patch,
+      contentType: PATCH_CONTENT_TYPES[type],
+      query: this.#writeQuery(options),
+    });
+  }
+
+  /**
+   * Server-side apply: the server merges `obj` (the fields this manager wants to own) into the live object,
+   * creating it if needed. Applying an unchanged configuration is a no-op on the server.
+   */
+  async apply<T extends KubeObject>(obj: T, options: ApplyOptions & { subresource?: 'status' }): Promise<T> {
+    const { apiVersion, kind } = typeOf(obj);
+    const path = await this.mapper.path(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
+    return this.transport.request<T>({
+      method: 'PATCH',
+      path: options.subresource ? `${path}/${options.subresource}` : path,
+      // JSON is YAML, so the apply body can be sent as JSON with the apply content type.
+      body: obj,
+      contentType: PATCH_CONTENT_TYPES.apply,
+      query: { fieldManager: options.fieldManager, force: options.force ?? true },
+    });
+  }
+
+  async delete(target: TypeRef & { name: string; namespace?: string }, options: DeleteOptions = {}): Promise<void> {
+    const path = await this.mapper.path(target.apiVersion, target.kind, target.namespace, target.name);
+    await this.transport.request({
+      method: 'DELETE',
+      path,
+      body: { apiVersion: 'v1', kind: 'DeleteOptions', ...options },
+    });
+  }
+}
+
+/**
+ * Runs `mutate` on a fresh copy of the object and writes it with `write`, retrying on 409 Conflict with the
+ * latest version: the standard way to update without losing concurrent changes (client-go's RetryOnConflict).
+ */
+export async function retryOnConflict<T>(attempt: () => Promise<T>, { retries = 5, delayMs = 10 } = {}): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isConflict(error) || i >= retries) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delayMs * 2 ** i));
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import type { IncomingMessage } from 'node:http';
+import { Agent, type RequestOptions, request } from 'node:https';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+import { ApiError, ConnectionError } from './errors.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestSpec {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly query?: Query;
+  readonly body?: unknown;
+  readonly contentType?: string;
+  /** Whole-request timeout; 0 for none (watches use an inactivity watchdog instead). */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Loads `$KUBECONFIG`, `~/.kube/config` or the in-cluster service account, as kubectl does. */
+export function loadKubeConfig(path?: string): KubeConfig {
+  const kc = new KubeConfig();
+  if (path) kc.loadFromFile(path);
+  else kc.loadFromDefault();
+  return kc;
+}
+
+function withQuery(path: string, query?: Query): string {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') params.set(k, String(v));
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+/**
+ * HTTPS to the API server with the kubeconfig's credentials over kept-alive connections. Every request is
+ * counted in `rest_client_requests_total{code,method,host}` (code `<error>` when no answer came), which is
+ * how tests and benchmarks count API traffic. No client-side rate limit: like controller-runtime ≥ 0.21 we
+ * rely on the server's priority and fairness.
+ */
+export class Transport {
+  readonly host: string;
+  readonly #server: URL;
+  readonly #kubeConfig: KubeConfig;
+  readonly #metrics: RuntimeMetrics | undefined;
+  #options: Promise<RequestOptions> | undefined;
+  /** Bearer tokens from exec plugins expire; options are rebuilt after this time. */
+  #optionsBuiltAt = 0;
+
+  constructor(kubeConfig: KubeConfig, metrics?: RuntimeMetrics) {
+    const server = kubeConfig.getCurrentCluster()?.server;
+    if (!server) throw new ConnectionError('the kubeconfig has no current cluster server');
+    this.#server = new URL(server);
+    this.host = this.#server.host;
+    this.#kubeConfig = kubeConfig;
+    this.#metrics = metrics;
+  }
+
+  get kubeConfig(): KubeConfig {
+    return this.#kubeConfig;
+  }
+
+  #requestOptions(): Promise<RequestOptions> {
+    // Credentials are re-read every minute (exec plugins hand out short-lived tokens); the TLS agent, and so
+    // the kept-alive connections, are built once.
+    if (!this.#options || Date.now() - this.#optionsBuiltAt > 60_000) {
+      this.#optionsBuiltAt = Date.now();
+      const previous = this.#options;
+      this.#options = (async () => {
+        const opts: RequestOptions = {};
+        await this.#kubeConfig.applyToHTTPSOptions(opts);
+        const agent = (await previous?.catch(() => undefined))?.agent;
+        opts.agent =
+          agent ??
+          new Agent({
+            keepAlive: true,
+            maxSockets: 64,
+            ca: opts.ca,
+            cert: opts.cert,
+            key: opts.key,
+            rejectUnauthorized: opts.rejectUnauthorized,
+          });
+        return opts;
+      })();
+    }
+    return this.#options;
+  }
+
+  #count(code: string, method: HttpMethod): void {
+    this.#metrics?.restClientRequests.inc({ code, method, host: this.host });
+  }
+
+  /** Opens a request and returns the response stream (for watches); non-2xx answers reject with ApiError. */
+  async open(spec: RequestSpec): Promise<IncomingMessage> {
+    const base = await this.#requestOptions();
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const path = withQuery(spec.path, spec.query);
+    let res: IncomingMessage;
+    try {
+      res = await new Promise<IncomingMessage>((resolve, reject) => {
+        const req = request(
+          {
+            ...base,
+            hostname: this.#server.hostname,
+            port: this.#server.port || 443,
+            method: spec.method,
+            path,
+            signal: spec.signal,
+            headers: {
+              ...(base.headers ?? {}),
+              accept: 'application/json',
+              // Explicit length: Node sends a DELETE body neither chunked nor sized otherwise.
+              ...(body !== undefined
+                ? { 'content-type': spec.contentType ?? 'application/json', 'content-length': Buffer.byteLength(body) }
+                : {}),
+            },
+          },
+          resolve,
+        );
+        if (spec.timeoutMs) {
+          req.setTimeout(spec.timeoutMs, () => req.destroy(new Error(`no answer within ${spec.timeoutMs} ms`)));
+        }
+        req.on('error', reject);
+        req.end(body);
+      });
+    } catch (error) {
+      this.#count('<error>', spec.method);
+      throw new ConnectionError(`${spec.method} ${spec.path}: ${(error as Error).message}`, { cause: error });
+    }
+    const status = res.statusCode ?? 0;
+    this.#count(String(status), spec.method);
+    if (status >= 200 && status < 300) return res;
+    const text = await readAll(res).catch(() => '');
+    let reason = '';
+    let message = text;
+    try {
+      const parsed = JSON.parse(text) as { reason?: string; message?: string };
+      reason = parsed.reason ?? '';
+      message = parsed.message ?? text;
+    } catch {
+      // not a Status object
+    }
+    throw new ApiError(status, reason, `${spec.method} ${spec.path}: ${status} ${reason}: ${message}`, spec.method, spec.path);
+  }
+
+  /** One JSON request and its parsed answer. */
+  async request<T>(spec: RequestSpec): Promise<T> {
+    const res = await this.open({ timeoutMs: 60_000, ...spec });
+    let text: string;
+    try {
+      text = await readAll(res);
+    } catch (error) {
+      throw new ConnectionError(`${spec.method} ${spec.path}: ${(error as Error).message}`, { cause: error });
+    }
+    return (text.length > 0 ? JSON.parse(text) : undefined) as T;
+  }
+
+  /** Drops kept-alive connections (on shutdown). */
+  async close(): Promise<void> {
+    const opts = await this.#options?.catch(() => undefined);
+    (opts?.agent as Agent | undefined)?.destroy();
+  }
+}
+
+async function readAll(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,261 @@
+import { randomUUID } from 'node:crypto';
+import type { TypeRef } from '../client/client.js';
+import type { InformerCache } from '../cache/informer-cache.js';
+import type { InformerHandler } from '../cache/informer.js';
+import type { MapFunc } from '../handler/handlers.js';
+import { type Logger, withLogContext } from '../log/index.js';
+import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+import type { KubeObject } from '../object.js';
+import { type Predicate, passes } from '../predicate/predicates.js';
+import { prometheusQueueMetrics } from '../queue/index.js';
+import { type RateLimiter, WorkQueue, defaultControllerRateLimiter } from '../queue/index.js';
+import {
+  isTerminalError,
+  LOW_PRIORITY,
+  type Reconciler,
+  type Request,
+  type Result,
+  requestFromKey,
+  requestKey,
+} from '../reconcile/reconcile.js';
+
+export interface ControllerOptions {
+  /** Unique name: the `controller` label of every metric and log line. */
+  readonly name: string;
+  /**
+   * Reconciles running at once (never two for the same key).
+   * @default 1
+   */
+  readonly maxConcurrentReconciles?: number;
+  /** Abort and count a reconcile that runs longer than this; it is retried with back-off. Off by default. */
+  readonly reconcileTimeoutMs?: number;
+  /** @default 120000 */
+  readonly cacheSyncTimeoutMs?: number;
+  /** @default per-item exponential 5 ms → 1000 s */
+  readonly rateLimiter?: RateLimiter;
+}
+
+/** One event source of a controller: a kind, how its objects map to requests, and filters. */
+export interface WatchSpec {
+  readonly type: TypeRef;
+  readonly map: MapFunc;
+  readonly predicates: readonly Predicate[];
+}
+
+export interface ControllerDependencies {
+  readonly cache: InformerCache;
+  readonly metrics: RuntimeMetrics;
+  readonly logger: Logger;
+}
+
+/** Raised when a reconcile exceeds `reconcileTimeoutMs`. */
+export class ReconcileTimeoutError extends Error {
+  readonly code = 'RUNTIME_RECONCILE_TIMEOUT';
+}
+
+/** Raised when a reconciler resolves with something that is not a Result. */
+export class InvalidResultError extends Error {
+  readonly code = 'RUNTIME_INVALID_RESULT';
+}
+
+function isProgrammingError(error: unknown): boolean {
+  return (
+    !(error instanceof Error) ||
+    error instanceof TypeError ||
+    error instanceof ReferenceError ||
+    error instanceof RangeError ||
+    error instanceof SyntaxError
+  );
+}
+
+function validResult(value: unknown): Result {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new InvalidResultError(`reconcile returned ${JSON.stringify(value)}, expected { requeueAfterMs? } or nothing`);
+  }
+  const { requeueAfterMs, priority } = value as Result;
+  if (requeueAfterMs !== undefined && (typeof requeueAfterMs !== 'number' || !(requeueAfterMs >= 0))) {
+    throw new InvalidResultError(`reconcile returned requeueAfterMs ${JSON.stringify(requeueAfterMs)}`);
+  }
+  if (priority !== undefined && !Number.isFinite(priority)) {
+    throw new InvalidResultError(`reconcile returned priority ${JSON.stringify(priority)}`);
+  }
+  return value as Result;
+}
+
+/**
+ * A controller: watches turn events into keys on a de-duplicating, rate-limited queue; workers take keys and
+ * run the reconciler with controller-runtime's result semantics. Whatever a reconciler does — throw, return
+ * garbage, hang — is caught, counted and retried with back-off; it never takes the process down.
+ */
+export class Controller {
+  readonly name: string;
+  readonly queue: WorkQueue;
+  readonly #o: ControllerOptions;
+  readonly #reconciler: Reconciler;
+  readonly #deps: ControllerDependencies;
+  readonly #watches: WatchSpec[] = [];
+  #started = false;
+
+  constructor(options: ControllerOptions, reconciler: Reconciler, deps: ControllerDependencies) {
+    this.name = options.name;
+    this.#o = options;
+    this.#reconciler = reconciler;
+    this.#deps = deps;
+    this.queue = new WorkQueue({
+      name: options.name,
+      rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter(),
+      metrics: prometheusQueueMetrics(deps.metrics, options.name),
+    });
+    deps.metrics.registerController(options.name, this.#concurrency);
+  }
+
+  get #concurrency(): number {
+    return Math.max(1, this.#o.maxConcurrentReconciles ?? 1);
+  }
+
+  /** Adds an event source; only before start. */
+  watch(spec: WatchSpec): void {
+    if (this.#started) throw new Error(`controller ${this.name}: watches must be added before it starts`);
+    this.#watches.push(spec);
+  }
+
+  /** Controllers reconcile only on the leader. */
+  get needLeaderElection(): boolean {
+    return true;
+  }
+
+  #enqueue(requests: Iterable<Request>, priority: number): void {
+    for (const r of requests) this.queue.add(requestKey(r), { priority });
+  }
+
+  #handlerFor(spec: WatchSpec): InformerHandler<KubeObject> {
+    const { map, predicates } = spec;
+    return {
+      onAdd: (obj, initial) => {
+        if (passes(predicates, 'create', obj)) this.#enqueue(map(obj), initial ? LOW_PRIORITY : 0);
+      },
+      onUpdate: (oldObj, newObj) => {
+        if (!passes(predicates, 'update', oldObj, newObj)) return;
+        const requests = new Map<string, Request>();
+        for (const r of [...map(oldObj), ...map(newObj)]) requests.set(requestKey(r), r);
+        const resync = oldObj.metadata.resourceVersion === newObj.metadata.resourceVersion;
+        this.#enqueue(requests.values(), resync ? LOW_PRIORITY : 0);
+      },
+      onDelete: (obj) => {
+        if (passes(predicates, 'delete', obj)) this.#enqueue(map(obj), 0);
+      },
+    };
+  }
+
+  /** Runs until `signal` aborts; then finishes the reconciles in flight and returns. */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#started) throw new Error(`controller ${this.name} was already started`);
+    this.#started = true;
+    const log = this.#deps.logger.child({ controller: this.name });
+    const informers = await Promise.all(this.#watches.map((w) => this.#deps.cache.informerFor(w.type)));
+    informers.forEach((informer, i) => informer.addHandler(this.#handlerFor(this.#watches[i]!)));
+    const timeoutMs = this.#o.cacheSyncTimeoutMs ?? 120_000;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(informers.map((i) => i.waitForSync())),
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`controller ${this.name}: caches did not sync within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+      }),
+    ]).finally(() => clearTimeout(timer));
+    log.info('starting workers', { workers: this.#concurrency });
+    const workers = Array.from({ length: this.#concurrency }, () => this.#work(signal));
+    const stop = () => void this.queue.shutDownWithDrain();
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+    await Promise.all(workers);
+    log.info('all workers finished');
+  }
+
+  async #work(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const item = await this.queue.get();
+      if (!item) return;
+      try {
+        await this.#reconcileHandler(item.key, signal);
+      } finally {
+        this.queue.done(item.key);
+      }
+    }
+  }
+
+  async #reconcileHandler(key: string, managerSignal: AbortSignal): Promise<void> {
+    const { metrics } = this.#deps;
+    const controller = this.name;
+    const request = requestFromKey(key);
+    const reconcileID = randomUUID();
+    const log = this.#deps.logger.child({
+      controller,
+      namespace: request.namespace,
+      name: request.name,
+      reconcileID,
+    });
+    const abort = new AbortController();
+    const onManagerAbort = () => abort.abort(managerSignal.reason);
+    managerSignal.addEventListener('abort', onManagerAbort, { once: true });
+    metrics.activeWorkers.inc({ controller });
+    const end = metrics.reconcileTime.startTimer({ controller });
+    let result: Result | undefined;
+    let failure: unknown;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const run = withLogContext({ controller, namespace: request.namespace, name: request.name, reconcileID }, () =>
+        this.#reconciler(request, { signal: abort.signal, reconcileID, controller }),
+      );
+      const timeoutMs = this.#o.reconcileTimeoutMs;
+      const outcome = timeoutMs
+        ? Promise.race([
+            run,
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(() => {
+                const error = new ReconcileTimeoutError(`reconcile did not finish within ${timeoutMs} ms`);
+                abort.abort(error);
+                reject(error);
+              }, timeoutMs);
+            }),
+          ])
+        : run;
+      result = validResult(await outcome);
+    } catch (error) {
+      failure = error;
+    } finally {
+      clearTimeout(timer);
+      managerSignal.removeEventListener('abort', onManagerAbort);
+      end();
+      metrics.activeWorkers.dec({ controller });
+    }
+
+    if (failure !== undefined) {
+      metrics.reconcileErrors.inc({ controller });
+      metrics.reconcileTotal.inc({ controller, result: 'error' });
+      if (failure instanceof ReconcileTimeoutError) metrics.reconcileTimeouts.inc({ controller });
+      if (isProgrammingError(failure)) metrics.reconcilePanics.inc({ controller });
+      const error = failure instanceof Error ? failure : new Error(`reconcile threw ${String(failure)}`);
+      if (isTerminalError(error)) {
+        metrics.terminalReconcileErrors.inc({ controller });
+        this.queue.forget(key);
+        log.error('reconciler error (terminal, not retried)', error);
+      } else {
+        this.queue.add(key, { rateLimited: true });
+        log.error('reconciler error', error, { retries: this.queue.numRequeues(key) });
+      }
+      return;
+    }
+    const after = result?.requeueAfterMs ?? 0;
+    this.queue.forget(key);
+    if (after > 0) {
+      this.queue.add(key, { afterMs: after, priority: result?.priority });
+      metrics.reconcileTotal.inc({ controller, result: 'requeue_after' });
+    } else {
+      metrics.reconcileTotal.inc({ controller, result: 'success' });
+    }
+  }
+}

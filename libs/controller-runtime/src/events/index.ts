@@ -1,0 +1,16 @@
+export {
+  EVENT_NOTE_MAX_BYTES,
+  EVENT_SERIES_HEARTBEAT_MS,
+  EVENT_SERIES_WINDOW_MS,
+  EVENT_SPAM_BURST,
+  EVENT_SPAM_REFILL_MS,
+  type EventObjectReference,
+  EventRecordError,
+  EventRecorder,
+  type EventRecorderOptions,
+  type EventSeries,
+  type EventSink,
+  type EventsV1Event,
+  type EventType,
+  InvalidEventObjectError,
+} from './recorder.js';

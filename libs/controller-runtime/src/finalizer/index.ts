@@ -1,0 +1,9 @@
+export { addFinalizer, containsFinalizer, removeFinalizer } from './finalizers.js';
+export {
+  FinalizerAddError,
+  FinalizerCleanupError,
+  type FinalizerHandlers,
+  type FinalizerOps,
+  FinalizerRemoveError,
+  runWithFinalizer,
+} from './run-finalizer.js';

@@ -1,0 +1,32 @@
+import type { TypeRef } from '../client/client.js';
+import type { KubeObject } from '../object.js';
+import type { Request } from '../reconcile/reconcile.js';
+
+/** Turns an event's object into the requests to reconcile. */
+export type MapFunc<T extends KubeObject = KubeObject> = (obj: T) => readonly Request[];
+
+/** Reconcile the object itself (the `for` kind). */
+export function enqueueForObject(): MapFunc {
+  return (obj) => [{ namespace: obj.metadata.namespace, name: obj.metadata.name! }];
+}
+
+/**
+ * Reconcile the owner of the object (the `owns` kinds): by default only the controller owner of the given
+ * kind, as controller-runtime's `EnqueueRequestForOwner(..., OnlyControllerOwner())`.
+ */
+export function enqueueForOwner(owner: TypeRef, { onlyController = true } = {}): MapFunc {
+  const group = owner.apiVersion.includes('/') ? owner.apiVersion.split('/')[0] : '';
+  return (obj) =>
+    (obj.metadata.ownerReferences ?? [])
+      .filter((ref) => {
+        const refGroup = ref.apiVersion.includes('/') ? ref.apiVersion.split('/')[0] : '';
+        // Match on group and kind, not version: an owner may be referenced at any served version.
+        return ref.kind === owner.kind && refGroup === group && (!onlyController || ref.controller === true);
+      })
+      .map((ref) => ({ namespace: obj.metadata.namespace, name: ref.name }));
+}
+
+/** Reconcile whatever a function maps the object to (the `watches` kinds). */
+export function enqueueFromMap<T extends KubeObject>(fn: MapFunc<T>): MapFunc<T> {
+  return fn;
+}

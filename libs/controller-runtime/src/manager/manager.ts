@@ -1,0 +1,276 @@
+import type { AddressInfo } from 'node:net';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { InformerCache, type ObjectCacheOptions } from '../cache/informer-cache.js';
+import { watchNamespacesFromEnv } from '../cache/watch-namespaces.js';
+import { Client } from '../client/cached-client.js';
+import { KubeClient } from '../client/client.js';
+import { ResourceMapper } from '../client/resource-mapper.js';
+import { loadKubeConfig, Transport } from '../client/transport.js';
+import { EventRecorder, type EventsV1Event } from '../events/index.js';
+import { type Checker, ProbeServer, parseBindAddress } from '../healthz/probe-server.js';
+import { LeaderElectionLostError, LeaderElector } from '../leaderelection/leader-elector.js';
+import { createLogger, type Logger } from '../log/index.js';
+import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+
+/** Something the manager runs: a controller, a server, a periodic task. */
+export interface Runnable {
+  start(signal: AbortSignal): Promise<void>;
+  /** Runnables that need leadership start only once this replica leads. @default true */
+  readonly needLeaderElection?: boolean;
+}
+
+export interface LeaderElectionConfig {
+  /** Lease name, unique per operator. */
+  readonly id: string;
+  /** Namespace of the Lease. @default `POD_NAMESPACE`, else the service account's namespace, else `default` */
+  readonly namespace?: string;
+  readonly identity?: string;
+  readonly leaseDurationMs?: number;
+  readonly renewDeadlineMs?: number;
+  readonly retryPeriodMs?: number;
+  /** Release the lease on a graceful stop. @default true */
+  readonly releaseOnCancel?: boolean;
+}
+
+export interface ManagerOptions {
+  /** @default `$KUBECONFIG`, `~/.kube/config` or in-cluster */
+  readonly kubeConfig?: KubeConfig;
+  /** Namespaces to watch; empty = all. @default from `WATCH_NAMESPACE` */
+  readonly namespaces?: readonly string[];
+  readonly cache?: { readonly byObject?: Readonly<Record<string, ObjectCacheOptions>>; readonly inactivityTimeoutMs?: number };
+  /** `[host]:port` for `/metrics`; `0` or unset disables it. */
+  readonly metricsBindAddress?: string;
+  /** `[host]:port` for `/healthz` and `/readyz`; `0` or unset disables it. */
+  readonly healthProbeBindAddress?: string;
+  /** Off when unset. */
+  readonly leaderElection?: LeaderElectionConfig;
+  /** How long in-flight reconciles may take to finish on shutdown. @default 30000 */
+  readonly gracefulShutdownTimeoutMs?: number;
+  /** Field manager for writes and server-side apply. */
+  readonly fieldManager?: string;
+  readonly logger?: Logger;
+  readonly metrics?: RuntimeMetrics;
+}
+
+function defaultLeaseNamespace(): string {
+  if (process.env.POD_NAMESPACE) return process.env.POD_NAMESPACE;
+  try {
+    const fs = process.getBuiltinModule?.('node:fs');
+    const ns = fs?.readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'utf8').trim();
+    if (ns) return ns;
+  } catch {
+    // not in a pod
+  }
+  return 'default';
+}
+
+/**
+ * Runs an operator: one shared cache and client, the controllers, leader election, probes and metrics.
+ * Caches and non-leader runnables run on every replica; controllers only while this replica holds the lease,
+ * and they stop the moment it is lost.
+ */
+export class Manager {
+  readonly metrics: RuntimeMetrics;
+  readonly logger: Logger;
+  readonly transport: Transport;
+  /** Uncached access to the API server. */
+  readonly apiReader: KubeClient;
+  readonly cache: InformerCache;
+  /** Cached reads, direct writes. */
+  readonly client: Client;
+  readonly namespaces: readonly string[];
+  /** Resolves once this replica leads (at once without leader election). */
+  readonly elected: Promise<void>;
+  /** Addresses actually bound (after start), e.g. to find a port-0 server. */
+  metricsAddress: AddressInfo | undefined;
+  healthProbeAddress: AddressInfo | undefined;
+
+  readonly #o: ManagerOptions;
+  readonly #runnables: Runnable[] = [];
+  readonly #healthz = new Map<string, Checker>([['ping', () => {}]]);
+  readonly #readyz = new Map<string, Checker>();
+  readonly #recorders: EventRecorder[] = [];
+  #resolveElected!: () => void;
+  #started = false;
+
+  constructor(options: ManagerOptions = {}) {
+    this.#o = options;
+    this.metrics = options.metrics ?? new RuntimeMetrics();
+    this.logger = options.logger ?? createLogger();
+    this.transport = new Transport(options.kubeConfig ?? loadKubeConfig(), this.metrics);
+    this.apiReader = new KubeClient(this.transport, new ResourceMapper(this.transport));
+    this.namespaces = options.namespaces ?? watchNamespacesFromEnv();
+    this.cache = new InformerCache({
+      client: this.apiReader,
+      namespaces: this.namespaces,
+      byObject: options.cache?.byObject,
+      inactivityTimeoutMs: options.cache?.inactivityTimeoutMs,
+      onError: (error, type) => this.logger.warn('watch failed; retrying', { kind: type.kind, error: error.message }),
+    });
+    this.client = new Client(this.cache, this.apiReader, options.fieldManager ?? 'opkit-manager');
+    this.elected = new Promise((resolve) => {
+      this.#resolveElected = resolve;
+    });
+    this.#readyz.set('informers', async () => {
+      if (!(await this.cache.hasSynced())) throw new Error('caches not synced');
+    });
+  }
+
+  add(runnable: Runnable): void {
+    if (this.#started) throw new Error('runnables must be added before the manager starts');
+    this.#runnables.push(runnable);
+  }
+
+  addHealthzCheck(name: string, check: Checker): void {
+    this.#healthz.set(name, check);
+  }
+
+  addReadyzCheck(name: string, check: Checker): void {
+    this.#readyz.set(name, check);
+  }
+
+  /** An events.k8s.io/v1 recorder reporting as `name`. */
+  eventRecorder(name: string): EventRecorder {
+    const api = this.apiReader;
+    const recorder = new EventRecorder({
+      reportingController: name,
+      reportingInstance: `${name}-${process.pid}`,
+      sink: {
+        create: (namespace: string, event: EventsV1Event) =>
+          api.create<EventsV1Event>({ ...event, metadata: { ...event.metadata, namespace } }),
+        patch: (namespace: string, eventName: string, patch: unknown) =>
+          api.patch<EventsV1Event>(
+            { apiVersion: 'events.k8s.io/v1', kind: 'Event', name: eventName, namespace },
+            patch,
+            'merge',
+          ),
+      },
+      onError: (error: Error) => this.logger.debug('event not recorded', { error: error.message }),
+    });
+    this.#recorders.push(recorder);
+    return recorder;
+  }
+
+  /**
+   * Runs until `signal` aborts (then shuts down gracefully and resolves) or leadership is lost (then stops
+   * the controllers at once and rejects with LeaderElectionLostError: exit the process).
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#started) throw new Error('a manager starts only once');
+    this.#started = true;
+    const log = this.logger;
+    const servers: ProbeServer[] = [];
+    const metricsBind = parseBindAddress(this.#o.metricsBindAddress);
+    const probeBind = parseBindAddress(this.#o.healthProbeBindAddress);
+    if (metricsBind) {
+      const server = new ProbeServer({ registry: this.metrics.registry });
+      this.metricsAddress = await server.listen(metricsBind);
+      servers.push(server);
+      log.info('serving metrics', { address: `${this.metricsAddress.address}:${this.metricsAddress.port}` });
+    }
+    if (probeBind) {
+      const server = new ProbeServer({ healthz: this.#healthz, readyz: this.#readyz });
+      this.healthProbeAddress = await server.listen(probeBind);
+      servers.push(server);
+      log.info('serving health probes', { address: `${this.healthProbeAddress.address}:${this.healthProbeAddress.port}` });
+    }
+
+    const cacheStop = new AbortController();
+    this.cache.start(cacheStop.signal);
+    const runners: Promise<void>[] = [];
+    const run = (r: Runnable, s: AbortSignal) =>
+      r.start(s).catch((error: Error) => {
+        log.error('runnable failed', error);
+        throw error;
+      });
+    for (const r of this.#runnables.filter((r) => r.needLeaderElection === false)) runners.push(run(r, signal));
+
+    const leaderStop = new AbortController();
+    const onStop = () => leaderStop.abort(signal.reason);
+    signal.addEventListener('abort', onStop, { once: true });
+    let elector: LeaderElector | undefined;
+    let lost: Promise<void> = new Promise(() => {});
+    const election = this.#o.leaderElection;
+    if (election) {
+      elector = new LeaderElector(this.apiReader, {
+        id: election.id,
+        namespace: election.namespace ?? defaultLeaseNamespace(),
+        identity: election.identity,
+        leaseDurationMs: election.leaseDurationMs,
+        renewDeadlineMs: election.renewDeadlineMs,
+        retryPeriodMs: election.retryPeriodMs,
+      });
+      log.info('attempting to acquire leader lease', { lease: election.id, identity: elector.identity });
+      this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
+      const acquired = await elector.acquire(signal, (e) => log.warn('lease acquire failed', { error: e.message }));
+      if (acquired) {
+        log.info('acquired leader lease', { lease: election.id });
+        this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 1);
+        lost = elector.renew(leaderStop.signal, (e) => log.warn('lease renew failed', { error: e.message }));
+      }
+    }
+    if (!signal.aborted) {
+      this.#resolveElected();
+      for (const r of this.#runnables.filter((r) => r.needLeaderElection !== false)) {
+        runners.push(run(r, leaderStop.signal));
+      }
+    }
+
+    const finished = Promise.allSettled(runners);
+    const stopped = new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    let lossError: Error | undefined;
+    await Promise.race([
+      stopped,
+      lost.catch((error: Error) => {
+        lossError = error;
+      }),
+    ]);
+
+    if (lossError) {
+      // Another replica may already be reconciling: stop at once, no graceful drain.
+      if (election) this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
+      log.error('leader election lost', lossError);
+      leaderStop.abort(lossError);
+    } else {
+      log.info('stopping; waiting for in-flight reconciles', { timeoutMs: this.#o.gracefulShutdownTimeoutMs ?? 30_000 });
+      leaderStop.abort(signal.reason);
+      const timeoutMs = this.#o.gracefulShutdownTimeoutMs ?? 30_000;
+      let timer: NodeJS.Timeout | undefined;
+      const drained = await Promise.race([
+        finished.then(() => true),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), timeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (!drained) log.warn('graceful shutdown timed out; leaving reconciles unfinished', { timeoutMs });
+      if (elector && (election?.releaseOnCancel ?? true)) {
+        await elector.release();
+        if (election) this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
+        log.info('released leader lease', { lease: election?.id });
+      }
+    }
+    signal.removeEventListener('abort', onStop);
+    cacheStop.abort();
+    await Promise.all(this.#recorders.map((r) => r.close().catch(() => {})));
+    await Promise.all(servers.map((s) => s.close()));
+    await this.cache.stopped();
+    await this.transport.close();
+    if (lossError) throw lossError instanceof LeaderElectionLostError ? lossError : new LeaderElectionLostError(lossError.message);
+  }
+}
+
+/** An AbortSignal that aborts on SIGTERM or SIGINT: pass it to `manager.start`. */
+export function setupSignalHandler(): AbortSignal {
+  const controller = new AbortController();
+  const stop = (name: string) => () => {
+    if (controller.signal.aborted) process.exit(1); // a second signal: exit now
+    controller.abort(new Error(`received ${name}`));
+  };
+  process.on('SIGTERM', stop('SIGTERM'));
+  process.on('SIGINT', stop('SIGINT'));
+  return controller.signal;
+}

@@ -1,0 +1,9 @@
+export {
+  AlreadyOwnedError,
+  CrossNamespaceOwnerError,
+  getControllerOf,
+  InvalidOwnerError,
+  isControlledBy,
+  setControllerReference,
+  setOwnerReference,
+} from './owner-references.js';

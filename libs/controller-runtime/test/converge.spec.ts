@@ -1,0 +1,74 @@
+import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
+import { describe, expect, it } from 'vitest';
+import { controllerManagedBy } from '../src/builder/builder.js';
+import type { Controller } from '../src/controller/controller.js';
+import { createLogger } from '../src/log/index.js';
+import { Manager } from '../src/manager/manager.js';
+import { RuntimeMetrics } from '../src/metrics/runtime-metrics.js';
+import { CONFIG_MAP, type ConfigMap, createWidgets, installWidgetCrd, WIDGET, type Widget, widgetReconciler } from './support/widgets.js';
+
+const ns = useTestNamespace({ prefix: 'converge' });
+
+function widgetManager(seen: Set<string>): { manager: Manager; controller: Controller } {
+  const manager = new Manager({
+    kubeConfig: testKubeConfig(),
+    namespaces: [ns.name],
+    logger: createLogger({ level: 'error' }),
+    metrics: new RuntimeMetrics({ processMetrics: false }),
+    fieldManager: 'widget-controller',
+  });
+  const controller = controllerManagedBy(manager)
+    .for(WIDGET)
+    .owns(CONFIG_MAP)
+    .withOptions({ maxConcurrentReconciles: 8 })
+    .complete(widgetReconciler(manager.client, { onReconcile: (key) => seen.add(key) }));
+  return { manager, controller };
+}
+
+const idle = (c: Controller) => c.queue.len() === 0 && c.queue.processing() === 0;
+
+describe('a controller that owns ConfigMaps', () => {
+  it('converges 500 custom resources, and a second pass writes nothing', async () => {
+    const first = widgetManager(new Set());
+    await installWidgetCrd(first.manager.apiReader);
+    await createWidgets(first.manager.apiReader, ns.name, 500);
+
+    const setupWrites = await first.manager.metrics.requestCount({ writesOnly: true });
+    const stopFirst = new AbortController();
+    const running = first.manager.start(stopFirst.signal);
+    await eventually(
+      'every widget to have its ConfigMap and status',
+      async () => {
+        const widgets = await first.manager.apiReader.list<Widget>(WIDGET, { namespace: ns.name });
+        const maps = await first.manager.apiReader.list<ConfigMap>(CONFIG_MAP, {
+          namespace: ns.name,
+          labelSelector: '',
+        });
+        const done = widgets.items.filter((w) => w.status?.observedGeneration === w.metadata.generation);
+        const owned = maps.items.filter((m) => m.metadata.ownerReferences?.[0]?.kind === 'Widget');
+        return done.length === 500 && owned.length === 500;
+      },
+      { timeoutMs: 120_000, intervalMs: 1000 },
+    );
+    // Exactly one apply and one status patch per widget: reads see our own writes, so nothing is written twice.
+    const firstWrites = (await first.manager.metrics.requestCount({ writesOnly: true })) - setupWrites;
+    expect(firstWrites).toBe(1000);
+    stopFirst.abort();
+    await running;
+
+    // A fresh manager sees the converged world: every widget is reconciled again, and nothing is written.
+    const seen = new Set<string>();
+    const second = widgetManager(seen);
+    const stopSecond = new AbortController();
+    const again = second.manager.start(stopSecond.signal);
+    await eventually('the second pass to reconcile all 500', async () => seen.size === 500 && idle(second.controller), {
+      timeoutMs: 60_000,
+    });
+    expect(await second.manager.metrics.requestCount({ writesOnly: true })).toBe(0);
+    const reconciles = await second.manager.metrics.reconcileTotal.get();
+    const success = reconciles.values.find((v) => v.labels.result === 'success')?.value;
+    expect(success).toBeGreaterThanOrEqual(500);
+    stopSecond.abort();
+    await again;
+  });
+});

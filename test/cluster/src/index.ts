@@ -1,0 +1,12 @@
+// The local control plane for tests: start one, reach into it, stop it.
+export { type ComponentName, type LocalCluster, type StartClusterOptions, startCluster } from './cluster.js';
+export {
+  ClusterError,
+  ComponentBuildError,
+  ComponentStartError,
+  GoToolchainError,
+  HostProgramError,
+  PortInUseError,
+} from './errors.js';
+export { EtcdAccess } from './etcd.js';
+export { KubeApiError, KubeRest } from './kube/rest.js';
