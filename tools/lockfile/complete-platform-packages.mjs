@@ -44,7 +44,9 @@ for (const [path, entry] of Object.entries(packages)) {
     added++;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)));
+lock.packages = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)),
+);
 writeFileSync(`${file}.tmp`, `${JSON.stringify(lock, null, 2)}\n`);
 renameSync(`${file}.tmp`, file);
 process.stdout.write(`added ${added} platform package entries to ${file}\n`);

@@ -1,6 +1,18 @@
 // The public surface of @opkit/controller-runtime, grouped as controller-runtime's packages are.
 
-export * from './object.js';
+export { BuilderError, ControllerBuilder, controllerManagedBy } from './builder/builder.js';
+export { type InformerHandler, SharedInformer, stripManagedFields } from './cache/informer.js';
+// cache
+export {
+  type CacheListOptions,
+  CacheSyncTimeoutError,
+  InformerCache,
+  NamespaceNotCachedError,
+  type ObjectCacheOptions,
+} from './cache/informer-cache.js';
+export { parseLabelSelector, selectorFromLabels } from './cache/label-selector.js';
+export { type IndexFunc, OWNER_UID_INDEX } from './cache/store.js';
+export { watchNamespacesFromEnv } from './cache/watch-namespaces.js';
 // client
 export { Client } from './client/cached-client.js';
 export {
@@ -15,26 +27,18 @@ export {
   type TypeRef,
   type WriteOptions,
 } from './client/client.js';
-export { ApiError, ConnectionError, isAlreadyExists, isConflict, isGone, isNotFound } from './client/errors.js';
+export {
+  ApiError,
+  ConnectionError,
+  isAlreadyExists,
+  isConflict,
+  isGone,
+  isNotFound,
+} from './client/errors.js';
 export { NoKindMatchError, ResourceMapper, type ResourceMapping } from './client/resource-mapper.js';
 export { loadKubeConfig, Transport } from './client/transport.js';
-// cache
-export {
-  type CacheListOptions,
-  CacheSyncTimeoutError,
-  InformerCache,
-  NamespaceNotCachedError,
-  type ObjectCacheOptions,
-} from './cache/informer-cache.js';
-export { type InformerHandler, SharedInformer, stripManagedFields } from './cache/informer.js';
-export { parseLabelSelector, selectorFromLabels } from './cache/label-selector.js';
-export { type IndexFunc, OWNER_UID_INDEX } from './cache/store.js';
-export { watchNamespacesFromEnv } from './cache/watch-namespaces.js';
-// queue, reconcile, controller, builder
-export * from './queue/index.js';
-export * from './reconcile/reconcile.js';
-export * from './handler/handlers.js';
-export * from './predicate/predicates.js';
+// helpers for reconcilers
+export * from './conditions/index.js';
 export {
   Controller,
   type ControllerOptions,
@@ -42,15 +46,24 @@ export {
   ReconcileTimeoutError,
   type WatchSpec,
 } from './controller/controller.js';
-export { BuilderError, ControllerBuilder, controllerManagedBy } from './builder/builder.js';
-// manager, leader election, probes, metrics
-export { type LeaderElectionConfig, Manager, type ManagerOptions, type Runnable, setupSignalHandler } from './manager/manager.js';
-export { LeaderElectionLostError, LeaderElector, type Lease } from './leaderelection/leader-elector.js';
-export { type Checker, ProbeServer } from './healthz/probe-server.js';
-export { type ReconcileResultLabel, RuntimeMetrics } from './metrics/runtime-metrics.js';
-// helpers for reconcilers
-export * from './conditions/index.js';
-export * from './finalizer/index.js';
-export * from './ownerref/index.js';
 export * from './events/index.js';
+export * from './finalizer/index.js';
+export * from './handler/handlers.js';
+export { type Checker, ProbeServer } from './healthz/probe-server.js';
+export { LeaderElectionLostError, LeaderElector, type Lease } from './leaderelection/leader-elector.js';
 export * from './log/index.js';
+// manager, leader election, probes, metrics
+export {
+  type LeaderElectionConfig,
+  Manager,
+  type ManagerOptions,
+  type Runnable,
+  setupSignalHandler,
+} from './manager/manager.js';
+export { type ReconcileResultLabel, RuntimeMetrics } from './metrics/runtime-metrics.js';
+export * from './object.js';
+export * from './ownerref/index.js';
+export * from './predicate/predicates.js';
+// queue, reconcile, controller, builder
+export * from './queue/index.js';
+export * from './reconcile/reconcile.js';

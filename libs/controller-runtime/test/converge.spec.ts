@@ -5,7 +5,15 @@ import type { Controller } from '../src/controller/controller.js';
 import { createLogger } from '../src/log/index.js';
 import { Manager } from '../src/manager/manager.js';
 import { RuntimeMetrics } from '../src/metrics/runtime-metrics.js';
-import { CONFIG_MAP, type ConfigMap, createWidgets, installWidgetCrd, WIDGET, type Widget, widgetReconciler } from './support/widgets.js';
+import {
+  CONFIG_MAP,
+  type ConfigMap,
+  createWidgets,
+  installWidgetCrd,
+  WIDGET,
+  type Widget,
+  widgetReconciler,
+} from './support/widgets.js';
 
 const ns = useTestNamespace({ prefix: 'converge' });
 
@@ -61,9 +69,13 @@ describe('a controller that owns ConfigMaps', () => {
     const second = widgetManager(seen);
     const stopSecond = new AbortController();
     const again = second.manager.start(stopSecond.signal);
-    await eventually('the second pass to reconcile all 500', async () => seen.size === 500 && idle(second.controller), {
-      timeoutMs: 60_000,
-    });
+    await eventually(
+      'the second pass to reconcile all 500',
+      async () => seen.size === 500 && idle(second.controller),
+      {
+        timeoutMs: 60_000,
+      },
+    );
     expect(await second.manager.metrics.requestCount({ writesOnly: true })).toBe(0);
     const reconciles = await second.manager.metrics.reconcileTotal.get();
     const success = reconciles.values.find((v) => v.labels.result === 'success')?.value;

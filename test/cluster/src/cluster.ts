@@ -72,7 +72,10 @@ export interface LocalCluster {
   /** Process ids of the running control-plane components. */
   componentPids(): Partial<Record<ComponentName, number>>;
   /** Stops and starts one control-plane component (e.g. to test watch resilience); etcd keeps its data. */
-  restart(component: ComponentName, options?: { downtimeMs?: number }): Promise<void>;
+  restart(
+    component: ComponentName,
+    options?: { downtimeMs?: number; whileDown?: () => Promise<void> },
+  ): Promise<void>;
   /** Stops every process (pods included) and removes the temp dir. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -293,6 +296,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
         const proc = processes.get(component);
         if (!proc) throw new ClusterError('CLUSTER_UNKNOWN_COMPONENT', `no component named ${component}`);
         await proc.stop();
+        await opts.whileDown?.();
         if (opts.downtimeMs) await new Promise((resolve) => setTimeout(resolve, opts.downtimeMs));
         await proc.start();
         if (component === 'kube-apiserver') {

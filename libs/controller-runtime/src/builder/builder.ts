@@ -83,7 +83,11 @@ export class ControllerBuilder {
     controller.watch({ ...primary, predicates: [...this.#globalPredicates, ...primary.predicates] });
     const toOwner = enqueueForOwner(primary.type);
     for (const w of [...this.#owned.map((o) => ({ ...o, map: toOwner })), ...this.#watches]) {
-      controller.watch({ type: w.type, map: w.map, predicates: [...this.#globalPredicates, ...w.predicates] });
+      controller.watch({
+        type: w.type,
+        map: w.map,
+        predicates: [...this.#globalPredicates, ...w.predicates],
+      });
     }
     this.#manager.add(controller);
     return controller;

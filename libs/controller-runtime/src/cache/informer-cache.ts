@@ -1,5 +1,5 @@
-import { ApiError } from '../client/errors.js';
 import type { KubeClient, ListOptions, ObjectList, Reader, TypeRef } from '../client/client.js';
+import { ApiError } from '../client/errors.js';
 import type { KubeObject } from '../object.js';
 import { type InformerScope, SharedInformer, stripManagedFields } from './informer.js';
 import type { IndexFunc } from './store.js';
@@ -72,7 +72,8 @@ export class InformerCache implements Reader {
     if (!informer) {
       informer = (async () => {
         const mapping = await this.#o.client.mapper.mapping(type.apiVersion, type.kind);
-        const transform = this.#o.byObject?.[key]?.transform ?? this.#o.defaultTransform ?? stripManagedFields;
+        const transform =
+          this.#o.byObject?.[key]?.transform ?? this.#o.defaultTransform ?? stripManagedFields;
         const created = new SharedInformer<KubeObject>({
           client: this.#o.client,
           type,
@@ -112,7 +113,10 @@ export class InformerCache implements Reader {
     const all = Promise.all([...this.#informers.values()].map(async (i) => (await i).waitForSync()));
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new CacheSyncTimeoutError(`caches did not sync within ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new CacheSyncTimeoutError(`caches did not sync within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
     });
     try {
       await Promise.race([all, timeout]);
@@ -147,7 +151,13 @@ export class InformerCache implements Reader {
     const informer = await this.#ready<T>(type, namespace);
     const found = informer.store.get(namespace ? `${namespace}/${name}` : name);
     if (!found) {
-      throw new ApiError(404, 'NotFound', `${type.kind} "${name}" not found`, 'GET', `cache:${typeKey(type)}`);
+      throw new ApiError(
+        404,
+        'NotFound',
+        `${type.kind} "${name}" not found`,
+        'GET',
+        `cache:${typeKey(type)}`,
+      );
     }
     return found;
   }
@@ -171,6 +181,8 @@ export class InformerCache implements Reader {
 
   /** Resolves when every informer's reflectors have stopped. */
   async stopped(): Promise<void> {
-    await Promise.all([...this.#informers.values()].map(async (i) => (await i.catch(() => undefined))?.stopped()));
+    await Promise.all(
+      [...this.#informers.values()].map(async (i) => (await i.catch(() => undefined))?.stopped()),
+    );
   }
 }

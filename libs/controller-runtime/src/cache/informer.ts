@@ -1,7 +1,7 @@
 import type { KubeClient, TypeRef } from '../client/client.js';
 import { type KubeObject, objectKey } from '../object.js';
-import { Reflector, type ReflectorStats } from './reflector.js';
 import { parseLabelSelector } from './label-selector.js';
+import { Reflector, type ReflectorStats } from './reflector.js';
 import { type IndexFunc, Store } from './store.js';
 
 /** Resource versions are etcd revisions: compare them as integers when they look like integers. */
@@ -61,12 +61,13 @@ export class SharedInformer<T extends KubeObject> {
   readonly #pendingSync: Set<string>;
   readonly #synced: Promise<void>;
   #resolveSynced!: () => void;
-  #running: Promise<void[]> | undefined;
+  #running: Promise<unknown> | undefined;
 
   constructor(options: InformerOptions<T>) {
     this.#options = options;
     this.type = options.type;
-    const namespaces = options.namespaced && options.scope.namespaces.length > 0 ? options.scope.namespaces : [undefined];
+    const namespaces =
+      options.namespaced && options.scope.namespaces.length > 0 ? options.scope.namespaces : [undefined];
     this.#pendingSync = new Set(namespaces.map((n) => n ?? ''));
     this.#synced = new Promise((resolve) => {
       this.#resolveSynced = resolve;
@@ -149,13 +150,20 @@ export class SharedInformer<T extends KubeObject> {
     if (!this.hasSynced || !this.#inScope(obj)) return;
     const old = this.store.get(objectKey(obj));
     if (old && !isNewer(obj.metadata.resourceVersion, old.metadata.resourceVersion)) return;
-    this.#apply('MODIFIED', this.#options.transform ? this.#options.transform(structuredClone(obj)) : structuredClone(obj));
+    this.#apply(
+      'MODIFIED',
+      this.#options.transform ? this.#options.transform(structuredClone(obj)) : structuredClone(obj),
+    );
   }
 
   #inScope(obj: T): boolean {
     const { scope, namespaced } = this.#options;
     if (scope.fieldSelector) return false; // cannot evaluate field selectors locally
-    if (namespaced && scope.namespaces.length > 0 && !scope.namespaces.includes(obj.metadata.namespace ?? '')) {
+    if (
+      namespaced &&
+      scope.namespaces.length > 0 &&
+      !scope.namespaces.includes(obj.metadata.namespace ?? '')
+    ) {
       return false;
     }
     return !scope.labelSelector || parseLabelSelector(scope.labelSelector).matches(obj.metadata.labels);
@@ -192,7 +200,12 @@ export class SharedInformer<T extends KubeObject> {
     }
     const current = this.store.get(key);
     // Already seen through read-your-writes (or a duplicate event): nothing new to tell.
-    if (current && current.metadata.resourceVersion === obj.metadata.resourceVersion && current.metadata.uid === obj.metadata.uid) return;
+    if (
+      current &&
+      current.metadata.resourceVersion === obj.metadata.resourceVersion &&
+      current.metadata.uid === obj.metadata.uid
+    )
+      return;
     const old = this.store.upsert(obj);
     if (old && old.metadata.uid !== obj.metadata.uid) {
       this.#notify((h) => h.onDelete?.(old, true));

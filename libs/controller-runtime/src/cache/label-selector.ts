@@ -30,28 +30,7 @@ export function parseLabelSelector(text: string): LabelSelector {
     } else current += ch;
   }
   if (current.trim()) parts.push(current);
-  for (const raw of parts) {
-    const part = raw.trim();
-    let m: RegExpMatchArray | null;
-    if ((m = part.match(/^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$/))) {
-      const [, key, op, list] = m as unknown as [string, string, string, string];
-      const values = new Set(list.split(',').map((v) => v.trim()).filter(Boolean));
-      requirements.push(
-        op === 'in' ? (l) => key in l && values.has(l[key]!) : (l) => !(key in l) || !values.has(l[key]!),
-      );
-    } else if ((m = part.match(/^([\w./-]+)\s*(!=|==|=)\s*([\w.-]*)$/))) {
-      const [, key, op, value] = m as unknown as [string, string, string, string];
-      requirements.push(op === '!=' ? (l) => l[key] !== value : (l) => l[key] === value);
-    } else if ((m = part.match(/^!\s*([\w./-]+)$/))) {
-      const key = m[1]!;
-      requirements.push((l) => !(key in l));
-    } else if ((m = part.match(/^([\w./-]+)$/))) {
-      const key = m[1]!;
-      requirements.push((l) => key in l);
-    } else {
-      throw new InvalidSelectorError(`invalid label selector "${text}": cannot parse "${part}"`);
-    }
-  }
+  for (const raw of parts) requirements.push(parseRequirement(raw.trim(), text));
   return { text, matches: (labels) => requirements.every((r) => r(labels ?? {})) };
 }
 
@@ -60,4 +39,34 @@ export function selectorFromLabels(labels: Readonly<Record<string, string>>): st
   return Object.entries(labels)
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
+}
+
+function parseRequirement(part: string, text: string): Requirement {
+  const set = part.match(/^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$/);
+  if (set) {
+    const [, key, op, list] = set as unknown as [string, string, string, string];
+    const values = new Set(
+      list
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean),
+    );
+    return op === 'in' ? (l) => key in l && values.has(l[key]!) : (l) => !(key in l) || !values.has(l[key]!);
+  }
+  const equality = part.match(/^([\w./-]+)\s*(!=|==|=)\s*([\w.-]*)$/);
+  if (equality) {
+    const [, key, op, value] = equality as unknown as [string, string, string, string];
+    return op === '!=' ? (l) => l[key] !== value : (l) => l[key] === value;
+  }
+  const absent = part.match(/^!\s*([\w./-]+)$/);
+  if (absent) {
+    const key = absent[1]!;
+    return (l) => !(key in l);
+  }
+  const present = part.match(/^([\w./-]+)$/);
+  if (present) {
+    const key = present[1]!;
+    return (l) => key in l;
+  }
+  throw new InvalidSelectorError(`invalid label selector "${text}": cannot parse "${part}"`);
 }

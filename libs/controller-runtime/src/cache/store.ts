@@ -47,8 +47,8 @@ export class Store<T extends KubeObject> {
   #indexOne(name: string, fn: IndexFunc<T>, key: string, obj: T): void {
     const index = this.#indexes.get(name)!;
     for (const value of fn(obj)) {
-      let keys = index.get(value);
-      if (!keys) index.set(value, (keys = new Set()));
+      const keys = index.get(value) ?? new Set<string>();
+      index.set(value, keys);
       keys.add(key);
     }
   }
@@ -111,7 +111,8 @@ export class Store<T extends KubeObject> {
       candidates = candidates ? candidates.filter((c) => hits.includes(c)) : hits;
     }
     candidates ??= this.values(options.namespace);
-    if (options.namespace !== undefined) candidates = candidates.filter((c) => c.metadata.namespace === options.namespace);
+    if (options.namespace !== undefined)
+      candidates = candidates.filter((c) => c.metadata.namespace === options.namespace);
     if (options.labelSelector) {
       const selector = parseLabelSelector(options.labelSelector);
       candidates = candidates.filter((c) => selector.matches(c.metadata.labels));

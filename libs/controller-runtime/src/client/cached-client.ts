@@ -69,7 +69,10 @@ export class Client implements Reader {
   }
 
   /** Server-side apply with this manager's field manager (forced by default). */
-  apply<T extends KubeObject>(obj: T, options: Partial<ApplyOptions> & { subresource?: 'status' } = {}): Promise<T> {
+  apply<T extends KubeObject>(
+    obj: T,
+    options: Partial<ApplyOptions> & { subresource?: 'status' } = {},
+  ): Promise<T> {
     return this.#written(this.#api.apply(obj, { fieldManager: this.fieldManager, ...options }));
   }
 

@@ -66,7 +66,9 @@ export interface Reader {
 
 function typeOf(obj: KubeObject): TypeRef {
   if (!obj.apiVersion || !obj.kind) {
-    throw new TypeError(`object ${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''} has no apiVersion/kind`);
+    throw new TypeError(
+      `object ${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''} has no apiVersion/kind`,
+    );
   }
   return { apiVersion: obj.apiVersion, kind: obj.kind };
 }
@@ -112,10 +114,20 @@ export class KubeClient implements Reader {
   }
 
   /** Streams a watch; the caller consumes the newline-delimited JSON events. */
-  async watch(type: TypeRef, query: Query & { namespace?: string }, signal: AbortSignal): Promise<IncomingMessage> {
+  async watch(
+    type: TypeRef,
+    query: Query & { namespace?: string },
+    signal: AbortSignal,
+  ): Promise<IncomingMessage> {
     const { namespace, ...rest } = query;
     const path = await this.mapper.path(type.apiVersion, type.kind, namespace as string | undefined);
-    return this.transport.open({ method: 'GET', path, query: { ...rest, watch: true }, signal, timeoutMs: 0 });
+    return this.transport.open({
+      method: 'GET',
+      path,
+      query: { ...rest, watch: true },
+      signal,
+      timeoutMs: 0,
+    });
   }
 
   #writeQuery(options: WriteOptions = {}): Query {
@@ -139,7 +151,12 @@ export class KubeClient implements Reader {
   async updateStatus<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T> {
     const { apiVersion, kind } = typeOf(obj);
     const path = await this.mapper.path(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
-    return this.transport.request<T>({ method: 'PUT', path: `${path}/status`, body: obj, query: this.#writeQuery(options) });
+    return this.transport.request<T>({
+      method: 'PUT',
+      path: `${path}/status`,
+      body: obj,
+      query: this.#writeQuery(options),
+    });
   }
 
   async patch<T extends KubeObject>(
@@ -175,7 +192,10 @@ export class KubeClient implements Reader {
     });
   }
 
-  async delete(target: TypeRef & { name: string; namespace?: string }, options: DeleteOptions = {}): Promise<void> {
+  async delete(
+    target: TypeRef & { name: string; namespace?: string },
+    options: DeleteOptions = {},
+  ): Promise<void> {
     const path = await this.mapper.path(target.apiVersion, target.kind, target.namespace, target.name);
     await this.transport.request({
       method: 'DELETE',
@@ -189,7 +209,10 @@ export class KubeClient implements Reader {
  * Runs `mutate` on a fresh copy of the object and writes it with `write`, retrying on 409 Conflict with the
  * latest version: the standard way to update without losing concurrent changes (client-go's RetryOnConflict).
  */
-export async function retryOnConflict<T>(attempt: () => Promise<T>, { retries = 5, delayMs = 10 } = {}): Promise<T> {
+export async function retryOnConflict<T>(
+  attempt: () => Promise<T>,
+  { retries = 5, delayMs = 10 } = {},
+): Promise<T> {
   for (let i = 0; ; i++) {
     try {
       return await attempt();

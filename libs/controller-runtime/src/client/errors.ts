@@ -25,7 +25,8 @@ export class ConnectionError extends Error {
 const statusIs = (status: number) => (error: unknown) => error instanceof ApiError && error.status === status;
 
 export const isNotFound = statusIs(404);
-export const isConflict = (error: unknown): boolean => statusIs(409)(error) && (error as ApiError).reason === 'Conflict';
+export const isConflict = (error: unknown): boolean =>
+  statusIs(409)(error) && (error as ApiError).reason === 'Conflict';
 export const isAlreadyExists = (error: unknown): boolean =>
   statusIs(409)(error) && (error as ApiError).reason === 'AlreadyExists';
 /** The resourceVersion is too old (410 Gone / Expired): a watch or list must start over. */

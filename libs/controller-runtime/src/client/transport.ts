@@ -113,14 +113,19 @@ export class Transport {
               accept: 'application/json',
               // Explicit length: Node sends a DELETE body neither chunked nor sized otherwise.
               ...(body !== undefined
-                ? { 'content-type': spec.contentType ?? 'application/json', 'content-length': Buffer.byteLength(body) }
+                ? {
+                    'content-type': spec.contentType ?? 'application/json',
+                    'content-length': Buffer.byteLength(body),
+                  }
                 : {}),
             },
           },
           resolve,
         );
         if (spec.timeoutMs) {
-          req.setTimeout(spec.timeoutMs, () => req.destroy(new Error(`no answer within ${spec.timeoutMs} ms`)));
+          req.setTimeout(spec.timeoutMs, () =>
+            req.destroy(new Error(`no answer within ${spec.timeoutMs} ms`)),
+          );
         }
         req.on('error', reject);
         req.end(body);
@@ -142,7 +147,13 @@ export class Transport {
     } catch {
       // not a Status object
     }
-    throw new ApiError(status, reason, `${spec.method} ${spec.path}: ${status} ${reason}: ${message}`, spec.method, spec.path);
+    throw new ApiError(
+      status,
+      reason,
+      `${spec.method} ${spec.path}: ${status} ${reason}: ${message}`,
+      spec.method,
+      spec.path,
+    );
   }
 
   /** One JSON request and its parsed answer. */

@@ -1,14 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { TypeRef } from '../client/client.js';
-import type { InformerCache } from '../cache/informer-cache.js';
 import type { InformerHandler } from '../cache/informer.js';
+import type { InformerCache } from '../cache/informer-cache.js';
+import type { TypeRef } from '../client/client.js';
+import { isConflict } from '../client/errors.js';
 import type { MapFunc } from '../handler/handlers.js';
 import { type Logger, withLogContext } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import type { KubeObject } from '../object.js';
 import { type Predicate, passes } from '../predicate/predicates.js';
-import { prometheusQueueMetrics } from '../queue/index.js';
-import { type RateLimiter, WorkQueue, defaultControllerRateLimiter } from '../queue/index.js';
+import {
+  defaultControllerRateLimiter,
+  prometheusQueueMetrics,
+  type RateLimiter,
+  WorkQueue,
+} from '../queue/index.js';
 import {
   isTerminalError,
   LOW_PRIORITY,
@@ -71,7 +76,9 @@ function isProgrammingError(error: unknown): boolean {
 function validResult(value: unknown): Result {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new InvalidResultError(`reconcile returned ${JSON.stringify(value)}, expected { requeueAfterMs? } or nothing`);
+    throw new InvalidResultError(
+      `reconcile returned ${JSON.stringify(value)}, expected { requeueAfterMs? } or nothing`,
+    );
   }
   const { requeueAfterMs, priority } = value as Result;
   if (requeueAfterMs !== undefined && (typeof requeueAfterMs !== 'number' || !(requeueAfterMs >= 0))) {
@@ -154,7 +161,7 @@ export class Controller {
     this.#started = true;
     const log = this.#deps.logger.child({ controller: this.name });
     const informers = await Promise.all(this.#watches.map((w) => this.#deps.cache.informerFor(w.type)));
-    informers.forEach((informer, i) => informer.addHandler(this.#handlerFor(this.#watches[i]!)));
+    for (const [i, informer] of informers.entries()) informer.addHandler(this.#handlerFor(this.#watches[i]!));
     const timeoutMs = this.#o.cacheSyncTimeoutMs ?? 120_000;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -168,7 +175,8 @@ export class Controller {
     ]).finally(() => clearTimeout(timer));
     log.info('starting workers', { workers: this.#concurrency });
     const workers = Array.from({ length: this.#concurrency }, () => this.#work(signal));
-    const stop = () => void this.queue.shutDownWithDrain();
+    // Stop handing out keys; the workers finish the reconciles they are in and then return.
+    const stop = () => this.queue.shutDown();
     if (signal.aborted) stop();
     else signal.addEventListener('abort', stop, { once: true });
     await Promise.all(workers);
@@ -207,8 +215,9 @@ export class Controller {
     let failure: unknown;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const run = withLogContext({ controller, namespace: request.namespace, name: request.name, reconcileID }, () =>
-        this.#reconciler(request, { signal: abort.signal, reconcileID, controller }),
+      const run = withLogContext(
+        { controller, namespace: request.namespace, name: request.name, reconcileID },
+        () => this.#reconciler(request, { signal: abort.signal, reconcileID, controller }),
       );
       const timeoutMs = this.#o.reconcileTimeoutMs;
       const outcome = timeoutMs
@@ -233,6 +242,13 @@ export class Controller {
       metrics.activeWorkers.dec({ controller });
     }
 
+    if (failure !== undefined && isConflict(failure)) {
+      // Someone wrote the object since we read it: a normal race, retried with back-off, not an error storm.
+      metrics.reconcileTotal.inc({ controller, result: 'requeue' });
+      this.queue.add(key, { rateLimited: true });
+      log.debug('conflict; retrying with the latest version', { error: (failure as Error).message });
+      return;
+    }
     if (failure !== undefined) {
       metrics.reconcileErrors.inc({ controller });
       metrics.reconcileTotal.inc({ controller, result: 'error' });

@@ -1,3 +1,4 @@
+export { clientFinalizerOps } from './client-ops.js';
 export { addFinalizer, containsFinalizer, removeFinalizer } from './finalizers.js';
 export {
   FinalizerAddError,

@@ -6,7 +6,9 @@ import type { Registry } from 'prom-client';
 export type Checker = () => Promise<void> | void;
 
 /** `:8081` → all interfaces; `127.0.0.1:0` → loopback, any free port; `0` or empty → disabled. */
-export function parseBindAddress(address: string | undefined): { host: string | undefined; port: number } | undefined {
+export function parseBindAddress(
+  address: string | undefined,
+): { host: string | undefined; port: number } | undefined {
   if (!address || address === '0') return undefined;
   const colon = address.lastIndexOf(':');
   const host = colon > 0 ? address.slice(0, colon).replace(/^\[|\]$/g, '') : undefined;
@@ -27,7 +29,11 @@ export class ProbeServer {
   readonly #readyz: Map<string, Checker>;
   readonly #registry: Registry | undefined;
 
-  constructor(options: { healthz?: Map<string, Checker>; readyz?: Map<string, Checker>; registry?: Registry }) {
+  constructor(options: {
+    healthz?: Map<string, Checker>;
+    readyz?: Map<string, Checker>;
+    registry?: Registry;
+  }) {
     this.#healthz = options.healthz ?? new Map();
     this.#readyz = options.readyz ?? new Map();
     this.#registry = options.registry;

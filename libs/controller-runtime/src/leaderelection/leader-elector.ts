@@ -1,9 +1,9 @@
-import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { sleep } from '../cache/backoff.js';
 import type { KubeClient } from '../client/client.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../client/errors.js';
 import type { KubeObject } from '../object.js';
-import { sleep } from '../cache/backoff.js';
 
 /** A coordination.k8s.io/v1 Lease. */
 export interface Lease extends KubeObject {
@@ -81,7 +81,12 @@ export class LeaderElector {
   }
 
   #path(): { apiVersion: string; kind: string; name: string; namespace: string } {
-    return { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: this.#o.id, namespace: this.#o.namespace };
+    return {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      name: this.#o.id,
+      namespace: this.#o.namespace,
+    };
   }
 
   /** One attempt to take or renew the lease; true when we hold it afterwards. */
@@ -171,7 +176,9 @@ export class LeaderElector {
           continue;
         }
         this.#leading = false;
-        throw new LeaderElectionLostError(`lease ${this.#o.namespace}/${this.#o.id} was taken by another holder`);
+        throw new LeaderElectionLostError(
+          `lease ${this.#o.namespace}/${this.#o.id} was taken by another holder`,
+        );
       } catch (error) {
         if (error instanceof LeaderElectionLostError) throw error;
         onError?.(error as Error);

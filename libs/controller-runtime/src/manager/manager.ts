@@ -37,7 +37,10 @@ export interface ManagerOptions {
   readonly kubeConfig?: KubeConfig;
   /** Namespaces to watch; empty = all. @default from `WATCH_NAMESPACE` */
   readonly namespaces?: readonly string[];
-  readonly cache?: { readonly byObject?: Readonly<Record<string, ObjectCacheOptions>>; readonly inactivityTimeoutMs?: number };
+  readonly cache?: {
+    readonly byObject?: Readonly<Record<string, ObjectCacheOptions>>;
+    readonly inactivityTimeoutMs?: number;
+  };
   /** `[host]:port` for `/metrics`; `0` or unset disables it. */
   readonly metricsBindAddress?: string;
   /** `[host]:port` for `/healthz` and `/readyz`; `0` or unset disables it. */
@@ -105,7 +108,8 @@ export class Manager {
       namespaces: this.namespaces,
       byObject: options.cache?.byObject,
       inactivityTimeoutMs: options.cache?.inactivityTimeoutMs,
-      onError: (error, type) => this.logger.warn('watch failed; retrying', { kind: type.kind, error: error.message }),
+      onError: (error, type) =>
+        this.logger.warn('watch failed; retrying', { kind: type.kind, error: error.message }),
     });
     this.client = new Client(this.cache, this.apiReader, options.fieldManager ?? 'opkit-manager');
     this.elected = new Promise((resolve) => {
@@ -172,7 +176,9 @@ export class Manager {
       const server = new ProbeServer({ healthz: this.#healthz, readyz: this.#readyz });
       this.healthProbeAddress = await server.listen(probeBind);
       servers.push(server);
-      log.info('serving health probes', { address: `${this.healthProbeAddress.address}:${this.healthProbeAddress.port}` });
+      log.info('serving health probes', {
+        address: `${this.healthProbeAddress.address}:${this.healthProbeAddress.port}`,
+      });
     }
 
     const cacheStop = new AbortController();
@@ -183,7 +189,8 @@ export class Manager {
         log.error('runnable failed', error);
         throw error;
       });
-    for (const r of this.#runnables.filter((r) => r.needLeaderElection === false)) runners.push(run(r, signal));
+    for (const r of this.#runnables.filter((r) => r.needLeaderElection === false))
+      runners.push(run(r, signal));
 
     const leaderStop = new AbortController();
     const onStop = () => leaderStop.abort(signal.reason);
@@ -202,7 +209,9 @@ export class Manager {
       });
       log.info('attempting to acquire leader lease', { lease: election.id, identity: elector.identity });
       this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
-      const acquired = await elector.acquire(signal, (e) => log.warn('lease acquire failed', { error: e.message }));
+      const acquired = await elector.acquire(signal, (e) =>
+        log.warn('lease acquire failed', { error: e.message }),
+      );
       if (acquired) {
         log.info('acquired leader lease', { lease: election.id });
         this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 1);
@@ -235,7 +244,9 @@ export class Manager {
       log.error('leader election lost', lossError);
       leaderStop.abort(lossError);
     } else {
-      log.info('stopping; waiting for in-flight reconciles', { timeoutMs: this.#o.gracefulShutdownTimeoutMs ?? 30_000 });
+      log.info('stopping; waiting for in-flight reconciles', {
+        timeoutMs: this.#o.gracefulShutdownTimeoutMs ?? 30_000,
+      });
       leaderStop.abort(signal.reason);
       const timeoutMs = this.#o.gracefulShutdownTimeoutMs ?? 30_000;
       let timer: NodeJS.Timeout | undefined;
@@ -259,7 +270,10 @@ export class Manager {
     await Promise.all(servers.map((s) => s.close()));
     await this.cache.stopped();
     await this.transport.close();
-    if (lossError) throw lossError instanceof LeaderElectionLostError ? lossError : new LeaderElectionLostError(lossError.message);
+    if (lossError)
+      throw lossError instanceof LeaderElectionLostError
+        ? lossError
+        : new LeaderElectionLostError(lossError.message);
   }
 }
 

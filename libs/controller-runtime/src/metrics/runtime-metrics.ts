@@ -5,8 +5,8 @@ export type ReconcileResultLabel = 'success' | 'error' | 'requeue' | 'requeue_af
 
 // controller-runtime: 40 buckets from 5 ms to 60 s (pkg/internal/controller/metrics).
 const RECONCILE_BUCKETS = [
-  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5, 1.75,
-  2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5,
+  1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 ];
 // client-go workqueue: ExponentialBuckets(1e-8, 10, 12).
 const QUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => 1e-8 * 10 ** i);
@@ -40,7 +40,8 @@ export class RuntimeMetrics {
   readonly leaderElectionSlowpath: Counter<'name'>;
 
   constructor(options: { registry?: Registry; processMetrics?: boolean } = {}) {
-    const registers = [(this.registry = options.registry ?? new Registry())];
+    this.registry = options.registry ?? new Registry();
+    const registers = [this.registry];
     this.reconcileTotal = new Counter({
       name: 'controller_runtime_reconcile_total',
       help: 'Total number of reconciliations per controller',
@@ -118,7 +119,7 @@ export class RuntimeMetrics {
     });
     this.unfinishedWork = new Gauge({
       name: 'workqueue_unfinished_work_seconds',
-      help: 'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration',
+      help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration",
       labelNames: ['name', 'controller'],
       registers,
     });

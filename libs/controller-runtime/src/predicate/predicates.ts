@@ -1,5 +1,5 @@
-import type { KubeObject } from '../object.js';
 import { parseLabelSelector } from '../cache/label-selector.js';
+import type { KubeObject } from '../object.js';
 
 /** Filters events before they reach the queue. A missing method means "let it through". */
 export interface Predicate<T extends KubeObject = KubeObject> {

@@ -22,7 +22,10 @@ export interface ReconcileContext {
 }
 
 /** The function a controller calls for each key: bring the world in line with the object's spec. */
-export type Reconciler = (request: Request, context: ReconcileContext) => Promise<Result | undefined | void>;
+export type Reconciler = (
+  request: Request,
+  context: ReconcileContext,
+) => Promise<Result | undefined>;
 
 /**
  * An error that retrying cannot fix (invalid spec, unsupported configuration). It is counted in

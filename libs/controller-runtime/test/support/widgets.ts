@@ -1,8 +1,9 @@
 // A small custom resource and a controller that owns one ConfigMap per object: the test subject of the
 // runtime's end-to-end suites.
+
+import type { Client } from '../../src/client/cached-client.js';
 import type { KubeClient } from '../../src/client/client.js';
 import { isNotFound } from '../../src/client/errors.js';
-import type { Client } from '../../src/client/cached-client.js';
 import type { KubeObject } from '../../src/object.js';
 import type { Reconciler } from '../../src/reconcile/reconcile.js';
 
@@ -39,7 +40,14 @@ export const widgetCrd = {
               spec: { type: 'object', properties: { value: { type: 'string' } }, required: ['value'] },
               status: {
                 type: 'object',
-                properties: { observedGeneration: { type: 'integer' }, configMap: { type: 'string' } },
+                properties: {
+                  observedGeneration: { type: 'integer' },
+                  configMap: { type: 'string' },
+                  conditions: {
+                    type: 'array',
+                    items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                  },
+                },
               },
             },
           },
@@ -72,7 +80,10 @@ export async function installWidgetCrd(api: KubeClient): Promise<void> {
  * The reconciler: a ConfigMap `<name>-config` with `value` from the spec, owned by the widget; status records
  * the generation seen. It writes only what differs from the cache, so an unchanged world costs no writes.
  */
-export function widgetReconciler(client: Client, hooks: { onReconcile?: (key: string) => void } = {}): Reconciler {
+export function widgetReconciler(
+  client: Client,
+  hooks: { onReconcile?: (key: string) => void } = {},
+): Reconciler {
   return async (req) => {
     hooks.onReconcile?.(`${req.namespace}/${req.name}`);
     let widget: Widget;
@@ -108,9 +119,14 @@ export function widgetReconciler(client: Client, hooks: { onReconcile?: (key: st
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
-    const owned = current?.metadata.ownerReferences?.some((r) => r.uid === widget.metadata.uid && r.controller);
+    const owned = current?.metadata.ownerReferences?.some(
+      (r) => r.uid === widget.metadata.uid && r.controller,
+    );
     if (!current || current.data?.value !== widget.spec.value || !owned) await client.apply(desired);
-    if (widget.status?.observedGeneration !== widget.metadata.generation || widget.status?.configMap !== name) {
+    if (
+      widget.status?.observedGeneration !== widget.metadata.generation ||
+      widget.status?.configMap !== name
+    ) {
       await client.patch(
         { ...WIDGET, name: req.name, namespace: req.namespace },
         { status: { observedGeneration: widget.metadata.generation, configMap: name } },
@@ -122,7 +138,12 @@ export function widgetReconciler(client: Client, hooks: { onReconcile?: (key: st
 }
 
 /** Creates `count` widgets, `concurrency` at a time. */
-export async function createWidgets(api: KubeClient, namespace: string, count: number, concurrency = 16): Promise<void> {
+export async function createWidgets(
+  api: KubeClient,
+  namespace: string,
+  count: number,
+  concurrency = 16,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {

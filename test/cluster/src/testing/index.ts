@@ -15,7 +15,6 @@ declare module 'vitest' {
   }
 }
 
-
 /** The shared test cluster's admin credentials (from the global setup or `OPKIT_TEST_KUBECONFIG`). */
 export function testKubeConfig(): KubeConfig {
   const kc = new KubeConfig();

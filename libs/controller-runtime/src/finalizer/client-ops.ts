@@ -1,0 +1,32 @@
+import type { Client } from '../client/cached-client.js';
+import type { KubeObject } from '../object.js';
+import type { FinalizerOps } from './run-finalizer.js';
+
+function target(obj: KubeObject) {
+  return {
+    apiVersion: obj.apiVersion!,
+    kind: obj.kind!,
+    name: obj.metadata.name!,
+    namespace: obj.metadata.namespace,
+  };
+}
+
+/**
+ * Finalizer writes through a client: a JSON merge patch with the full finalizer list and the object's
+ * resourceVersion, so a concurrent change fails with 409 (retried by the controller) instead of dropping
+ * another controller's finalizer.
+ */
+export function clientFinalizerOps<T extends KubeObject>(client: Pick<Client, 'patch'>): FinalizerOps<T> {
+  const write = (obj: T, finalizers: string[]) =>
+    client.patch<T>(
+      target(obj),
+      { metadata: { finalizers, resourceVersion: obj.metadata.resourceVersion } },
+      'merge',
+    );
+  return {
+    addFinalizer: (obj, finalizers) => write(obj, finalizers),
+    removeFinalizer: async (obj, finalizers) => {
+      await write(obj, finalizers);
+    },
+  };
+}

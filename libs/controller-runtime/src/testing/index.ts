@@ -1,0 +1,15 @@
+// Test support for @opkit/controller-runtime (`@opkit/controller-runtime/testing`): an in-memory client to
+// unit-test reconcilers without a cluster.
+
+export {
+  type Action,
+  type CallArgs,
+  type CallResults,
+  FakeClient,
+  type FakeClientOptions,
+  type InterceptedCall,
+  type Interceptor,
+  type Interceptors,
+  type Verb,
+} from './fake-client.js';
+export type { ClientApplyOptions, ObjectClient, ObjectRef, PatchOptions } from './object-client.js';
