@@ -22,10 +22,8 @@ export interface ReconcileContext {
 }
 
 /** The function a controller calls for each key: bring the world in line with the object's spec. */
-export type Reconciler = (
-  request: Request,
-  context: ReconcileContext,
-) => Promise<Result | undefined>;
+// biome-ignore lint/suspicious/noConfusingVoidType: lets `async (req) => { … }` (Promise<void>) be a Reconciler
+export type Reconciler = (request: Request, context: ReconcileContext) => Promise<Result | undefined | void>;
 
 /**
  * An error that retrying cannot fix (invalid spec, unsupported configuration). It is counted in
