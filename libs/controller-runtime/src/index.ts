@@ -37,6 +37,7 @@ export {
 } from './client/errors.js';
 export { NoKindMatchError, ResourceMapper, type ResourceMapping } from './client/resource-mapper.js';
 export { loadKubeConfig, Transport } from './client/transport.js';
+export type { KubeConfig } from '@kubernetes/client-node';
 // helpers for reconcilers
 export * from './conditions/index.js';
 export {
@@ -67,3 +68,8 @@ export * from './predicate/predicates.js';
 // queue, reconcile, controller, builder
 export * from './queue/index.js';
 export * from './reconcile/reconcile.js';
+// operator building blocks
+export { type CrdDefinition, type CrdVersion, customResourceDefinition, type OpenApiSchema, toStructuralSchema } from './crd/custom-resource-definition.js';
+export { clusterRole, leaderElectionRules, mergePolicyRules, type PolicyRule, WildcardRuleError } from './rbac/policy-rules.js';
+export { isSubset } from './controllerutil/semantic.js';
+export { type ManagerFlags, managerCommand, parseManagerFlags } from './manager/flags.js';

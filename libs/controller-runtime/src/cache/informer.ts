@@ -111,7 +111,7 @@ export class SharedInformer<T extends KubeObject> {
   /** Adds a listener; if the informer already has objects, they are replayed to it as initial adds. */
   addHandler(handler: InformerHandler<T>): void {
     this.#handlers.push(handler);
-    if (this.hasSynced) for (const obj of this.store.values()) this.#safely(() => handler.onAdd?.(obj, true));
+    for (const obj of this.store.values()) this.#safely(() => handler.onAdd?.(obj, true));
   }
 
   addIndex(name: string, fn: IndexFunc<T>): void {
@@ -199,10 +199,10 @@ export class SharedInformer<T extends KubeObject> {
       return;
     }
     const current = this.store.get(key);
-    // Already seen through read-your-writes (or a duplicate event): nothing new to tell.
+    // Already seen through read-your-writes (or a duplicate or older event): nothing new to tell.
     if (
       current &&
-      current.metadata.resourceVersion === obj.metadata.resourceVersion &&
+      !isNewer(obj.metadata.resourceVersion, current.metadata.resourceVersion) &&
       current.metadata.uid === obj.metadata.uid
     )
       return;

@@ -120,6 +120,7 @@ export class Reflector<T extends KubeObject> {
   }
 
   async #watch(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return; // aborted during the list: the listener below would never fire
     const local = new AbortController();
     const abort = () => local.abort();
     signal.addEventListener('abort', abort, { once: true });

@@ -1,0 +1,333 @@
+import {
+  type Client,
+  type Condition,
+  clientFinalizerOps,
+  controllerManagedBy,
+  type EventRecorder,
+  findStatusCondition,
+  isNotFound,
+  isSubset,
+  type KubeObject,
+  type Manager,
+  type ObjectList,
+  type Reconciler,
+  runWithFinalizer,
+  selectorFromLabels,
+  setStatusCondition,
+} from '@opkit/controller-runtime';
+import { Counter } from 'prom-client';
+import { MEMCACHED, type Memcached, type MemcachedStatus } from '../api/v1alpha1/index.js';
+import {
+  desiredDeployment,
+  desiredPodDisruptionBudget,
+  desiredService,
+  ImageNotConfiguredError,
+  imageFor,
+  labelsFor,
+  portOf,
+  selectorFor,
+} from './resources.js';
+
+export const FINALIZER = 'cache.example.com/finalizer';
+const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' } as const;
+const SERVICE = { apiVersion: 'v1', kind: 'Service' } as const;
+const PDB = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' } as const;
+const POD = { apiVersion: 'v1', kind: 'Pod' } as const;
+
+interface Deployment extends KubeObject {
+  spec?: { replicas?: number; template?: { spec?: { containers?: { image?: string }[] } } };
+  status?: {
+    replicas?: number;
+    readyReplicas?: number;
+    updatedReplicas?: number;
+    observedGeneration?: number;
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  };
+}
+
+interface Pod extends KubeObject {
+  status?: {
+    podIP?: string;
+    conditions?: { type: string; status: string }[];
+    containerStatuses?: { state?: { waiting?: { reason?: string; message?: string } } }[];
+  };
+}
+
+export interface MemcachedControllerOptions {
+  /** @default 1 */
+  readonly maxConcurrentReconciles?: number;
+  /** The operator's environment (for RELATED_IMAGE_MEMCACHED). @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Keeps, for every Memcached, a Deployment of memcached servers, a headless Service and (size > 1) a
+ * PodDisruptionBudget, all owned by it; repairs drift of every field it sets; reports Available, Progressing
+ * and Degraded with observedGeneration, the pods in `status.nodes` and their addresses in `status.servers`.
+ * Writes happen only when something differs, so a converged Memcached costs no API writes.
+ */
+export function setupMemcachedController(manager: Manager, options: MemcachedControllerOptions = {}): void {
+  const undesiredSize = new Counter({
+    name: 'memcached_deployment_size_undesired_count_total',
+    help: 'Total number of times the deployment size was not as desired.',
+    registers: [manager.metrics.registry],
+  });
+  const events = manager.eventRecorder('memcached-controller');
+  const reconcile = memcachedReconciler(manager.client, events, undesiredSize, options.env ?? process.env);
+  controllerManagedBy(manager)
+    .named('memcached')
+    .for(MEMCACHED)
+    .owns(DEPLOYMENT)
+    .owns(SERVICE)
+    .owns(PDB)
+    .watches<Pod>(POD, (pod) => {
+      const instance = pod.metadata.labels?.['app.kubernetes.io/instance'];
+      const managed = pod.metadata.labels?.['app.kubernetes.io/managed-by'] === 'memcached-operator';
+      return managed && instance ? [{ namespace: pod.metadata.namespace, name: instance }] : [];
+    })
+    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 1 })
+    .complete(reconcile);
+}
+
+function condition(
+  type: 'Available' | 'Progressing' | 'Degraded',
+  status: Condition['status'],
+  reason: string,
+  message: string,
+  generation: number | undefined,
+): Omit<Condition, 'lastTransitionTime'> {
+  return { type, status, reason, message, observedGeneration: generation };
+}
+
+function podReady(pod: Pod): boolean {
+  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}
+
+export function memcachedReconciler(
+  client: Client,
+  events: EventRecorder,
+  undesiredSize: Counter,
+  env: NodeJS.ProcessEnv,
+): Reconciler {
+  /** Writes the status when it differs from what the object has; emits an event per condition change. */
+  async function writeStatus(cr: Memcached, next: MemcachedStatus): Promise<void> {
+    const current = cr.status ?? {};
+    if (isSubset(next, current) && isSubset(current.conditions ?? [], next.conditions ?? [])) return;
+    for (const c of next.conditions ?? []) {
+      const before = findStatusCondition(current.conditions, c.type);
+      if (before?.status !== c.status && !(c.type === 'Available' && c.status === 'Unknown')) {
+        const warning =
+          (c.type === 'Degraded' && c.status === 'True') || (c.type === 'Available' && c.status === 'False');
+        events.event(cr, warning ? 'Warning' : 'Normal', c.reason, `${c.type}=${c.status}`, c.message);
+      }
+    }
+    await client.patch(
+      { ...MEMCACHED, name: cr.metadata.name!, namespace: cr.metadata.namespace },
+      { status: next },
+      'merge',
+      { subresource: 'status' },
+    );
+  }
+
+  function withConditions(cr: Memcached, ...updates: Omit<Condition, 'lastTransitionTime'>[]): Condition[] {
+    let conditions = cr.status?.conditions ?? [];
+    for (const u of updates) conditions = setStatusCondition(conditions, u).conditions;
+    return conditions;
+  }
+
+  /** Applies `desired` when the live object (from the cache) lacks any of its fields. */
+  async function ensure(
+    desired: KubeObject,
+    live: KubeObject | undefined,
+  ): Promise<'created' | 'updated' | 'unchanged'> {
+    if (live && isSubset(desired, live)) return 'unchanged';
+    await client.apply(desired);
+    return live ? 'updated' : 'created';
+  }
+
+  async function getOptional<T extends KubeObject>(
+    type: { apiVersion: string; kind: string },
+    cr: Memcached,
+  ) {
+    try {
+      return await client.get<T>(type, cr.metadata.name!, cr.metadata.namespace);
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async function apply(cr: Memcached): Promise<void> {
+    const generation = cr.metadata.generation;
+    let image: string;
+    try {
+      image = imageFor(cr, env);
+    } catch (error) {
+      if (!(error instanceof ImageNotConfiguredError)) throw error;
+      await writeStatus(cr, {
+        ...cr.status,
+        observedGeneration: generation,
+        conditions: withConditions(
+          cr,
+          condition('Available', 'False', 'ImageNotConfigured', error.message, generation),
+          condition('Degraded', 'True', 'ImageNotConfigured', error.message, generation),
+        ),
+      });
+      return; // nothing to retry until the spec or the operator's configuration changes
+    }
+
+    const deployment = await getOptional<Deployment>(DEPLOYMENT, cr);
+    const desired = desiredDeployment(cr, image);
+    if (deployment?.spec?.replicas !== undefined && deployment.spec.replicas !== cr.spec.size) {
+      undesiredSize.inc();
+    }
+    const outcome = await ensure(desired, deployment);
+    if (outcome === 'created') {
+      events.event(
+        cr,
+        'Normal',
+        'Created',
+        'CreateDeployment',
+        `Deployment ${desired.metadata.name} with ${cr.spec.size} replicas created`,
+      );
+    } else if (outcome === 'updated') {
+      events.event(
+        cr,
+        'Normal',
+        'Updated',
+        'UpdateDeployment',
+        `Deployment ${desired.metadata.name} brought back to the spec`,
+      );
+    }
+    await ensure(desiredService(cr), await getOptional(SERVICE, cr));
+    const pdb = await getOptional(PDB, cr);
+    if (cr.spec.size > 1) await ensure(desiredPodDisruptionBudget(cr), pdb);
+    else if (pdb) await client.delete({ ...PDB, name: cr.metadata.name!, namespace: cr.metadata.namespace });
+
+    const pods: ObjectList<Pod> = await client.list<Pod>(POD, {
+      namespace: cr.metadata.namespace,
+      labelSelector: selectorFromLabels(selectorFor(cr)),
+    });
+    const live = pods.items
+      .filter((p) => !p.metadata.deletionTimestamp)
+      .sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!));
+    const ready = live.filter(podReady);
+    const port = portOf(cr);
+    const status = deployment?.status ?? {};
+    const rolledOut =
+      outcome === 'unchanged' &&
+      status.observedGeneration === deployment?.metadata.generation &&
+      (status.updatedReplicas ?? 0) === cr.spec.size &&
+      (status.replicas ?? 0) === cr.spec.size;
+    const allReady =
+      rolledOut && ready.length === cr.spec.size && (status.readyReplicas ?? 0) === cr.spec.size;
+    const stuck = status.conditions?.find((c) => c.type === 'Progressing' && c.status === 'False');
+    const waiting = live
+      .flatMap((p) =>
+        (p.status?.containerStatuses ?? []).map(
+          (s) => s.state?.waiting && `${p.metadata.name}: ${s.state.waiting.reason}`,
+        ),
+      )
+      .filter(Boolean);
+    const notReadyMessage = `${ready.length} of ${cr.spec.size} servers ready${waiting.length ? ` (${waiting.join(', ')})` : ''}`;
+
+    const conditions = withConditions(
+      cr,
+      allReady
+        ? condition(
+            'Available',
+            'True',
+            'AllServersReady',
+            `${ready.length} memcached servers ready`,
+            generation,
+          )
+        : condition(
+            'Available',
+            'False',
+            ready.length > 0 ? 'ServersNotReady' : 'NoServersReady',
+            notReadyMessage,
+            generation,
+          ),
+      allReady
+        ? condition(
+            'Progressing',
+            'False',
+            'RolloutComplete',
+            `Deployment ${cr.metadata.name} is rolled out`,
+            generation,
+          )
+        : stuck
+          ? condition(
+              'Progressing',
+              'False',
+              stuck.reason ?? 'RolloutStuck',
+              stuck.message ?? notReadyMessage,
+              generation,
+            )
+          : condition('Progressing', 'True', 'RollingOut', notReadyMessage, generation),
+      stuck
+        ? condition(
+            'Degraded',
+            'True',
+            stuck.reason ?? 'RolloutStuck',
+            stuck.message ?? notReadyMessage,
+            generation,
+          )
+        : condition('Degraded', 'False', 'AsExpected', 'No failures', generation),
+    );
+    await writeStatus(cr, {
+      conditions,
+      nodes: live.map((p) => p.metadata.name!),
+      servers: ready.filter((p) => p.status?.podIP).map((p) => `${p.status!.podIP}:${port}`),
+      readyReplicas: ready.length,
+      observedGeneration: generation,
+    });
+  }
+
+  return async (req) => {
+    let cr: Memcached;
+    try {
+      cr = await client.get<Memcached>(MEMCACHED, req.name, req.namespace);
+    } catch (error) {
+      if (isNotFound(error)) return; // deleted; owned objects go by garbage collection
+      throw error;
+    }
+    if (!cr.status?.conditions?.length && !cr.metadata.deletionTimestamp) {
+      await writeStatus(cr, {
+        conditions: withConditions(
+          cr,
+          condition('Available', 'Unknown', 'Reconciling', 'Starting reconciliation', cr.metadata.generation),
+          condition('Progressing', 'True', 'Reconciling', 'Starting reconciliation', cr.metadata.generation),
+        ),
+      });
+      return; // the status write brings the object back with its conditions
+    }
+    await runWithFinalizer(cr, FINALIZER, clientFinalizerOps<Memcached>(client), {
+      apply,
+      cleanup: async (dying) => {
+        events.event(
+          dying,
+          'Warning',
+          'Deleting',
+          'Finalize',
+          `Custom Resource ${dying.metadata.name} is being deleted from the namespace ${dying.metadata.namespace}`,
+        );
+        await writeStatus(dying, {
+          ...dying.status,
+          conditions: withConditions(
+            dying,
+            condition(
+              'Degraded',
+              'True',
+              'Finalizing',
+              `Finalizer operations for custom resource ${dying.metadata.name} were successfully accomplished`,
+              dying.metadata.generation,
+            ),
+          ),
+        });
+      },
+    });
+  };
+}
+
+export { labelsFor };

@@ -1,0 +1,142 @@
+import { type KubeObject, setControllerReference } from '@opkit/controller-runtime';
+import { DEFAULTS, type Memcached } from '../api/v1alpha1/index.js';
+
+/** Labels on everything one Memcached owns; `instance` keeps two Memcacheds in a namespace apart. */
+export function labelsFor(cr: Memcached): Record<string, string> {
+  return {
+    'app.kubernetes.io/name': 'memcached',
+    'app.kubernetes.io/instance': cr.metadata.name!,
+    'app.kubernetes.io/managed-by': 'memcached-operator',
+  };
+}
+
+/** The pod selector of one Memcached (a subset of its labels that never changes). */
+export function selectorFor(cr: Memcached): Record<string, string> {
+  return { 'app.kubernetes.io/name': 'memcached', 'app.kubernetes.io/instance': cr.metadata.name! };
+}
+
+/** Raised when no memcached image is configured: neither `spec.image` nor `RELATED_IMAGE_MEMCACHED`. */
+export class ImageNotConfiguredError extends Error {
+  readonly code = 'MEMCACHED_IMAGE_NOT_CONFIGURED';
+  constructor() {
+    super(
+      'no memcached image: set spec.image or the operator’s RELATED_IMAGE_MEMCACHED environment variable',
+    );
+  }
+}
+
+export function imageFor(cr: Memcached, env: NodeJS.ProcessEnv = process.env): string {
+  const image = cr.spec.image ?? env.RELATED_IMAGE_MEMCACHED;
+  if (!image) throw new ImageNotConfiguredError();
+  return image;
+}
+
+export function portOf(cr: Memcached): number {
+  return cr.spec.containerPort ?? DEFAULTS.containerPort;
+}
+
+/** memcached's command line from the spec: every setting the operator owns, then the user's extra args. */
+export function memcachedArgs(cr: Memcached): string[] {
+  const s = cr.spec;
+  return [
+    `--port=${portOf(cr)}`,
+    `--memory-limit=${s.memoryLimitMB ?? DEFAULTS.memoryLimitMB}`,
+    `--conn-limit=${s.maxConnections ?? DEFAULTS.maxConnections}`,
+    `--threads=${s.threads ?? DEFAULTS.threads}`,
+    `--max-item-size=${s.maxItemSize ?? DEFAULTS.maxItemSize}`,
+    ...(s.extraArgs ?? []),
+  ];
+}
+
+type Owned<T> = KubeObject & T;
+
+/**
+ * The Deployment: `size` replicas of memcached under the restricted Pod Security profile (non-root, no
+ * privilege escalation, no capabilities, RuntimeDefault seccomp, and no fixed UID so OpenShift's restricted
+ * SCC can assign one), ready when the port accepts connections.
+ */
+export function desiredDeployment(cr: Memcached, image: string): Owned<{ spec: object }> {
+  const labels = labelsFor(cr);
+  const port = portOf(cr);
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: cr.metadata.name!, namespace: cr.metadata.namespace!, labels },
+    spec: {
+      replicas: cr.spec.size,
+      selector: { matchLabels: selectorFor(cr) },
+      progressDeadlineSeconds: 120,
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 1 } },
+      template: {
+        metadata: { labels },
+        spec: {
+          securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+          terminationGracePeriodSeconds: 30,
+          affinity: {
+            podAntiAffinity: {
+              preferredDuringSchedulingIgnoredDuringExecution: [
+                {
+                  weight: 100,
+                  podAffinityTerm: {
+                    topologyKey: 'kubernetes.io/hostname',
+                    labelSelector: { matchLabels: selectorFor(cr) },
+                  },
+                },
+              ],
+            },
+          },
+          containers: [
+            {
+              name: 'memcached',
+              image,
+              imagePullPolicy: 'IfNotPresent',
+              command: ['memcached'],
+              args: memcachedArgs(cr),
+              ports: [{ name: 'memcached', containerPort: port, protocol: 'TCP' }],
+              readinessProbe: { tcpSocket: { port: 'memcached' }, periodSeconds: 5 },
+              livenessProbe: { tcpSocket: { port: 'memcached' }, periodSeconds: 10, initialDelaySeconds: 10 },
+              securityContext: {
+                runAsNonRoot: true,
+                allowPrivilegeEscalation: false,
+                capabilities: { drop: ['ALL'] },
+                seccompProfile: { type: 'RuntimeDefault' },
+              },
+              ...(cr.spec.resources ? { resources: cr.spec.resources } : {}),
+            },
+          ],
+        },
+      },
+    },
+  };
+  setControllerReference(cr, deployment);
+  return deployment;
+}
+
+/** A headless Service: DNS returns every server, so clients can hash keys over all of them. */
+export function desiredService(cr: Memcached): Owned<{ spec: object }> {
+  const service = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: cr.metadata.name!, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    spec: {
+      clusterIP: 'None',
+      publishNotReadyAddresses: false,
+      selector: selectorFor(cr),
+      ports: [{ name: 'memcached', port: portOf(cr), targetPort: 'memcached', protocol: 'TCP' }],
+    },
+  };
+  setControllerReference(cr, service);
+  return service;
+}
+
+/** With more than one server, voluntary disruptions (drains) take at most one at a time. */
+export function desiredPodDisruptionBudget(cr: Memcached): Owned<{ spec: object }> {
+  const pdb = {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: cr.metadata.name!, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    spec: { maxUnavailable: 1, selector: { matchLabels: selectorFor(cr) } },
+  };
+  setControllerReference(cr, pdb);
+  return pdb;
+}

@@ -1,0 +1,80 @@
+import {
+  isNotFound,
+  type KubeClient,
+  type Logger,
+  NoKindMatchError,
+  type Runnable,
+} from '@opkit/controller-runtime';
+
+export const PROMETHEUS_RULE = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule' } as const;
+
+/** The operator's alerting rules, as the Operator SDK monitoring guide defines them. */
+export function memcachedPrometheusRule(namespace: string) {
+  return {
+    ...PROMETHEUS_RULE,
+    metadata: {
+      name: 'memcached-operator-rules',
+      namespace,
+      labels: {
+        'app.kubernetes.io/name': 'memcached-operator',
+        'app.kubernetes.io/managed-by': 'memcached-operator',
+      },
+    },
+    spec: {
+      groups: [
+        {
+          name: 'memcached.rules',
+          rules: [
+            {
+              record: 'memcached_operator_up_total',
+              expr: "sum(up{pod=~'memcached-operator-controller-manager-.*'} or vector(0))",
+            },
+            {
+              alert: 'MemcachedOperatorDown',
+              expr: 'memcached_operator_up_total == 0',
+              for: '5m',
+              labels: { severity: 'critical' },
+              annotations: {
+                description: 'No running memcached-operator pods were detected in the last 5 min.',
+              },
+            },
+            {
+              alert: 'MemcachedDeploymentSizeUndesired',
+              expr: 'increase(memcached_deployment_size_undesired_count_total[5m]) >= 3',
+              labels: { severity: 'warning' },
+              annotations: {
+                description:
+                  'A Memcached deployment size was not as desired more than 3 times in the last 5 minutes.',
+              },
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * Installs the alerting rules in the operator's namespace once, at start-up, when the PrometheusRule API
+ * exists; otherwise says so in one log line and does nothing. Runs on every replica (it is idempotent).
+ */
+export function prometheusRuleInstaller(api: KubeClient, namespace: string, log: Logger): Runnable {
+  return {
+    needLeaderElection: false,
+    async start() {
+      try {
+        await api.mapper.mapping(PROMETHEUS_RULE.apiVersion, PROMETHEUS_RULE.kind);
+      } catch (error) {
+        if (error instanceof NoKindMatchError || isNotFound(error)) {
+          log.info(
+            'PrometheusRule API (monitoring.coreos.com/v1) not found; skipping the operator alert rules',
+          );
+          return;
+        }
+        throw error;
+      }
+      await api.apply(memcachedPrometheusRule(namespace), { fieldManager: 'memcached-operator' });
+      log.info('installed PrometheusRule memcached-operator-rules', { namespace });
+    },
+  };
+}

@@ -1,0 +1,194 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findStatusCondition, isNotFound, type KubeObject } from '@opkit/controller-runtime';
+import { eventually, useTestNamespace } from '@opkit/test-cluster/vitest';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { MEMCACHED, type Memcached } from '../src/index.js';
+import { type Deployment, memcached, memcachedTalk, useOperator } from './support/operator.js';
+
+// Operand pods must pass Pod Security "restricted": every test namespace enforces it.
+const ns = useTestNamespace({
+  prefix: 'memcached',
+  labels: { 'pod-security.kubernetes.io/enforce': 'restricted' },
+});
+const operator = useOperator(() => ns.name);
+const api = () => operator.manager().apiReader;
+const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' } as const;
+const get = (name: string) => api().get<Memcached>(MEMCACHED, name, ns.name);
+const deployment = (name: string) => api().get<Deployment>(DEPLOYMENT, name, ns.name);
+const gone = async (type: { apiVersion: string; kind: string }, name: string) => {
+  try {
+    await api().get(type, name, ns.name);
+    return false;
+  } catch (error) {
+    return isNotFound(error);
+  }
+};
+
+async function available(name: string, size: number): Promise<Memcached> {
+  return eventually(
+    `${name} to be Available with ${size} servers`,
+    async () => {
+      const cr = await get(name);
+      const ok =
+        findStatusCondition(cr.status?.conditions, 'Available')?.status === 'True' &&
+        cr.status?.observedGeneration === cr.metadata.generation &&
+        cr.status?.nodes?.length === size &&
+        cr.status?.servers?.length === size;
+      return ok ? cr : undefined;
+    },
+    { timeoutMs: 60_000 },
+  );
+}
+
+describe('the Memcached operator', () => {
+  it('walks through the guide: create with size 3, serve keys, resize to 2, delete with its finalizer', async () => {
+    const sample = parse(
+      readFileSync(join(import.meta.dirname, '../config/samples/cache_v1alpha1_memcached.yaml'), 'utf8'),
+    ) as Memcached;
+    await api().create({ ...sample, metadata: { ...sample.metadata, namespace: ns.name } });
+    const cr = await available('memcached-sample', 3);
+
+    const d = await deployment('memcached-sample');
+    expect(d.spec.replicas).toBe(3);
+    expect(d.status?.readyReplicas).toBe(3);
+    const pods = await api().list<KubeObject>(
+      { apiVersion: 'v1', kind: 'Pod' },
+      { namespace: ns.name, labelSelector: 'app.kubernetes.io/instance=memcached-sample' },
+    );
+    expect([...cr.status!.nodes!].sort()).toEqual(pods.items.map((p) => p.metadata.name).sort());
+    expect(cr.metadata.finalizers).toEqual(['cache.example.com/finalizer']);
+    expect(cr.status?.conditions?.map((c) => [c.type, c.status, c.reason])).toEqual(
+      expect.arrayContaining([
+        ['Available', 'True', 'AllServersReady'],
+        ['Progressing', 'False', 'RolloutComplete'],
+        ['Degraded', 'False', 'AsExpected'],
+      ]),
+    );
+
+    // The servers are real memcached processes: store a key through one of them and read it back.
+    const server = cr.status!.servers![0]!;
+    expect(await memcachedTalk(server, ['set greeting 0 0 5', 'hello'], /STORED\r\n/)).toBe('STORED\r\n');
+    expect(await memcachedTalk(server, ['get greeting'], /END\r\n/)).toBe(
+      'VALUE greeting 0 5\r\nhello\r\nEND\r\n',
+    );
+
+    await api().patch({ ...MEMCACHED, name: 'memcached-sample', namespace: ns.name }, { spec: { size: 2 } });
+    const resized = await available('memcached-sample', 2);
+    expect(resized.status?.observedGeneration).toBe(2);
+    expect((await deployment('memcached-sample')).spec.replicas).toBe(2);
+
+    await api().delete({ ...MEMCACHED, name: 'memcached-sample', namespace: ns.name });
+    await eventually('the Memcached to be gone', () => gone(MEMCACHED, 'memcached-sample'), {
+      timeoutMs: 30_000,
+    });
+    const events = await api().list<KubeObject & { reason: string; type: string }>(
+      { apiVersion: 'events.k8s.io/v1', kind: 'Event' },
+      { namespace: ns.name },
+    );
+    expect(events.items.some((e) => e.reason === 'Deleting' && e.type === 'Warning')).toBe(true);
+    // Owned objects follow through their owner references (the garbage collector rescans new kinds every 30 s).
+    await eventually(
+      'the Deployment and Service to be garbage-collected',
+      async () =>
+        (await gone(DEPLOYMENT, 'memcached-sample')) &&
+        (await gone({ apiVersion: 'v1', kind: 'Service' }, 'memcached-sample')),
+      { timeoutMs: 75_000, intervalMs: 500 },
+    );
+  });
+
+  it('restores drift of the Deployment and keeps two Memcacheds in one namespace apart', async () => {
+    await api().create(memcached('left', ns.name, { size: 2 }));
+    await api().create(memcached('right', ns.name, { size: 1, memoryLimitMB: 32 }));
+    await available('left', 2);
+    await available('right', 1);
+
+    await api().patch(
+      { ...DEPLOYMENT, name: 'left', namespace: ns.name },
+      { spec: { replicas: 1 } },
+      'merge',
+      {
+        fieldManager: 'someone-else',
+      },
+    );
+    await eventually('replicas to be restored', async () => (await deployment('left')).spec.replicas === 2);
+    await api().patch(
+      { ...DEPLOYMENT, name: 'left', namespace: ns.name },
+      [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'memcached:tampered' }],
+      'json',
+    );
+    await eventually('the image to be restored', async () =>
+      (await deployment('left')).spec.template.spec.containers[0]!.image.endsWith('memcached:1.6.38-alpine'),
+    );
+
+    const left = await deployment('left');
+    const right = await deployment('right');
+    expect(left.metadata.labels?.['app.kubernetes.io/instance']).toBe('left');
+    expect(right.spec.template.spec.containers[0]!.args).toContain('--memory-limit=32');
+    expect((await available('right', 1)).status?.nodes?.every((n) => n.startsWith('right-'))).toBe(true);
+    expect((await available('left', 2)).status?.nodes?.every((n) => n.startsWith('left-'))).toBe(true);
+  });
+
+  it('rejects invalid specs with the schema message', async () => {
+    const rejected = async (spec: Partial<Memcached['spec']>) => {
+      try {
+        await api().create(memcached('invalid', ns.name, spec));
+        return 'accepted';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(await rejected({ size: 0 })).toContain(
+      'spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1',
+    );
+    expect(await rejected({ size: 4 })).toContain(
+      'spec.size: Invalid value: 4: spec.size in body should be less than or equal to 3',
+    );
+    expect(await rejected({ memoryLimitMB: -5 })).toContain(
+      'spec.memoryLimitMB: Invalid value: -5: spec.memoryLimitMB in body should be greater than or equal to 16',
+    );
+  });
+
+  it('reports servers that never become ready as Available=False and Progressing, without a crash loop of its own', async () => {
+    await api().create(memcached('broken', ns.name, { size: 1, extraArgs: ['--no-such-option'] }));
+    const cr = await eventually(
+      'Available=False with a reason',
+      async () => {
+        const c = await get('broken');
+        const a = findStatusCondition(c.status?.conditions, 'Available');
+        return a?.status === 'False' && /CrashLoopBackOff/.test(a.message) ? c : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(findStatusCondition(cr.status?.conditions, 'Available')?.reason).toBe('NoServersReady');
+    expect(findStatusCondition(cr.status?.conditions, 'Progressing')).toMatchObject({
+      status: 'True',
+      reason: 'RollingOut',
+    });
+    expect(cr.status?.servers).toEqual([]);
+  });
+
+  it('exposes reconcile metrics and counts forced resizes', async () => {
+    await api().create(memcached('metered', ns.name, { size: 2 }));
+    await available('metered', 2);
+    for (let i = 0; i < 3; i++) {
+      await api().patch({ ...DEPLOYMENT, name: 'metered', namespace: ns.name }, { spec: { replicas: 3 } });
+      await eventually(
+        'the size to be restored',
+        async () => (await deployment('metered')).spec.replicas === 2,
+      );
+    }
+    const port = operator.manager().metricsAddress!.port;
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const counter = Number(text.match(/^memcached_deployment_size_undesired_count_total (\d+)/m)?.[1]);
+    expect(counter).toBeGreaterThanOrEqual(3);
+    expect(
+      Number(
+        text.match(
+          /^controller_runtime_reconcile_total\{controller="memcached",result="success"\} (\d+)/m,
+        )?.[1],
+      ),
+    ).toBeGreaterThan(3);
+  });
+});
