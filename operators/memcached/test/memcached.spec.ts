@@ -1,11 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findStatusCondition, isNotFound, type KubeObject } from '@opkit/controller-runtime';
-import { eventually, useTestNamespace } from '@opkit/test-cluster/vitest';
+import {
+  createLogger,
+  findStatusCondition,
+  isNotFound,
+  type KubeObject,
+  RuntimeMetrics,
+} from '@opkit/controller-runtime';
+import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { MEMCACHED, type Memcached } from '../src/index.js';
-import { type Deployment, memcached, memcachedTalk, useOperator } from './support/operator.js';
+import { createMemcachedOperator } from '../src/operator.js';
+import {
+  type Deployment,
+  MEMCACHED_IMAGE,
+  memcached,
+  memcachedTalk,
+  useOperator,
+} from './support/operator.js';
 
 // Operand pods must pass Pod Security "restricted": every test namespace enforces it.
 const ns = useTestNamespace({
@@ -167,6 +180,32 @@ describe('the Memcached operator', () => {
       reason: 'RollingOut',
     });
     expect(cr.status?.servers).toEqual([]);
+  });
+
+  it('writes nothing when nothing changed', async () => {
+    await api().create(memcached('steady', ns.name, { size: 2 }));
+    await available('steady', 2);
+    // A second operator instance (as after a restart) reconciles the converged Memcached from scratch.
+    const metrics = new RuntimeMetrics({ processMetrics: false });
+    const second = createMemcachedOperator({
+      kubeConfig: testKubeConfig(),
+      namespaces: [ns.name],
+      namespace: ns.name,
+      env: { RELATED_IMAGE_MEMCACHED: MEMCACHED_IMAGE },
+      logger: createLogger({ level: 'error' }),
+      managerOptions: { metrics },
+    });
+    const stop = new AbortController();
+    const running = second.start(stop.signal);
+    await eventually('the second instance to reconcile', async () => {
+      const total =
+        (await metrics.reconcileTotal.get()).values.find((v) => v.labels.result === 'success')?.value ?? 0;
+      return total >= 1;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await metrics.requestCount({ writesOnly: true })).toBe(0);
+    stop.abort();
+    await running;
   });
 
   it('exposes reconcile metrics and counts forced resizes', async () => {

@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TypeRef } from '../client/client.js';
 import type { KubeObject } from '../object.js';
-import { type InformerHandler, type InformerOptions, SharedInformer, stripManagedFields } from './informer.js';
+import {
+  type InformerHandler,
+  type InformerOptions,
+  SharedInformer,
+  stripManagedFields,
+} from './informer.js';
 import { errorEvent, statusReply, TestingApiServer, type WatchEvent } from './testing-api-server.js';
 
 interface ConfigMap extends KubeObject {
@@ -195,13 +200,10 @@ describe('SharedInformer relist after 410', () => {
       ['update', 'd:d1@13', 'd:d1@21'],
       ['add', 'e:e1@22', false],
     ]);
-    expect(informer.store.values().map(label).sort()).toEqual([
-      'b:b2@20',
-      'c:c1@12',
-      'd:d1@21',
-      'e:e1@22',
-    ]);
-    await vi.waitFor(() => expect(informer.stats).toEqual([{ lists: 2, watches: 2, expired: 1, failures: 0 }]));
+    expect(informer.store.values().map(label).sort()).toEqual(['b:b2@20', 'c:c1@12', 'd:d1@21', 'e:e1@22']);
+    await vi.waitFor(() =>
+      expect(informer.stats).toEqual([{ lists: 2, watches: 2, expired: 1, failures: 0 }]),
+    );
     expect(errors).toEqual([]);
   });
 
@@ -339,11 +341,7 @@ describe('SharedInformer handlers', () => {
     watch.send(event('MODIFIED', configMap('a', 'a1', '13')), event('ADDED', configMap('d', 'd1', '14')));
 
     await vi.waitFor(() => expect(events).toHaveLength(5));
-    expect(events).toEqual([
-      ...INITIAL,
-      ['update', 'a:a1@10', 'a:a1@13'],
-      ['add', 'd:d1@14', false],
-    ]);
+    expect(events).toEqual([...INITIAL, ['update', 'a:a1@10', 'a:a1@13'], ['add', 'd:d1@14', false]]);
     expect(informer.store.values().map(label)).toEqual(['a:a1@13', 'b:b1@11', 'c:c1@12', 'd:d1@14']);
     expect(errors.map((e) => e.message)).toEqual([
       'add failed',
@@ -392,7 +390,10 @@ describe('SharedInformer with several namespaces', () => {
     });
     server.reply('list', {
       status: 200,
-      body: { metadata: { resourceVersion: '12' }, items: [configMap('b', 'b1', '11', { namespace: 'ns2' })] },
+      body: {
+        metadata: { resourceVersion: '12' },
+        items: [configMap('b', 'b1', '11', { namespace: 'ns2' })],
+      },
       after: ns2Listed,
       path: NS2,
     });

@@ -4,7 +4,13 @@ import { ApiError } from '../client/errors.js';
 import type { KubeObject } from '../object.js';
 import { Backoff } from './backoff.js';
 import { Reflector, type ReflectorOptions, type ReflectorSink } from './reflector.js';
-import { bookmark, errorEvent, statusReply, TestingApiServer, type WatchEvent } from './testing-api-server.js';
+import {
+  bookmark,
+  errorEvent,
+  statusReply,
+  TestingApiServer,
+  type WatchEvent,
+} from './testing-api-server.js';
 
 const CONFIG_MAP: TypeRef = { apiVersion: 'v1', kind: 'ConfigMap' };
 const COLLECTION = '/api/v1/namespaces/default/configmaps';
@@ -13,7 +19,10 @@ function configMap(name: string, resourceVersion: string): KubeObject {
   return { ...CONFIG_MAP, metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion } };
 }
 
-const event = (type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): WatchEvent => ({ type, object: obj });
+const event = (type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): WatchEvent => ({
+  type,
+  object: obj,
+});
 const label = (o: KubeObject) => `${o.metadata.name}@${o.metadata.resourceVersion}`;
 
 /** Records what the reflector hands over, one readable line per call. */
@@ -88,7 +97,10 @@ function startReflector(options: Partial<ReflectorOptions<KubeObject>> = {}) {
 
 describe('Reflector list', () => {
   it('GIVEN 5 objects and a page size of 2 WHEN it starts THEN it lists 3 pages, replaces once with all 5, and watches from the list resourceVersion with bookmarks and a 300-600 s timeout', async () => {
-    server.setObjects(['a', 'b', 'c', 'd', 'e'].map((n, i) => configMap(n, String(i + 1))), '100');
+    server.setObjects(
+      ['a', 'b', 'c', 'd', 'e'].map((n, i) => configMap(n, String(i + 1))),
+      '100',
+    );
     const { reflector, sink } = startReflector({ pageSize: 2 });
 
     const watch = await server.nextWatch();
@@ -113,7 +125,9 @@ describe('Reflector list', () => {
     expect(timeoutSeconds).toBeGreaterThanOrEqual(300);
     expect(timeoutSeconds).toBeLessThanOrEqual(600);
     expect(reflector.resourceVersion).toBe('100');
-    await vi.waitFor(() => expect(reflector.stats).toEqual({ lists: 1, watches: 1, expired: 0, failures: 0 }));
+    await vi.waitFor(() =>
+      expect(reflector.stats).toEqual({ lists: 1, watches: 1, expired: 0, failures: 0 }),
+    );
   });
 
   it('GIVEN the API server answers lists with 500 WHEN it starts THEN it retries with growing back-off until a list succeeds, reporting every failure', async () => {
@@ -134,7 +148,9 @@ describe('Reflector list', () => {
       expect(delay).toBeLessThan(2 * bases[i]!);
     });
     expect(sink.calls).toEqual(['replace default: a@1 b@2']);
-    await vi.waitFor(() => expect(reflector.stats).toEqual({ lists: 1, watches: 1, expired: 0, failures: 6 }));
+    await vi.waitFor(() =>
+      expect(reflector.stats).toEqual({ lists: 1, watches: 1, expired: 0, failures: 6 }),
+    );
   });
 });
 
@@ -150,7 +166,12 @@ describe('Reflector watch', () => {
     watch.write(`${modified.slice(20)}\n${JSON.stringify(event('DELETED', configMap('b', '103')))}\n`);
 
     await vi.waitFor(() => expect(sink.calls).toHaveLength(4));
-    expect(sink.calls).toEqual(['replace default: a@1 b@2', 'ADDED c@101', 'MODIFIED a@102', 'DELETED b@103']);
+    expect(sink.calls).toEqual([
+      'replace default: a@1 b@2',
+      'ADDED c@101',
+      'MODIFIED a@102',
+      'DELETED b@103',
+    ]);
     expect(reflector.resourceVersion).toBe('103');
   });
 
@@ -166,7 +187,9 @@ describe('Reflector watch', () => {
     expect(sink.calls).toEqual(['replace default: a@1 b@2']);
     expect(server.lists).toHaveLength(1);
     expect(errors).toEqual([]);
-    await vi.waitFor(() => expect(reflector.stats).toEqual({ lists: 1, watches: 2, expired: 0, failures: 0 }));
+    await vi.waitFor(() =>
+      expect(reflector.stats).toEqual({ lists: 1, watches: 2, expired: 0, failures: 0 }),
+    );
   });
 
   it('GIVEN an open watch WHEN the stream ends normally THEN a new watch starts from the last event resourceVersion, without a relist', async () => {
@@ -182,7 +205,9 @@ describe('Reflector watch', () => {
     expect(sink.calls).toEqual(['replace default: a@1 b@2', 'ADDED c@120']);
     expect(second.request.path).toBe(COLLECTION);
     expect(errors).toEqual([]);
-    await vi.waitFor(() => expect(reflector.stats).toEqual({ lists: 1, watches: 2, expired: 0, failures: 0 }));
+    await vi.waitFor(() =>
+      expect(reflector.stats).toEqual({ lists: 1, watches: 2, expired: 0, failures: 0 }),
+    );
   });
 
   it('GIVEN an open watch WHEN an ERROR event with code 410 arrives THEN it closes the stream, relists and watches from the new list', async () => {
@@ -198,7 +223,9 @@ describe('Reflector watch', () => {
     expect(second.request.query.resourceVersion).toBe('110');
     expect(sink.calls).toEqual(['replace default: a@1 b@2', 'replace default: a@1 c@105']);
     expect(errors).toEqual([]);
-    await vi.waitFor(() => expect(reflector.stats).toEqual({ lists: 2, watches: 2, expired: 1, failures: 0 }));
+    await vi.waitFor(() =>
+      expect(reflector.stats).toEqual({ lists: 2, watches: 2, expired: 1, failures: 0 }),
+    );
   });
 
   it('GIVEN a watch that ended WHEN the next watch request is answered 410 Gone THEN it relists and watches from the new list', async () => {
@@ -214,7 +241,9 @@ describe('Reflector watch', () => {
     expect(server.lists).toHaveLength(2);
     expect(sink.calls).toEqual(['replace default: a@1 b@2', 'replace default: c@105']);
     expect(errors).toEqual([]);
-    await vi.waitFor(() => expect(reflector.stats).toEqual({ lists: 2, watches: 2, expired: 1, failures: 0 }));
+    await vi.waitFor(() =>
+      expect(reflector.stats).toEqual({ lists: 2, watches: 2, expired: 1, failures: 0 }),
+    );
   });
 
   it('GIVEN a watch request answered 500 THEN it is retried with back-off from the same resourceVersion, without a relist', async () => {
@@ -228,7 +257,9 @@ describe('Reflector watch', () => {
     expect(server.lists).toHaveLength(1);
     expect(errors.map((e) => (e as ApiError).status)).toEqual([500, 500]);
     expect(backoff.delays).toHaveLength(2);
-    await vi.waitFor(() => expect(reflector.stats).toEqual({ lists: 1, watches: 1, expired: 0, failures: 2 }));
+    await vi.waitFor(() =>
+      expect(reflector.stats).toEqual({ lists: 1, watches: 1, expired: 0, failures: 2 }),
+    );
   });
 
   it('GIVEN a watch on which the server sends nothing WHEN inactivityTimeoutMs (300 ms) pass THEN the connection is dropped and the watch resumes from the same resourceVersion', async () => {
@@ -243,7 +274,9 @@ describe('Reflector watch', () => {
     expect(second.request.query.resourceVersion).toBe('100');
     expect(server.lists).toHaveLength(1);
     expect(errors.map((e) => e.message)).toEqual(['watch silent for 300 ms']);
-    await vi.waitFor(() => expect(reflector.stats).toEqual({ lists: 1, watches: 2, expired: 0, failures: 1 }));
+    await vi.waitFor(() =>
+      expect(reflector.stats).toEqual({ lists: 1, watches: 2, expired: 0, failures: 1 }),
+    );
   });
 
   it('GIVEN a watch that receives a bookmark every 50 ms WHEN more than inactivityTimeoutMs (300 ms) pass THEN the connection is kept', async () => {

@@ -61,7 +61,10 @@ export function statusReply(code: number, reason: string, extra: Partial<Reply> 
 
 /** The `ERROR` event an API server writes into a watch stream (410: the resourceVersion expired). */
 export function errorEvent(code: number, reason: string): WatchEvent {
-  return { type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', code, reason, message: `fake ${reason}` } };
+  return {
+    type: 'ERROR',
+    object: { kind: 'Status', apiVersion: 'v1', code, reason, message: `fake ${reason}` },
+  };
 }
 
 export function bookmark(resourceVersion: string): WatchEvent {
@@ -245,7 +248,8 @@ export class TestingApiServer {
       await reply.after;
       return send(res, reply);
     }
-    if (kind === 'list') return send(res, { status: 200, body: this.#page(resource, match[1], request.query) });
+    if (kind === 'list')
+      return send(res, { status: 200, body: this.#page(resource, match[1], request.query) });
     const stream = new WatchStream(request, res);
     this.#streams.push(stream);
     const waiter = this.#waiting.findIndex((w) => w.path === undefined || w.path === request.path);
@@ -253,7 +257,11 @@ export class TestingApiServer {
     else this.#unclaimed.push(stream);
   }
 
-  #page(resource: ApiResource, namespace: string | undefined, query: Readonly<Record<string, string>>): unknown {
+  #page(
+    resource: ApiResource,
+    namespace: string | undefined,
+    query: Readonly<Record<string, string>>,
+  ): unknown {
     const all = this.objects.filter((o) => namespace === undefined || o.metadata.namespace === namespace);
     const offset = Number(query.continue ?? 0);
     const limit = query.limit ? Number(query.limit) : all.length;
@@ -261,7 +269,10 @@ export class TestingApiServer {
     return {
       kind: `${resource.kind}List`,
       apiVersion: 'v1',
-      metadata: { resourceVersion: this.resourceVersion, ...(next < all.length ? { continue: String(next) } : {}) },
+      metadata: {
+        resourceVersion: this.resourceVersion,
+        ...(next < all.length ? { continue: String(next) } : {}),
+      },
       items: all.slice(offset, next),
     };
   }
@@ -270,6 +281,9 @@ export class TestingApiServer {
 function send(res: ServerResponse, reply: Reply): void {
   if (res.destroyed) return; // the client gave up (or the server closed) while the reply was held
   const text = JSON.stringify(reply.body ?? {});
-  res.writeHead(reply.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(reply.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }

@@ -8,7 +8,7 @@ import type {
   V1PodCondition,
   V1PodStatus,
 } from '@kubernetes/client-node';
-import type { KubeRest } from '../kube/rest.js';
+import { KubeApiError, type KubeRest } from '../kube/rest.js';
 import { ManagedProcess } from '../process/managed-process.js';
 import { containerEnvironment, expandReferences, type KeyReader } from './environment.js';
 import { type HostProgram, hostProgramFor, readTextFile } from './host-programs.js';
@@ -79,6 +79,7 @@ export class PodRunner {
   #lastWritten = '';
   #writing: Promise<void> = Promise.resolve();
   #probeTimer: NodeJS.Timeout | undefined;
+  #retryPublish: NodeJS.Timeout | undefined;
   #retryTimer: NodeJS.Timeout | undefined;
   readonly #startTime = now();
 
@@ -368,7 +369,6 @@ export class PodRunner {
       podIP: started ? ip : undefined,
       podIPs: started ? [{ ip }] : undefined,
       startTime: this.#startTime as never,
-      qosClass: 'BestEffort',
       conditions: [
         this.#condition('PodReadyToStartContainers', started),
         this.#condition('Initialized', true),
@@ -404,7 +404,9 @@ export class PodRunner {
         });
         this.#lastWritten = key;
       } catch (error) {
-        this.#options.log(`status of ${namespace}/${name}: ${(error as Error).message}`);
+        if (error instanceof KubeApiError && error.status === 404) return; // the pod is gone
+        this.#options.log(`status of ${namespace}/${name}: ${(error as Error).message}; retrying`);
+        this.#retryPublish = setTimeout(() => this.#publish(), 1000);
       }
     });
   }
@@ -414,6 +416,7 @@ export class PodRunner {
     this.#terminating = true;
     clearTimeout(this.#probeTimer);
     clearTimeout(this.#retryTimer);
+    clearTimeout(this.#retryPublish);
     for (const c of this.#containers) clearTimeout(c.restartTimer);
     await Promise.all(this.#containers.map((c) => c.process?.stop(Math.max(0, graceSeconds) * 1000)));
     await Promise.all(this.#containers.map((c) => c.process?.close()));

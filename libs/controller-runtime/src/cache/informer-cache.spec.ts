@@ -1,0 +1,149 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { TypeRef } from '../client/client.js';
+import { ApiError } from '../client/errors.js';
+import type { KubeObject } from '../object.js';
+import { CacheSyncTimeoutError, InformerCache, NamespaceNotCachedError } from './informer-cache.js';
+import { TestingApiServer } from './testing-api-server.js';
+
+interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+}
+
+const CONFIG_MAP: TypeRef = { apiVersion: 'v1', kind: 'ConfigMap' };
+
+function configMap(name: string, namespace: string, resourceVersion: string, data?: Record<string, string>) {
+  return {
+    ...CONFIG_MAP,
+    metadata: {
+      name,
+      namespace,
+      uid: `uid-${name}`,
+      resourceVersion,
+      labels: { app: name.split('-')[0]! },
+      managedFields: [{ manager: 'kubectl' }],
+    },
+    ...(data ? { data } : {}),
+  } satisfies ConfigMap;
+}
+
+let server: TestingApiServer;
+let stop: AbortController;
+let cache: InformerCache | undefined;
+
+beforeEach(async () => {
+  server = await TestingApiServer.start();
+  server.setObjects(
+    [
+      configMap('web-1', 'ns1', '10', { role: 'front' }),
+      configMap('db-1', 'ns1', '11', { role: 'back' }),
+      configMap('web-2', 'ns2', '12', { role: 'front' }),
+      configMap('web-3', 'ns3', '13', { role: 'front' }),
+    ],
+    '13',
+  );
+  stop = new AbortController();
+  cache = undefined;
+});
+
+afterEach(async () => {
+  stop.abort();
+  await server.close();
+  await cache?.stopped();
+});
+
+function newCache(namespaces: readonly string[] = ['ns1', 'ns2']): InformerCache {
+  cache = new InformerCache({ client: server.client(), namespaces });
+  return cache;
+}
+
+describe('InformerCache', () => {
+  it('GIVEN a cache that has not been started WHEN it is read THEN it throws CacheSyncTimeoutError', async () => {
+    const reader = newCache();
+
+    await expect(reader.get(CONFIG_MAP, 'web-1', 'ns1')).rejects.toThrow(CacheSyncTimeoutError);
+    expect(reader.started).toBe(false);
+  });
+
+  it('GIVEN a started cache WHEN objects are read THEN they come from one list per namespace, without managedFields, and deep-frozen', async () => {
+    const reader = newCache();
+    reader.start(stop.signal);
+
+    const web = await reader.get<ConfigMap>(CONFIG_MAP, 'web-1', 'ns1');
+    const again = await reader.get<ConfigMap>(CONFIG_MAP, 'web-1', 'ns1');
+
+    expect(web).toBe(again);
+    expect(web.data).toEqual({ role: 'front' });
+    expect(web.metadata.managedFields).toBeUndefined();
+    expect(Object.isFrozen(web.metadata)).toBe(true);
+    expect(server.lists.map((r) => r.path).sort()).toEqual([
+      '/api/v1/namespaces/ns1/configmaps',
+      '/api/v1/namespaces/ns2/configmaps',
+    ]);
+    expect(await reader.hasSynced()).toBe(true);
+  });
+
+  it('GIVEN a started cache WHEN it lists THEN it honours namespace, label selector and registered fields', async () => {
+    const reader = newCache();
+    await reader.indexField<ConfigMap>(CONFIG_MAP, 'data.role', (m) => (m.data?.role ? [m.data.role] : []));
+    reader.start(stop.signal);
+
+    const names = async (options: Parameters<InformerCache['list']>[1]) =>
+      (await reader.list(CONFIG_MAP, options)).items.map((o) => o.metadata.name).sort();
+
+    expect(await names({})).toEqual(['db-1', 'web-1', 'web-2']);
+    expect(await names({ namespace: 'ns1' })).toEqual(['db-1', 'web-1']);
+    expect(await names({ labelSelector: 'app=web' })).toEqual(['web-1', 'web-2']);
+    expect(await names({ matchingFields: { 'data.role': 'front' }, namespace: 'ns2' })).toEqual(['web-2']);
+    expect(await reader.list(CONFIG_MAP)).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMapList' });
+  });
+
+  it('GIVEN a started cache WHEN an absent object is read THEN it throws a 404 ApiError', async () => {
+    const reader = newCache();
+    reader.start(stop.signal);
+
+    const error = await reader.get(CONFIG_MAP, 'missing', 'ns1').catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 404, reason: 'NotFound' });
+  });
+
+  it('GIVEN a cache of some namespaces WHEN another namespace is read THEN it throws NamespaceNotCachedError', async () => {
+    const reader = newCache();
+    reader.start(stop.signal);
+
+    await expect(reader.get(CONFIG_MAP, 'web-3', 'ns3')).rejects.toThrow(NamespaceNotCachedError);
+    await expect(reader.list(CONFIG_MAP, { namespace: 'ns3' })).rejects.toThrow(
+      'unable to read ConfigMap in namespace "ns3": the cache only watches ns1, ns2',
+    );
+  });
+
+  it('GIVEN a cache of all namespaces THEN any namespace can be read', async () => {
+    const reader = newCache([]);
+    reader.start(stop.signal);
+
+    expect((await reader.get(CONFIG_MAP, 'web-3', 'ns3')).metadata.name).toBe('web-3');
+    expect(server.lists.map((r) => r.path)).toEqual(['/api/v1/configmaps']);
+  });
+
+  it('GIVEN a synced cache WHEN a write result is observed THEN the next read returns it', async () => {
+    const reader = newCache();
+    reader.start(stop.signal);
+    await reader.get(CONFIG_MAP, 'web-1', 'ns1');
+
+    reader.observe(configMap('web-1', 'ns1', '20', { role: 'written' }));
+
+    await vi.waitFor(async () =>
+      expect((await reader.get<ConfigMap>(CONFIG_MAP, 'web-1', 'ns1')).data).toEqual({ role: 'written' }),
+    );
+  });
+
+  it('GIVEN a list that never answers WHEN waiting for sync THEN it times out with CacheSyncTimeoutError', async () => {
+    server.reply('list', { status: 200, after: new Promise(() => {}) });
+    const reader = newCache([]);
+    await reader.informerFor(CONFIG_MAP);
+    reader.start(stop.signal);
+
+    await expect(reader.waitForCacheSync(100)).rejects.toThrow('caches did not sync within 100 ms');
+    expect(await reader.hasSynced()).toBe(false);
+  });
+});

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import type { Memcached } from '../api/v1alpha1/index.js';
+import { desiredDeployment, ImageNotConfiguredError, imageFor, memcachedArgs } from './resources.js';
+
+const cr: Memcached = {
+  apiVersion: 'cache.example.com/v1alpha1',
+  kind: 'Memcached',
+  metadata: { name: 'cache', namespace: 'apps', uid: 'uid-1' },
+  spec: { size: 2, memoryLimitMB: 128, extraArgs: ['-v'] },
+};
+
+describe('the desired Deployment', () => {
+  it('maps the spec to memcached arguments, defaults filled in', () => {
+    expect(memcachedArgs(cr)).toStrictEqual([
+      '--port=11211',
+      '--memory-limit=128',
+      '--conn-limit=1024',
+      '--threads=4',
+      '--max-item-size=1m',
+      '-v',
+    ]);
+  });
+
+  it('takes the image from the spec, else from RELATED_IMAGE_MEMCACHED, else fails clearly', () => {
+    expect(imageFor(cr, { RELATED_IMAGE_MEMCACHED: 'mirror/memcached:1' })).toBe('mirror/memcached:1');
+    expect(imageFor({ ...cr, spec: { ...cr.spec, image: 'own:2' } }, {})).toBe('own:2');
+    expect(() => imageFor(cr, {})).toThrow(ImageNotConfiguredError);
+  });
+
+  it('selects by instance, runs under the restricted profile without a fixed UID, and is owned by the CR', () => {
+    const d = desiredDeployment(cr, 'memcached:1.6') as unknown as {
+      metadata: { ownerReferences: unknown[] };
+      spec: {
+        selector: unknown;
+        template: { spec: { securityContext: object; containers: { securityContext: object }[] } };
+      };
+    };
+    expect(d.spec.selector).toStrictEqual({
+      matchLabels: { 'app.kubernetes.io/name': 'memcached', 'app.kubernetes.io/instance': 'cache' },
+    });
+    expect(d.spec.template.spec.securityContext).toStrictEqual({
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(d.spec.template.spec.containers[0]!.securityContext).toStrictEqual({
+      runAsNonRoot: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(JSON.stringify(d)).not.toContain('runAsUser');
+    expect(d.metadata.ownerReferences).toStrictEqual([
+      {
+        apiVersion: 'cache.example.com/v1alpha1',
+        kind: 'Memcached',
+        name: 'cache',
+        uid: 'uid-1',
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
+  });
+});
