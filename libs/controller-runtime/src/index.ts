@@ -1,5 +1,6 @@
 // The public surface of @opkit/controller-runtime, grouped as controller-runtime's packages are.
 
+export type { KubeConfig } from '@kubernetes/client-node';
 export { BuilderError, ControllerBuilder, controllerManagedBy } from './builder/builder.js';
 export { type InformerHandler, SharedInformer, stripManagedFields } from './cache/informer.js';
 // cache
@@ -11,7 +12,7 @@ export {
   type ObjectCacheOptions,
 } from './cache/informer-cache.js';
 export { parseLabelSelector, selectorFromLabels } from './cache/label-selector.js';
-export { type IndexFunc, OWNER_UID_INDEX } from './cache/store.js';
+export { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from './cache/store.js';
 export { watchNamespacesFromEnv } from './cache/watch-namespaces.js';
 // client
 export { Client } from './client/cached-client.js';
@@ -37,7 +38,6 @@ export {
 } from './client/errors.js';
 export { NoKindMatchError, ResourceMapper, type ResourceMapping } from './client/resource-mapper.js';
 export { loadKubeConfig, Transport } from './client/transport.js';
-export type { KubeConfig } from '@kubernetes/client-node';
 // helpers for reconcilers
 export * from './conditions/index.js';
 export {
@@ -47,12 +47,22 @@ export {
   ReconcileTimeoutError,
   type WatchSpec,
 } from './controller/controller.js';
+export { isSubset } from './controllerutil/semantic.js';
+// operator building blocks
+export {
+  type CrdDefinition,
+  type CrdVersion,
+  customResourceDefinition,
+  type OpenApiSchema,
+  toStructuralSchema,
+} from './crd/custom-resource-definition.js';
 export * from './events/index.js';
 export * from './finalizer/index.js';
 export * from './handler/handlers.js';
 export { type Checker, ProbeServer } from './healthz/probe-server.js';
 export { LeaderElectionLostError, LeaderElector, type Lease } from './leaderelection/leader-elector.js';
 export * from './log/index.js';
+export { type ManagerFlags, managerCommand, parseManagerFlags } from './manager/flags.js';
 // manager, leader election, probes, metrics
 export {
   type LeaderElectionConfig,
@@ -67,9 +77,12 @@ export * from './ownerref/index.js';
 export * from './predicate/predicates.js';
 // queue, reconcile, controller, builder
 export * from './queue/index.js';
+export {
+  clusterRole,
+  leaderElectionRules,
+  mergePolicyRules,
+  type PolicyRule,
+  WildcardRuleError,
+} from './rbac/policy-rules.js';
 export * from './reconcile/reconcile.js';
-// operator building blocks
-export { type CrdDefinition, type CrdVersion, customResourceDefinition, type OpenApiSchema, toStructuralSchema } from './crd/custom-resource-definition.js';
-export { clusterRole, leaderElectionRules, mergePolicyRules, type PolicyRule, WildcardRuleError } from './rbac/policy-rules.js';
-export { isSubset } from './controllerutil/semantic.js';
-export { type ManagerFlags, managerCommand, parseManagerFlags } from './manager/flags.js';
+export type { ObjectClient } from './testing/object-client.js';

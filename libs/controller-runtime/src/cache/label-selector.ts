@@ -51,7 +51,9 @@ function parseRequirement(part: string, text: string): Requirement {
         .map((v) => v.trim())
         .filter(Boolean),
     );
-    return op === 'in' ? (l) => key in l && values.has(l[key]!) : (l) => !(key in l) || !values.has(l[key]!);
+    return op === 'in'
+      ? (l) => Object.hasOwn(l, key) && values.has(l[key]!)
+      : (l) => !Object.hasOwn(l, key) || !values.has(l[key]!);
   }
   const equality = part.match(/^([\w./-]+)\s*(!=|==|=)\s*([\w.-]*)$/);
   if (equality) {
@@ -61,12 +63,12 @@ function parseRequirement(part: string, text: string): Requirement {
   const absent = part.match(/^!\s*([\w./-]+)$/);
   if (absent) {
     const key = absent[1]!;
-    return (l) => !(key in l);
+    return (l) => !Object.hasOwn(l, key);
   }
   const present = part.match(/^([\w./-]+)$/);
   if (present) {
     const key = present[1]!;
-    return (l) => key in l;
+    return (l) => Object.hasOwn(l, key);
   }
   throw new InvalidSelectorError(`invalid label selector "${text}": cannot parse "${part}"`);
 }

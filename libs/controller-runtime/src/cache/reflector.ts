@@ -130,9 +130,15 @@ export class Reflector<T extends KubeObject> {
     const inactivity = this.#o.inactivityTimeoutMs ?? 150_000;
     const arm = () => {
       clearTimeout(watchdog);
-      watchdog = setTimeout(() => res?.destroy(new Error(`watch silent for ${inactivity} ms`)), inactivity);
+      watchdog = setTimeout(() => {
+        const error = new Error(`watch silent for ${inactivity} ms`);
+        // Before the response arrives there is no stream to destroy: abort the request itself.
+        if (res) res.destroy(error);
+        else local.abort(error);
+      }, inactivity);
     };
     try {
+      arm();
       res = await this.#o.client.watch(
         this.#o.type,
         {

@@ -206,8 +206,8 @@ export class KubeClient implements Reader {
 }
 
 /**
- * Runs `mutate` on a fresh copy of the object and writes it with `write`, retrying on 409 Conflict with the
- * latest version: the standard way to update without losing concurrent changes (client-go's RetryOnConflict).
+ * Runs `attempt` (which should read the latest object, change it and write it) again when it fails with 409
+ * Conflict, with a short growing pause: client-go's RetryOnConflict.
  */
 export async function retryOnConflict<T>(
   attempt: () => Promise<T>,

@@ -81,7 +81,10 @@ function validResult(value: unknown): Result {
     );
   }
   const { requeueAfterMs, priority } = value as Result;
-  if (requeueAfterMs !== undefined && (typeof requeueAfterMs !== 'number' || !(requeueAfterMs >= 0))) {
+  if (
+    requeueAfterMs !== undefined &&
+    (typeof requeueAfterMs !== 'number' || !Number.isFinite(requeueAfterMs) || requeueAfterMs < 0)
+  ) {
     throw new InvalidResultError(`reconcile returned requeueAfterMs ${JSON.stringify(requeueAfterMs)}`);
   }
   if (priority !== undefined && !Number.isFinite(priority)) {

@@ -8,7 +8,11 @@ export function isSubset(desired: unknown, actual: unknown): boolean {
   if (desired === undefined) return true;
   if (desired === null || typeof desired !== 'object') return desired === actual;
   if (Array.isArray(desired)) {
-    return Array.isArray(actual) && actual.length === desired.length && desired.every((d, i) => isSubset(d, actual[i]));
+    return (
+      Array.isArray(actual) &&
+      actual.length === desired.length &&
+      desired.every((d, i) => isSubset(d, actual[i]))
+    );
   }
   if (!actual || typeof actual !== 'object' || Array.isArray(actual)) return false;
   return Object.entries(desired).every(([k, v]) => isSubset(v, (actual as Record<string, unknown>)[k]));

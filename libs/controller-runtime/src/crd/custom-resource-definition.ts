@@ -33,7 +33,10 @@ export function toStructuralSchema(schema: unknown): OpenApiSchema {
     for (const [key, value] of Object.entries(node)) {
       if (key === '$id' || key === '$schema') continue;
       if (key === 'additionalProperties' && value === false) continue;
-      out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, walk(v)])) : walk(value);
+      out[key] =
+        key === 'properties'
+          ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, walk(v)]))
+          : walk(value);
     }
     return out;
   };
@@ -60,7 +63,9 @@ export function customResourceDefinition(def: CrdDefinition) {
         name: v.name,
         served: v.served,
         storage: v.storage,
-        ...(v.printerColumns?.length ? { additionalPrinterColumns: v.printerColumns.map((c) => ({ ...c })) } : {}),
+        ...(v.printerColumns?.length
+          ? { additionalPrinterColumns: v.printerColumns.map((c) => ({ ...c })) }
+          : {}),
         schema: { openAPIV3Schema: toStructuralSchema(v.schema) },
         ...((v.statusSubresource ?? true) ? { subresources: { status: {} } } : {}),
       })),

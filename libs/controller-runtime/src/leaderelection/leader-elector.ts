@@ -91,6 +91,11 @@ export class LeaderElector {
 
   /** One attempt to take or renew the lease; true when we hold it afterwards. */
   async tryAcquireOrRenew(): Promise<boolean> {
+    return (await this.#attempt()) === 'ours';
+  }
+
+  /** `held`: another holder's lease is current; `conflict`: our write raced another (retry). */
+  async #attempt(): Promise<'ours' | 'held' | 'conflict'> {
     const now = Date.now();
     const spec = (transitions: number, acquireTime: string) => ({
       holderIdentity: this.identity,
@@ -112,9 +117,9 @@ export class LeaderElector {
           spec: spec(0, microTime(now)),
         });
         this.#observe(this.#lease, now);
-        return true;
+        return 'ours';
       } catch (createError) {
-        if (isAlreadyExists(createError)) return false;
+        if (isAlreadyExists(createError)) return 'conflict';
         throw createError;
       }
     }
@@ -122,16 +127,16 @@ export class LeaderElector {
     if (record !== this.#observedRecord) this.#observe(current, now);
     const holder = current.spec?.holderIdentity ?? '';
     const held = holder !== '' && holder !== this.identity;
-    if (held && this.#observedAt + this.#o.leaseDurationMs > now) return false;
+    if (held && this.#observedAt + this.#o.leaseDurationMs > now) return 'held';
     const ours = holder === this.identity;
     const transitions = (current.spec?.leaseTransitions ?? 0) + (ours ? 0 : 1);
     const acquireTime = ours ? (current.spec?.acquireTime ?? microTime(now)) : microTime(now);
     try {
       this.#lease = await this.#client.update<Lease>({ ...current, spec: spec(transitions, acquireTime) });
       this.#observe(this.#lease, now);
-      return true;
+      return 'ours';
     } catch (error) {
-      if (isConflict(error)) return false;
+      if (isConflict(error)) return 'conflict';
       throw error;
     }
   }

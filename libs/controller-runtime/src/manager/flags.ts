@@ -21,7 +21,11 @@ export function managerCommand(name: string, description: string): Command {
       'address the metrics endpoint binds to, e.g. :8080 or 127.0.0.1:8080; "0" disables it',
       '0',
     )
-    .option('--health-probe-bind-address <address>', 'address the /healthz and /readyz probes bind to', ':8081')
+    .option(
+      '--health-probe-bind-address <address>',
+      'address the /healthz and /readyz probes bind to',
+      ':8081',
+    )
     .option('--leader-elect', 'enable leader election, so only one replica reconciles at a time', false)
     .option('--kubeconfig <path>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
@@ -31,7 +35,9 @@ export function managerCommand(name: string, description: string): Command {
 export function parseManagerFlags(command: Command): ManagerFlags {
   const o = command.opts<ManagerFlags>();
   if (!['debug', 'info', 'warn', 'error'].includes(o.logLevel)) {
-    command.error(`error: option '--log-level <level>' must be debug, info, warn or error (got "${o.logLevel}")`);
+    command.error(
+      `error: option '--log-level <level>' must be debug, info, warn or error (got "${o.logLevel}")`,
+    );
   }
   return o;
 }

@@ -184,10 +184,17 @@ export class Manager {
     const cacheStop = new AbortController();
     this.cache.start(cacheStop.signal);
     const runners: Promise<void>[] = [];
+    // A runnable that fails (a controller whose caches never sync, say) stops the whole manager, as in Go.
+    let failure: Error | undefined;
+    let reportFailure!: () => void;
+    const failed = new Promise<void>((resolve) => {
+      reportFailure = resolve;
+    });
     const run = (r: Runnable, s: AbortSignal) =>
       r.start(s).catch((error: Error) => {
-        log.error('runnable failed', error);
-        throw error;
+        log.error('runnable failed; stopping the manager', error);
+        failure ??= error;
+        reportFailure();
       });
     for (const r of this.#runnables.filter((r) => r.needLeaderElection === false))
       runners.push(run(r, signal));
@@ -233,6 +240,7 @@ export class Manager {
     let lossError: Error | undefined;
     await Promise.race([
       stopped,
+      failed,
       lost.catch((error: Error) => {
         lossError = error;
       }),
@@ -258,7 +266,7 @@ export class Manager {
       ]);
       clearTimeout(timer);
       if (!drained) log.warn('graceful shutdown timed out; leaving reconciles unfinished', { timeoutMs });
-      if (elector && (election?.releaseOnCancel ?? true)) {
+      if (elector?.isLeader && (election?.releaseOnCancel ?? true)) {
         await elector.release();
         if (election) this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
         log.info('released leader lease', { lease: election?.id });
@@ -274,6 +282,7 @@ export class Manager {
       throw lossError instanceof LeaderElectionLostError
         ? lossError
         : new LeaderElectionLostError(lossError.message);
+    if (failure) throw failure;
   }
 }
 

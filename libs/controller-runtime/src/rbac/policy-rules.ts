@@ -16,10 +16,14 @@ export class WildcardRuleError extends Error {
  * resources are joined, verbs and resources sorted, duplicates dropped, so the generated role is stable.
  */
 export function mergePolicyRules(rules: readonly PolicyRule[]): PolicyRule[] {
-  const byTarget = new Map<string, { apiGroups: string[]; resources: string[]; verbs: Set<string>; names?: string[] }>();
+  const byTarget = new Map<
+    string,
+    { apiGroups: string[]; resources: string[]; verbs: Set<string>; names?: string[] }
+  >();
   for (const rule of rules) {
     for (const field of [rule.apiGroups, rule.resources, rule.verbs]) {
-      if (field.includes('*')) throw new WildcardRuleError(`RBAC rule ${JSON.stringify(rule)} uses a wildcard`);
+      if (field.includes('*'))
+        throw new WildcardRuleError(`RBAC rule ${JSON.stringify(rule)} uses a wildcard`);
     }
     for (const group of rule.apiGroups) {
       for (const resource of rule.resources) {
@@ -52,7 +56,9 @@ export function mergePolicyRules(rules: readonly PolicyRule[]): PolicyRule[] {
   }
   return [...grouped.values()]
     .map((r) => ({ ...r, resources: [...new Set(r.resources)].sort() }))
-    .sort((a, b) => `${a.apiGroups[0]}/${a.resources[0]}`.localeCompare(`${b.apiGroups[0]}/${b.resources[0]}`));
+    .sort((a, b) =>
+      `${a.apiGroups[0]}/${a.resources[0]}`.localeCompare(`${b.apiGroups[0]}/${b.resources[0]}`),
+    );
 }
 
 /** A ClusterRole holding exactly the given rules. */
@@ -67,6 +73,10 @@ export function clusterRole(name: string, rules: readonly PolicyRule[]) {
 
 /** The rules a manager with leader election needs in its own namespace. */
 export const leaderElectionRules: readonly PolicyRule[] = [
-  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+  {
+    apiGroups: ['coordination.k8s.io'],
+    resources: ['leases'],
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+  },
   { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
 ];

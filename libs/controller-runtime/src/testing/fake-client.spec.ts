@@ -102,13 +102,19 @@ describe('FakeClient', () => {
       expect(isNotFound(await failure(client.get(CONFIG_MAP, 'a', 'ns-2')))).toBe(true);
     });
 
-    it('get and list return copies: changing them leaves the stored object alone', async () => {
+    it('get and list return frozen copies, as the cache does: changing them throws', async () => {
       const client = new FakeClient({ objects: [configMap('a')] });
 
       const got = await client.get<ConfigMap>(CONFIG_MAP, 'a', 'default');
-      got.data!.key = 'changed';
+      expect(() => {
+        got.data!.key = 'changed';
+      }).toThrow(TypeError);
       const listed = await client.list<ConfigMap>(CONFIG_MAP);
-      listed.items[0]!.metadata.name = 'changed';
+      expect(() => {
+        listed.items[0]!.metadata.name = 'changed';
+      }).toThrow(TypeError);
+      const copy = structuredClone(got);
+      copy.data!.key = 'changed';
 
       expect((await client.get<ConfigMap>(CONFIG_MAP, 'a', 'default')).data).toStrictEqual({ key: 'a' });
     });
@@ -483,8 +489,9 @@ describe('FakeClient', () => {
       expect(deleting.metadata.deletionTimestamp).toBe('2026-01-02T03:04:05Z');
       expect(deleting.metadata.generation).toBe(2);
       // the controller sees the deletionTimestamp, cleans up, and removes its finalizer
-      removeFinalizer(deleting, FINALIZER);
-      await client.update(deleting);
+      const copy = structuredClone(deleting);
+      removeFinalizer(copy, FINALIZER);
+      await client.update(copy);
       expect(isNotFound(await failure(client.get(WIDGET, 'a', 'default')))).toBe(true);
     });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CacheListOptions } from '../cache/informer-cache.js';
 import { parseLabelSelector } from '../cache/label-selector.js';
-import { type IndexFunc, OWNER_UID_INDEX } from '../cache/store.js';
+import { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from '../cache/store.js';
 import type { DeleteOptions, ObjectList, PatchType, TypeRef, WriteOptions } from '../client/client.js';
 import { ApiError } from '../client/errors.js';
 import { gvkOf, type KubeObject, type ObjectMeta, objectKey } from '../object.js';
@@ -331,7 +331,8 @@ export class FakeClient implements ObjectClient {
 
   get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<T> {
     return this.#call('get', { type, name, namespace }, actionOf('get', type, namespace, name), () =>
-      structuredClone(this.#require('get', type, name, namespace)),
+      // Frozen, like the cache's objects, so a reconciler that changes what it read fails here too.
+      deepFreeze(structuredClone(this.#require('get', type, name, namespace))),
     ) as Promise<T>;
   }
 
@@ -556,7 +557,7 @@ export class FakeClient implements ObjectClient {
       apiVersion: type.apiVersion,
       kind: `${type.kind}List`,
       metadata: { resourceVersion: String(this.#resourceVersion) },
-      items: items.map((o) => structuredClone(o)),
+      items: items.map((o) => deepFreeze(structuredClone(o))),
     };
   }
 

@@ -120,7 +120,6 @@ export function desiredService(cr: Memcached): Owned<{ spec: object }> {
     metadata: { name: cr.metadata.name!, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
     spec: {
       clusterIP: 'None',
-      publishNotReadyAddresses: false,
       selector: selectorFor(cr),
       ports: [{ name: 'memcached', port: portOf(cr), targetPort: 'memcached', protocol: 'TCP' }],
     },
