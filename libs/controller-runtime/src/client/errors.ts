@@ -22,12 +22,20 @@ export class ConnectionError extends Error {
   }
 }
 
-const statusIs = (status: number) => (error: unknown) => error instanceof ApiError && error.status === status;
+/** The ApiError in an error's cause chain (errors wrapped by helpers keep the original as `cause`). */
+function apiErrorIn(error: unknown): ApiError | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof ApiError) return e;
+  }
+  return undefined;
+}
+
+const statusIs = (status: number) => (error: unknown) => apiErrorIn(error)?.status === status;
 
 export const isNotFound = statusIs(404);
 export const isConflict = (error: unknown): boolean =>
-  statusIs(409)(error) && (error as ApiError).reason === 'Conflict';
+  statusIs(409)(error) && apiErrorIn(error)?.reason === 'Conflict';
 export const isAlreadyExists = (error: unknown): boolean =>
-  statusIs(409)(error) && (error as ApiError).reason === 'AlreadyExists';
+  statusIs(409)(error) && apiErrorIn(error)?.reason === 'AlreadyExists';
 /** The resourceVersion is too old (410 Gone / Expired): a watch or list must start over. */
 export const isGone = statusIs(410);
