@@ -176,14 +176,18 @@ export class LeaderElector {
       await sleep(this.#o.retryPeriodMs, signal);
       if (signal.aborted) return;
       try {
-        if (await this.tryAcquireOrRenew()) {
+        const outcome = await this.#attempt();
+        if (outcome === 'ours') {
           lastRenewed = Date.now();
           continue;
         }
-        this.#leading = false;
-        throw new LeaderElectionLostError(
-          `lease ${this.#o.namespace}/${this.#o.id} was taken by another holder`,
-        );
+        if (outcome === 'held') {
+          this.#leading = false;
+          throw new LeaderElectionLostError(
+            `lease ${this.#o.namespace}/${this.#o.id} was taken by another holder`,
+          );
+        }
+        // A write conflict: retry until the renew deadline, as client-go does.
       } catch (error) {
         if (error instanceof LeaderElectionLostError) throw error;
         onError?.(error as Error);
