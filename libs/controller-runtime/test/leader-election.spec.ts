@@ -83,6 +83,7 @@ describe('leader election between two managers', () => {
       timeoutMs: 30_000,
     });
     const takeover = bElected.t - killedAt;
+    console.info(`leader election: takeover ${takeover} ms after SIGKILL of the leader`);
     expect(takeover).toBeLessThanOrEqual(15_000 + 2_000 * 1.2 + 500);
     expect(takeover).toBeGreaterThan(10_000); // it did wait for the lease to expire
     const bFirst = await eventually('b to reconcile', async () => first(b, 'reconcile-start'));
@@ -98,6 +99,7 @@ describe('leader election between two managers', () => {
     const cElected = await eventually('replica c to be elected', async () => first(c, 'elected'), {
       timeoutMs: 20_000,
     });
+    console.info(`leader election: takeover ${cElected.t - termAt} ms after SIGTERM of the leader`);
     expect(cElected.t - termAt).toBeLessThanOrEqual(3000);
     await exited(b);
     expect(first(b, 'stopped')).toBeDefined();
