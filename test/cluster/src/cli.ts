@@ -9,7 +9,7 @@ import { ClusterError } from './errors.js';
 import { ensureHostPackages } from './host-packages.js';
 import { ensureComponents } from './toolchain/build.js';
 import { cacheRoot } from './toolchain/cache.js';
-import { controlPlaneRecipes } from './toolchain/recipes.js';
+import { testWorldRecipes } from './toolchain/recipes.js';
 
 interface ClusterState {
   readonly name: string;
@@ -66,7 +66,7 @@ program
   .action(async () => {
     const started = Date.now();
     ensureHostPackages(say);
-    const built = await ensureComponents(controlPlaneRecipes, { onProgress: say });
+    const built = await ensureComponents(testWorldRecipes, { onProgress: say });
     for (const c of Object.values(built)) {
       say(
         `${c.name} v${c.version}: ${c.buildSeconds > 0 ? `built in ${c.buildSeconds}s` : 'cached'} (${c.dir})`,

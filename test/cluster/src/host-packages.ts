@@ -8,6 +8,10 @@ export const HOST_PACKAGES: readonly { readonly name: string; readonly file: str
   { name: 'redis-server', file: '/usr/bin/redis-server' },
   { name: 'redis-tools', file: '/usr/bin/redis-cli' },
   { name: 'openssl', file: '/usr/bin/openssl' },
+  // The OCI side of the test world: a registry to push to, and the tools that judge our images.
+  { name: 'docker-registry', file: '/usr/bin/docker-registry' },
+  { name: 'skopeo', file: '/usr/bin/skopeo' },
+  { name: 'umoci', file: '/usr/bin/umoci' },
 ];
 
 /**

@@ -10,3 +10,4 @@ export {
 } from './errors.js';
 export { EtcdAccess } from './etcd.js';
 export { KubeApiError, KubeRest } from './kube/rest.js';
+export { opmBinary } from './toolchain/opm.js';

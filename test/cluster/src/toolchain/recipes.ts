@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ETCD_VERSION, KUBERNETES_VERSION, KWOK_VERSION } from './versions.js';
+import { ETCD_VERSION, KUBERNETES_VERSION, KWOK_VERSION, OPM_VERSION } from './versions.js';
 
 /** What a recipe gets to build with. */
 export interface BuildContext {
@@ -127,3 +127,36 @@ export const kwokRecipe: ComponentRecipe = {
 };
 
 export const controlPlaneRecipes: readonly ComponentRecipe[] = [etcdRecipe, kwokRecipe, kubernetesRecipe];
+
+/**
+ * opm from operator-registry. Built without cgo: render, validate and serve of file-based catalogs do not use
+ * sqlite; the `containers_image_openpgp` tag avoids the gpgme C library, as upstream's Makefile does.
+ */
+export const opmRecipe: ComponentRecipe = {
+  name: 'opm',
+  version: OPM_VERSION,
+  files: ['opm'],
+  async build(ctx) {
+    // A wrapper module rather than `go install …@version`, which asks the proxy for the module's version list
+    // (to report deprecations) — a request some module proxies refuse.
+    const module = 'github.com/operator-framework/operator-registry';
+    await ctx.go(['mod', 'init', 'local/opmbuild']);
+    writeFileSync(join(ctx.workDir, 'tools.go'), `//go:build tools\n\npackage tools\n\nimport _ "${module}/cmd/opm"\n`);
+    await ctx.go(['mod', 'edit', `-require=${module}@v${OPM_VERSION}`]);
+    await ctx.go(['mod', 'tidy', '-e']);
+    await ctx.go([
+      'build',
+      '-trimpath',
+      '-tags',
+      'json1,containers_image_openpgp',
+      '-ldflags',
+      `-s -w -X ${module}/cmd/opm/version.opmVersion=v${OPM_VERSION}`,
+      '-o',
+      join(ctx.outDir, 'opm'),
+      `${module}/cmd/opm`,
+    ]);
+  },
+};
+
+/** Everything the test world builds from Go modules: the control plane and opm. */
+export const testWorldRecipes: readonly ComponentRecipe[] = [...controlPlaneRecipes, opmRecipe];

@@ -8,3 +8,7 @@ export const ETCD_VERSION = '3.6.16';
 export const KWOK_VERSION = '0.8.0';
 /** The oldest Go that builds every component (kwok 0.8 uses Go 1.26 syntax). */
 export const MINIMUM_GO_VERSION = '1.26.0';
+/** opm, the judge of our bundles and file-based catalogs. */
+export const OPM_VERSION = '1.73.0';
+/** OLM's olm and catalog operators. */
+export const OLM_VERSION = '0.46.0';
