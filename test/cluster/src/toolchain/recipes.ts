@@ -1,6 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ETCD_VERSION, KUBERNETES_VERSION, KWOK_VERSION, OPM_VERSION } from './versions.js';
+import { ETCD_VERSION, KUBERNETES_VERSION, KWOK_VERSION, OLM_VERSION, OPM_VERSION } from './versions.js';
 
 /** What a recipe gets to build with. */
 export interface BuildContext {
@@ -155,6 +155,47 @@ export const opmRecipe: ComponentRecipe = {
       join(ctx.outDir, 'opm'),
       `${module}/cmd/opm`,
     ]);
+  },
+};
+
+/**
+ * OLM's `olm` and `catalog` operators, run as local processes, and OLM's CRDs, which ship in the
+ * operator-framework/api module (copied next to the binaries, so starting OLM needs no Go).
+ */
+export const olmRecipe: ComponentRecipe = {
+  name: 'olm',
+  version: OLM_VERSION,
+  files: ['olm', 'catalog', 'crds'],
+  async build(ctx) {
+    const module = 'github.com/operator-framework/operator-lifecycle-manager';
+    await ctx.go(['mod', 'init', 'local/olmbuild']);
+    writeFileSync(
+      join(ctx.workDir, 'tools.go'),
+      `//go:build tools\n\npackage tools\n\nimport (\n\t_ "${module}/cmd/olm"\n\t_ "${module}/cmd/catalog"\n)\n`,
+    );
+    await ctx.go(['mod', 'edit', `-require=${module}@v${OLM_VERSION}`]);
+    await ctx.go(['mod', 'tidy', '-e']);
+    await ctx.go([
+      'build',
+      '-trimpath',
+      '-tags',
+      'json1',
+      '-ldflags',
+      `-s -w -X ${module}/pkg/version.OLMVersion=v${OLM_VERSION}`,
+      '-o',
+      `${ctx.outDir}/`,
+      `${module}/cmd/olm`,
+      `${module}/cmd/catalog`,
+    ]);
+    const api = JSON.parse(
+      await ctx.go(['list', '-m', '-json', 'github.com/operator-framework/api']),
+    ) as { Dir?: string; Version: string };
+    const { Dir } = await moduleInfo(ctx, `github.com/operator-framework/api@${api.Version}`);
+    if (!Dir) throw new Error('the operator-framework/api module has no source directory');
+    mkdirSync(join(ctx.outDir, 'crds'));
+    for (const file of readdirSync(join(Dir, 'crds')).filter((f) => f.startsWith('operators.coreos.com_'))) {
+      copyFileSync(join(Dir, 'crds', file), join(ctx.outDir, 'crds', file));
+    }
   },
 };
 
