@@ -1,0 +1,33 @@
+import { fileURLToPath } from 'node:url';
+import type { ViteUserConfig } from 'vitest/config';
+
+const globalSetup = fileURLToPath(new URL('./global-setup.ts', import.meta.url));
+
+/**
+ * The vitest configuration every package shares: a `unit` project for `src/**\/*.spec.ts` (fast, no cluster)
+ * and an `e2e` project for `test/**\/*.spec.ts` that shares one local control plane across its files.
+ * Workspace packages resolve to their TypeScript sources through the `@opkit/source` condition.
+ */
+export function opkitVitestConfig(options: { e2eUsesCluster?: boolean } = {}): ViteUserConfig {
+  const conditions = ['@opkit/source'];
+  return {
+    resolve: { conditions },
+    ssr: { resolve: { conditions, externalConditions: conditions } },
+    test: {
+      projects: [
+        { extends: true, test: { name: 'unit', include: ['src/**/*.spec.ts'] } },
+        {
+          extends: true,
+          test: {
+            name: 'e2e',
+            include: ['test/**/*.spec.ts'],
+            ...((options.e2eUsesCluster ?? true) ? { globalSetup: [globalSetup] } : {}),
+            testTimeout: 180_000,
+            hookTimeout: 300_000,
+            fileParallelism: false,
+          },
+        },
+      ],
+    },
+  };
+}
