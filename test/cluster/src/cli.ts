@@ -81,7 +81,8 @@ program
   .option('--name <name>', 'cluster name, to run several at once', 'default')
   .option('--port <port>', 'kube-apiserver port (default: a free one)', parsePort)
   .option('--nodes <count>', 'number of fake nodes', parseCount, 3)
-  .action(async (opts: { name: string; port?: number; nodes: number }) => {
+  .option('--olm', 'also run OLM (its CRDs, the olm and catalog operators)', false)
+  .action(async (opts: { name: string; port?: number; nodes: number; olm: boolean }) => {
     const existing = readState(opts.name);
     if (existing && alive(existing.pid)) {
       throw new ClusterError(
@@ -98,6 +99,7 @@ program
     const self = fileURLToPath(new URL('../bin/opkit-cluster.js', import.meta.url));
     const args = [self, 'serve', '--name', opts.name, '--nodes', String(opts.nodes)];
     if (opts.port) args.push('--port', String(opts.port));
+    if (opts.olm) args.push('--olm');
     const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', out, out] });
     child.unref();
     let shown = 0;
@@ -129,8 +131,14 @@ program
   .option('--name <name>', 'cluster name', 'default')
   .option('--port <port>', 'kube-apiserver port', parsePort)
   .option('--nodes <count>', 'number of fake nodes', parseCount, 3)
-  .action(async (opts: { name: string; port?: number; nodes: number }) => {
-    const cluster = await startCluster({ apiServerPort: opts.port, nodes: opts.nodes, onProgress: say });
+  .option('--olm', 'also run OLM', false)
+  .action(async (opts: { name: string; port?: number; nodes: number; olm: boolean }) => {
+    const cluster = await startCluster({
+      apiServerPort: opts.port,
+      nodes: opts.nodes,
+      olm: opts.olm,
+      onProgress: say,
+    });
     const state: ClusterState = {
       name: opts.name,
       pid: process.pid,

@@ -12,6 +12,7 @@ import {
   SERVICE_CIDR,
   schedulerArgs,
 } from './control-plane/components.js';
+import { createOlmNamespaces, installOlmCrds, startOlmProcesses } from './control-plane/olm.js';
 import { generatePki, writeKubeconfig } from './control-plane/pki.js';
 import { assertPortFree, freePort } from './control-plane/ports.js';
 import { httpHealthy, httpsHealthy, waitUntilReady } from './control-plane/readiness.js';
@@ -23,7 +24,7 @@ import { PodIpPool } from './kubelet/pod-ips.js';
 import { DirectoryProvisioner, defaultStorageClass } from './kubelet/provisioner.js';
 import { ManagedProcess, spawnDirectoryReaper } from './process/managed-process.js';
 import { ensureComponents } from './toolchain/build.js';
-import { controlPlaneRecipes } from './toolchain/recipes.js';
+import { controlPlaneRecipes, olmRecipe } from './toolchain/recipes.js';
 
 /** Options of {@link startCluster}. */
 export interface StartClusterOptions {
@@ -46,10 +47,23 @@ export interface StartClusterOptions {
    * @default 1000
    */
   readonly restartBackoffMs?: number;
+  /**
+   * Also run OLM: its CRDs, the `olm` and `operators` namespaces with the global OperatorGroup, and the
+   * `olm` and `catalog` operators (built from their Go module and cached like the control plane).
+   * @default false
+   */
+  readonly olm?: boolean;
 }
 
 /** The control-plane processes, by the name used in logs. */
-export type ComponentName = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok';
+export type ComponentName =
+  | 'etcd'
+  | 'kube-apiserver'
+  | 'kube-controller-manager'
+  | 'kube-scheduler'
+  | 'kwok'
+  | 'olm'
+  | 'catalog';
 
 /** A running local cluster. */
 export interface LocalCluster {
@@ -132,7 +146,12 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
   const started = Date.now();
   assertHostProgramsInstalled();
   if (options.apiServerPort !== undefined) await assertPortFree(options.apiServerPort, 'kube-apiserver');
-  const built = await ensureComponents(controlPlaneRecipes, { onProgress: progress });
+  const built = await ensureComponents(
+    options.olm ? [...controlPlaneRecipes, olmRecipe] : controlPlaneRecipes,
+    {
+      onProgress: progress,
+    },
+  );
   const bin = (component: string, file: string) => join(built[component]!.dir, file);
 
   const dir = mkdtempSync(join(options.tempDir ?? tmpdir(), 'opkit-cluster-'));
@@ -277,6 +296,28 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       await api.request('GET', '/api/v1/namespaces/default/serviceaccounts/default');
       return true;
     });
+    if (options.olm) {
+      await installOlmCrds(api, join(built.olm!.dir, 'crds'));
+      await createOlmNamespaces(api);
+      const [olm, catalog] = await startOlmProcesses({
+        binDir: built.olm!.dir,
+        kubeconfig: kubeconfigPath,
+        logDir: logs,
+        cwd: dir,
+      });
+      processes.set('olm', olm!);
+      processes.set('catalog', catalog!);
+      // OLM is up once the olm operator has processed the global OperatorGroup (it records the target
+      // namespaces in its status).
+      await waitFor('OLM to handle the global OperatorGroup', 90_000, async () => {
+        const group = await api.request<{ status?: { namespaces?: string[] } }>(
+          'GET',
+          '/apis/operators.coreos.com/v1/namespaces/operators/operatorgroups/global-operators',
+        );
+        return (group.status?.namespaces?.length ?? 0) > 0 && olm!.running && catalog!.running;
+      });
+      progress('OLM ready');
+    }
     progress(
       `cluster ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${nodeNames.length} nodes, dir ${dir})`,
     );

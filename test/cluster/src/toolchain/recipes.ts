@@ -141,7 +141,10 @@ export const opmRecipe: ComponentRecipe = {
     // (to report deprecations) — a request some module proxies refuse.
     const module = 'github.com/operator-framework/operator-registry';
     await ctx.go(['mod', 'init', 'local/opmbuild']);
-    writeFileSync(join(ctx.workDir, 'tools.go'), `//go:build tools\n\npackage tools\n\nimport _ "${module}/cmd/opm"\n`);
+    writeFileSync(
+      join(ctx.workDir, 'tools.go'),
+      `//go:build tools\n\npackage tools\n\nimport _ "${module}/cmd/opm"\n`,
+    );
     await ctx.go(['mod', 'edit', `-require=${module}@v${OPM_VERSION}`]);
     await ctx.go(['mod', 'tidy', '-e']);
     await ctx.go([
@@ -187,9 +190,10 @@ export const olmRecipe: ComponentRecipe = {
       `${module}/cmd/olm`,
       `${module}/cmd/catalog`,
     ]);
-    const api = JSON.parse(
-      await ctx.go(['list', '-m', '-json', 'github.com/operator-framework/api']),
-    ) as { Dir?: string; Version: string };
+    const api = JSON.parse(await ctx.go(['list', '-m', '-json', 'github.com/operator-framework/api'])) as {
+      Dir?: string;
+      Version: string;
+    };
     const { Dir } = await moduleInfo(ctx, `github.com/operator-framework/api@${api.Version}`);
     if (!Dir) throw new Error('the operator-framework/api module has no source directory');
     mkdirSync(join(ctx.outDir, 'crds'));
