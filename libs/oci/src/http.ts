@@ -1,0 +1,158 @@
+import http from 'node:http';
+import https from 'node:https';
+
+/** One HTTP exchange with the body fully buffered. */
+export interface HttpResponse {
+  readonly status: number;
+  readonly url: URL;
+  /** Lower-cased header names; repeated headers keep every value. */
+  readonly headers: Readonly<Record<string, readonly string[]>>;
+  readonly body: Buffer;
+}
+
+/** A request for {@link HttpTransport.send}. */
+export interface HttpRequest {
+  readonly method: string;
+  readonly url: URL;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: Uint8Array;
+  /** Called with the running count of body bytes handed to the socket. */
+  readonly onUploadProgress?: (bytes: number) => void;
+  /** Follow up to 5 redirects (GET and HEAD only); `Authorization` is dropped when the origin changes. */
+  readonly followRedirects?: boolean;
+}
+
+/** TLS and timeout settings of an {@link HttpTransport}. */
+export interface HttpTransportOptions {
+  /** Extra CA certificates (PEM) trusted for HTTPS. */
+  readonly ca?: string | Buffer;
+  /** Accept any server certificate (self-signed registries). */
+  readonly insecureSkipTlsVerify?: boolean;
+  /** Idle socket timeout per request; default 60 s. */
+  readonly timeoutMs?: number;
+  readonly userAgent?: string;
+}
+
+const UPLOAD_SLICE = 64 * 1024;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Minimal keep-alive HTTP(S) client over `node:http`/`node:https` with buffered bodies and upload progress. */
+export class HttpTransport {
+  readonly #httpAgent: http.Agent;
+  readonly #httpsAgent: https.Agent;
+  readonly #timeoutMs: number;
+  readonly #userAgent: string;
+
+  constructor(options: HttpTransportOptions = {}) {
+    this.#httpAgent = new http.Agent({ keepAlive: true });
+    this.#httpsAgent = new https.Agent({
+      keepAlive: true,
+      ...(options.ca === undefined ? {} : { ca: options.ca }),
+      rejectUnauthorized: options.insecureSkipTlsVerify !== true,
+    });
+    this.#timeoutMs = options.timeoutMs ?? 60_000;
+    this.#userAgent = options.userAgent ?? '@opkit/oci';
+  }
+
+  /** Sends `request`; rejects only on transport errors (connection, TLS, timeout), never on a status code. */
+  async send(request: HttpRequest): Promise<HttpResponse> {
+    let current = request;
+    for (let hop = 0; ; hop++) {
+      const response = await this.#once(current);
+      const location = response.headers.location?.[0];
+      const canFollow =
+        current.followRedirects === true && (current.method === 'GET' || current.method === 'HEAD');
+      if (!canFollow || !REDIRECTS.has(response.status) || location === undefined || hop >= 5)
+        return response;
+      const next = new URL(location, current.url);
+      const headers: Record<string, string> = { ...current.headers };
+      if (next.origin !== current.url.origin) {
+        for (const key of Object.keys(headers))
+          if (key.toLowerCase() === 'authorization') delete headers[key];
+      }
+      current = { ...current, url: next, headers };
+    }
+  }
+
+  /** Destroys pooled sockets. */
+  close(): void {
+    this.#httpAgent.destroy();
+    this.#httpsAgent.destroy();
+  }
+
+  #once(request: HttpRequest): Promise<HttpResponse> {
+    const { url, body } = request;
+    const isHttps = url.protocol === 'https:';
+    const headers: Record<string, string> = { 'user-agent': this.#userAgent, ...request.headers };
+    if (
+      body !== undefined ||
+      request.method === 'PUT' ||
+      request.method === 'PATCH' ||
+      request.method === 'POST'
+    ) {
+      headers['content-length'] = String(body?.byteLength ?? 0);
+    }
+    return new Promise<HttpResponse>((resolvePromise, reject) => {
+      const options: http.RequestOptions = {
+        method: request.method,
+        headers,
+        agent: isHttps ? this.#httpsAgent : this.#httpAgent,
+        timeout: this.#timeoutMs,
+      };
+      const req = (isHttps ? https : http).request(url, options, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const out: Record<string, readonly string[]> = {};
+          for (const [key, values] of Object.entries(res.headersDistinct)) {
+            if (values !== undefined) out[key.toLowerCase()] = values;
+          }
+          resolvePromise({ status: res.statusCode ?? 0, url, headers: out, body: Buffer.concat(chunks) });
+        });
+      });
+      req.on('timeout', () => {
+        const err = new Error(`request timed out after ${this.#timeoutMs} ms`) as NodeJS.ErrnoException;
+        err.code = 'ETIMEDOUT';
+        req.destroy(err);
+      });
+      req.on('error', reject);
+      if (body === undefined || body.byteLength === 0) {
+        req.end();
+        return;
+      }
+      let offset = 0;
+      const writeNext = (): void => {
+        while (offset < body.byteLength) {
+          const end = Math.min(offset + UPLOAD_SLICE, body.byteLength);
+          const slice = body.subarray(offset, end);
+          offset = end;
+          const sent = end;
+          const ok = req.write(slice, () => request.onUploadProgress?.(sent));
+          if (!ok) {
+            req.once('drain', writeNext);
+            return;
+          }
+        }
+        req.end();
+      };
+      writeNext();
+    });
+  }
+}
+
+/** Whether a transport error is worth retrying (connection refused/reset, DNS hiccup, timeout). */
+export function isTransientNetworkError(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return (
+    code === 'ECONNREFUSED' ||
+    code === 'ECONNRESET' ||
+    code === 'EPIPE' ||
+    code === 'ETIMEDOUT' ||
+    code === 'EAI_AGAIN' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'ENETUNREACH' ||
+    code === 'UND_ERR_SOCKET' ||
+    (err instanceof Error && err.message === 'socket hang up')
+  );
+}

@@ -1,0 +1,63 @@
+export { type AuthChallenge, type Credentials, parseWwwAuthenticate } from './auth.js';
+export { BUNDLE_PACKAGE_LABEL, bundleImage, type OlmImageOptions } from './bundle-image.js';
+export {
+  CATALOG_CONFIGS_DIR,
+  CATALOG_CONFIGS_LABEL,
+  type CatalogImageOptions,
+  catalogImage,
+} from './catalog-image.js';
+export { isDigest, sha256Digest } from './digest.js';
+export {
+  AuthFailedError,
+  DigestMismatchError,
+  InputInvalidError,
+  LayerInvalidError,
+  LayoutInvalidError,
+  ManifestInvalidError,
+  NotFoundError,
+  OciError,
+  type OciErrorCode,
+  ReferenceInvalidError,
+  RegistryError,
+  RegistryUnreachableError,
+} from './errors.js';
+export {
+  assembleImage,
+  type Blob,
+  buildImage,
+  type Descriptor,
+  type HistoryEntry,
+  type ImageConfig,
+  type ImageIndex,
+  type ImageManifest,
+  type ImageOptions,
+  imageLabels,
+  MediaType,
+  type OciImage,
+  type Platform,
+  parseImageConfig,
+  parseIndex,
+  parseManifest,
+} from './image.js';
+export {
+  type DirectoryLayerOptions,
+  LAYER_MEDIA_TYPE,
+  type Layer,
+  type LayerEntry,
+  type LayerOptions,
+  layerFromDirectory,
+  layerFromEntries,
+  readDirectoryEntries,
+  sourceDateEpoch,
+} from './layer.js';
+export { type LayoutEntry, REF_NAME_ANNOTATION, readLayout, readLayoutIndex, writeLayout } from './layout.js';
+export { formatReference, type ImageReference, parseReference } from './reference.js';
+export {
+  type ProgressEvent,
+  type PullOptions,
+  type PushOptions,
+  type PushResult,
+  RegistryClient,
+  type RegistryClientOptions,
+  type UploadMode,
+} from './registry-client.js';

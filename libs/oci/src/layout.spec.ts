@@ -1,0 +1,105 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { digestHex } from './digest.js';
+import { buildImage } from './image.js';
+import { layerFromEntries } from './layer.js';
+import { readLayout, readLayoutIndex, writeLayout } from './layout.js';
+
+const dirs: string[] = [];
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'oci-layout-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+const imageA = buildImage([layerFromEntries([{ path: 'a.txt', content: 'a' }])], { labels: { name: 'a' } });
+const imageB = buildImage([layerFromEntries([{ path: 'b.txt', content: 'b' }])], { labels: { name: 'b' } });
+
+describe('writeLayout', () => {
+  it('writes oci-layout, index.json with ref.name annotations and every blob', async () => {
+    const dir = join(await tempDir(), 'layout');
+    await writeLayout(dir, [
+      { image: imageA, tag: 'v1' },
+      { image: imageB, tag: 'v2' },
+    ]);
+    expect(JSON.parse(await readFile(join(dir, 'oci-layout'), 'utf8'))).toEqual({
+      imageLayoutVersion: '1.0.0',
+    });
+    expect(JSON.parse(await readFile(join(dir, 'index.json'), 'utf8'))).toEqual({
+      schemaVersion: 2,
+      mediaType: 'application/vnd.oci.image.index.v1+json',
+      manifests: [
+        {
+          mediaType: 'application/vnd.oci.image.manifest.v1+json',
+          digest: imageA.digest,
+          size: imageA.manifestBytes.byteLength,
+          annotations: { 'org.opencontainers.image.ref.name': 'v1' },
+        },
+        {
+          mediaType: 'application/vnd.oci.image.manifest.v1+json',
+          digest: imageB.digest,
+          size: imageB.manifestBytes.byteLength,
+          annotations: { 'org.opencontainers.image.ref.name': 'v2' },
+        },
+      ],
+    });
+    const blobs = (await readdir(join(dir, 'blobs', 'sha256'))).sort();
+    const expected = [imageA, imageB].flatMap((i) => [
+      i.digest,
+      i.manifest.config.digest,
+      i.layers[0]!.descriptor.digest,
+    ]);
+    expect(blobs).toEqual(expected.map(digestHex).sort());
+  });
+
+  it('reads images back by tag, by digest, and alone', async () => {
+    const dir = join(await tempDir(), 'layout');
+    await writeLayout(dir, [
+      { image: imageA, tag: 'v1' },
+      { image: imageB, tag: 'v2' },
+    ]);
+    expect((await readLayout(dir, 'v2')).digest).toBe(imageB.digest);
+    expect((await readLayout(dir, imageA.digest)).config.config?.Labels).toEqual({ name: 'a' });
+    await expect(readLayout(dir)).rejects.toThrow(/2 manifests match the layout/);
+    await expect(readLayout(dir, 'nope')).rejects.toMatchObject({ code: 'OCI_LAYOUT_INVALID' });
+    const single = join(await tempDir(), 'single');
+    await writeLayout(single, [{ image: imageA }]);
+    const back = await readLayout(single);
+    expect(Buffer.compare(Buffer.from(back.manifestBytes), Buffer.from(imageA.manifestBytes))).toBe(0);
+  });
+
+  it('replaces an existing layout atomically and leaves no temporary directories', async () => {
+    const parent = await tempDir();
+    const dir = join(parent, 'layout');
+    await writeLayout(dir, [{ image: imageA, tag: 'v1' }]);
+    await writeLayout(dir, [{ image: imageB, tag: 'v1' }]);
+    expect((await readLayout(dir, 'v1')).digest).toBe(imageB.digest);
+    expect(await readdir(parent)).toEqual(['layout']);
+    expect((await readLayoutIndex(dir)).manifests).toHaveLength(1);
+  });
+
+  it('rejects duplicate tags without touching the target', async () => {
+    const parent = await tempDir();
+    const dir = join(parent, 'layout');
+    await expect(
+      writeLayout(dir, [
+        { image: imageA, tag: 'x' },
+        { image: imageB, tag: 'x' },
+      ]),
+    ).rejects.toThrow(/duplicate tag "x"/);
+    expect(await readdir(parent)).toEqual([]);
+  });
+
+  it('detects corrupt blobs and missing layouts', async () => {
+    const dir = join(await tempDir(), 'layout');
+    await writeLayout(dir, [{ image: imageA, tag: 'v1' }]);
+    await writeFile(join(dir, 'blobs', 'sha256', digestHex(imageA.layers[0]!.descriptor.digest)), 'garbage');
+    await expect(readLayout(dir, 'v1')).rejects.toMatchObject({ code: 'OCI_DIGEST_MISMATCH' });
+    await expect(readLayout(join(dir, 'nowhere'))).rejects.toThrow(/no oci-layout file/);
+  });
+});

@@ -1,0 +1,78 @@
+import { isDigest } from './digest.js';
+import { ReferenceInvalidError } from './errors.js';
+
+/** A parsed image reference `registry/repository[:tag][@digest]`. */
+export interface ImageReference {
+  /** Registry host and optional port as written (`docker.io` for Docker Hub), e.g. `127.0.0.1:5000`. */
+  readonly registry: string;
+  /** Repository path, e.g. `team/bundle` (`library/x` for Docker Hub official images). */
+  readonly repository: string;
+  readonly tag?: string;
+  readonly digest?: string;
+}
+
+const COMPONENT = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*$/;
+const TAG = /^[\w][\w.-]{0,127}$/;
+const DOMAIN =
+  /^(?:\[[0-9a-fA-F:]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*)(?::\d+)?$/;
+
+/** Docker Hub's canonical registry name. */
+export const DOCKER_HUB = 'docker.io';
+
+/**
+ * Parses an image reference the way Docker does: the first path component is the registry when it contains a
+ * `.` or `:` or is `localhost`; otherwise the registry is Docker Hub (`docker.io`, with `library/` prepended to
+ * single-component names). Only `sha256` digests are accepted.
+ *
+ * @throws ReferenceInvalidError with a one-line reason.
+ */
+export function parseReference(reference: string): ImageReference {
+  let rest = reference.trim();
+  if (rest === '') throw new ReferenceInvalidError(reference, 'empty reference');
+  let digest: string | undefined;
+  const at = rest.indexOf('@');
+  if (at >= 0) {
+    digest = rest.slice(at + 1);
+    rest = rest.slice(0, at);
+    if (!isDigest(digest))
+      throw new ReferenceInvalidError(reference, `unsupported digest ${JSON.stringify(digest)}`);
+  }
+  let tag: string | undefined;
+  const colon = rest.lastIndexOf(':');
+  if (colon > rest.lastIndexOf('/')) {
+    tag = rest.slice(colon + 1);
+    rest = rest.slice(0, colon);
+    if (!TAG.test(tag)) throw new ReferenceInvalidError(reference, `invalid tag ${JSON.stringify(tag)}`);
+  }
+  const parts = rest.split('/');
+  let registry = DOCKER_HUB;
+  const first = parts[0]!;
+  if (parts.length > 1 && (first.includes('.') || first.includes(':') || first === 'localhost')) {
+    if (!DOMAIN.test(first))
+      throw new ReferenceInvalidError(reference, `invalid registry ${JSON.stringify(first)}`);
+    registry = first;
+    parts.shift();
+  }
+  if (registry === 'index.docker.io') registry = DOCKER_HUB;
+  if (registry === DOCKER_HUB && parts.length === 1) parts.unshift('library');
+  for (const part of parts) {
+    if (!COMPONENT.test(part)) {
+      throw new ReferenceInvalidError(reference, `invalid repository component ${JSON.stringify(part)}`);
+    }
+  }
+  const repository = parts.join('/');
+  if (repository.length > 255) throw new ReferenceInvalidError(reference, 'repository name longer than 255');
+  return {
+    registry,
+    repository,
+    ...(tag === undefined ? {} : { tag }),
+    ...(digest === undefined ? {} : { digest }),
+  };
+}
+
+/** Formats a reference back to `registry/repository[:tag][@digest]`. */
+export function formatReference(ref: ImageReference): string {
+  return `${ref.registry}/${ref.repository}${ref.tag === undefined ? '' : `:${ref.tag}`}${
+    ref.digest === undefined ? '' : `@${ref.digest}`
+  }`;
+}

@@ -1,0 +1,693 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type AuthChallenge,
+  basicAuthorization,
+  type Credentials,
+  mergeScopes,
+  parseWwwAuthenticate,
+} from './auth.js';
+import { sha256Digest } from './digest.js';
+import {
+  AuthFailedError,
+  DigestMismatchError,
+  ManifestInvalidError,
+  NotFoundError,
+  RegistryError,
+  RegistryUnreachableError,
+} from './errors.js';
+import {
+  type HttpResponse,
+  HttpTransport,
+  type HttpTransportOptions,
+  isTransientNetworkError,
+} from './http.js';
+import {
+  assembleImage,
+  type Blob,
+  type Descriptor,
+  type ImageIndex,
+  isIndexMediaType,
+  isManifestMediaType,
+  MediaType,
+  type OciImage,
+  type Platform,
+  parseIndex,
+} from './image.js';
+import { readLayout } from './layout.js';
+import { DOCKER_HUB, formatReference, type ImageReference, parseReference } from './reference.js';
+
+/** Progress of one blob during a push or pull. */
+export interface ProgressEvent {
+  /** Blob digest. */
+  readonly digest: string;
+  /** `upload`: bytes sent so far; `exists`: the registry already had the blob; `download`: blob received. */
+  readonly phase: 'upload' | 'exists' | 'download';
+  /** Bytes done so far (equals `total` for `exists` and `download`). */
+  readonly bytes: number;
+  readonly total: number;
+}
+
+/**
+ * How blobs are uploaded: `monolithic` (POST, then one PUT with the body), `chunked` (POST, PATCH per chunk,
+ * PUT `?digest=`), or `auto` (chunked only for blobs larger than `chunkSize`).
+ */
+export type UploadMode = 'auto' | 'monolithic' | 'chunked';
+
+/** Options of a {@link RegistryClient}. */
+export interface RegistryClientOptions extends HttpTransportOptions {
+  /** Credentials by registry (`host[:port]` as written in references), or a lookup function. */
+  readonly credentials?:
+    | Readonly<Record<string, Credentials>>
+    | ((registry: string) => Credentials | undefined);
+  /** Talk plain HTTP to every registry (`true`) or to the listed ones. Default: HTTPS everywhere. */
+  readonly plainHttp?: boolean | readonly string[];
+  /** Retries after a connection error, 429 or 5xx; default 3. */
+  readonly retries?: number;
+  /** First back-off delay, doubled per retry; default 200 ms. */
+  readonly retryDelayMs?: number;
+  /** Upper bound of one back-off delay, also for `Retry-After`; default 5000 ms. */
+  readonly maxRetryDelayMs?: number;
+  /** Default `auto`. */
+  readonly uploadMode?: UploadMode;
+  /** Chunk size for chunked uploads (raised to the registry's `OCI-Chunk-Min-Length`); default 8 MiB. */
+  readonly chunkSize?: number;
+  /** Default progress callback for pushes and pulls. */
+  readonly onProgress?: (event: ProgressEvent) => void;
+}
+
+/** Options of {@link RegistryClient.push}. */
+export interface PushOptions {
+  /** When pushing a layout directory: the tag or digest to read from it (default: its only manifest). */
+  readonly layoutRef?: string;
+  readonly uploadMode?: UploadMode;
+  readonly chunkSize?: number;
+  readonly onProgress?: (event: ProgressEvent) => void;
+}
+
+/** Options of {@link RegistryClient.pull}. */
+export interface PullOptions {
+  /** Platform picked from an image index; default `linux/amd64`. */
+  readonly platform?: Platform;
+  readonly onProgress?: (event: ProgressEvent) => void;
+}
+
+/** What {@link RegistryClient.push} did. */
+export interface PushResult {
+  /** The reference the manifest was stored under. */
+  readonly reference: string;
+  /** Manifest digest. */
+  readonly digest: string;
+  /** Manifest size in bytes. */
+  readonly size: number;
+  /** Every blob of the image, in push order, and whether it had to be uploaded. */
+  readonly blobs: ReadonlyArray<{
+    readonly digest: string;
+    readonly size: number;
+    readonly uploaded: boolean;
+  }>;
+}
+
+type AuthState =
+  | { readonly kind: 'basic' }
+  | { readonly kind: 'bearer'; readonly realm: string; readonly service?: string };
+
+interface Target {
+  readonly registry: string;
+  readonly repository: string;
+  /** Reference used in error messages. */
+  readonly display: string;
+  readonly base: URL;
+  /** Token scope this operation needs, e.g. `repository:a/b:pull,push`; empty for a ping. */
+  readonly scope: string;
+}
+
+interface RequestInit {
+  readonly method: string;
+  readonly url: string | URL;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: Uint8Array;
+  readonly onUploadProgress?: (bytes: number) => void;
+  readonly followRedirects?: boolean;
+}
+
+const RETRYABLE_STATUS: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
+const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+const MANIFEST_ACCEPT = [
+  MediaType.ociManifest,
+  MediaType.dockerManifest,
+  MediaType.ociIndex,
+  MediaType.dockerManifestList,
+].join(', ');
+
+/**
+ * A client for the OCI distribution API: pushes and pulls single-platform images held in memory.
+ *
+ * Pushes upload missing blobs first (checked with `HEAD`) and the manifest last, so a failed push never leaves a
+ * tag pointing at missing content. Authentication follows the registry's `WWW-Authenticate` challenge:
+ * anonymous, basic, or bearer tokens fetched from the challenge's realm (with basic credentials when
+ * configured) and cached per registry and scope until they expire. Connection errors, 429 and 5xx answers are
+ * retried with exponential back-off, a bounded number of times.
+ */
+export class RegistryClient {
+  readonly #http: HttpTransport;
+  readonly #options: RegistryClientOptions;
+  readonly #auth = new Map<string, AuthState>();
+  readonly #tokens = new Map<string, { readonly token: string; readonly expiresAt: number }>();
+
+  constructor(options: RegistryClientOptions = {}) {
+    this.#options = options;
+    this.#http = new HttpTransport(options);
+  }
+
+  /**
+   * Pushes `source` (an in-memory image or the path of an OCI image layout) to `reference`
+   * (`registry/repository[:tag][@digest]`; tag defaults to `latest`).
+   *
+   * @throws ReferenceInvalidError, RegistryUnreachableError, AuthFailedError, ManifestInvalidError,
+   *   DigestMismatchError, RegistryError — all naming the registry and reference.
+   */
+  async push(source: OciImage | string, reference: string, options: PushOptions = {}): Promise<PushResult> {
+    const image = typeof source === 'string' ? await readLayout(source, options.layoutRef) : source;
+    const ref = parseReference(reference);
+    const t = this.#target(ref, 'pull,push');
+    if (ref.digest !== undefined && ref.digest !== image.digest) {
+      throw new ManifestInvalidError(
+        t.display,
+        `reference digest does not match the image's ${image.digest}`,
+      );
+    }
+    const onProgress = options.onProgress ?? this.#options.onProgress;
+    const mode = options.uploadMode ?? this.#options.uploadMode ?? 'auto';
+    const chunkSize = options.chunkSize ?? this.#options.chunkSize ?? 8 * 1024 * 1024;
+    if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) {
+      throw new RangeError(`chunkSize must be a positive integer, got ${chunkSize}`);
+    }
+    const blobs = new Map<string, Blob>();
+    for (const blob of [...image.layers, { descriptor: image.manifest.config, bytes: image.configBytes }]) {
+      blobs.set(blob.descriptor.digest, blob);
+    }
+    const results: Array<{ digest: string; size: number; uploaded: boolean }> = [];
+    for (const blob of blobs.values()) {
+      const { digest, size } = blob.descriptor;
+      if (await this.#blobExists(t, digest)) {
+        onProgress?.({ digest, phase: 'exists', bytes: size, total: size });
+        results.push({ digest, size, uploaded: false });
+        continue;
+      }
+      await this.#uploadBlob(t, blob, mode, chunkSize, onProgress);
+      results.push({ digest, size, uploaded: true });
+    }
+    const tagOrDigest = ref.tag ?? ref.digest ?? 'latest';
+    const res = await this.#request(t, {
+      method: 'PUT',
+      url: `/v2/${t.repository}/manifests/${tagOrDigest}`,
+      headers: { 'content-type': image.mediaType },
+      body: image.manifestBytes,
+    });
+    if (res.status < 200 || res.status > 299) throw this.#failure(t, res, 'manifest upload', true);
+    const stored = res.headers['docker-content-digest']?.[0];
+    if (stored !== undefined && stored !== image.digest)
+      throw new DigestMismatchError(t.display, image.digest, stored);
+    return {
+      reference: formatReference(
+        ref.tag === undefined && ref.digest === undefined ? { ...ref, tag: 'latest' } : ref,
+      ),
+      digest: image.digest,
+      size: image.manifestBytes.byteLength,
+      blobs: results,
+    };
+  }
+
+  /**
+   * Pulls `reference` into memory, verifying the manifest and every blob against their digests. An image index
+   * is resolved to the manifest for `options.platform` (default `linux/amd64`).
+   *
+   * @throws NotFoundError, RegistryUnreachableError, AuthFailedError, ManifestInvalidError,
+   *   DigestMismatchError, RegistryError — all naming the registry and reference.
+   */
+  async pull(reference: string, options: PullOptions = {}): Promise<OciImage> {
+    const ref = parseReference(reference);
+    const t = this.#target(ref, 'pull');
+    const onProgress = options.onProgress ?? this.#options.onProgress;
+    let manifest = await this.#getManifest(t, ref.digest ?? ref.tag ?? 'latest');
+    if (ref.digest !== undefined && manifest.digest !== ref.digest) {
+      throw new DigestMismatchError(`${t.display} manifest`, ref.digest, manifest.digest);
+    }
+    if (isIndexMediaType(manifest.mediaType)) {
+      const index = parseIndex(manifest.bytes, t.display, manifest.mediaType);
+      const platform = options.platform ?? { os: 'linux', architecture: 'amd64' };
+      const chosen = selectPlatform(index, platform);
+      if (chosen === undefined) {
+        const wanted = `${platform.os}/${platform.architecture}${platform.variant ? `/${platform.variant}` : ''}`;
+        throw new ManifestInvalidError(t.display, `image index has no manifest for ${wanted}`);
+      }
+      manifest = await this.#getManifest(t, chosen.digest);
+      if (manifest.digest !== chosen.digest) {
+        throw new DigestMismatchError(`${t.display} manifest`, chosen.digest, manifest.digest);
+      }
+    }
+    return assembleImage(
+      manifest.bytes,
+      t.display,
+      async (descriptor) => {
+        const bytes = await this.#getBlob(t, descriptor);
+        onProgress?.({
+          digest: descriptor.digest,
+          phase: 'download',
+          bytes: bytes.byteLength,
+          total: descriptor.size,
+        });
+        return bytes;
+      },
+      manifest.mediaType,
+    );
+  }
+
+  /**
+   * Resolves `reference` to the descriptor of its manifest (media type, digest, size) with a `HEAD` request,
+   * falling back to `GET` when the registry sends no `Docker-Content-Digest`.
+   */
+  async resolve(reference: string): Promise<Descriptor> {
+    const ref = parseReference(reference);
+    const t = this.#target(ref, 'pull');
+    const res = await this.#request(t, {
+      method: 'HEAD',
+      url: `/v2/${t.repository}/manifests/${ref.digest ?? ref.tag ?? 'latest'}`,
+      headers: { accept: MANIFEST_ACCEPT },
+    });
+    if (res.status !== 200) throw this.#failure(t, res, 'manifest');
+    const digest = res.headers['docker-content-digest']?.[0];
+    const size = Number(res.headers['content-length']?.[0]);
+    const mediaType = contentType(res);
+    if (digest === undefined || !Number.isSafeInteger(size) || mediaType === undefined) {
+      const full = await this.#getManifest(t, ref.digest ?? ref.tag ?? 'latest');
+      return { mediaType: full.mediaType, digest: full.digest, size: full.bytes.byteLength };
+    }
+    return { mediaType, digest, size };
+  }
+
+  /**
+   * Checks that `registry` (`host[:port]`) speaks the distribution API and accepts the configured credentials
+   * (`GET /v2/`).
+   */
+  async ping(registry: string): Promise<void> {
+    const t: Target = {
+      registry,
+      repository: '',
+      display: registry,
+      base: this.#baseUrl(registry),
+      scope: '',
+    };
+    const res = await this.#request(t, { method: 'GET', url: '/v2/' });
+    if (res.status !== 200) throw this.#failure(t, res, 'API version check');
+  }
+
+  /** Closes pooled connections. The client stays usable; new requests open new connections. */
+  close(): void {
+    this.#http.close();
+  }
+
+  async #blobExists(t: Target, digest: string): Promise<boolean> {
+    const res = await this.#request(t, {
+      method: 'HEAD',
+      url: `/v2/${t.repository}/blobs/${digest}`,
+      followRedirects: true,
+    });
+    if (res.status === 200) return true;
+    if (res.status === 404) return false;
+    throw this.#failure(t, res, `blob ${digest} check`);
+  }
+
+  async #uploadBlob(
+    t: Target,
+    blob: Blob,
+    mode: UploadMode,
+    chunkSize: number,
+    onProgress: ((event: ProgressEvent) => void) | undefined,
+  ): Promise<void> {
+    const { digest } = blob.descriptor;
+    const total = blob.bytes.byteLength;
+    const emit = (bytes: number): void => onProgress?.({ digest, phase: 'upload', bytes, total });
+    const started = await this.#request(t, { method: 'POST', url: `/v2/${t.repository}/blobs/uploads/` });
+    if (started.status !== 202) throw this.#failure(t, started, `blob ${digest} upload start`);
+    let location = uploadLocation(t, started);
+    const minChunk = Number(started.headers['oci-chunk-min-length']?.[0] ?? 0);
+    const chunked = mode === 'chunked' || (mode === 'auto' && total > chunkSize);
+    if (!chunked) {
+      const res = await this.#request(t, {
+        method: 'PUT',
+        url: withDigest(location, digest),
+        headers: { 'content-type': 'application/octet-stream' },
+        body: blob.bytes,
+        onUploadProgress: emit,
+      });
+      if (res.status !== 201) throw this.#failure(t, res, `blob ${digest} upload`);
+      if (total === 0) emit(0);
+      return;
+    }
+    const size = Number.isSafeInteger(minChunk) && minChunk > chunkSize ? minChunk : chunkSize;
+    let offset = 0;
+    let recoveries = 0;
+    while (offset < total) {
+      const start = offset;
+      const end = Math.min(start + size, total);
+      const res = await this.#request(t, {
+        method: 'PATCH',
+        url: location,
+        headers: { 'content-type': 'application/octet-stream', 'content-range': `${start}-${end - 1}` },
+        body: blob.bytes.subarray(start, end),
+        onUploadProgress: (n) => emit(start + n),
+      });
+      if (res.status === 416 && recoveries < (this.#options.retries ?? 3)) {
+        // The registry holds a different amount of data than we think (e.g. a retried chunk had landed):
+        // ask it for the upload's range and continue from there.
+        recoveries++;
+        const status = await this.#request(t, { method: 'GET', url: location });
+        if (status.status !== 204) throw this.#failure(t, status, `blob ${digest} upload status`);
+        location = uploadLocation(t, status, location);
+        offset = rangeEnd(status.headers.range?.[0]);
+        continue;
+      }
+      if (res.status !== 202) throw this.#failure(t, res, `blob ${digest} chunk ${start}-${end - 1}`);
+      location = uploadLocation(t, res, location);
+      offset = end;
+    }
+    const res = await this.#request(t, { method: 'PUT', url: withDigest(location, digest) });
+    if (res.status !== 201) throw this.#failure(t, res, `blob ${digest} upload commit`);
+    if (total === 0) emit(0);
+  }
+
+  async #getManifest(
+    t: Target,
+    tagOrDigest: string,
+  ): Promise<{ bytes: Buffer; mediaType: string; digest: string }> {
+    const res = await this.#request(t, {
+      method: 'GET',
+      url: `/v2/${t.repository}/manifests/${tagOrDigest}`,
+      headers: { accept: MANIFEST_ACCEPT },
+    });
+    if (res.status !== 200) throw this.#failure(t, res, 'manifest');
+    if (res.body.byteLength > MAX_MANIFEST_BYTES) {
+      throw new ManifestInvalidError(t.display, `manifest larger than ${MAX_MANIFEST_BYTES} bytes`);
+    }
+    let mediaType = contentType(res);
+    try {
+      const doc: unknown = JSON.parse(res.body.toString('utf8'));
+      if (
+        typeof doc === 'object' &&
+        doc !== null &&
+        'mediaType' in doc &&
+        typeof doc.mediaType === 'string'
+      ) {
+        mediaType = doc.mediaType;
+      }
+    } catch {
+      throw new ManifestInvalidError(t.display, 'manifest is not JSON');
+    }
+    if (mediaType === undefined || !(isManifestMediaType(mediaType) || isIndexMediaType(mediaType))) {
+      throw new ManifestInvalidError(
+        t.display,
+        `unsupported manifest media type ${JSON.stringify(mediaType)}`,
+      );
+    }
+    const digest = sha256Digest(res.body);
+    const announced = res.headers['docker-content-digest']?.[0];
+    if (announced?.startsWith('sha256:') && announced !== digest) {
+      throw new DigestMismatchError(`${t.display} manifest`, announced, digest);
+    }
+    return { bytes: res.body, mediaType, digest };
+  }
+
+  async #getBlob(t: Target, descriptor: Descriptor): Promise<Uint8Array> {
+    const res = await this.#request(t, {
+      method: 'GET',
+      url: `/v2/${t.repository}/blobs/${descriptor.digest}`,
+      followRedirects: true,
+    });
+    if (res.status !== 200) throw this.#failure(t, res, `blob ${descriptor.digest}`);
+    return res.body;
+  }
+
+  /** Sends a registry request with authentication (one re-authentication on 401) and bounded retries. */
+  async #request(t: Target, init: RequestInit): Promise<HttpResponse> {
+    const url = typeof init.url === 'string' ? new URL(init.url, t.base) : init.url;
+    let authenticated = false;
+    for (;;) {
+      const headers: Record<string, string> = { ...init.headers };
+      const authorization = await this.#authorization(t);
+      if (authorization !== undefined) headers.authorization = authorization;
+      const res = await this.#sendWithRetries(t, { ...init, url, headers });
+      if (res.status !== 401) return res;
+      if (authenticated) {
+        throw new AuthFailedError(
+          t.registry,
+          t.display,
+          `${init.method} ${url.pathname} answered 401${errorDetail(res)}`,
+        );
+      }
+      authenticated = true;
+      await this.#authenticate(t, res);
+    }
+  }
+
+  async #sendWithRetries(t: Target, init: RequestInit & { readonly url: URL }): Promise<HttpResponse> {
+    const retries = this.#options.retries ?? 3;
+    for (let attempt = 0; ; attempt++) {
+      let res: HttpResponse;
+      try {
+        res = await this.#http.send({ ...init });
+      } catch (err) {
+        if (attempt < retries && isTransientNetworkError(err)) {
+          await sleep(this.#delay(attempt));
+          continue;
+        }
+        const attempts = attempt + 1;
+        throw new RegistryUnreachableError(
+          t.registry,
+          t.display,
+          `${init.method} ${init.url.origin}${init.url.pathname}: ${errorText(err)}${
+            attempts > 1 ? ` (after ${attempts} attempts)` : ''
+          }`,
+          { cause: err },
+        );
+      }
+      if (RETRYABLE_STATUS.has(res.status) && attempt < retries) {
+        await sleep(this.#delay(attempt, res.headers['retry-after']?.[0]));
+        continue;
+      }
+      return res;
+    }
+  }
+
+  #delay(attempt: number, retryAfter?: string): number {
+    const max = this.#options.maxRetryDelayMs ?? 5000;
+    const seconds = retryAfter === undefined ? Number.NaN : Number(retryAfter);
+    if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, max);
+    return Math.min((this.#options.retryDelayMs ?? 200) * 2 ** attempt, max);
+  }
+
+  async #authorization(t: Target): Promise<string | undefined> {
+    const state = this.#auth.get(t.registry);
+    if (state === undefined) return undefined;
+    if (state.kind === 'basic') {
+      const credentials = this.#credentials(t.registry);
+      return credentials === undefined ? undefined : basicAuthorization(credentials);
+    }
+    const cached = this.#tokens.get(`${t.registry} ${t.scope}`);
+    if (cached !== undefined && cached.expiresAt > Date.now()) return `Bearer ${cached.token}`;
+    // The registry is known to want a token: get it before sending (and possibly uploading) the request.
+    return `Bearer ${await this.#fetchToken(t, state, undefined)}`;
+  }
+
+  async #authenticate(t: Target, res: HttpResponse): Promise<void> {
+    const challenges = parseWwwAuthenticate(res.headers['www-authenticate'] ?? []);
+    const bearer = challenges.find((c) => c.scheme === 'bearer');
+    if (bearer !== undefined) {
+      const realm = bearer.params.realm;
+      if (realm === undefined || realm === '') {
+        throw new AuthFailedError(t.registry, t.display, 'bearer challenge has no realm');
+      }
+      const state: AuthState = {
+        kind: 'bearer',
+        realm,
+        ...(bearer.params.service === undefined ? {} : { service: bearer.params.service }),
+      };
+      this.#auth.set(t.registry, state);
+      await this.#fetchToken(t, state, bearer);
+      return;
+    }
+    if (challenges.some((c) => c.scheme === 'basic')) {
+      if (this.#credentials(t.registry) === undefined) {
+        throw new AuthFailedError(
+          t.registry,
+          t.display,
+          'registry requires credentials (basic) and none are configured',
+        );
+      }
+      this.#auth.set(t.registry, { kind: 'basic' });
+      return;
+    }
+    const schemes = challenges.map((c) => c.scheme).join(', ');
+    throw new AuthFailedError(
+      t.registry,
+      t.display,
+      schemes === ''
+        ? '401 without a WWW-Authenticate challenge'
+        : `unsupported authentication scheme(s): ${schemes}`,
+    );
+  }
+
+  async #fetchToken(
+    t: Target,
+    state: Extract<AuthState, { kind: 'bearer' }>,
+    challenge: AuthChallenge | undefined,
+  ): Promise<string> {
+    let url: URL;
+    try {
+      url = new URL(state.realm);
+    } catch {
+      throw new AuthFailedError(t.registry, t.display, `invalid token realm ${JSON.stringify(state.realm)}`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      throw new AuthFailedError(t.registry, t.display, `unsupported token realm ${url.href}`);
+    }
+    if (state.service !== undefined) url.searchParams.set('service', state.service);
+    for (const scope of mergeScopes([t.scope, challenge?.params.scope ?? '']))
+      url.searchParams.append('scope', scope);
+    const credentials = this.#credentials(t.registry);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (credentials !== undefined) headers.authorization = basicAuthorization(credentials);
+    const realm = `${url.origin}${url.pathname}`;
+    const res = await this.#sendWithRetries(t, { method: 'GET', url, headers });
+    if (res.status === 401 || res.status === 403) {
+      const who =
+        credentials === undefined ? 'anonymous access' : `the credentials of ${credentials.username}`;
+      throw new AuthFailedError(
+        t.registry,
+        t.display,
+        `token service ${realm} rejected ${who} (${res.status})`,
+      );
+    }
+    if (res.status !== 200) {
+      throw new AuthFailedError(t.registry, t.display, `token service ${realm} answered ${res.status}`);
+    }
+    let token: unknown;
+    let expiresIn: unknown;
+    try {
+      const doc = JSON.parse(res.body.toString('utf8')) as Record<string, unknown>;
+      token = doc.token ?? doc.access_token;
+      expiresIn = doc.expires_in;
+    } catch {
+      throw new AuthFailedError(t.registry, t.display, `token service ${realm} answered non-JSON`);
+    }
+    if (typeof token !== 'string' || token === '') {
+      throw new AuthFailedError(t.registry, t.display, `token service ${realm} answered without a token`);
+    }
+    const lifetime = typeof expiresIn === 'number' && expiresIn > 0 ? expiresIn : 60;
+    // Renew a little early so a token does not expire between our check and the registry's.
+    const expiresAt = Date.now() + Math.max(lifetime - 10, lifetime / 2) * 1000;
+    this.#tokens.set(`${t.registry} ${t.scope}`, { token, expiresAt });
+    return token;
+  }
+
+  #credentials(registry: string): Credentials | undefined {
+    const source = this.#options.credentials;
+    if (source === undefined) return undefined;
+    return typeof source === 'function' ? source(registry) : source[registry];
+  }
+
+  #baseUrl(registry: string): URL {
+    const plain = this.#options.plainHttp;
+    const usePlain = plain === true || (Array.isArray(plain) && plain.includes(registry));
+    const host = registry === DOCKER_HUB ? 'registry-1.docker.io' : registry;
+    return new URL(`${usePlain ? 'http' : 'https'}://${host}/`);
+  }
+
+  #target(ref: ImageReference, actions: string): Target {
+    return {
+      registry: ref.registry,
+      repository: ref.repository,
+      display: formatReference(ref),
+      base: this.#baseUrl(ref.registry),
+      scope: `repository:${ref.repository}:${actions}`,
+    };
+  }
+
+  #failure(t: Target, res: HttpResponse, what: string, manifestUpload = false): Error {
+    const detail = errorDetail(res);
+    if (res.status === 401 || res.status === 403) {
+      return new AuthFailedError(t.registry, t.display, `${what} denied (${res.status})${detail}`);
+    }
+    if (res.status === 404 && !manifestUpload) return new NotFoundError(t.registry, t.display, what);
+    if (manifestUpload && res.status === 400) {
+      return new ManifestInvalidError(t.display, `registry ${t.registry} rejected the manifest${detail}`);
+    }
+    return new RegistryError(t.registry, t.display, res.status, `${what} answered ${res.status}${detail}`);
+  }
+}
+
+function selectPlatform(index: ImageIndex, platform: Platform): Descriptor | undefined {
+  const candidates = index.manifests.filter((m) => isManifestMediaType(m.mediaType));
+  const exact = candidates.find(
+    (m) =>
+      m.platform?.os === platform.os &&
+      m.platform.architecture === platform.architecture &&
+      (platform.variant === undefined || m.platform.variant === platform.variant),
+  );
+  if (exact !== undefined) return exact;
+  return candidates.length === 1 && candidates[0]!.platform === undefined ? candidates[0] : undefined;
+}
+
+function uploadLocation(t: Target, res: HttpResponse, previous?: URL): URL {
+  const location = res.headers.location?.[0];
+  if (location === undefined) {
+    if (previous !== undefined) return previous;
+    throw new RegistryError(
+      t.registry,
+      t.display,
+      res.status,
+      'blob upload answered without a Location header',
+    );
+  }
+  return new URL(location, res.url);
+}
+
+function withDigest(location: URL, digest: string): URL {
+  const url = new URL(location);
+  url.searchParams.set('digest', digest);
+  return url;
+}
+
+/** Offset after an upload's `Range: 0-<last>` header (0 when absent). */
+function rangeEnd(range: string | undefined): number {
+  const match = range === undefined ? null : /^(?:bytes=)?0-(\d+)$/.exec(range.trim());
+  return match === null ? 0 : Number(match[1]) + 1;
+}
+
+function contentType(res: HttpResponse): string | undefined {
+  const value = res.headers['content-type']?.[0]?.split(';')[0]?.trim();
+  return value === '' ? undefined : value;
+}
+
+/** ` (CODE: message; …)` from a distribution error body, or an empty string. */
+function errorDetail(res: HttpResponse): string {
+  if (res.body.byteLength === 0) return '';
+  try {
+    const doc = JSON.parse(res.body.toString('utf8')) as {
+      errors?: Array<{ code?: unknown; message?: unknown }>;
+    };
+    const parts = (doc.errors ?? []).map((e) =>
+      `${String(e.code ?? '')}: ${String(e.message ?? '')}`.replace(/\s+/g, ' ').trim(),
+    );
+    return parts.length === 0 ? '' : ` (${parts.join('; ')})`;
+  } catch {
+    const text = res.body.toString('utf8', 0, Math.min(res.body.byteLength, 200)).replace(/\s+/g, ' ').trim();
+    return text === '' ? '' : ` (${text})`;
+  }
+}
+
+function errorText(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as NodeJS.ErrnoException).code;
+  return code !== undefined && !err.message.includes(code) ? `${code} ${err.message}` : err.message;
+}
