@@ -1,0 +1,26 @@
+import { customResourceDefinition } from '@opkit/controller-runtime';
+import { GROUP, KIND, PLURAL, redisClusterSchema, VERSION } from './schema.js';
+
+/** The RedisCluster CRD, generated from the schema. */
+export const redisClusterCrd = customResourceDefinition({
+  group: GROUP,
+  kind: KIND,
+  plural: PLURAL,
+  shortNames: ['rec'],
+  versions: [
+    {
+      name: VERSION,
+      served: true,
+      storage: true,
+      schema: redisClusterSchema,
+      printerColumns: [
+        { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
+        { name: 'Primaries', type: 'integer', jsonPath: '.status.primaries' },
+        { name: 'Ready', type: 'integer', jsonPath: '.status.readyNodes' },
+        { name: 'State', type: 'string', jsonPath: '.status.clusterState' },
+        { name: 'Available', type: 'string', jsonPath: '.status.conditions[?(@.type=="Available")].status' },
+        { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      ],
+    },
+  ],
+});

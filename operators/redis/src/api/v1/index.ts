@@ -1,0 +1,4 @@
+export { redisClusterCrd } from './crd.js';
+export * from './schema.js';
+export { primariesOf, type RedisCluster, replicasPerPrimary } from './types.js';
+export { isRedisCluster, type ValidationProblem, validateRedisCluster } from './validate.js';

@@ -1,0 +1,247 @@
+import { type Static, Type } from '@sinclair/typebox';
+
+// The one definition of the RedisCluster API: the CRD's OpenAPI schema (with its CEL rules), the client-side
+// validator and the TypeScript types are all derived from it.
+
+export const GROUP = 'cache.example.com';
+export const VERSION = 'v1';
+export const KIND = 'RedisCluster';
+export const PLURAL = 'redisclusters';
+export const REDIS_CLUSTER = { apiVersion: `${GROUP}/${VERSION}`, kind: KIND } as const;
+
+/** Total hash slots of a Redis Cluster. */
+export const CLUSTER_SLOTS = 16384;
+export const MIN_PRIMARIES = 3;
+export const DEFAULT_REPLICAS_PER_PRIMARY = 1;
+
+/**
+ * redis.conf settings the operator sets itself: `spec.config` may not name them. Lower case, as redis.conf
+ * keys are case-insensitive and the schema only accepts lower-case keys.
+ */
+export const OPERATOR_OWNED_CONFIG = [
+  'port',
+  'bind',
+  'cluster-enabled',
+  'cluster-config-file',
+  'cluster-announce-ip',
+  'cluster-announce-port',
+  'cluster-announce-bus-port',
+  'cluster-announce-tls-port',
+  'cluster-port',
+  'dir',
+  'dbfilename',
+  'appendonly',
+  'appenddirname',
+  'requirepass',
+  'masterauth',
+  'masteruser',
+  'aclfile',
+  'user',
+  'daemonize',
+  'protected-mode',
+  'include',
+  'rename-command',
+  'replicaof',
+  'slaveof',
+  'unixsocket',
+  'pidfile',
+  'logfile',
+  'tls-port',
+  'supervised',
+] as const;
+
+const int32 = (options: { minimum?: number; maximum?: number; default?: number; description: string }) =>
+  Type.Integer({ format: 'int32', ...options });
+
+const QUANTITY_PATTERN =
+  '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+
+const quantity = (description?: string) =>
+  Type.Unsafe<string | number>({
+    'x-kubernetes-int-or-string': true,
+    anyOf: [{ type: 'integer' }, { type: 'string' }],
+    pattern: QUANTITY_PATTERN,
+    ...(description ? { description } : {}),
+  });
+
+// A map with free keys: additionalProperties, since CRD schemas do not support patternProperties.
+const resourceList = Type.Unsafe<Record<string, string | number>>({
+  type: 'object',
+  additionalProperties: quantity(),
+  description: 'Resource name to quantity.',
+});
+
+export const conditionSchema = Type.Object({
+  type: Type.String({
+    maxLength: 316,
+    description: 'Type of condition: Available, Progressing or Degraded.',
+  }),
+  status: Type.Unsafe<'True' | 'False' | 'Unknown'>({ type: 'string', enum: ['True', 'False', 'Unknown'] }),
+  reason: Type.String({ maxLength: 1024, minLength: 1, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' }),
+  message: Type.String({ maxLength: 32768 }),
+  lastTransitionTime: Type.String({ format: 'date-time' }),
+  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
+});
+
+/** `has(...) ? ... : default` in CEL, for rules that read optional fields. */
+const REPLICAS_CEL = `(has(self.replicasPerPrimary) ? self.replicasPerPrimary : ${DEFAULT_REPLICAS_PER_PRIMARY})`;
+
+const configSchema = Type.Unsafe<Record<string, string>>({
+  type: 'object',
+  maxProperties: 64,
+  additionalProperties: { type: 'string', maxLength: 1024 },
+  description:
+    'Extra redis.conf settings (key → value), appended to the configuration the operator writes. Keys the ' +
+    'operator owns (port, bind, cluster-*, dir, appendonly, requirepass, masterauth, …) are rejected.',
+  'x-kubernetes-validations': [
+    {
+      rule: "self.all(k, k.matches('^[a-z][a-z0-9-]*$'))",
+      message: 'spec.config keys must be lower-case redis.conf directives',
+    },
+    ...OPERATOR_OWNED_CONFIG.map((key) => ({
+      rule: `!('${key}' in self)`,
+      message: `spec.config.${key} is managed by the operator and cannot be set`,
+    })),
+  ],
+});
+
+export const redisClusterSpecSchema = Type.Object(
+  {
+    size: int32({
+      minimum: 3,
+      maximum: 120,
+      description:
+        'Number of Redis nodes (pods). Primaries are size / (replicasPerPrimary + 1), at least 3; size must divide evenly.',
+    }),
+    replicasPerPrimary: Type.Optional(
+      int32({
+        minimum: 0,
+        maximum: 5,
+        default: DEFAULT_REPLICAS_PER_PRIMARY,
+        description: 'Replicas of each primary.',
+      }),
+    ),
+    image: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'Redis image for this cluster; default: the operator’s RELATED_IMAGE_REDIS.',
+      }),
+    ),
+    resources: Type.Optional(
+      Type.Object(
+        { limits: Type.Optional(resourceList), requests: Type.Optional(resourceList) },
+        { description: 'Compute resources of each Redis container.' },
+      ),
+    ),
+    storage: Type.Optional(
+      Type.Object(
+        {
+          size: quantity('Size of each node’s volume, e.g. 1Gi.'),
+          storageClassName: Type.Optional(
+            Type.String({ minLength: 1, description: 'StorageClass of the claims; default: the cluster’s.' }),
+          ),
+        },
+        {
+          description:
+            'A PersistentVolumeClaim per node for /data (AOF and nodes.conf). Without it, data lives in an emptyDir.',
+          'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec.storage is immutable' }],
+        },
+      ),
+    ),
+    config: Type.Optional(configSchema),
+    auth: Type.Optional(
+      Type.Object(
+        {
+          secretName: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 253,
+              description:
+                'Secret in the cluster’s namespace whose key `password` is the Redis password; default: a generated Secret <name>-auth.',
+            }),
+          ),
+        },
+        { description: 'Authentication of clients and of replicas to their primaries.' },
+      ),
+    ),
+  },
+  {
+    description: 'RedisClusterSpec is the desired state of a RedisCluster.',
+    'x-kubernetes-validations': [
+      {
+        rule: `self.size % (${REPLICAS_CEL} + 1) == 0`,
+        message: 'spec.size must be a multiple of spec.replicasPerPrimary + 1',
+        fieldPath: '.size',
+        reason: 'FieldValueInvalid',
+      },
+      {
+        rule: `self.size / (${REPLICAS_CEL} + 1) >= ${MIN_PRIMARIES}`,
+        message: `spec.size / (spec.replicasPerPrimary + 1) must give at least ${MIN_PRIMARIES} primaries`,
+        fieldPath: '.size',
+        reason: 'FieldValueInvalid',
+      },
+      {
+        rule: 'has(self.storage) == has(oldSelf.storage)',
+        message: 'spec.storage cannot be added or removed after creation',
+        fieldPath: '.storage',
+      },
+    ],
+  },
+);
+
+export const nodeStatusSchema = Type.Object({
+  pod: Type.String({ description: 'Pod name.' }),
+  ip: Type.Optional(Type.String()),
+  nodeId: Type.Optional(Type.String({ description: 'Redis Cluster node ID.' })),
+  role: Type.Unsafe<'primary' | 'replica' | 'unknown'>({
+    type: 'string',
+    enum: ['primary', 'replica', 'unknown'],
+  }),
+  primaryId: Type.Optional(Type.String({ description: 'Node ID of the primary this replica follows.' })),
+  slots: Type.Optional(Type.String({ description: 'Hash slot ranges this primary serves, e.g. 0-5460.' })),
+  slotCount: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
+});
+
+export const redisClusterStatusSchema = Type.Object(
+  {
+    conditions: Type.Optional(
+      Type.Array(conditionSchema, {
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['type'],
+        description: 'Available, Progressing and Degraded, with Kubernetes condition semantics.',
+      }),
+    ),
+    nodes: Type.Optional(Type.Array(Type.String(), { description: 'Names of the Redis pods.' })),
+    members: Type.Optional(
+      Type.Array(nodeStatusSchema, { description: 'Role, primary and slots of every node, by pod.' }),
+    ),
+    clusterState: Type.Optional(
+      Type.Unsafe<'ok' | 'fail' | 'unknown'>({
+        type: 'string',
+        enum: ['ok', 'fail', 'unknown'],
+        description: 'cluster_state from CLUSTER INFO.',
+      }),
+    ),
+    primaries: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
+    readyNodes: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
+    slotsAssigned: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
+    secretName: Type.Optional(Type.String({ description: 'Secret holding the password (key `password`).' })),
+    observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
+  },
+  { description: 'RedisClusterStatus is the observed state of a RedisCluster.' },
+);
+
+export const redisClusterSchema = Type.Object(
+  {
+    apiVersion: Type.Optional(Type.String()),
+    kind: Type.Optional(Type.String()),
+    metadata: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object' })),
+    spec: redisClusterSpecSchema,
+    status: Type.Optional(redisClusterStatusSchema),
+  },
+  { description: 'RedisCluster is the Schema for the redisclusters API: a sharded Redis Cluster.' },
+);
+
+export type RedisClusterSpec = Static<typeof redisClusterSpecSchema>;
+export type RedisClusterStatus = Static<typeof redisClusterStatusSchema>;
+export type RedisNodeStatus = Static<typeof nodeStatusSchema>;

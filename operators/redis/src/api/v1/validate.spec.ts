@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { redisClusterCrd } from './crd.js';
+import { OPERATOR_OWNED_CONFIG } from './schema.js';
+import { validateRedisCluster } from './validate.js';
+
+const valid = {
+  apiVersion: 'cache.example.com/v1',
+  kind: 'RedisCluster',
+  metadata: { name: 'r' },
+  spec: { size: 6 },
+};
+
+describe('validateRedisCluster (the CRD schema and its CEL rules, client-side)', () => {
+  it('accepts a minimal and a full spec', () => {
+    expect(validateRedisCluster(valid)).toEqual([]);
+    expect(
+      validateRedisCluster({
+        ...valid,
+        spec: {
+          size: 9,
+          replicasPerPrimary: 2,
+          image: 'registry.example/redis:7.2',
+          resources: { limits: { memory: '1Gi', cpu: 1 } },
+          storage: { size: '1Gi', storageClassName: 'standard' },
+          config: { 'maxmemory-policy': 'allkeys-lru', 'cluster-node-timeout': '3000' },
+          auth: { secretName: 'redis-password' },
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  it('names the field of every problem, with the messages the API server gives', () => {
+    expect(validateRedisCluster({ ...valid, spec: { size: 7 } })).toEqual([
+      { field: 'spec.size', message: 'spec.size must be a multiple of spec.replicasPerPrimary + 1' },
+    ]);
+    expect(validateRedisCluster({ ...valid, spec: { size: 4 } })).toEqual([
+      {
+        field: 'spec.size',
+        message: 'spec.size / (spec.replicasPerPrimary + 1) must give at least 3 primaries',
+      },
+    ]);
+    expect(validateRedisCluster({ ...valid, spec: { size: 6, config: { dir: '/tmp', Port: '1' } } })).toEqual(
+      [
+        { field: 'spec.config', message: 'spec.config keys must be lower-case redis.conf directives' },
+        { field: 'spec.config', message: 'spec.config.dir is managed by the operator and cannot be set' },
+      ],
+    );
+    expect(validateRedisCluster({ ...valid, spec: { size: 2 } })).toEqual([
+      { field: 'spec.size', message: 'must be >= 3' },
+    ]);
+  });
+
+  it('is the schema the CRD carries, with one CEL rule per operator-owned key', () => {
+    const spec = (
+      redisClusterCrd.spec.versions[0]!.schema.openAPIV3Schema as {
+        properties: { spec: { properties: { config: { 'x-kubernetes-validations': unknown[] } } } };
+      }
+    ).properties.spec;
+    expect(spec.properties.config['x-kubernetes-validations']).toHaveLength(OPERATOR_OWNED_CONFIG.length + 1);
+  });
+});

@@ -1,0 +1,72 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import {
+  DEFAULT_REPLICAS_PER_PRIMARY,
+  MIN_PRIMARIES,
+  OPERATOR_OWNED_CONFIG,
+  redisClusterSchema,
+} from './schema.js';
+import type { RedisCluster } from './types.js';
+
+const ajv = new Ajv({
+  allErrors: true,
+  strict: false,
+  // Kubernetes formats the API server knows; values are checked by the server, not here.
+  formats: { int32: true, int64: true, 'date-time': true },
+});
+const check = ajv.compile(redisClusterSchema);
+
+/** One problem found by {@link validateRedisCluster}: the field path (e.g. `spec.size`) and the reason. */
+export interface ValidationProblem {
+  readonly field: string;
+  readonly message: string;
+}
+
+function describe(error: ErrorObject): ValidationProblem {
+  const field = error.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(root)';
+  return { field, message: error.message ?? 'is invalid' };
+}
+
+/** The CRD's CEL rules (`x-kubernetes-validations`) that ajv does not evaluate, with the same messages. */
+function celProblems(obj: RedisCluster): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  const spec = obj.spec;
+  const replicas = spec.replicasPerPrimary ?? DEFAULT_REPLICAS_PER_PRIMARY;
+  if (spec.size % (replicas + 1) !== 0)
+    problems.push({
+      field: 'spec.size',
+      message: 'spec.size must be a multiple of spec.replicasPerPrimary + 1',
+    });
+  if (Math.floor(spec.size / (replicas + 1)) < MIN_PRIMARIES)
+    problems.push({
+      field: 'spec.size',
+      message: `spec.size / (spec.replicasPerPrimary + 1) must give at least ${MIN_PRIMARIES} primaries`,
+    });
+  const keys = Object.keys(spec.config ?? {});
+  if (!keys.every((k) => /^[a-z][a-z0-9-]*$/.test(k)))
+    problems.push({
+      field: 'spec.config',
+      message: 'spec.config keys must be lower-case redis.conf directives',
+    });
+  for (const key of OPERATOR_OWNED_CONFIG) {
+    if (keys.includes(key))
+      problems.push({
+        field: 'spec.config',
+        message: `spec.config.${key} is managed by the operator and cannot be set`,
+      });
+  }
+  return problems;
+}
+
+/**
+ * Checks a RedisCluster against the same schema and rules the CRD carries, before it reaches the API server
+ * (e.g. samples in CI). Returns the problems, empty when valid.
+ */
+export function validateRedisCluster(obj: unknown): ValidationProblem[] {
+  if (!check(obj))
+    return (check.errors ?? []).filter((e) => e.keyword !== 'anyOf' || e.instancePath).map(describe);
+  return celProblems(obj as RedisCluster);
+}
+
+export function isRedisCluster(obj: unknown): obj is RedisCluster {
+  return validateRedisCluster(obj).length === 0;
+}

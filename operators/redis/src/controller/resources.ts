@@ -1,0 +1,291 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { type KubeObject, setControllerReference } from '@opkit/controller-runtime';
+import type { RedisCluster } from '../api/v1/index.js';
+
+export const REDIS_PORT = 6379;
+export const BUS_PORT = 16379;
+export const MANAGED_BY = 'redis-operator';
+/** Mount paths inside the container. */
+export const DATA_DIR = '/data';
+export const CONFIG_DIR = '/etc/redis';
+export const AUTH_DIR = '/etc/redis-auth';
+
+type Owned<T> = KubeObject & T;
+
+/** Labels on everything one RedisCluster owns; `instance` keeps two clusters in a namespace apart. */
+export function labelsFor(cr: RedisCluster): Record<string, string> {
+  return {
+    'app.kubernetes.io/name': 'redis',
+    'app.kubernetes.io/instance': cr.metadata.name!,
+    'app.kubernetes.io/component': 'cluster',
+    'app.kubernetes.io/managed-by': MANAGED_BY,
+  };
+}
+
+/** The pod selector of one RedisCluster (a subset of its labels that never changes). */
+export function selectorFor(cr: RedisCluster): Record<string, string> {
+  return { 'app.kubernetes.io/name': 'redis', 'app.kubernetes.io/instance': cr.metadata.name! };
+}
+
+export const names = (cr: RedisCluster) => {
+  const name = cr.metadata.name!;
+  return {
+    statefulSet: name,
+    headless: `${name}-headless`,
+    client: name,
+    config: `${name}-config`,
+    /** The generated password Secret, when spec.auth.secretName is not given. */
+    generatedSecret: `${name}-auth`,
+    /** The operator's Secret holding auth.conf (requirepass/masterauth), mounted into the pods. */
+    authConf: `${name}-auth-conf`,
+    pdb: name,
+  };
+};
+
+/** The Secret whose key `password` is the cluster's password. */
+export function passwordSecretName(cr: RedisCluster): string {
+  return cr.spec.auth?.secretName ?? names(cr).generatedSecret;
+}
+
+/** Raised when no Redis image is configured: neither `spec.image` nor `RELATED_IMAGE_REDIS`. */
+export class ImageNotConfiguredError extends Error {
+  readonly code = 'REDIS_IMAGE_NOT_CONFIGURED';
+  constructor() {
+    super('no redis image: set spec.image or the operator’s RELATED_IMAGE_REDIS environment variable');
+  }
+}
+
+export function imageFor(cr: RedisCluster, env: NodeJS.ProcessEnv = process.env): string {
+  const image = cr.spec.image ?? env.RELATED_IMAGE_REDIS;
+  if (!image) throw new ImageNotConfiguredError();
+  return image;
+}
+
+/** redis.conf: the settings the operator owns, then the user's `spec.config`, then the password file. */
+export function redisConf(cr: RedisCluster): string {
+  const owned = [
+    `port ${REDIS_PORT}`,
+    'cluster-enabled yes',
+    `cluster-config-file ${DATA_DIR}/nodes.conf`,
+    `dir ${DATA_DIR}`,
+    'appendonly yes',
+    'protected-mode no',
+    'daemonize no',
+  ];
+  const defaults: Record<string, string> = { 'cluster-node-timeout': '5000' };
+  const user = { ...defaults, ...cr.spec.config };
+  const extra = Object.keys(user)
+    .sort()
+    .map((k) => `${k} ${user[k]}`);
+  return `${[...owned, ...extra, `include ${AUTH_DIR}/auth.conf`].join('\n')}\n`;
+}
+
+/** A redis.conf string argument, quoted so any password survives. */
+function quote(value: string): string {
+  return `"${value
+    .replace(/[\\"]/g, (c) => `\\${c}`)
+    .replace(/\n/g, '\\n')
+    .replace(/\r/g, '\\r')}"`;
+}
+
+/** auth.conf, included by redis.conf: the only place the password reaches the Redis processes. */
+export function authConf(password: string): string {
+  return `requirepass ${quote(password)}\nmasterauth ${quote(password)}\n`;
+}
+
+export function generatePassword(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+export function desiredConfigMap(cr: RedisCluster): Owned<{ data: Record<string, string> }> {
+  const cm = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: names(cr).config, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    data: { 'redis.conf': redisConf(cr) },
+  };
+  setControllerReference(cr, cm);
+  return cm;
+}
+
+/** The generated password Secret (created once; its password is never changed by the operator). */
+export function desiredPasswordSecret(cr: RedisCluster, password: string): Owned<{ stringData: object }> {
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: names(cr).generatedSecret, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    type: 'Opaque',
+    stringData: { password },
+  };
+  setControllerReference(cr, secret);
+  return secret;
+}
+
+export function desiredAuthConfSecret(cr: RedisCluster, password: string): Owned<{ data: object }> {
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: names(cr).authConf, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    type: 'Opaque',
+    data: { 'auth.conf': Buffer.from(authConf(password)).toString('base64') },
+  };
+  setControllerReference(cr, secret);
+  return secret;
+}
+
+/** A short digest, put on the pod template so a changed config restarts the pods. */
+export function digest(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+const restrictedContainer = {
+  runAsNonRoot: true,
+  allowPrivilegeEscalation: false,
+  capabilities: { drop: ['ALL'] },
+  seccompProfile: { type: 'RuntimeDefault' },
+};
+
+/**
+ * The StatefulSet: stable pod names `<name>-0…`, parallel pod management (the operator, not start order,
+ * forms the cluster), restricted Pod Security, the password only as a file from a Secret volume, the pod IP
+ * (an address, not a secret) announced on the command line, /data in a claim or an emptyDir.
+ */
+export function desiredStatefulSet(
+  cr: RedisCluster,
+  image: string,
+  replicas: number,
+  configDigest: string,
+): Owned<{ spec: { replicas: number } }> {
+  const labels = labelsFor(cr);
+  const n = names(cr);
+  const storage = cr.spec.storage;
+  const sts = {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: n.statefulSet, namespace: cr.metadata.namespace!, labels },
+    spec: {
+      replicas,
+      serviceName: n.headless,
+      podManagementPolicy: 'Parallel',
+      selector: { matchLabels: selectorFor(cr) },
+      // Not RollingUpdate: a rollout paced only by readiness can restart a primary before its replica has
+      // synced (and, on emptyDir, wipe both). redis.conf and password changes apply as pods are restarted.
+      updateStrategy: { type: 'OnDelete' },
+      // Claims of removed nodes go with them: a later scale-out must not resurrect a forgotten node.
+      persistentVolumeClaimRetentionPolicy: { whenScaled: 'Delete', whenDeleted: 'Retain' },
+      template: {
+        metadata: { labels, annotations: { 'cache.example.com/config-digest': configDigest } },
+        spec: {
+          automountServiceAccountToken: false,
+          securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+          terminationGracePeriodSeconds: 30,
+          affinity: {
+            podAntiAffinity: {
+              preferredDuringSchedulingIgnoredDuringExecution: [
+                {
+                  weight: 100,
+                  podAffinityTerm: {
+                    topologyKey: 'kubernetes.io/hostname',
+                    labelSelector: { matchLabels: selectorFor(cr) },
+                  },
+                },
+              ],
+            },
+          },
+          containers: [
+            {
+              name: 'redis',
+              image,
+              imagePullPolicy: 'IfNotPresent',
+              command: ['redis-server'],
+              args: [`${CONFIG_DIR}/redis.conf`, '--cluster-announce-ip', '$(POD_IP)'],
+              env: [{ name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }],
+              ports: [
+                { name: 'redis', containerPort: REDIS_PORT, protocol: 'TCP' },
+                { name: 'cluster-bus', containerPort: BUS_PORT, protocol: 'TCP' },
+              ],
+              readinessProbe: { tcpSocket: { port: 'redis' }, periodSeconds: 5 },
+              livenessProbe: { tcpSocket: { port: 'redis' }, periodSeconds: 10, initialDelaySeconds: 15 },
+              volumeMounts: [
+                { name: 'data', mountPath: DATA_DIR },
+                { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
+                { name: 'auth', mountPath: AUTH_DIR, readOnly: true },
+              ],
+              securityContext: restrictedContainer,
+              ...(cr.spec.resources ? { resources: cr.spec.resources } : {}),
+            },
+          ],
+          volumes: [
+            { name: 'config', configMap: { name: n.config } },
+            { name: 'auth', secret: { secretName: n.authConf, defaultMode: 0o400 } },
+            ...(storage ? [] : [{ name: 'data', emptyDir: {} }]),
+          ],
+        },
+      },
+      ...(storage
+        ? {
+            volumeClaimTemplates: [
+              {
+                metadata: { name: 'data', labels },
+                spec: {
+                  accessModes: ['ReadWriteOnce'],
+                  resources: { requests: { storage: storage.size } },
+                  ...(storage.storageClassName ? { storageClassName: storage.storageClassName } : {}),
+                },
+              },
+            ],
+          }
+        : {}),
+    },
+  };
+  setControllerReference(cr, sts);
+  return sts;
+}
+
+/** The headless Service that gives the StatefulSet's pods their DNS names (also for not-ready pods). */
+export function desiredHeadlessService(cr: RedisCluster): Owned<{ spec: object }> {
+  const service = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: names(cr).headless, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    spec: {
+      clusterIP: 'None',
+      publishNotReadyAddresses: true,
+      selector: selectorFor(cr),
+      ports: [
+        { name: 'redis', port: REDIS_PORT, targetPort: 'redis', protocol: 'TCP' },
+        { name: 'cluster-bus', port: BUS_PORT, targetPort: 'cluster-bus', protocol: 'TCP' },
+      ],
+    },
+  };
+  setControllerReference(cr, service);
+  return service;
+}
+
+/** The client Service: a stable address for a cluster-aware client's first connection. */
+export function desiredClientService(cr: RedisCluster): Owned<{ spec: object }> {
+  const service = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: names(cr).client, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    spec: {
+      type: 'ClusterIP',
+      selector: selectorFor(cr),
+      ports: [{ name: 'redis', port: REDIS_PORT, targetPort: 'redis', protocol: 'TCP' }],
+    },
+  };
+  setControllerReference(cr, service);
+  return service;
+}
+
+/** Voluntary disruptions (drains) take one Redis node at a time, so a primary and its replica never go together. */
+export function desiredPodDisruptionBudget(cr: RedisCluster): Owned<{ spec: object }> {
+  const pdb = {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: names(cr).pdb, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    spec: { maxUnavailable: 1, selector: { matchLabels: selectorFor(cr) } },
+  };
+  setControllerReference(cr, pdb);
+  return pdb;
+}

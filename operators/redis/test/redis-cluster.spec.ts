@@ -1,0 +1,391 @@
+import { findStatusCondition, type KubeObject } from '@opkit/controller-runtime';
+import { eventually, processesOnPodIP, useTestNamespace } from '@opkit/test-cluster/vitest';
+import { describe, expect, it } from 'vitest';
+import {
+  ClusterClient,
+  keySlot,
+  parseClusterNodes,
+  parseInfo,
+  REDIS_CLUSTER,
+  type RedisCluster,
+  RedisConnection,
+} from '../src/index.js';
+import { redisCluster, useOperator } from './support/operator.js';
+
+// Operand pods must pass Pod Security "restricted": every test namespace enforces it.
+const ns = useTestNamespace({
+  prefix: 'redis',
+  labels: { 'pod-security.kubernetes.io/enforce': 'restricted' },
+});
+const operator = useOperator(() => ns.name);
+const api = () => operator.manager().apiReader;
+const get = (name: string) => api().get<RedisCluster>(REDIS_CLUSTER, name, ns.name);
+
+interface Secret extends KubeObject {
+  data: Record<string, string>;
+}
+type StatefulSet = KubeObject & {
+  spec: { replicas: number; serviceName: string; template: { spec: Record<string, unknown> } };
+};
+
+async function password(name: string): Promise<string> {
+  const secret = await api().get<Secret>({ apiVersion: 'v1', kind: 'Secret' }, `${name}-auth`, ns.name);
+  return Buffer.from(secret.data.password!, 'base64').toString('utf8');
+}
+
+/** Waits until the cluster is formed as the spec says: Available, not Progressing, `size` nodes. */
+async function formed(name: string, size: number, timeoutMs = 120_000): Promise<RedisCluster> {
+  return eventually(
+    `${name} to be formed with ${size} nodes`,
+    async () => {
+      const cr = await get(name);
+      const ok =
+        findStatusCondition(cr.status?.conditions, 'Available')?.status === 'True' &&
+        findStatusCondition(cr.status?.conditions, 'Progressing')?.status === 'False' &&
+        cr.status?.observedGeneration === cr.metadata.generation &&
+        cr.status?.nodes?.length === size &&
+        cr.status?.members?.every((m) => m.nodeId);
+      return ok ? cr : undefined;
+    },
+    { timeoutMs, intervalMs: 500 },
+  );
+}
+
+/** Slots of `0-5460 5462` as numbers. */
+function slotsOf(ranges: string | undefined): number[] {
+  return (ranges ?? '')
+    .split(' ')
+    .filter(Boolean)
+    .flatMap((r) => {
+      const [a, b] = r.split('-').map(Number) as [number, number | undefined];
+      return Array.from({ length: (b ?? a) - a + 1 }, (_, i) => a + i);
+    });
+}
+
+const addresses = (cr: RedisCluster) => cr.status!.members!.map((m) => `${m.ip}:6379`);
+
+async function clusterInfo(address: string, pw: string): Promise<Record<string, string>> {
+  const c = await RedisConnection.connect(address, { password: pw });
+  try {
+    return parseInfo(await c.text('CLUSTER', 'INFO'));
+  } finally {
+    c.close();
+  }
+}
+
+describe('the RedisCluster operator', () => {
+  it('forms a 6-node cluster: StatefulSet, Services, cluster_state:ok, 16384 slots, status.nodes', async () => {
+    await api().create(redisCluster('cache', ns.name, { size: 6 }));
+    const cr = await formed('cache', 6);
+
+    const sts = await api().get<StatefulSet>(
+      { apiVersion: 'apps/v1', kind: 'StatefulSet' },
+      'cache',
+      ns.name,
+    );
+    expect(sts.spec.replicas).toBe(6);
+    expect(sts.spec.serviceName).toBe('cache-headless');
+    for (const service of ['cache', 'cache-headless'])
+      await api().get({ apiVersion: 'v1', kind: 'Service' }, service, ns.name);
+    await api().get({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' }, 'cache', ns.name);
+
+    expect(cr.status?.nodes).toEqual([0, 1, 2, 3, 4, 5].map((i) => `cache-${i}`));
+    expect(cr.status?.clusterState).toBe('ok');
+    expect(cr.status?.slotsAssigned).toBe(16384);
+    expect(cr.status?.primaries).toBe(3);
+    const members = cr.status!.members!;
+    const primaries = members.filter((m) => m.role === 'primary');
+    expect(primaries).toHaveLength(3);
+    expect(primaries.reduce((n, p) => n + (p.slotCount ?? 0), 0)).toBe(16384);
+    for (const replica of members.filter((m) => m.role === 'replica'))
+      expect(primaries.map((p) => p.nodeId)).toContain(replica.primaryId);
+    // Each primary has exactly one replica.
+    expect(new Set(members.filter((m) => m.role === 'replica').map((m) => m.primaryId)).size).toBe(3);
+
+    const pw = await password('cache');
+    for (const address of addresses(cr)) {
+      const info = await clusterInfo(address, pw);
+      expect(info.cluster_state).toBe('ok');
+      expect(info.cluster_slots_assigned).toBe('16384');
+      expect(info.cluster_known_nodes).toBe('6');
+    }
+    expect(findStatusCondition(cr.status?.conditions, 'Degraded')?.status).toBe('False');
+  });
+
+  it('rejects bad input with messages naming the field', async () => {
+    const rejected = async (spec: Partial<RedisCluster['spec']>) => {
+      try {
+        await api().create(redisCluster('invalid', ns.name, spec));
+        await api().delete({ ...REDIS_CLUSTER, name: 'invalid', namespace: ns.name });
+        return 'accepted';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(await rejected({ size: 7 })).toContain(
+      'spec.size must be a multiple of spec.replicasPerPrimary + 1',
+    );
+    expect(await rejected({ size: 8, replicasPerPrimary: 2 })).toContain(
+      'spec.size: Invalid value: spec.size must be a multiple of spec.replicasPerPrimary + 1',
+    );
+    expect(await rejected({ size: 4, replicasPerPrimary: 1 })).toContain(
+      'spec.size: Invalid value: spec.size / (spec.replicasPerPrimary + 1) must give at least 3 primaries',
+    );
+    expect(await rejected({ size: 6, replicasPerPrimary: 2 })).toContain(
+      'spec.size / (spec.replicasPerPrimary + 1) must give at least 3 primaries',
+    );
+    expect(await rejected({ size: 2 })).toContain(
+      'spec.size: Invalid value: 2: spec.size in body should be greater than or equal to 3',
+    );
+    expect(await rejected({ size: 6, replicasPerPrimary: -1 })).toContain('spec.replicasPerPrimary');
+    expect(await rejected({ size: 6, config: { port: '7000' } })).toContain(
+      'spec.config.port is managed by the operator and cannot be set',
+    );
+    expect(
+      await rejected({ size: 6, config: { requirepass: 'x', 'maxmemory-policy': 'allkeys-lru' } }),
+    ).toContain('spec.config.requirepass is managed by the operator');
+    expect(await rejected({ size: 6, config: { 'cluster-enabled': 'no' } })).toContain(
+      'spec.config.cluster-enabled',
+    );
+    expect(await rejected({ size: 6, config: { Port: '1' } })).toContain(
+      'spec.config keys must be lower-case redis.conf directives',
+    );
+    expect(
+      await rejected({ size: 3, replicasPerPrimary: 0, config: { 'maxmemory-policy': 'allkeys-lru' } }),
+    ).toBe('accepted');
+  });
+
+  it('keeps the password out of pod specs, process command lines and operator logs', async () => {
+    await api().create(redisCluster('secret', ns.name, { size: 3, replicasPerPrimary: 0 }));
+    const cr = await formed('secret', 3);
+    const pw = await password('secret');
+    expect(pw.length).toBeGreaterThanOrEqual(24);
+
+    const pods = await api().list<KubeObject & { spec: unknown; status: { podIP: string } }>(
+      { apiVersion: 'v1', kind: 'Pod' },
+      { namespace: ns.name, labelSelector: 'app.kubernetes.io/instance=secret' },
+    );
+    expect(pods.items).toHaveLength(3);
+    for (const pod of pods.items) {
+      expect(JSON.stringify(pod)).not.toContain(pw);
+      const processes = processesOnPodIP(pod.status.podIP);
+      expect(processes.length).toBeGreaterThan(0);
+      for (const p of processes) expect(p.argv.join(' ')).not.toContain(pw);
+    }
+    const sts = await api().get({ apiVersion: 'apps/v1', kind: 'StatefulSet' }, 'secret', ns.name);
+    expect(JSON.stringify(sts)).not.toContain(pw);
+    const cm = await api().get({ apiVersion: 'v1', kind: 'ConfigMap' }, 'secret-config', ns.name);
+    expect(JSON.stringify(cm)).not.toContain(pw);
+    expect(JSON.stringify(cr)).not.toContain(pw);
+
+    // The password works, and a client without it is refused.
+    const address = addresses(cr)[0]!;
+    expect((await clusterInfo(address, pw)).cluster_state).toBe('ok');
+    const anonymous = await RedisConnection.connect(address);
+    await expect(anonymous.call('GET', 'x')).rejects.toThrow(/NOAUTH/);
+    anonymous.close();
+
+    expect(operator.logs.length).toBeGreaterThan(0);
+    for (const line of operator.logs) expect(line).not.toContain(pw);
+  });
+
+  it('keeps 10,000 keys through scale 6→8 and 8→6, a primary failure and a restart of every node', async () => {
+    await api().create(redisCluster('data', ns.name, { size: 6 }));
+    let cr = await formed('data', 6);
+    const pw = await password('data');
+    const client = new ClusterClient(addresses(cr), { password: pw });
+    const keys = Array.from({ length: 10_000 }, (_, i) => `key:${i}`);
+    const writeAll = async () => {
+      for (let i = 0; i < keys.length; i += 500)
+        await Promise.all(keys.slice(i, i + 500).map((k) => client.set(k, `value-of-${k}`)));
+    };
+    const readAll = async (when: string) => {
+      const missing: string[] = [];
+      for (let i = 0; i < keys.length; i += 500) {
+        const values = await Promise.all(keys.slice(i, i + 500).map((k) => client.get(k)));
+        values.forEach((v, j) => {
+          const k = keys[i + j]!;
+          if (v !== `value-of-${k}`) missing.push(k);
+        });
+      }
+      expect(missing, `keys lost ${when}`).toEqual([]);
+    };
+    try {
+      await writeAll();
+      await readAll('after writing');
+
+      // Scale out: a fourth primary and its replica; slots migrate live, keys follow.
+      await api().patch({ ...REDIS_CLUSTER, name: 'data', namespace: ns.name }, { spec: { size: 8 } });
+      cr = await formed('data', 8, 180_000);
+      expect(cr.status?.primaries).toBe(4);
+      for (const p of cr.status!.members!.filter((m) => m.role === 'primary'))
+        expect(p.slotCount).toBeGreaterThan(4000);
+      await readAll('after scaling out to 8');
+
+      // Scale in: slots move off the leaving primaries, the nodes are forgotten, then the pods go.
+      await api().patch({ ...REDIS_CLUSTER, name: 'data', namespace: ns.name }, { spec: { size: 6 } });
+      cr = await formed('data', 6, 180_000);
+      expect(cr.status?.primaries).toBe(3);
+      for (const address of addresses(cr)) {
+        const info = await clusterInfo(address, pw);
+        expect(info.cluster_known_nodes).toBe('6');
+        expect(info.cluster_state).toBe('ok');
+      }
+      await readAll('after scaling in to 6');
+
+      // A primary stops answering: Redis fails over to its replica; killed, it comes back as a replica.
+      const victim = cr.status!.members!.find((m) => m.role === 'primary')!;
+      const [stopped] = processesOnPodIP(victim.ip!);
+      process.kill(stopped!.pid, 'SIGSTOP');
+      const witness = cr.status!.members!.find((m) => m.role === 'primary' && m.pod !== victim.pod)!;
+      await eventually(
+        'a replica of the stopped primary to be promoted',
+        async () => {
+          const c = await RedisConnection.connect(`${witness.ip}:6379`, { password: pw });
+          try {
+            const nodes = parseClusterNodes(await c.text('CLUSTER', 'NODES'));
+            const old = nodes.find((n) => n.id === victim.nodeId);
+            return old?.flags.includes('fail') && old.slots.length === 0;
+          } finally {
+            c.close();
+          }
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
+      process.kill(stopped!.pid, 'SIGKILL');
+      cr = await eventually(
+        `${victim.pod} to rejoin as a replica`,
+        async () => {
+          const now = await formed('data', 6);
+          return now.status!.members!.find((m) => m.pod === victim.pod)?.role === 'replica' ? now : undefined;
+        },
+        { timeoutMs: 90_000, intervalMs: 1000 },
+      );
+      expect(cr.status?.primaries).toBe(3);
+      await readAll('after a primary failed over');
+      const port = operator.manager().metricsAddress!.port;
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(
+        Number(metrics.match(/^redis_cluster_failovers_total\{[^}]*name="data"[^}]*\} (\d+)/m)?.[1]),
+      ).toBeGreaterThanOrEqual(1);
+      expect(metrics).toMatch(/^redis_cluster_slots_assigned\{[^}]*name="data"[^}]*\} 16384$/m);
+
+      // Every node restarts at once (same pods, same IPs): the cluster re-forms from nodes.conf and the AOF.
+      const before = new Map(cr.status!.members!.map((m) => [m.ip!, processesOnPodIP(m.ip!)[0]!.pid]));
+      for (const pid of before.values()) process.kill(pid, 'SIGKILL');
+      await eventually(
+        'every node to be restarted and the cluster ok again',
+        async () => {
+          for (const [ip, pid] of before) {
+            const now = processesOnPodIP(ip)[0];
+            if (!now || now.pid === pid) return false;
+            const info = await clusterInfo(`${ip}:6379`, pw);
+            if (info.cluster_state !== 'ok' || info.cluster_known_nodes !== '6') return false;
+          }
+          return true;
+        },
+        { timeoutMs: 90_000, intervalMs: 1000 },
+      );
+      cr = await formed('data', 6);
+      await readAll('after restarting every node');
+    } finally {
+      client.close();
+    }
+  });
+
+  it('finishes a slot migration left half-way, as after an operator killed mid-move', async () => {
+    await api().create(redisCluster('resume', ns.name, { size: 3, replicasPerPrimary: 0 }));
+    const cr = await formed('resume', 3);
+    const pw = await password('resume');
+    const client = new ClusterClient(addresses(cr), { password: pw });
+    try {
+      // 300 keys in one slot (hash tag), then a move of that slot stopped after MIGRATE of half of them.
+      const keys = Array.from({ length: 300 }, (_, i) => `{resume}:${i}`);
+      await Promise.all(keys.map((k) => client.set(k, k)));
+      // A key that is not valid UTF-8 moves too.
+      const binaryKey = Buffer.concat([Buffer.from('{resume}:'), Buffer.from([0xff, 0xfe, 0x00, 0x80])]);
+      await client.command(['SET', binaryKey, 'binary']);
+      const slot = keySlot(keys[0]!);
+      const members = cr.status!.members!;
+      const from = members.find((m) => m.role === 'primary' && slotsOf(m.slots).includes(slot))!;
+      const to = members.find((m) => m.role === 'primary' && m.pod !== from.pod)!;
+      const src = await RedisConnection.connect(`${from.ip}:6379`, { password: pw });
+      const dst = await RedisConnection.connect(`${to.ip}:6379`, { password: pw });
+      await dst.call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', from.nodeId!);
+      await src.call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', to.nodeId!);
+      const half = (await src.callBinary('CLUSTER', 'GETKEYSINSLOT', slot, 150)) as Buffer[];
+      await src.call('MIGRATE', to.ip!, 6379, '', 0, 5000, 'AUTH', pw, 'KEYS', ...half);
+      src.close();
+      dst.close();
+
+      await eventually(
+        'the operator to finish the move',
+        async () => {
+          const c = await RedisConnection.connect(`${to.ip}:6379`, { password: pw });
+          try {
+            const self = parseClusterNodes(await c.text('CLUSTER', 'NODES')).find((n) => n.myself)!;
+            return (
+              self.slots.includes(slot) &&
+              self.importing.size === 0 &&
+              Number(await c.call('CLUSTER', 'COUNTKEYSINSLOT', slot)) === 301
+            );
+          } finally {
+            c.close();
+          }
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
+      await formed('resume', 3);
+      const values = await Promise.all(keys.map((k) => client.get(k)));
+      expect(values).toEqual(keys);
+      expect(await client.command(['GET', binaryKey])).toBe('binary');
+    } finally {
+      client.close();
+    }
+  });
+
+  it('re-forms a cluster on persistent volumes after every pod is deleted at once (new pod IPs)', async () => {
+    await api().create(redisCluster('durable', ns.name, { size: 6, storage: { size: '64Mi' } }));
+    let cr = await formed('durable', 6);
+    const pw = await password('durable');
+    const before = new Map(cr.status!.members!.map((m) => [m.pod, m]));
+    const keys = Array.from({ length: 2000 }, (_, i) => `durable:${i}`);
+    let client = new ClusterClient(addresses(cr), { password: pw });
+    try {
+      await Promise.all(keys.map((k) => client.set(k, k)));
+      // Every node writes its AOF each second: wait for it before pulling the plug.
+      await new Promise((r) => setTimeout(r, 1500));
+    } finally {
+      client.close();
+    }
+    const POD = { apiVersion: 'v1', kind: 'Pod' };
+    const pods = await api().list<KubeObject>(POD, {
+      namespace: ns.name,
+      labelSelector: 'app.kubernetes.io/instance=durable',
+    });
+    await Promise.all(
+      pods.items.map((p) => api().delete({ ...POD, name: p.metadata.name!, namespace: ns.name })),
+    );
+
+    cr = await eventually(
+      'the cluster to re-form on the new pod IPs',
+      async () => {
+        const now = await formed('durable', 6);
+        return now.status!.members!.every((m) => m.ip !== before.get(m.pod)!.ip) ? now : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 1000 },
+    );
+    // The same nodes (IDs from nodes.conf on the claims), only their addresses changed.
+    expect(new Set(cr.status!.members!.map((m) => m.nodeId))).toEqual(
+      new Set([...before.values()].map((m) => m.nodeId)),
+    );
+    for (const address of addresses(cr))
+      expect((await clusterInfo(address, pw)).cluster_known_nodes).toBe('6');
+    client = new ClusterClient(addresses(cr), { password: pw });
+    try {
+      expect(await Promise.all(keys.map((k) => client.get(k)))).toEqual(keys);
+    } finally {
+      client.close();
+    }
+  });
+});
