@@ -1,0 +1,291 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { type ClusterServiceVersion, CSV_KIND, isRecord, type KubeObject } from '../csv/types.js';
+import { tryParseBlang } from '../validation/blang-semver.js';
+import { BundleAnnotation, REGISTRY_V1 } from './annotations.js';
+import { BundleError, type BundleProblem, formatBundleProblem } from './errors.js';
+import { isSupportedKind } from './supported-kinds.js';
+import { parseYamlDocuments } from './yaml.js';
+
+/** One manifest file of a bundle. */
+export interface BundleManifest {
+  /** Path relative to the bundle directory, e.g. `manifests/memcached-operator.clusterserviceversion.yaml`. */
+  readonly file: string;
+  readonly object: KubeObject;
+  /** File size in bytes. */
+  readonly size: number;
+  /** Length of the gzip+base64 encoding of the file (what operator-framework/api sums up). */
+  readonly compressedSize: number;
+}
+
+/** A bundle directory read back from disk. */
+export interface LoadedBundle {
+  /** Absolute path of the bundle directory. */
+  readonly dir: string;
+  readonly packageName: string;
+  readonly channels: readonly string[];
+  readonly defaultChannel?: string;
+  /** Every key of `metadata/annotations.yaml`. */
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly csv: ClusterServiceVersion;
+  /** Every manifest, CSV included, in file-name order. */
+  readonly manifests: readonly BundleManifest[];
+  /** `metadata/dependencies.yaml` entries, if any. */
+  readonly dependencies: readonly { readonly type: string; readonly value: unknown }[];
+  /** `metadata/properties.yaml` entries, if any. */
+  readonly properties: readonly { readonly type: string; readonly value: unknown }[];
+}
+
+/** Decoded documents of one file, or the problems found. */
+function readObject(dir: string, file: string, problems: BundleProblem[]): KubeObject | undefined {
+  const text = readFileSync(join(dir, file), 'utf8');
+  const docs = parseYamlDocuments(text);
+  const bad = docs.find((d) => !d.ok);
+  if (bad !== undefined && !bad.ok) {
+    problems.push({ file, reason: `malformed YAML at line ${bad.line}: ${bad.reason}` });
+    return undefined;
+  }
+  if (docs.length === 0) {
+    problems.push({ file, reason: 'empty file: a bundle manifest holds exactly one object' });
+    return undefined;
+  }
+  if (docs.length > 1) {
+    problems.push({
+      file,
+      reason: `${docs.length} YAML documents: a bundle manifest holds exactly one object`,
+    });
+    return undefined;
+  }
+  const value = docs[0]!.ok ? docs[0]!.value : undefined;
+  if (!isRecord(value)) {
+    problems.push({ file, reason: 'not a mapping: a manifest must be a Kubernetes object' });
+    return undefined;
+  }
+  let ok = true;
+  for (const field of ['apiVersion', 'kind'] as const) {
+    if (typeof value[field] !== 'string' || value[field] === '') {
+      problems.push({ file, field, reason: 'missing or not a string' });
+      ok = false;
+    }
+  }
+  if (!isRecord(value.metadata) || typeof value.metadata.name !== 'string' || value.metadata.name === '') {
+    problems.push({ file, field: 'metadata.name', reason: 'missing or not a string' });
+    ok = false;
+  }
+  if (ok && !isSupportedKind(value.kind as string)) {
+    problems.push({
+      file,
+      field: 'kind',
+      reason: `${String(value.kind)} is not a supported kind for a registry+v1 bundle`,
+    });
+    ok = false;
+  }
+  return ok ? (value as KubeObject) : undefined;
+}
+
+function readList(
+  dir: string,
+  file: string,
+  key: string,
+  problems: BundleProblem[],
+): { type: string; value: unknown }[] {
+  const docs = parseYamlDocuments(readFileSync(join(dir, file), 'utf8'));
+  const first = docs[0];
+  if (first === undefined) return [];
+  if (!first.ok) {
+    problems.push({ file, reason: `malformed YAML at line ${first.line}: ${first.reason}` });
+    return [];
+  }
+  const list = isRecord(first.value) ? first.value[key] : undefined;
+  if (!Array.isArray(list)) {
+    problems.push({ file, field: key, reason: 'missing or not a list' });
+    return [];
+  }
+  const out: { type: string; value: unknown }[] = [];
+  list.forEach((item, i) => {
+    if (!isRecord(item) || typeof item.type !== 'string' || item.value === undefined) {
+      problems.push({ file, field: `${key}[${i}]`, reason: 'must have a string `type` and a `value`' });
+      return;
+    }
+    out.push({ type: item.type, value: item.value });
+  });
+  return out;
+}
+
+function readAnnotations(dir: string, problems: BundleProblem[]): Record<string, string> | undefined {
+  const file = 'metadata/annotations.yaml';
+  let text: string;
+  try {
+    text = readFileSync(join(dir, file), 'utf8');
+  } catch {
+    problems.push({ file, reason: 'missing: a bundle needs metadata/annotations.yaml' });
+    return undefined;
+  }
+  const docs = parseYamlDocuments(text);
+  const first = docs[0];
+  if (first === undefined || !first.ok) {
+    problems.push({
+      file,
+      reason: first === undefined ? 'empty file' : `malformed YAML at line ${first.line}: ${first.reason}`,
+    });
+    return undefined;
+  }
+  const annotations = isRecord(first.value) ? first.value.annotations : undefined;
+  if (!isRecord(annotations)) {
+    problems.push({ file, field: 'annotations', reason: 'missing or not a mapping' });
+    return undefined;
+  }
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(annotations)) {
+    if (value === null) out[key] = '';
+    else if (typeof value !== 'string') problems.push({ file, field: key, reason: 'value must be a string' });
+    else out[key] = value;
+  }
+  const required: [string, string | undefined][] = [
+    [BundleAnnotation.mediaType, REGISTRY_V1],
+    [BundleAnnotation.manifests, 'manifests/'],
+    [BundleAnnotation.metadata, 'metadata/'],
+    [BundleAnnotation.packageName, undefined],
+    [BundleAnnotation.channels, undefined],
+  ];
+  for (const [key, expected] of required) {
+    const value = out[key];
+    if (value === undefined) {
+      if (!(key in annotations)) problems.push({ file, field: key, reason: 'missing annotation' });
+    } else if (expected !== undefined && value !== expected) {
+      problems.push({
+        file,
+        field: key,
+        reason: `expected ${JSON.stringify(expected)}, got ${JSON.stringify(value)}`,
+      });
+    } else if (value.trim() === '') {
+      problems.push({ file, field: key, reason: 'must not be empty' });
+    }
+  }
+  const defaultChannel = out[BundleAnnotation.defaultChannel];
+  const channels = (out[BundleAnnotation.channels] ?? '').split(',').map((c) => c.trim());
+  if (defaultChannel !== undefined) {
+    if (defaultChannel === '')
+      problems.push({ file, field: BundleAnnotation.defaultChannel, reason: 'must not be empty' });
+    else if (!channels.includes(defaultChannel)) {
+      problems.push({
+        file,
+        field: BundleAnnotation.defaultChannel,
+        reason: `${JSON.stringify(defaultChannel)} is not one of the channels`,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Reads a registry+v1 bundle directory and checks its structure: `manifests/` flat (no sub-directories, no
+ * hidden files), one Kubernetes object of a supported kind per file, exactly one ClusterServiceVersion, and
+ * `metadata/annotations.yaml` with the required keys.
+ *
+ * @throws {BundleError} `OLM_BUNDLE_MALFORMED` listing every problem (file, field, reason).
+ */
+export function loadBundle(dir: string): LoadedBundle {
+  const root = resolve(dir);
+  const problems: BundleProblem[] = [];
+  const isDir = (path: string) => {
+    try {
+      return statSync(path).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  if (!isDir(root)) {
+    throw new BundleError('OLM_BUNDLE_MALFORMED', `${root} is not a directory`, [
+      { file: '.', reason: 'not a directory' },
+    ]);
+  }
+  for (const sub of ['manifests', 'metadata']) {
+    if (!isDir(join(root, sub)))
+      problems.push({ file: `${sub}/`, reason: `missing directory: a bundle needs ${sub}/` });
+  }
+  const manifests: BundleManifest[] = [];
+  if (isDir(join(root, 'manifests'))) {
+    const entries = readdirSync(join(root, 'manifests'), { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+    for (const entry of entries) {
+      const file = `manifests/${entry.name}`;
+      if (entry.isDirectory()) {
+        problems.push({ file: `${file}/`, reason: 'sub-directories are not allowed in manifests/' });
+        continue;
+      }
+      if (entry.name.startsWith('.')) {
+        problems.push({ file, reason: 'hidden files are not allowed in manifests/' });
+        continue;
+      }
+      const object = readObject(root, file, problems);
+      if (object === undefined) continue;
+      const bytes = readFileSync(join(root, file));
+      manifests.push({
+        file,
+        object,
+        size: bytes.length,
+        compressedSize: gzipSync(bytes).toString('base64').length,
+      });
+    }
+    if (entries.length === 0) problems.push({ file: 'manifests/', reason: 'no manifests' });
+  }
+  const csvs = manifests.filter((m) => m.object.kind === CSV_KIND);
+  if (csvs.length === 0 && problems.length === 0) {
+    problems.push({ file: 'manifests/', reason: 'no ClusterServiceVersion found' });
+  }
+  for (const extra of csvs.slice(1)) {
+    problems.push({
+      file: extra.file,
+      field: 'kind',
+      reason: `a second ClusterServiceVersion (the first is ${csvs[0]!.file})`,
+    });
+  }
+  const csv = csvs[0];
+  if (csv !== undefined) {
+    const spec = csv.object.spec;
+    if (!isRecord(spec)) problems.push({ file: csv.file, field: 'spec', reason: 'missing or not a mapping' });
+    else if (
+      spec.version !== undefined &&
+      (typeof spec.version !== 'string' || tryParseBlang(spec.version, true) === undefined)
+    ) {
+      problems.push({
+        file: csv.file,
+        field: 'spec.version',
+        reason: `${JSON.stringify(spec.version)} is not a semantic version`,
+      });
+    }
+  }
+  let annotations: Record<string, string> | undefined;
+  let dependencies: { type: string; value: unknown }[] = [];
+  let properties: { type: string; value: unknown }[] = [];
+  if (isDir(join(root, 'metadata'))) {
+    annotations = readAnnotations(root, problems);
+    const names = readdirSync(join(root, 'metadata'));
+    if (names.includes('dependencies.yaml'))
+      dependencies = readList(root, 'metadata/dependencies.yaml', 'dependencies', problems);
+    if (names.includes('properties.yaml'))
+      properties = readList(root, 'metadata/properties.yaml', 'properties', problems);
+  }
+  if (problems.length > 0 || csv === undefined || annotations === undefined) {
+    throw new BundleError(
+      'OLM_BUNDLE_MALFORMED',
+      `malformed bundle ${root}:\n${problems.map((p) => `  ${formatBundleProblem(p)}`).join('\n')}`,
+      problems,
+    );
+  }
+  const defaultChannel = annotations[BundleAnnotation.defaultChannel];
+  return {
+    dir: root,
+    packageName: annotations[BundleAnnotation.packageName]!,
+    channels: annotations[BundleAnnotation.channels]!.split(',').map((c) => c.trim()),
+    ...(defaultChannel !== undefined ? { defaultChannel } : {}),
+    annotations,
+    csv: csv.object as ClusterServiceVersion,
+    manifests,
+    dependencies,
+    properties,
+  };
+}

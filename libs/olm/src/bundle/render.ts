@@ -1,0 +1,410 @@
+import { isRecord, type JsonValue, type KubeObject } from '../csv/types.js';
+import { BundleError } from './errors.js';
+import { compareGoStrings, goIndentJson, goJsonMarshal, RawJson, rawArrayMembers } from './go-json.js';
+import { type LoadedBundle, loadBundle } from './load.js';
+
+/** One property of an FBC `olm.bundle`. */
+export interface BundleProperty {
+  readonly type: string;
+  readonly value: JsonValue;
+}
+
+/** An image of a rendered bundle. */
+export interface RenderedRelatedImage {
+  readonly name: string;
+  readonly image: string;
+}
+
+/** The `olm.bundle` blob `opm render <bundle-dir>` produces (fields in opm's order). */
+export interface OlmBundleBlob {
+  readonly schema: 'olm.bundle';
+  readonly name: string;
+  readonly package: string;
+  readonly image: string;
+  readonly properties: BundleProperty[];
+  readonly relatedImages?: RenderedRelatedImage[];
+}
+
+/** Options of {@link renderBundle}, mirroring opm's flags. */
+export interface RenderBundleOptions {
+  /**
+   * The bundle image reference (opm's `--alpha-image-ref-template` result). Empty by default, which is what
+   * a catalog served to a local OLM needs (inline bundle objects, no unpack job; cluster.md §5.6).
+   * @default ''
+   */
+  readonly image?: string;
+  /**
+   * `bundle-object-to-csv-metadata` replaces the `olm.bundle.object` properties by one `olm.csv.metadata`.
+   * Like opm, it only applies to bundles that have an image.
+   * @default 'none'
+   */
+  readonly migrateLevel?: 'none' | 'bundle-object-to-csv-metadata';
+}
+
+/** A property with its value as the compact JSON text opm sorts on. */
+interface RawProperty {
+  readonly type: string;
+  readonly json: string;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const rec = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
+
+/** Property value JSON as opm builds it: struct field order, compact, no HTML escaping. */
+const propertyJson = (value: unknown): string => goJsonMarshal(value, { sortKeys: false, escapeHtml: false });
+
+function gvkJson(group: string, version: string, kind: string): string {
+  return propertyJson({ group, kind, version });
+}
+
+/** GVKs served by the bundle's CRD files (every version) and owned API services. */
+function providedApis(bundle: LoadedBundle): string[] {
+  const out = new Set<string>();
+  for (const { object } of bundle.manifests) {
+    if (object.kind !== 'CustomResourceDefinition') continue;
+    const spec = rec(object.spec);
+    const kind = str(rec(spec.names).kind);
+    for (const v of arr(spec.versions)) out.add(gvkJson(str(spec.group), str(rec(v).name), kind));
+    if (object.apiVersion === 'apiextensions.k8s.io/v1beta1' && str(spec.version) !== '') {
+      out.add(gvkJson(str(spec.group), str(spec.version), kind));
+    }
+  }
+  for (const api of arr(rec(bundle.csv.spec.apiservicedefinitions).owned)) {
+    out.add(gvkJson(str(rec(api).group), str(rec(api).version), str(rec(api).kind)));
+  }
+  return [...out];
+}
+
+/** GVKs the CSV requires (required CRDs and API services). */
+function requiredApis(bundle: LoadedBundle): string[] {
+  const out = new Set<string>();
+  for (const crd of arr(rec(bundle.csv.spec.customresourcedefinitions).required)) {
+    const name = str(rec(crd).name);
+    const dot = name.indexOf('.');
+    out.add(gvkJson(dot < 0 ? '' : name.slice(dot + 1), str(rec(crd).version), str(rec(crd).kind)));
+  }
+  for (const api of arr(rec(bundle.csv.spec.apiservicedefinitions).required)) {
+    out.add(gvkJson(str(rec(api).group), str(rec(api).version), str(rec(api).kind)));
+  }
+  return [...out];
+}
+
+/** opm's `AllProvidedAPIsInBundle`: every owned CRD must be served by a CRD file of the bundle. */
+function checkOwnedApis(bundle: LoadedBundle): void {
+  const served = new Set<string>();
+  for (const { object } of bundle.manifests) {
+    if (object.kind !== 'CustomResourceDefinition') continue;
+    const spec = rec(object.spec);
+    for (const v of arr(spec.versions))
+      served.add(
+        `${str(rec(spec.names).plural)}.${str(spec.group)}/${str(rec(v).name)}/${str(rec(spec.names).kind)}`,
+      );
+    if (str(spec.version) !== '')
+      served.add(
+        `${str(rec(spec.names).plural)}.${str(spec.group)}/${str(spec.version)}/${str(rec(spec.names).kind)}`,
+      );
+  }
+  for (const owned of arr(rec(bundle.csv.spec.customresourcedefinitions).owned)) {
+    const o = rec(owned);
+    const name = str(o.name);
+    if (!name.includes('.')) {
+      throw new BundleError('OLM_BUNDLE_MALFORMED', `couldn't parse plural.group from crd name: ${name}`);
+    }
+    if (!served.has(`${name}/${str(o.version)}/${str(o.kind)}`)) {
+      throw new BundleError(
+        'OLM_BUNDLE_MALFORMED',
+        `error checking provided apis in bundle ${bundle.csv.metadata.name ?? ''}: owned CRD ${name} ${str(o.version)} ${str(o.kind)} is not in the bundle`,
+      );
+    }
+  }
+}
+
+/**
+ * `olm.properties` of the CSV annotations, as opm reads them: each value is kept as its raw JSON text
+ * (invalid JSON is ignored, as opm only warns).
+ */
+function csvAnnotationProperties(bundle: LoadedBundle): RawProperty[] {
+  const raw = bundle.csv.metadata.annotations?.['olm.properties'];
+  if (raw === undefined) return [];
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    const values = rawArrayMembers(raw, 'value');
+    return arr(parsed).map((p, i) => {
+      const type = Object.entries(rec(p)).find(([k]) => k.toLowerCase() === 'type')?.[1];
+      return { type: str(type), json: values[i] ?? 'null' };
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** Raw JSON text of rendered property values (kept so the JSON output matches opm's byte for byte). */
+const RAW_VALUES = new WeakMap<BundleProperty, string>();
+
+/** The `olm.csv.metadata` value opm derives from a CSV (operator-registry `property.MustBuildCSVMetadata`). */
+export function csvMetadataOf(csv: KubeObject): Record<string, unknown> {
+  const spec = rec(csv.spec);
+  const pick = (o: unknown, fields: readonly (readonly [string, boolean])[]) => {
+    const src = rec(o);
+    const out: Record<string, unknown> = {};
+    for (const [key, required] of fields) {
+      const v = src[key];
+      if (
+        required ||
+        !(v === undefined || v === null || v === '' || v === 0 || (Array.isArray(v) && v.length === 0))
+      ) {
+        out[key] = v ?? (required ? '' : undefined);
+      }
+    }
+    return out;
+  };
+  const descriptor = (d: unknown) =>
+    pick(d, [
+      ['path', true],
+      ['displayName', false],
+      ['description', false],
+      ['x-descriptors', false],
+      ['value', false],
+    ]);
+  const resources = (r: unknown) =>
+    arr(r).map((x) =>
+      pick(x, [
+        ['name', true],
+        ['kind', true],
+        ['version', true],
+      ]),
+    );
+  const withDescriptors = (d: unknown, head: readonly (readonly [string, boolean])[]) => {
+    const out = pick(d, [...head, ['displayName', false], ['description', false]]);
+    const src = rec(d);
+    for (const key of ['resources', 'statusDescriptors', 'specDescriptors', 'actionDescriptors']) {
+      const list = arr(src[key]);
+      if (list.length > 0) out[key] = key === 'resources' ? resources(list) : list.map(descriptor);
+    }
+    return out;
+  };
+  const crdDescription = (d: unknown) =>
+    withDescriptors(d, [
+      ['name', true],
+      ['version', true],
+      ['kind', true],
+    ]);
+  const apiDescription = (d: unknown) => {
+    const head = pick(d, [
+      ['name', true],
+      ['group', true],
+      ['version', true],
+      ['kind', true],
+      ['deploymentName', false],
+      ['containerPort', false],
+    ]);
+    return { ...head, ...withDescriptors(d, []) };
+  };
+  const owned = (o: unknown, map: (d: unknown) => unknown) => {
+    const src = rec(o);
+    const out: Record<string, unknown> = {};
+    if (arr(src.owned).length > 0) out.owned = arr(src.owned).map(map);
+    if (arr(src.required).length > 0) out.required = arr(src.required).map(map);
+    return out;
+  };
+  const value: Record<string, unknown> = {};
+  const annotations = csv.metadata.annotations;
+  if (annotations !== undefined && Object.keys(annotations).length > 0) value.annotations = annotations;
+  value.apiServiceDefinitions = owned(spec.apiservicedefinitions, apiDescription);
+  value.crdDescriptions = owned(spec.customresourcedefinitions, crdDescription);
+  if (str(spec.description) !== '') value.description = spec.description;
+  if (str(spec.displayName) !== '') value.displayName = spec.displayName;
+  if (arr(spec.installModes).length > 0)
+    value.installModes = arr(spec.installModes).map((m) =>
+      pick(m, [
+        ['type', true],
+        ['supported', true],
+      ]),
+    );
+  if (arr(spec.keywords).length > 0) value.keywords = spec.keywords;
+  const labels = csv.metadata.labels;
+  if (labels !== undefined && Object.keys(labels).length > 0) value.labels = labels;
+  if (arr(spec.links).length > 0)
+    value.links = arr(spec.links).map((l) =>
+      pick(l, [
+        ['name', false],
+        ['url', false],
+      ]),
+    );
+  if (arr(spec.maintainers).length > 0)
+    value.maintainers = arr(spec.maintainers).map((m) =>
+      pick(m, [
+        ['name', false],
+        ['email', false],
+      ]),
+    );
+  if (str(spec.maturity) !== '') value.maturity = spec.maturity;
+  if (str(spec.minKubeVersion) !== '') value.minKubeVersion = spec.minKubeVersion;
+  if (arr(spec.nativeAPIs).length > 0)
+    value.nativeAPIs = arr(spec.nativeAPIs).map((g) =>
+      pick(g, [
+        ['group', true],
+        ['version', true],
+        ['kind', true],
+      ]),
+    );
+  value.provider = pick(spec.provider, [
+    ['name', false],
+    ['url', false],
+  ]);
+  return value;
+}
+
+function relatedImagesOf(bundle: LoadedBundle, image: string): RenderedRelatedImage[] {
+  const images: RenderedRelatedImage[] = arr(bundle.csv.spec.relatedImages).map((r) => ({
+    name: str(rec(r).name),
+    image: str(rec(r).image),
+  }));
+  const seen = new Set(images.map((i) => i.image));
+  if (image !== '' && !seen.has(image)) images.push({ name: '', image });
+  const install = rec(bundle.csv.spec.install);
+  if (str(install.strategy) === 'deployment') {
+    for (const dep of arr(rec(install.spec).deployments)) {
+      const podSpec = rec(rec(rec(rec(dep).spec).template).spec);
+      for (const c of [...arr(podSpec.containers), ...arr(podSpec.initContainers)]) {
+        const img = str(rec(c).image);
+        if (!seen.has(img)) images.push({ name: '', image: img });
+        seen.add(img);
+      }
+    }
+  }
+  return images.sort((a, b) => compareGoStrings(a.image, b.image));
+}
+
+/** Renders a loaded bundle to the `olm.bundle` blob opm would produce for it. */
+export function renderLoadedBundle(bundle: LoadedBundle, options: RenderBundleOptions = {}): OlmBundleBlob {
+  checkOwnedApis(bundle);
+  const image = options.image ?? '';
+  const name = bundle.csv.metadata.name ?? '';
+  const version = str(bundle.csv.spec.version);
+  const release = bundle.csv.spec.release === undefined ? '' : String(bundle.csv.spec.release);
+
+  // Bundle properties as opm collects them: properties.yaml, the derived olm.package, then the CSV's
+  // olm.properties annotation (a later olm.package wins), deduplicated.
+  const seenProps = new Set<string>();
+  const bundleProps: RawProperty[] = [
+    ...bundle.properties.map((p) => ({ type: p.type, json: goJsonMarshal(p.value) })),
+    {
+      type: 'olm.package',
+      json: propertyJson({ packageName: bundle.packageName, version, ...(release ? { release } : {}) }),
+    },
+    ...csvAnnotationProperties(bundle),
+  ].filter((p) => {
+    const key = `${p.type}\u0000${p.json}`;
+    if (seenProps.has(key)) return false;
+    seenProps.add(key);
+    return true;
+  });
+  const provided = new Set(providedApis(bundle));
+  let packageProperty: RawProperty | undefined;
+  const others: RawProperty[] = [];
+  for (const p of bundleProps) {
+    if (p.type === 'olm.gvk') {
+      const v = rec(JSON.parse(p.json));
+      provided.add(gvkJson(str(v.group), str(v.version), str(v.kind)));
+    } else if (p.type === 'olm.package') {
+      const v = rec(JSON.parse(p.json));
+      const rel = str(v.release);
+      packageProperty = {
+        type: 'olm.package',
+        json: propertyJson({
+          packageName: str(v.packageName),
+          version: str(v.version),
+          ...(rel ? { release: rel } : {}),
+        }),
+      };
+    } else {
+      others.push(p);
+    }
+  }
+  const required = new Set<string>();
+  const packageRequired: RawProperty[] = [];
+  for (const dep of bundle.dependencies) {
+    const v = rec(dep.value);
+    if (dep.type === 'olm.gvk') required.add(gvkJson(str(v.group), str(v.version), str(v.kind)));
+    else if (dep.type === 'olm.package') {
+      packageRequired.push({
+        type: 'olm.package.required',
+        json: propertyJson({ packageName: str(v.packageName), versionRange: str(v.version) }),
+      });
+    } else {
+      others.push({ type: dep.type, json: goJsonMarshal(dep.value) });
+    }
+  }
+  for (const g of requiredApis(bundle)) required.add(g);
+
+  const props: RawProperty[] = bundle.manifests.map((m) => ({
+    type: 'olm.bundle.object',
+    json: propertyJson({ data: Buffer.from(goJsonMarshal(m.object)).toString('base64') }),
+  }));
+  props.push(
+    packageProperty ?? {
+      type: 'olm.package',
+      json: propertyJson({ packageName: bundle.packageName, version }),
+    },
+  );
+  for (const g of provided) props.push({ type: 'olm.gvk', json: g });
+  for (const g of required) props.push({ type: 'olm.gvk.required', json: g });
+  props.push(...packageRequired, ...others);
+  props.sort((a, b) =>
+    a.type !== b.type ? compareGoStrings(a.type, b.type) : compareGoStrings(a.json, b.json),
+  );
+
+  // opm moves bundle objects (and CSV metadata) to the end of the property list.
+  let ordered = [
+    ...props.filter((p) => p.type !== 'olm.bundle.object' && p.type !== 'olm.csv.metadata'),
+    ...props.filter((p) => p.type === 'olm.bundle.object' || p.type === 'olm.csv.metadata'),
+  ];
+  if (
+    options.migrateLevel === 'bundle-object-to-csv-metadata' &&
+    image !== '' &&
+    !ordered.some((p) => p.type === 'olm.csv.metadata')
+  ) {
+    ordered = [
+      ...ordered.filter((p) => p.type !== 'olm.bundle.object'),
+      { type: 'olm.csv.metadata', json: propertyJson(csvMetadataOf(bundle.csv)) },
+    ];
+  }
+  const relatedImages = relatedImagesOf(bundle, image);
+  return {
+    schema: 'olm.bundle',
+    name,
+    package: bundle.packageName,
+    image,
+    properties: ordered.map((p) => {
+      const property: BundleProperty = { type: p.type, value: JSON.parse(p.json) as JsonValue };
+      RAW_VALUES.set(property, p.json);
+      return property;
+    }),
+    ...(relatedImages.length > 0 ? { relatedImages } : {}),
+  };
+}
+
+/**
+ * `opm render <bundle-dir>`: the `olm.bundle` blob for a bundle directory — `olm.package`, one `olm.gvk` per
+ * served API, `olm.gvk.required`/`olm.package.required` from the CSV and `dependencies.yaml`, extra properties,
+ * and one `olm.bundle.object` per manifest (base64 of its JSON as Go encodes it), sorted as opm sorts them.
+ *
+ * @throws {BundleError} `OLM_BUNDLE_MALFORMED` when the directory is not a readable bundle.
+ */
+export function renderBundle(dir: string, options: RenderBundleOptions = {}): OlmBundleBlob {
+  return renderLoadedBundle(loadBundle(dir), options);
+}
+
+/** The blob as `opm render -o json` prints it (4-space indentation, no HTML escaping, raw property values). */
+export function formatOlmBundleJson(blob: OlmBundleBlob): string {
+  const doc = {
+    ...blob,
+    properties: blob.properties.map((p) => ({
+      type: p.type,
+      value: new RawJson(RAW_VALUES.get(p) ?? goJsonMarshal(p.value, { sortKeys: false, escapeHtml: false })),
+    })),
+  };
+  return `${goIndentJson(goJsonMarshal(doc, { sortKeys: false, escapeHtml: false }), '    ')}\n`;
+}

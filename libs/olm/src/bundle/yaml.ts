@@ -1,0 +1,84 @@
+import {
+  Document,
+  type DocumentOptions,
+  isMap,
+  type ParseOptions,
+  parseAllDocuments,
+  type SchemaOptions,
+  visit,
+} from 'yaml';
+
+/**
+ * YAML the way the Go tools read and write it. They decode with go-yaml v2 (YAML 1.1: `yes`, `on`, `y` are
+ * booleans, `0777` is octal) but keep timestamps and `1:20` as strings; they write keys sorted, two-space
+ * indentation and sequences flush with their key (sigs.k8s.io/yaml).
+ */
+
+const GO_YAML: ParseOptions & DocumentOptions & SchemaOptions = {
+  version: '1.1',
+  customTags: (tags) =>
+    tags.filter(
+      (tag) =>
+        typeof tag === 'string' || (tag.format !== 'TIME' && tag.tag !== 'tag:yaml.org,2002:timestamp'),
+    ),
+};
+
+/** One decoded YAML document, or why it could not be decoded. */
+export type YamlDocumentResult =
+  | { readonly ok: true; readonly value: unknown; readonly line: number }
+  | { readonly ok: false; readonly reason: string; readonly line: number };
+
+/** Decodes every document of a YAML (or JSON) stream; empty documents are skipped. */
+export function parseYamlDocuments(text: string): YamlDocumentResult[] {
+  const lineOf = (offset: number): number => text.slice(0, offset).split('\n').length;
+  const results: YamlDocumentResult[] = [];
+  for (const doc of parseAllDocuments(text, GO_YAML)) {
+    const start = doc.range[0];
+    if (doc.errors.length > 0) {
+      const first = doc.errors[0]!;
+      const line = first.linePos?.[0].line ?? lineOf(first.pos[0]);
+      const col = first.linePos?.[0].col;
+      const message = first.message.split('\n')[0]!;
+      results.push({ ok: false, line, reason: col === undefined ? message : `${message} (column ${col})` });
+      continue;
+    }
+    if (doc.contents === null) continue;
+    try {
+      results.push({ ok: true, value: doc.toJS({ maxAliasCount: 100 }), line: lineOf(start) });
+    } catch (error) {
+      results.push({ ok: false, line: lineOf(start), reason: (error as Error).message });
+    }
+  }
+  return results;
+}
+
+/** True when the document at the top of `text` is a mapping (used to tell manifests from other files). */
+export function isYamlMapping(text: string): boolean {
+  const docs = parseAllDocuments(text, GO_YAML);
+  return docs.length > 0 && isMap(docs[0]!.contents);
+}
+
+/** Characters YAML 1.1 treats as line breaks, which must be escaped (`\N`, `\L`, `\P`) to survive. */
+const YAML11_BREAKS = /[\u0085\u2028\u2029]/;
+
+/**
+ * Encodes `value` as sigs.k8s.io/yaml does: keys sorted, sequences not indented, no line folding, and strings
+ * quoted whenever YAML 1.1 would read them as something else (`"yes"`, `"0777"`). Strings holding a YAML 1.1
+ * line break (NEL, LS, PS) are written double-quoted with escapes, so Go reads them back unchanged.
+ */
+export function toGoYaml(value: unknown): string {
+  const doc = new Document(value, { version: '1.1', sortMapEntries: true, aliasDuplicateObjects: false });
+  let needsEscapes = false;
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && YAML11_BREAKS.test(node.value)) {
+        node.type = 'QUOTE_DOUBLE';
+        needsEscapes = true;
+      }
+    },
+  });
+  const text = doc.toString({ indentSeq: false, lineWidth: 0 });
+  return needsEscapes
+    ? text.replaceAll('\u0085', '\\N').replaceAll('\u2028', '\\L').replaceAll('\u2029', '\\P')
+    : text;
+}

@@ -1,0 +1,242 @@
+/**
+ * Types of the objects the OLM tools read and write: plain Kubernetes manifests and the
+ * `operators.coreos.com/v1alpha1` ClusterServiceVersion (operator-framework/api `clusterserviceversion_types.go`).
+ *
+ * Every interface keeps an index signature so fields this code does not model survive a round trip.
+ */
+
+/** Any JSON value. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON object. */
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+/** `metadata` of a Kubernetes object. */
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+/** A Kubernetes manifest as decoded from YAML or JSON. */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [key: string]: unknown;
+}
+
+/** A group/version/kind triple. */
+export interface GroupVersionKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+}
+
+/** rbac.authorization.k8s.io/v1 PolicyRule. */
+export interface PolicyRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+  [key: string]: unknown;
+}
+
+/** One install mode of a CSV. */
+export interface InstallMode {
+  type: InstallModeType;
+  supported: boolean;
+}
+
+/** The four install mode types OLM knows. */
+export type InstallModeType = 'OwnNamespace' | 'SingleNamespace' | 'MultiNamespace' | 'AllNamespaces';
+
+/** `spec.install.spec.deployments[]`. */
+export interface StrategyDeploymentSpec {
+  name: string;
+  spec: Record<string, unknown>;
+  label?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+/** `spec.install.spec.permissions[]` and `clusterPermissions[]`. */
+export interface StrategyDeploymentPermissions {
+  serviceAccountName: string;
+  rules: PolicyRule[];
+  [key: string]: unknown;
+}
+
+/** `spec.install`. */
+export interface NamedInstallStrategy {
+  strategy: string;
+  spec?: {
+    deployments?: StrategyDeploymentSpec[];
+    permissions?: StrategyDeploymentPermissions[];
+    clusterPermissions?: StrategyDeploymentPermissions[];
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+/** A spec, status or action descriptor of an owned or required API. */
+export interface Descriptor {
+  path: string;
+  displayName?: string;
+  description?: string;
+  'x-descriptors'?: string[];
+  value?: JsonValue;
+  [key: string]: unknown;
+}
+
+/** `{name, kind, version}` of a resource an API creates. */
+export interface ApiResourceReference {
+  name: string;
+  kind: string;
+  version: string;
+}
+
+/** `spec.customresourcedefinitions.owned[]` / `required[]`. */
+export interface CrdDescription {
+  name: string;
+  version: string;
+  kind: string;
+  displayName?: string;
+  description?: string;
+  resources?: ApiResourceReference[];
+  statusDescriptors?: Descriptor[];
+  specDescriptors?: Descriptor[];
+  actionDescriptors?: Descriptor[];
+  [key: string]: unknown;
+}
+
+/** `spec.apiservicedefinitions.owned[]` / `required[]`. */
+export interface ApiServiceDescription {
+  name: string;
+  group: string;
+  version: string;
+  kind: string;
+  [key: string]: unknown;
+}
+
+/** `spec.webhookdefinitions[]`. */
+export interface WebhookDescription {
+  generateName: string;
+  type: 'ValidatingAdmissionWebhook' | 'MutatingAdmissionWebhook' | 'ConversionWebhook';
+  deploymentName?: string;
+  containerPort?: number;
+  targetPort?: number | string;
+  sideEffects: string | null;
+  admissionReviewVersions: string[];
+  [key: string]: unknown;
+}
+
+/** `{name, url}` of a link or the provider; `{name, email}` of a maintainer. */
+export interface AppLink {
+  name?: string;
+  url?: string;
+}
+
+/** A maintainer of the operator. */
+export interface Maintainer {
+  name?: string;
+  email?: string;
+}
+
+/** One icon. */
+export interface Icon {
+  base64data: string;
+  mediatype: string;
+}
+
+/** An image the operator uses. */
+export interface RelatedImage {
+  name: string;
+  image: string;
+}
+
+/** `spec` of a ClusterServiceVersion. */
+export interface ClusterServiceVersionSpec {
+  install: NamedInstallStrategy;
+  version?: string;
+  release?: string;
+  maturity?: string;
+  customresourcedefinitions?: { owned?: CrdDescription[]; required?: CrdDescription[] };
+  apiservicedefinitions?: { owned?: ApiServiceDescription[]; required?: ApiServiceDescription[] };
+  webhookdefinitions?: WebhookDescription[];
+  nativeAPIs?: GroupVersionKind[];
+  minKubeVersion?: string;
+  displayName: string;
+  description?: string;
+  keywords?: string[];
+  maintainers?: Maintainer[];
+  provider?: AppLink;
+  links?: AppLink[];
+  icon?: Icon[];
+  installModes?: InstallMode[];
+  replaces?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  selector?: Record<string, unknown>;
+  cleanup?: { enabled: boolean };
+  skips?: string[];
+  relatedImages?: RelatedImage[];
+  [key: string]: unknown;
+}
+
+/** An `operators.coreos.com/v1alpha1` ClusterServiceVersion. */
+export interface ClusterServiceVersion extends KubeObject {
+  apiVersion: string;
+  kind: string;
+  spec: ClusterServiceVersionSpec;
+}
+
+/** API group and version of the ClusterServiceVersion kind. */
+export const CSV_API_VERSION = 'operators.coreos.com/v1alpha1';
+
+/** Kind of a ClusterServiceVersion. */
+export const CSV_KIND = 'ClusterServiceVersion';
+
+/** Kind of a CustomResourceDefinition. */
+export const CRD_KIND = 'CustomResourceDefinition';
+
+/** True when `value` is a plain (non-array) object. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The group of an `apiVersion` (`""` for the core group). */
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/** The version of an `apiVersion`. */
+export function versionOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+}
+
+/** The GVK of a manifest. */
+export function gvkOf(obj: { apiVersion?: unknown; kind?: unknown }): GroupVersionKind {
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+  return {
+    group: groupOf(apiVersion),
+    version: versionOf(apiVersion),
+    kind: typeof obj.kind === 'string' ? obj.kind : '',
+  };
+}
+
+/** Go's `schema.GroupVersionKind.String()`: `group/version, Kind=kind` (the slash is kept for the core group). */
+export function formatGvk(gvk: GroupVersionKind): string {
+  return `${gvk.group}/${gvk.version}, Kind=${gvk.kind}`;
+}
+
+/** A deep copy of a JSON-compatible value. */
+export function deepCopy<T>(value: T): T {
+  return structuredClone(value);
+}

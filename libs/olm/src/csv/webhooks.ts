@@ -1,0 +1,83 @@
+import { compareGoStrings } from '../bundle/go-json.js';
+import { deepCopy, isRecord, type KubeObject, type WebhookDescription } from './types.js';
+
+const rec = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
+
+/** The deployment whose pod labels match a service's selector, as the SDK finds it. */
+function deploymentForService(
+  service: KubeObject | undefined,
+  deployments: readonly KubeObject[],
+): string | undefined {
+  if (service === undefined) return undefined;
+  const spec = rec(service.spec);
+  if (spec.type === 'ExternalName') return undefined;
+  const selector = rec(spec.selector);
+  if (Object.keys(selector).length === 0) return undefined;
+  for (const dep of deployments) {
+    const labels = rec(rec(rec(rec(dep.spec).template).metadata).labels);
+    if (Object.keys(labels).length === 0) continue;
+    if (Object.entries(selector).every(([k, v]) => labels[k] === v)) return dep.metadata.name;
+  }
+  return undefined;
+}
+
+/**
+ * `spec.webhookdefinitions` from Validating/MutatingWebhookConfigurations, as `operator-sdk generate bundle`
+ * derives them: the webhook's service is matched to a deployment by label selector, the service port gives
+ * `containerPort`/`targetPort`, `admissionReviewVersions` defaults to `[v1beta1]` and `sideEffects` to `None`.
+ * Sorted by `generateName`.
+ */
+export function webhookDefinitions(
+  objects: readonly KubeObject[],
+  deployments: readonly KubeObject[],
+): WebhookDescription[] {
+  const services = objects.filter((o) => o.kind === 'Service');
+  const out: WebhookDescription[] = [];
+  for (const config of objects) {
+    const type =
+      config.kind === 'ValidatingWebhookConfiguration'
+        ? 'ValidatingAdmissionWebhook'
+        : config.kind === 'MutatingWebhookConfiguration'
+          ? 'MutatingAdmissionWebhook'
+          : undefined;
+    if (type === undefined) continue;
+    for (const webhook of (Array.isArray(config.webhooks) ? config.webhooks : []).filter(isRecord)) {
+      const description: WebhookDescription = {
+        type,
+        generateName: String(webhook.name ?? ''),
+        admissionReviewVersions:
+          Array.isArray(webhook.admissionReviewVersions) && webhook.admissionReviewVersions.length > 0
+            ? (deepCopy(webhook.admissionReviewVersions) as string[])
+            : ['v1beta1'],
+        sideEffects: typeof webhook.sideEffects === 'string' ? webhook.sideEffects : 'None',
+      };
+      for (const key of ['rules', 'failurePolicy', 'matchPolicy', 'objectSelector', 'timeoutSeconds']) {
+        if (webhook[key] !== undefined) description[key] = deepCopy(webhook[key]);
+      }
+      if (type === 'MutatingAdmissionWebhook' && webhook.reinvocationPolicy !== undefined) {
+        description.reinvocationPolicy = webhook.reinvocationPolicy;
+      }
+      const serviceRef = rec(rec(webhook.clientConfig).service);
+      if (Object.keys(serviceRef).length > 0) {
+        const service = services.find((s) => s.metadata.name === serviceRef.name);
+        const port = typeof serviceRef.port === 'number' ? serviceRef.port : 443;
+        for (const p of (Array.isArray(rec(service?.spec).ports)
+          ? (rec(service?.spec).ports as unknown[])
+          : []
+        ).filter(isRecord)) {
+          if (p.port === port) {
+            description.containerPort = port;
+            if (p.targetPort !== undefined) description.targetPort = p.targetPort as number | string;
+            break;
+          }
+        }
+        description.deploymentName =
+          deploymentForService(service, deployments) ??
+          String(serviceRef.name ?? '').replace(/-service$/, '');
+        if (typeof serviceRef.path === 'string') description.webhookPath = serviceRef.path;
+      }
+      out.push(description);
+    }
+  }
+  return out.sort((a, b) => compareGoStrings(a.generateName, b.generateName));
+}
