@@ -12,13 +12,22 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'e2e',
-          include: ['test/**/*.spec.ts'],
-          // One real control plane shared by the end-to-end files.
-          globalSetup: ['../../test/cluster/src/testing/global-setup.ts'],
-          testTimeout: 180_000,
-          hookTimeout: 300_000,
-          fileParallelism: false,
+          name: 'bundle-conformance',
+          // Bundle corpus and opm agreement: no cluster needed (`*.test.ts`, so the e2e project skips them).
+          include: ['test/bundle/**/*.test.ts'],
+          // opm is built from its Go module on first use.
+          testTimeout: 120_000,
+          hookTimeout: 900_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'conformance',
+          // Catalog corpus, writer, graph and template agreement with a real opm binary; no cluster needed.
+          include: ['test/catalog/**/*.spec.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 1_800_000,
         },
       },
     ],

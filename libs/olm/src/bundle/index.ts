@@ -1,0 +1,7 @@
+export * from './annotations.js';
+export * from './errors.js';
+export * from './file-names.js';
+export * from './load.js';
+export * from './render.js';
+export * from './supported-kinds.js';
+export * from './write.js';

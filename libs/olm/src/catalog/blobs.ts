@@ -1,0 +1,147 @@
+import { decodeGo } from './go-json-decode.js';
+import { encodeGoJson } from './go-json-encode.js';
+import { GO_BUNDLE, GO_CHANNEL, GO_DEPRECATION, GO_PACKAGE } from './go-schemas.js';
+import type { Meta } from './meta.js';
+import { BundleObjectError, readBundleObjects } from './properties.js';
+import {
+  type BlobSource,
+  type BundleBlob,
+  type BundleRelatedImage,
+  type Catalog,
+  type ChannelBlob,
+  type ChannelEntry,
+  type DeprecationBlob,
+  type DeprecationEntry,
+  type PackageBlob,
+  type Property,
+  SCHEMA_BUNDLE,
+  SCHEMA_CHANNEL,
+  SCHEMA_DEPRECATIONS,
+  SCHEMA_PACKAGE,
+} from './types.js';
+
+type Fields = Record<string, unknown>;
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+function properties(v: unknown): Property[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  return v.map((p: Fields) => ('value' in p ? { type: str(p.type), value: p.value } : { type: str(p.type) }));
+}
+
+function entry(e: Fields): ChannelEntry {
+  const out: ChannelEntry = { name: str(e.name) };
+  if (str(e.replaces)) out.replaces = str(e.replaces);
+  if (Array.isArray(e.skips) && e.skips.length > 0) out.skips = e.skips.map(str);
+  if (str(e.skipRange)) out.skipRange = str(e.skipRange);
+  return out;
+}
+
+function withSource<T extends object>(blob: T, source: BlobSource | undefined): T {
+  return source === undefined ? blob : { ...blob, source };
+}
+
+/** Builds a typed package blob from a decoded `declcfg.Package`. */
+function toPackage(d: Fields, source?: BlobSource): PackageBlob {
+  const out: PackageBlob = {
+    schema: SCHEMA_PACKAGE,
+    name: str(d.name),
+    defaultChannel: str(d.defaultChannel),
+  };
+  if (d.icon !== undefined) {
+    const icon = d.icon as Fields;
+    out.icon = { base64data: str(icon.base64data), mediatype: str(icon.mediatype) };
+  }
+  if (str(d.description)) out.description = str(d.description);
+  const props = properties(d.properties);
+  if (props && props.length > 0) out.properties = props;
+  return withSource(out, source);
+}
+
+function toChannel(d: Fields, source?: BlobSource): ChannelBlob {
+  const entries = Array.isArray(d.entries) ? (d.entries as Fields[]).map(entry) : [];
+  const out: ChannelBlob = { schema: SCHEMA_CHANNEL, name: str(d.name), package: str(d.package), entries };
+  const props = properties(d.properties);
+  if (props && props.length > 0) out.properties = props;
+  return withSource(out, source);
+}
+
+function toBundle(d: Fields, source?: BlobSource): BundleBlob {
+  const out: BundleBlob = {
+    schema: SCHEMA_BUNDLE,
+    name: str(d.name),
+    package: str(d.package),
+    image: str(d.image),
+    properties: properties(d.properties) ?? [],
+  };
+  if (Array.isArray(d.relatedImages) && d.relatedImages.length > 0) {
+    out.relatedImages = (d.relatedImages as Fields[]).map(
+      (r): BundleRelatedImage => ({ name: str(r.name), image: str(r.image) }),
+    );
+  }
+  return withSource(out, source);
+}
+
+function toDeprecation(d: Fields, source?: BlobSource): DeprecationBlob {
+  const entries = Array.isArray(d.entries)
+    ? (d.entries as Fields[]).map((e): DeprecationEntry => {
+        const ref = (e.reference ?? {}) as Fields;
+        const reference = str(ref.name)
+          ? { schema: str(ref.schema), name: str(ref.name) }
+          : { schema: str(ref.schema) };
+        return { reference, message: str(e.message) };
+      })
+    : [];
+  return withSource({ schema: SCHEMA_DEPRECATIONS, package: str(d.package), entries }, source);
+}
+
+/**
+ * Adds one document to a catalog exactly like opm's `fbcBuilder.addMeta`: known schemas are decoded with Go's
+ * rules (case-insensitive fields, unknown fields dropped, type errors reported), a bundle's `olm.bundle.object`
+ * properties are checked, a missing schema is an error and any other schema is kept as an "other" blob.
+ *
+ * @returns opm's error message, or `undefined` when the document was added.
+ */
+export function addMeta(catalog: Catalog, meta: Meta, source?: BlobSource): string | undefined {
+  const blob = meta.blob ?? {};
+  switch (meta.schema) {
+    case SCHEMA_PACKAGE: {
+      const { value, error } = decodeGo(blob, GO_PACKAGE);
+      if (error !== undefined) return `parse package: ${error}`;
+      catalog.packages.push(toPackage(value as Fields, source));
+      return undefined;
+    }
+    case SCHEMA_CHANNEL: {
+      const { value, error } = decodeGo(blob, GO_CHANNEL);
+      if (error !== undefined) return `parse channel: ${error}`;
+      catalog.channels.push(toChannel(value as Fields, source));
+      return undefined;
+    }
+    case SCHEMA_BUNDLE: {
+      const { value, error } = decodeGo(blob, GO_BUNDLE);
+      if (error !== undefined) return `parse bundle: ${error}`;
+      const bundle = toBundle(value as Fields, source);
+      try {
+        readBundleObjects(bundle);
+      } catch (err) {
+        if (err instanceof BundleObjectError) return `read bundle objects: ${err.message}`;
+        throw err;
+      }
+      catalog.bundles.push(bundle);
+      return undefined;
+    }
+    case SCHEMA_DEPRECATIONS: {
+      const { value, error } = decodeGo(blob, GO_DEPRECATION);
+      if (error !== undefined) return `parse deprecation: ${error}`;
+      catalog.deprecations.push(toDeprecation(value as Fields, source));
+      return undefined;
+    }
+    case '':
+      return `object '${meta.blob === null ? '' : `${encodeGoJson(meta.blob)}\n`}' is missing root schema field`;
+    default:
+      catalog.others.push(
+        withSource({ schema: meta.schema, package: meta.package, name: meta.name, blob }, source),
+      );
+      return undefined;
+  }
+}

@@ -1,0 +1,71 @@
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const DECODE = new Int16Array(256).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) DECODE[ALPHABET.charCodeAt(i)] = i;
+const PAD = 0x3d;
+const isNewline = (c: number): boolean => c === 0x0a || c === 0x0d;
+
+/** The error Go's `base64.StdEncoding.Decode` returns: `illegal base64 data at input byte N`. */
+export class Base64Error extends Error {
+  constructor(readonly offset: number) {
+    super(`illegal base64 data at input byte ${offset}`);
+    this.name = 'Base64Error';
+  }
+}
+
+/**
+ * Decodes standard, padded base64 exactly as strictly (and as leniently: CR and LF are skipped) as Go's
+ * `base64.StdEncoding.Decode`, which is what `encoding/json` applies to `[]byte` fields such as
+ * `olm.bundle.object` data and package icons.
+ *
+ * @throws Base64Error at the byte offset Go reports.
+ */
+export function decodeGoBase64(input: string): Uint8Array {
+  const src = new TextEncoder().encode(input);
+  const out: number[] = [];
+  let si = 0;
+  for (;;) {
+    const dbuf = [0, 0, 0, 0];
+    let dlen = 4;
+    let finished = false;
+    let j = 0;
+    for (; j < 4; j++) {
+      if (si === src.length) {
+        if (j === 0) return Uint8Array.from(out);
+        throw new Base64Error(si - j);
+      }
+      const c = src[si]!;
+      si++;
+      const d = DECODE[c]!;
+      if (d >= 0) {
+        dbuf[j] = d;
+        continue;
+      }
+      if (isNewline(c)) {
+        j--;
+        continue;
+      }
+      if (c !== PAD) throw new Base64Error(si - 1);
+      if (j === 0 || j === 1) throw new Base64Error(si - 1);
+      if (j === 2) {
+        while (si < src.length && isNewline(src[si]!)) si++;
+        if (si === src.length) throw new Base64Error(src.length);
+        if (src[si] !== PAD) throw new Base64Error(si - 1);
+        si++;
+      }
+      while (si < src.length && isNewline(src[si]!)) si++;
+      if (si < src.length) throw new Base64Error(si);
+      dlen = j;
+      finished = true;
+      break;
+    }
+    const v = (dbuf[0]! << 18) | (dbuf[1]! << 12) | (dbuf[2]! << 6) | dbuf[3]!;
+    const bytes = [(v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff];
+    out.push(...bytes.slice(0, dlen - 1));
+    if (finished) return Uint8Array.from(out);
+  }
+}
+
+/** Encodes bytes as standard padded base64 (Go's `base64.StdEncoding.EncodeToString`). */
+export function encodeGoBase64(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('base64');
+}

@@ -1,0 +1,206 @@
+import { Base64Error, decodeGoBase64, encodeGoBase64 } from './go-base64.js';
+import { byteOrder } from './go-format.js';
+
+/** A Go type as far as `encoding/json` decoding cares; `name` is what Go prints in type errors. */
+export type GoType =
+  | { readonly kind: 'string'; readonly name?: string }
+  | { readonly kind: 'int'; readonly name?: string }
+  | { readonly kind: 'bool'; readonly name?: string }
+  /** `[]byte`: a base64 string, decoded and re-encoded canonically. */
+  | { readonly kind: 'bytes' }
+  /** `json.RawMessage`: any value, kept as is (JSON `null` stays `null`). */
+  | { readonly kind: 'raw' }
+  /** `interface{}`. */
+  | { readonly kind: 'any' }
+  | { readonly kind: 'slice'; readonly elem: GoType; readonly name: string }
+  | { readonly kind: 'map'; readonly elem: GoType; readonly name: string }
+  | { readonly kind: 'ptr'; readonly elem: GoType }
+  | { readonly kind: 'struct'; readonly name: string; readonly fields: Readonly<Record<string, GoType>> };
+
+/** Outcome of {@link decodeGo}: Go keeps decoding after a type error and reports the first one. */
+export interface GoDecodeResult {
+  readonly value: unknown;
+  readonly error?: string;
+}
+
+/** Options of {@link decodeGo}. */
+export interface GoDecodeOptions {
+  /** Reject unknown object keys like `Decoder.DisallowUnknownFields` (`json: unknown field "x"`). */
+  readonly disallowUnknownFields?: boolean;
+}
+
+/** The Go type name printed in `cannot unmarshal` errors. */
+export function goTypeString(t: GoType): string {
+  switch (t.kind) {
+    case 'string':
+      return t.name ?? 'string';
+    case 'int':
+      return t.name ?? 'int';
+    case 'bool':
+      return t.name ?? 'bool';
+    case 'bytes':
+      return '[]uint8';
+    case 'raw':
+      return 'json.RawMessage';
+    case 'any':
+      return 'interface {}';
+    case 'ptr':
+      return `*${goTypeString(t.elem)}`;
+    default:
+      return t.name;
+  }
+}
+
+function jsonKind(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return 'number';
+  if (typeof v === 'boolean') return 'bool';
+  if (Array.isArray(v)) return 'array';
+  return 'object';
+}
+
+function shortName(structName: string): string {
+  const dot = structName.lastIndexOf('.');
+  return dot < 0 ? structName : structName.slice(dot + 1);
+}
+
+function foldKey(k: string): string {
+  return k.toLowerCase();
+}
+
+const FOLDED = new WeakMap<GoType, Map<string, string>>();
+
+/** The struct's JSON field names by case-folded name (computed once per type). */
+function foldedFields(t: Extract<GoType, { kind: 'struct' }>): Map<string, string> {
+  let folded = FOLDED.get(t);
+  if (folded === undefined) {
+    folded = new Map(Object.keys(t.fields).map((name) => [foldKey(name), name]));
+    FOLDED.set(t, folded);
+  }
+  return folded;
+}
+
+/**
+ * Decodes an already parsed JSON value into the shape of a Go type with the semantics of `encoding/json`: struct
+ * fields match exactly first and then case-insensitively, unknown fields are ignored, `null` leaves the zero value,
+ * keys are visited in Go map order (sorted), and the first type mismatch is reported with Go's exact message
+ * while decoding continues. Struct results are plain objects keyed by the JSON field names.
+ */
+export function decodeGo(input: unknown, type: GoType, options: GoDecodeOptions = {}): GoDecodeResult {
+  let firstError: string | undefined;
+  let structName: string | undefined;
+  const fieldStack: string[] = [];
+  const save = (message: string): void => {
+    firstError ??= message;
+  };
+  const mismatch = (what: string, t: GoType): void => {
+    const target = goTypeString(t);
+    if (structName !== undefined) {
+      save(
+        `json: cannot unmarshal ${what} into Go struct field ${structName}.${fieldStack.join('.')} of type ${target}`,
+      );
+    } else {
+      save(`json: cannot unmarshal ${what} into Go value of type ${target}`);
+    }
+  };
+
+  const decode = (v: unknown, t: GoType): unknown => {
+    if (v === null || v === undefined) return t.kind === 'raw' || t.kind === 'any' ? v : undefined;
+    switch (t.kind) {
+      case 'raw':
+      case 'any':
+        return v;
+      case 'ptr':
+        return decode(v, t.elem);
+      case 'string':
+        if (typeof v === 'string') return v;
+        mismatch(jsonKind(v), t);
+        return undefined;
+      case 'bool':
+        if (typeof v === 'boolean') return v;
+        mismatch(jsonKind(v), t);
+        return undefined;
+      case 'int':
+        if (typeof v === 'number') {
+          if (Number.isInteger(v) && Math.abs(v) <= Number.MAX_SAFE_INTEGER) return v;
+          mismatch(`number ${JSON.stringify(v)}`, t);
+          return undefined;
+        }
+        mismatch(jsonKind(v), t);
+        return undefined;
+      case 'bytes':
+        if (typeof v === 'string') {
+          try {
+            return encodeGoBase64(decodeGoBase64(v));
+          } catch (err) {
+            if (!(err instanceof Base64Error)) throw err;
+            save(err.message);
+            return undefined;
+          }
+        }
+        if (Array.isArray(v)) {
+          const bytes = v.map((e) => decode(e, { kind: 'int', name: 'uint8' }));
+          return encodeGoBase64(Uint8Array.from(bytes.map((b) => (typeof b === 'number' ? b & 0xff : 0))));
+        }
+        mismatch(jsonKind(v), t);
+        return undefined;
+      case 'slice':
+        if (Array.isArray(v)) return v.map((e) => decode(e, t.elem) ?? zero(t.elem));
+        mismatch(jsonKind(v), t);
+        return undefined;
+      case 'map': {
+        if (typeof v !== 'object' || Array.isArray(v)) {
+          mismatch(jsonKind(v), t);
+          return undefined;
+        }
+        const out: Record<string, unknown> = {};
+        for (const k of Object.keys(v).sort(byteOrder)) {
+          out[k] = decode((v as Record<string, unknown>)[k], t.elem) ?? zero(t.elem);
+        }
+        return out;
+      }
+      case 'struct': {
+        if (typeof v !== 'object' || Array.isArray(v)) {
+          mismatch(jsonKind(v), t);
+          return undefined;
+        }
+        const out: Record<string, unknown> = {};
+        const folded = foldedFields(t);
+        const keys = Object.keys(v);
+        if (keys.length > 1) keys.sort(byteOrder);
+        for (const key of keys) {
+          const field = key in t.fields ? key : folded.get(foldKey(key));
+          if (field === undefined) {
+            if (options.disallowUnknownFields) save(`json: unknown field ${JSON.stringify(key)}`);
+            continue;
+          }
+          const savedStruct = structName;
+          structName = shortName(t.name);
+          fieldStack.push(field);
+          const decoded = decode((v as Record<string, unknown>)[key], t.fields[field]!);
+          fieldStack.pop();
+          structName = savedStruct;
+          if (decoded !== undefined) out[field] = decoded;
+        }
+        return out;
+      }
+    }
+  };
+  const value = decode(input, type);
+  return firstError === undefined ? { value } : { value, error: firstError };
+}
+
+function zero(t: GoType): unknown {
+  switch (t.kind) {
+    case 'string':
+      return '';
+    case 'int':
+      return 0;
+    case 'bool':
+      return false;
+    case 'struct':
+      return {};
+    default:
+      return undefined;
+  }
+}

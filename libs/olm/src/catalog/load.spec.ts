@@ -1,0 +1,96 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CatalogLoadError } from './errors.js';
+import { listCatalogFiles, loadCatalog, parseCatalogContent } from './load.js';
+
+let dir: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'opkit-load-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function put(rel: string, content: string): Promise<void> {
+  await mkdir(join(dir, rel, '..'), { recursive: true });
+  await writeFile(join(dir, rel), content);
+}
+
+describe('loadCatalog (opm declcfg.LoadFS rules)', () => {
+  it('loads every file whatever its extension, hidden files and sub-directories included', async () => {
+    await put('a.yaml', 'schema: olm.package\nname: a\n');
+    await put('.hidden/b.txt', '{"schema":"olm.package","name":"b"}');
+    await put('x/y/z', 'schema: olm.package\nname: c\n');
+    const catalog = await loadCatalog(dir);
+    expect(catalog.packages.map((p) => p.name)).toEqual(['b', 'a', 'c']);
+    expect(catalog.packages[0]?.source).toEqual({ file: '.hidden/b.txt', index: 0 });
+  });
+
+  it('skips .indexignore files and what they exclude', async () => {
+    await put('.indexignore', 'ignored/\n');
+    await put('ignored/broken.yaml', 'schema: [\n');
+    await put('ok.yaml', 'schema: olm.package\nname: a\n');
+    expect(await listCatalogFiles(dir)).toEqual(['ok.yaml']);
+  });
+
+  it('keeps blobs of unknown schemas as others', async () => {
+    await put('c.yaml', 'schema: example.com/thing\npackage: p\nname: t\nx: 1\n');
+    const { others } = await loadCatalog(dir);
+    expect(others).toMatchObject([{ schema: 'example.com/thing', package: 'p', name: 't', blob: { x: 1 } }]);
+  });
+
+  it('decodes blobs with Go rules: case-insensitive fields, unknown fields dropped', async () => {
+    await put(
+      'c.yaml',
+      'schema: olm.channel\npackage: p\nName: s\nEntries:\n  - Name: a\n    SkipRange: "<1.0.0"\nextra: 1\n',
+    );
+    const [channel] = (await loadCatalog(dir)).channels;
+    expect(channel).toMatchObject({ name: 's', entries: [{ name: 'a', skipRange: '<1.0.0' }] });
+  });
+
+  it('reports the first problem of every broken file with opm messages', async () => {
+    await put('a.yaml', 'name: x\n');
+    await put('b.yaml', 'schema: olm.channel\nentries: 5\n');
+    const err = await loadCatalog(dir).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CatalogLoadError);
+    expect((err as CatalogLoadError).problems).toEqual([
+      { file: 'a.yaml', message: `object '{"name":"x"}\n' is missing root schema field` },
+      {
+        file: 'b.yaml',
+        message:
+          'parse channel: json: cannot unmarshal number into Go struct field Channel.entries of type []declcfg.ChannelEntry',
+      },
+    ]);
+  });
+
+  it('fails on a symlink to a directory, which opm reads as a file', async () => {
+    await mkdir(join(dir, 'real'));
+    await symlink(join(dir, 'real'), join(dir, 'link'));
+    const err = (await loadCatalog(dir).catch((e: unknown) => e)) as CatalogLoadError;
+    expect(err.problems[0]?.message).toBe(`read ${join(dir, 'link')}: is a directory`);
+  });
+
+  it('names a dangling symlink by its relative path, like os.DirFS', async () => {
+    await symlink(join(dir, 'missing'), join(dir, 'dangling'));
+    const err = (await loadCatalog(dir).catch((e: unknown) => e)) as CatalogLoadError;
+    expect(err.problems[0]?.message).toBe('open dangling: no such file or directory');
+  });
+
+  it('refuses a path that is not a directory', async () => {
+    await put('f', '');
+    const err = (await loadCatalog(join(dir, 'f')).catch((e: unknown) => e)) as CatalogLoadError;
+    expect(err.code).toBe('CATALOG_NOT_A_DIRECTORY');
+    expect(err.message).toBe(`"${join(dir, 'f')}" is not a directory`);
+  });
+
+  it('checks olm.bundle.object data while loading', () => {
+    const text =
+      '{"schema":"olm.bundle","name":"b","package":"p","properties":[{"type":"olm.bundle.object"}]}';
+    expect(() => parseCatalogContent(text)).toThrow(
+      'read bundle objects: package "p", bundle "b": parse property at index 0 as bundle object: unexpected end of JSON input',
+    );
+  });
+});

@@ -1,0 +1,139 @@
+import { goQuote } from '../semver/go-quote.js';
+import { byteOrder, goBoolVerb, goValue } from './go-format.js';
+
+/**
+ * opm's `declcfg.Meta`: the case-insensitively extracted `schema`, `package` and `name` of a blob plus the blob
+ * itself. `blob` is `null` for documents that decode to JSON `null` (empty YAML documents).
+ */
+export interface Meta {
+  readonly schema: string;
+  readonly package: string;
+  readonly name: string;
+  readonly blob: Record<string, unknown> | null;
+}
+
+/** A document could not become a {@link Meta}; `message` is the text opm prints. */
+export class MetaError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MetaError';
+  }
+}
+
+/** Go's `json.Indent(dst, src, "", "    ")` over JSON text (key order and number spelling are kept). */
+export function indentJsonText(src: string): string {
+  let out = '';
+  let depth = 0;
+  let i = 0;
+  const newline = (): string => `\n${'    '.repeat(depth)}`;
+  const nextNonSpace = (from: number): string | undefined => {
+    let j = from;
+    while (j < src.length && ' \t\r\n'.includes(src[j]!)) j++;
+    return src[j];
+  };
+  while (i < src.length) {
+    const c = src[i]!;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < src.length && src[j] !== '"') j += src[j] === '\\' ? 2 : 1;
+      out += src.slice(i, j + 1);
+      i = j + 1;
+      continue;
+    }
+    if (' \t\r\n'.includes(c)) {
+      i++;
+      continue;
+    }
+    if (c === '{' || c === '[') {
+      const close = c === '{' ? '}' : ']';
+      if (nextNonSpace(i + 1) === close) {
+        out += c + close;
+        i = src.indexOf(close, i + 1) + 1;
+        continue;
+      }
+      depth++;
+      out += c + newline();
+    } else if (c === '}' || c === ']') {
+      depth--;
+      out += newline() + c;
+    } else if (c === ',') {
+      out += c + newline();
+    } else if (c === ':') {
+      out += ': ';
+    } else {
+      out += c;
+    }
+    i++;
+  }
+  return out;
+}
+
+/** opm's `prettyunmarshaler` rendering of a JSON type error at `offset` in `data`. */
+export function prettyJsonError(message: string, data: string, offset: number): string {
+  if (data.length === 0 || offset < 0 || offset > data.length) return message;
+  const marker = ' <==';
+  const head = `${message} at offset ${offset} (indicated by${marker})\n`;
+  const pretty = indentJsonText(data);
+  if (offset === data.length) return head + pretty + marker;
+  let p = 0;
+  for (let d = 0; d < offset; d++) {
+    while (pretty[p] !== data[d]) {
+      p++;
+      if (p >= pretty.length) return message;
+    }
+    p++;
+  }
+  return `${head}${pretty.slice(0, p)}${marker} ${pretty.slice(p)}`;
+}
+
+function jsonKind(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return 'number';
+  if (typeof v === 'boolean') return 'bool';
+  return Array.isArray(v) ? 'array' : 'object';
+}
+
+/**
+ * Turns one decoded document into a {@link Meta} exactly like `declcfg.Meta.UnmarshalJSON`: the value must be an
+ * object; keys equal after case folding are an error (`duplicate keys for key "name": [Name name]`); `schema`,
+ * `package` and `name` are found case-insensitively and must be strings.
+ *
+ * @param value the decoded document
+ * @param text the JSON text of the document (used only to render the position of a non-object value)
+ * @throws MetaError
+ */
+export function toMeta(value: unknown, text: string): Meta {
+  if (value === null) return { schema: '', package: '', name: '', blob: null };
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    const kind = jsonKind(value);
+    const offset = kind === 'array' ? 1 : text.length;
+    const message = `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
+    throw new MetaError(prettyJsonError(message, text, offset));
+  }
+  const blob = value as Record<string, unknown>;
+  const folded = new Map<string, string[]>();
+  for (const key of Object.keys(blob)) {
+    const f = key.toLowerCase();
+    const keys = folded.get(f);
+    if (keys) keys.push(key);
+    else folded.set(f, [key]);
+  }
+  const duplicates = [...folded.entries()]
+    .filter(([, keys]) => keys.length > 1)
+    .sort(([a], [b]) => byteOrder(a, b))
+    .map(([f, keys]) => `duplicate keys for key ${goQuote(f)}: [${keys.sort(byteOrder).join(' ')}]`);
+  if (duplicates.length === 1) throw new MetaError(duplicates[0]!);
+  if (duplicates.length > 1) throw new MetaError(`[${duplicates.join(', ')}]`);
+  const pick = (name: string): string => {
+    const key = folded.get(name)?.[0];
+    if (key === undefined) return '';
+    const v = blob[key];
+    if (typeof v !== 'string') {
+      throw new MetaError(
+        `expected value for key ${goQuote(key)} to be a string, got ${goBoolVerb(v)}: ${goValue(v)}`,
+      );
+    }
+    return v;
+  };
+  return { schema: pick('schema'), package: pick('package'), name: pick('name'), blob };
+}

@@ -1,0 +1,222 @@
+import { goQuote } from '../semver/go-quote.js';
+import { decodeGoBase64 } from './go-base64.js';
+import { decodeGo } from './go-json-decode.js';
+import { GO_PROPERTY_VALUES } from './go-schemas.js';
+import type { BundleBlob, Property } from './types.js';
+import { YamlConversionError, yamlDocumentToJson } from './yaml-json.js';
+
+/** Property types opm knows (alpha/property). */
+export const PROPERTY_PACKAGE = 'olm.package';
+export const PROPERTY_PACKAGE_REQUIRED = 'olm.package.required';
+export const PROPERTY_GVK = 'olm.gvk';
+export const PROPERTY_GVK_REQUIRED = 'olm.gvk.required';
+export const PROPERTY_BUNDLE_OBJECT = 'olm.bundle.object';
+export const PROPERTY_CSV_METADATA = 'olm.csv.metadata';
+export const PROPERTY_CONSTRAINT = 'olm.constraint';
+export const PROPERTY_CHANNEL = 'olm.channel';
+
+/** Value of an `olm.package` property. */
+export interface PackageProperty {
+  packageName: string;
+  version: string;
+  release?: string;
+}
+
+/** Value of an `olm.gvk` or `olm.gvk.required` property. */
+export interface GvkProperty {
+  group: string;
+  kind: string;
+  version: string;
+}
+
+/** Value of an `olm.package.required` property. */
+export interface PackageRequiredProperty {
+  packageName: string;
+  versionRange: string;
+}
+
+/** Value of an `olm.csv.metadata` property (the CSV fields catalogs carry instead of the whole CSV). */
+export interface CsvMetadataProperty {
+  annotations?: Record<string, string>;
+  apiServiceDefinitions?: { owned?: unknown[]; required?: unknown[] };
+  crdDescriptions?: { owned?: unknown[]; required?: unknown[] };
+  description?: string;
+  displayName?: string;
+  installModes?: { type: string; supported: boolean }[];
+  keywords?: string[];
+  labels?: Record<string, string>;
+  links?: { name: string; url: string }[];
+  maintainers?: { name: string; email: string }[];
+  maturity?: string;
+  minKubeVersion?: string;
+  nativeAPIs?: GvkProperty[];
+  provider?: { name: string; url: string };
+}
+
+/** Properties grouped by type, as opm's `property.Parse` returns them. */
+export interface ParsedProperties {
+  packages: PackageProperty[];
+  packagesRequired: PackageRequiredProperty[];
+  gvks: GvkProperty[];
+  gvksRequired: GvkProperty[];
+  /** Base64 `data` of every `olm.bundle.object`. */
+  bundleObjects: string[];
+  csvMetadatas: CsvMetadataProperty[];
+  others: Property[];
+}
+
+/** A property could not be decoded; `message` is opm's `parse property[%d] of type %q: %v`. */
+export class PropertyParseError extends Error {
+  constructor(
+    readonly index: number,
+    readonly type: string,
+    reason: string,
+  ) {
+    super(`parse property[${index}] of type ${goQuote(type)}: ${reason}`);
+    this.name = 'PropertyParseError';
+  }
+}
+
+const END_OF_INPUT = 'unexpected end of JSON input';
+
+function withDefaults<T>(value: unknown, defaults: T): T {
+  return { ...defaults, ...(value as object) };
+}
+
+/**
+ * Decodes properties by type exactly like opm's `property.Parse`, stopping at the first value that does not
+ * decode into its Go type.
+ *
+ * @throws PropertyParseError
+ */
+export function parseProperties(properties: readonly Property[]): ParsedProperties {
+  const out: ParsedProperties = {
+    packages: [],
+    packagesRequired: [],
+    gvks: [],
+    gvksRequired: [],
+    bundleObjects: [],
+    csvMetadatas: [],
+    others: [],
+  };
+  properties.forEach((p, i) => {
+    if (p.value === undefined) throw new PropertyParseError(i, p.type, END_OF_INPUT);
+    const goType = GO_PROPERTY_VALUES[p.type];
+    if (goType === undefined) {
+      out.others.push(p);
+      return;
+    }
+    const { value, error } = decodeGo(p.value, goType);
+    if (error !== undefined) throw new PropertyParseError(i, p.type, error);
+    switch (p.type) {
+      case PROPERTY_PACKAGE:
+        out.packages.push(withDefaults<PackageProperty>(value, { packageName: '', version: '' }));
+        break;
+      case PROPERTY_PACKAGE_REQUIRED:
+        out.packagesRequired.push(
+          withDefaults<PackageRequiredProperty>(value, { packageName: '', versionRange: '' }),
+        );
+        break;
+      case PROPERTY_GVK:
+        out.gvks.push(withDefaults<GvkProperty>(value, { group: '', kind: '', version: '' }));
+        break;
+      case PROPERTY_GVK_REQUIRED:
+        out.gvksRequired.push(withDefaults<GvkProperty>(value, { group: '', kind: '', version: '' }));
+        break;
+      case PROPERTY_BUNDLE_OBJECT:
+        out.bundleObjects.push(((value ?? {}) as { data?: string }).data ?? '');
+        break;
+      case PROPERTY_CSV_METADATA:
+        out.csvMetadatas.push((value ?? {}) as CsvMetadataProperty);
+        break;
+      default:
+        out.others.push(p);
+    }
+  });
+  return out;
+}
+
+/** The single `olm.package` property of a bundle, or `undefined` when there is none or more than one. */
+export function packageProperty(bundle: Pick<BundleBlob, 'properties'>): PackageProperty | undefined {
+  const found = bundle.properties.filter((p) => p.type === PROPERTY_PACKAGE);
+  if (found.length !== 1) return undefined;
+  const v = found[0]!.value;
+  if (v === null || typeof v !== 'object') return undefined;
+  const { packageName, version, release } = v as Record<string, unknown>;
+  if (typeof packageName !== 'string' || typeof version !== 'string') return undefined;
+  return typeof release === 'string' && release !== ''
+    ? { packageName, version, release }
+    : { packageName, version };
+}
+
+/** The version string of a bundle's `olm.package` property, if it has exactly one. */
+export function bundleVersion(bundle: Pick<BundleBlob, 'properties'>): string | undefined {
+  return packageProperty(bundle)?.version;
+}
+
+/** A bundle's `olm.bundle.object` manifests, converted to JSON text as opm does on load. */
+export interface BundleObjects {
+  /** Every object, as JSON text. */
+  readonly objects: string[];
+  /** The ClusterServiceVersion among them, if any. */
+  readonly csv?: Record<string, unknown>;
+}
+
+/** An `olm.bundle.object` property could not be read; `message` is opm's text (without `read bundle objects: `). */
+export class BundleObjectError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BundleObjectError';
+  }
+}
+
+/**
+ * Decodes a bundle's `olm.bundle.object` properties like opm's `readBundleObjects`: base64 data, then YAML or
+ * JSON to JSON; the CSV is the first object of kind `ClusterServiceVersion`.
+ *
+ * @throws BundleObjectError
+ */
+export function readBundleObjects(bundle: BundleBlob): BundleObjects {
+  const objects: string[] = [];
+  let csv: Record<string, unknown> | undefined;
+  bundle.properties.forEach((p, i) => {
+    if (p.type !== PROPERTY_BUNDLE_OBJECT) return;
+    const where = `package ${goQuote(bundle.package)}, bundle ${goQuote(bundle.name)}`;
+    if (p.value === undefined) {
+      throw new BundleObjectError(`${where}: parse property at index ${i} as bundle object: ${END_OF_INPUT}`);
+    }
+    const { value, error } = decodeGo(p.value, GO_PROPERTY_VALUES[PROPERTY_BUNDLE_OBJECT]!);
+    if (error !== undefined) {
+      throw new BundleObjectError(`${where}: parse property at index ${i} as bundle object: ${error}`);
+    }
+    const data = ((value ?? {}) as { data?: string }).data ?? '';
+    const text = Buffer.from(decodeGoBase64(data)).toString('utf8');
+    let json: string;
+    let parsed: unknown;
+    if (text.trimStart().startsWith('{')) {
+      // apimachinery's ToJSON passes JSON-looking data through unchecked.
+      json = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+    } else {
+      try {
+        parsed = yamlDocumentToJson(text);
+      } catch (err) {
+        const reason = err instanceof YamlConversionError ? err.message : String(err);
+        throw new BundleObjectError(
+          `${where}: convert bundle object property at index ${i} to JSON: ${reason}`,
+        );
+      }
+      json = JSON.stringify(parsed);
+    }
+    objects.push(json);
+    if (csv === undefined && parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      if ((parsed as Record<string, unknown>).kind === 'ClusterServiceVersion')
+        csv = parsed as Record<string, unknown>;
+    }
+  });
+  return csv === undefined ? { objects } : { objects, csv };
+}

@@ -1,0 +1,99 @@
+/** The upgrade-edge view of a channel entry that the replaces-chain rules need. */
+export interface ChainEntry {
+  readonly name: string;
+  readonly replaces?: string;
+  readonly skips?: readonly string[];
+}
+
+/** A channel's head could not be determined; `message` is opm's. */
+export type HeadResult =
+  | { readonly head: string }
+  | { readonly error: string; readonly heads: readonly string[] };
+
+/**
+ * opm's `Channel.Head`: the entries nobody replaces or skips. Exactly one is required (`no channel head found in
+ * graph` / `multiple channel heads found in graph: a, b`).
+ */
+export function channelHead(entries: readonly ChainEntry[]): HeadResult {
+  const incoming = new Set<string>();
+  for (const e of entries) {
+    if (e.replaces) incoming.add(e.replaces);
+    for (const s of e.skips ?? []) incoming.add(s);
+  }
+  const heads = entries.filter((e) => !incoming.has(e.name)).map((e) => e.name);
+  if (heads.length === 0) return { error: 'no channel head found in graph', heads };
+  if (heads.length > 1) {
+    const sorted = [...heads].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return { error: `multiple channel heads found in graph: ${sorted.join(', ')}`, heads: sorted };
+  }
+  return { head: heads[0]! };
+}
+
+/** Outcome of {@link checkReplacesChain}. */
+export interface ReplacesChainResult {
+  /** opm's message when the channel breaks a rule. */
+  readonly error?: string;
+  readonly kind?: 'no-head' | 'multiple-heads' | 'cycle' | 'stranded';
+  /** The head, when there is exactly one. */
+  readonly head?: string;
+  /** Entries on the replaces chain from the head (stopping at skipped entries), head first. */
+  readonly chain: readonly string[];
+  /** Entries skipped by some entry. */
+  readonly skipped: ReadonlySet<string>;
+  /** Entries neither on the chain nor skipped (sorted). */
+  readonly stranded: readonly string[];
+}
+
+/**
+ * opm's `Channel.validateReplacesChain` (operator-registry v1.73.0): one head; walk `replaces` from it, stopping
+ * when the next entry is skipped by anyone (skipped bundles are not part of the chain); a repeated entry is a
+ * cycle (`detected cycle in replaces chain of upgrade graph: a -> b -> a`); every entry neither on the chain nor
+ * skipped is stranded (`channel contains one or more stranded bundles: x, y`). skipRange plays no part.
+ */
+export function checkReplacesChain(entries: readonly ChainEntry[]): ReplacesChainResult {
+  const byName = new Map<string, ChainEntry>();
+  for (const e of entries) byName.set(e.name, e);
+  const skipped = new Set<string>();
+  for (const e of entries) for (const s of e.skips ?? []) skipped.add(s);
+  const head = channelHead([...byName.values()]);
+  if ('error' in head) {
+    const kind = head.heads.length === 0 ? 'no-head' : 'multiple-heads';
+    return { error: head.error, kind, chain: [], skipped, stranded: [] };
+  }
+  const chainFrom = new Map<string, string[]>();
+  const onChain = new Set<string>([head.head]);
+  const chain = [head.head];
+  let cur: ChainEntry | undefined = byName.get(head.head);
+  while (cur !== undefined) {
+    if (!chainFrom.has(cur.name)) chainFrom.set(cur.name, [cur.name]);
+    const replaces = cur.replaces ?? '';
+    if (skipped.has(replaces)) break;
+    for (const path of chainFrom.values()) path.push(replaces);
+    if (onChain.has(replaces)) {
+      const cycle = (chainFrom.get(replaces) ?? []).join(' -> ');
+      return {
+        error: `detected cycle in replaces chain of upgrade graph: ${cycle}`,
+        kind: 'cycle',
+        head: head.head,
+        chain,
+        skipped,
+        stranded: [],
+      };
+    }
+    onChain.add(replaces);
+    if (byName.has(replaces)) chain.push(replaces);
+    cur = byName.get(replaces);
+  }
+  const stranded = [...byName.keys()].filter((n) => !onChain.has(n) && !skipped.has(n)).sort();
+  if (stranded.length > 0) {
+    return {
+      error: `channel contains one or more stranded bundles: ${stranded.join(', ')}`,
+      kind: 'stranded',
+      head: head.head,
+      chain,
+      skipped,
+      stranded,
+    };
+  }
+  return { head: head.head, chain, skipped, stranded };
+}

@@ -1,0 +1,133 @@
+import { encodeGoJson } from './go-json-encode.js';
+import { scanJsonValue } from './go-json-scan.js';
+import { type Meta, MetaError, toMeta } from './meta.js';
+import { YamlConversionError, yamlDocumentToJson } from './yaml-json.js';
+import { yamlDocuments } from './yaml-stream.js';
+
+/** The documents decoded from one file, and the error that stopped decoding (opm aborts the load on it). */
+export interface DecodedStream {
+  readonly metas: Meta[];
+  readonly error?: string;
+}
+
+const decoder = new TextDecoder();
+const SNIFF_BYTES = 4096;
+const YAML_PREFIX = 'error unmarshaling JSON: while decoding JSON: ';
+
+/** Whether the first non-whitespace character within the first 4096 bytes is `{` (apimachinery's JSON sniff). */
+function looksLikeJson(bytes: Uint8Array): boolean {
+  const head = decoder.decode(bytes.subarray(0, SNIFF_BYTES));
+  return head.trimStart().startsWith('{');
+}
+
+function decodeYaml(text: string, metas: Meta[]): string | undefined {
+  for (const item of yamlDocuments(text)) {
+    if ('error' in item) return item.error;
+    try {
+      const value = yamlDocumentToJson(item.text);
+      metas.push(toMeta(value, encodeGoJson(value)));
+    } catch (err) {
+      if (err instanceof YamlConversionError) return err.message;
+      if (err instanceof MetaError) return YAML_PREFIX + err.message;
+      throw err;
+    }
+  }
+  return undefined;
+}
+
+/** Go's `consumeWhitespace`: skip whitespace up to and including the first newline. */
+function skipToNextLine(bytes: Uint8Array, pos: number): number {
+  let i = pos;
+  while (i < bytes.length) {
+    const c = bytes[i]!;
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a && c !== 0x0b && c !== 0x0c) return i;
+    i++;
+    if (c === 0x0a) return i;
+  }
+  return i;
+}
+
+/**
+ * Decodes a file of the catalog the way opm's loader does (apimachinery `YAMLOrJSONDecoder`): a file whose
+ * content starts with `{` is read as a stream of JSON values; when a value fails and at most one value was read,
+ * decoding restarts as YAML from that point and the JSON error is reported only if YAML fails too. Any other file
+ * is a stream of YAML documents. Each document becomes a {@link Meta}.
+ */
+export function decodeCatalogStream(bytes: Uint8Array): DecodedStream {
+  const metas: Meta[] = [];
+  if (!looksLikeJson(bytes)) {
+    const error = decodeYaml(decoder.decode(bytes), metas);
+    return error === undefined ? { metas } : { metas, error };
+  }
+  let pos = 0;
+  let count = 0;
+  // For pure-ASCII content byte offsets are string offsets: decode once and slice.
+  const whole = decoder.decode(bytes);
+  const ascii = whole.length === bytes.length;
+  for (;;) {
+    const scan = scanJsonValue(bytes, pos);
+    if (scan.kind === 'eof') return { metas };
+    let firstError: string;
+    let rawError: string;
+    if (scan.kind === 'value') {
+      const text = ascii
+        ? whole.slice(scan.start, scan.end)
+        : decoder.decode(bytes.subarray(scan.start, scan.end));
+      try {
+        metas.push(toMeta(JSON.parse(text), text));
+        count++;
+        pos = scan.end;
+        continue;
+      } catch (err) {
+        if (!(err instanceof MetaError)) throw err;
+        firstError = err.message;
+        rawError = err.message;
+      }
+    } else if (scan.kind === 'unexpected-eof') {
+      firstError = 'unexpected EOF';
+      rawError = firstError;
+    } else {
+      firstError = `json: offset ${scan.offset}: ${scan.message}`;
+      rawError = scan.message;
+    }
+    if (count > 1) return { metas, error: rawError };
+    const yamlMetas: Meta[] = [];
+    const yamlError = decodeYaml(decoder.decode(bytes.subarray(skipToNextLine(bytes, pos))), yamlMetas);
+    metas.push(...yamlMetas);
+    if (yamlError === undefined) return { metas };
+    return { metas, error: yamlMetas.length === 0 ? firstError : yamlError };
+  }
+}
+
+/**
+ * Decodes only the first document of a JSON or YAML stream to a JSON value, the way opm's template commands read
+ * a template (`YAMLOrJSONDecoder.Decode` once). `undefined` when the stream is empty.
+ *
+ * @throws Error with opm's decoder message
+ */
+export function decodeFirstDocument(bytes: Uint8Array): unknown {
+  if (looksLikeJson(bytes)) {
+    const scan = scanJsonValue(bytes, 0);
+    if (scan.kind === 'value') return JSON.parse(decoder.decode(bytes.subarray(scan.start, scan.end)));
+    const jsonError =
+      scan.kind === 'syntax'
+        ? `json: offset ${scan.offset}: ${scan.message}`
+        : scan.kind === 'eof'
+          ? 'EOF'
+          : 'unexpected EOF';
+    try {
+      for (const item of yamlDocuments(decoder.decode(bytes))) {
+        if ('error' in item) break;
+        return yamlDocumentToJson(item.text);
+      }
+    } catch {
+      // the JSON error is the one reported
+    }
+    throw new Error(jsonError);
+  }
+  for (const item of yamlDocuments(decoder.decode(bytes))) {
+    if ('error' in item) throw new Error(item.error);
+    return yamlDocumentToJson(item.text);
+  }
+  return undefined;
+}

@@ -1,0 +1,97 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CatalogWriteError } from './errors.js';
+import { loadCatalog } from './load.js';
+import { oneChannel } from './spec-fixtures.js';
+import { catalogFiles, serializeCatalog, writeCatalog } from './write.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'opkit-write-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function sample() {
+  const c = oneChannel([{ name: 'foo.v1.0.0' }, { name: 'foo.v1.1.0', replaces: 'foo.v1.0.0' }]);
+  c.others.push({
+    schema: 'example.com/index',
+    package: '',
+    name: 'root',
+    blob: { schema: 'example.com/index', z: 1, a: 2 },
+  });
+  return c;
+}
+
+describe('serializeCatalog', () => {
+  it('writes Go struct field order, 4-space indentation and sorted map keys', () => {
+    const out = serializeCatalog(sample());
+    expect(
+      out.startsWith(
+        '{\n    "schema": "olm.package",\n    "name": "foo",\n    "defaultChannel": "stable"\n}\n',
+      ),
+    ).toBe(true);
+    expect(out.endsWith('{\n    "a": 2,\n    "schema": "example.com/index",\n    "z": 1\n}\n')).toBe(true);
+  });
+
+  it('writes YAML documents with sorted keys, each preceded by ---', () => {
+    const out = serializeCatalog(sample(), { format: 'yaml' });
+    expect(out.split('---\n').length - 1).toBe(5);
+    expect(out).toContain(
+      '---\nentries:\n- name: foo.v1.0.0\n- name: foo.v1.1.0\n  replaces: foo.v1.0.0\nname: stable\n',
+    );
+  });
+
+  it('is independent of the order blobs were loaded in', () => {
+    const a = sample();
+    const b = sample();
+    b.bundles.reverse();
+    expect(serializeCatalog(b)).toBe(serializeCatalog(a));
+  });
+
+  it('moves olm.bundle.object and olm.csv.metadata properties last, like opm render', () => {
+    const c = oneChannel([{ name: 'foo.v1.0.0' }]);
+    c.bundles[0]!.properties.unshift({ type: 'olm.csv.metadata', value: { displayName: 'Foo' } });
+    const types = (s: string) => [...s.matchAll(/"type": "([^"]+)"/g)].map((m) => m[1]);
+    expect(types(serializeCatalog(c))).toEqual(['olm.package', 'olm.csv.metadata']);
+    expect(types(serializeCatalog(c, { normalize: false }))).toEqual(['olm.csv.metadata', 'olm.package']);
+  });
+});
+
+describe('writeCatalog', () => {
+  it('writes one directory per package and package-less blobs at the root, and reads back the same catalog', async () => {
+    const out = join(dir, 'catalog');
+    expect(await writeCatalog(out, sample())).toEqual(['foo/catalog.json', 'catalog.json']);
+    const again = await loadCatalog(out);
+    expect(serializeCatalog(again)).toBe(serializeCatalog(sample()));
+  });
+
+  it('is byte-stable across runs', async () => {
+    await writeCatalog(join(dir, 'a'), sample(), { format: 'yaml' });
+    await writeCatalog(join(dir, 'b'), sample(), { format: 'yaml' });
+    const read = (d: string) => readFile(join(dir, d, 'foo', 'catalog.yaml'), 'utf8');
+    expect(await read('a')).toBe(await read('b'));
+  });
+
+  it('replaces an existing directory as a whole and leaves no temporary directory behind', async () => {
+    const out = join(dir, 'catalog');
+    await writeCatalog(out, sample());
+    await writeFile(join(out, 'stale.json'), '{}');
+    await writeCatalog(out, sample());
+    expect((await readdir(out)).sort()).toEqual(['catalog.json', 'foo']);
+    expect(await readdir(dir)).toEqual(['catalog']);
+  });
+
+  it('refuses a package name that would escape the output directory and writes nothing', async () => {
+    const c = oneChannel([{ name: 'foo.v1.0.0' }]);
+    c.packages[0]!.name = '../evil';
+    await expect(writeCatalog(join(dir, 'out'), c)).rejects.toBeInstanceOf(CatalogWriteError);
+    expect(() => catalogFiles(c)).toThrow(
+      'invalid package name "../evil": must be a single local path element',
+    );
+    expect(await readdir(dir)).toEqual([]);
+  });
+});

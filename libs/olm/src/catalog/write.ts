@@ -1,0 +1,291 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
+import { goQuote } from '../semver/go-quote.js';
+import { CatalogWriteError } from './errors.js';
+import { byteOrder } from './go-format.js';
+import { encodeGoJson, type GoStruct } from './go-json-encode.js';
+import { PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA } from './properties.js';
+import type {
+  BundleBlob,
+  Catalog,
+  ChannelBlob,
+  DeprecationBlob,
+  OtherBlob,
+  PackageBlob,
+  Property,
+} from './types.js';
+import { encodeGoYaml } from './yaml-emit.js';
+
+/** Output formats opm writes: concatenated JSON objects, or YAML documents each preceded by `---`. */
+export type CatalogFormat = 'json' | 'yaml';
+
+/** Options of {@link writeCatalog} and {@link catalogFiles}. */
+export interface WriteCatalogOptions {
+  /** Default `json` (opm migrate's default). */
+  readonly format?: CatalogFormat;
+  /**
+   * Apply what `opm render` does before writing: `olm.bundle.object` and `olm.csv.metadata` properties moved to
+   * the end of each bundle's properties, related images sorted by image. Default `true`, which makes the output
+   * identical to `opm migrate <dir> <out>` for a loaded catalog.
+   */
+  readonly normalize?: boolean;
+}
+
+const props = (ps: readonly Property[] | undefined): GoStruct[] | undefined =>
+  ps && ps.length > 0
+    ? ps.map(
+        (p) =>
+          new Map<string, unknown>([
+            ['type', p.type],
+            ['value', p.value ?? null],
+          ]),
+      )
+    : undefined;
+
+function packageStruct(p: PackageBlob): GoStruct {
+  return new Map<string, unknown>([
+    ['schema', p.schema],
+    ['name', p.name],
+    ['defaultChannel', p.defaultChannel],
+    [
+      'icon',
+      p.icon
+        ? new Map([
+            ['base64data', p.icon.base64data],
+            ['mediatype', p.icon.mediatype],
+          ])
+        : undefined,
+    ],
+    ['description', p.description || undefined],
+    ['properties', props(p.properties)],
+  ]);
+}
+
+function channelStruct(c: ChannelBlob): GoStruct {
+  return new Map<string, unknown>([
+    ['schema', c.schema],
+    ['name', c.name],
+    ['package', c.package],
+    [
+      'entries',
+      c.entries.map(
+        (e) =>
+          new Map<string, unknown>([
+            ['name', e.name],
+            ['replaces', e.replaces || undefined],
+            ['skips', e.skips && e.skips.length > 0 ? e.skips : undefined],
+            ['skipRange', e.skipRange || undefined],
+          ]),
+      ),
+    ],
+    ['properties', props(c.properties)],
+  ]);
+}
+
+function bundleStruct(b: BundleBlob): GoStruct {
+  const related = b.relatedImages && b.relatedImages.length > 0 ? b.relatedImages : undefined;
+  return new Map<string, unknown>([
+    ['schema', b.schema],
+    ['name', b.name || undefined],
+    ['package', b.package || undefined],
+    ['image', b.image],
+    ['properties', props(b.properties)],
+    [
+      'relatedImages',
+      related?.map(
+        (r) =>
+          new Map([
+            ['name', r.name],
+            ['image', r.image],
+          ]),
+      ),
+    ],
+  ]);
+}
+
+function deprecationStruct(d: DeprecationBlob): GoStruct {
+  return new Map<string, unknown>([
+    ['schema', d.schema],
+    ['package', d.package],
+    [
+      'entries',
+      d.entries.map(
+        (e) =>
+          new Map<string, unknown>([
+            [
+              'reference',
+              new Map([
+                ['schema', e.reference.schema],
+                ['name', e.reference.name || undefined],
+              ]),
+            ],
+            ['message', e.message],
+          ]),
+      ),
+    ],
+  ]);
+}
+
+function stableSortBy<T>(items: readonly T[], key: (t: T) => string): T[] {
+  return items
+    .map((item, i) => ({ item, i }))
+    .sort((a, b) => byteOrder(key(a.item), key(b.item)) || a.i - b.i)
+    .map(({ item }) => item);
+}
+
+/** What `opm render` does to every bundle before writing (see {@link WriteCatalogOptions.normalize}). */
+export function normalizeForRender(catalog: Catalog): Catalog {
+  const isObject = (p: Property): boolean =>
+    p.type === PROPERTY_BUNDLE_OBJECT || p.type === PROPERTY_CSV_METADATA;
+  return {
+    ...catalog,
+    bundles: catalog.bundles.map((b) => {
+      const out: BundleBlob = {
+        ...b,
+        properties: [...b.properties.filter((p) => !isObject(p)), ...b.properties.filter(isObject)],
+      };
+      if (b.relatedImages) out.relatedImages = stableSortBy(b.relatedImages, (r) => r.image);
+      return out;
+    }),
+  };
+}
+
+interface PackageGroup {
+  packages: PackageBlob[];
+  channels: ChannelBlob[];
+  bundles: BundleBlob[];
+  others: OtherBlob[];
+  deprecations: DeprecationBlob[];
+}
+
+/** opm's `configsByPackage`: blobs grouped by package name; blobs with an empty package are dropped, except others. */
+function groupByPackage(catalog: Catalog): { groups: Map<string, PackageGroup>; rootOthers: OtherBlob[] } {
+  const groups = new Map<string, PackageGroup>();
+  const group = (name: string): PackageGroup | undefined => {
+    if (name === '') return undefined;
+    let g = groups.get(name);
+    if (!g) {
+      g = { packages: [], channels: [], bundles: [], others: [], deprecations: [] };
+      groups.set(name, g);
+    }
+    return g;
+  };
+  for (const p of catalog.packages) group(p.name)?.packages.push(p);
+  for (const c of catalog.channels) group(c.package)?.channels.push(c);
+  for (const b of catalog.bundles) group(b.package)?.bundles.push(b);
+  const rootOthers: OtherBlob[] = [];
+  for (const o of catalog.others) {
+    if (o.package === '') rootOthers.push(o);
+    else group(o.package)?.others.push(o);
+  }
+  for (const d of catalog.deprecations) group(d.package)?.deprecations.push(d);
+  return { groups, rootOthers };
+}
+
+function encoderFor(format: CatalogFormat): (value: unknown) => string {
+  return format === 'json' ? (v) => `${encodeGoJson(v, '    ')}\n` : (v) => `---\n${encodeGoYaml(v)}`;
+}
+
+function groupStructs(g: PackageGroup): unknown[] {
+  return [
+    ...g.packages.map(packageStruct),
+    ...stableSortBy(g.channels, (c) => c.name).map(channelStruct),
+    ...stableSortBy(g.bundles, (b) => b.name).map(bundleStruct),
+    ...stableSortBy(g.others, (o) => o.schema).map((o) => o.blob),
+    ...g.deprecations.map(deprecationStruct),
+  ];
+}
+
+/**
+ * Serializes a whole catalog as one stream exactly like opm's `WriteJSON` / `WriteYAML` (`opm render -o json|yaml`):
+ * packages in name order, each with its package blobs, channels and bundles sorted by name, other blobs by
+ * schema, then deprecations; blobs without a package last. JSON uses 4-space indentation without HTML escaping,
+ * YAML sorted keys with `---` before every document.
+ */
+export function serializeCatalog(catalog: Catalog, options: WriteCatalogOptions = {}): string {
+  const c = (options.normalize ?? true) ? normalizeForRender(catalog) : catalog;
+  const encode = encoderFor(options.format ?? 'json');
+  const { groups, rootOthers } = groupByPackage(c);
+  let out = '';
+  for (const name of [...groups.keys()].sort(byteOrder)) {
+    for (const s of groupStructs(groups.get(name)!)) out += encode(s);
+  }
+  for (const o of rootOthers) out += encode(o.blob);
+  return out;
+}
+
+function isLocalPath(name: string): boolean {
+  if (name === '' || isAbsolute(name)) return false;
+  const n = normalize(name);
+  return n !== '..' && !n.startsWith('../') && !n.includes('\0');
+}
+
+/**
+ * The files opm's `WriteFS` (`opm migrate`) produces for a catalog: `<package>/catalog.<ext>` per package and
+ * `catalog.<ext>` for blobs without a package. Keys are relative paths, sorted.
+ *
+ * @throws CatalogWriteError for a package name that is not a local path (`invalid package name "../x": …`).
+ */
+export function catalogFiles(catalog: Catalog, options: WriteCatalogOptions = {}): Map<string, string> {
+  const format = options.format ?? 'json';
+  const c = (options.normalize ?? true) ? normalizeForRender(catalog) : catalog;
+  const encode = encoderFor(format);
+  const { groups, rootOthers } = groupByPackage(c);
+  const files = new Map<string, string>();
+  for (const name of [...groups.keys()].sort(byteOrder)) {
+    if (!isLocalPath(name)) {
+      throw new CatalogWriteError(
+        '',
+        `invalid package name ${goQuote(name)}: must be a single local path element`,
+      );
+    }
+    files.set(`${name}/catalog.${format}`, groupStructs(groups.get(name)!).map(encode).join(''));
+  }
+  if (rootOthers.length > 0) files.set(`catalog.${format}`, rootOthers.map((o) => encode(o.blob)).join(''));
+  return files;
+}
+
+/**
+ * Writes a catalog as a directory with one sub-directory per package, byte-identical to what
+ * `opm migrate <catalog> <dir>` writes. The write is atomic: everything goes to a temporary sibling directory that
+ * then replaces `dir` (an existing `dir` is replaced as a whole, never merged).
+ *
+ * @returns the relative paths written, sorted
+ * @throws CatalogWriteError
+ */
+export async function writeCatalog(
+  dir: string,
+  catalog: Catalog,
+  options: WriteCatalogOptions = {},
+): Promise<string[]> {
+  const files = catalogFiles(catalog, options);
+  const parent = dirname(dir);
+  const suffix = randomBytes(6).toString('hex');
+  const temp = join(parent, `.${basename(dir)}.tmp-${suffix}`);
+  const old = join(parent, `.${basename(dir)}.old-${suffix}`);
+  try {
+    await mkdir(parent, { recursive: true });
+    await mkdir(temp);
+    for (const [rel, content] of files) {
+      await mkdir(dirname(join(temp, rel)), { recursive: true });
+      await writeFile(join(temp, rel), content);
+    }
+    const exists = await stat(dir).then(
+      () => true,
+      () => false,
+    );
+    if (exists) await rename(dir, old);
+    try {
+      await rename(temp, dir);
+    } catch (err) {
+      if (exists) await rename(old, dir);
+      throw err;
+    }
+    if (exists) await rm(old, { recursive: true, force: true });
+  } catch (err) {
+    await rm(temp, { recursive: true, force: true });
+    throw new CatalogWriteError(dir, `write catalog ${dir}: ${(err as Error).message}`, { cause: err });
+  }
+  return [...files.keys()];
+}

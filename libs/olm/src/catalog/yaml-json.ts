@@ -1,0 +1,195 @@
+import { type Document, isAlias, isMap, isScalar, isSeq, type Node, parseDocument } from 'yaml';
+import { goFloat } from './go-format.js';
+
+/** Thrown when a YAML document cannot be converted to JSON; `message` follows sigs.k8s.io/yaml's wording. */
+export class YamlConversionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'YamlConversionError';
+  }
+}
+
+const RESOLVED: ReadonlyMap<string, unknown> = new Map<string, unknown>([
+  ...['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON'].map((s) => [s, true] as const),
+  ...['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF'].map(
+    (s) => [s, false] as const,
+  ),
+  ...['', '~', 'null', 'Null', 'NULL'].map((s) => [s, null] as const),
+  ...['.nan', '.NaN', '.NAN'].map((s) => [s, Number.NaN] as const),
+  ...['.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF'].map((s) => [s, Number.POSITIVE_INFINITY] as const),
+  ...['-.inf', '-.Inf', '-.INF'].map((s) => [s, Number.NEGATIVE_INFINITY] as const),
+]);
+const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+const INT64_MAX = 9223372036854775807n;
+const INT64_MIN = -9223372036854775808n;
+const UINT64_MAX = 18446744073709551615n;
+
+/** Go's `strconv.ParseInt(s, 0, 64)` / `ParseUint(s, 0, 64)` accepting range; `undefined` when Go errors. */
+function parseGoInt(s: string): number | undefined {
+  const m = /^([+-]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/.exec(s);
+  if (!m) return undefined;
+  const body = m[2]!;
+  let digits: bigint;
+  if (/^0[xXoObB]/.test(body)) digits = BigInt(body.toLowerCase());
+  else if (body.length > 1 && body.startsWith('0')) digits = BigInt(`0o${body.slice(1)}`);
+  else digits = BigInt(body);
+  const value = m[1] === '-' ? -digits : digits;
+  const fitsInt64 = value >= INT64_MIN && value <= INT64_MAX;
+  const fitsUint64 = m[1] === '' && value <= UINT64_MAX;
+  if (!fitsInt64 && !fitsUint64) return undefined;
+  return Number(value);
+}
+
+/**
+ * Resolves an untagged plain scalar the way go-yaml v2 (behind sigs.k8s.io/yaml, which opm uses) does when decoding
+ * into `interface{}`: YAML 1.1 booleans (`yes`, `on`, …), nulls, ints with `0x`/`0o`/`0b`/leading-zero octal and
+ * `_` separators, floats — and timestamps stay strings.
+ */
+export function resolvePlainScalar(s: string): unknown {
+  const first = s[0];
+  const hint = first === undefined ? 'M' : resolveHint(first);
+  if (hint === undefined) return s;
+  if (RESOLVED.has(s)) return RESOLVED.get(s);
+  if (hint === '.') {
+    return /^\.[0-9]+([eE][-+]?[0-9]+)?$/.test(s) ? Number(s) : s;
+  }
+  if (hint === 'D' || hint === 'S') {
+    const plain = s.replaceAll('_', '');
+    const int = parseGoInt(plain);
+    if (int !== undefined) return int;
+    if (YAML_FLOAT.test(plain)) {
+      const f = Number(plain);
+      if (Number.isFinite(f)) return f;
+    }
+  }
+  return s;
+}
+
+function resolveHint(c: string): 'S' | 'D' | 'M' | '.' | undefined {
+  if (c === '+' || c === '-') return 'S';
+  if (c >= '0' && c <= '9') return 'D';
+  if ('yYnNtTfFoO~'.includes(c)) return 'M';
+  if (c === '.') return '.';
+  return undefined;
+}
+
+function keyString(key: unknown): string {
+  if (typeof key === 'string') return key;
+  if (typeof key === 'number') return Number.isInteger(key) ? String(key) : goFloat(key);
+  if (typeof key === 'boolean') return String(key);
+  throw new YamlConversionError(`error converting YAML to JSON: unsupported map key of type: ${typeof key}`);
+}
+
+function toJson(node: Node | null | undefined, doc: Document): unknown {
+  if (node === null || node === undefined) return null;
+  if (isAlias(node)) {
+    const target = node.resolve(doc) as Node | undefined;
+    if (target === undefined) {
+      throw new YamlConversionError(
+        `error converting YAML to JSON: yaml: unknown anchor '${node.source}' referenced`,
+      );
+    }
+    return toJson(target, doc);
+  }
+  if (isScalar(node)) {
+    const raw = node.value;
+    if (raw === null || raw === undefined) return null;
+    const text = String(raw);
+    const explicit = node.tag;
+    if (explicit === 'tag:yaml.org,2002:str' || explicit === '!!str') return text;
+    if (node.type !== 'PLAIN' && explicit === undefined) return text;
+    const v = resolvePlainScalar(text);
+    if (typeof v === 'number' && !Number.isFinite(v)) {
+      throw new YamlConversionError(`error converting YAML to JSON: json: unsupported value: ${goFloat(v)}`);
+    }
+    return v;
+  }
+  if (isSeq(node)) return node.items.map((item) => toJson(item as Node, doc));
+  if (isMap(node)) {
+    const out: Record<string, unknown> = {};
+    for (const pair of node.items) {
+      const keyNode = pair.key as Node | null;
+      if (isScalar(keyNode) && keyNode.type === 'PLAIN' && keyNode.value === '<<') {
+        merge(out, pair.value as Node, doc);
+        continue;
+      }
+      const key =
+        isScalar(keyNode) || isAlias(keyNode) || keyNode === null ? toJson(keyNode, doc) : undefined;
+      if (key === undefined || typeof key === 'object') {
+        throw new YamlConversionError('error converting YAML to JSON: unsupported map key of type: map');
+      }
+      out[keyString(key)] = toJson(pair.value as Node, doc);
+    }
+    return out;
+  }
+  return null;
+}
+
+/** go-yaml v2 merge keys: maps are merged in place (later keys win); a sequence merges right to left. */
+function merge(out: Record<string, unknown>, node: Node, doc: Document): void {
+  const target = isAlias(node) ? (node.resolve(doc) as Node) : node;
+  if (isSeq(target)) {
+    for (let i = target.items.length - 1; i >= 0; i--) merge(out, target.items[i] as Node, doc);
+    return;
+  }
+  const value = toJson(target, doc);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new YamlConversionError(
+      'error converting YAML to JSON: yaml: map merge requires map or sequence of maps',
+    );
+  }
+  Object.assign(out, value);
+}
+
+interface YamlParseError {
+  readonly code: string;
+  readonly message: string;
+  readonly pos: readonly [number, number];
+  readonly linePos?: readonly { line: number; col: number }[] | undefined;
+}
+
+const lineOf = (text: string, offset: number): number => text.slice(0, offset).split('\n').length;
+const where = (line: number): string => (line > 1 ? `line ${line}: ` : '');
+
+/**
+ * Rephrases the `yaml` package's first error the way go-yaml words the most common mistakes (a mis-indented key,
+ * a tab in the indentation, an unterminated quote, a reserved character); other errors keep the `yaml` package's
+ * text. go-yaml omits the line for problems on line 1.
+ */
+function goYamlReason(text: string, error: YamlParseError): string {
+  const line = error.linePos?.[0]?.line ?? lineOf(text, error.pos[0]);
+  switch (error.code) {
+    case 'BLOCK_AS_IMPLICIT_KEY':
+    case 'MULTILINE_IMPLICIT_KEY': {
+      const colon = /:(?=[ \t\n]|$)/g;
+      colon.lastIndex = error.pos[0];
+      const m = colon.exec(text);
+      return `${where(m ? lineOf(text, m.index) : line)}mapping values are not allowed in this context`;
+    }
+    case 'TAB_AS_INDENT':
+      return line > 1
+        ? `line ${line}: found a tab character that violates indentation`
+        : 'found character that cannot start any token';
+    case 'BAD_SCALAR_START':
+      return `${where(line)}found character that cannot start any token`;
+    case 'MISSING_CHAR':
+      if (/closing .?quote/.test(error.message)) return `${where(line)}found unexpected end of stream`;
+      break;
+  }
+  return `line ${line}: ${error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`;
+}
+
+/**
+ * Converts one YAML document (as split by {@link splitYamlDocuments}) to a JSON value with the semantics of
+ * sigs.k8s.io/yaml `YAMLToJSON` on top of go-yaml v2. Parser messages come from the `yaml` package and so differ
+ * from go-yaml's, but keep opm's `error converting YAML to JSON: yaml: line N:` shape.
+ *
+ * @throws YamlConversionError
+ */
+export function yamlDocumentToJson(text: string): unknown {
+  const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: false, strict: false });
+  const error = doc.errors[0];
+  if (error)
+    throw new YamlConversionError(`error converting YAML to JSON: yaml: ${goYamlReason(text, error)}`);
+  return toJson(doc.contents as Node | null, doc);
+}

@@ -1,0 +1,19 @@
+export { sortChannel } from './channel-order.js';
+export { GraphError, type GraphErrorCode } from './errors.js';
+export {
+  type NextUpgradeOptions,
+  nextUpgrade,
+  type UpgradeCandidate,
+  type UpgradeDecision,
+} from './next-upgrade.js';
+export { renderDot } from './render-dot.js';
+export { type MermaidOptions, renderMermaid } from './render-mermaid.js';
+export { renderText } from './render-text.js';
+export {
+  buildUpgradeGraph,
+  type ChannelGraph,
+  type EdgeKind,
+  type GraphNode,
+  type PackageGraph,
+  type UpgradeEdge,
+} from './upgrade-graph.js';

@@ -1,0 +1,202 @@
+import { bundleVersion } from '../catalog/properties.js';
+import type { Catalog, ChannelEntry } from '../catalog/types.js';
+import { goQuote } from '../semver/go-quote.js';
+import { rangeIncludes, tryParseRange } from '../semver/range.js';
+import { compareVersions, formatVersion, tryParseVersion, type Version } from '../semver/version.js';
+import { sortChannel } from './channel-order.js';
+import { GraphError } from './errors.js';
+import type { EdgeKind } from './upgrade-graph.js';
+
+/** Options of {@link nextUpgrade}. */
+export interface NextUpgradeOptions {
+  /**
+   * The installed CSV's name (`status.installedCSV`). By default it is the bundle of the package whose version
+   * equals `installedVersion`; pass it when the installed bundle is no longer in the catalog or versions repeat.
+   */
+  readonly installedName?: string;
+}
+
+/** An entry that has a direct edge from the installed version, in the order OLM prefers them. */
+export interface UpgradeCandidate {
+  readonly name: string;
+  readonly version?: string;
+  readonly channel: string;
+  /** Every edge kind that connects the installed bundle to this entry. */
+  readonly via: readonly EdgeKind[];
+}
+
+/** The decision OLM would take. */
+export interface UpgradeDecision {
+  /** The installed bundle: its name (when known) and version. */
+  readonly from: { readonly name?: string; readonly version: string };
+  /** The bundle OLM moves to, or `undefined` when it stays. */
+  readonly to?: { readonly name: string; readonly version?: string; readonly channel: string };
+  /**
+   * `replaces` / `skips` / `skipRange`: the edge that selects `to` (the first of several, in that order);
+   * `up-to-date`: the installed bundle heads the channel; `no-edge`: nothing replaces, skips or skipRange-includes
+   * the installed bundle, so OLM stays (the non-transitive skips trap when `trappedBy` is set).
+   */
+  readonly reason: EdgeKind | 'up-to-date' | 'no-edge';
+  /** One sentence explaining the decision. */
+  readonly explanation: string;
+  /** All entries with a direct edge from the installed bundle, best first. */
+  readonly candidates: readonly UpgradeCandidate[];
+  /** Entries that skip the installed bundle but are not candidates because they are themselves skipped. */
+  readonly trappedBy?: readonly string[];
+}
+
+interface Entry {
+  readonly entry: ChannelEntry;
+  readonly channel: string;
+}
+
+/**
+ * What OLM v0 does for a Subscription with an installed CSV (`getSubscriptionVariables`, OLM v0.46.0): it orders
+ * each channel with {@link sortChannel} (default channel first when `channel` is `''`, then the others by name),
+ * keeps the entries whose `skipRange` includes the installed version, whose `replaces` is the installed CSV, or
+ * whose `skips` list it, and picks the first — the entry closest to the channel head that has a direct edge.
+ * Entries skipped by anyone are never candidates, so skips are not transitive. An invalid skipRange is ignored,
+ * as on the cluster. Dependency resolution is not modelled.
+ *
+ * @param channel the Subscription's `spec.channel`; `''` means every channel of the package
+ * @throws GraphError for an unknown package or channel, an invalid or ambiguous installed version, and OLM's own
+ *   channel-ordering errors (no head, cycle, several replacement chains), which fail the resolution on a cluster
+ */
+export function nextUpgrade(
+  catalog: Catalog,
+  pkg: string,
+  channel: string,
+  installedVersion: string,
+  options: NextUpgradeOptions = {},
+): UpgradeDecision {
+  const pkgBlob = catalog.packages.find((p) => p.name === pkg);
+  if (pkgBlob === undefined) throw new GraphError('GRAPH_UNKNOWN_PACKAGE', `unknown package ${goQuote(pkg)}`);
+  const current = tryParseVersion(installedVersion);
+  if (current === undefined) {
+    throw new GraphError(
+      'GRAPH_INVALID_VERSION',
+      `installed version ${goQuote(installedVersion)} is not a valid semver version`,
+    );
+  }
+  const versions = new Map<string, string>();
+  for (const b of catalog.bundles) {
+    if (b.package !== pkg) continue;
+    const v = bundleVersion(b);
+    if (v !== undefined && !versions.has(b.name)) versions.set(b.name, v);
+  }
+  const installedName = options.installedName ?? findInstalled(pkg, versions, current);
+
+  const channels = catalog.channels.filter(
+    (c) => c.package === pkg && (channel === '' || c.name === channel),
+  );
+  if (channels.length === 0) {
+    const what =
+      channel === ''
+        ? `package ${goQuote(pkg)} has no channels`
+        : `unknown channel ${goQuote(channel)} of package ${goQuote(pkg)}`;
+    throw new GraphError('GRAPH_UNKNOWN_CHANNEL', what);
+  }
+  channels.sort((a, b) => {
+    const ad = a.name === pkgBlob.defaultChannel;
+    const bd = b.name === pkgBlob.defaultChannel;
+    if (ad !== bd) return ad ? -1 : 1;
+    return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  });
+
+  const ordered: Entry[] = [];
+  for (const c of channels) {
+    const byName = new Map(c.entries.map((e) => [e.name, e]));
+    for (const name of sortChannel(pkg, c.name, c.entries))
+      ordered.push({ entry: byName.get(name)!, channel: c.name });
+  }
+
+  const candidates: UpgradeCandidate[] = [];
+  for (const { entry, channel: ch } of ordered) {
+    if (entry.name === installedName) continue;
+    const via: EdgeKind[] = [];
+    if (installedName !== undefined && entry.replaces === installedName) via.push('replaces');
+    if (installedName !== undefined && entry.skips?.includes(installedName)) via.push('skips');
+    const range = entry.skipRange ? tryParseRange(entry.skipRange) : undefined;
+    if (range && rangeIncludes(range, current)) via.push('skipRange');
+    if (via.length === 0) continue;
+    const version = versions.get(entry.name);
+    candidates.push({ name: entry.name, channel: ch, via, ...(version === undefined ? {} : { version }) });
+  }
+
+  const from =
+    installedName === undefined
+      ? { version: installedVersion }
+      : { name: installedName, version: installedVersion };
+  const best = candidates[0];
+  if (best !== undefined) {
+    const reason = best.via[0]!;
+    const edge =
+      reason === 'replaces'
+        ? `replaces ${installedName}`
+        : reason === 'skips'
+          ? `skips ${installedName}`
+          : `has skipRange ${goQuote(channels.flatMap((c) => c.entries).find((e) => e.name === best.name)?.skipRange ?? '')} including ${formatVersion(current)}`;
+    const position = ordered.findIndex((o) => o.entry.name === best.name && o.channel === best.channel);
+    const closest =
+      position === 0 || ordered[position - 1]?.channel !== best.channel
+        ? 'the head'
+        : 'the entry closest to the head';
+    return {
+      from,
+      to: {
+        name: best.name,
+        channel: best.channel,
+        ...(best.version === undefined ? {} : { version: best.version }),
+      },
+      reason,
+      explanation: `${best.name} ${edge}; it is ${closest} of channel ${goQuote(best.channel)} with a direct edge from the installed bundle`,
+      candidates,
+    };
+  }
+
+  const heads = channels.map((c) => ({
+    channel: c.name,
+    head: ordered.find((o) => o.channel === c.name)?.entry.name,
+  }));
+  const headOf = heads.find((h) => h.head !== undefined && h.head === installedName);
+  if (headOf) {
+    return {
+      from,
+      reason: 'up-to-date',
+      explanation: `${installedName} is the head of channel ${goQuote(headOf.channel)}`,
+      candidates,
+    };
+  }
+  const trappedBy = channels
+    .flatMap((c) => c.entries)
+    .filter(
+      (e) =>
+        installedName !== undefined && (e.skips?.includes(installedName) || e.replaces === installedName),
+    )
+    .map((e) => e.name);
+  const who = installedName ?? formatVersion(current);
+  return {
+    from,
+    reason: 'no-edge',
+    explanation:
+      trappedBy.length > 0
+        ? `only ${trappedBy.join(', ')} point at ${who}, and they are skipped by other entries, so OLM never offers them: skips are not transitive`
+        : `no entry replaces or skips ${who} or has a skipRange including ${formatVersion(current)}`,
+    candidates,
+    ...(trappedBy.length > 0 ? { trappedBy } : {}),
+  };
+}
+
+function findInstalled(pkg: string, versions: Map<string, string>, current: Version): string | undefined {
+  const matches = [...versions.entries()].filter(([, v]) => {
+    const parsed = tryParseVersion(v);
+    return parsed !== undefined && compareVersions(parsed, current) === 0 && v === formatVersion(current);
+  });
+  if (matches.length > 1) {
+    throw new GraphError(
+      'GRAPH_AMBIGUOUS_INSTALLED',
+      `several bundles of package ${goQuote(pkg)} have version ${formatVersion(current)}: ${matches.map(([n]) => n).join(', ')}; pass installedName`,
+    );
+  }
+  return matches[0]?.[0];
+}
