@@ -10,5 +10,9 @@ export class CliError extends Error {
 
 /** Whether an error is one of ours with a stable code (printed as one line) rather than a bug (stack kept). */
 export function isReportable(error: unknown): error is Error & { code: string } {
-  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && !(error instanceof TypeError);
+  return (
+    error instanceof Error &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    !(error instanceof TypeError)
+  );
 }
