@@ -1,0 +1,109 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { catalogImage, writeLayout } from '@opkit/oci';
+import {
+  type BundleBlob,
+  type Catalog,
+  emptyCatalog,
+  formatOlmBundleJson,
+  formatValidationResults,
+  parseCatalogContent,
+  renderBundle,
+  renderTemplate,
+  validateCatalog,
+  validateCatalogDir,
+  writeCatalog,
+} from '@opkit/olm';
+import type { Command } from 'commander';
+import { CliError } from '../cli-error.js';
+
+/**
+ * Renders every bundle directory under `bundlesDir` (`<package>/<version>/`) as opm renders a directory:
+ * empty image, manifests inline as `olm.bundle.object`, which is what a cluster without bundle images needs.
+ * Keys are the paths as templates name them (`bundles/<package>/<version>`, relative to the working directory).
+ */
+export function renderBundles(bundlesDir: string): Map<string, BundleBlob> {
+  const rendered = new Map<string, BundleBlob>();
+  for (const pkg of readdirSync(bundlesDir).filter((p) => statSync(join(bundlesDir, p)).isDirectory())) {
+    for (const version of readdirSync(join(bundlesDir, pkg))) {
+      const dir = join(bundlesDir, pkg, version);
+      if (!statSync(dir).isDirectory()) continue;
+      const blob = parseCatalogContent(formatOlmBundleJson(renderBundle(dir)), dir).bundles[0];
+      if (blob) rendered.set(join(bundlesDir, pkg, version), blob);
+    }
+  }
+  return rendered;
+}
+
+/** Builds a file-based catalog from templates (one per package) and the rendered bundles; writes atomically. */
+export async function buildCatalog(
+  templates: readonly string[],
+  bundlesDir: string,
+  outDir: string,
+): Promise<Catalog> {
+  const bundles = renderBundles(bundlesDir);
+  const merged = emptyCatalog();
+  for (const file of templates) {
+    const rendered = renderTemplate(readFileSync(file), bundles, { file });
+    merged.packages.push(...rendered.packages);
+    merged.channels.push(...rendered.channels);
+    merged.bundles.push(...rendered.bundles);
+    merged.deprecations.push(...rendered.deprecations);
+    merged.others.push(...rendered.others);
+  }
+  const problems = validateCatalog(merged).filter((r) => r.level === 'error');
+  if (problems.length > 0) {
+    throw new CliError(
+      'OPKIT_CATALOG_INVALID',
+      `the rendered catalog is invalid: ${formatValidationResults(problems).trim()}`,
+    );
+  }
+  await writeCatalog(outDir, merged);
+  return merged;
+}
+
+export function registerCatalogCommands(program: Command): void {
+  const catalog = program.command('catalog').description('Build, validate and image file-based catalogs.');
+  catalog
+    .command('build')
+    .description(
+      'Render catalog templates (olm.semver or olm.template.basic) over the bundles into an FBC directory.',
+    )
+    .requiredOption('--template <file...>', 'template files, one per package')
+    .option('--bundles <dir>', 'bundle directories, as <package>/<version>/', 'bundles')
+    .requiredOption('--out <dir>', 'catalog directory to write (replaced atomically)')
+    .action(async (opts: { template: string[]; bundles: string; out: string }) => {
+      const built = await buildCatalog(opts.template, opts.bundles, resolve(opts.out));
+      process.stdout.write(
+        `wrote ${opts.out}: ${built.packages.length} packages, ${built.channels.length} channels, ${built.bundles.length} bundles\n`,
+      );
+    });
+  catalog
+    .command('validate <dir>')
+    .description('Validate a file-based catalog as `opm validate` does.')
+    .option('--output <format>', 'text or json', 'text')
+    .action(async (dir: string, opts: { output: string }) => {
+      const results = await validateCatalogDir(dir);
+      const errors = results.filter((r) => r.level === 'error');
+      if (opts.output === 'json')
+        process.stdout.write(`${JSON.stringify({ passed: errors.length === 0, results }, null, 2)}\n`);
+      else if (results.length > 0) process.stderr.write(formatValidationResults(results));
+      if (errors.length > 0) process.exitCode = 1;
+    });
+  catalog
+    .command('image <dir>')
+    .description(
+      'Build the catalog image (/configs, the index.configs label) as an OCI image layout, without Docker.',
+    )
+    .requiredOption('--layout <dir>', 'OCI layout directory to write')
+    .option('--tag <tag>', 'tag inside the layout', 'latest')
+    .action(async (dir: string, opts: { layout: string; tag: string }) => {
+      const results = (await validateCatalogDir(dir)).filter((r) => r.level === 'error');
+      if (results.length > 0) {
+        throw new CliError('OPKIT_CATALOG_INVALID', `${dir}: ${formatValidationResults(results).trim()}`);
+      }
+      const image = await catalogImage(dir);
+      await writeLayout(opts.layout, [{ image, tag: opts.tag }]);
+      process.stdout.write(`${image.digest} ${opts.layout}:${opts.tag}\n`);
+    });
+}

@@ -1,0 +1,71 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { bundleImage, writeLayout } from '@opkit/oci';
+import { formatText, validateBundleDir } from '@opkit/olm';
+import { CliError } from '../cli-error.js';
+import { bundleLabels, generateBundle } from '../commands/bundle.js';
+
+/** An operator's release settings: the `opkit` field of its package.json. */
+interface OperatorRelease {
+  readonly package: string;
+  readonly channels: readonly string[];
+  /** Operator image repository; the tag is the version. */
+  readonly image: string;
+  /** The version the current one replaces. */
+  readonly replaces?: string;
+}
+
+export interface BuildBundlesOptions {
+  readonly operatorsDir: string;
+  readonly bundlesDir: string;
+  /** Where the OCI image layouts go (a build output). */
+  readonly imagesDir: string;
+  readonly log: (line: string) => void;
+}
+
+/**
+ * The main job: generate each operator's bundle for its current version from its sources (older released
+ * bundles stay as released), validate every bundle as operator-sdk would, and build each bundle's image as
+ * an OCI layout. Fails, naming the bundle and the problems, if any bundle does not validate.
+ */
+export async function buildBundles(o: BuildBundlesOptions): Promise<void> {
+  for (const name of readdirSync(o.operatorsDir)) {
+    const manifest = join(o.operatorsDir, name, 'package.json');
+    if (!existsSync(manifest)) continue;
+    const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string; opkit?: OperatorRelease };
+    if (!pkg.opkit) continue;
+    const { package: packageName, channels, image, replaces } = pkg.opkit;
+    const out = join(o.bundlesDir, packageName, pkg.version);
+    await generateBundle({
+      operatorDir: join(o.operatorsDir, name),
+      packageName,
+      version: pkg.version,
+      outDir: out,
+      channels,
+      replaces,
+      operatorImage: `${image}:${pkg.version}`,
+    });
+    o.log(`generated ${relative(process.cwd(), out)}`);
+  }
+  const failed: string[] = [];
+  for (const packageName of readdirSync(o.bundlesDir).filter((p) =>
+    statSync(join(o.bundlesDir, p)).isDirectory(),
+  )) {
+    for (const version of readdirSync(join(o.bundlesDir, packageName))) {
+      const dir = join(o.bundlesDir, packageName, version);
+      const report = validateBundleDir(dir);
+      if (!report.passed) {
+        failed.push(`${dir}:\n${formatText(report)}`);
+        continue;
+      }
+      const layout = join(o.imagesDir, `${packageName}-bundle`, version);
+      const built = await bundleImage(dir, bundleLabels(dir));
+      await writeLayout(layout, [{ image: built, tag: version }]);
+      o.log(
+        `validated ${relative(process.cwd(), dir)}; image ${built.digest} in ${relative(process.cwd(), layout)}`,
+      );
+    }
+  }
+  if (failed.length > 0)
+    throw new CliError('OPKIT_BUNDLE_INVALID', `bundles failed validation:\n${failed.join('\n')}`);
+}
