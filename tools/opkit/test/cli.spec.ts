@@ -1,0 +1,257 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { formatOlmBundleJson, renderBundle } from '@opkit/olm';
+import { opmBinary } from '@opkit/test-cluster';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..', '..', '..');
+const opkit = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
+const scratch = mkdtempSync(join(tmpdir(), 'opkit-cli-'));
+let opm: string;
+
+/** Runs opkit in the repository root; resolves with its exit code and output (never rejects). */
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [opkit, ...args], {
+      cwd: root,
+      maxBuffer: 32 << 20,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const bundleDirs = () =>
+  readdirSync(join(root, 'bundles'))
+    .filter((p) => !p.includes('.'))
+    .flatMap((p) => readdirSync(join(root, 'bundles', p)).map((v) => join('bundles', p, v)));
+
+beforeAll(async () => {
+  opm = await opmBinary();
+});
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('the released bundles and the catalog', () => {
+  it('every bundle validates, and opm renders each exactly as we do', async () => {
+    expect(bundleDirs()).toHaveLength(4);
+    for (const dir of bundleDirs()) {
+      const result = await cli('bundle', 'validate', dir);
+      expect(result, dir).toMatchObject({ code: 0 });
+      expect(result.stdout).toContain('All validation tests have completed successfully');
+      const { stdout } = await run(opm, ['render', join(root, dir), '-o', 'json'], { maxBuffer: 32 << 20 });
+      expect(formatOlmBundleJson(renderBundle(join(root, dir)))).toBe(stdout);
+    }
+  });
+
+  it('the committed catalog is what the templates give, and opm validate accepts it', async () => {
+    const out = join(scratch, 'configs');
+    const built = await cli(
+      'catalog',
+      'build',
+      '--template',
+      'catalog/templates/memcached-operator.yaml',
+      'catalog/templates/redis-operator.yaml',
+      '--out',
+      out,
+    );
+    expect(built).toMatchObject({ code: 0 });
+    for (const pkg of ['memcached-operator', 'redis-operator']) {
+      for (const file of readdirSync(join(out, pkg))) {
+        expect(
+          readFileSync(join(out, pkg, file), 'utf8'),
+          `${pkg}/${file} is stale: run nx run catalog:build`,
+        ).toBe(readFileSync(join(root, 'catalog', 'configs', pkg, file), 'utf8'));
+      }
+    }
+    await run(opm, ['validate', join(root, 'catalog', 'configs')]);
+    expect(await cli('catalog', 'validate', 'catalog/configs')).toMatchObject({ code: 0 });
+    const next = await cli(
+      'graph',
+      'catalog/configs',
+      '--package',
+      'memcached-operator',
+      '--installed',
+      '0.1.0',
+    );
+    expect(next.stdout).toContain('0.1.0 → 0.2.0 (replaces)');
+    const mermaid = await cli(
+      'graph',
+      'catalog/configs',
+      '--package',
+      'redis-operator',
+      '--format',
+      'mermaid',
+    );
+    const { stdout: opmGraph } = await run(opm, [
+      'alpha',
+      'render-graph',
+      '-p',
+      'redis-operator',
+      join(root, 'catalog', 'configs'),
+    ]);
+    expect(mermaid.stdout).toBe(opmGraph.endsWith('\n') ? opmGraph : `${opmGraph}\n`);
+  });
+});
+
+describe('images without Docker', () => {
+  let registry: ChildProcess;
+  let port: number;
+
+  beforeAll(async () => {
+    port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const dir = join(scratch, 'registry');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'config.yml'),
+      `version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: ${dir}/data\nhttp:\n  addr: 127.0.0.1:${port}\n`,
+    );
+    registry = spawn('docker-registry', ['serve', join(dir, 'config.yml')], { stdio: 'ignore' });
+    for (let i = 0; i < 100; i++) {
+      if ((await fetch(`http://127.0.0.1:${port}/v2/`).catch(() => undefined))?.ok) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('the registry did not start');
+  });
+
+  afterAll(() => registry?.kill('SIGKILL'));
+
+  it('builds reproducible bundle images that skopeo reads, pushes them and pulls back the bundle', async () => {
+    const dir = 'bundles/memcached-operator/0.2.0';
+    const first = await cli('bundle', 'image', dir, '--layout', join(scratch, 'a'), '--tag', '0.2.0');
+    const second = await cli('bundle', 'image', dir, '--layout', join(scratch, 'b'), '--tag', '0.2.0');
+    expect(first.code).toBe(0);
+    expect(first.stdout.split(' ')[0]).toBe(second.stdout.split(' ')[0]);
+    const { stdout } = await run('skopeo', ['inspect', `oci:${join(scratch, 'a')}:0.2.0`]);
+    expect(JSON.parse(stdout).Labels).toMatchObject({
+      'operators.operatorframework.io.bundle.package.v1': 'memcached-operator',
+      'operators.operatorframework.io.bundle.mediatype.v1': 'registry+v1',
+    });
+    const ref = `127.0.0.1:${port}/opkit/memcached-operator-bundle:0.2.0`;
+    const pushed = await cli('image', 'push', join(scratch, 'a'), ref, '--tag', '0.2.0', '--plain-http');
+    expect(pushed).toMatchObject({ code: 0 });
+    const remote = JSON.parse(
+      (await run('skopeo', ['inspect', '--tls-verify=false', `docker://${ref}`])).stdout,
+    );
+    expect(remote.Labels['operators.operatorframework.io.bundle.channels.v1']).toBe('alpha');
+    await run('skopeo', [
+      'copy',
+      '--src-tls-verify=false',
+      `docker://${ref}`,
+      `oci:${join(scratch, 'pulled')}:x`,
+    ]);
+    await run('umoci', [
+      'unpack',
+      '--rootless',
+      '--image',
+      `${join(scratch, 'pulled')}:x`,
+      join(scratch, 'unpacked'),
+    ]);
+    for (const sub of ['manifests', 'metadata']) {
+      for (const file of readdirSync(join(root, dir, sub))) {
+        expect(readFileSync(join(scratch, 'unpacked', 'rootfs', sub, file), 'utf8')).toBe(
+          readFileSync(join(root, dir, sub, file), 'utf8'),
+        );
+      }
+    }
+  });
+
+  it('builds the catalog image with its /configs label', async () => {
+    const built = await cli('catalog', 'image', 'catalog/configs', '--layout', join(scratch, 'catalog'));
+    expect(built.code).toBe(0);
+    const { stdout } = await run('skopeo', ['inspect', `oci:${join(scratch, 'catalog')}:latest`]);
+    expect(JSON.parse(stdout).Labels['operators.operatorframework.io.index.configs.v1']).toBe('/configs');
+  });
+
+  it('says which registry it could not reach, and exits non-zero', async () => {
+    const result = await cli(
+      'image',
+      'push',
+      join(scratch, 'a'),
+      '127.0.0.1:9/x/y:1',
+      '--tag',
+      '0.2.0',
+      '--plain-http',
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^opkit: .*127\.0\.0\.1:9.*\n$/);
+  });
+});
+
+describe('bad input', () => {
+  it('a malformed bundle is refused with the file and reason, and no image is written', async () => {
+    const dir = join(scratch, 'broken-bundle');
+    cpSync(join(root, 'bundles/memcached-operator/0.2.0'), dir, { recursive: true });
+    writeFileSync(join(dir, 'manifests', 'cache.example.com_memcacheds.yaml'), 'kind: [unclosed\n');
+    const result = await cli('bundle', 'image', dir, '--layout', join(scratch, 'never'));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cache.example.com_memcacheds.yaml');
+    expect(existsSync(join(scratch, 'never'))).toBe(false);
+  });
+
+  it('a CSV without required fields fails validation with operator-sdk’s message', async () => {
+    const dir = join(scratch, 'no-install');
+    cpSync(join(root, 'bundles/memcached-operator/0.2.0'), dir, { recursive: true });
+    const csvFile = join(dir, 'manifests', 'memcached-operator.clusterserviceversion.yaml');
+    writeFileSync(
+      csvFile,
+      readFileSync(csvFile, 'utf8').replace(/^ {2}displayName: Memcached Operator\n/m, ''),
+    );
+    const result = await cli('bundle', 'validate', dir);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/ERRO.*Field Spec.DisplayName.*required field missing/);
+  });
+
+  it('a template naming an unknown bundle fails, naming the template and entry, and writes nothing', async () => {
+    const template = join(scratch, 'bad-template.yaml');
+    writeFileSync(
+      template,
+      readFileSync(join(root, 'catalog/templates/memcached-operator.yaml'), 'utf8').replace(
+        'bundles/memcached-operator/0.2.0',
+        'bundles/memcached-operator/9.9.9',
+      ),
+    );
+    const out = join(scratch, 'never-catalog');
+    const result = await cli('catalog', 'build', '--template', template, '--out', out);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('bad-template.yaml');
+    expect(result.stderr).toContain('bundles/memcached-operator/9.9.9');
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('a catalog with two channel heads is refused as opm refuses it', async () => {
+    const dir = join(scratch, 'two-heads');
+    cpSync(join(root, 'catalog/configs'), dir, { recursive: true });
+    const file = join(dir, 'memcached-operator', readdirSync(join(dir, 'memcached-operator'))[0]!);
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(/,\s*"replaces": "memcached-operator.v0.1.0"/, ''),
+    );
+    const ours = await cli('catalog', 'validate', dir);
+    expect(ours.code).toBe(1);
+    const theirs = await run(opm, ['validate', dir]).catch((e: { stderr: string }) => e);
+    expect(ours.stderr).toContain('multiple channel heads');
+    expect((theirs as { stderr: string }).stderr).toContain('multiple channel heads');
+  });
+});
