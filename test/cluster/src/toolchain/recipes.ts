@@ -203,5 +203,5 @@ export const olmRecipe: ComponentRecipe = {
   },
 };
 
-/** Everything the test world builds from Go modules: the control plane and opm. */
-export const testWorldRecipes: readonly ComponentRecipe[] = [...controlPlaneRecipes, opmRecipe];
+/** Everything the test world builds from Go modules: the control plane, opm and OLM. */
+export const testWorldRecipes: readonly ComponentRecipe[] = [...controlPlaneRecipes, opmRecipe, olmRecipe];
