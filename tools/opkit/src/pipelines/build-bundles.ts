@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { bundleImage, writeLayout } from '@opkit/oci';
 import { formatText, validateBundleDir } from '@opkit/olm';
+import { bundleLabels, generateBundle } from '../bundles.js';
 import { CliError } from '../cli-error.js';
-import { bundleLabels, generateBundle } from '../commands/bundle.js';
 
 /** An operator's release settings: the `opkit` field of its package.json. */
 interface OperatorRelease {

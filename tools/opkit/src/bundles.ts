@@ -1,0 +1,82 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findBaseCsv, generateCsv, type KubeObject, writeBundle } from '@opkit/olm';
+import { parseAllDocuments } from 'yaml';
+import { CliError } from './cli-error.js';
+
+/** Renders an operator's `config/manifests` with kustomize (through kubectl) into objects. */
+export function renderOperatorManifests(operatorDir: string): KubeObject[] {
+  const dir = join(operatorDir, 'config', 'manifests');
+  const result = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (result.error)
+    throw new CliError(
+      'OPKIT_KUBECTL_MISSING',
+      `kubectl could not run (${result.error.message}): install kubectl`,
+    );
+  if (result.status !== 0) {
+    throw new CliError(
+      'OPKIT_KUSTOMIZE_FAILED',
+      `${dir}: kustomize failed: ${result.stderr.trim().split('\n').pop()}`,
+    );
+  }
+  return parseAllDocuments(result.stdout)
+    .map((d) => d.toJS() as KubeObject | null)
+    .filter((o): o is KubeObject => Boolean(o));
+}
+
+export interface GenerateBundleOptions {
+  readonly operatorDir: string;
+  readonly packageName: string;
+  readonly version: string;
+  readonly outDir: string;
+  readonly channels: readonly string[];
+  readonly defaultChannel?: string;
+  readonly replaces?: string;
+  readonly operatorImage?: string;
+}
+
+/** `operator-sdk generate bundle`: CSV from the base CSV and the operator's manifests, then the bundle directory. */
+export async function generateBundle(o: GenerateBundleOptions): Promise<string> {
+  const objects = renderOperatorManifests(o.operatorDir).map((obj) =>
+    o.operatorImage ? withOperatorImage(obj, o.operatorImage) : obj,
+  );
+  const base = findBaseCsv(objects, o.packageName);
+  const { csv, manifests } = generateCsv({
+    base,
+    packageName: o.packageName,
+    objects: objects.filter((obj) => obj.kind !== 'ClusterServiceVersion'),
+    version: o.version,
+    replaces: o.replaces ? `${o.packageName}.v${o.replaces}` : null,
+    operatorImage: o.operatorImage,
+  });
+  const written = await writeBundle(o.outDir, {
+    packageName: o.packageName,
+    channels: o.channels,
+    defaultChannel: o.defaultChannel ?? o.channels[0],
+    csv,
+    objects: manifests,
+  });
+  return written.dir;
+}
+
+/** Points the manager Deployment at the operator image (kustomize leaves the `controller` placeholder). */
+function withOperatorImage(obj: KubeObject, image: string): KubeObject {
+  if (obj.kind !== 'Deployment') return obj;
+  const text = JSON.stringify(obj).replaceAll('"controller:latest"', JSON.stringify(image));
+  return JSON.parse(text) as KubeObject;
+}
+
+/** The bundle's image labels: its `metadata/annotations.yaml`. */
+export function bundleLabels(dir: string): Record<string, string> {
+  const file = join(dir, 'metadata', 'annotations.yaml');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new CliError('OPKIT_BUNDLE_INVALID', `${file}: missing (a bundle needs metadata/annotations.yaml)`);
+  }
+  const doc = parseAllDocuments(text)[0]?.toJS() as { annotations?: Record<string, string> } | undefined;
+  if (!doc?.annotations) throw new CliError('OPKIT_BUNDLE_INVALID', `${file}: annotations: missing`);
+  return doc.annotations;
+}
