@@ -208,6 +208,66 @@ describe('the Memcached operator', () => {
     await running;
   });
 
+  it('installs its alert rules in its own namespace when the PrometheusRule API exists', async () => {
+    // The Prometheus Operator's API, reduced to what matters here: a namespaced PrometheusRule kind.
+    await api().apply(
+      {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'prometheusrules.monitoring.coreos.com' },
+        spec: {
+          group: 'monitoring.coreos.com',
+          scope: 'Namespaced',
+          names: {
+            plural: 'prometheusrules',
+            singular: 'prometheusrule',
+            kind: 'PrometheusRule',
+            listKind: 'PrometheusRuleList',
+          },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            },
+          ],
+        },
+      } as KubeObject,
+      { fieldManager: 'memcached-test' },
+    );
+    await eventually('the PrometheusRule API to be served', async () => {
+      await api().list(
+        { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule' },
+        { namespace: ns.name },
+      );
+      return true;
+    });
+    const second = createMemcachedOperator({
+      kubeConfig: testKubeConfig(),
+      namespaces: [ns.name],
+      namespace: ns.name,
+      env: { RELATED_IMAGE_MEMCACHED: MEMCACHED_IMAGE },
+      logger: createLogger({ level: 'error' }),
+      managerOptions: { metrics: new RuntimeMetrics({ processMetrics: false }) },
+    });
+    const stop = new AbortController();
+    const running = second.start(stop.signal);
+    const rule = await eventually('the operator’s PrometheusRule', async () =>
+      api().get<KubeObject & { spec: { groups: { rules: { alert?: string; record?: string }[] }[] } }>(
+        { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule' },
+        'memcached-operator-rules',
+        ns.name,
+      ),
+    );
+    const rules = rule.spec.groups.flatMap((g) => g.rules);
+    expect(rules.map((r) => r.alert ?? r.record)).toEqual(
+      expect.arrayContaining(['memcached_operator_up_total', 'MemcachedOperatorDown']),
+    );
+    stop.abort();
+    await running;
+  });
+
   it('exposes reconcile metrics and counts forced resizes', async () => {
     await api().create(memcached('metered', ns.name, { size: 2 }));
     await available('metered', 2);
