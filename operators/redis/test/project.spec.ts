@@ -47,16 +47,20 @@ describe('the project’s config/', () => {
 
   it('deploys to a cluster with an image given as an option, and undeploys', async () => {
     const env = { ...process.env, KUBECONFIG: inject('opkitKubeconfig') };
-    const tsx = ['--conditions=@opkit/source', '--import', 'tsx', join(root, 'src/manifests/deploy.ts')];
-    const missing = await run(process.execPath, [...tsx, 'deploy'], { env }).catch(
+    const opkit = [join(root, '../../tools/opkit/bin/opkit.js')];
+    const missing = await run(process.execPath, [...opkit, 'deploy', '--operator', root], { env }).catch(
       (e: { code: number; stderr: string }) => e,
     );
     expect(missing).toMatchObject({ code: 1 });
     expect((missing as { stderr: string }).stderr).toContain("required option '--image <ref>' not specified");
 
-    await run(process.execPath, [...tsx, 'deploy', '--image', 'registry.example/redis-operator:0.2.0'], {
-      env,
-    });
+    await run(
+      process.execPath,
+      [...opkit, 'deploy', '--operator', root, '--image', 'registry.example/redis-operator:0.2.0'],
+      {
+        env,
+      },
+    );
     const rest = new KubeRest(testKubeConfig());
     const deployment = await eventually('the operator Deployment to be available', async () => {
       const d = await rest.request<{
@@ -70,7 +74,7 @@ describe('the project’s config/', () => {
     });
     expect(deployment.spec.template.spec.containers[0]!.image).toBe('registry.example/redis-operator:0.2.0');
 
-    await run(process.execPath, [...tsx, 'undeploy'], { env });
+    await run(process.execPath, [...opkit, 'undeploy', '--operator', root], { env });
     await eventually(
       'the operator namespace to be gone',
       async () => {

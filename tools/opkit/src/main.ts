@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { isReportable } from './cli-error.js';
 import { registerBundleCommands } from './commands/bundle.js';
 import { registerCatalogCommands } from './commands/catalog.js';
+import { registerDeployCommands } from './commands/deploy.js';
 import { registerGraphCommand } from './commands/graph.js';
 import { registerImageCommands } from './commands/image.js';
 
@@ -11,6 +12,7 @@ const program = new Command('opkit')
   .showHelpAfterError();
 registerBundleCommands(program);
 registerCatalogCommands(program);
+registerDeployCommands(program);
 registerGraphCommand(program);
 registerImageCommands(program);
 
