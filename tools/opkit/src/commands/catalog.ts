@@ -91,6 +91,52 @@ export function registerCatalogCommands(program: Command): void {
       if (errors.length > 0) process.exitCode = 1;
     });
   catalog
+    .command('serve <catalog>')
+    .description(
+      "Serve a catalog over OLM's registry gRPC API (api.Registry and grpc.health.v1.Health), as `opm serve` does.",
+    )
+    .addHelpText(
+      'after',
+      `
+<catalog> is a file-based catalog directory, an OCI image layout written by \`opkit catalog image\`
+(<layout-dir> or <layout-dir>:<tag>), or an image reference in a registry (pulled anonymously).
+The catalog is validated first; an invalid one is refused, as opm refuses it.
+
+Point a CatalogSource at it with \`opkit catalog publish --address <host>:<port>\`.
+
+--inline-bundles serves every bundle's manifests inside the API (object and csvJson set, bundlePath
+empty), so OLM installs without a bundle-unpack Job — for clusters that cannot pull bundle images.
+The manifests come from the catalog's olm.bundle.object properties, or else from
+<bundles-dir>/<package>/<version>/. Without it, bundles are served as opm serves them.
+
+Stops gracefully on SIGINT or SIGTERM.`,
+    )
+    .option('--port <port>', 'gRPC port (0 picks a free one; the chosen port is logged)', '50051')
+    .option('--host <address>', 'interface to listen on (opm listens on all of them)', '0.0.0.0')
+    .option('--inline-bundles', 'serve bundle manifests inline with an empty bundlePath', false)
+    .option(
+      '--bundles-dir <dir>',
+      'bundle directories (<package>/<version>/) for --inline-bundles',
+      'bundles',
+    )
+    .option('--plain-http', 'pull an image reference over HTTP, not HTTPS (a registry on loopback)', false)
+    .action(
+      async (
+        source: string,
+        opts: { port: string; host: string; inlineBundles: boolean; bundlesDir: string; plainHttp: boolean },
+      ) => {
+        // Loaded on demand: the gRPC stack is only needed by this command.
+        const { parsePort, serveCatalog } = await import('../serve.js');
+        await serveCatalog(source, {
+          port: parsePort(opts.port),
+          host: opts.host,
+          inlineBundles: opts.inlineBundles,
+          bundlesDir: opts.bundlesDir,
+          plainHttp: opts.plainHttp,
+        });
+      },
+    );
+  catalog
     .command('image <dir>')
     .description(
       'Build the catalog image (/configs, the index.configs label) as an OCI image layout, without Docker.',

@@ -1,0 +1,88 @@
+import { existsSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  CATALOG_CONFIGS_LABEL,
+  imageLabels,
+  type OciImage,
+  parseReference,
+  RegistryClient,
+  readLayout,
+} from '@opkit/oci';
+import { extract } from 'tar';
+import { CliError } from './cli-error.js';
+
+/** A catalog directory to serve, and how to clean up after it (images are unpacked into a temp dir). */
+export interface CatalogSource {
+  readonly dir: string;
+  readonly description: string;
+  dispose(): Promise<void>;
+}
+
+async function unpackConfigs(image: OciImage, where: string): Promise<CatalogSource> {
+  const configs = imageLabels(image)[CATALOG_CONFIGS_LABEL];
+  if (!configs) {
+    throw new CliError(
+      'OPKIT_CATALOG_IMAGE_INVALID',
+      `${where}: not a catalog image: the label ${CATALOG_CONFIGS_LABEL} is missing`,
+    );
+  }
+  const root = await mkdtemp(join(tmpdir(), 'opkit-serve-'));
+  try {
+    for (const layer of image.layers) {
+      await pipeline(Readable.from([Buffer.from(layer.bytes)]), extract({ cwd: root, gzip: true }));
+    }
+  } catch (err) {
+    await rm(root, { recursive: true, force: true });
+    throw new CliError(
+      'OPKIT_CATALOG_IMAGE_INVALID',
+      `${where}: cannot unpack a layer: ${(err as Error).message}`,
+    );
+  }
+  const dir = join(root, configs.replace(/^\/+/, ''));
+  if (!existsSync(dir)) {
+    await rm(root, { recursive: true, force: true });
+    throw new CliError(
+      'OPKIT_CATALOG_IMAGE_INVALID',
+      `${where}: the image has no ${configs} directory (${CATALOG_CONFIGS_LABEL})`,
+    );
+  }
+  return {
+    dir,
+    description: `${where} (${image.digest})`,
+    dispose: () => rm(root, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * Resolves what `catalog serve` was given: a file-based catalog directory, an OCI image layout directory as
+ * `opkit catalog image` writes it (`<layout>` or `<layout>:<tag>`), or a registry reference pulled anonymously.
+ */
+export async function resolveCatalogSource(
+  source: string,
+  options: { plainHttp?: boolean } = {},
+): Promise<CatalogSource> {
+  const layoutRef = /^(.*?)(?::([\w][\w.-]{0,127}))?$/.exec(source)!;
+  const layoutDir = existsSync(source) ? source : layoutRef[1]!;
+  if (existsSync(layoutDir) && statSync(layoutDir).isDirectory()) {
+    if (existsSync(join(layoutDir, 'oci-layout'))) {
+      const tag = existsSync(source) ? undefined : layoutRef[2];
+      return unpackConfigs(await readLayout(layoutDir, tag), source);
+    }
+    return { dir: source, description: source, dispose: async () => {} };
+  }
+  if (existsSync(source)) throw new CliError('OPKIT_CATALOG_SOURCE_INVALID', `${source}: not a directory`);
+  try {
+    parseReference(source);
+  } catch (err) {
+    throw new CliError(
+      'OPKIT_CATALOG_SOURCE_INVALID',
+      `${source}: neither a catalog directory, an OCI layout nor an image reference (${(err as Error).message})`,
+    );
+  }
+  const image = await new RegistryClient({ plainHttp: options.plainHttp ?? false }).pull(source);
+  return unpackConfigs(image, source);
+}

@@ -1,0 +1,64 @@
+import { loadRegistry, startRegistryServer } from '@opkit/olm/registry';
+import { resolveCatalogSource } from './catalog-source.js';
+import { CliError } from './cli-error.js';
+
+/** Options of `opkit catalog serve`. */
+export interface ServeOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly inlineBundles: boolean;
+  readonly bundlesDir: string;
+  readonly plainHttp: boolean;
+}
+
+const log = (line: string): void => {
+  process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+};
+
+/**
+ * `opkit catalog serve`: loads and validates the catalog, serves the registry API until SIGINT/SIGTERM, then
+ * lets running calls finish and exits.
+ */
+export async function serveCatalog(source: string, options: ServeOptions): Promise<void> {
+  const started = performance.now();
+  const catalog = await resolveCatalogSource(source, { plainHttp: options.plainHttp });
+  try {
+    const loaded = await loadRegistry(catalog.dir, {
+      inlineBundles: options.inlineBundles,
+      bundlesDir: options.bundlesDir,
+    });
+    const server = await startRegistryServer(loaded.queries, { port: options.port, host: options.host });
+    const loadMs = Math.round(performance.now() - started);
+    log(
+      `serving ${catalog.description}: ${loaded.packages} packages, ${loaded.bundles} bundles` +
+        `${options.inlineBundles ? ', bundles inline' : ''}; loaded in ${loadMs} ms`,
+    );
+    log(`listening on ${server.address} (api.Registry, grpc.health.v1.Health)`);
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals): void => {
+        if (stopping) return;
+        stopping = true;
+        log(`${signal}: shutting down`);
+        void server.close().then(resolve);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    log('stopped');
+  } finally {
+    await catalog.dispose();
+  }
+}
+
+/** Parses `--port`: 0 (pick a free port) to 65535. */
+export function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) {
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `--port ${JSON.stringify(value)}: expected a port number 0-65535`,
+    );
+  }
+  return port;
+}
