@@ -9,5 +9,8 @@ export {
   PortInUseError,
 } from './errors.js';
 export { EtcdAccess } from './etcd.js';
+export { type ListWatchHandler, listWatch } from './kube/list-watch.js';
 export { KubeApiError, KubeRest } from './kube/rest.js';
+export { type BuiltComponent, ensureComponents } from './toolchain/build.js';
 export { opmBinary } from './toolchain/opm.js';
+export type { BuildContext, ComponentRecipe } from './toolchain/recipes.js';

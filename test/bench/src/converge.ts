@@ -1,0 +1,141 @@
+// `nx run bench:converge`: our Memcached operator against the kubebuilder guide's controller on
+// controller-runtime (test/bench/go/memcached-baseline) and against the apiserver-bound limit, on one local
+// control plane. Per fleet size and run: converge N Memcacheds created at once, 60 s of steady state, resize
+// them all, delete them all — with the operator's API requests, CPU time and peak RSS.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadYaml } from '@kubernetes/client-node';
+import { KubeApiError, KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
+import { memcachedBaselineBinary } from './converge/baseline-binary.js';
+import { baselineOperator, bundleOpkitOperator, type OperatorCommand } from './converge/operator-process.js';
+import { type ConvergeOptions, parseConvergeOptions } from './converge/options.js';
+import { type LimitRun, type OperatorRun, runLimit, runOperator } from './converge/scenario.js';
+import { convergeMetrics, convergeRatios, formatRatios } from './converge/summary.js';
+import { formatMachine, machineInfo } from './machine.js';
+import { formatTable, writeJson } from './report.js';
+
+const RESULT_FILE = join(import.meta.dirname, '..', 'results', 'converge.json');
+const CRD_FILE = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'operators',
+  'memcached',
+  'config',
+  'crd',
+  'bases',
+  'cache.example.com_memcacheds.yaml',
+);
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function installCrd(rest: KubeRest): Promise<void> {
+  const crd = loadYaml<{ metadata: { name: string } }>(readFileSync(CRD_FILE, 'utf8'));
+  await rest.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await rest.request('GET', '/apis/cache.example.com/v1alpha1/memcacheds', { query: { limit: 1 } });
+      return;
+    } catch (error) {
+      if (!(error instanceof KubeApiError) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+async function main(options: ConvergeOptions): Promise<void> {
+  const startedAt = new Date();
+  const machine = machineInfo();
+  const scratch = mkdtempSync(join(tmpdir(), 'opkit-bench-converge-'));
+  const logDir = join(scratch, 'logs');
+  mkdirSync(logDir);
+  let cluster: LocalCluster | undefined;
+  let rest: KubeRest | undefined;
+  const operatorRuns: OperatorRun[] = [];
+  const limitRuns: LimitRun[] = [];
+  let kubernetesVersion = 'unknown';
+  try {
+    const baselineBinary = await memcachedBaselineBinary(log);
+    const operators: OperatorCommand[] = [
+      await bundleOpkitOperator(scratch),
+      baselineOperator(baselineBinary),
+    ];
+    log(`starting a ${options.nodes}-node cluster`);
+    cluster = await startCluster({ nodes: options.nodes, onProgress: (line) => log(`cluster: ${line}`) });
+    rest = new KubeRest(cluster.kubeConfig);
+    kubernetesVersion =
+      (await rest.request<{ gitVersion?: string }>('GET', '/version')).gitVersion ?? 'unknown';
+    await installCrd(rest);
+
+    for (const n of options.sizes) {
+      for (let run = 1; run <= options.runs; run++) {
+        log(`${n} Memcacheds, run ${run} of ${options.runs}`);
+        const base = {
+          rest,
+          kubeconfigPath: cluster.kubeconfigPath,
+          memcacheds: n,
+          image: options.image,
+          createSize: options.createSize,
+          updateSize: options.updateSize,
+          steadySeconds: options.steadySeconds,
+          progress: log,
+        };
+        // Alternate who goes first, so neither always meets the control plane fresher.
+        const order = run % 2 === 1 ? operators : [...operators].reverse();
+        for (const command of order) {
+          const namespace = `bench-${command.name}-${n}-${run}`;
+          operatorRuns.push(
+            await runOperator(command, { ...base, namespace, logFile: join(logDir, `${namespace}.log`) }),
+          );
+        }
+        if (options.limit) {
+          const namespace = `bench-limit-${n}-${run}`;
+          limitRuns.push(await runLimit({ ...base, namespace, logFile: join(logDir, `${namespace}.log`) }));
+        }
+      }
+    }
+  } catch (error) {
+    log(`operator logs are kept in ${logDir}`);
+    throw error;
+  } finally {
+    rest?.close();
+    if (cluster) {
+      log('stopping the cluster');
+      await cluster.stop();
+    }
+  }
+  rmSync(scratch, { recursive: true, force: true });
+
+  const metrics = convergeMetrics(options.sizes, operatorRuns, limitRuns);
+  const ratios = convergeRatios(options.sizes, metrics);
+  const finishedAt = new Date();
+  writeJson(RESULT_FILE, {
+    schemaVersion: 1,
+    benchmark: 'converge',
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationSeconds: (finishedAt.getTime() - startedAt.getTime()) / 1000,
+    machine,
+    cluster: { nodes: options.nodes, kubernetesVersion },
+    config: options,
+    metrics,
+    ratios,
+    runs: { operators: operatorRuns, limit: limitRuns },
+  });
+  process.stdout.write(
+    `\n${formatMachine(machine)}\nKubernetes: ${kubernetesVersion} (local, ${options.nodes} nodes)\n\n`,
+  );
+  process.stdout.write(
+    `${formatTable(metrics)}\n\n${formatRatios(ratios)}\n\nResults written to ${RESULT_FILE}\n`,
+  );
+}
+
+try {
+  await main(parseConvergeOptions(process.argv.slice(2)));
+} catch (error) {
+  process.stderr.write(`bench:converge failed: ${(error as Error).message}\n`);
+  process.exitCode = 1;
+}

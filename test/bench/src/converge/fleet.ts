@@ -1,0 +1,86 @@
+import type { KubeRest } from '@opkit/test-cluster';
+
+// The benchmark's own client: creates, resizes and deletes the Memcached fleet as a user would, all at once.
+
+export const MEMCACHEDS = (namespace: string) =>
+  `/apis/cache.example.com/v1alpha1/namespaces/${namespace}/memcacheds`;
+export const DEPLOYMENTS = (namespace: string) => `/apis/apps/v1/namespaces/${namespace}/deployments`;
+
+/**
+ * Requests in flight from the benchmark's client. 16 is the client's connection limit; the apiserver's
+ * default in-flight limits (400 reads, 200 writes) are far above it, so the apiserver's own work is the bound.
+ */
+export const CLIENT_CONCURRENCY = 16;
+
+/** Runs `work` for every item with at most `concurrency` in flight; rejects with the first failure. */
+export async function inPool<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+export function memcachedNames(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `mc-${String(i).padStart(5, '0')}`);
+}
+
+export async function createNamespace(rest: KubeRest, name: string): Promise<void> {
+  await rest.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+  });
+}
+
+export interface CreatedObject {
+  readonly metadata: { readonly name: string; readonly namespace: string; readonly uid: string };
+}
+
+export async function createMemcacheds(
+  rest: KubeRest,
+  namespace: string,
+  names: readonly string[],
+  size: number,
+  onCreated?: (created: CreatedObject) => Promise<unknown>,
+): Promise<void> {
+  await inPool(names, CLIENT_CONCURRENCY, async (name) => {
+    const created = await rest.request<CreatedObject>('POST', MEMCACHEDS(namespace), {
+      body: {
+        apiVersion: 'cache.example.com/v1alpha1',
+        kind: 'Memcached',
+        metadata: { name, namespace },
+        spec: { size, containerPort: 11211 },
+      },
+    });
+    await onCreated?.(created);
+  });
+}
+
+export async function resizeMemcacheds(
+  rest: KubeRest,
+  namespace: string,
+  names: readonly string[],
+  size: number,
+  onResized?: (name: string) => Promise<unknown>,
+): Promise<void> {
+  await inPool(names, CLIENT_CONCURRENCY, async (name) => {
+    await rest.request('PATCH', `${MEMCACHEDS(namespace)}/${name}`, {
+      body: { spec: { size } },
+      contentType: 'application/merge-patch+json',
+    });
+    await onResized?.(name);
+  });
+}
+
+/** One DELETE of the whole collection, as `kubectl delete memcacheds --all` sends. */
+export async function deleteAllMemcacheds(rest: KubeRest, namespace: string): Promise<void> {
+  await rest.request('DELETE', MEMCACHEDS(namespace), { timeoutMs: 120_000 });
+}
+
+export async function countPods(rest: KubeRest, namespace: string): Promise<number> {
+  const list = await rest.request<{ items: unknown[] }>('GET', `/api/v1/namespaces/${namespace}/pods`);
+  return list.items.length;
+}

@@ -1,0 +1,173 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { type RequestCounts, requestCountsByMethod } from './prometheus-text.js';
+
+/** The two operators the benchmark compares. */
+export type OperatorName = 'opkit' | 'baseline';
+
+/** How to start one operator: its command, and how it takes the image of the memcached pods. */
+export interface OperatorCommand {
+  readonly name: OperatorName;
+  readonly executable: string;
+  readonly args: readonly string[];
+  /** Environment variable the operator reads the memcached image from. */
+  readonly imageVariable: string;
+}
+
+const repoRoot = join(import.meta.dirname, '..', '..', '..', '..');
+
+/**
+ * Our operator in the form it would ship: one esbuild bundle of `operators/memcached/src/main.ts` run by
+ * plain Node, so neither tsx nor TypeScript compilation is part of its CPU time or memory.
+ */
+export async function bundleOpkitOperator(outDir: string): Promise<OperatorCommand> {
+  const outfile = join(outDir, 'memcached-operator.mjs');
+  await build({
+    entryPoints: [join(repoRoot, 'operators', 'memcached', 'src', 'main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    conditions: ['@opkit/source'],
+    outfile,
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+    logLevel: 'error',
+  });
+  return {
+    name: 'opkit',
+    executable: process.execPath,
+    args: [outfile],
+    imageVariable: 'RELATED_IMAGE_MEMCACHED',
+  };
+}
+
+export function baselineOperator(binary: string): OperatorCommand {
+  return { name: 'baseline', executable: binary, args: [], imageVariable: 'MEMCACHED_IMAGE' };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** A started operator process with its metrics endpoint. */
+export class OperatorProcess {
+  readonly #child: ChildProcess;
+  readonly metricsUrl: string;
+  #exited: Promise<number | null>;
+  #exitCode: number | null | undefined;
+
+  private constructor(child: ChildProcess, metricsUrl: string) {
+    this.#child = child;
+    this.metricsUrl = metricsUrl;
+    this.#exited = new Promise((resolve) => {
+      child.once('exit', (code) => {
+        running.delete(child);
+        this.#exitCode = code;
+        resolve(code);
+      });
+    });
+  }
+
+  get pid(): number {
+    return this.#child.pid!;
+  }
+
+  /**
+   * Starts the operator against `kubeconfigPath`, watching `namespaces` only, and waits until its metrics
+   * endpoint answers. Both operators get plain-HTTP metrics on loopback, leader election off, and logs at
+   * error level (written to `logFile`).
+   */
+  static async start(
+    command: OperatorCommand,
+    options: { kubeconfigPath: string; namespaces: readonly string[]; image: string; logFile: string },
+  ): Promise<OperatorProcess> {
+    const metricsPort = await freePort();
+    const probePort = await freePort();
+    const flags =
+      command.name === 'opkit'
+        ? ['--kubeconfig', options.kubeconfigPath, '--log-level', 'error']
+        : [`--kubeconfig=${options.kubeconfigPath}`, '--zap-log-level=error'];
+    const log = createWriteStream(options.logFile, { flags: 'a' });
+    const child = spawn(
+      command.executable,
+      [
+        ...command.args,
+        `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+        `--health-probe-bind-address=127.0.0.1:${probePort}`,
+        ...flags,
+      ],
+      {
+        env: {
+          ...process.env,
+          KUBECONFIG: options.kubeconfigPath,
+          WATCH_NAMESPACE: options.namespaces.join(','),
+          POD_NAMESPACE: options.namespaces[0],
+          [command.imageVariable]: options.image,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    running.add(child);
+    child.stdout!.pipe(log, { end: false });
+    child.stderr!.pipe(log, { end: false });
+    const operator = new OperatorProcess(child, `http://127.0.0.1:${metricsPort}/metrics`);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (operator.#exitCode !== undefined) {
+        throw new Error(
+          `${command.name} operator exited with ${operator.#exitCode} at start-up; see ${options.logFile}`,
+        );
+      }
+      try {
+        await operator.requestCounts();
+        return operator;
+      } catch (error) {
+        if (Date.now() > deadline) {
+          await operator.stop();
+          throw new Error(
+            `${command.name} operator served no metrics within 60 s (${String(error)}); see ${options.logFile}`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  }
+
+  /** The operator's API requests so far, by verb. */
+  async requestCounts(): Promise<RequestCounts> {
+    const response = await fetch(this.metricsUrl, { signal: AbortSignal.timeout(10_000) });
+    if (!response.ok) throw new Error(`GET ${this.metricsUrl}: ${response.status}`);
+    return requestCountsByMethod(await response.text());
+  }
+
+  /** SIGTERM, then SIGKILL after 10 s. */
+  async stop(): Promise<void> {
+    if (this.#exitCode !== undefined) return;
+    this.#child.kill('SIGTERM');
+    const timer = setTimeout(() => this.#child.kill('SIGKILL'), 10_000);
+    await this.#exited;
+    clearTimeout(timer);
+  }
+
+  get exited(): boolean {
+    return this.#exitCode !== undefined;
+  }
+}

@@ -1,0 +1,96 @@
+import { parseArgs } from 'node:util';
+
+/** What `nx run bench:converge` measures, from its command line. */
+export interface ConvergeOptions {
+  /** Fleet sizes: how many Memcacheds are created at once. */
+  readonly sizes: readonly number[];
+  /** Measured runs per size and operator. */
+  readonly runs: number;
+  /** Length of the steady-state window. */
+  readonly steadySeconds: number;
+  /** Image of the memcached pods; any image named memcached runs as a real memcached process. */
+  readonly image: string;
+  /** `spec.size` at creation, and after the mass update. */
+  readonly createSize: number;
+  readonly updateSize: number;
+  /** Fake nodes of the cluster. */
+  readonly nodes: number;
+  /** Also measure the apiserver-bound limit. */
+  readonly limit: boolean;
+}
+
+export const DEFAULT_CONVERGE_OPTIONS: ConvergeOptions = {
+  sizes: [100, 1000],
+  runs: 3,
+  steadySeconds: 60,
+  image: 'docker.io/library/memcached:1.6.38-alpine',
+  createSize: 1,
+  updateSize: 2,
+  nodes: 3,
+  limit: true,
+};
+
+export class ConvergeOptionsError extends Error {}
+
+function integer(flag: string, text: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConvergeOptionsError(`--${flag}: expected a whole number from ${min} to ${max}, got "${text}"`);
+  }
+  return value;
+}
+
+/** Parses the flags; throws {@link ConvergeOptionsError} naming the flag and the reason. */
+export function parseConvergeOptions(argv: readonly string[]): ConvergeOptions {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    throw new ConvergeOptionsError((error as Error).message);
+  }
+  const v = parsed.values;
+  const d = DEFAULT_CONVERGE_OPTIONS;
+  const sizes =
+    v.sizes === undefined ? d.sizes : v.sizes.split(',').map((s) => integer('sizes', s, 1, 100_000));
+  // Memcached's CRD bounds spec.size to 1–3.
+  const createSize =
+    v['create-size'] === undefined ? d.createSize : integer('create-size', v['create-size'], 1, 3);
+  const updateSize =
+    v['update-size'] === undefined ? d.updateSize : integer('update-size', v['update-size'], 1, 3);
+  if (createSize === updateSize) {
+    throw new ConvergeOptionsError(`--update-size must differ from --create-size (both ${createSize})`);
+  }
+  const image = v.image ?? d.image;
+  if (image.trim().length === 0) throw new ConvergeOptionsError('--image: must not be empty');
+  return {
+    sizes,
+    runs: v.runs === undefined ? d.runs : integer('runs', v.runs, 1, 100),
+    steadySeconds:
+      v['steady-seconds'] === undefined
+        ? d.steadySeconds
+        : integer('steady-seconds', v['steady-seconds'], 1, 3600),
+    image,
+    createSize,
+    updateSize,
+    nodes: v.nodes === undefined ? d.nodes : integer('nodes', v.nodes, 1, 20),
+    limit: !v['skip-limit'],
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      sizes: { type: 'string' },
+      runs: { type: 'string' },
+      'steady-seconds': { type: 'string' },
+      image: { type: 'string' },
+      'create-size': { type: 'string' },
+      'update-size': { type: 'string' },
+      nodes: { type: 'string' },
+      'skip-limit': { type: 'boolean' },
+    },
+  });
+}

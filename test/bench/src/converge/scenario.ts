@@ -1,0 +1,252 @@
+import type { KubeRest } from '@opkit/test-cluster';
+import { FleetWatch } from './convergence.js';
+import {
+  countPods,
+  createMemcacheds,
+  createNamespace,
+  DEPLOYMENTS,
+  deleteAllMemcacheds,
+  memcachedNames,
+  resizeMemcacheds,
+} from './fleet.js';
+import { createDeploymentFor, MinimalStatusWriter } from './limit.js';
+import { type OperatorCommand, OperatorProcess } from './operator-process.js';
+import { type ProcessUsage, processUsage } from './process-usage.js';
+import { type RequestCounts, requestDelta, requestTotals } from './prometheus-text.js';
+
+/** What one phase cost the operator. */
+export interface PhaseResult {
+  readonly elapsedMs: number;
+  /** The operator's API requests during the phase, by verb. */
+  readonly requests: RequestCounts;
+  readonly totalRequests: number;
+  readonly writes: number;
+  readonly writesPerMemcached: number;
+  readonly cpuSeconds: number;
+}
+
+export interface SteadyResult {
+  readonly seconds: number;
+  readonly requests: RequestCounts;
+  readonly requestsPerMinute: number;
+  readonly writes: number;
+  readonly cpuSeconds: number;
+}
+
+export interface OperatorRun {
+  readonly operator: OperatorCommand['name'];
+  readonly memcacheds: number;
+  readonly namespace: string;
+  readonly create: PhaseResult;
+  readonly steady: SteadyResult;
+  readonly update: PhaseResult;
+  readonly delete: PhaseResult;
+  /** VmHWM over the operator's whole life, start-up included. */
+  readonly peakRssBytes: number;
+  /** CPU seconds from the first create to the last deletion. */
+  readonly cpuSeconds: number;
+  /** Memcached pods running (real memcached processes) after the resize. */
+  readonly podsAfterUpdate: number;
+}
+
+export interface LimitRun {
+  readonly memcacheds: number;
+  readonly namespace: string;
+  readonly create: { readonly elapsedMs: number; readonly writes: number };
+  readonly update: { readonly elapsedMs: number; readonly writes: number };
+}
+
+export interface ScenarioOptions {
+  readonly rest: KubeRest;
+  readonly kubeconfigPath: string;
+  readonly memcacheds: number;
+  readonly namespace: string;
+  readonly image: string;
+  readonly createSize: number;
+  readonly updateSize: number;
+  readonly steadySeconds: number;
+  readonly logFile: string;
+  readonly progress: (line: string) => void;
+}
+
+/** Generous: an operator that has not converged by then is broken, not slow. */
+function timeoutFor(memcacheds: number): number {
+  return 180_000 + memcacheds * 1_200;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A point in time on the operator: its request counters and /proc figures. */
+interface Sample {
+  readonly at: number;
+  readonly requests: RequestCounts;
+  readonly usage: ProcessUsage;
+}
+
+async function sample(operator: OperatorProcess, at = performance.now()): Promise<Sample> {
+  return { at, requests: await operator.requestCounts(), usage: processUsage(operator.pid) };
+}
+
+function phase(from: Sample, to: Sample, memcacheds: number): PhaseResult {
+  const requests = requestDelta(from.requests, to.requests);
+  const { total, writes } = requestTotals(requests);
+  return {
+    elapsedMs: Math.round(to.at - from.at),
+    requests,
+    totalRequests: total,
+    writes,
+    writesPerMemcached: writes / memcacheds,
+    cpuSeconds: to.usage.cpuSeconds - from.usage.cpuSeconds,
+  };
+}
+
+/**
+ * Waits until the namespace has no pods left (deployments are garbage-collected after their Memcacheds go),
+ * then deletes it, so the next run starts on an idle control plane.
+ */
+export async function retireNamespace(rest: KubeRest, namespace: string, progress: (l: string) => void) {
+  const started = performance.now();
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    const pods = await countPods(rest, namespace);
+    const deployments = (await rest.request<{ items: unknown[] }>('GET', DEPLOYMENTS(namespace))).items
+      .length;
+    if (pods === 0 && deployments === 0) break;
+    if (Date.now() > deadline) {
+      progress(
+        `  ${namespace}: ${pods} pods and ${deployments} deployments still there after 10 min; moving on`,
+      );
+      break;
+    }
+    await sleep(2000);
+  }
+  await rest.request('DELETE', `/api/v1/namespaces/${namespace}`);
+  progress(`  ${namespace}: cleaned up in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+/**
+ * One operator, one fresh namespace: create the fleet at once and wait for convergence; leave it alone for
+ * `steadySeconds`; resize every Memcached; delete them all. The operator watches only this namespace.
+ */
+export async function runOperator(command: OperatorCommand, o: ScenarioOptions): Promise<OperatorRun> {
+  const { rest, namespace, memcacheds: n } = o;
+  const names = memcachedNames(n);
+  await createNamespace(rest, namespace);
+  const fleet = new FleetWatch(rest, namespace, o.createSize);
+  const operator = await OperatorProcess.start(command, {
+    kubeconfigPath: o.kubeconfigPath,
+    namespaces: [namespace],
+    image: o.image,
+    logFile: o.logFile,
+  });
+  try {
+    // Let the operator list its (empty) namespace and open its watches before the clock starts.
+    await sleep(3000);
+    const s0 = await sample(operator);
+    await createMemcacheds(rest, namespace, names, o.createSize);
+    const created = await fleet.until(fleet.allConverged(n), timeoutFor(n), `${command.name}: converge ${n}`);
+    const s1 = await sample(operator, created);
+    const create = phase(s0, s1, n);
+    o.progress(
+      `  ${command.name} ${n}: converged in ${(create.elapsedMs / 1000).toFixed(1)} s, ${create.writes} writes`,
+    );
+
+    const steadyStart = await sample(operator);
+    await sleep(o.steadySeconds * 1000);
+    const steadyEnd = await sample(operator);
+    const steadyPhase = phase(steadyStart, steadyEnd, n);
+    const steady: SteadyResult = {
+      seconds: o.steadySeconds,
+      requests: steadyPhase.requests,
+      requestsPerMinute: (steadyPhase.totalRequests * 60) / o.steadySeconds,
+      writes: steadyPhase.writes,
+      cpuSeconds: steadyPhase.cpuSeconds,
+    };
+    o.progress(
+      `  ${command.name} ${n}: steady ${o.steadySeconds} s: ${steadyPhase.totalRequests} requests, ${steady.writes} writes`,
+    );
+
+    fleet.expectSize(o.updateSize);
+    const s2 = await sample(operator);
+    await resizeMemcacheds(rest, namespace, names, o.updateSize);
+    const resized = await fleet.until(fleet.allConverged(n), timeoutFor(n), `${command.name}: resize ${n}`);
+    const s3 = await sample(operator, resized);
+    const update = phase(s2, s3, n);
+    const podsAfterUpdate = await countPods(rest, namespace);
+    o.progress(
+      `  ${command.name} ${n}: resized in ${(update.elapsedMs / 1000).toFixed(1)} s, ${update.writes} writes`,
+    );
+
+    const s4 = await sample(operator);
+    await deleteAllMemcacheds(rest, namespace);
+    const gone = await fleet.until(fleet.allGone(), timeoutFor(n), `${command.name}: delete ${n}`);
+    const s5 = await sample(operator, gone);
+    const deletion = phase(s4, s5, n);
+    o.progress(
+      `  ${command.name} ${n}: deleted in ${(deletion.elapsedMs / 1000).toFixed(1)} s, ${deletion.writes} writes`,
+    );
+    return {
+      operator: command.name,
+      memcacheds: n,
+      namespace,
+      create,
+      steady,
+      update,
+      delete: deletion,
+      peakRssBytes: s5.usage.peakRssBytes,
+      cpuSeconds: s5.usage.cpuSeconds - s0.usage.cpuSeconds,
+      podsAfterUpdate,
+    };
+  } finally {
+    fleet.close();
+    await operator.stop();
+    await retireNamespace(rest, namespace, o.progress);
+  }
+}
+
+/** The apiserver-bound limit for the same fleet: see limit.ts. */
+export async function runLimit(o: ScenarioOptions): Promise<LimitRun> {
+  const { rest, namespace, memcacheds: n } = o;
+  const names = memcachedNames(n);
+  await createNamespace(rest, namespace);
+  const fleet = new FleetWatch(rest, namespace, o.createSize);
+  let size = o.createSize;
+  const writer = new MinimalStatusWriter(rest, namespace, () => size);
+  try {
+    await sleep(1000);
+    const started = performance.now();
+    let deploymentWrites = 0;
+    const createDeployment = createDeploymentFor(rest, o.createSize, o.image);
+    await createMemcacheds(rest, namespace, names, o.createSize, async (cr) => {
+      deploymentWrites++;
+      await createDeployment(cr);
+    });
+    const created = await fleet.until(fleet.allConverged(n), timeoutFor(n), `limit: converge ${n}`);
+    writer.check();
+    const create = { elapsedMs: Math.round(created - started), writes: deploymentWrites + writer.writes };
+    o.progress(
+      `  limit ${n}: converged in ${(create.elapsedMs / 1000).toFixed(1)} s, ${create.writes} writes`,
+    );
+
+    size = o.updateSize;
+    fleet.expectSize(o.updateSize);
+    const resizeStarted = performance.now();
+    let resizeWrites = 0;
+    await resizeMemcacheds(rest, namespace, names, o.updateSize, async (name) => {
+      resizeWrites++;
+      await rest.request('PATCH', `${DEPLOYMENTS(namespace)}/${name}`, {
+        body: { spec: { replicas: o.updateSize } },
+        contentType: 'application/merge-patch+json',
+      });
+    });
+    const resized = await fleet.until(fleet.allConverged(n), timeoutFor(n), `limit: resize ${n}`);
+    const update = { elapsedMs: Math.round(resized - resizeStarted), writes: resizeWrites };
+    o.progress(`  limit ${n}: resized in ${(update.elapsedMs / 1000).toFixed(1)} s, ${update.writes} writes`);
+    await deleteAllMemcacheds(rest, namespace);
+    return { memcacheds: n, namespace, create, update };
+  } finally {
+    fleet.close();
+    writer.close();
+    await retireNamespace(rest, namespace, o.progress);
+  }
+}
