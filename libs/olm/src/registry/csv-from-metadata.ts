@@ -43,10 +43,7 @@ function omitEmptyStruct(
  */
 export function csvJsonFromMetadata(input: CsvSynthesisInput): string {
   const m = input.metadata;
-  const metadata = new Map<string, unknown>([
-    ['name', input.name],
-    ['creationTimestamp', null],
-  ]);
+  const metadata = new Map<string, unknown>([['name', input.name]]);
   put(metadata, 'labels', m.labels);
   put(metadata, 'annotations', m.annotations);
 

@@ -117,7 +117,8 @@ function streaming<Req, Res>(fn: (req: Req) => Iterable<Res>) {
       }
       call.end();
     } catch (err) {
-      call.destroy(Object.assign(new Error(toStatus(err).details), toStatus(err)));
+      // grpc-js ends a server stream with a status when the call emits 'error' with { code, details }.
+      call.emit('error', toStatus(err));
     }
   };
 }

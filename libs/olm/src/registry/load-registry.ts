@@ -1,9 +1,28 @@
 import { formatValidationResults } from '../catalog/format.js';
 import { loadCatalog } from '../catalog/load.js';
 import { validateCatalog } from '../catalog/validate.js';
+import { goQuote } from '../semver/go-quote.js';
 import { RegistryError } from './errors.js';
 import { RegistryQueries } from './queries.js';
 import { type BuildRegistryModelOptions, buildRegistryModel, type RegistryModel } from './registry-model.js';
+
+const META_KEY_COMPONENT = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
+
+/**
+ * opm's serve cache stores blobs of other schemas by schema and package, and refuses names it cannot use as a
+ * key (`invalid custom schema meta: …`).
+ */
+function checkCustomSchemaBlob(schema: string, pkg: string): void {
+  const check = (what: string, value: string): void => {
+    if (META_KEY_COMPONENT.test(value)) return;
+    throw new RegistryError(
+      'REGISTRY_CATALOG_INVALID',
+      `invalid custom schema meta: invalid ${what} ${goQuote(value)}: must match ${META_KEY_COMPONENT.source}`,
+    );
+  };
+  check('schema', schema);
+  if (pkg !== '') check('packageName', pkg);
+}
 
 /** A catalog ready to serve. */
 export interface LoadedRegistry {
@@ -32,6 +51,7 @@ export async function loadRegistry(
       `${dir}: the catalog is invalid, refusing to serve it:\n${formatValidationResults(errors)}`,
     );
   }
+  for (const other of catalog.others) checkCustomSchemaBlob(other.schema, other.package);
   const model = buildRegistryModel(catalog, options);
   return {
     model,
