@@ -57,6 +57,27 @@ async function main(options: ConvergeOptions): Promise<void> {
   const operatorRuns: OperatorRun[] = [];
   const limitRuns: LimitRun[] = [];
   let kubernetesVersion = 'unknown';
+  // Rewritten after every run, marked incomplete until the end, so a long run that fails keeps what it measured.
+  const writeResults = (complete: boolean) => {
+    const metrics = convergeMetrics(options.sizes, operatorRuns, limitRuns);
+    const ratios = convergeRatios(options.sizes, metrics);
+    const finishedAt = new Date();
+    writeJson(RESULT_FILE, {
+      schemaVersion: 1,
+      benchmark: 'converge',
+      complete,
+      startedAt: startedAt.toISOString(),
+      finishedAt: finishedAt.toISOString(),
+      durationSeconds: (finishedAt.getTime() - startedAt.getTime()) / 1000,
+      machine,
+      cluster: { nodes: options.nodes, kubernetesVersion },
+      config: options,
+      metrics,
+      ratios,
+      runs: { operators: operatorRuns, limit: limitRuns },
+    });
+    return { metrics, ratios };
+  };
   try {
     const baselineBinary = await memcachedBaselineBinary(log);
     const operators: OperatorCommand[] = [
@@ -70,9 +91,10 @@ async function main(options: ConvergeOptions): Promise<void> {
       (await rest.request<{ gitVersion?: string }>('GET', '/version')).gitVersion ?? 'unknown';
     await installCrd(rest);
 
-    for (const n of options.sizes) {
-      for (let run = 1; run <= options.runs; run++) {
-        log(`${n} Memcacheds, run ${run} of ${options.runs}`);
+    for (const [i, n] of options.sizes.entries()) {
+      const runs = options.runs[i]!;
+      for (let run = 1; run <= runs; run++) {
+        log(`${n} Memcacheds, run ${run} of ${runs}`);
         const base = {
           rest,
           kubeconfigPath: cluster.kubeconfigPath,
@@ -90,10 +112,12 @@ async function main(options: ConvergeOptions): Promise<void> {
           operatorRuns.push(
             await runOperator(command, { ...base, namespace, logFile: join(logDir, `${namespace}.log`) }),
           );
+          writeResults(false);
         }
         if (options.limit) {
           const namespace = `bench-limit-${n}-${run}`;
           limitRuns.push(await runLimit({ ...base, namespace, logFile: join(logDir, `${namespace}.log`) }));
+          writeResults(false);
         }
       }
     }
@@ -109,22 +133,7 @@ async function main(options: ConvergeOptions): Promise<void> {
   }
   rmSync(scratch, { recursive: true, force: true });
 
-  const metrics = convergeMetrics(options.sizes, operatorRuns, limitRuns);
-  const ratios = convergeRatios(options.sizes, metrics);
-  const finishedAt = new Date();
-  writeJson(RESULT_FILE, {
-    schemaVersion: 1,
-    benchmark: 'converge',
-    startedAt: startedAt.toISOString(),
-    finishedAt: finishedAt.toISOString(),
-    durationSeconds: (finishedAt.getTime() - startedAt.getTime()) / 1000,
-    machine,
-    cluster: { nodes: options.nodes, kubernetesVersion },
-    config: options,
-    metrics,
-    ratios,
-    runs: { operators: operatorRuns, limit: limitRuns },
-  });
+  const { metrics, ratios } = writeResults(true);
   process.stdout.write(
     `\n${formatMachine(machine)}\nKubernetes: ${kubernetesVersion} (local, ${options.nodes} nodes)\n\n`,
   );
@@ -132,6 +141,9 @@ async function main(options: ConvergeOptions): Promise<void> {
     `${formatTable(metrics)}\n\n${formatRatios(ratios)}\n\nResults written to ${RESULT_FILE}\n`,
   );
 }
+
+// An interrupted run still runs the exit hooks that stop the operator; the cluster's processes follow their parent.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
 try {
   await main(parseConvergeOptions(process.argv.slice(2)));

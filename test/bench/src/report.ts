@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type Stats, stats } from './stats.js';
 
@@ -49,8 +49,10 @@ export function formatTable(metrics: readonly Metric[]): string {
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
 
-/** Writes `data` as pretty JSON, creating the directory. */
+/** Writes `data` as pretty JSON, creating the directory; atomically, so a reader never sees half a file. */
 export function writeJson(path: string, data: unknown): void {
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(data, null, 2)}\n`);
+  const partial = `${path}.${process.pid}.partial`;
+  writeFileSync(partial, `${JSON.stringify(data, null, 2)}\n`);
+  renameSync(partial, path);
 }

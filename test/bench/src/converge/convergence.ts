@@ -115,9 +115,19 @@ export class FleetWatch {
     return this.#converged.size;
   }
 
-  /** Resolves with `performance.now()` at the event that made `done` true. */
-  async until(done: () => boolean, timeoutMs: number, what: string): Promise<number> {
+  /**
+   * Resolves with `performance.now()` at the event that made `done` true. Every 30 s it reports how far the
+   * fleet got, so a long run shows progress.
+   */
+  async until(
+    done: () => boolean,
+    timeoutMs: number,
+    what: string,
+    progress?: (line: string) => void,
+  ): Promise<number> {
+    const started = performance.now();
     return new Promise((resolve, reject) => {
+      const state = () => `${this.#converged.size} of ${this.#crs.size} converged`;
       const check = () => {
         if (this.#synced < 2 || !done()) return;
         finish();
@@ -125,14 +135,15 @@ export class FleetWatch {
       };
       const timer = setTimeout(() => {
         finish();
-        reject(
-          new Error(
-            `${what}: not reached within ${Math.round(timeoutMs / 1000)} s (${this.#converged.size} of ${this.#crs.size} converged)`,
-          ),
-        );
+        reject(new Error(`${what}: not reached within ${Math.round(timeoutMs / 1000)} s (${state()})`));
       }, timeoutMs);
+      const ticker = setInterval(
+        () => progress?.(`    ${what}: ${((performance.now() - started) / 1000).toFixed(0)} s, ${state()}`),
+        30_000,
+      );
       const finish = () => {
         clearTimeout(timer);
+        clearInterval(ticker);
         this.#waiters.delete(check);
       };
       this.#waiters.add(check);

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -67,6 +67,15 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
+let setprivAvailable: boolean | undefined;
+/** `setpriv --pdeathsig KILL` has the kernel kill the operator if the benchmark dies, however it dies. */
+function withParentDeathSignal(executable: string, args: readonly string[]): [string, string[]] {
+  setprivAvailable ??= process.platform === 'linux' && spawnSync('setpriv', ['--version']).status === 0;
+  return setprivAvailable
+    ? ['setpriv', ['--pdeathsig', 'KILL', '--', executable, ...args]]
+    : [executable, [...args]];
+}
+
 /** A started operator process with its metrics endpoint. */
 export class OperatorProcess {
   readonly #child: ChildProcess;
@@ -106,25 +115,22 @@ export class OperatorProcess {
         ? ['--kubeconfig', options.kubeconfigPath, '--log-level', 'error']
         : [`--kubeconfig=${options.kubeconfigPath}`, '--zap-log-level=error'];
     const log = createWriteStream(options.logFile, { flags: 'a' });
-    const child = spawn(
-      command.executable,
-      [
-        ...command.args,
-        `--metrics-bind-address=127.0.0.1:${metricsPort}`,
-        `--health-probe-bind-address=127.0.0.1:${probePort}`,
-        ...flags,
-      ],
-      {
-        env: {
-          ...process.env,
-          KUBECONFIG: options.kubeconfigPath,
-          WATCH_NAMESPACE: options.namespaces.join(','),
-          POD_NAMESPACE: options.namespaces[0],
-          [command.imageVariable]: options.image,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    const [executable, args] = withParentDeathSignal(command.executable, [
+      ...command.args,
+      `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+      `--health-probe-bind-address=127.0.0.1:${probePort}`,
+      ...flags,
+    ]);
+    const child = spawn(executable, args, {
+      env: {
+        ...process.env,
+        KUBECONFIG: options.kubeconfigPath,
+        WATCH_NAMESPACE: options.namespaces.join(','),
+        POD_NAMESPACE: options.namespaces[0],
+        [command.imageVariable]: options.image,
       },
-    );
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     running.add(child);
     child.stdout!.pipe(log, { end: false });
     child.stderr!.pipe(log, { end: false });

@@ -4,8 +4,8 @@ import { parseArgs } from 'node:util';
 export interface ConvergeOptions {
   /** Fleet sizes: how many Memcacheds are created at once. */
   readonly sizes: readonly number[];
-  /** Measured runs per size and operator. */
-  readonly runs: number;
+  /** Measured runs per operator, for each size in `sizes` (same order). */
+  readonly runs: readonly number[];
   /** Length of the steady-state window. */
   readonly steadySeconds: number;
   /** Image of the memcached pods; any image named memcached runs as a real memcached process. */
@@ -21,7 +21,8 @@ export interface ConvergeOptions {
 
 export const DEFAULT_CONVERGE_OPTIONS: ConvergeOptions = {
   sizes: [100, 1000],
-  runs: 3,
+  // A run of 1,000 takes about 40 minutes on 2 cores (see the README); 3 of them are `--runs 3`.
+  runs: [3, 1],
   steadySeconds: 60,
   image: 'docker.io/library/memcached:1.6.38-alpine',
   createSize: 1,
@@ -64,7 +65,7 @@ export function parseConvergeOptions(argv: readonly string[]): ConvergeOptions {
   if (image.trim().length === 0) throw new ConvergeOptionsError('--image: must not be empty');
   return {
     sizes,
-    runs: v.runs === undefined ? d.runs : integer('runs', v.runs, 1, 100),
+    runs: parseRuns(v.runs, sizes, v.sizes === undefined),
     steadySeconds:
       v['steady-seconds'] === undefined
         ? d.steadySeconds
@@ -75,6 +76,31 @@ export function parseConvergeOptions(argv: readonly string[]): ConvergeOptions {
     nodes: v.nodes === undefined ? d.nodes : integer('nodes', v.nodes, 1, 20),
     limit: !v['skip-limit'],
   };
+}
+
+/**
+ * `--runs 3` (every size) or `--runs 100:3,1000:1` (per size; every size needs an entry). Without the flag:
+ * the default runs for the default sizes, else 3.
+ */
+function parseRuns(text: string | undefined, sizes: readonly number[], defaultSizes: boolean): number[] {
+  if (text === undefined) return defaultSizes ? [...DEFAULT_CONVERGE_OPTIONS.runs] : sizes.map(() => 3);
+  if (!text.includes(':')) {
+    const runs = integer('runs', text, 1, 100);
+    return sizes.map(() => runs);
+  }
+  const perSize = new Map<number, number>();
+  for (const entry of text.split(',')) {
+    const [size, runs, extra] = entry.split(':');
+    if (size === undefined || runs === undefined || extra !== undefined) {
+      throw new ConvergeOptionsError(`--runs: expected <size>:<runs>, got "${entry}"`);
+    }
+    perSize.set(integer('runs', size, 1, 100_000), integer('runs', runs, 1, 100));
+  }
+  return sizes.map((size) => {
+    const runs = perSize.get(size);
+    if (runs === undefined) throw new ConvergeOptionsError(`--runs: no entry for size ${size} of --sizes`);
+    return runs;
+  });
 }
 
 function parse(argv: readonly string[]) {

@@ -144,7 +144,12 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
     await sleep(3000);
     const s0 = await sample(operator);
     await createMemcacheds(rest, namespace, names, o.createSize);
-    const created = await fleet.until(fleet.allConverged(n), timeoutFor(n), `${command.name}: converge ${n}`);
+    const created = await fleet.until(
+      fleet.allConverged(n),
+      timeoutFor(n),
+      `${command.name}: converge ${n}`,
+      o.progress,
+    );
     const s1 = await sample(operator, created);
     const create = phase(s0, s1, n);
     o.progress(
@@ -169,7 +174,12 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
     fleet.expectSize(o.updateSize);
     const s2 = await sample(operator);
     await resizeMemcacheds(rest, namespace, names, o.updateSize);
-    const resized = await fleet.until(fleet.allConverged(n), timeoutFor(n), `${command.name}: resize ${n}`);
+    const resized = await fleet.until(
+      fleet.allConverged(n),
+      timeoutFor(n),
+      `${command.name}: resize ${n}`,
+      o.progress,
+    );
     const s3 = await sample(operator, resized);
     const update = phase(s2, s3, n);
     const podsAfterUpdate = await countPods(rest, namespace);
@@ -179,7 +189,12 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
 
     const s4 = await sample(operator);
     await deleteAllMemcacheds(rest, namespace);
-    const gone = await fleet.until(fleet.allGone(), timeoutFor(n), `${command.name}: delete ${n}`);
+    const gone = await fleet.until(
+      fleet.allGone(),
+      timeoutFor(n),
+      `${command.name}: delete ${n}`,
+      o.progress,
+    );
     const s5 = await sample(operator, gone);
     const deletion = phase(s4, s5, n);
     o.progress(
@@ -221,7 +236,12 @@ export async function runLimit(o: ScenarioOptions): Promise<LimitRun> {
       deploymentWrites++;
       await createDeployment(cr);
     });
-    const created = await fleet.until(fleet.allConverged(n), timeoutFor(n), `limit: converge ${n}`);
+    const created = await fleet.until(
+      fleet.allConverged(n),
+      timeoutFor(n),
+      `limit: converge ${n}`,
+      o.progress,
+    );
     writer.check();
     const create = { elapsedMs: Math.round(created - started), writes: deploymentWrites + writer.writes };
     o.progress(
@@ -239,7 +259,7 @@ export async function runLimit(o: ScenarioOptions): Promise<LimitRun> {
         contentType: 'application/merge-patch+json',
       });
     });
-    const resized = await fleet.until(fleet.allConverged(n), timeoutFor(n), `limit: resize ${n}`);
+    const resized = await fleet.until(fleet.allConverged(n), timeoutFor(n), `limit: resize ${n}`, o.progress);
     const update = { elapsedMs: Math.round(resized - resizeStarted), writes: resizeWrites };
     o.progress(`  limit ${n}: resized in ${(update.elapsedMs / 1000).toFixed(1)} s, ${update.writes} writes`);
     await deleteAllMemcacheds(rest, namespace);

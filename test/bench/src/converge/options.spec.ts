@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONVERGE_OPTIONS, parseConvergeOptions } from './options.js';
+
+describe('parseConvergeOptions', () => {
+  it('takes the defaults and overrides them flag by flag', () => {
+    expect(parseConvergeOptions([])).toEqual(DEFAULT_CONVERGE_OPTIONS);
+    expect(parseConvergeOptions(['--sizes', '10,20', '--runs=1', '--skip-limit'])).toMatchObject({
+      sizes: [10, 20],
+      runs: [1, 1],
+      limit: false,
+    });
+    expect(parseConvergeOptions(['--sizes', '10,20', '--runs', '20:1,10:5']).runs).toEqual([5, 1]);
+    expect(parseConvergeOptions(['--sizes', '10']).runs).toEqual([3]);
+  });
+
+  it('names the flag and the reason for bad input', () => {
+    expect(() => parseConvergeOptions(['--sizes', '100,x'])).toThrow(/--sizes: .*"x"/);
+    expect(() => parseConvergeOptions(['--update-size', '4'])).toThrow(/--update-size: .*1 to 3/);
+    expect(() => parseConvergeOptions(['--create-size', '2', '--update-size', '2'])).toThrow(/must differ/);
+    expect(() => parseConvergeOptions(['--bogus'])).toThrow(/bogus/);
+    expect(() => parseConvergeOptions(['--sizes', '10,20', '--runs', '10:2'])).toThrow(
+      /no entry for size 20/,
+    );
+    expect(() => parseConvergeOptions(['--runs', '100:1:2'])).toThrow(/<size>:<runs>/);
+  });
+});
