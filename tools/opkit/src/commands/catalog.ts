@@ -137,6 +137,47 @@ Stops gracefully on SIGINT or SIGTERM.`,
       },
     );
   catalog
+    .command('publish')
+    .description('Create or update a CatalogSource for a gRPC catalog and wait until OLM reports it READY.')
+    .addHelpText(
+      'after',
+      `
+Applies (server-side apply, field manager "opkit") a CatalogSource of sourceType grpc in --namespace,
+pointing at a running registry server (--address, e.g. one started with \`opkit catalog serve\`) or at a
+catalog image OLM runs as a pod (--image). Then follows status.connectionState.lastObservedState,
+printing each state it sees, until it is READY. If it is not READY within --timeout, the last state
+(e.g. TRANSIENT_FAILURE or CONNECTING for an address nothing listens on) is printed and the exit code is 1.
+
+Example:
+  opkit catalog serve catalog/configs --inline-bundles --port 50051 &
+  opkit catalog publish --name opkit --address 127.0.0.1:50051 --kubeconfig ./kubeconfig`,
+    )
+    .requiredOption('--name <name>', 'CatalogSource name')
+    .option('--namespace <ns>', "namespace (OLM's global catalog namespace is olm)", 'olm')
+    .option('--address <host:port>', 'address of a running registry gRPC server (spec.address)')
+    .option('--image <reference>', 'catalog image for OLM to run (spec.image)')
+    .option('--display-name <text>', 'spec.displayName')
+    .option('--timeout <duration>', 'how long to wait for READY (e.g. 120s, 2m)', '120s')
+    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
+    .action(
+      async (opts: {
+        name: string;
+        namespace: string;
+        address?: string;
+        image?: string;
+        displayName?: string;
+        timeout: string;
+        kubeconfig?: string;
+      }) => {
+        const { parseDuration, publishCatalog } = await import('../publish.js');
+        await publishCatalog({
+          ...opts,
+          timeoutMs: parseDuration(opts.timeout),
+          log: (line) => process.stdout.write(`${line}\n`),
+        });
+      },
+    );
+  catalog
     .command('image <dir>')
     .description(
       'Build the catalog image (/configs, the index.configs label) as an OCI image layout, without Docker.',

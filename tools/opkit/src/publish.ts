@@ -1,0 +1,133 @@
+import { ApiException, KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
+import { CliError } from './cli-error.js';
+
+/** Options of `opkit catalog publish`. */
+export interface PublishOptions {
+  readonly name: string;
+  readonly namespace: string;
+  /** `host:port` of a running registry server (spec.address), or … */
+  readonly address?: string;
+  /** … a catalog image reference OLM runs as a registry pod (spec.image). */
+  readonly image?: string;
+  readonly displayName?: string;
+  readonly timeoutMs: number;
+  readonly kubeconfig?: string;
+  /** Progress lines. */
+  readonly log: (line: string) => void;
+  readonly pollIntervalMs?: number;
+}
+
+interface CatalogSource {
+  apiVersion: 'operators.coreos.com/v1alpha1';
+  kind: 'CatalogSource';
+  metadata: { name: string; namespace: string };
+  spec: Record<string, unknown>;
+  status?: { connectionState?: { lastObservedState?: string; address?: string; lastConnect?: string } };
+}
+
+const FIELD_MANAGER = 'opkit';
+const READY = 'READY';
+
+/** A CatalogSource for a gRPC registry at an address or in an image. */
+export function catalogSourceManifest(options: Omit<PublishOptions, 'log' | 'timeoutMs'>): CatalogSource {
+  const spec: Record<string, unknown> = { sourceType: 'grpc' };
+  if (options.address !== undefined) spec.address = options.address;
+  if (options.image !== undefined) spec.image = options.image;
+  if (options.displayName !== undefined) spec.displayName = options.displayName;
+  return {
+    apiVersion: 'operators.coreos.com/v1alpha1',
+    kind: 'CatalogSource',
+    metadata: { name: options.name, namespace: options.namespace },
+    spec,
+  };
+}
+
+function apiError(what: string, err: unknown): CliError {
+  if (err instanceof ApiException) {
+    let reason = String(err.body);
+    try {
+      reason = (JSON.parse(String(err.body)) as { message?: string }).message ?? reason;
+    } catch {
+      // not a Status body
+    }
+    const hint = err.code === 404 ? ' (are the OLM CRDs installed?)' : '';
+    return new CliError('OPKIT_KUBE_API', `${what}: HTTP ${err.code}: ${reason}${hint}`, { cause: err });
+  }
+  return new CliError('OPKIT_KUBE_API', `${what}: ${(err as Error).message}`, { cause: err });
+}
+
+/**
+ * `opkit catalog publish`: creates or updates the CatalogSource with server-side apply, then waits until
+ * OLM reports its connection `READY`, logging every state it observes.
+ *
+ * @throws CliError `OPKIT_CATALOG_NOT_READY` naming the last observed state when the timeout passes
+ */
+export async function publishCatalog(options: PublishOptions): Promise<void> {
+  if ((options.address === undefined) === (options.image === undefined)) {
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      'give exactly one of --address <host:port> or --image <reference>',
+    );
+  }
+  const kc = new KubeConfig();
+  try {
+    if (options.kubeconfig !== undefined) kc.loadFromFile(options.kubeconfig);
+    else kc.loadFromDefault();
+  } catch (err) {
+    throw new CliError(
+      'OPKIT_KUBECONFIG_INVALID',
+      `${options.kubeconfig ?? 'kubeconfig'}: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+  const client = KubernetesObjectApi.makeApiClient(kc);
+  const manifest = catalogSourceManifest(options);
+  const where = `CatalogSource ${options.namespace}/${options.name}`;
+  try {
+    await client.patch(manifest, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+  } catch (err) {
+    throw apiError(`apply ${where}`, err);
+  }
+  options.log(
+    `applied ${where} (${options.address !== undefined ? `address ${options.address}` : `image ${options.image}`})`,
+  );
+
+  const deadline = Date.now() + options.timeoutMs;
+  let last: string | undefined;
+  for (;;) {
+    let current: CatalogSource;
+    try {
+      current = await client.read<CatalogSource>(manifest);
+    } catch (err) {
+      throw apiError(`read ${where}`, err);
+    }
+    const state = current.status?.connectionState?.lastObservedState;
+    if (state !== last) {
+      options.log(`${where}: ${state ?? 'no connection state yet'}`);
+      last = state;
+    }
+    if (state === READY) return;
+    if (Date.now() >= deadline) {
+      throw new CliError(
+        'OPKIT_CATALOG_NOT_READY',
+        `${where} did not become ${READY} within ${options.timeoutMs / 1000}s; last observed state: ${last ?? 'none (has OLM’s catalog operator seen it?)'}`,
+      );
+    }
+    await new Promise((r) =>
+      setTimeout(r, Math.min(options.pollIntervalMs ?? 500, Math.max(0, deadline - Date.now()))),
+    );
+  }
+}
+
+/** Parses a duration such as `120s`, `2m`, `1500ms` or a plain number of seconds. */
+export function parseDuration(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
+  if (!m) {
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `--timeout ${JSON.stringify(value)}: expected a duration such as 120s, 2m or 500ms`,
+    );
+  }
+  const n = Number(m[1]);
+  return m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
+}
