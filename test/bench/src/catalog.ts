@@ -1,5 +1,6 @@
-// `nx run bench:catalog`: `opkit catalog validate` against `opm validate` on one synthetic catalog of 5,000
-// bundles in 50 packages, in the same run. opkit runs as its distributable form: one esbuild bundle on Node.
+// `nx run bench:catalog`: `opkit catalog validate` against `opm validate`, and `opkit catalog serve` against
+// `opm serve` start-up (process start until the gRPC health check answers SERVING), on one synthetic catalog of
+// 5,000 bundles in 50 packages, in the same run. opkit runs as its distributable form: one esbuild bundle on Node.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { promisify } from 'node:util';
 import { loadCatalog, syntheticCatalog, validateCatalog, writeCatalog } from '@opkit/olm';
 import { opmBinary } from '@opkit/test-cluster';
 import { build } from 'esbuild';
+import { freePort, timeServeStartup } from './catalog/serve-startup.js';
 import { formatMachine, machineInfo } from './machine.js';
 import { formatTable, type Metric, metric, writeJson } from './report.js';
 
@@ -57,6 +59,38 @@ async function main(): Promise<void> {
       );
       inProcess.push(await time(async () => validateCatalog(await loadCatalog(dir))));
     }
+    // opm serve builds its cache in a fresh temp dir at every start unless it is given a pre-built one, as
+    // opm's catalog images are (`opm serve --cache-only` at image build time); both are measured.
+    const cacheDir = join(scratch, 'opm-cache');
+    await run(opm, ['serve', dir, '--cache-dir', cacheDir, '--cache-only'], { maxBuffer: 64 << 20 });
+    const opmServe: number[] = [];
+    const opmServeCached: number[] = [];
+    const opkitServe: number[] = [];
+    const opmServeArgs = (port: number, extra: string[] = []): string[] => [
+      'serve',
+      dir,
+      '-p',
+      String(port),
+      '--pprof-addr',
+      '127.0.0.1:0',
+      '-t',
+      join(scratch, 'opm-termination.log'),
+      ...extra,
+    ];
+    for (let i = 0; i < RUNS; i++) {
+      let port = await freePort();
+      opmServe.push(await timeServeStartup(opm, opmServeArgs(port), port));
+      port = await freePort();
+      opmServeCached.push(await timeServeStartup(opm, opmServeArgs(port, ['--cache-dir', cacheDir]), port));
+      port = await freePort();
+      opkitServe.push(
+        await timeServeStartup(
+          process.execPath,
+          [cli, 'catalog', 'serve', dir, '--port', String(port), '--host', '127.0.0.1'],
+          port,
+        ),
+      );
+    }
     const metrics: Metric[] = [
       metric('validate', 'opm-validate', 'opm validate (5,000 bundles)', 'ms', 'lower', opmRuns),
       metric(
@@ -68,14 +102,29 @@ async function main(): Promise<void> {
         opkitRuns,
       ),
       metric('validate', 'opkit-in-process', 'load + validate in process', 'ms', 'lower', inProcess),
+      metric('serve', 'opm-serve-startup', 'opm serve start-up (5,000 bundles)', 'ms', 'lower', opmServe),
+      metric(
+        'serve',
+        'opm-serve-startup-cached',
+        'opm serve start-up, pre-built cache',
+        'ms',
+        'lower',
+        opmServeCached,
+      ),
+      metric('serve', 'opkit-serve-startup', 'opkit catalog serve start-up', 'ms', 'lower', opkitServe),
     ];
     const ratio = metrics[1]!.median / metrics[0]!.median;
+    const serveRatio = metrics[5]!.median / metrics[3]!.median;
     process.stdout.write(`\n${formatMachine(machineInfo())}\n\n${formatTable(metrics)}\n\n`);
     process.stdout.write(
-      `ratio opkit/opm (median wall time): ${ratio.toFixed(2)} (below 1 = opkit faster)\n`,
+      `ratio opkit/opm (median wall time): validate ${ratio.toFixed(2)}, serve start-up ${serveRatio.toFixed(2)} (below 1 = opkit faster)\n`,
     );
     const out = join(import.meta.dirname, '..', 'results', 'catalog.json');
-    writeJson(out, { machine: machineInfo(), metrics, ratio: { opkitOverOpm: ratio } });
+    writeJson(out, {
+      machine: machineInfo(),
+      metrics,
+      ratio: { opkitOverOpm: ratio, serveStartupOpkitOverOpm: serveRatio },
+    });
     process.stdout.write(`Results written to ${out}\n`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });

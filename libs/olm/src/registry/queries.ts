@@ -121,9 +121,7 @@ export class RegistryQueries {
   }
 
   private static provides(e: RegistryEntry, q: ProvidersRequest): boolean {
-    return e.bundle.providedApis.some(
-      (g) => g.group === q.group && g.version === q.version && g.kind === q.kind,
-    );
+    return e.providedApis.some((g) => g.group === q.group && g.version === q.version && g.kind === q.kind);
   }
 
   private static notProvided(q: ProvidersRequest): string {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { formatOlmBundleJson, renderBundle } from '../bundle/render.js';
 import { parseCatalogContent } from '../catalog/load.js';
 import {
+  type GvkProperty,
   type ParsedProperties,
   PROPERTY_BUNDLE_OBJECT,
   PROPERTY_CSV_METADATA,
@@ -28,7 +29,9 @@ export interface RegistryEntry {
   readonly name: string;
   readonly replaces: string;
   readonly skips: readonly string[];
-  /** The bundle as the API serves it in this channel (`replaces`/`skips` included). */
+  /** The APIs the bundle provides (its `olm.gvk` properties). */
+  readonly providedApis: readonly ApiGroupVersionKind[];
+  /** The bundle as the API serves it in this channel (`replaces`/`skips` included); converted on first use. */
   readonly bundle: ApiBundle;
 }
 
@@ -113,6 +116,12 @@ function dependenciesOf(bundle: BundleBlob): ApiTypedValue[] {
 interface BundleContent {
   readonly csvJson: string;
   readonly objects: readonly string[];
+}
+
+/** The version of a bundle's `olm.package` property (validation guarantees exactly one). */
+function packageVersion(bundle: BundleBlob): string {
+  const p = bundle.properties.find((x) => x.type === PROPERTY_PACKAGE);
+  return ((p?.value ?? {}) as { version?: string }).version ?? '';
 }
 
 /** The CSV JSON and objects of a bundle as opm loads them (`csvJson` is the first CSV among the objects). */
@@ -214,36 +223,60 @@ export function buildRegistryModel(catalog: Catalog, options: BuildRegistryModel
   for (const pkg of catalog.packages) {
     const dep = deprecations.get(pkg.name);
     // Converted once per bundle, then copied into each channel that lists it.
-    const converted = new Map<string, ReturnType<typeof convertBundle>>();
-    const convert = (b: BundleBlob): ReturnType<typeof convertBundle> => {
-      let c = converted.get(b.name);
-      if (c === undefined) {
-        const parsed = parseProperties(b.properties);
-        let content = contentOf(b);
-        if (options.inlineBundles) {
-          if (content.objects.length === 0) {
-            const version = parsed.packages[0]?.version ?? '';
-            const fromDir =
-              options.bundlesDir !== undefined
-                ? contentFromDirectory(options.bundlesDir, pkg.name, version)
-                : undefined;
-            if (fromDir === undefined) {
-              throw new RegistryError(
-                'REGISTRY_INLINE_CONTENT_MISSING',
-                `package ${goQuote(pkg.name)}, bundle ${goQuote(b.name)}: no olm.bundle.object properties to serve inline` +
-                  (options.bundlesDir !== undefined
-                    ? ` and no bundle directory ${join(options.bundlesDir, pkg.name, version)}`
-                    : ' and no bundles directory given'),
-              );
-            }
-            content = fromDir;
-          }
-          b = { ...b, image: '' };
-        }
-        c = convertBundle(pkg, b, parsed, content, dep?.bundles.get(b.name));
-        converted.set(b.name, c);
+    // Start-up checks only what opm's cache build would refuse; the conversion itself (decoding objects,
+    // synthesizing CSVs) happens on first use, once per bundle, so a large catalog is served at once.
+    type Converted = ReturnType<typeof convertBundle>;
+    const prepared = new Map<string, { providedApis: ApiGroupVersionKind[]; convert: () => Converted }>();
+    const prepare = (blob: BundleBlob) => {
+      let p = prepared.get(blob.name);
+      if (p !== undefined) return p;
+      const csvMetadatas = blob.properties.filter((x) => x.type === PROPERTY_CSV_METADATA).length;
+      if (csvMetadatas > 1) {
+        throw new RegistryError(
+          'REGISTRY_BUNDLE_INVALID',
+          `package ${goQuote(pkg.name)}, bundle ${goQuote(blob.name)}: parse properties: expected at most 1 property of type "olm.csv.metadata", found ${csvMetadatas}`,
+        );
       }
-      return c;
+      let b = blob;
+      let fromDir: BundleContent | undefined;
+      if (options.inlineBundles) {
+        if (!b.properties.some((x) => x.type === PROPERTY_BUNDLE_OBJECT)) {
+          const version = packageVersion(b);
+          fromDir =
+            options.bundlesDir !== undefined
+              ? contentFromDirectory(options.bundlesDir, pkg.name, version)
+              : undefined;
+          if (fromDir === undefined) {
+            throw new RegistryError(
+              'REGISTRY_INLINE_CONTENT_MISSING',
+              `package ${goQuote(pkg.name)}, bundle ${goQuote(b.name)}: no olm.bundle.object properties to serve inline` +
+                (options.bundlesDir !== undefined
+                  ? ` and no bundle directory ${join(options.bundlesDir, pkg.name, version)}`
+                  : ' and no bundles directory given'),
+            );
+          }
+        }
+        b = { ...b, image: '' };
+      }
+      let converted: Converted | undefined;
+      const bundle = b;
+      p = {
+        providedApis: b.properties
+          .filter((x) => x.type === PROPERTY_GVK)
+          .map((x) => gvk(x.value as GvkProperty)),
+        convert: () => {
+          converted ??= convertBundle(
+            pkg,
+            bundle,
+            parseProperties(bundle.properties),
+            fromDir ?? contentOf(bundle),
+            dep?.bundles.get(bundle.name),
+          );
+          return converted;
+        },
+      };
+      prepared.set(blob.name, p);
+      return p;
     };
     const channels = new Map<string, RegistryChannel>();
     for (const ch of channelsByPackage.get(pkg.name) ?? []) {
@@ -263,20 +296,25 @@ export function buildRegistryModel(catalog: Catalog, options: BuildRegistryModel
             `package ${goQuote(pkg.name)}, channel ${goQuote(ch.name)}: no olm.bundle blob for entry ${goQuote(e.name)}`,
           );
         }
-        const base = convert(blob);
+        const { providedApis, convert } = prepare(blob);
         const skips = e.skips ?? [];
+        let bundle: ApiBundle | undefined;
         entries.set(e.name, {
           packageName: pkg.name,
           channelName: ch.name,
           name: e.name,
           replaces: e.replaces ?? '',
           skips,
-          bundle: {
-            ...base,
-            channelName: ch.name,
-            skipRange: e.skipRange ?? '',
-            replaces: e.replaces ?? '',
-            skips: [...skips],
+          providedApis,
+          get bundle(): ApiBundle {
+            bundle ??= {
+              ...convert(),
+              channelName: ch.name,
+              skipRange: e.skipRange ?? '',
+              replaces: e.replaces ?? '',
+              skips: [...skips],
+            };
+            return bundle;
           },
         });
       }
