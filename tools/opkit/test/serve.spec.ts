@@ -1,11 +1,12 @@
 // `opkit catalog serve` against `opm serve`: both serve the same catalog, a gRPC client built from our
 // registry.proto sends both the same requests, and the answers (or status codes and messages) must agree.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { credentials, loadPackageDefinition, type ServiceError } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { loadCatalog } from '@opkit/olm';
@@ -19,6 +20,7 @@ const opkit = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
 const fixture = join(import.meta.dirname, 'fixtures', 'registry-catalog');
 const scratch = mkdtempSync(join(tmpdir(), 'opkit-serve-'));
 const started: ChildProcess[] = [];
+const run = promisify(execFile);
 
 // biome-ignore lint/suspicious/noExplicitAny: a client generated at run time from the .proto has no static type.
 type DynamicClient = any;
@@ -218,16 +220,23 @@ describe('opkit catalog serve answers exactly as opm serve', () => {
     expect(errors).toBeGreaterThan(10);
   });
 
-  it('on our catalog, with and without --inline-bundles (its bundles are inline already)', async () => {
+  it('on our catalog: the directory, with --inline-bundles (its bundles are inline already), and its image', async () => {
     const dir = join(root, 'catalog', 'configs');
-    const [opmAddress, plain, inline] = await Promise.all([
+    const layout = join(scratch, 'catalog-layout');
+    await run(process.execPath, [opkit, 'catalog', 'image', dir, '--layout', layout, '--tag', 'v1'], {
+      cwd: root,
+    });
+    const [opmAddress, plain, inline, image] = await Promise.all([
       startOpm(dir),
       startOpkit(dir),
       startOpkit(dir, '--inline-bundles'),
+      startOpkit(`${layout}:v1`),
     ]);
+    expect(image.log()).toMatch(/serving .*catalog-layout:v1 \(sha256:[0-9a-f]{64}\): 2 packages, 4 bundles/);
     const queries = await queriesFor(dir);
     await compareAll(opmAddress, plain.address, queries);
     await compareAll(opmAddress, inline.address, queries);
+    await compareAll(opmAddress, image.address, queries);
   });
 
   it('--inline-bundles fills in bundles without inline objects from the bundle directories', async () => {
