@@ -1,0 +1,107 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { eventually } from '@opkit/test-cluster/vitest';
+import { freePort } from './operator-process.js';
+
+export const repositoryRoot = join(import.meta.dirname, '..', '..', '..');
+const opkitBin = join(repositoryRoot, 'tools', 'opkit', 'bin', 'opkit.js');
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the `opkit` command line to completion. */
+export function opkit(args: readonly string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [opkitBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+/** A running `opkit catalog serve`. */
+export interface CatalogServer {
+  readonly address: string;
+  stop(): Promise<void>;
+}
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Serves a catalog directory with inline bundles on a free loopback port until stopped. */
+export async function serveCatalog(catalogDir: string, logPath: string): Promise<CatalogServer> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [opkitBin, 'catalog', 'serve', catalogDir, '--port', String(port), '--inline-bundles'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const log = createWriteStream(logPath);
+  child.stdout?.pipe(log, { end: false });
+  child.stderr?.pipe(log, { end: false });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await eventually(
+    `opkit catalog serve ${catalogDir} to listen on port ${port}`,
+    async () => {
+      if (child.exitCode !== null) {
+        throw new Error(
+          `opkit catalog serve exited with ${child.exitCode}: ${readFileSync(logPath, 'utf8')}`,
+        );
+      }
+      return portAnswers(port);
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+  return {
+    address: `127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+      log.end();
+    },
+  };
+}
+
+/** Publishes a served catalog as a CatalogSource with `opkit catalog publish`, which waits for READY. */
+export async function publishCatalog(options: {
+  readonly name: string;
+  readonly namespace: string;
+  readonly address: string;
+  readonly kubeconfigPath: string;
+  readonly timeout?: string;
+}): Promise<CliResult> {
+  return opkit([
+    'catalog',
+    'publish',
+    '--name',
+    options.name,
+    '--namespace',
+    options.namespace,
+    '--address',
+    options.address,
+    '--kubeconfig',
+    options.kubeconfigPath,
+    '--timeout',
+    options.timeout ?? '120s',
+  ]);
+}

@@ -1,0 +1,126 @@
+import { KubeApiError, type KubeRest } from '@opkit/test-cluster';
+import { eventually } from '@opkit/test-cluster/vitest';
+import {
+  type ClusterServiceVersion,
+  type InstallPlan,
+  OLM_V1ALPHA1,
+  type Subscription,
+} from './olm-types.js';
+
+/** A namespace with an OperatorGroup that targets all namespaces, ready for Subscriptions. */
+export async function createInstallNamespace(rest: KubeRest, namespace: string): Promise<void> {
+  await rest.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
+  });
+  await rest.request('POST', `/apis/operators.coreos.com/v1/namespaces/${namespace}/operatorgroups`, {
+    body: {
+      apiVersion: 'operators.coreos.com/v1',
+      kind: 'OperatorGroup',
+      metadata: { name: namespace, namespace },
+      spec: {},
+    },
+  });
+}
+
+export interface SubscribeOptions {
+  readonly namespace: string;
+  readonly packageName: string;
+  readonly channel: string;
+  readonly source: string;
+  readonly sourceNamespace: string;
+  readonly startingCSV?: string;
+}
+
+/** Subscribes with manual approval, so every step along the channel waits for the test. */
+export async function subscribe(rest: KubeRest, options: SubscribeOptions): Promise<void> {
+  await rest.request('POST', `${OLM_V1ALPHA1}/namespaces/${options.namespace}/subscriptions`, {
+    body: {
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'Subscription',
+      metadata: { name: options.packageName, namespace: options.namespace },
+      spec: {
+        channel: options.channel,
+        name: options.packageName,
+        source: options.source,
+        sourceNamespace: options.sourceNamespace,
+        installPlanApproval: 'Manual',
+        ...(options.startingCSV ? { startingCSV: options.startingCSV } : {}),
+      },
+    },
+  });
+}
+
+/**
+ * Waits for the InstallPlan the Subscription points at to ask for approval, checks what it would install
+ * and approves it. Only the plan named by `status.installPlanRef` counts: OLM may replace a plan it has
+ * just created (a newer resolution generation), and the replaced one is never executed. Approving a plan
+ * before OLM has written its first status races OLM's own update of it, so the plan must be in
+ * `RequiresApproval` first. Returns the names of the CSVs the approved plan installs.
+ */
+export async function approveNextInstallPlan(
+  rest: KubeRest,
+  namespace: string,
+  subscription: string,
+  options: { readonly timeoutMs?: number } = {},
+): Promise<readonly string[]> {
+  const plans = `${OLM_V1ALPHA1}/namespaces/${namespace}/installplans`;
+  const plan = await eventually(
+    `the InstallPlan of Subscription ${namespace}/${subscription} to require approval`,
+    async () => {
+      const sub = await rest.request<Subscription>(
+        'GET',
+        `${OLM_V1ALPHA1}/namespaces/${namespace}/subscriptions/${subscription}`,
+      );
+      const name = sub.status?.installPlanRef?.name;
+      if (!name || sub.status?.state !== 'UpgradePending') return undefined;
+      const current = await rest.request<InstallPlan>('GET', `${plans}/${name}`);
+      return current.status?.phase === 'RequiresApproval' && !current.spec.approved ? current : undefined;
+    },
+    { timeoutMs: options.timeoutMs ?? 120_000, intervalMs: 250 },
+  );
+  await rest.request('PATCH', `${plans}/${plan.metadata.name}`, {
+    body: { spec: { approved: true } },
+    contentType: 'application/merge-patch+json',
+  });
+  return plan.spec.clusterServiceVersionNames;
+}
+
+/** Waits for a CSV to reach `Succeeded` and returns it; on time-out the error carries OLM's last reason. */
+export async function waitForCsvSucceeded(
+  rest: KubeRest,
+  namespace: string,
+  name: string,
+  timeoutMs = 180_000,
+): Promise<ClusterServiceVersion> {
+  return eventually(
+    `ClusterServiceVersion ${namespace}/${name} to succeed`,
+    async () => {
+      const csv = await getOptional<ClusterServiceVersion>(
+        rest,
+        `${OLM_V1ALPHA1}/namespaces/${namespace}/clusterserviceversions/${name}`,
+      );
+      if (csv?.status?.phase === 'Failed') {
+        throw new Error(`${name} failed: ${csv.status.reason}: ${csv.status.message}`);
+      }
+      return csv?.status?.phase === 'Succeeded' ? csv : undefined;
+    },
+    { timeoutMs, intervalMs: 500 },
+  );
+}
+
+/** Waits until an object is gone (404). */
+export async function waitForDeletion(rest: KubeRest, path: string, timeoutMs = 120_000): Promise<void> {
+  await eventually(`${path} to be deleted`, async () => (await getOptional(rest, path)) === undefined, {
+    timeoutMs,
+    intervalMs: 500,
+  });
+}
+
+export async function getOptional<T>(rest: KubeRest, path: string): Promise<T | undefined> {
+  try {
+    return await rest.request<T>('GET', path);
+  } catch (error) {
+    if (error instanceof KubeApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}

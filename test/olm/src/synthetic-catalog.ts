@@ -1,0 +1,152 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** One channel entry of a synthetic package: its version and its upgrade edges. */
+export interface SyntheticEntry {
+  readonly version: string;
+  readonly replaces?: string;
+  readonly skips?: readonly string[];
+  readonly skipRange?: string;
+}
+
+/** A small operator package whose bundles OLM can install on the local control plane. */
+export interface SyntheticPackage {
+  /** e.g. `gadget-operator`; its API is `<Kind>` in group `<name>.upgrades.example.com`. */
+  readonly name: string;
+  readonly kind: string;
+  readonly channel: string;
+  readonly entries: readonly SyntheticEntry[];
+}
+
+const csvName = (pkg: string, version: string) => `${pkg}.v${version}`;
+const inline = (object: object) => ({
+  type: 'olm.bundle.object',
+  value: { data: Buffer.from(JSON.stringify(object)).toString('base64') },
+});
+
+function customResourceDefinition(pkg: SyntheticPackage) {
+  const group = `${pkg.name}.upgrades.example.com`;
+  const plural = `${pkg.kind.toLowerCase()}s`;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      names: { kind: pkg.kind, listKind: `${pkg.kind}List`, plural, singular: pkg.kind.toLowerCase() },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
+    },
+  };
+}
+
+function clusterServiceVersion(pkg: SyntheticPackage, entry: SyntheticEntry) {
+  const group = `${pkg.name}.upgrades.example.com`;
+  const plural = `${pkg.kind.toLowerCase()}s`;
+  const labels = { 'app.kubernetes.io/name': pkg.name };
+  return {
+    apiVersion: 'operators.coreos.com/v1alpha1',
+    kind: 'ClusterServiceVersion',
+    metadata: {
+      name: csvName(pkg.name, entry.version),
+      ...(entry.skipRange ? { annotations: { 'olm.skipRange': entry.skipRange } } : {}),
+    },
+    spec: {
+      displayName: pkg.name,
+      version: entry.version,
+      ...(entry.replaces ? { replaces: csvName(pkg.name, entry.replaces) } : {}),
+      ...(entry.skips ? { skips: entry.skips.map((v) => csvName(pkg.name, v)) } : {}),
+      installModes: ['OwnNamespace', 'SingleNamespace', 'MultiNamespace', 'AllNamespaces'].map((type) => ({
+        type,
+        supported: true,
+      })),
+      customresourcedefinitions: {
+        owned: [
+          {
+            name: `${plural}.${group}`,
+            version: 'v1',
+            kind: pkg.kind,
+            displayName: pkg.kind,
+            description: `A ${pkg.kind}.`,
+          },
+        ],
+      },
+      install: {
+        strategy: 'deployment',
+        spec: {
+          permissions: [
+            {
+              serviceAccountName: pkg.name,
+              rules: [{ apiGroups: [group], resources: [plural], verbs: ['get', 'list', 'watch'] }],
+            },
+          ],
+          deployments: [
+            {
+              name: pkg.name,
+              spec: {
+                replicas: 1,
+                selector: { matchLabels: labels },
+                template: {
+                  metadata: { labels },
+                  spec: {
+                    serviceAccountName: pkg.name,
+                    containers: [{ name: 'manager', image: `registry.example/${pkg.name}:${entry.version}` }],
+                  },
+                },
+              },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/**
+ * Writes a file-based catalog of synthetic packages, every bundle inline (`image: ""`) so OLM installs it
+ * without pulling images. The operators' Deployments run an image the local control plane does not back with
+ * a process, which it reports running and ready, so each CSV can succeed.
+ */
+export function writeSyntheticCatalog(dir: string, packages: readonly SyntheticPackage[]): void {
+  for (const pkg of packages) {
+    const crd = customResourceDefinition(pkg);
+    const blobs: object[] = [
+      { schema: 'olm.package', name: pkg.name, defaultChannel: pkg.channel },
+      {
+        schema: 'olm.channel',
+        package: pkg.name,
+        name: pkg.channel,
+        entries: pkg.entries.map((entry) => ({
+          name: csvName(pkg.name, entry.version),
+          ...(entry.replaces ? { replaces: csvName(pkg.name, entry.replaces) } : {}),
+          ...(entry.skips ? { skips: entry.skips.map((v) => csvName(pkg.name, v)) } : {}),
+          ...(entry.skipRange ? { skipRange: entry.skipRange } : {}),
+        })),
+      },
+      ...pkg.entries.map((entry) => ({
+        schema: 'olm.bundle',
+        package: pkg.name,
+        name: csvName(pkg.name, entry.version),
+        image: '',
+        properties: [
+          { type: 'olm.package', value: { packageName: pkg.name, version: entry.version } },
+          { type: 'olm.gvk', value: { group: crd.spec.group, kind: pkg.kind, version: 'v1' } },
+          inline(crd),
+          inline(clusterServiceVersion(pkg, entry)),
+        ],
+      })),
+    ];
+    mkdirSync(join(dir, pkg.name), { recursive: true });
+    writeFileSync(
+      join(dir, pkg.name, 'catalog.json'),
+      `${blobs.map((b) => JSON.stringify(b, null, 2)).join('\n')}\n`,
+    );
+  }
+}

@@ -1,0 +1,254 @@
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
+import { eventually } from '@opkit/test-cluster/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Condition, CustomResourceDefinition, Deployment } from '../src/kube-types.js';
+import { type CatalogSource, type ClusterServiceVersion, OLM_V1ALPHA1 } from '../src/olm-types.js';
+import { explainedBy, type OperatorProcess, runInstalledOperator } from '../src/operator-process.js';
+import { type CatalogServer, publishCatalog, repositoryRoot, serveCatalog } from '../src/opkit-cli.js';
+import { canI, writeServiceAccountKubeconfig } from '../src/service-account.js';
+import {
+  approveNextInstallPlan,
+  createInstallNamespace,
+  subscribe,
+  waitForCsvSucceeded,
+  waitForDeletion,
+} from '../src/subscriptions.js';
+
+// Our published catalog (catalog/configs), served by `opkit catalog serve` to a real OLM: the Memcached
+// operator is installed at its first released version by a manually approved Subscription, runs with nothing
+// but the rights OLM gave its ServiceAccount, and is upgraded along the channel's `replaces` edge.
+
+const OPERATOR_NAMESPACE = 'memcached-system';
+const APP_NAMESPACE = 'cache';
+const PACKAGE = 'memcached-operator';
+const FIRST = 'memcached-operator.v0.1.0';
+const NEXT = 'memcached-operator.v0.2.0';
+const MEMCACHEDS = `/apis/cache.example.com/v1alpha1/namespaces/${APP_NAMESPACE}/memcacheds`;
+const DEPLOYMENT = `/apis/apps/v1/namespaces/${OPERATOR_NAMESPACE}/deployments/memcached-operator-controller-manager`;
+
+interface Memcached {
+  readonly metadata: { readonly name: string; readonly generation: number };
+  readonly spec: { readonly size: number; readonly memoryLimitMB?: number };
+  readonly status?: { readonly conditions?: readonly Condition[] };
+}
+
+let cluster: LocalCluster;
+let rest: KubeRest;
+let catalog: CatalogServer;
+const operators: OperatorProcess[] = [];
+
+beforeAll(async () => {
+  cluster = await startCluster({ nodes: 1, olm: true });
+  rest = new KubeRest(cluster.kubeConfig);
+  catalog = await serveCatalog(
+    join(repositoryRoot, 'catalog', 'configs'),
+    join(cluster.dir, 'catalog-serve.log'),
+  );
+  await createInstallNamespace(rest, OPERATOR_NAMESPACE);
+  await rest.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: APP_NAMESPACE } },
+  });
+});
+
+afterAll(async () => {
+  for (const operator of operators) await operator.stop();
+  await catalog?.stop();
+  rest?.close();
+  await cluster?.stop();
+});
+
+function runOperator(label: string): Promise<OperatorProcess> {
+  return runInstalledOperator({
+    cluster,
+    rest,
+    namespace: OPERATOR_NAMESPACE,
+    deployment: 'memcached-operator-controller-manager',
+    entryPoint: join(repositoryRoot, 'operators', 'memcached', 'src', 'main.ts'),
+    label,
+  }).then((operator) => {
+    operators.push(operator);
+    return operator;
+  });
+}
+
+/** The Memcached once it is Available at its current generation; otherwise throws with its status. */
+function availableOrThrow(memcached: Memcached): Memcached {
+  const condition = memcached.status?.conditions?.find((c) => c.type === 'Available');
+  if (condition?.status === 'True' && condition.observedGeneration === memcached.metadata.generation) {
+    return memcached;
+  }
+  throw new Error(`generation ${memcached.metadata.generation}, status ${JSON.stringify(memcached.status)}`);
+}
+
+describe('the Memcached operator through OLM', () => {
+  it('publishes the served catalog as a CatalogSource that OLM reports READY', async () => {
+    const result = await publishCatalog({
+      name: 'opkit',
+      namespace: 'olm',
+      address: catalog.address,
+      kubeconfigPath: cluster.kubeconfigPath,
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const source = await rest.request<CatalogSource>(
+      'GET',
+      `${OLM_V1ALPHA1}/namespaces/olm/catalogsources/opkit`,
+    );
+    expect(source.status?.connectionState?.lastObservedState).toBe('READY');
+  });
+
+  it('installs the first released version by a manually approved Subscription', async () => {
+    await subscribe(rest, {
+      namespace: OPERATOR_NAMESPACE,
+      packageName: PACKAGE,
+      channel: 'alpha',
+      source: 'opkit',
+      sourceNamespace: 'olm',
+      startingCSV: FIRST,
+    });
+    expect(await approveNextInstallPlan(rest, OPERATOR_NAMESPACE, PACKAGE)).toEqual([FIRST]);
+    await waitForCsvSucceeded(rest, OPERATOR_NAMESPACE, FIRST);
+
+    const crd = await rest.request<CustomResourceDefinition>(
+      'GET',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/memcacheds.cache.example.com',
+    );
+    expect(crd.status.conditions.find((c) => c.type === 'Established')?.status).toBe('True');
+    expect(
+      Object.keys(crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties).sort(),
+    ).toEqual(['containerPort', 'size']);
+    const deployment = await rest.request<Deployment>('GET', DEPLOYMENT);
+    expect(deployment.status?.availableReplicas).toBe(1);
+  });
+
+  it('runs the operator with its ServiceAccount’s token: the CSV’s permissions are enough and no more', async () => {
+    const deployment = await rest.request<Deployment>('GET', DEPLOYMENT);
+    const kubeconfigPath = join(cluster.dir, 'rights.kubeconfig');
+    await writeServiceAccountKubeconfig({
+      rest,
+      admin: cluster.kubeConfig,
+      namespace: OPERATOR_NAMESPACE,
+      serviceAccount: deployment.spec.template.spec.serviceAccountName as string,
+      path: kubeconfigPath,
+    });
+    const asOperator = new KubeConfig();
+    asOperator.loadFromFile(kubeconfigPath);
+    const operatorRest = new KubeRest(asOperator);
+    try {
+      // Granted by the CSV (with an all-namespaces OperatorGroup OLM grants `permissions` in every namespace too).
+      expect(
+        await canI(operatorRest, {
+          verb: 'update',
+          group: 'cache.example.com',
+          resource: 'memcacheds',
+          subresource: 'status',
+          namespace: APP_NAMESPACE,
+        }),
+      ).toBe(true);
+      expect(
+        await canI(operatorRest, {
+          verb: 'create',
+          group: 'apps',
+          resource: 'deployments',
+          namespace: APP_NAMESPACE,
+        }),
+      ).toBe(true);
+      expect(
+        await canI(operatorRest, {
+          verb: 'update',
+          group: 'coordination.k8s.io',
+          resource: 'leases',
+          namespace: OPERATOR_NAMESPACE,
+        }),
+      ).toBe(true);
+      // Not listed, so not granted.
+      expect(await canI(operatorRest, { verb: 'get', resource: 'secrets', namespace: APP_NAMESPACE })).toBe(
+        false,
+      );
+      expect(
+        await canI(operatorRest, {
+          verb: 'delete',
+          group: 'cache.example.com',
+          resource: 'memcacheds',
+          namespace: APP_NAMESPACE,
+        }),
+      ).toBe(false);
+      expect(
+        await canI(operatorRest, { verb: 'create', resource: 'configmaps', namespace: OPERATOR_NAMESPACE }),
+      ).toBe(false);
+    } finally {
+      operatorRest.close();
+    }
+
+    const operator = await runOperator('operator-v0.1.0');
+    await rest.request('POST', MEMCACHEDS, {
+      body: {
+        apiVersion: 'cache.example.com/v1alpha1',
+        kind: 'Memcached',
+        metadata: { name: 'sessions' },
+        // The 0.1.0 API does not know memoryLimitMB: the API server prunes it.
+        spec: { size: 2, memoryLimitMB: 128 },
+      },
+    });
+    const reconciled = await explainedBy(
+      operator,
+      eventually(
+        'Memcached sessions to be Available',
+        async () => {
+          return availableOrThrow(await rest.request<Memcached>('GET', `${MEMCACHEDS}/sessions`));
+        },
+        { timeoutMs: 90_000, intervalMs: 500 },
+      ),
+    );
+    expect(reconciled.spec.memoryLimitMB).toBeUndefined();
+    const operand = await rest.request<Deployment & { status?: { readyReplicas?: number } }>(
+      'GET',
+      `/apis/apps/v1/namespaces/${APP_NAMESPACE}/deployments/sessions`,
+    );
+    expect(operand.spec.replicas).toBe(2);
+    await operator.stop();
+    expect(operator.log()).not.toMatch(/forbidden/i);
+  });
+
+  it('upgrades along replaces when the next InstallPlan is approved; the existing Memcached keeps working', async () => {
+    expect(await approveNextInstallPlan(rest, OPERATOR_NAMESPACE, PACKAGE)).toEqual([NEXT]);
+    const upgraded = await waitForCsvSucceeded(rest, OPERATOR_NAMESPACE, NEXT);
+    expect(upgraded.spec.replaces).toBe(FIRST);
+    await waitForDeletion(
+      rest,
+      `${OLM_V1ALPHA1}/namespaces/${OPERATOR_NAMESPACE}/clusterserviceversions/${FIRST}`,
+    );
+    const csvs = await rest.request<{ items: ClusterServiceVersion[] }>(
+      'GET',
+      `${OLM_V1ALPHA1}/namespaces/${OPERATOR_NAMESPACE}/clusterserviceversions`,
+    );
+    expect(csvs.items.map((c) => c.metadata.name)).toEqual([NEXT]);
+
+    // The field 0.2.0 adds is served now, and the operator started from the upgraded Deployment applies it.
+    const operator = await runOperator('operator-v0.2.0');
+    await rest.request('PATCH', `${MEMCACHEDS}/sessions`, {
+      body: { spec: { memoryLimitMB: 128 } },
+      contentType: 'application/merge-patch+json',
+    });
+    const memcached = await explainedBy(
+      operator,
+      eventually(
+        'Memcached sessions to be Available at its new generation',
+        async () => {
+          return availableOrThrow(await rest.request<Memcached>('GET', `${MEMCACHEDS}/sessions`));
+        },
+        { timeoutMs: 90_000, intervalMs: 500 },
+      ),
+    );
+    expect(memcached.spec.memoryLimitMB).toBe(128);
+    const operand = await rest.request<Deployment>(
+      'GET',
+      `/apis/apps/v1/namespaces/${APP_NAMESPACE}/deployments/sessions`,
+    );
+    expect(operand.spec.template.spec.containers[0]!.args).toContain('--memory-limit=128');
+    await operator.stop();
+    expect(operator.log()).not.toMatch(/forbidden/i);
+  });
+});

@@ -1,0 +1,171 @@
+import { join } from 'node:path';
+import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
+import { eventually } from '@opkit/test-cluster/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Condition, CustomResourceDefinition } from '../src/kube-types.js';
+import { type ClusterServiceVersion, OLM_V1ALPHA1 } from '../src/olm-types.js';
+import { explainedBy, type OperatorProcess, runInstalledOperator } from '../src/operator-process.js';
+import { type CatalogServer, publishCatalog, repositoryRoot, serveCatalog } from '../src/opkit-cli.js';
+import {
+  approveNextInstallPlan,
+  createInstallNamespace,
+  subscribe,
+  waitForCsvSucceeded,
+  waitForDeletion,
+} from '../src/subscriptions.js';
+
+// The Redis operator from our catalog: its semver-template channel stable-v0, installed at 0.1.0 and upgraded
+// to 0.2.0 while a six-node Redis Cluster of real redis-server processes keeps running.
+
+const OPERATOR_NAMESPACE = 'redis-system';
+const APP_NAMESPACE = 'cache';
+const PACKAGE = 'redis-operator';
+const FIRST = 'redis-operator.v0.1.0';
+const NEXT = 'redis-operator.v0.2.0';
+const CLUSTERS = `/apis/cache.example.com/v1/namespaces/${APP_NAMESPACE}/redisclusters`;
+const CRD = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/redisclusters.cache.example.com';
+
+interface RedisCluster {
+  readonly metadata: { readonly name: string; readonly generation: number };
+  readonly spec: { readonly size: number; readonly config?: Readonly<Record<string, string>> };
+  readonly status?: {
+    readonly conditions?: readonly Condition[];
+    readonly clusterState?: string;
+    readonly slotsAssigned?: number;
+    readonly nodes?: readonly string[];
+  };
+}
+
+let cluster: LocalCluster;
+let rest: KubeRest;
+let catalog: CatalogServer;
+const operators: OperatorProcess[] = [];
+
+beforeAll(async () => {
+  cluster = await startCluster({ nodes: 3, olm: true });
+  rest = new KubeRest(cluster.kubeConfig);
+  catalog = await serveCatalog(
+    join(repositoryRoot, 'catalog', 'configs'),
+    join(cluster.dir, 'catalog-serve.log'),
+  );
+  await createInstallNamespace(rest, OPERATOR_NAMESPACE);
+  await rest.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: APP_NAMESPACE } },
+  });
+  const published = await publishCatalog({
+    name: 'opkit',
+    namespace: 'olm',
+    address: catalog.address,
+    kubeconfigPath: cluster.kubeconfigPath,
+  });
+  expect(published.code, published.stderr).toBe(0);
+});
+
+afterAll(async () => {
+  for (const operator of operators) await operator.stop();
+  await catalog?.stop();
+  rest?.close();
+  await cluster?.stop();
+});
+
+async function runOperator(label: string): Promise<OperatorProcess> {
+  const operator = await runInstalledOperator({
+    cluster,
+    rest,
+    namespace: OPERATOR_NAMESPACE,
+    deployment: 'redis-operator-controller-manager',
+    entryPoint: join(repositoryRoot, 'operators', 'redis', 'src', 'main.ts'),
+    label,
+  });
+  operators.push(operator);
+  return operator;
+}
+
+/** The RedisCluster once it is Available with all slots served at its current generation. */
+function healthyOrThrow(redis: RedisCluster): RedisCluster {
+  const available = redis.status?.conditions?.find((c) => c.type === 'Available');
+  if (
+    available?.status === 'True' &&
+    available.observedGeneration === redis.metadata.generation &&
+    redis.status?.clusterState === 'ok' &&
+    redis.status.slotsAssigned === 16384
+  ) {
+    return redis;
+  }
+  throw new Error(`generation ${redis.metadata.generation}, status ${JSON.stringify(redis.status)}`);
+}
+
+describe('the Redis operator through OLM', () => {
+  it('installs 0.1.0 from channel stable-v0, and the operator runs a Redis Cluster with its ServiceAccount', async () => {
+    await subscribe(rest, {
+      namespace: OPERATOR_NAMESPACE,
+      packageName: PACKAGE,
+      channel: 'stable-v0',
+      source: 'opkit',
+      sourceNamespace: 'olm',
+      startingCSV: FIRST,
+    });
+    expect(await approveNextInstallPlan(rest, OPERATOR_NAMESPACE, PACKAGE)).toEqual([FIRST]);
+    await waitForCsvSucceeded(rest, OPERATOR_NAMESPACE, FIRST);
+    const crd = await rest.request<CustomResourceDefinition>('GET', CRD);
+    expect(crd.status.conditions.find((c) => c.type === 'Established')?.status).toBe('True');
+    expect(crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties).not.toHaveProperty(
+      'config',
+    );
+
+    const operator = await runOperator('operator-v0.1.0');
+    await rest.request('POST', CLUSTERS, {
+      body: {
+        apiVersion: 'cache.example.com/v1',
+        kind: 'RedisCluster',
+        metadata: { name: 'sessions' },
+        spec: { size: 6 },
+      },
+    });
+    const redis = await explainedBy(
+      operator,
+      eventually(
+        'RedisCluster sessions to be healthy',
+        async () => healthyOrThrow(await rest.request<RedisCluster>('GET', `${CLUSTERS}/sessions`)),
+        { timeoutMs: 150_000, intervalMs: 1000 },
+      ),
+    );
+    expect(redis.status?.nodes).toHaveLength(6);
+    await operator.stop();
+    expect(operator.log()).not.toMatch(/forbidden/i);
+  });
+
+  it('upgrades to 0.2.0 along replaces; the cluster keeps running and spec.config is served', async () => {
+    expect(await approveNextInstallPlan(rest, OPERATOR_NAMESPACE, PACKAGE)).toEqual([NEXT]);
+    const upgraded = await waitForCsvSucceeded(rest, OPERATOR_NAMESPACE, NEXT);
+    expect(upgraded.spec.replaces).toBe(FIRST);
+    await waitForDeletion(
+      rest,
+      `${OLM_V1ALPHA1}/namespaces/${OPERATOR_NAMESPACE}/clusterserviceversions/${FIRST}`,
+    );
+    const csvs = await rest.request<{ items: ClusterServiceVersion[] }>(
+      'GET',
+      `${OLM_V1ALPHA1}/namespaces/${OPERATOR_NAMESPACE}/clusterserviceversions`,
+    );
+    expect(csvs.items.map((c) => c.metadata.name)).toEqual([NEXT]);
+    const crd = await rest.request<CustomResourceDefinition>('GET', CRD);
+    expect(crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties).toHaveProperty('config');
+
+    const operator = await runOperator('operator-v0.2.0');
+    await explainedBy(
+      operator,
+      eventually(
+        'RedisCluster sessions to stay healthy under the upgraded operator',
+        async () => healthyOrThrow(await rest.request<RedisCluster>('GET', `${CLUSTERS}/sessions`)),
+        { timeoutMs: 60_000, intervalMs: 1000 },
+      ),
+    );
+    const patched = await rest.request<RedisCluster>('PATCH', `${CLUSTERS}/sessions`, {
+      body: { spec: { config: { 'maxmemory-policy': 'allkeys-lru' } } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(patched.spec.config).toEqual({ 'maxmemory-policy': 'allkeys-lru' });
+    await operator.stop();
+    expect(operator.log()).not.toMatch(/forbidden/i);
+  });
+});
