@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type ClusterServiceVersion, CSV_KIND, isRecord, type KubeObject } from '../csv/types.js';
-import { tryParseBlang } from '../validation/blang-semver.js';
+import { tryParseVersionTolerant } from '../semver/index.js';
 import { BundleAnnotation, REGISTRY_V1 } from './annotations.js';
 import { BundleError, type BundleProblem, formatBundleProblem } from './errors.js';
 import { isSupportedKind } from './supported-kinds.js';
@@ -249,7 +249,7 @@ export function loadBundle(dir: string): LoadedBundle {
     if (!isRecord(spec)) problems.push({ file: csv.file, field: 'spec', reason: 'missing or not a mapping' });
     else if (
       spec.version !== undefined &&
-      (typeof spec.version !== 'string' || tryParseBlang(spec.version, true) === undefined)
+      (typeof spec.version !== 'string' || tryParseVersionTolerant(spec.version) === undefined)
     ) {
       problems.push({
         file: csv.file,

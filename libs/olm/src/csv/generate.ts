@@ -1,6 +1,6 @@
 import { goJsonMarshal } from '../bundle/go-json.js';
 import { isSupportedKind } from '../bundle/supported-kinds.js';
-import { parseBlang } from '../validation/blang-semver.js';
+import { parseVersion } from '../semver/index.js';
 import { validateCsv } from '../validation/csv.js';
 import { formatValidationError, hasErrors, type ManifestResult } from '../validation/result.js';
 import { DEFAULT_INSTALL_MODES, defaultBaseCsv, findBaseCsv, packageNameOf } from './base.js';
@@ -134,7 +134,7 @@ function prepareDeployment(dep: KubeObject, operatorImage: string | undefined, f
  */
 export function generateCsv(input: GenerateCsvInput): GeneratedCsv {
   try {
-    parseBlang(input.version);
+    parseVersion(input.version);
   } catch (error) {
     throw new CsvError(
       'OLM_CSV_INPUT_INVALID',

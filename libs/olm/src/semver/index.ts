@@ -29,6 +29,9 @@ export {
   type PrereleaseIdentifier,
   parsePrerelease,
   parseVersion,
+  parseVersionTolerant,
   tryParseVersion,
+  tryParseVersionTolerant,
   type Version,
+  ZERO_VERSION,
 } from './version.js';

@@ -1,7 +1,15 @@
 import npmSemver from 'semver';
 import { describe, expect, it } from 'vitest';
 import { SemverError } from './errors.js';
-import { compareVersions, formatVersion, isValidVersion, parseVersion, tryParseVersion } from './version.js';
+import {
+  compareVersions,
+  formatVersion,
+  isValidVersion,
+  parseVersion,
+  parseVersionTolerant,
+  tryParseVersion,
+  tryParseVersionTolerant,
+} from './version.js';
 
 // Expected messages were produced by blang/semver v4.0.0 itself (a throwaway Go harness fed the same inputs).
 const BLANG_ERRORS: readonly [string, string][] = [
@@ -101,5 +109,22 @@ describe('differences from npm semver (why npm semver is not used for parsing)',
         expect(compareVersions(parseVersion(a), parseVersion(b))).toBe(npmSemver.compare(a, b));
       }
     }
+  });
+});
+
+describe('parseVersionTolerant (blang ParseTolerant, as CSV decoding uses it)', () => {
+  it('trims, drops a v prefix, strips leading zeroes and pads short versions', () => {
+    expect(formatVersion(parseVersionTolerant(' v1.2 '))).toBe('1.2.0');
+    expect(formatVersion(parseVersionTolerant('01.02.03-rc.1'))).toBe('1.2.3-rc.1');
+  });
+
+  it('still rejects what is not a version, with blang messages', () => {
+    expect(() => parseVersionTolerant('one.two')).toThrow(
+      'Invalid character(s) found in major number "0one"',
+    );
+    expect(() => parseVersionTolerant('1.2-rc')).toThrow(
+      'Short version cannot contain PreRelease/Build meta data',
+    );
+    expect(tryParseVersionTolerant('')).toBeUndefined();
   });
 });

@@ -115,6 +115,52 @@ export function tryParseVersion(s: string): Version | undefined {
   }
 }
 
+/**
+ * Parses like blang's `ParseTolerant`, which operator-sdk applies to CSV versions and Kubernetes versions: trims
+ * spaces, drops a leading `v`, strips leading zeroes and pads `1.2` to `1.2.0`.
+ *
+ * @throws SemverError with blang's message.
+ */
+export function parseVersionTolerant(input: string): Version {
+  let s = input.trim();
+  if (s.startsWith('v')) s = s.slice(1);
+  const first = s.indexOf('.');
+  const second = first < 0 ? -1 : s.indexOf('.', first + 1);
+  const parts =
+    first < 0
+      ? [s]
+      : second < 0
+        ? [s.slice(0, first), s.slice(first + 1)]
+        : [s.slice(0, first), s.slice(first + 1, second), s.slice(second + 1)];
+  for (let i = 0; i < parts.length; i++) {
+    let part = parts[i]!;
+    if (part.length > 1) {
+      part = part.replace(/^0+/, '');
+      if (part.length === 0 || !/^[0-9]/.test(part)) part = `0${part}`;
+      parts[i] = part;
+    }
+  }
+  if (parts.length < 3) {
+    if (/[+-]/.test(parts[parts.length - 1]!))
+      fail(input, 'Short version cannot contain PreRelease/Build meta data');
+    while (parts.length < 3) parts.push('0');
+  }
+  return parseVersion(parts.join('.'));
+}
+
+/** Like {@link parseVersionTolerant} but returns `undefined` instead of throwing. */
+export function tryParseVersionTolerant(s: string): Version | undefined {
+  try {
+    return parseVersionTolerant(s);
+  } catch (err) {
+    if (err instanceof SemverError) return undefined;
+    throw err;
+  }
+}
+
+/** The zero version `0.0.0`, what blang's zero value formats as. */
+export const ZERO_VERSION: Version = { major: 0n, minor: 0n, patch: 0n, pre: [], build: [] };
+
 /** Whether `s` is a version blang's strict `Parse` accepts. */
 export function isValidVersion(s: string): boolean {
   return tryParseVersion(s) !== undefined;

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { goJsonMarshal } from '../bundle/go-json.js';
 import { parseYamlDocuments } from '../bundle/yaml.js';
 import { type ClusterServiceVersion, isRecord, type KubeObject } from '../csv/types.js';
-import { parseBlangTolerant } from './blang-semver.js';
+import { parseVersionTolerant } from '../semver/index.js';
 import { goJoin } from './bundle-format.js';
 import { goErrorText as errorText, type GoError, newAggregate } from './go-errors.js';
 
@@ -53,7 +53,7 @@ function csvDecodeError(csv: KubeObject): string | undefined {
       return `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${typeof spec.version} into Go value of type string`;
     }
     try {
-      parseBlangTolerant(spec.version);
+      parseVersionTolerant(spec.version);
     } catch (error) {
       return `error unmarshaling JSON: while decoding JSON: ${(error as Error).message}`;
     }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { BundleAnnotation, REGISTRY_V1 } from '../bundle/annotations.js';
 import { parseYamlDocuments } from '../bundle/yaml.js';
 import { isRecord } from '../csv/types.js';
-import { tryParseBlang } from './blang-semver.js';
+import { tryParseVersion } from '../semver/index.js';
 import { goQuote } from './go-format.js';
 
 /** Go's `filepath.Join`: joined and cleaned. */
@@ -79,7 +79,7 @@ function isValidRange(range: string): boolean {
         if (m === null) return false;
         const version = m[2]!.replace(/\.x$/, '.0').replace(/\.x\./, '.0.');
         const padded = /^\d+\.\d+$/.test(version) ? `${version}.0` : version;
-        return tryParseBlang(padded) !== undefined;
+        return tryParseVersion(padded) !== undefined;
       }),
   );
 }

@@ -1,5 +1,5 @@
 import { formatGvk, type GroupVersionKind, isRecord } from '../csv/types.js';
-import { formatBlang, tryParseBlang, ZERO_VERSION } from './blang-semver.js';
+import { formatVersion, tryParseVersionTolerant, ZERO_VERSION } from '../semver/index.js';
 import { type ValidationBundle, v1beta1Crds, v1Crds } from './bundle-model.js';
 import { goQuote } from './go-format.js';
 import { imageReferenceProblem } from './image-reference.js';
@@ -20,7 +20,7 @@ const rec = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
 
 /** The CSV version as Go prints `csv.Spec.Version` (tolerantly parsed; `0.0.0` when unset). */
 export function csvVersionString(version: unknown): string {
-  return formatBlang(tryParseBlang(str(version), true) ?? ZERO_VERSION);
+  return formatVersion(tryParseVersionTolerant(str(version)) ?? ZERO_VERSION);
 }
 
 /** Upstream `formatBytesInUnit`: 1000-based, one decimal. */

@@ -6,7 +6,7 @@ import {
   isRecord,
   type KubeObject,
 } from '../csv/types.js';
-import { tryParseBlang } from './blang-semver.js';
+import { tryParseVersion, tryParseVersionTolerant } from '../semver/index.js';
 import { goQuote } from './go-format.js';
 import { bytePrefix, goJsonSyntaxErrorOffset } from './json-syntax.js';
 import { isDns1123Subdomain, isLabelValue } from './k8s-names.js';
@@ -205,7 +205,7 @@ export function minKubeVersionProblem(
   minKubeVersion: string,
 ): { level: 'Error' | 'Warning'; message: string } | undefined {
   if (minKubeVersion.trim().length === 0) return { level: 'Warning', message: MIN_KUBE_VERSION_WARNING };
-  if (tryParseBlang(minKubeVersion) === undefined) {
+  if (tryParseVersion(minKubeVersion) === undefined) {
     return { level: 'Error', message: `csv.Spec.MinKubeVersion has an invalid value: ${minKubeVersion}` };
   }
   return undefined;
@@ -235,7 +235,7 @@ function strategySpecIsZero(spec: unknown): boolean {
 
 function versionIsZero(version: unknown): boolean {
   if (typeof version !== 'string' || version === '') return true;
-  const v = tryParseBlang(version, true);
+  const v = tryParseVersionTolerant(version);
   return (
     v !== undefined &&
     v.major === 0n &&

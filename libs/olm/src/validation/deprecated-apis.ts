@@ -1,5 +1,11 @@
 import { isRecord, type KubeObject } from '../csv/types.js';
-import { type BlangVersion, compareBlang, parseBlang, tryParseBlang, ZERO_VERSION } from './blang-semver.js';
+import {
+  compareVersions,
+  parseVersion,
+  tryParseVersionTolerant,
+  type Version,
+  ZERO_VERSION,
+} from '../semver/index.js';
 import { type OptionalValues, type ValidationBundle, v1beta1Crds } from './bundle-model.js';
 import { goQuoteSlice } from './go-format.js';
 import {
@@ -147,7 +153,7 @@ function apisMessage(found: Found): string {
     .join('');
 }
 
-function deprecateMessage(version: BlangVersion, apis: string): string {
+function deprecateMessage(version: Version, apis: string): string {
   const { major, minor } = version;
   return `this bundle is using APIs which were deprecated and removed in v${major}.${minor}. More info: https://kubernetes.io/docs/reference/using-api/deprecation-guide/#v${major}-${minor}. Migrate the API(s) for ${apis}`;
 }
@@ -160,14 +166,14 @@ export function deprecatedApiFindings(
   const errors: string[] = [];
   const warnings: string[] = [];
   const provided = k8sVersion.length > 0;
-  const providedVersion = tryParseBlang(k8sVersion, true) ?? ZERO_VERSION;
-  if (provided && tryParseBlang(k8sVersion, true) === undefined) {
+  const providedVersion = tryParseVersionTolerant(k8sVersion) ?? ZERO_VERSION;
+  if (provided && tryParseVersionTolerant(k8sVersion) === undefined) {
     errors.push(`invalid value informed via the k8s key option : ${k8sVersion}`);
   }
   const minKube = str(bundle.csv?.spec.minKubeVersion);
   let minKubeVersion = ZERO_VERSION;
   if (minKube.length > 0) {
-    const parsed = tryParseBlang(minKube, true);
+    const parsed = tryParseVersionTolerant(minKube);
     if (parsed === undefined) {
       errors.push(
         `unable to use csv.Spec.MinKubeVersion to verify the CRD/Webhook apis because it has an invalid value: ${minKube}`,
@@ -177,7 +183,7 @@ export function deprecatedApiFindings(
     }
   }
   for (const v of CHECKED_VERSIONS) {
-    const version = parseBlang(v);
+    const version = parseVersion(v);
     let found: Found;
     let warnFound: Found = new Map();
     if (v === '1.22.0') found = removedOn122(bundle);
@@ -185,7 +191,7 @@ export function deprecatedApiFindings(
     else found = removedOn126(bundle);
     if (found.size > 0) {
       const message = deprecateMessage(version, apisMessage(found));
-      if (compareBlang(providedVersion, version) >= 0 || compareBlang(minKubeVersion, version) >= 0)
+      if (compareVersions(providedVersion, version) >= 0 || compareVersions(minKubeVersion, version) >= 0)
         errors.push(message);
       else warnings.push(message);
     }

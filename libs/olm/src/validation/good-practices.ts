@@ -1,5 +1,5 @@
 import { isRecord } from '../csv/types.js';
-import { tryParseBlang } from './blang-semver.js';
+import { tryParseVersion } from '../semver/index.js';
 import type { ValidationBundle } from './bundle-model.js';
 import { goQuote, goQuoteSlice } from './go-format.js';
 import {
@@ -75,7 +75,7 @@ function createsCrds(spec: Record<string, unknown>): boolean {
 function bundleName(name: string): string[] {
   const warns: string[] = [];
   const match = SEMVER_SUFFIX.exec(name);
-  if (match === null || tryParseBlang(match[0]) === undefined) {
+  if (match === null || tryParseVersion(match[0]) === undefined) {
     warns.push(
       `csv.metadata.Name ${name} is not following the versioning convention (MAJOR.MINOR.PATCH e.g 0.0.1): https://semver.org/`,
     );

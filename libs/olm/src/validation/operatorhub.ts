@@ -1,5 +1,5 @@
 import { isRecord } from '../csv/types.js';
-import { tryParseBlang } from './blang-semver.js';
+import { tryParseVersionTolerant } from '../semver/index.js';
 import type { OptionalValues, ValidationBundle } from './bundle-model.js';
 import { minKubeVersionProblem } from './csv.js';
 import { deprecatedApiFindings, K8S_VERSION_KEY } from './deprecated-apis.js';
@@ -148,7 +148,7 @@ function checkCategories(
 }
 
 function checkVersion(spec: Record<string, unknown>, checks: Checks): void {
-  const version = tryParseBlang(str(spec.version), true);
+  const version = tryParseVersionTolerant(str(spec.version));
   const zero =
     version === undefined ||
     (version.major === 0n && version.minor === 0n && version.patch === 0n && version.pre.length === 0);

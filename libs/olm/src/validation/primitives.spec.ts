@@ -1,36 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { compareBlang, formatBlang, parseBlang, parseBlangTolerant } from './blang-semver.js';
 import { goErrorText, newAggregate } from './go-errors.js';
 import { goFormatUnstructured, goQuote, goQuoteSlice } from './go-format.js';
 import { imageReferenceProblem } from './image-reference.js';
 import { bytePrefix, goJsonSyntaxErrorOffset } from './json-syntax.js';
 import { isDns1035Label, isDns1123Subdomain, isLabelValue, isQualifiedName } from './k8s-names.js';
-
-describe('blang semver', () => {
-  it('parses strictly with blang messages', () => {
-    expect(formatBlang(parseBlang('1.2.3-rc.1+build.5'))).toBe('1.2.3-rc.1+build.5');
-    expect(() => parseBlang('v1.2.3')).toThrow('Invalid character(s) found in major number "v1"');
-    expect(() => parseBlang('1.2')).toThrow('No Major.Minor.Patch elements found');
-    expect(() => parseBlang('1.02.3')).toThrow('Minor number must not contain leading zeroes "02"');
-    expect(() => parseBlang('1.2.3-01')).toThrow(
-      'Numeric PreRelease version must not contain leading zeroes "01"',
-    );
-    expect(() => parseBlang('')).toThrow('Version string empty');
-  });
-
-  it('parses tolerantly as CSV decoding does', () => {
-    expect(formatBlang(parseBlangTolerant(' v1.2 '))).toBe('1.2.0');
-    expect(() => parseBlangTolerant('one.two')).toThrow('Invalid character(s) found in major number "0one"');
-  });
-
-  it('orders prereleases as blang does', () => {
-    const sorted = ['1.0.0', '1.0.0-rc.1', '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-1']
-      .map(parseBlang)
-      .sort(compareBlang)
-      .map(formatBlang);
-    expect(sorted).toStrictEqual(['1.0.0-1', '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-rc.1', '1.0.0']);
-  });
-});
 
 describe('Kubernetes names', () => {
   it('uses apimachinery messages', () => {

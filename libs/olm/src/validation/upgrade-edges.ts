@@ -1,6 +1,6 @@
 import { packageNameOf } from '../csv/base.js';
 import { isRecord } from '../csv/types.js';
-import { compareBlang, tryParseBlang } from './blang-semver.js';
+import { compareVersions, tryParseVersion, tryParseVersionTolerant } from '../semver/index.js';
 import type { ValidationBundle } from './bundle-model.js';
 import { goQuote } from './go-format.js';
 import {
@@ -27,7 +27,7 @@ export function validateUpgradeEdges(bundle: ValidationBundle): ManifestResult {
   const name = csv.metadata.name ?? '';
   const spec: Record<string, unknown> = isRecord(csv.spec) ? csv.spec : {};
   const replaces = typeof spec.replaces === 'string' ? spec.replaces : '';
-  const own = tryParseBlang(typeof spec.version === 'string' ? spec.version : '', true);
+  const own = tryParseVersionTolerant(typeof spec.version === 'string' ? spec.version : '');
   if (replaces !== '') {
     if (replaces === name) {
       errors.push(errFailedValidation(`spec.replaces ${goQuote(replaces)} refers to the CSV itself`, name));
@@ -40,8 +40,8 @@ export function validateUpgradeEdges(bundle: ValidationBundle): ManifestResult {
           ),
         );
       }
-      const replaced = tryParseBlang(versionOfName(replaces) ?? '');
-      if (own !== undefined && replaced !== undefined && compareBlang(replaced, own) >= 0) {
+      const replaced = tryParseVersion(versionOfName(replaces) ?? '');
+      if (own !== undefined && replaced !== undefined && compareVersions(replaced, own) >= 0) {
         errors.push(
           errFailedValidation(`spec.replaces ${goQuote(replaces)} is not older than ${goQuote(name)}`, name),
         );
