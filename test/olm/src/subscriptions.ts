@@ -7,8 +7,15 @@ import {
   type Subscription,
 } from './olm-types.js';
 
-/** A namespace with an OperatorGroup that targets all namespaces, ready for Subscriptions. */
-export async function createInstallNamespace(rest: KubeRest, namespace: string): Promise<void> {
+/**
+ * A namespace with an OperatorGroup, ready for Subscriptions. The group targets all namespaces unless
+ * `targetNamespaces` are given.
+ */
+export async function createInstallNamespace(
+  rest: KubeRest,
+  namespace: string,
+  options: { readonly targetNamespaces?: readonly string[] } = {},
+): Promise<void> {
   await rest.request('POST', '/api/v1/namespaces', {
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
   });
@@ -17,7 +24,7 @@ export async function createInstallNamespace(rest: KubeRest, namespace: string):
       apiVersion: 'operators.coreos.com/v1',
       kind: 'OperatorGroup',
       metadata: { name: namespace, namespace },
-      spec: {},
+      spec: options.targetNamespaces ? { targetNamespaces: options.targetNamespaces } : {},
     },
   });
 }

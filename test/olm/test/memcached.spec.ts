@@ -1,12 +1,13 @@
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
+import { KubeRest, type LocalCluster } from '@opkit/test-cluster';
 import { eventually } from '@opkit/test-cluster/vitest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Condition, CustomResourceDefinition, Deployment } from '../src/kube-types.js';
 import { type CatalogSource, type ClusterServiceVersion, OLM_V1ALPHA1 } from '../src/olm-types.js';
+import { useOlmWorld } from '../src/olm-world.js';
 import { explainedBy, type OperatorProcess, runInstalledOperator } from '../src/operator-process.js';
-import { type CatalogServer, publishCatalog, repositoryRoot, serveCatalog } from '../src/opkit-cli.js';
+import { publishCatalog, repositoryRoot } from '../src/opkit-cli.js';
 import { canI, writeServiceAccountKubeconfig } from '../src/service-account.js';
 import {
   approveNextInstallPlan,
@@ -34,29 +35,16 @@ interface Memcached {
   readonly status?: { readonly conditions?: readonly Condition[] };
 }
 
+const world = useOlmWorld({ catalogDir: () => join(repositoryRoot, 'catalog', 'configs') });
 let cluster: LocalCluster;
 let rest: KubeRest;
-let catalog: CatalogServer;
-const operators: OperatorProcess[] = [];
 
 beforeAll(async () => {
-  cluster = await startCluster({ nodes: 1, olm: true });
-  rest = new KubeRest(cluster.kubeConfig);
-  catalog = await serveCatalog(
-    join(repositoryRoot, 'catalog', 'configs'),
-    join(cluster.dir, 'catalog-serve.log'),
-  );
+  ({ cluster, rest } = world());
   await createInstallNamespace(rest, OPERATOR_NAMESPACE);
   await rest.request('POST', '/api/v1/namespaces', {
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: APP_NAMESPACE } },
   });
-});
-
-afterAll(async () => {
-  for (const operator of operators) await operator.stop();
-  await catalog?.stop();
-  rest?.close();
-  await cluster?.stop();
 });
 
 function runOperator(label: string): Promise<OperatorProcess> {
@@ -67,10 +55,7 @@ function runOperator(label: string): Promise<OperatorProcess> {
     deployment: 'memcached-operator-controller-manager',
     entryPoint: join(repositoryRoot, 'operators', 'memcached', 'src', 'main.ts'),
     label,
-  }).then((operator) => {
-    operators.push(operator);
-    return operator;
-  });
+  }).then(world().track);
 }
 
 /** The Memcached once it is Available at its current generation; otherwise throws with its status. */
@@ -87,7 +72,7 @@ describe('the Memcached operator through OLM', () => {
     const result = await publishCatalog({
       name: 'opkit',
       namespace: 'olm',
-      address: catalog.address,
+      address: world().catalog.address,
       kubeconfigPath: cluster.kubeconfigPath,
     });
     expect(result.stderr).toBe('');

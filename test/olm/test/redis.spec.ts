@@ -1,11 +1,12 @@
 import { join } from 'node:path';
-import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
+import type { KubeRest, LocalCluster } from '@opkit/test-cluster';
 import { eventually } from '@opkit/test-cluster/vitest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Condition, CustomResourceDefinition } from '../src/kube-types.js';
 import { type ClusterServiceVersion, OLM_V1ALPHA1 } from '../src/olm-types.js';
+import { useOlmWorld } from '../src/olm-world.js';
 import { explainedBy, type OperatorProcess, runInstalledOperator } from '../src/operator-process.js';
-import { type CatalogServer, publishCatalog, repositoryRoot, serveCatalog } from '../src/opkit-cli.js';
+import { publishCatalog, repositoryRoot } from '../src/opkit-cli.js';
 import {
   approveNextInstallPlan,
   createInstallNamespace,
@@ -36,18 +37,12 @@ interface RedisCluster {
   };
 }
 
+const world = useOlmWorld({ nodes: 3, catalogDir: () => join(repositoryRoot, 'catalog', 'configs') });
 let cluster: LocalCluster;
 let rest: KubeRest;
-let catalog: CatalogServer;
-const operators: OperatorProcess[] = [];
 
 beforeAll(async () => {
-  cluster = await startCluster({ nodes: 3, olm: true });
-  rest = new KubeRest(cluster.kubeConfig);
-  catalog = await serveCatalog(
-    join(repositoryRoot, 'catalog', 'configs'),
-    join(cluster.dir, 'catalog-serve.log'),
-  );
+  ({ cluster, rest } = world());
   await createInstallNamespace(rest, OPERATOR_NAMESPACE);
   await rest.request('POST', '/api/v1/namespaces', {
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: APP_NAMESPACE } },
@@ -55,17 +50,10 @@ beforeAll(async () => {
   const published = await publishCatalog({
     name: 'opkit',
     namespace: 'olm',
-    address: catalog.address,
+    address: world().catalog.address,
     kubeconfigPath: cluster.kubeconfigPath,
   });
   expect(published.code, published.stderr).toBe(0);
-});
-
-afterAll(async () => {
-  for (const operator of operators) await operator.stop();
-  await catalog?.stop();
-  rest?.close();
-  await cluster?.stop();
 });
 
 async function runOperator(label: string): Promise<OperatorProcess> {
@@ -77,8 +65,7 @@ async function runOperator(label: string): Promise<OperatorProcess> {
     entryPoint: join(repositoryRoot, 'operators', 'redis', 'src', 'main.ts'),
     label,
   });
-  operators.push(operator);
-  return operator;
+  return world().track(operator);
 }
 
 /** The RedisCluster once it is Available with all slots served at its current generation. */

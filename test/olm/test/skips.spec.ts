@@ -1,12 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
 import { eventually } from '@opkit/test-cluster/vitest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { OLM_V1ALPHA1, type Subscription } from '../src/olm-types.js';
-import { type CatalogServer, opkit, publishCatalog, serveCatalog } from '../src/opkit-cli.js';
-import { approveNextInstallPlan, subscribe, waitForCsvSucceeded } from '../src/subscriptions.js';
+import { useOlmWorld } from '../src/olm-world.js';
+import { opkit, publishCatalog } from '../src/opkit-cli.js';
+import {
+  approveNextInstallPlan,
+  createInstallNamespace,
+  subscribe,
+  waitForCsvSucceeded,
+} from '../src/subscriptions.js';
 import { type SyntheticPackage, writeSyntheticCatalog } from '../src/synthetic-catalog.js';
 
 // Channels where a broken release is skipped: OLM's upgrade from the installed version must be the one
@@ -36,23 +41,16 @@ const SKIP_RANGE: SyntheticPackage = {
   ],
 };
 
-let cluster: LocalCluster;
-let rest: KubeRest;
 let catalogDir: string;
-let catalog: CatalogServer;
-
-beforeAll(async () => {
-  catalogDir = mkdtempSync(join(tmpdir(), 'opkit-skips-'));
-  writeSyntheticCatalog(catalogDir, [SKIPS, SKIP_RANGE]);
-  cluster = await startCluster({ nodes: 1, olm: true });
-  rest = new KubeRest(cluster.kubeConfig);
-  catalog = await serveCatalog(catalogDir, join(cluster.dir, 'catalog-serve.log'));
+const world = useOlmWorld({
+  catalogDir: () => {
+    catalogDir = mkdtempSync(join(tmpdir(), 'opkit-skips-'));
+    writeSyntheticCatalog(catalogDir, [SKIPS, SKIP_RANGE]);
+    return catalogDir;
+  },
 });
 
-afterAll(async () => {
-  await catalog?.stop();
-  rest?.close();
-  await cluster?.stop();
+afterAll(() => {
   if (catalogDir) rmSync(catalogDir, { recursive: true, force: true });
 });
 
@@ -66,21 +64,6 @@ async function predictedUpgrade(pkg: SyntheticPackage, installed: string): Promi
   return `${pkg.name}.v${next}`;
 }
 
-/** A namespace whose OperatorGroup targets only itself, so both packages install side by side. */
-async function ownNamespace(name: string): Promise<void> {
-  await rest.request('POST', '/api/v1/namespaces', {
-    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
-  });
-  await rest.request('POST', `/apis/operators.coreos.com/v1/namespaces/${name}/operatorgroups`, {
-    body: {
-      apiVersion: 'operators.coreos.com/v1',
-      kind: 'OperatorGroup',
-      metadata: { name, namespace: name },
-      spec: { targetNamespaces: [name] },
-    },
-  });
-}
-
 describe('OLM follows skips and skipRange as opkit graph predicts', () => {
   it('the catalog validates and is published', async () => {
     const validation = await opkit(['catalog', 'validate', catalogDir]);
@@ -88,8 +71,8 @@ describe('OLM follows skips and skipRange as opkit graph predicts', () => {
     const published = await publishCatalog({
       name: 'upgrades',
       namespace: 'olm',
-      address: catalog.address,
-      kubeconfigPath: cluster.kubeconfigPath,
+      address: world().catalog.address,
+      kubeconfigPath: world().cluster.kubeconfigPath,
     });
     expect(published.code, published.stderr).toBe(0);
   });
@@ -98,9 +81,11 @@ describe('OLM follows skips and skipRange as opkit graph predicts', () => {
     { pkg: SKIPS, expected: 'gadget-operator.v1.2.0' },
     { pkg: SKIP_RANGE, expected: 'gizmo-operator.v1.2.0' },
   ])('$pkg.name: from 1.0.0, OLM upgrades to the predicted $expected', async ({ pkg, expected }) => {
+    const { rest } = world();
     const namespace = pkg.name;
     const first = `${pkg.name}.v1.0.0`;
-    await ownNamespace(namespace);
+    // OperatorGroups that target only their own namespace, so both packages install side by side.
+    await createInstallNamespace(rest, namespace, { targetNamespaces: [namespace] });
     await subscribe(rest, {
       namespace,
       packageName: pkg.name,
