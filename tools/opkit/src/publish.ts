@@ -101,7 +101,14 @@ export async function publishCatalog(options: PublishOptions): Promise<void> {
     } catch (err) {
       throw apiError(`read ${where}`, err);
     }
-    const state = current.status?.connectionState?.lastObservedState;
+    const connection = current.status?.connectionState;
+    // After an update the status may still describe the previous address; only a state for ours counts.
+    const state =
+      options.address === undefined ||
+      connection?.address === undefined ||
+      connection.address === options.address
+        ? connection?.lastObservedState
+        : undefined;
     if (state !== last) {
       options.log(`${where}: ${state ?? 'no connection state yet'}`);
       last = state;
