@@ -108,6 +108,21 @@ describe('the released bundles and the catalog', () => {
     ]);
     expect(mermaid.stdout).toBe(opmGraph.endsWith('\n') ? opmGraph : `${opmGraph}\n`);
   });
+
+  it('opkit catalog render prints catalogs and bundle directories exactly as opm render does', async () => {
+    const sources = ['catalog/configs', 'bundles/memcached-operator/0.2.0'];
+    for (const format of ['json', 'yaml']) {
+      const ours = await cli('catalog', 'render', ...sources, '-o', format);
+      expect(ours, format).toMatchObject({ code: 0, stderr: '' });
+      const { stdout } = await run(opm, ['render', ...sources.map((s) => join(root, s)), '-o', format], {
+        maxBuffer: 32 << 20,
+      });
+      expect(ours.stdout, format).toBe(stdout);
+    }
+    const missing = await cli('catalog', 'render', 'catalog/nowhere');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('catalog/nowhere');
+  });
 });
 
 describe('images without Docker', () => {

@@ -91,6 +91,32 @@ export function registerCatalogCommands(program: Command): void {
       if (errors.length > 0) process.exitCode = 1;
     });
   catalog
+    .command('render <source...>')
+    .description(
+      'Print file-based catalog directories and bundle directories as one FBC stream, as `opm render` does.',
+    )
+    .addHelpText(
+      'after',
+      `
+Each <source> is a file-based catalog directory or a bundle directory (one with metadata/annotations.yaml);
+bundles are rendered with their manifests inline (olm.bundle.object) and an empty image. The output has
+opm's order and bytes: packages by name, each with its package, channels, bundles and other blobs.
+
+Example:
+  opkit catalog render catalog/configs -o yaml > catalog.yaml`,
+    )
+    .option('-o, --output <format>', 'json or yaml', 'json')
+    .action(async (sources: string[], opts: { output: string }) => {
+      if (opts.output !== 'json' && opts.output !== 'yaml') {
+        throw new CliError(
+          'OPKIT_ARGUMENT_INVALID',
+          `--output: must be json or yaml, not ${JSON.stringify(opts.output)}`,
+        );
+      }
+      const { renderSources } = await import('../render.js');
+      process.stdout.write(await renderSources(sources, opts.output));
+    });
+  catalog
     .command('serve <catalog>')
     .description(
       "Serve a catalog over OLM's registry gRPC API (api.Registry and grpc.health.v1.Health), as `opm serve` does.",
