@@ -52,10 +52,12 @@ export { isSubset } from './controllerutil/semantic.js';
 export {
   type CrdDefinition,
   type CrdVersion,
+  type CustomResourceDefinition,
   customResourceDefinition,
   type OpenApiSchema,
   toStructuralSchema,
 } from './crd/custom-resource-definition.js';
+export { type SchemaProblem, type SchemaValidator, schemaValidator } from './crd/schema-validator.js';
 export * from './events/index.js';
 export * from './finalizer/index.js';
 export * from './handler/handlers.js';
@@ -71,6 +73,18 @@ export {
   type Runnable,
   setupSignalHandler,
 } from './manager/manager.js';
+export {
+  type OperatorOptions,
+  operatorManager,
+  operatorNamespace,
+  runOperatorMain,
+} from './manager/operator-main.js';
+export {
+  type ConfigManifestsSpec,
+  configManifests,
+  sampleProblems,
+  writeConfigManifests,
+} from './manifests/config-manifests.js';
 export { type ReconcileResultLabel, RuntimeMetrics } from './metrics/runtime-metrics.js';
 export * from './object.js';
 export * from './ownerref/index.js';

@@ -72,3 +72,6 @@ export function customResourceDefinition(def: CrdDefinition) {
     },
   };
 }
+
+/** A CustomResourceDefinition as {@link customResourceDefinition} builds it. */
+export type CustomResourceDefinition = ReturnType<typeof customResourceDefinition>;

@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runOperatorMain } from './operator-main.js';
+
+afterEach(() => {
+  process.exitCode = undefined;
+});
+
+describe('runOperatorMain', () => {
+  it('logs why the manager could not start and exits non-zero', async () => {
+    const lines: string[] = [];
+    await runOperatorMain({
+      name: 'widget-operator',
+      description: 'Runs widgets.',
+      argv: ['node', 'main.js', '--kubeconfig', '/nonexistent/kubeconfig'],
+      create: () => {
+        throw new Error('create must not be reached');
+      },
+      logSink: (line) => lines.push(line),
+    });
+    expect(process.exitCode).toBe(1);
+    const failure = JSON.parse(lines.at(-1)!) as { level: string; msg: string; logger: string };
+    expect(failure).toMatchObject({ level: 'error', msg: 'manager failed', logger: 'widget-operator' });
+    expect(lines.at(-1)).toContain('/nonexistent/kubeconfig');
+  });
+
+  it('hands the parsed manager flags to the operator', async () => {
+    const lines: string[] = [];
+    let seen: unknown;
+    await runOperatorMain({
+      name: 'widget-operator',
+      description: 'Runs widgets.',
+      argv: [
+        'node',
+        'main.js',
+        '--leader-elect',
+        '--health-probe-bind-address',
+        '127.0.0.1:0',
+        '--log-level',
+        'debug',
+      ],
+      create: (options) => {
+        seen = { leaderElect: options.leaderElect, probe: options.healthProbeBindAddress };
+        throw new Error('stop here');
+      },
+      logSink: (line) => lines.push(line),
+    });
+    expect(seen).toEqual({ leaderElect: true, probe: '127.0.0.1:0' });
+    expect(lines.at(-1)).toContain('stop here');
+  });
+});
