@@ -1,4 +1,5 @@
-// `nx run bench:catalog`: `opkit catalog validate` against `opm validate`, and `opkit catalog serve` against
+// `nx run bench:catalog`: `opkit catalog render` against `opm render`, `opkit catalog validate` against
+// `opm validate`, and `opkit catalog serve` against
 // `opm serve` start-up (process start until the gRPC health check answers SERVING), on one synthetic catalog of
 // 5,000 bundles in 50 packages, in the same run. opkit runs as its distributable form: one esbuild bundle on Node.
 import { execFile } from 'node:child_process';
@@ -59,6 +60,30 @@ async function main(): Promise<void> {
       );
       inProcess.push(await time(async () => validateCatalog(await loadCatalog(dir))));
     }
+    // Render: the whole catalog to stdout as JSON. The outputs must be the same bytes, or the race is void.
+    const renderArgs = ['render', dir, '-o', 'json'];
+    const opmRender: number[] = [];
+    const opkitRender: number[] = [];
+    let rendered: { opm: string; opkit: string } | undefined;
+    for (let i = 0; i < RUNS; i++) {
+      let opmOut = '';
+      let opkitOut = '';
+      opmRender.push(
+        await time(async () => {
+          opmOut = (await run(opm, renderArgs, { maxBuffer: 1 << 30 })).stdout;
+        }),
+      );
+      opkitRender.push(
+        await time(async () => {
+          opkitOut = (await run(process.execPath, [cli, 'catalog', ...renderArgs], { maxBuffer: 1 << 30 }))
+            .stdout;
+        }),
+      );
+      rendered ??= { opm: opmOut, opkit: opkitOut };
+    }
+    if (rendered && rendered.opm !== rendered.opkit) {
+      throw new Error('opkit catalog render and opm render printed different catalogs');
+    }
     // opm serve builds its cache in a fresh temp dir at every start unless it is given a pre-built one, as
     // opm's catalog images are (`opm serve --cache-only` at image build time); both are measured.
     const cacheDir = join(scratch, 'opm-cache');
@@ -92,6 +117,8 @@ async function main(): Promise<void> {
       );
     }
     const metrics: Metric[] = [
+      metric('render', 'opm-render', 'opm render -o json (5,000 bundles)', 'ms', 'lower', opmRender),
+      metric('render', 'opkit-render', 'opkit catalog render -o json', 'ms', 'lower', opkitRender),
       metric('validate', 'opm-validate', 'opm validate (5,000 bundles)', 'ms', 'lower', opmRuns),
       metric(
         'validate',
@@ -113,17 +140,19 @@ async function main(): Promise<void> {
       ),
       metric('serve', 'opkit-serve-startup', 'opkit catalog serve start-up', 'ms', 'lower', opkitServe),
     ];
-    const ratio = metrics[1]!.median / metrics[0]!.median;
-    const serveRatio = metrics[5]!.median / metrics[3]!.median;
+    const median = (id: string): number => metrics.find((m) => m.id === id)!.median;
+    const renderRatio = median('opkit-render') / median('opm-render');
+    const ratio = median('opkit-validate') / median('opm-validate');
+    const serveRatio = median('opkit-serve-startup') / median('opm-serve-startup');
     process.stdout.write(`\n${formatMachine(machineInfo())}\n\n${formatTable(metrics)}\n\n`);
     process.stdout.write(
-      `ratio opkit/opm (median wall time): validate ${ratio.toFixed(2)}, serve start-up ${serveRatio.toFixed(2)} (below 1 = opkit faster)\n`,
+      `ratio opkit/opm (median wall time): render ${renderRatio.toFixed(2)}, validate ${ratio.toFixed(2)}, serve start-up ${serveRatio.toFixed(2)} (below 1 = opkit faster)\n`,
     );
     const out = join(import.meta.dirname, '..', 'results', 'catalog.json');
     writeJson(out, {
       machine: machineInfo(),
       metrics,
-      ratio: { opkitOverOpm: ratio, serveStartupOpkitOverOpm: serveRatio },
+      ratio: { renderOpkitOverOpm: renderRatio, opkitOverOpm: ratio, serveStartupOpkitOverOpm: serveRatio },
     });
     process.stdout.write(`Results written to ${out}\n`);
   } finally {
