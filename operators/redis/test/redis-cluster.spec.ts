@@ -10,6 +10,7 @@ import {
   type RedisCluster,
   RedisConnection,
 } from '../src/index.js';
+import { KeySet, startTraffic } from './support/data.js';
 import { redisCluster, useOperator } from './support/operator.js';
 
 // Operand pods must pass Pod Security "restricted": every test namespace enforces it.
@@ -71,6 +72,30 @@ async function clusterInfo(address: string, pw: string): Promise<Record<string, 
   } finally {
     c.close();
   }
+}
+
+/** Reasons of the events about one RedisCluster. */
+async function eventReasons(name: string): Promise<string[]> {
+  const events = await api().list<
+    KubeObject & { reason?: string; regarding?: { kind?: string; name?: string } }
+  >({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: ns.name });
+  return events.items
+    .filter((e) => e.regarding?.kind === 'RedisCluster' && e.regarding.name === name)
+    .map((e) => e.reason ?? '');
+}
+
+const scrape = async () =>
+  (await fetch(`http://127.0.0.1:${operator.manager().metricsAddress!.port}/metrics`)).text();
+
+/** The value of a per-cluster metric, or undefined when it has no series for that cluster. */
+function metric(text: string, name: string, cluster: string): number | undefined {
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith(`${name}{`) && l.includes(`name="${cluster}"`) && l.includes(`namespace="${ns.name}"`),
+    );
+  return line === undefined ? undefined : Number(line.split(' ').at(-1));
 }
 
 describe('the RedisCluster operator', () => {
@@ -185,46 +210,52 @@ describe('the RedisCluster operator', () => {
     await expect(anonymous.call('GET', 'x')).rejects.toThrow(/NOAUTH/);
     anonymous.close();
 
+    // The generated Secret, deleted, comes back with the password the cluster runs with.
+    const SECRET = { apiVersion: 'v1', kind: 'Secret' };
+    await api().delete({ ...SECRET, name: 'secret-auth', namespace: ns.name });
+    const recreated = await eventually('the generated Secret to be re-created', async () => {
+      try {
+        return await api().get<Secret>(SECRET, 'secret-auth', ns.name);
+      } catch {
+        return undefined;
+      }
+    });
+    expect(Buffer.from(recreated.data.password!, 'base64').toString('utf8')).toBe(pw);
+    expect(recreated.metadata.ownerReferences?.[0]?.kind).toBe('RedisCluster');
+
     expect(operator.logs.length).toBeGreaterThan(0);
     for (const line of operator.logs) expect(line).not.toContain(pw);
   });
 
-  it('keeps 10,000 keys through scale 6→8 and 8→6, a primary failure and a restart of every node', async () => {
+  it('keeps 10,000 keys through scale 6→12 and 12→6, a primary failure and a restart of every node', async () => {
     await api().create(redisCluster('data', ns.name, { size: 6 }));
     let cr = await formed('data', 6);
     const pw = await password('data');
     const client = new ClusterClient(addresses(cr), { password: pw });
-    const keys = Array.from({ length: 10_000 }, (_, i) => `key:${i}`);
-    const writeAll = async () => {
-      for (let i = 0; i < keys.length; i += 500)
-        await Promise.all(keys.slice(i, i + 500).map((k) => client.set(k, `value-of-${k}`)));
-    };
-    const readAll = async (when: string) => {
-      const missing: string[] = [];
-      for (let i = 0; i < keys.length; i += 500) {
-        const values = await Promise.all(keys.slice(i, i + 500).map((k) => client.get(k)));
-        values.forEach((v, j) => {
-          const k = keys[i + j]!;
-          if (v !== `value-of-${k}`) missing.push(k);
-        });
-      }
-      expect(missing, `keys lost ${when}`).toEqual([]);
+    const data = new KeySet(client, 'key');
+    const readAll = async (when: string) => expect(await data.missing(), `keys lost ${when}`).toEqual([]);
+    const timed = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
+      const started = Date.now();
+      const result = await run();
+      console.info(`redis ${what}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      return result;
     };
     try {
-      await writeAll();
+      await data.write();
       await readAll('after writing');
 
-      // Scale out: a fourth primary and its replica; slots migrate live, keys follow.
-      await api().patch({ ...REDIS_CLUSTER, name: 'data', namespace: ns.name }, { spec: { size: 8 } });
-      cr = await formed('data', 8, 180_000);
-      expect(cr.status?.primaries).toBe(4);
+      // Scale out: three more primaries with their replicas; half the slots migrate live, keys follow.
+      await api().patch({ ...REDIS_CLUSTER, name: 'data', namespace: ns.name }, { spec: { size: 12 } });
+      cr = await timed('scale-out 6→12', () => formed('data', 12, 180_000));
+      expect(cr.status?.primaries).toBe(6);
       for (const p of cr.status!.members!.filter((m) => m.role === 'primary'))
-        expect(p.slotCount).toBeGreaterThan(4000);
-      await readAll('after scaling out to 8');
+        expect(p.slotCount).toBeGreaterThan(2600);
+      await readAll('after scaling out to 12');
 
       // Scale in: slots move off the leaving primaries, the nodes are forgotten, then the pods go.
+      await data.write();
       await api().patch({ ...REDIS_CLUSTER, name: 'data', namespace: ns.name }, { spec: { size: 6 } });
-      cr = await formed('data', 6, 180_000);
+      cr = await timed('scale-in 12→6', () => formed('data', 6, 180_000));
       expect(cr.status?.primaries).toBe(3);
       for (const address of addresses(cr)) {
         const info = await clusterInfo(address, pw);
@@ -263,12 +294,9 @@ describe('the RedisCluster operator', () => {
       );
       expect(cr.status?.primaries).toBe(3);
       await readAll('after a primary failed over');
-      const port = operator.manager().metricsAddress!.port;
-      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      expect(
-        Number(metrics.match(/^redis_cluster_failovers_total\{[^}]*name="data"[^}]*\} (\d+)/m)?.[1]),
-      ).toBeGreaterThanOrEqual(1);
-      expect(metrics).toMatch(/^redis_cluster_slots_assigned\{[^}]*name="data"[^}]*\} 16384$/m);
+      const metrics = await scrape();
+      expect(metric(metrics, 'redis_cluster_failovers_total', 'data')).toBeGreaterThanOrEqual(1);
+      expect(metric(metrics, 'redis_cluster_slots_assigned', 'data')).toBe(16384);
 
       // Every node restarts at once (same pods, same IPs): the cluster re-forms from nodes.conf and the AOF.
       const before = new Map(cr.status!.members!.map((m) => [m.ip!, processesOnPodIP(m.ip!)[0]!.pid]));
@@ -288,6 +316,23 @@ describe('the RedisCluster operator', () => {
       );
       cr = await formed('data', 6);
       await readAll('after restarting every node');
+
+      // What happened is told as events: the bootstrap, both scalings, the failover.
+      const reasons = await eventReasons('data');
+      for (const reason of [
+        'ClusterCreated',
+        'ReplicasAttached',
+        'ScaledOut',
+        'SlotsMigrated',
+        'NodeRemoved',
+        'ScaledIn',
+        'FailoverDetected',
+      ])
+        expect(reasons, `event ${reason}`).toContain(reason);
+      const after = await scrape();
+      expect(metric(after, 'redis_cluster_nodes_ready', 'data')).toBe(6);
+      expect(metric(after, 'redis_cluster_slot_migrations_in_progress', 'data')).toBe(0);
+      expect(metric(after, 'redis_cluster_state_ok', 'data')).toBe(1);
     } finally {
       client.close();
     }
@@ -387,5 +432,195 @@ describe('the RedisCluster operator', () => {
     } finally {
       client.close();
     }
+  });
+
+  it('rolls the pods one at a time for a redis.conf change and a password rotation, keeping keys and clients', async () => {
+    await api().create(redisCluster('roll', ns.name, { size: 6 }));
+    let cr = await formed('roll', 6);
+    const pw = await password('roll');
+    const POD = { apiVersion: 'v1', kind: 'Pod' };
+    type Pod = KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
+    const pods = async () =>
+      (await api().list<Pod>(POD, { namespace: ns.name, labelSelector: 'app.kubernetes.io/instance=roll' }))
+        .items;
+    const uids = async () => new Set((await pods()).map((p) => p.metadata.uid!));
+    /** Samples the pods while a roll runs: the most that were missing or not ready at once. */
+    const watchPods = () => {
+      let running = true;
+      let worst = 0;
+      const loop = (async () => {
+        while (running) {
+          const list = await pods().catch(() => undefined);
+          if (list) {
+            const ready = list.filter(
+              (p) =>
+                !p.metadata.deletionTimestamp &&
+                p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+            ).length;
+            worst = Math.max(worst, 6 - ready);
+          }
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+      return {
+        stop: async () => {
+          running = false;
+          await loop;
+          return worst;
+        },
+      };
+    };
+    /** The roll is over when every pod is new and the cluster is formed again. */
+    const rolled = (before: Set<string>) =>
+      eventually(
+        'every pod to be restarted and the cluster formed',
+        async () => {
+          const now = await uids();
+          if ([...now].some((uid) => before.has(uid))) return undefined;
+          return formed('roll', 6, 1000).catch(() => undefined);
+        },
+        { timeoutMs: 240_000, intervalMs: 1000 },
+      );
+
+    let client = new ClusterClient(addresses(cr), { password: pw });
+    const data = new KeySet(client, 'roll');
+    try {
+      await data.write();
+
+      // redis.conf: a new setting reaches every node by a restart of each pod in turn.
+      const started = Date.now();
+      let traffic = startTraffic(client, 'traffic');
+      let pods$ = watchPods();
+      let before = await uids();
+      await api().patch(
+        { ...REDIS_CLUSTER, name: 'roll', namespace: ns.name },
+        { spec: { config: { 'maxmemory-policy': 'allkeys-lru' } } },
+      );
+      cr = await rolled(before);
+      let served = await traffic.stop();
+      expect(await pods$.stop(), 'pods down at once during the roll').toBeLessThanOrEqual(1);
+      console.info(
+        `redis rolling restart for redis.conf: ${((Date.now() - started) / 1000).toFixed(1)} s, ${served.ops} client operations`,
+      );
+      expect(served.failures, 'client operations that failed during the roll').toEqual([]);
+      expect(served.ops).toBeGreaterThan(0);
+      for (const address of addresses(cr)) {
+        const c = await RedisConnection.connect(address, { password: pw });
+        try {
+          expect(await c.call('CONFIG', 'GET', 'maxmemory-policy')).toEqual([
+            'maxmemory-policy',
+            'allkeys-lru',
+          ]);
+        } finally {
+          c.close();
+        }
+      }
+      expect(await data.missing(), 'keys lost in the roll').toEqual([]);
+      const reasons = await eventReasons('roll');
+      expect(reasons.filter((r) => r === 'RollingRestart').length).toBeGreaterThanOrEqual(1);
+      expect(reasons).toContain('FailoverRequested');
+      const metrics = await scrape();
+      expect(metric(metrics, 'redis_cluster_pod_restarts_total', 'roll')).toBe(6);
+      // Failovers the operator asked for are not counted as failures.
+      expect(metric(metrics, 'redis_cluster_failovers_total', 'roll') ?? 0).toBe(0);
+
+      // Password rotation: the new password in the Secret; every node takes it at once, then the pods roll.
+      const rotated = `rotated-${Date.now()}`;
+      before = await uids();
+      await api().patch(
+        { apiVersion: 'v1', kind: 'Secret', name: 'roll-auth', namespace: ns.name },
+        { stringData: { password: rotated } },
+      );
+      await eventually(
+        'every node to accept the new password',
+        async () => {
+          for (const address of addresses(cr))
+            (await RedisConnection.connect(address, { password: rotated })).close();
+          return true;
+        },
+        { timeoutMs: 60_000, intervalMs: 200 },
+      );
+      client.close();
+      client = new ClusterClient(addresses(cr), { password: rotated });
+      traffic = startTraffic(client, 'traffic');
+      pods$ = watchPods();
+      cr = await rolled(before);
+      served = await traffic.stop();
+      expect(await pods$.stop(), 'pods down at once during the roll').toBeLessThanOrEqual(1);
+      expect(served.failures, 'client operations that failed during the rotation').toEqual([]);
+      expect(served.ops).toBeGreaterThan(0);
+      for (const address of addresses(cr)) {
+        await expect(RedisConnection.connect(address, { password: pw })).rejects.toThrow(/WRONGPASS/);
+        (await RedisConnection.connect(address, { password: rotated })).close();
+      }
+      data.client = client;
+      expect(await data.missing(), 'keys lost in the rotation').toEqual([]);
+      // The operator keeps the previous password only while the rotation rolls out.
+      const authConf = await api().get<Secret>(
+        { apiVersion: 'v1', kind: 'Secret' },
+        'roll-auth-conf',
+        ns.name,
+      );
+      expect(Object.keys(authConf.data)).toEqual(['auth.conf']);
+      expect(await eventReasons('roll')).toContain('PasswordChanged');
+      for (const line of operator.logs) expect(line).not.toContain(rotated);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('reports a missing or malformed auth Secret as Degraded, naming the Secret and the key, and recovers', async () => {
+    const SECRET = { apiVersion: 'v1', kind: 'Secret' };
+    const condition = async (type: string) =>
+      findStatusCondition((await get('creds')).status?.conditions, type);
+    const degradedBy = (reason: string, text: RegExp) =>
+      eventually(`Degraded=True with ${reason}`, async () => {
+        const c = await condition('Degraded');
+        return c?.status === 'True' && c.reason === reason && text.test(c.message) ? c : undefined;
+      });
+    await api().create(
+      redisCluster('creds', ns.name, {
+        size: 3,
+        replicasPerPrimary: 0,
+        auth: { secretName: 'creds-password' },
+      }),
+    );
+    await degradedBy('AuthSecretNotFound', /Secret creds-password .*not found.*"password"/);
+    expect((await condition('Available'))?.status).toBe('False');
+
+    await api().create({
+      ...SECRET,
+      metadata: { name: 'creds-password', namespace: ns.name },
+      stringData: { passwd: 'not-the-key' },
+    });
+    await degradedBy(
+      'AuthSecretInvalid',
+      /Secret creds-password in namespace \S+ has no key "password" \(keys: passwd\)/,
+    );
+
+    await api().patch(
+      { ...SECRET, name: 'creds-password', namespace: ns.name },
+      { stringData: { password: 'first-password' } },
+    );
+    let cr = await formed('creds', 3);
+    expect(findStatusCondition(cr.status?.conditions, 'Degraded')?.status).toBe('False');
+    expect((await clusterInfo(addresses(cr)[0]!, 'first-password')).cluster_state).toBe('ok');
+
+    // Broken again while running: the cluster stays available on the password it has.
+    await api().patch({ ...SECRET, name: 'creds-password', namespace: ns.name }, { data: { password: '' } });
+    await degradedBy(
+      'AuthSecretInvalid',
+      /key "password" of Secret creds-password in namespace \S+ is empty/,
+    );
+    cr = await get('creds');
+    expect(findStatusCondition(cr.status?.conditions, 'Available')?.status).toBe('True');
+    expect((await clusterInfo(addresses(cr)[0]!, 'first-password')).cluster_state).toBe('ok');
+    expect(await eventReasons('creds')).toContain('AuthSecretInvalid');
+
+    await api().patch(
+      { ...SECRET, name: 'creds-password', namespace: ns.name },
+      { data: { password: Buffer.from('first-password').toString('base64') } },
+    );
+    await eventually('Degraded=False again', async () => (await condition('Degraded'))?.status === 'False');
   });
 });

@@ -30,6 +30,7 @@ export const redisClusterControllerRbac: readonly PolicyRule[] = [
     resources: ['poddisruptionbudgets'],
     verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
   },
-  { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
+  // delete: the rolling restart (pods are recreated by the StatefulSet from the current template).
+  { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'delete'] },
   { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
 ];

@@ -4,6 +4,7 @@ import {
   controllerManagedBy,
   type EventRecorder,
   findStatusCondition,
+  isConflict,
   isNotFound,
   isSubset,
   type KubeObject,
@@ -23,6 +24,7 @@ import {
   replicasPerPrimary,
 } from '../api/v1/index.js';
 import {
+  AUTH_CONF_KEY,
   authConf,
   desiredAuthConfSecret,
   desiredClientService,
@@ -37,6 +39,9 @@ import {
   imageFor,
   MANAGED_BY,
   names,
+  PASSWORD_KEY,
+  PREVIOUS_PASSWORD_KEY,
+  passwordOfAuthConf,
   passwordSecretName,
   redisConf,
   selectorFor,
@@ -52,8 +57,17 @@ const POD = { apiVersion: 'v1', kind: 'Pod' } as const;
 
 interface StatefulSet extends KubeObject {
   spec?: { replicas?: number };
-  status?: { replicas?: number; readyReplicas?: number };
+  status?: {
+    replicas?: number;
+    readyReplicas?: number;
+    observedGeneration?: number;
+    /** The revision of the current pod template; pods carry theirs in the controller-revision-hash label. */
+    updateRevision?: string;
+  };
 }
+
+/** Pods carry the revision of the StatefulSet template they were created from. */
+const REVISION_LABEL = 'controller-revision-hash';
 
 interface Pod extends KubeObject {
   spec?: { nodeName?: string };
@@ -63,6 +77,9 @@ interface Pod extends KubeObject {
 interface Secret extends KubeObject {
   data?: Record<string, string>;
 }
+
+/** The password from the Secret, or why there is none (a condition reason and a message). */
+type PasswordSource = { password: string } | { reason: string; message: string };
 
 export interface RedisClusterControllerOptions {
   /** @default 2 */
@@ -79,6 +96,7 @@ export interface ClusterMetrics {
   readonly clusterOk: Gauge;
   readonly migrationsInProgress: Gauge;
   readonly failovers: Counter;
+  readonly podRestarts: Counter;
 }
 
 export function clusterMetrics(registry: Registry): ClusterMetrics {
@@ -111,6 +129,12 @@ export function clusterMetrics(registry: Registry): ClusterMetrics {
     failovers: new Counter({
       name: 'redis_cluster_failovers_total',
       help: 'Replicas seen promoted to primary without the operator asking (Redis Cluster failovers).',
+      labelNames,
+      registers: [registry],
+    }),
+    podRestarts: new Counter({
+      name: 'redis_cluster_pod_restarts_total',
+      help: 'Pods the operator restarted to apply a new pod template (rolling restart).',
       labelNames,
       registers: [registry],
     }),
@@ -190,6 +214,8 @@ export function redisClusterReconciler(
   },
 ): Reconciler {
   const roleMemory = new Map<string, Map<string, 'primary' | 'replica'>>();
+  /** Replicas the operator asked to take over (rolling restart): their promotion is no failover. */
+  const requestedFailovers = new Map<string, Set<string>>();
 
   async function writeStatus(cr: RedisCluster, next: RedisClusterStatus): Promise<void> {
     const current = cr.status ?? {};
@@ -230,6 +256,21 @@ export function redisClusterReconciler(
     return true;
   }
 
+  /** The auth Secret with exactly these keys (a key the operator drops must go, which `ensure` would not see). */
+  async function ensureAuthConf(
+    cr: RedisCluster,
+    pw: string,
+    previous: string | undefined,
+    live: Secret | undefined,
+  ): Promise<boolean> {
+    const desired = desiredAuthConfSecret(cr, pw, previous);
+    const liveKeys = Object.keys(live?.data ?? {}).sort();
+    if (live && liveKeys.join() === Object.keys(desired.data).sort().join() && isSubset(desired, live))
+      return false;
+    await client.apply(desired);
+    return true;
+  }
+
   async function getOptional<T extends KubeObject>(
     type: { apiVersion: string; kind: string },
     name: string,
@@ -243,8 +284,12 @@ export function redisClusterReconciler(
     }
   }
 
-  /** The password from the Secret (generated when the spec names none); undefined when it is missing. */
-  async function password(cr: RedisCluster): Promise<string | undefined> {
+  /**
+   * The password from the cluster's Secret (key `password`). A missing generated Secret is created: with the
+   * password the nodes run with, if there is one, so clients keep working; else with a new one. A missing
+   * user Secret, or one without a usable `password`, is a problem naming the Secret and the key.
+   */
+  async function password(cr: RedisCluster, running: string | undefined): Promise<PasswordSource> {
     const namespace = cr.metadata.namespace!;
     const name = passwordSecretName(cr);
     if (options.secretUsers) {
@@ -254,20 +299,51 @@ export function redisClusterReconciler(
       options.secretUsers.set(key, users);
     }
     const secret = await getOptional<Secret>(SECRET, name, namespace);
-    const value = decode(secret?.data?.password);
-    if (value) return value;
-    if (cr.spec.auth?.secretName) return undefined;
-    if (secret) return undefined; // generated Secret without a password: someone changed it
-    const generated = generatePassword();
-    await client.create(desiredPasswordSecret(cr, generated));
-    events.event(
-      cr,
-      'Normal',
-      'PasswordGenerated',
-      'CreateSecret',
-      `Secret ${name} created with a new password`,
-    );
-    return generated;
+    if (!secret) {
+      if (cr.spec.auth?.secretName) {
+        return {
+          reason: 'AuthSecretNotFound',
+          message: `Secret ${name} (spec.auth.secretName) not found in namespace ${namespace}; it needs the key "password"`,
+        };
+      }
+      const value = running ?? generatePassword();
+      await client.create(desiredPasswordSecret(cr, value));
+      events.event(
+        cr,
+        'Normal',
+        'PasswordGenerated',
+        'CreateSecret',
+        running
+          ? `Secret ${name} re-created with the password the cluster runs with`
+          : `Secret ${name} created with a new password`,
+      );
+      return { password: value };
+    }
+    const encoded = secret.data?.[PASSWORD_KEY];
+    if (encoded === undefined) {
+      const keys = Object.keys(secret.data ?? {});
+      return {
+        reason: 'AuthSecretInvalid',
+        message: `Secret ${name} in namespace ${namespace} has no key "${PASSWORD_KEY}" (keys: ${keys.join(', ') || 'none'})`,
+      };
+    }
+    const raw = Buffer.from(encoded, 'base64');
+    const value = raw.toString('utf8');
+    const flaw =
+      value === ''
+        ? 'is empty'
+        : !Buffer.from(value, 'utf8').equals(raw)
+          ? 'is not valid UTF-8'
+          : value.includes('\0')
+            ? 'contains a NUL byte'
+            : undefined;
+    if (flaw) {
+      return {
+        reason: 'AuthSecretInvalid',
+        message: `key "${PASSWORD_KEY}" of Secret ${name} in namespace ${namespace} ${flaw}`,
+      };
+    }
+    return { password: value };
   }
 
   async function apply(cr: RedisCluster): Promise<Result | undefined> {
@@ -293,16 +369,36 @@ export function redisClusterReconciler(
       await fail('ImageNotConfigured', error.message);
       return undefined;
     }
-    const pw = await password(cr);
-    if (pw === undefined) {
-      await fail(
-        'SecretNotFound',
-        `Secret ${passwordSecretName(cr)} with key "password" not found in namespace ${namespace}`,
-      );
+    const n = names(cr);
+    // The password the nodes were started with, and the one before it while a rotation is rolling out.
+    const authConfSecret = await getOptional<Secret>(SECRET, n.authConf, namespace);
+    const running = passwordOfAuthConf(decode(authConfSecret?.data?.[AUTH_CONF_KEY]));
+    const carried = decode(authConfSecret?.data?.[PREVIOUS_PASSWORD_KEY]);
+    const source = await password(cr, running);
+    let pw: string;
+    let secretProblem: { reason: string; message: string } | undefined;
+    if ('password' in source) {
+      pw = source.password;
+    } else if (running !== undefined) {
+      // A broken Secret must not take a working cluster down: keep the password it runs with.
+      pw = running;
+      secretProblem = source;
+    } else {
+      await fail(source.reason, source.message);
       return { requeueAfterMs: 30_000 };
     }
-    const n = names(cr);
-    await ensure(desiredAuthConfSecret(cr, pw), await getOptional(SECRET, n.authConf, namespace));
+    const previousCandidate = running !== undefined && running !== pw ? running : carried;
+    let previous = previousCandidate !== pw ? previousCandidate : undefined;
+    const authConfChanged = await ensureAuthConf(cr, pw, previous, authConfSecret);
+    if (authConfChanged && running !== undefined && running !== pw) {
+      events.event(
+        cr,
+        'Normal',
+        'PasswordRotation',
+        'UpdateSecret',
+        `new password in Secret ${passwordSecretName(cr)}: switching the nodes over and restarting them`,
+      );
+    }
     await ensure(desiredConfigMap(cr), await getOptional(CONFIG_MAP, n.config, namespace));
     await ensure(desiredHeadlessService(cr), await getOptional(SERVICE, n.headless, namespace));
     await ensure(desiredClientService(cr), await getOptional(SERVICE, n.client, namespace));
@@ -313,8 +409,8 @@ export function redisClusterReconciler(
     const current = sts?.spec?.replicas ?? 0;
     // Scale-in: the StatefulSet keeps its pods until the cluster has moved their slots off and forgotten them.
     let replicas = Math.max(current, cr.spec.size);
-    const created = await ensure(desiredStatefulSet(cr, image, replicas, configDigest), sts);
-    if (created && !sts) {
+    const stsChanged = await ensure(desiredStatefulSet(cr, image, replicas, configDigest), sts);
+    if (stsChanged && !sts) {
       events.event(
         cr,
         'Normal',
@@ -322,7 +418,21 @@ export function redisClusterReconciler(
         'CreateStatefulSet',
         `StatefulSet ${n.statefulSet} with ${replicas} pods`,
       );
+    } else if (sts && replicas > current) {
+      events.event(
+        cr,
+        'Normal',
+        'ScaledOut',
+        'ScaleStatefulSet',
+        `StatefulSet ${n.statefulSet} scaled from ${current} to ${replicas} pods; slots follow once they join`,
+      );
     }
+    // Pods from an older template restart one at a time (OnDelete), once the StatefulSet has recorded the
+    // revision of its current template.
+    const updateRevision =
+      sts && !stsChanged && sts.status?.observedGeneration === sts.metadata.generation
+        ? sts.status?.updateRevision
+        : undefined;
 
     const pods = (
       await client.list<Pod>(POD, { namespace, labelSelector: selectorFromLabels(selectorFor(cr)) })
@@ -334,15 +444,19 @@ export function redisClusterReconciler(
           ? undefined
           : {
               name: p.metadata.name!,
+              uid: p.metadata.uid,
               ordinal,
               ip: p.status?.podIP,
               ready: podReady(p),
               nodeName: p.spec?.nodeName,
+              outdated:
+                updateRevision !== undefined && p.metadata.labels?.[REVISION_LABEL] !== updateRevision,
             };
       })
       .filter((p): p is PodInfo => p !== undefined);
 
     const log = options.logger;
+    const started = Date.now();
     let sync: SyncResult;
     try {
       sync = await syncCluster({
@@ -351,6 +465,9 @@ export function redisClusterReconciler(
         primaries: primariesOf(cr),
         replicasPerPrimary: replicasPerPrimary(cr),
         password: pw,
+        previousPassword: previous,
+        persistent: cr.spec.storage !== undefined,
+        revisionKnown: updateRevision !== undefined,
         log: (message, fields) => log?.info(message, { ...labels, ...fields }),
       });
     } catch (error) {
@@ -367,27 +484,54 @@ export function redisClusterReconciler(
       });
       throw error;
     }
+    log?.debug('cluster pass', {
+      ...labels,
+      phase: sync.phase,
+      message: sync.message,
+      ms: Date.now() - started,
+    });
     for (const action of sync.actions) events.event(cr, 'Normal', action.reason, 'Reconcile', action.message);
 
     // Failovers: a node we last saw as a replica is a primary now, and the operator did not promote it.
     const key = `${namespace}/${cr.metadata.name}`;
     const before = roleMemory.get(key);
+    const requested = requestedFailovers.get(key) ?? new Set<string>();
+    for (const id of sync.promoted) requested.add(id);
+    requestedFailovers.set(key, requested);
     if (before) {
       for (const [id, role] of sync.roles) {
-        if (role === 'primary' && before.get(id) === 'replica') {
-          metrics.failovers.inc(labels);
-          const pod = sync.members.find((m) => m.nodeId === id)?.pod ?? id;
-          events.event(
-            cr,
-            'Warning',
-            'FailoverDetected',
-            'Observe',
-            `replica ${pod} was promoted to primary`,
-          );
-        }
+        if (role !== 'primary' || before.get(id) !== 'replica') continue;
+        if (requested.delete(id)) continue;
+        metrics.failovers.inc(labels);
+        const pod = sync.members.find((m) => m.nodeId === id)?.pod ?? id;
+        events.event(cr, 'Warning', 'FailoverDetected', 'Observe', `replica ${pod} was promoted to primary`);
       }
     }
     roleMemory.set(key, new Map([...(before ?? []), ...sync.roles]));
+
+    if (sync.restartPod) {
+      const { name, uid, role } = sync.restartPod;
+      try {
+        // The UID precondition: never the pod's successor, should this pass be late.
+        await client.delete({ ...POD, name, namespace }, uid ? { preconditions: { uid } } : {});
+        metrics.podRestarts.inc(labels);
+        events.event(
+          cr,
+          'Normal',
+          'RollingRestart',
+          'DeletePod',
+          `restarting ${role} ${name} to apply the current configuration`,
+        );
+      } catch (error) {
+        if (!isNotFound(error) && !isConflict(error)) throw error;
+      }
+    }
+
+    if (sync.passwordSettled && previous !== undefined && !sync.restartPod && sync.ready) {
+      // Every pod runs with the current password now: forget the previous one.
+      await ensureAuthConf(cr, pw, undefined, await getOptional<Secret>(SECRET, n.authConf, namespace));
+      previous = undefined;
+    }
 
     if (sync.removablePodsFrom < replicas) {
       replicas = sync.removablePodsFrom;
@@ -410,8 +554,8 @@ export function redisClusterReconciler(
     metrics.clusterOk.set(labels, sync.clusterState === 'ok' ? 1 : 0);
     metrics.migrationsInProgress.set(labels, sync.migrationsInProgress);
 
-    const degraded = sync.phase === 'Degraded';
     const available = sync.clusterState === 'ok' && sync.slotsAssigned === 16384;
+    const settled = sync.ready && replicas === cr.spec.size;
     const conditions = withConditions(
       cr,
       available
@@ -423,12 +567,14 @@ export function redisClusterReconciler(
             sync.message,
             generation,
           ),
-      sync.ready && replicas === cr.spec.size
+      settled
         ? condition('Progressing', 'False', 'Ready', sync.message, generation)
         : condition('Progressing', 'True', sync.phase, sync.message, generation),
-      degraded
-        ? condition('Degraded', 'True', 'NodesFailing', sync.message, generation)
-        : condition('Degraded', 'False', 'AsExpected', 'No failures', generation),
+      secretProblem
+        ? condition('Degraded', 'True', secretProblem.reason, secretProblem.message, generation)
+        : sync.phase === 'Degraded'
+          ? condition('Degraded', 'True', 'NodesFailing', sync.message, generation)
+          : condition('Degraded', 'False', 'AsExpected', 'No failures', generation),
     );
     await writeStatus(cr, {
       conditions,
@@ -441,7 +587,8 @@ export function redisClusterReconciler(
       secretName: passwordSecretName(cr),
       observedGeneration: generation,
     });
-    if (sync.ready && replicas === cr.spec.size) return { requeueAfterMs: 10_000 };
+    if (settled) return { requeueAfterMs: secretProblem ? 30_000 : 10_000 };
+    if (sync.phase === 'RestartBlocked') return { requeueAfterMs: 30_000 };
     return { requeueAfterMs: sync.phase === 'MigratingSlots' ? 100 : 1000 };
   }
 
@@ -452,6 +599,7 @@ export function redisClusterReconciler(
     } catch (error) {
       if (isNotFound(error)) {
         roleMemory.delete(`${req.namespace}/${req.name}`);
+        requestedFailovers.delete(`${req.namespace}/${req.name}`);
         for (const gauge of [
           metrics.slotsAssigned,
           metrics.nodesReady,

@@ -93,6 +93,21 @@ export function authConf(password: string): string {
   return `requirepass ${quote(password)}\nmasterauth ${quote(password)}\n`;
 }
 
+const UNESCAPE: Record<string, string> = { n: '\n', r: '\r' };
+
+/** The password of an auth.conf written by {@link authConf}; undefined for anything else. */
+export function passwordOfAuthConf(text: string | undefined): string | undefined {
+  const quoted = text?.match(/^requirepass "((?:[^"\\]|\\.)*)"$/m)?.[1];
+  return quoted?.replace(/\\(.)/g, (_, c: string) => UNESCAPE[c] ?? c);
+}
+
+/** Keys of the operator's auth Secret (`<name>-auth-conf`). */
+export const AUTH_CONF_KEY = 'auth.conf';
+/** The password nodes may still run with while a rotation rolls out; never mounted into the pods. */
+export const PREVIOUS_PASSWORD_KEY = 'previous-password';
+/** The key of the user's (or the generated) password Secret. */
+export const PASSWORD_KEY = 'password';
+
 export function generatePassword(): string {
   return randomBytes(24).toString('base64url');
 }
@@ -115,19 +130,31 @@ export function desiredPasswordSecret(cr: RedisCluster, password: string): Owned
     kind: 'Secret',
     metadata: { name: names(cr).generatedSecret, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
     type: 'Opaque',
-    stringData: { password },
+    stringData: { [PASSWORD_KEY]: password },
   };
   setControllerReference(cr, secret);
   return secret;
 }
 
-export function desiredAuthConfSecret(cr: RedisCluster, password: string): Owned<{ data: object }> {
+/**
+ * The operator's auth Secret: auth.conf for the pods and, during a rotation, the previous password so the
+ * operator can still reach nodes started with it (also after a restart of the operator).
+ */
+export function desiredAuthConfSecret(
+  cr: RedisCluster,
+  password: string,
+  previous?: string,
+): Owned<{ data: Record<string, string> }> {
+  const base64 = (text: string) => Buffer.from(text).toString('base64');
   const secret = {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name: names(cr).authConf, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
     type: 'Opaque',
-    data: { 'auth.conf': Buffer.from(authConf(password)).toString('base64') },
+    data: {
+      [AUTH_CONF_KEY]: base64(authConf(password)),
+      ...(previous !== undefined ? { [PREVIOUS_PASSWORD_KEY]: base64(previous) } : {}),
+    },
   };
   setControllerReference(cr, secret);
   return secret;
@@ -217,7 +244,14 @@ export function desiredStatefulSet(
           ],
           volumes: [
             { name: 'config', configMap: { name: n.config } },
-            { name: 'auth', secret: { secretName: n.authConf, defaultMode: 0o400 } },
+            {
+              name: 'auth',
+              secret: {
+                secretName: n.authConf,
+                defaultMode: 0o400,
+                items: [{ key: AUTH_CONF_KEY, path: 'auth.conf' }],
+              },
+            },
             ...(storage ? [] : [{ name: 'data', emptyDir: {} }]),
           ],
         },

@@ -10,7 +10,7 @@ import {
   SLOTS,
   toRanges,
 } from '../redis/cluster.js';
-import { RedisConnection, ReplyError } from '../redis/resp.js';
+import { RedisConnection, ReplyError, type RespValue } from '../redis/resp.js';
 import { REDIS_PORT } from './resources.js';
 
 export interface PodInfo {
@@ -20,6 +20,9 @@ export interface PodInfo {
   readonly ready: boolean;
   /** The Kubernetes node the pod runs on (to place replicas away from their primary). */
   readonly nodeName: string | undefined;
+  /** The pod runs an older pod template than the StatefulSet's (redis.conf, password, image …). */
+  readonly outdated?: boolean;
+  readonly uid?: string;
 }
 
 /** One reachable Redis node and what it says about itself and the cluster. */
@@ -30,7 +33,11 @@ interface Observed {
   readonly view: ClusterNode[];
   readonly self: ClusterNode;
   readonly info: Record<string, string>;
+  /** INFO replication: role, master_link_status, master_sync_in_progress … */
+  readonly replication: Record<string, string>;
   readonly keys: number;
+  /** The node refused the current password and was reached with the previous one. */
+  readonly previousPassword: boolean;
 }
 
 export type Phase =
@@ -43,6 +50,8 @@ export type Phase =
   | 'MigratingSlots'
   | 'Replicating'
   | 'Settling'
+  | 'RollingRestart'
+  | 'RestartBlocked'
   | 'Ready';
 
 export interface NodeReport {
@@ -73,6 +82,12 @@ export interface SyncResult {
   readonly removablePodsFrom: number;
   /** Things done in this pass, for events. */
   readonly actions: readonly { reason: string; message: string }[];
+  /** Every pod answered with the current password: the previous one is no longer needed. */
+  readonly passwordSettled: boolean;
+  /** Rolling restart: the pod to delete now (the StatefulSet recreates it from the current template). */
+  readonly restartPod?: { readonly name: string; readonly uid: string | undefined; readonly role: string };
+  /** Node IDs of replicas the operator promoted itself (rolling restart), not counted as failovers. */
+  readonly promoted: readonly string[];
 }
 
 export interface SyncInput {
@@ -82,35 +97,67 @@ export interface SyncInput {
   readonly primaries: number;
   readonly replicasPerPrimary: number;
   readonly password: string;
-  /** Most slots to move in one pass (the next reconcile carries on). @default 2048 */
+  /**
+   * The password the nodes were started with before a rotation: nodes that refuse `password` are reached with
+   * it and switched to `password` at once (CONFIG SET), before the pods are restarted with the new file.
+   */
+  readonly previousPassword?: string;
+  /** /data outlives a pod (a claim), so a primary without replicas may be restarted without losing keys. */
+  readonly persistent?: boolean;
+  /**
+   * The pods' template revision is known: false right after the StatefulSet's template changed, until its
+   * controller has recorded the new revision (pods cannot be told current or outdated yet).
+   */
+  readonly revisionKnown?: boolean;
+  /** Most slots each source primary gives away in one pass (the next reconcile carries on). @default 2048 */
   readonly migrationBatch?: number;
   readonly log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
 const addressOf = (ip: string) => `${ip}:${REDIS_PORT}`;
 
-async function observe(pod: PodInfo, password: string): Promise<Observed | undefined> {
+const connectTo = (ip: string, password: string) =>
+  RedisConnection.connect(addressOf(ip), { password, connectTimeoutMs: 2000, commandTimeoutMs: 10_000 });
+
+const wrongPassword = (error: unknown) =>
+  error instanceof ReplyError && (error.kind === 'WRONGPASS' || /invalid password/i.test(error.reply));
+
+async function observe(pod: PodInfo, password: string, previous?: string): Promise<Observed | undefined> {
   if (!pod.ip || !pod.ready) return undefined;
   let connection: RedisConnection;
+  let previousPassword = false;
   try {
-    connection = await RedisConnection.connect(addressOf(pod.ip), {
-      password,
-      connectTimeoutMs: 2000,
-      commandTimeoutMs: 10_000,
-    });
-  } catch {
-    return undefined;
+    connection = await connectTo(pod.ip, password);
+  } catch (error) {
+    if (previous === undefined || !wrongPassword(error)) return undefined;
+    try {
+      connection = await connectTo(pod.ip, previous);
+      previousPassword = true;
+    } catch {
+      return undefined;
+    }
   }
   try {
-    const [nodes, info, keys] = await Promise.all([
+    const [nodes, info, replication, keys] = await Promise.all([
       connection.text('CLUSTER', 'NODES'),
       connection.text('CLUSTER', 'INFO'),
+      connection.text('INFO', 'replication'),
       connection.call('DBSIZE'),
     ]);
     const view = parseClusterNodes(nodes);
     const self = view.find((n) => n.myself);
     if (!self) throw new Error('CLUSTER NODES without myself');
-    return { pod, ip: pod.ip, connection, view, self, info: parseInfo(info), keys: Number(keys) };
+    return {
+      pod,
+      ip: pod.ip,
+      connection,
+      view,
+      self,
+      info: parseInfo(info),
+      replication: parseInfo(replication),
+      keys: Number(keys),
+      previousPassword,
+    };
   } catch {
     connection.close();
     return undefined;
@@ -125,15 +172,39 @@ async function clusterCall(node: Observed, args: (string | number)[], ignore: Re
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Password rotation: nodes still on the previous password take the current one at once, for clients
+ * (requirepass) and for replication (masterauth), so the cluster never runs with two passwords for longer
+ * than one pass. Connections already authenticated stay so; the pods are restarted with the new auth.conf
+ * afterwards by the rolling restart. Returns how many nodes were switched.
+ */
+async function switchPassword(observed: readonly Observed[], password: string): Promise<number> {
+  const stale = observed.filter((o) => o.previousPassword);
+  await Promise.all(
+    stale.map((o) => o.connection.call('CONFIG', 'SET', 'masterauth', password, 'requirepass', password)),
+  );
+  return stale.length;
+}
+
 /** One pass over the cluster: observe, then take the first step that is missing. */
 export async function syncCluster(input: SyncInput): Promise<SyncResult> {
   const log = input.log ?? (() => {});
   const pods = [...input.pods].sort((a, b) => a.ordinal - b.ordinal);
-  const observed = (await Promise.all(pods.map((p) => observe(p, input.password)))).filter(
-    (o): o is Observed => o !== undefined,
-  );
+  const observed = (
+    await Promise.all(pods.map((p) => observe(p, input.password, input.previousPassword)))
+  ).filter((o): o is Observed => o !== undefined);
   try {
-    return await step(input, pods, observed, log);
+    const switched = await switchPassword(observed, input.password);
+    const result = await step(input, pods, observed, log);
+    return switched > 0
+      ? {
+          ...result,
+          actions: [
+            { reason: 'PasswordChanged', message: `${switched} node(s) switched to the new password` },
+            ...result.actions,
+          ],
+        }
+      : result;
   } finally {
     for (const o of observed) o.connection.close();
   }
@@ -194,6 +265,8 @@ async function step(
       roles,
       removablePodsFrom: Math.max(input.size, ...stillKnown.map((p) => p.ordinal + 1)),
       actions,
+      passwordSettled: observed.length === pods.length,
+      promoted: [],
       ...extra,
     };
   };
@@ -233,21 +306,21 @@ async function step(
     }
   }
 
-  // 2. Introduce nodes to each other (CLUSTER MEET), also after a pod came back with a new IP.
-  let met = 0;
-  for (const o of participants) {
-    if (o === anchor) continue;
-    const seenByAnchor = anchor.view.find((n) => n.id === o.self.id);
-    const seesAnchor = o.view.find((n) => n.id === anchor.self.id);
-    if (!seenByAnchor || seenByAnchor.ip !== o.ip) {
-      await clusterCall(anchor, ['MEET', o.ip, REDIS_PORT]);
-      met++;
-    }
-    if (!seesAnchor || seesAnchor.ip !== anchor.ip) {
-      await clusterCall(o, ['MEET', anchor.ip, REDIS_PORT]);
-      met++;
+  // 2. Introduce nodes to each other (CLUSTER MEET), also after a pod came back with a new IP. Every pair that
+  //    does not know each other meets directly: gossip alone takes seconds to tell everyone of a new node.
+  const knows = (a: Observed, b: Observed) =>
+    a.view.some((n) => n.ip === b.ip && (n.id === b.self.id || n.handshake));
+  const meetings: Promise<void>[] = [];
+  for (const [i, a] of participants.entries()) {
+    for (const b of participants.slice(i + 1)) {
+      if (knows(a, b) && knows(b, a)) continue;
+      // The node that does not know the other sends MEET; the handshake teaches both.
+      const [from, to] = knows(a, b) ? [b, a] : [a, b];
+      meetings.push(clusterCall(from, ['MEET', to.ip, REDIS_PORT]));
     }
   }
+  await Promise.all(meetings);
+  const met = meetings.length;
   if (met > 0) {
     actions.push({ reason: 'NodesMet', message: `introduced ${met} node link(s) with CLUSTER MEET` });
     return report('Meeting', `introduced ${met} node link(s) with CLUSTER MEET`);
@@ -268,24 +341,45 @@ async function step(
     );
   }
 
-  // 3. Finish migrations left open (a reconcile or the operator died half-way).
-  const open: { from: Observed; to: Observed; slot: number }[] = [];
+  // 3. Finish migrations left open (a reconcile or the operator died half-way), per pair of nodes at once.
+  const open = new Map<string, { from: Observed; to: Observed; slots: Set<number> }>();
   const byId = new Map(participants.map((o) => [o.self.id, o]));
+  const addOpen = (from: Observed, to: Observed, slot: number) => {
+    const key = `${from.self.id}>${to.self.id}`;
+    const entry = open.get(key) ?? { from, to, slots: new Set<number>() };
+    entry.slots.add(slot);
+    open.set(key, entry);
+  };
+  // A mark naming a node nobody knows any more (it was removed) can only be cleared.
+  const unknown = (id: string) => !byId.has(id) && !participants.some((p) => p.view.some((v) => v.id === id));
+  const orphans: Promise<unknown>[] = [];
   for (const o of participants) {
     for (const [slot, id] of o.self.migrating) {
       const to = byId.get(id);
-      if (to) open.push({ from: o, to, slot });
+      if (to) addOpen(o, to, slot);
+      else if (unknown(id)) orphans.push(o.connection.call('CLUSTER', 'SETSLOT', slot, 'STABLE'));
     }
     for (const [slot, id] of o.self.importing) {
       const from = byId.get(id);
-      if (from && !open.some((x) => x.slot === slot)) open.push({ from, to: o, slot });
+      if (from) addOpen(from, o, slot);
+      else if (unknown(id)) orphans.push(o.connection.call('CLUSTER', 'SETSLOT', slot, 'STABLE'));
     }
   }
-  if (open.length > 0) {
-    for (const { from, to, slot } of open) await resumeMove(from, to, slot, input.password);
-    actions.push({ reason: 'MigrationResumed', message: `finished ${open.length} open slot migration(s)` });
-    return report('MigratingSlots', `finished ${open.length} open slot migration(s)`, {
-      migrationsInProgress: open.length,
+  await Promise.all(orphans);
+  if (open.size > 0 || orphans.length > 0) {
+    let count = orphans.length;
+    for (const { from, to, slots } of open.values()) {
+      await resumeMoves(
+        from,
+        to,
+        [...slots].sort((a, b) => a - b),
+        input.password,
+      );
+      count += slots.size;
+    }
+    actions.push({ reason: 'MigrationResumed', message: `finished ${count} open slot migration(s)` });
+    return report('MigratingSlots', `finished ${count} open slot migration(s)`, {
+      migrationsInProgress: count,
     });
   }
 
@@ -347,13 +441,45 @@ async function step(
   const unbalanced = targets.some((t) => deficit(t) > Math.ceil(quota.get(t)! * 0.05));
   if (sources.length > 0 || unbalanced) {
     const moves = planMoves(targets, sources, quota, input.migrationBatch ?? 2048);
+    // A node that just joined (or rejoined) reports cluster_state:fail for a moment and refuses the keys
+    // MIGRATE sends it (CLUSTERDOWN): wait for every node a move touches.
+    const notOk = [...new Set(moves.flatMap((m) => [m.from, m.to]))].filter(
+      (o) => o.info.cluster_state !== 'ok',
+    );
+    if (notOk.length > 0) {
+      return report(
+        'Settling',
+        `waiting for cluster_state:ok on ${notOk.map((o) => o.pod.name).join(', ')} before moving slots`,
+      );
+    }
+    // Slots to move: all of the sources', and the surplus of primaries above their quota.
     const remaining =
       sources.reduce((n, s) => n + s.self.slots.length, 0) +
-      targets.reduce((n, t) => n + Math.max(0, deficit(t)), 0);
-    for (const { from, to, slots } of moves) {
-      await moveSlots(from, to, slots, input.password);
-      log('migrated slots', { from: from.pod.name, to: to.pod.name, slots: slots.length });
+      targets.reduce((n, t) => n + Math.max(0, -deficit(t)), 0);
+    // Sources work in parallel, each through its moves in turn (a primary runs one MIGRATE at a time anyway).
+    // Not when a node both gives and takes: its epoch bump as a target could outrank, on the other nodes, a
+    // claim it has not yet acknowledged as a source.
+    const givers = new Set(moves.map((m) => m.from));
+    const lanes = moves.some((m) => givers.has(m.to))
+      ? [moves]
+      : [...givers].map((g) => moves.filter((m) => m.from === g));
+    const outcomes = await Promise.allSettled(
+      lanes.map(async (lane) => {
+        for (const { from, to, slots } of lane) {
+          await moveSlots(from, to, slots, input.password);
+          log('migrated slots', { from: from.pod.name, to: to.pod.name, slots: slots.length });
+        }
+      }),
+    );
+    const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
+    if (failures.length > 0 && failures.every(clusterBusy)) {
+      // A node briefly not serving (cluster_state:fail while it learns of a change): the open slots are
+      // finished by step 3 on the next pass.
+      return report('Settling', `slot migration paused: ${(failures[0] as Error).message}`, {
+        migrationsInProgress: remaining,
+      });
     }
+    if (failures.length > 0) throw failures[0];
     const moved = moves.reduce((n, m) => n + m.slots.length, 0);
     actions.push({
       reason: 'SlotsMigrated',
@@ -440,6 +566,55 @@ async function step(
       },
     );
   }
+
+  // 10. Rolling restart: pods started from an older template (redis.conf, password, image …) restart one at
+  //     a time, replicas first. A primary first hands its slots to an in-sync replica (CLUSTER FAILOVER, which
+  //     waits for the replica to catch up), so clients see MOVED and no write is lost; it then restarts as a
+  //     replica. Only from a healthy cluster: each step waits for the previous restart to have synced.
+  if (input.revisionKnown === false) {
+    return report('RollingRestart', 'waiting for the StatefulSet to record its new pod template');
+  }
+  const outdated = members.filter((m) => m.pod.outdated);
+  if (outdated.length > 0) {
+    const togo = `${outdated.length} of ${members.length} pod(s) to restart`;
+    const syncing = members.filter((m) => m.self.role === 'replica' && !inSync(m));
+    if (syncing.length > 0) {
+      return report(
+        'RollingRestart',
+        `${togo}; waiting for ${syncing.map((m) => m.pod.name).join(', ')} to sync`,
+      );
+    }
+    const restart = (o: Observed) =>
+      report('RollingRestart', `${togo}; restarting ${o.self.role} ${o.pod.name}`, {
+        restartPod: { name: o.pod.name, uid: o.pod.uid, role: o.self.role },
+      });
+    const replica = outdated.find((m) => m.self.role === 'replica');
+    if (replica) return restart(replica);
+    const primary = outdated[0]!;
+    const heir = followers(members, primary).find(inSync);
+    if (heir) {
+      const promoted = await failover(heir);
+      actions.push({
+        reason: 'FailoverRequested',
+        message: `${heir.pod.name} takes over from primary ${primary.pod.name} before its restart`,
+      });
+      log('requested failover', { pod: heir.pod.name, primary: primary.pod.name, promoted });
+      return report(
+        'RollingRestart',
+        `${togo}; ${heir.pod.name} ${promoted ? 'took' : 'is taking'} over from ${primary.pod.name}`,
+        { promoted: [heir.self.id] },
+      );
+    }
+    if (!input.persistent) {
+      return report(
+        'RestartBlocked',
+        `${outdated.map((m) => m.pod.name).join(', ')} run an outdated configuration, but restarting a primary ` +
+          'without a replica on an emptyDir would lose its keys: delete the pod to apply it',
+      );
+    }
+    return restart(primary);
+  }
+
   return report(
     'Ready',
     `${targets.length} primaries with ${input.replicasPerPrimary} replica(s) each serve all ${SLOTS} slots`,
@@ -449,8 +624,31 @@ async function step(
   );
 }
 
+/** A replica linked to its primary and not in a full sync. */
+function inSync(replica: Observed): boolean {
+  return (
+    replica.replication.master_link_status === 'up' && replica.replication.master_sync_in_progress === '0'
+  );
+}
+
+/** CLUSTER FAILOVER on a replica; waits up to 10 s for it to report itself primary. */
+async function failover(replica: Observed): Promise<boolean> {
+  await clusterCall(replica, ['FAILOVER']);
+  for (let i = 0; i < 100; i++) {
+    const role = (await replica.connection.call('ROLE')) as RespValue[];
+    if (role[0] === 'master') return true;
+    await sleep(100);
+  }
+  return false;
+}
+
 function followers(members: readonly Observed[], primary: Observed): Observed[] {
   return members.filter((m) => m.self.primaryId === primary.self.id);
+}
+
+/** Errors of a node that is up but not serving for a moment: CLUSTERDOWN, TRYAGAIN, LOADING (also via MIGRATE). */
+function clusterBusy(error: unknown): boolean {
+  return error instanceof ReplyError && /(^|: )(CLUSTERDOWN|TRYAGAIN|LOADING)\b/.test(error.reply);
 }
 
 /** Slot moves: everything off the sources, then from primaries above their quota to those below it. */
@@ -460,6 +658,8 @@ function planMoves(
   quota: ReadonlyMap<Observed, number>,
   budget: number,
 ): { from: Observed; to: Observed; slots: number[] }[] {
+  const spent = new Map<Observed, number>();
+  const left = (from: Observed) => budget - (spent.get(from) ?? 0);
   const count = new Map(targets.map((t) => [t, t.self.slots.length]));
   const available = new Map<Observed, number[]>();
   for (const o of [...sources, ...targets]) available.set(o, [...o.self.slots]);
@@ -472,27 +672,29 @@ function planMoves(
     moves.set(key, move);
     if (count.has(from)) count.set(from, count.get(from)! - slots.length);
     count.set(to, count.get(to)! + slots.length);
-    budget -= slots.length;
+    spent.set(from, (spent.get(from) ?? 0) + slots.length);
   };
   const neediest = () =>
     [...targets].sort((a, b) => quota.get(b)! - count.get(b)! - (quota.get(a)! - count.get(a)!))[0]!;
   for (const s of sources) {
-    while (available.get(s)!.length > 0 && budget > 0) {
+    while (available.get(s)!.length > 0 && left(s) > 0) {
       const to = neediest();
       const room = Math.max(1, quota.get(to)! - count.get(to)!);
-      give(s, to, Math.min(room, available.get(s)!.length, budget));
+      give(s, to, Math.min(room, available.get(s)!.length, left(s)));
     }
   }
   for (const from of targets) {
-    while (count.get(from)! > quota.get(from)! && budget > 0) {
+    while (count.get(from)! > quota.get(from)! && left(from) > 0) {
       const to = neediest();
       const room = quota.get(to)! - count.get(to)!;
       if (room <= 0) break;
-      give(from, to, Math.min(room, count.get(from)! - quota.get(from)!, budget));
+      give(from, to, Math.min(room, count.get(from)! - quota.get(from)!, left(from)));
     }
   }
   return [...moves.values()].filter((m) => m.slots.length > 0);
 }
+
+const KEYS_PER_MIGRATE = 500;
 
 /** Moves keys of slots that are MIGRATING on `from` to `to`, in batches, until none are left. */
 async function migrateKeys(
@@ -504,14 +706,18 @@ async function migrateKeys(
   let pending = [...slots];
   while (pending.length > 0) {
     const found = await Promise.all(
-      pending.map((s) => from.connection.callBinary('CLUSTER', 'GETKEYSINSLOT', s, 500) as Promise<Buffer[]>),
+      pending.map(
+        (s) =>
+          from.connection.callBinary('CLUSTER', 'GETKEYSINSLOT', s, KEYS_PER_MIGRATE) as Promise<Buffer[]>,
+      ),
     );
     const next: number[] = [];
     const migrations: Promise<unknown>[] = [];
     pending.forEach((slot, i) => {
       const keys = found[i]!;
       if (keys.length === 0) return;
-      next.push(slot);
+      // Fewer than asked for is all of them: keys a client creates now go to the target (ASK).
+      if (keys.length === KEYS_PER_MIGRATE) next.push(slot);
       migrations.push(
         from.connection
           .send('MIGRATE', to.ip, REDIS_PORT, '', 0, 10_000, 'REPLACE', 'AUTH', password, 'KEYS', ...keys)
@@ -542,28 +748,78 @@ async function moveSlots(
       batch.map((s) => from.connection.call('CLUSTER', 'SETSLOT', s, 'MIGRATING', to.self.id)),
     );
     await migrateKeys(from, to, batch, password);
-    await Promise.all(batch.map((s) => to.connection.call('CLUSTER', 'SETSLOT', s, 'NODE', to.self.id)));
-    await Promise.all(batch.map((s) => from.connection.call('CLUSTER', 'SETSLOT', s, 'NODE', to.self.id)));
+    await claimOnTarget(to, batch);
+    await Promise.all(batch.map((s) => assignOnSource(from, s, to.self.id)));
   }
 }
 
-/** Completes one migration found open, whatever step it stopped at. */
-async function resumeMove(from: Observed, to: Observed, slot: number, password: string): Promise<void> {
-  const fromOwns = from.self.slots.includes(slot);
-  const toOwns = to.self.slots.includes(slot);
-  if (!fromOwns) {
-    // The slot already changed hands (or never was the source's): clear what is left open.
-    if (toOwns || to.self.importing.has(slot))
-      await to.connection.call('CLUSTER', 'SETSLOT', slot, 'NODE', to.self.id);
-    if (from.self.migrating.has(slot)) await from.connection.call('CLUSTER', 'SETSLOT', slot, 'STABLE');
-    return;
+/**
+ * SETSLOT NODE on the target of a move, before the source: once the target owns the slots under the
+ * cluster's highest config epoch, the source and everyone else can only agree. On an IMPORTING slot that
+ * command bumps the epoch and also broadcasts a pong to every node, for each slot: that storm (each pong
+ * rewrites and fsyncs nodes.conf on every receiver) made SETSLOT NODE the bulk of a move's time. So only the
+ * first slot goes that way, for the epoch; the rest are closed (STABLE) and then claimed, which only records
+ * the owner, and the target's regular gossip spreads them under the epoch it now has.
+ */
+async function claimOnTarget(to: Observed, slots: readonly number[]): Promise<void> {
+  const [first, ...rest] = slots;
+  if (first === undefined) return;
+  await to.connection.call('CLUSTER', 'SETSLOT', first, 'NODE', to.self.id);
+  await Promise.all(
+    rest.flatMap((s) => [
+      to.connection.call('CLUSTER', 'SETSLOT', s, 'STABLE'),
+      to.connection.call('CLUSTER', 'SETSLOT', s, 'NODE', to.self.id),
+    ]),
+  );
+}
+
+/**
+ * SETSLOT NODE on the source of a move. A primary that gave away its last slot turns itself into a replica
+ * of the node that took it (Redis 7, cluster-allow-replica-migration) as soon as it hears of the new owner,
+ * and then refuses SETSLOT: the slot is not its own any more either way.
+ */
+async function assignOnSource(from: Observed, slot: number, toId: string): Promise<void> {
+  const reply = await from.connection.send('CLUSTER', 'SETSLOT', slot, 'NODE', toId);
+  if (reply instanceof ReplyError && !/only with masters/i.test(reply.reply)) throw reply;
+}
+
+/** Completes migrations found open between two nodes, whatever step each stopped at. */
+async function resumeMoves(
+  from: Observed,
+  to: Observed,
+  slots: readonly number[],
+  password: string,
+): Promise<void> {
+  const calls: Promise<unknown>[] = [];
+  const unfinished: number[] = [];
+  for (const slot of slots) {
+    if (to.self.slots.includes(slot)) {
+      // Stopped after the target claimed the slot: only marks are left.
+      if (to.self.importing.has(slot))
+        calls.push(to.connection.call('CLUSTER', 'SETSLOT', slot, 'NODE', to.self.id));
+      if (from.self.migrating.has(slot)) calls.push(assignOnSource(from, slot, to.self.id));
+    } else if (!from.self.slots.includes(slot)) {
+      // Neither side owns the slot (its owner failed over, say): the keys are elsewhere; clear the marks.
+      if (to.self.importing.has(slot)) calls.push(to.connection.call('CLUSTER', 'SETSLOT', slot, 'STABLE'));
+      if (from.self.migrating.has(slot))
+        calls.push(from.connection.call('CLUSTER', 'SETSLOT', slot, 'STABLE'));
+    } else {
+      unfinished.push(slot);
+    }
   }
-  if (!to.self.importing.has(slot))
-    await to.connection.call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', from.self.id);
-  if (!from.self.migrating.has(slot))
-    await from.connection.call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', to.self.id);
-  await migrateKeys(from, to, [slot], password);
-  await to.connection.call('CLUSTER', 'SETSLOT', slot, 'NODE', to.self.id);
-  await from.connection.call('CLUSTER', 'SETSLOT', slot, 'NODE', to.self.id);
-  await sleep(0);
+  await Promise.all(calls);
+  if (unfinished.length === 0) return;
+  await Promise.all(
+    unfinished
+      .filter((s) => !to.self.importing.has(s))
+      .map((s) => to.connection.call('CLUSTER', 'SETSLOT', s, 'IMPORTING', from.self.id)),
+  );
+  await Promise.all(
+    unfinished
+      .filter((s) => !from.self.migrating.has(s))
+      .map((s) => from.connection.call('CLUSTER', 'SETSLOT', s, 'MIGRATING', to.self.id)),
+  );
+  await migrateKeys(from, to, unfinished, password);
+  await claimOnTarget(to, unfinished);
+  await Promise.all(unfinished.map((s) => assignOnSource(from, s, to.self.id)));
 }

@@ -21,6 +21,8 @@ export class ClusterClient {
   readonly #options: ClusterClientOptions;
   readonly #connections = new Map<string, Promise<RedisConnection>>();
   readonly #slots: (string | undefined)[] = new Array(16384);
+  /** Every node the last CLUSTER SLOTS named, primaries and replicas: where to ask next, seeds being gone. */
+  #known: string[] = [];
   #refreshing: Promise<void> | undefined;
   /** MOVED and ASK redirections followed, for tests and diagnostics. */
   redirections = { moved: 0, ask: 0, retries: 0 };
@@ -112,16 +114,27 @@ export class ClusterClient {
   }
 
   async #load(): Promise<void> {
-    const known = new Set([...this.#seeds, ...this.#slots.filter((s): s is string => Boolean(s))]);
+    const known = new Set([
+      ...this.#slots.filter((s): s is string => Boolean(s)),
+      ...this.#known,
+      ...this.#seeds,
+    ]);
     let last: unknown;
     for (const address of known) {
       try {
         const connection = await this.#connection(address);
-        const ranges = (await connection.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+        const ranges = (await connection.call('CLUSTER', 'SLOTS')) as [
+          number,
+          number,
+          ...[string, number][],
+        ][];
         this.#clearSlots();
-        for (const [from, to, primary] of ranges) {
+        const nodes = new Set<string>();
+        for (const [from, to, primary, ...replicas] of ranges) {
           for (let s = from; s <= to; s++) this.#slots[s] = `${primary[0]}:${primary[1]}`;
+          for (const [host, port] of [primary, ...replicas]) nodes.add(`${host}:${port}`);
         }
+        this.#known = [...nodes];
         return;
       } catch (error) {
         last = error;

@@ -6,28 +6,31 @@ import { createRedisOperator } from '../../src/operator.js';
 
 export const REDIS_IMAGE = 'docker.io/library/redis:7.2.5-alpine';
 
+/** Installs the RedisCluster CRD (idempotent) and waits until the API serves it. */
+export async function installRedisClusterCrd(): Promise<void> {
+  const installer = createRedisOperator({ kubeConfig: testKubeConfig(), namespaces: ['default'] });
+  await installer.apiReader.apply(redisClusterCrd, { fieldManager: 'redis-test' });
+  for (let i = 0; i < 100; i++) {
+    try {
+      await installer.apiReader.list(
+        { apiVersion: 'cache.example.com/v1', kind: 'RedisCluster' },
+        { limit: 1 },
+      );
+      break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  await installer.transport.close();
+}
+
 /** Runs the operator in this process for each test, watching only the test's namespace; keeps its log lines. */
 export function useOperator(namespace: () => string): { manager: () => Manager; logs: string[] } {
   let manager: Manager | undefined;
   let stop: AbortController | undefined;
   let running: Promise<void> | undefined;
   const logs: string[] = [];
-  beforeAll(async () => {
-    const installer = createRedisOperator({ kubeConfig: testKubeConfig(), namespaces: ['default'] });
-    await installer.apiReader.apply(redisClusterCrd, { fieldManager: 'redis-test' });
-    for (let i = 0; i < 100; i++) {
-      try {
-        await installer.apiReader.list(
-          { apiVersion: 'cache.example.com/v1', kind: 'RedisCluster' },
-          { limit: 1 },
-        );
-        break;
-      } catch {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-    await installer.transport.close();
-  });
+  beforeAll(installRedisClusterCrd);
   beforeEach(async () => {
     logs.length = 0;
     manager = createRedisOperator({
