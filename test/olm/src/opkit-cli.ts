@@ -1,8 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
-import { eventually } from '@opkit/test-cluster/vitest';
+import { waitForServing } from '@opkit/olm/registry';
 import { freePort } from './operator-process.js';
 
 export const repositoryRoot = join(import.meta.dirname, '..', '..', '..');
@@ -37,43 +36,39 @@ export interface CatalogServer {
   stop(): Promise<void>;
 }
 
-function portAnswers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 /** Serves a catalog directory with inline bundles on a free loopback port until stopped. */
 export async function serveCatalog(catalogDir: string, logPath: string): Promise<CatalogServer> {
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    [opkitBin, 'catalog', 'serve', catalogDir, '--port', String(port), '--inline-bundles'],
+    [
+      opkitBin,
+      'catalog',
+      'serve',
+      catalogDir,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--inline-bundles',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const log = createWriteStream(logPath);
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await eventually(
-    `opkit catalog serve ${catalogDir} to listen on port ${port}`,
-    async () => {
-      if (child.exitCode !== null) {
-        throw new Error(
-          `opkit catalog serve exited with ${child.exitCode}: ${readFileSync(logPath, 'utf8')}`,
-        );
-      }
-      return portAnswers(port);
-    },
-    { timeoutMs: 30_000, intervalMs: 100 },
+  const address = `127.0.0.1:${port}`;
+  const failed = new Promise<never>((_, reject) =>
+    child.once('exit', (code) =>
+      reject(new Error(`opkit catalog serve exited with ${code}: ${readFileSync(logPath, 'utf8')}`)),
+    ),
   );
+  failed.catch(() => undefined);
+  // Ready when the gRPC health service says SERVING, as OLM's own probe of a registry checks it.
+  await Promise.race([waitForServing(address, 60_000), failed]);
   return {
-    address: `127.0.0.1:${port}`,
+    address,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
