@@ -75,9 +75,19 @@ export async function resizeMemcacheds(
   });
 }
 
-/** One DELETE of the whole collection, as `kubectl delete memcacheds --all` sends. */
-export async function deleteAllMemcacheds(rest: KubeRest, namespace: string): Promise<void> {
-  await rest.request('DELETE', MEMCACHEDS(namespace), { timeoutMs: 120_000 });
+/**
+ * Deletes every Memcached with 16 requests in flight. Not one collection DELETE: the apiserver works through a
+ * collection with one worker by default (`--delete-collection-workers=1`), which for 1,000 objects with
+ * finalizers takes minutes and so measures the apiserver, not the operator.
+ */
+export async function deleteMemcacheds(
+  rest: KubeRest,
+  namespace: string,
+  names: readonly string[],
+): Promise<void> {
+  await inPool(names, CLIENT_CONCURRENCY, (name) =>
+    rest.request('DELETE', `${MEMCACHEDS(namespace)}/${name}`),
+  );
 }
 
 export async function countPods(rest: KubeRest, namespace: string): Promise<number> {

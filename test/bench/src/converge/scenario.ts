@@ -5,7 +5,7 @@ import {
   createMemcacheds,
   createNamespace,
   DEPLOYMENTS,
-  deleteAllMemcacheds,
+  deleteMemcacheds,
   memcachedNames,
   resizeMemcacheds,
 } from './fleet.js';
@@ -188,7 +188,7 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
     );
 
     const s4 = await sample(operator);
-    await deleteAllMemcacheds(rest, namespace);
+    await deleteMemcacheds(rest, namespace, names);
     const gone = await fleet.until(
       fleet.allGone(),
       timeoutFor(n),
@@ -262,7 +262,7 @@ export async function runLimit(o: ScenarioOptions): Promise<LimitRun> {
     const resized = await fleet.until(fleet.allConverged(n), timeoutFor(n), `limit: resize ${n}`, o.progress);
     const update = { elapsedMs: Math.round(resized - resizeStarted), writes: resizeWrites };
     o.progress(`  limit ${n}: resized in ${(update.elapsedMs / 1000).toFixed(1)} s, ${update.writes} writes`);
-    await deleteAllMemcacheds(rest, namespace);
+    await deleteMemcacheds(rest, namespace, names);
     return { memcacheds: n, namespace, create, update };
   } finally {
     fleet.close();
