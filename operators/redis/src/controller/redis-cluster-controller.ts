@@ -66,6 +66,9 @@ interface StatefulSet extends KubeObject {
   };
 }
 
+/** Actions repeated on every pass of a long step: an event only when the step starts, else a log line. */
+const PER_PASS_ACTIONS = new Set(['NodesMet', 'SlotsMigrated', 'FailoverRequested']);
+
 /** Pods carry the revision of the StatefulSet template they were created from. */
 const REVISION_LABEL = 'controller-revision-hash';
 
@@ -490,7 +493,17 @@ export function redisClusterReconciler(
       message: sync.message,
       ms: Date.now() - started,
     });
-    for (const action of sync.actions) events.event(cr, 'Normal', action.reason, 'Reconcile', action.message);
+    // Events tell the milestones; what every pass of a long step does goes to the log (the event recorder lets
+    // 25 events per object through, then one per 5 minutes).
+    const progressing = findStatusCondition(cr.status?.conditions, 'Progressing');
+    const stepStarts = (phase: string) => sync.phase === phase && progressing?.reason !== phase;
+    for (const action of sync.actions) {
+      const event =
+        !PER_PASS_ACTIONS.has(action.reason) ||
+        (action.reason === 'SlotsMigrated' && stepStarts('MigratingSlots'));
+      if (event) events.event(cr, 'Normal', action.reason, 'Reconcile', action.message);
+      else log?.info(action.message, { ...labels, reason: action.reason });
+    }
 
     // Failovers: a node we last saw as a replica is a primary now, and the operator did not promote it.
     const key = `${namespace}/${cr.metadata.name}`;
@@ -515,13 +528,10 @@ export function redisClusterReconciler(
         // The UID precondition: never the pod's successor, should this pass be late.
         await client.delete({ ...POD, name, namespace }, uid ? { preconditions: { uid } } : {});
         metrics.podRestarts.inc(labels);
-        events.event(
-          cr,
-          'Normal',
-          'RollingRestart',
-          'DeletePod',
-          `restarting ${role} ${name} to apply the current configuration`,
-        );
+        const message = `restarting ${role} ${name} to apply the current pod template (${sync.message})`;
+        // One event for the roll (at its first pod), a log line for each pod.
+        if (sync.restartPod.first) events.event(cr, 'Normal', 'RollingRestart', 'DeletePod', message);
+        else log?.info(message, { ...labels, reason: 'RollingRestart' });
       } catch (error) {
         if (!isNotFound(error) && !isConflict(error)) throw error;
       }

@@ -85,7 +85,13 @@ export interface SyncResult {
   /** Every pod answered with the current password: the previous one is no longer needed. */
   readonly passwordSettled: boolean;
   /** Rolling restart: the pod to delete now (the StatefulSet recreates it from the current template). */
-  readonly restartPod?: { readonly name: string; readonly uid: string | undefined; readonly role: string };
+  readonly restartPod?: {
+    readonly name: string;
+    readonly uid: string | undefined;
+    readonly role: string;
+    /** The first pod of this roll: every member is outdated. */
+    readonly first: boolean;
+  };
   /** Node IDs of replicas the operator promoted itself (rolling restart), not counted as failovers. */
   readonly promoted: readonly string[];
 }
@@ -542,12 +548,12 @@ async function step(
   if (blocking.length === 0 && leaving.length > 0) {
     for (const l of leaving) {
       for (const m of members) await clusterCall(m, ['FORGET', l.self.id], [/Unknown node/i]);
-      actions.push({
-        reason: 'NodeRemoved',
-        message: `${l.pod.name} (${l.self.id}) removed from the cluster`,
-      });
-      log('forgot leaving node', { pod: l.pod.name });
+      log('forgot leaving node', { pod: l.pod.name, nodeId: l.self.id });
     }
+    actions.push({
+      reason: 'NodeRemoved',
+      message: `${leaving.map((l) => l.pod.name).join(', ')} removed from the cluster`,
+    });
     return report('Forgetting', `removed ${leaving.length} node(s) from the cluster`);
   }
 
@@ -586,7 +592,12 @@ async function step(
     }
     const restart = (o: Observed) =>
       report('RollingRestart', `${togo}; restarting ${o.self.role} ${o.pod.name}`, {
-        restartPod: { name: o.pod.name, uid: o.pod.uid, role: o.self.role },
+        restartPod: {
+          name: o.pod.name,
+          uid: o.pod.uid,
+          role: o.self.role,
+          first: outdated.length === members.length,
+        },
       });
     const replica = outdated.find((m) => m.self.role === 'replica');
     if (replica) return restart(replica);
