@@ -578,7 +578,7 @@ async function step(
   //     waits for the replica to catch up), so clients see MOVED and no write is lost; it then restarts as a
   //     replica. Only from a healthy cluster: each step waits for the previous restart to have synced.
   if (input.revisionKnown === false) {
-    return report('RollingRestart', 'waiting for the StatefulSet to record its new pod template');
+    return report('RollingRestart', 'waiting for the StatefulSet controller to record the current revision');
   }
   const outdated = members.filter((m) => m.pod.outdated);
   if (outdated.length > 0) {
