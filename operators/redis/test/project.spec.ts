@@ -2,23 +2,23 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { isNotFound } from '@opkit/controller-runtime';
+import { configManifests, isNotFound, sampleProblems } from '@opkit/controller-runtime';
 import { eventually, KubeRest, testKubeConfig } from '@opkit/test-cluster/vitest';
 import { describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { generatedManifests, sampleProblems } from '../src/manifests/generate.js';
+import { manifestsSpec } from '../src/manifests/generate.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
 
 describe('the project’s config/', () => {
   it('holds the manifests generated from the TypeScript sources, and valid samples', () => {
-    for (const [path, text] of Object.entries(generatedManifests())) {
+    for (const [path, text] of Object.entries(configManifests(manifestsSpec))) {
       expect(readFileSync(join(root, path), 'utf8'), `${path} is stale: run nx run redis:manifests`).toBe(
         text,
       );
     }
-    expect(sampleProblems(root)).toEqual([]);
+    expect(sampleProblems(root, manifestsSpec)).toEqual([]);
   });
 
   it('renders with kustomize into the kubebuilder set of objects', async () => {

@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { type SchemaProblem, schemaValidator } from '@opkit/controller-runtime';
 import {
   DEFAULT_REPLICAS_PER_PRIMARY,
   MIN_PRIMARIES,
@@ -7,24 +7,8 @@ import {
 } from './schema.js';
 import type { RedisCluster } from './types.js';
 
-const ajv = new Ajv({
-  allErrors: true,
-  strict: false,
-  // Kubernetes formats the API server knows; values are checked by the server, not here.
-  formats: { int32: true, int64: true, 'date-time': true },
-});
-const check = ajv.compile(redisClusterSchema);
-
 /** One problem found by {@link validateRedisCluster}: the field path (e.g. `spec.size`) and the reason. */
-export interface ValidationProblem {
-  readonly field: string;
-  readonly message: string;
-}
-
-function describe(error: ErrorObject): ValidationProblem {
-  const field = error.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(root)';
-  return { field, message: error.message ?? 'is invalid' };
-}
+export type ValidationProblem = SchemaProblem;
 
 /** The CRD's CEL rules (`x-kubernetes-validations`) that ajv does not evaluate, with the same messages. */
 function celProblems(obj: RedisCluster): ValidationProblem[] {
@@ -61,11 +45,7 @@ function celProblems(obj: RedisCluster): ValidationProblem[] {
  * Checks a RedisCluster against the same schema and rules the CRD carries, before it reaches the API server
  * (e.g. samples in CI). Returns the problems, empty when valid.
  */
-export function validateRedisCluster(obj: unknown): ValidationProblem[] {
-  if (!check(obj))
-    return (check.errors ?? []).filter((e) => e.keyword !== 'anyOf' || e.instancePath).map(describe);
-  return celProblems(obj as RedisCluster);
-}
+export const validateRedisCluster = schemaValidator<RedisCluster>(redisClusterSchema, celProblems);
 
 export function isRedisCluster(obj: unknown): obj is RedisCluster {
   return validateRedisCluster(obj).length === 0;
