@@ -103,23 +103,41 @@ function podReady(pod: Pod): boolean {
   return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
 
+/**
+ * Whether a condition change is news for `kubectl describe`: availability gained or lost, degradation raised
+ * or cleared. Progressing comes and goes with every rollout, and a condition's first value is only news when
+ * it is good (Available) or bad (Degraded); each event is an API write, so the rest stay in the status.
+ */
+function eventTypeFor(
+  before: string | undefined,
+  c: { readonly type: string; readonly status: string },
+): 'Normal' | 'Warning' | undefined {
+  if (before === c.status || c.type === 'Progressing' || c.status === 'Unknown') return undefined;
+  const bad =
+    (c.type === 'Degraded' && c.status === 'True') || (c.type === 'Available' && c.status === 'False');
+  const good =
+    (c.type === 'Available' && c.status === 'True') || (c.type === 'Degraded' && c.status === 'False');
+  if (before === undefined || before === 'Unknown') {
+    if (c.type === 'Available' && good) return 'Normal';
+    if (c.type === 'Degraded' && bad) return 'Warning';
+    return undefined;
+  }
+  return bad ? 'Warning' : 'Normal';
+}
+
 export function memcachedReconciler(
   client: Client,
   events: EventRecorder,
   undesiredSize: Counter,
   env: NodeJS.ProcessEnv,
 ): Reconciler {
-  /** Writes the status when it differs from what the object has; emits an event per condition change. */
+  /** Writes the status when it differs from what the object has; emits an event for each change worth one. */
   async function writeStatus(cr: Memcached, next: MemcachedStatus): Promise<void> {
     const current = cr.status ?? {};
     if (isSubset(next, current) && isSubset(current.conditions ?? [], next.conditions ?? [])) return;
     for (const c of next.conditions ?? []) {
-      const before = findStatusCondition(current.conditions, c.type);
-      if (before?.status !== c.status && !(c.type === 'Available' && c.status === 'Unknown')) {
-        const warning =
-          (c.type === 'Degraded' && c.status === 'True') || (c.type === 'Available' && c.status === 'False');
-        events.event(cr, warning ? 'Warning' : 'Normal', c.reason, `${c.type}=${c.status}`, c.message);
-      }
+      const type = eventTypeFor(findStatusCondition(current.conditions, c.type)?.status, c);
+      if (type) events.event(cr, type, c.reason, `${c.type}=${c.status}`, c.message);
     }
     await client.patch(
       { ...MEMCACHED, name: cr.metadata.name!, namespace: cr.metadata.namespace },
@@ -291,16 +309,6 @@ export function memcachedReconciler(
     } catch (error) {
       if (isNotFound(error)) return; // deleted; owned objects go by garbage collection
       throw error;
-    }
-    if (!cr.status?.conditions?.length && !cr.metadata.deletionTimestamp) {
-      await writeStatus(cr, {
-        conditions: withConditions(
-          cr,
-          condition('Available', 'Unknown', 'Reconciling', 'Starting reconciliation', cr.metadata.generation),
-          condition('Progressing', 'True', 'Reconciling', 'Starting reconciliation', cr.metadata.generation),
-        ),
-      });
-      return; // the status write brings the object back with its conditions
     }
     await runWithFinalizer(cr, FINALIZER, clientFinalizerOps<Memcached>(client), {
       apply,
