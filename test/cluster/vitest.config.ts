@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
 import { opkitVitestConfig } from './src/testing/vitest-projects.js';
 
-export default defineConfig(opkitVitestConfig());
+// Every suite here starts the clusters it needs (a real node, OLM, several at once, one that is killed).
+export default defineConfig(opkitVitestConfig({ e2eUsesCluster: false }));

@@ -38,7 +38,7 @@ const writes = () => manager.metrics.requestCount({ writesOnly: true });
 const idle = () => controller.queue.len() === 0 && controller.queue.processing() === 0;
 
 beforeAll(async () => {
-  cluster = await startCluster({ nodes: 1 });
+  cluster = await startCluster({ realNode: false, nodes: 1 });
   manager = new Manager({
     kubeConfig: cluster.kubeConfig,
     namespaces: [namespace],

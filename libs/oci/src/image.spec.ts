@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Digest } from './digest.js';
-import { ManifestInvalidError } from './errors.js';
+import { InputInvalidError, ManifestInvalidError } from './errors.js';
 import {
   assembleImage,
   buildImage,
@@ -59,6 +59,61 @@ describe('buildImage', () => {
     const b = buildImage([layer], { labels: { b: '2', a: '1' } });
     expect(b.digest).toBe(a.digest);
     expect(buildImage([layer], { labels: { a: '1' } }).digest).not.toBe(a.digest);
+  });
+});
+
+describe('buildImage runtime config', () => {
+  const runtime = {
+    user: '11211:11211',
+    entrypoint: ['/usr/local/bin/node'],
+    cmd: ['memcached', '-v'],
+    env: ['PATH=/usr/local/bin:/usr/bin:/bin', 'A=b=c'],
+    workingDir: '/data',
+    exposedPorts: ['11211/tcp', '53/udp', '8080'],
+  };
+
+  it('writes User, ExposedPorts, Env, Entrypoint, Cmd and WorkingDir under config in a fixed order', () => {
+    const image = buildImage([layer], { ...runtime, labels: { k: 'v' } });
+    const text = Buffer.from(image.configBytes).toString();
+    expect(text).toContain(
+      '"config":{"User":"11211:11211","ExposedPorts":{"11211/tcp":{},"53/udp":{},"8080/tcp":{}},' +
+        '"Env":["PATH=/usr/local/bin:/usr/bin:/bin","A=b=c"],"Entrypoint":["/usr/local/bin/node"],' +
+        '"Cmd":["memcached","-v"],"WorkingDir":"/data","Labels":{"k":"v"}}',
+    );
+    expect(image.config.config).toEqual(JSON.parse(text).config);
+    expect(parseImageConfig(image.configBytes, 'test').config?.User).toBe('11211:11211');
+  });
+
+  it('gives equal digests whatever the order of options and ports', () => {
+    const a = buildImage([layer], runtime);
+    const b = buildImage([layer], {
+      exposedPorts: ['8080/tcp', '53/udp', '11211/tcp', '8080'],
+      workingDir: '/data',
+      env: runtime.env,
+      cmd: runtime.cmd,
+      entrypoint: runtime.entrypoint,
+      user: '11211:11211',
+    });
+    expect(b.digest).toBe(a.digest);
+    expect(buildImage([layer], { ...runtime, env: [...runtime.env].reverse() }).digest).not.toBe(a.digest);
+  });
+
+  it('writes only the keys that are given, and only Labels without runtime options', () => {
+    const plain = JSON.parse(Buffer.from(buildImage([layer]).configBytes).toString());
+    expect(plain.config).toEqual({ Labels: {} });
+    const cmdOnly = JSON.parse(Buffer.from(buildImage([layer], { cmd: ['sh'] }).configBytes).toString());
+    expect(cmdOnly.config).toEqual({ Cmd: ['sh'], Labels: {} });
+    const empty = JSON.parse(Buffer.from(buildImage([layer], { entrypoint: [] }).configBytes).toString());
+    expect(empty.config).toEqual({ Entrypoint: [], Labels: {} });
+  });
+
+  it('rejects env entries without "=", bad ports and a relative working directory', () => {
+    expect(() => buildImage([layer], { env: ['PATH'] })).toThrow(InputInvalidError);
+    expect(() => buildImage([layer], { env: ['=x'] })).toThrow(InputInvalidError);
+    expect(() => buildImage([layer], { exposedPorts: ['http'] })).toThrow(InputInvalidError);
+    expect(() => buildImage([layer], { exposedPorts: ['70000/tcp'] })).toThrow(InputInvalidError);
+    expect(() => buildImage([layer], { exposedPorts: ['80/icmp'] })).toThrow(InputInvalidError);
+    expect(() => buildImage([layer], { workingDir: 'data' })).toThrow(InputInvalidError);
   });
 });
 

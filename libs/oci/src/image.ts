@@ -1,5 +1,5 @@
 import { isDigest, sha256Digest } from './digest.js';
-import { DigestMismatchError, ManifestInvalidError } from './errors.js';
+import { DigestMismatchError, InputInvalidError, ManifestInvalidError } from './errors.js';
 import { LAYER_MEDIA_TYPE, type Layer } from './layer.js';
 
 /** Media types this package writes or understands. */
@@ -49,7 +49,14 @@ export interface ImageConfig {
   readonly architecture: string;
   readonly os: string;
   readonly variant?: string;
+  /** Runtime defaults of a container (Docker/OCI names). Configs written by Docker may hold `null`s. */
   readonly config?: {
+    readonly User?: string;
+    readonly ExposedPorts?: Readonly<Record<string, Readonly<Record<string, never>>>> | null;
+    readonly Env?: readonly string[] | null;
+    readonly Entrypoint?: readonly string[] | null;
+    readonly Cmd?: readonly string[] | null;
+    readonly WorkingDir?: string;
     readonly Labels?: Readonly<Record<string, string>>;
     readonly [key: string]: unknown;
   };
@@ -111,6 +118,24 @@ export interface ImageOptions {
   readonly createdBy?: readonly string[];
   /** Manifest annotations; written with keys sorted. */
   readonly annotations?: Readonly<Record<string, string>>;
+  /**
+   * `config.User`: `uid[:gid]` or a user name known to the image's `/etc/passwd`. A numeric user lets Kubernetes
+   * check `runAsNonRoot` without looking into the image. Default: not written (the runtime runs as root).
+   */
+  readonly user?: string;
+  /** `config.Entrypoint`: the executable and its leading arguments. Default: not written. */
+  readonly entrypoint?: readonly string[];
+  /** `config.Cmd`: the arguments after the entrypoint, or the command when there is none. Default: not written. */
+  readonly cmd?: readonly string[];
+  /** `config.Env`: `KEY=value` entries, written in the given order. Default: not written. */
+  readonly env?: readonly string[];
+  /** `config.WorkingDir`: absolute directory the process starts in. Default: not written (`/`). */
+  readonly workingDir?: string;
+  /**
+   * `config.ExposedPorts`: `port[/protocol]` entries such as `11211/tcp`; a missing protocol means `tcp`. Written
+   * as an object of `{}` values with keys sorted. Default: not written.
+   */
+  readonly exposedPorts?: readonly string[];
 }
 
 /** RFC 3339 UTC timestamp without fractional seconds for `seconds` since the epoch. */
@@ -119,18 +144,20 @@ export function rfc3339(seconds: number): string {
 }
 
 /**
- * Assembles an OCI image from layers: a config with `rootfs.diff_ids` and one history entry per layer, and an
+ * Assembles an OCI image from layers: a config with `rootfs.diff_ids`, one history entry per layer and the
+ * runtime defaults given in `options` (user, entrypoint, command, environment, working directory, ports), and an
  * OCI manifest referencing the config and the gzip layers. JSON is serialized compactly with a fixed key order,
  * so equal inputs give an equal manifest digest.
+ *
+ * @throws InputInvalidError for an `env` entry without `=`, a malformed exposed port or a relative `workingDir`.
  */
 export function buildImage(layers: readonly Layer[], options: ImageOptions = {}): OciImage {
   const created = rfc3339(options.created ?? 0);
-  const labels = sortedRecord(options.labels ?? {});
   const config: ImageConfig = {
     created,
     architecture: options.architecture ?? 'amd64',
     os: options.os ?? 'linux',
-    config: { Labels: labels },
+    config: runtimeConfig(options),
     rootfs: { type: 'layers', diff_ids: layers.map((l) => l.tarDigest) },
     history: layers.map((_, i) => ({ created, created_by: options.createdBy?.[i] ?? '@opkit/oci' })),
   };
@@ -159,6 +186,41 @@ export function buildImage(layers: readonly Layer[], options: ImageOptions = {})
     config,
     configBytes,
     layers: layerBlobs,
+  };
+}
+
+/**
+ * The `config` object of an image config. Keys follow the OCI image spec's order (`User`, `ExposedPorts`, `Env`,
+ * `Entrypoint`, `Cmd`, `WorkingDir`, `Labels`) whatever the order of `options`, so the serialized bytes depend
+ * only on the values. `Labels` is always written, the other keys only when given.
+ */
+function runtimeConfig(options: ImageOptions): NonNullable<ImageConfig['config']> {
+  const env = options.env?.map((entry) => {
+    if (!/^[^=\0]+=/.test(entry)) {
+      throw new InputInvalidError(`image env entry ${JSON.stringify(entry)} is not KEY=value`);
+    }
+    return entry;
+  });
+  const ports = options.exposedPorts?.map((port) => {
+    const match = /^(\d{1,5})(?:\/(tcp|udp|sctp))?$/.exec(port);
+    if (match === null || Number(match[1]) < 1 || Number(match[1]) > 65535) {
+      throw new InputInvalidError(`exposed port ${JSON.stringify(port)} is not port[/tcp|udp|sctp]`);
+    }
+    return `${Number(match[1])}/${match[2] ?? 'tcp'}`;
+  });
+  if (options.workingDir !== undefined && !options.workingDir.startsWith('/')) {
+    throw new InputInvalidError(`working directory ${JSON.stringify(options.workingDir)} is not absolute`);
+  }
+  const exposed: Record<string, Record<string, never>> = {};
+  for (const port of [...new Set(ports ?? [])].sort()) exposed[port] = {};
+  return {
+    ...(options.user === undefined ? {} : { User: options.user }),
+    ...(ports === undefined ? {} : { ExposedPorts: exposed }),
+    ...(env === undefined ? {} : { Env: [...env] }),
+    ...(options.entrypoint === undefined ? {} : { Entrypoint: [...options.entrypoint] }),
+    ...(options.cmd === undefined ? {} : { Cmd: [...options.cmd] }),
+    ...(options.workingDir === undefined ? {} : { WorkingDir: options.workingDir }),
+    Labels: sortedRecord(options.labels ?? {}),
   };
 }
 

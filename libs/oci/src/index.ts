@@ -1,3 +1,9 @@
+export {
+  type AppendLayersOptions,
+  appendLayers,
+  BASE_DIGEST_ANNOTATION,
+  BASE_NAME_ANNOTATION,
+} from './append-layers.js';
 export { type AuthChallenge, type Credentials, parseWwwAuthenticate } from './auth.js';
 export { BUNDLE_PACKAGE_LABEL, bundleImage, type OlmImageOptions } from './bundle-image.js';
 export {
@@ -40,7 +46,27 @@ export {
   parseManifest,
 } from './image.js';
 export {
+  assembleImageIndex,
+  buildImageIndex,
+  formatPlatform,
+  type ImageIndexOptions,
+  imagePlatform,
+  isImageIndex,
+  type OciImageIndex,
+  type PlatformImage,
+  parsePlatform,
+  type ReadIndexOptions,
+} from './image-index.js';
+export {
+  formatImageSource,
+  type ImageSource,
+  type LoadImageSourceOptions,
+  loadImageSource,
+  parseImageSource,
+} from './image-source.js';
+export {
   type DirectoryLayerOptions,
+  type DirectoryReadOptions,
   LAYER_MEDIA_TYPE,
   type Layer,
   type LayerEntry,
@@ -50,10 +76,18 @@ export {
   readDirectoryEntries,
   sourceDateEpoch,
 } from './layer.js';
-export { type LayoutEntry, REF_NAME_ANNOTATION, readLayout, readLayoutIndex, writeLayout } from './layout.js';
+export {
+  type LayoutEntry,
+  REF_NAME_ANNOTATION,
+  readLayout,
+  readLayoutEntry,
+  readLayoutIndex,
+  writeLayout,
+} from './layout.js';
 export { formatReference, type ImageReference, parseReference } from './reference.js';
 export {
   type ProgressEvent,
+  type PullAllOptions,
   type PullOptions,
   type PushOptions,
   type PushResult,

@@ -1,11 +1,13 @@
-import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sha256Digest } from './digest.js';
 import { LayerInvalidError } from './errors.js';
-import { layerFromDirectory, layerFromEntries, sourceDateEpoch } from './layer.js';
+import { layerFromDirectory, layerFromEntries, readDirectoryEntries, sourceDateEpoch } from './layer.js';
 import { listTar } from './testing/tar-list.js';
 
 const dirs: string[] = [];
@@ -200,6 +202,69 @@ describe('layerFromDirectory', () => {
     ]);
     const exec = await listTar((await layerFromDirectory(root, { preserveExecutable: true })).bytes);
     expect(exec.find((e) => e.path === 'run.sh')?.mode?.toString(8)).toBe('755');
+  });
+
+  it('keeps the permission bits found on disk on request, with owners still 0:0', async () => {
+    const root = await tempDir();
+    await mkdir(join(root, 'tmp'));
+    await mkdir(join(root, 'private'));
+    await writeFile(join(root, 'private', 'key'), 'k\n');
+    await writeFile(join(root, 'tool'), '#!/bin/sh\n');
+    await writeFile(join(root, 'sgid'), 'x\n');
+    await symlink('tool', join(root, 'link'));
+    // chmod after creating: the umask would otherwise clear bits.
+    await chmod(join(root, 'tmp'), 0o1777);
+    await chmod(join(root, 'private'), 0o700);
+    await chmod(join(root, 'private', 'key'), 0o600);
+    await chmod(join(root, 'tool'), 0o755);
+    await chmod(join(root, 'sgid'), 0o2711);
+    const entries = await listTar((await layerFromDirectory(root, { preserveMode: true })).bytes);
+    expect(entries.map((e) => [e.path, e.mode?.toString(8), e.uid, e.gid])).toEqual([
+      ['link', '777', 0, 0],
+      ['private/', '700', 0, 0],
+      ['private/key', '600', 0, 0],
+      ['sgid', '2711', 0, 0],
+      ['tmp/', '1777', 0, 0],
+      ['tool', '755', 0, 0],
+    ]);
+    // preserveMode wins over preserveExecutable; the default still normalizes.
+    const both = await listTar(
+      (await layerFromDirectory(root, { preserveMode: true, preserveExecutable: true })).bytes,
+    );
+    expect(both.find((e) => e.path === 'private/key')?.mode?.toString(8)).toBe('600');
+    const plain = await listTar((await layerFromDirectory(root)).bytes);
+    expect(plain.map((e) => [e.path, e.mode?.toString(8)])).toEqual([
+      ['link', '777'],
+      ['private/', '755'],
+      ['private/key', '644'],
+      ['sgid', '644'],
+      ['tmp/', '755'],
+      ['tool', '644'],
+    ]);
+  });
+
+  it('rejects sockets and FIFOs by default and skips them on request', async () => {
+    const root = await tempDir();
+    await writeFile(join(root, 'file'), 'f\n');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(root, 'socket'), resolve));
+    try {
+      await expect(readDirectoryEntries(root)).rejects.toBeInstanceOf(LayerInvalidError);
+      const entries = await readDirectoryEntries(root, { skipSpecialFiles: true });
+      expect(entries.map((e) => e.path)).toEqual(['file']);
+      const layer = await layerFromDirectory(root, { skipSpecialFiles: true });
+      expect(layer.gzDigest).toBe(layerFromEntries([{ path: 'file', content: 'f\n' }]).gzDigest);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    const fifoRoot = await tempDir();
+    try {
+      execFileSync('mkfifo', [join(fifoRoot, 'fifo')], { stdio: 'ignore' });
+    } catch {
+      return; // No mkfifo here: the socket showed the behaviour.
+    }
+    await expect(readDirectoryEntries(fifoRoot)).rejects.toBeInstanceOf(LayerInvalidError);
+    expect(await readDirectoryEntries(fifoRoot, { skipSpecialFiles: true })).toEqual([]);
   });
 });
 

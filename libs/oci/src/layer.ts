@@ -38,11 +38,25 @@ export interface LayerOptions {
   readonly compressionLevel?: number;
 }
 
-/** Options of {@link readDirectoryEntries} and {@link layerFromDirectory}. */
-export interface DirectoryLayerOptions extends LayerOptions {
+/** How {@link readDirectoryEntries} turns the files on disk into entries. */
+export interface DirectoryReadOptions {
   /** Give a file mode `0755` (instead of `0644`) when any execute bit is set on disk. Default `false`. */
   readonly preserveExecutable?: boolean;
+  /**
+   * Keep the permission bits found on disk (`mode & 0o7777`, so also setuid, setgid and sticky bits: `/tmp`
+   * stays `1777`, a `0700` directory stays `0700`) for files and directories, instead of `0644`/`0755`. Wins
+   * over `preserveExecutable`. Owners are still written as `0:0`. Default `false`.
+   */
+  readonly preserveMode?: boolean;
+  /**
+   * Leave out device files, FIFOs and sockets (e.g. the nodes under a root filesystem's `/dev`) instead of
+   * rejecting them. Default `false`.
+   */
+  readonly skipSpecialFiles?: boolean;
 }
+
+/** Options of {@link layerFromDirectory}. */
+export interface DirectoryLayerOptions extends LayerOptions, DirectoryReadOptions {}
 
 /** A gzip-compressed layer tarball and the digests that describe it. */
 export interface Layer {
@@ -110,8 +124,8 @@ export function layerFromEntries(entries: readonly LayerEntry[], options: LayerO
 
 /**
  * Builds a reproducible layer from the tree under `dir` (regular files, directories and symlinks; the root
- * itself is not an entry). On-disk timestamps, owners and permission bits other than the execute bit (see
- * `preserveExecutable`) do not influence the result.
+ * itself is not an entry). On-disk timestamps and owners never influence the result; permission bits only as
+ * `preserveExecutable` or `preserveMode` say. Hard links become separate regular files.
  */
 export async function layerFromDirectory(dir: string, options: DirectoryLayerOptions = {}): Promise<Layer> {
   return layerFromEntries(await readDirectoryEntries(dir, options), options);
@@ -120,11 +134,11 @@ export async function layerFromDirectory(dir: string, options: DirectoryLayerOpt
 /**
  * Reads the tree under `dir` into layer entries with paths relative to `dir`, prefixed by `as` when given.
  *
- * @throws LayerInvalidError for sockets, FIFOs and device files.
+ * @throws LayerInvalidError for sockets, FIFOs and device files, unless `skipSpecialFiles` is set.
  */
 export async function readDirectoryEntries(
   dir: string,
-  options: { readonly as?: string; readonly preserveExecutable?: boolean } = {},
+  options: DirectoryReadOptions & { readonly as?: string } = {},
 ): Promise<LayerEntry[]> {
   const out: LayerEntry[] = [];
   const base = options.as === undefined ? '' : splitPath(options.as, true).join('/');
@@ -135,18 +149,16 @@ export async function readDirectoryEntries(
       const childRel = rel === '' ? name : `${rel}/${name}`;
       const st = await lstat(childAbs);
       if (st.isDirectory()) {
-        out.push({ type: 'directory', path: childRel });
+        const mode = options.preserveMode === true ? st.mode & 0o7777 : DIR_MODE;
+        out.push({ type: 'directory', path: childRel, mode });
         await walk(childAbs, childRel);
       } else if (st.isFile()) {
         const executable = options.preserveExecutable === true && (st.mode & 0o111) !== 0;
-        out.push({
-          path: childRel,
-          content: await readFile(childAbs),
-          mode: executable ? EXEC_MODE : FILE_MODE,
-        });
+        const mode = options.preserveMode === true ? st.mode & 0o7777 : executable ? EXEC_MODE : FILE_MODE;
+        out.push({ path: childRel, content: await readFile(childAbs), mode });
       } else if (st.isSymbolicLink()) {
         out.push({ type: 'symlink', path: childRel, target: await readlink(childAbs) });
-      } else {
+      } else if (options.skipSpecialFiles !== true) {
         throw new LayerInvalidError(childAbs, 'only regular files, directories and symlinks are supported');
       }
     }

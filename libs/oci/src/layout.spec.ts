@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { digestHex } from './digest.js';
-import { buildImage } from './image.js';
+import { buildImage, MediaType } from './image.js';
+import { buildImageIndex, isImageIndex } from './image-index.js';
 import { layerFromEntries } from './layer.js';
-import { readLayout, readLayoutIndex, writeLayout } from './layout.js';
+import { readLayout, readLayoutEntry, readLayoutIndex, writeLayout } from './layout.js';
 
 const dirs: string[] = [];
 async function tempDir(): Promise<string> {
@@ -101,5 +102,60 @@ describe('writeLayout', () => {
     await writeFile(join(dir, 'blobs', 'sha256', digestHex(imageA.layers[0]!.descriptor.digest)), 'garbage');
     await expect(readLayout(dir, 'v1')).rejects.toMatchObject({ code: 'OCI_DIGEST_MISMATCH' });
     await expect(readLayout(join(dir, 'nowhere'))).rejects.toThrow(/no oci-layout file/);
+  });
+});
+
+describe('image indexes in layouts', () => {
+  const imageArm = buildImage([layerFromEntries([{ path: 'a.txt', content: 'arm' }])], {
+    architecture: 'arm64',
+  });
+  const multi = buildImageIndex([imageA, imageArm]);
+
+  it('writes the index blob and every image, and index.json names the index', async () => {
+    const dir = join(await tempDir(), 'layout');
+    await writeLayout(dir, [{ image: multi, tag: 'v1' }]);
+    expect((await readLayoutIndex(dir)).manifests).toEqual([
+      {
+        mediaType: MediaType.ociIndex,
+        digest: multi.digest,
+        size: multi.indexBytes.byteLength,
+        annotations: { 'org.opencontainers.image.ref.name': 'v1' },
+      },
+    ]);
+    const blobs = (await readdir(join(dir, 'blobs', 'sha256'))).sort();
+    const expected = [
+      multi.digest,
+      ...[imageA, imageArm].flatMap((i) => [
+        i.digest,
+        i.manifest.config.digest,
+        i.layers[0]!.descriptor.digest,
+      ]),
+    ];
+    expect(blobs).toEqual(expected.map(digestHex).sort());
+  });
+
+  it('reads an index back with all or some of its platforms, and an image as an image', async () => {
+    const dir = join(await tempDir(), 'layout');
+    await writeLayout(dir, [
+      { image: multi, tag: 'multi' },
+      { image: imageB, tag: 'single' },
+    ]);
+    const back = await readLayoutEntry(dir, 'multi');
+    if (!isImageIndex(back)) throw new Error('expected an index');
+    expect(back.digest).toBe(multi.digest);
+    expect(back.images.map((e) => e.image.digest)).toEqual([imageA.digest, imageArm.digest]);
+    const arm = await readLayoutEntry(dir, multi.digest, { platforms: (p) => p.architecture === 'arm64' });
+    expect(isImageIndex(arm) && arm.images.map((e) => e.image.digest)).toEqual([imageArm.digest]);
+    expect((await readLayoutEntry(dir, 'single')).digest).toBe(imageB.digest);
+    await expect(readLayout(dir, 'multi')).rejects.toThrow(/"multi" is a multi-platform image index/);
+  });
+
+  it('refuses to write an index that does not hold all its images', async () => {
+    const parent = await tempDir();
+    const partial = { ...multi, images: multi.images.slice(1) };
+    await expect(writeLayout(join(parent, 'layout'), [{ image: partial }])).rejects.toMatchObject({
+      code: 'OCI_INPUT_INVALID',
+    });
+    expect(await readdir(parent)).toEqual([]);
   });
 });

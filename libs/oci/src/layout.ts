@@ -7,27 +7,40 @@ import {
   assembleImage,
   type Descriptor,
   type ImageIndex,
+  isIndexMediaType,
   MediaType,
   type OciImage,
   parseIndex,
 } from './image.js';
+import {
+  assembleImageIndex,
+  assertCompleteIndex,
+  isImageIndex,
+  type OciImageIndex,
+  type ReadIndexOptions,
+} from './image-index.js';
 
 /** Annotation holding an image's tag in an OCI layout's `index.json`. */
 export const REF_NAME_ANNOTATION = 'org.opencontainers.image.ref.name';
 
-/** One image to write into a layout, optionally tagged (the tag goes into `org.opencontainers.image.ref.name`). */
+/**
+ * One image, or multi-platform image (image index), to write into a layout, optionally tagged (the tag goes
+ * into `org.opencontainers.image.ref.name`).
+ */
 export interface LayoutEntry {
-  readonly image: OciImage;
+  readonly image: OciImage | OciImageIndex;
   readonly tag?: string;
 }
 
 /**
- * Writes an OCI image layout (`oci-layout`, `index.json`, `blobs/sha256/…`) holding `entries` to `dir`.
+ * Writes an OCI image layout (`oci-layout`, `index.json`, `blobs/sha256/…`) holding `entries` to `dir`. An
+ * image index is written as a blob with the blobs of all its images; `index.json` then names the index.
  *
  * The layout is assembled in a sibling temporary directory and renamed into place, so readers see either the
  * previous layout or the complete new one, never a partial one. An existing `dir` is replaced.
  *
- * @throws LayoutInvalidError for a duplicate or malformed tag.
+ * @throws LayoutInvalidError for a duplicate or malformed tag; InputInvalidError for an image index that does
+ *   not hold all its images.
  */
 export async function writeLayout(dir: string, entries: readonly LayoutEntry[]): Promise<void> {
   const target = resolve(dir);
@@ -39,6 +52,7 @@ export async function writeLayout(dir: string, entries: readonly LayoutEntry[]):
     if (tags.has(tag)) throw new LayoutInvalidError(target, `duplicate tag ${JSON.stringify(tag)}`);
     tags.add(tag);
   }
+  for (const { image } of entries) if (isImageIndex(image)) assertCompleteIndex(image);
   const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const tmp = join(dirname(target), `.${basename(target)}.tmp-${suffix}`);
   const old = join(dirname(target), `.${basename(target)}.old-${suffix}`);
@@ -51,15 +65,26 @@ export async function writeLayout(dir: string, entries: readonly LayoutEntry[]):
       written.add(digest);
       await writeFile(join(tmp, 'blobs', 'sha256', digestHex(digest)), bytes);
     };
-    const manifests: Descriptor[] = [];
-    for (const { image, tag } of entries) {
+    const putImage = async (image: OciImage): Promise<void> => {
       for (const layer of image.layers) await putBlob(layer.descriptor.digest, layer.bytes);
       await putBlob(image.manifest.config.digest, image.configBytes);
       await putBlob(image.digest, image.manifestBytes);
+    };
+    const manifests: Descriptor[] = [];
+    for (const { image, tag } of entries) {
+      let bytes: Uint8Array;
+      if (isImageIndex(image)) {
+        for (const entry of image.images) await putImage(entry.image);
+        await putBlob(image.digest, image.indexBytes);
+        bytes = image.indexBytes;
+      } else {
+        await putImage(image);
+        bytes = image.manifestBytes;
+      }
       manifests.push({
         mediaType: image.mediaType,
         digest: image.digest,
-        size: image.manifestBytes.byteLength,
+        size: bytes.byteLength,
         ...(tag === undefined ? {} : { annotations: { [REF_NAME_ANNOTATION]: tag } }),
       });
     }
@@ -116,29 +141,17 @@ export async function readLayoutIndex(dir: string): Promise<ImageIndex> {
  * or a manifest digest; without it the layout must hold exactly one manifest. Every blob is verified against
  * its digest.
  *
- * @throws LayoutInvalidError when the reference is absent or ambiguous or a blob is missing;
- *   ManifestInvalidError / DigestMismatchError for corrupt content.
+ * @throws LayoutInvalidError when the reference is absent or ambiguous, names an image index (see
+ *   {@link readLayoutEntry}), or a blob is missing; ManifestInvalidError / DigestMismatchError for corrupt content.
  */
 export async function readLayout(dir: string, ref?: string): Promise<OciImage> {
   const target = resolve(dir);
-  const index = await readLayoutIndex(target);
-  let matches: readonly Descriptor[];
-  if (ref === undefined) matches = index.manifests;
-  else if (isDigest(ref)) matches = index.manifests.filter((m) => m.digest === ref);
-  else matches = index.manifests.filter((m) => m.annotations?.[REF_NAME_ANNOTATION] === ref);
-  const label = ref === undefined ? 'the layout' : JSON.stringify(ref);
-  if (matches.length === 0) throw new LayoutInvalidError(target, `no manifest for ${label}`);
-  if (matches.length > 1 && new Set(matches.map((m) => m.digest)).size > 1) {
-    throw new LayoutInvalidError(target, `${matches.length} manifests match ${label}; name a tag or digest`);
+  const descriptor = await selectDescriptor(target, ref);
+  if (isIndexMediaType(descriptor.mediaType)) {
+    const label = ref === undefined ? 'the layout' : JSON.stringify(ref);
+    throw new LayoutInvalidError(target, `${label} is a multi-platform image index, not a single image`);
   }
-  const descriptor = matches[0]!;
-  const readBlob = async (digest: string): Promise<Uint8Array> => {
-    try {
-      return await readFile(join(target, 'blobs', 'sha256', digestHex(digest)));
-    } catch (err) {
-      throw new LayoutInvalidError(target, `missing blob ${digest}`, { cause: err });
-    }
-  };
+  const readBlob = blobReader(target);
   const where = `${target}:${ref ?? descriptor.digest}`;
   const manifestBytes = await readBlob(descriptor.digest);
   return assembleImage(manifestBytes, where, (d) => readBlob(d.digest), descriptor.mediaType).then(
@@ -149,6 +162,64 @@ export async function readLayout(dir: string, ref?: string): Promise<OciImage> {
       return image;
     },
   );
+}
+
+/**
+ * Reads what a tag or digest of the layout at `dir` names: an image, or an image index with its images (only
+ * the platforms `options.platforms` accepts). Without `ref` the layout must hold exactly one entry. Every blob
+ * is verified against its digest.
+ *
+ * @throws LayoutInvalidError when the reference is absent or ambiguous or a blob is missing;
+ *   ManifestInvalidError / DigestMismatchError for corrupt content.
+ */
+export async function readLayoutEntry(
+  dir: string,
+  ref?: string,
+  options: ReadIndexOptions = {},
+): Promise<OciImage | OciImageIndex> {
+  const target = resolve(dir);
+  const descriptor = await selectDescriptor(target, ref);
+  if (!isIndexMediaType(descriptor.mediaType)) return readLayout(target, ref ?? descriptor.digest);
+  const readBlob = blobReader(target);
+  const where = `${target}:${ref ?? descriptor.digest}`;
+  const bytes = await readBlob(descriptor.digest);
+  const fetchBlob = (d: Descriptor): Promise<Uint8Array> => readBlob(d.digest);
+  const content = await assembleImageIndex(
+    bytes,
+    where,
+    { manifest: fetchBlob, blob: fetchBlob },
+    descriptor.mediaType,
+    options,
+  );
+  if (content.digest !== descriptor.digest) {
+    throw new LayoutInvalidError(target, `index blob ${descriptor.digest} does not match its digest`);
+  }
+  return content;
+}
+
+/** The descriptor of `index.json` that `ref` (tag or digest; none: the only one) names. */
+async function selectDescriptor(target: string, ref: string | undefined): Promise<Descriptor> {
+  const index = await readLayoutIndex(target);
+  let matches: readonly Descriptor[];
+  if (ref === undefined) matches = index.manifests;
+  else if (isDigest(ref)) matches = index.manifests.filter((m) => m.digest === ref);
+  else matches = index.manifests.filter((m) => m.annotations?.[REF_NAME_ANNOTATION] === ref);
+  const label = ref === undefined ? 'the layout' : JSON.stringify(ref);
+  if (matches.length === 0) throw new LayoutInvalidError(target, `no manifest for ${label}`);
+  if (matches.length > 1 && new Set(matches.map((m) => m.digest)).size > 1) {
+    throw new LayoutInvalidError(target, `${matches.length} manifests match ${label}; name a tag or digest`);
+  }
+  return matches[0]!;
+}
+
+function blobReader(target: string): (digest: string) => Promise<Uint8Array> {
+  return async (digest) => {
+    try {
+      return await readFile(join(target, 'blobs', 'sha256', digestHex(digest)));
+    } catch (err) {
+      throw new LayoutInvalidError(target, `missing blob ${digest}`, { cause: err });
+    }
+  };
 }
 
 function isErrno(err: unknown, code: string): boolean {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Digest } from './digest.js';
 import { buildImage, MediaType, type OciImage } from './image.js';
+import { buildImageIndex, isImageIndex } from './image-index.js';
 import { layerFromEntries } from './layer.js';
 import { writeLayout } from './layout.js';
 import { type ProgressEvent, RegistryClient, type RegistryClientOptions } from './registry-client.js';
@@ -183,6 +184,78 @@ describe('push and pull', () => {
       code: 'OCI_MANIFEST_INVALID',
     });
     expect(registry.requests).toEqual([]);
+  });
+
+  describe('image indexes', () => {
+    const shared = layerFromEntries([{ path: 'app/main.mjs', content: payload }]);
+    const amd = buildImage([layerFromEntries([{ path: 'os', content: 'amd64' }]), shared], {
+      architecture: 'amd64',
+    });
+    const arm = buildImage([layerFromEntries([{ path: 'os', content: 'arm64' }]), shared], {
+      architecture: 'arm64',
+    });
+    const multi = buildImageIndex([amd, arm]);
+
+    it('pushes each image by digest, then the index by tag, uploading a shared blob once', async () => {
+      const registry = await fake();
+      const result = await client().push(multi, `${registry.host}/team/app:v1`);
+      expect(result.digest).toBe(multi.digest);
+      expect(result.size).toBe(multi.indexBytes.byteLength);
+      expect(result.images).toEqual([
+        { platform: { architecture: 'amd64', os: 'linux' }, digest: amd.digest },
+        { platform: { architecture: 'arm64', os: 'linux' }, digest: arm.digest },
+      ]);
+      expect(result.blobs.map((b) => b.digest)).toEqual([
+        amd.layers[0]!.descriptor.digest,
+        shared.gzDigest,
+        amd.manifest.config.digest,
+        arm.layers[0]!.descriptor.digest,
+        arm.manifest.config.digest,
+      ]);
+      const puts = registry.requests.filter((r) => r.method === 'PUT' && r.path.includes('/manifests/'));
+      expect(puts.map((r) => [r.path, r.contentType])).toEqual([
+        [`/v2/team/app/manifests/${amd.digest}`, MediaType.ociManifest],
+        [`/v2/team/app/manifests/${arm.digest}`, MediaType.ociManifest],
+        ['/v2/team/app/manifests/v1', MediaType.ociIndex],
+      ]);
+    });
+
+    it('pulls every platform back, or only the accepted ones', async () => {
+      const registry = await fake();
+      const c = client();
+      await c.push(multi, `${registry.host}/team/app:v1`);
+      const all = await c.pullAll(`${registry.host}/team/app:v1`);
+      if (!isImageIndex(all)) throw new Error('expected an index');
+      expect(sameBytes(all.indexBytes, multi.indexBytes)).toBe(true);
+      expect(all.images.map((e) => e.image.digest)).toEqual([amd.digest, arm.digest]);
+      expect(sameBytes(all.images[1]!.image.layers[0]!.bytes, arm.layers[0]!.bytes)).toBe(true);
+      registry.requests.length = 0;
+      const armOnly = await c.pullAll(`${registry.host}/team/app@${multi.digest}`, {
+        platforms: (p) => p.architecture === 'arm64',
+      });
+      expect(isImageIndex(armOnly) && armOnly.images.map((e) => e.image.digest)).toEqual([arm.digest]);
+      expect(registry.requests.some((r) => r.path.endsWith(amd.digest))).toBe(false);
+      expect((await c.pullAll(`${registry.host}/team/app@${amd.digest}`)).digest).toBe(amd.digest);
+      // The single-image pull still resolves the index to one platform.
+      expect((await c.pull(`${registry.host}/team/app:v1`)).digest).toBe(amd.digest);
+    });
+
+    it('pushes an index from a layout, and refuses an index missing images', async () => {
+      const registry = await fake();
+      const dir = await mkdtemp(join(tmpdir(), 'oci-push-'));
+      try {
+        await writeLayout(join(dir, 'layout'), [{ image: multi, tag: 'registry.example/app:1' }]);
+        const result = await client().push(join(dir, 'layout'), `${registry.host}/from-layout:1`);
+        expect(result.digest).toBe(multi.digest);
+        expect(registry.manifests.get(`from-layout@${arm.digest}`)?.mediaType).toBe(MediaType.ociManifest);
+        expect(registry.manifests.get('from-layout:1')?.mediaType).toBe(MediaType.ociIndex);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+      await expect(
+        client().push({ ...multi, images: multi.images.slice(0, 1) }, `${registry.host}/partial:1`),
+      ).rejects.toMatchObject({ code: 'OCI_INPUT_INVALID' });
+    });
   });
 });
 

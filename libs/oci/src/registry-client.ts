@@ -33,7 +33,14 @@ import {
   type Platform,
   parseIndex,
 } from './image.js';
-import { readLayout } from './layout.js';
+import {
+  assembleImageIndex,
+  assertCompleteIndex,
+  isImageIndex,
+  type OciImageIndex,
+  type ReadIndexOptions,
+} from './image-index.js';
+import { readLayoutEntry } from './layout.js';
 import { DOCKER_HUB, formatReference, type ImageReference, parseReference } from './reference.js';
 
 /** Progress of one blob during a push or pull. */
@@ -91,6 +98,11 @@ export interface PullOptions {
   readonly onProgress?: (event: ProgressEvent) => void;
 }
 
+/** Options of {@link RegistryClient.pullAll}. */
+export interface PullAllOptions extends ReadIndexOptions {
+  readonly onProgress?: (event: ProgressEvent) => void;
+}
+
 /** What {@link RegistryClient.push} did. */
 export interface PushResult {
   /** The reference the manifest was stored under. */
@@ -99,12 +111,14 @@ export interface PushResult {
   readonly digest: string;
   /** Manifest size in bytes. */
   readonly size: number;
-  /** Every blob of the image, in push order, and whether it had to be uploaded. */
+  /** Every blob of the image (of all its images, for an index), in push order, and whether it had to be uploaded. */
   readonly blobs: ReadonlyArray<{
     readonly digest: string;
     readonly size: number;
     readonly uploaded: boolean;
   }>;
+  /** For an image index: the manifest digest of each platform's image, in index order. */
+  readonly images?: ReadonlyArray<{ readonly platform: Platform; readonly digest: string }>;
 }
 
 type AuthState =
@@ -140,7 +154,8 @@ const MANIFEST_ACCEPT = [
 ].join(', ');
 
 /**
- * A client for the OCI distribution API: pushes and pulls single-platform images held in memory.
+ * A client for the OCI distribution API: pushes and pulls images and multi-platform image indexes held in
+ * memory.
  *
  * Pushes upload missing blobs first (checked with `HEAD`) and the manifest last, so a failed push never leaves a
  * tag pointing at missing content. Authentication follows the registry's `WWW-Authenticate` challenge:
@@ -160,61 +175,70 @@ export class RegistryClient {
   }
 
   /**
-   * Pushes `source` (an in-memory image or the path of an OCI image layout) to `reference`
-   * (`registry/repository[:tag][@digest]`; tag defaults to `latest`).
+   * Pushes `source` (an in-memory image or image index, or the path of an OCI image layout) to `reference`
+   * (`registry/repository[:tag][@digest]`; tag defaults to `latest`). An image index is pushed image by image
+   * (blobs, then each manifest by digest) and then the index under the tag, so the tag never names an index
+   * whose images are missing.
    *
    * @throws ReferenceInvalidError, RegistryUnreachableError, AuthFailedError, ManifestInvalidError,
-   *   DigestMismatchError, RegistryError — all naming the registry and reference.
+   *   DigestMismatchError, RegistryError — all naming the registry and reference; InputInvalidError for an
+   *   image index that does not hold all its images.
    */
-  async push(source: OciImage | string, reference: string, options: PushOptions = {}): Promise<PushResult> {
-    const image = typeof source === 'string' ? await readLayout(source, options.layoutRef) : source;
+  async push(
+    source: OciImage | OciImageIndex | string,
+    reference: string,
+    options: PushOptions = {},
+  ): Promise<PushResult> {
+    const content = typeof source === 'string' ? await readLayoutEntry(source, options.layoutRef) : source;
     const ref = parseReference(reference);
     const t = this.#target(ref, 'pull,push');
-    if (ref.digest !== undefined && ref.digest !== image.digest) {
+    if (ref.digest !== undefined && ref.digest !== content.digest) {
       throw new ManifestInvalidError(
         t.display,
-        `reference digest does not match the image's ${image.digest}`,
+        `reference digest does not match the image's ${content.digest}`,
       );
     }
+    if (isImageIndex(content)) assertCompleteIndex(content);
     const onProgress = options.onProgress ?? this.#options.onProgress;
     const mode = options.uploadMode ?? this.#options.uploadMode ?? 'auto';
     const chunkSize = options.chunkSize ?? this.#options.chunkSize ?? 8 * 1024 * 1024;
     if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) {
       throw new RangeError(`chunkSize must be a positive integer, got ${chunkSize}`);
     }
-    const blobs = new Map<string, Blob>();
-    for (const blob of [...image.layers, { descriptor: image.manifest.config, bytes: image.configBytes }]) {
-      blobs.set(blob.descriptor.digest, blob);
-    }
     const results: Array<{ digest: string; size: number; uploaded: boolean }> = [];
-    for (const blob of blobs.values()) {
-      const { digest, size } = blob.descriptor;
-      if (await this.#blobExists(t, digest)) {
-        onProgress?.({ digest, phase: 'exists', bytes: size, total: size });
-        results.push({ digest, size, uploaded: false });
-        continue;
+    const done = new Set<string>();
+    const pushBlobs = async (image: OciImage): Promise<void> => {
+      for (const blob of [...image.layers, { descriptor: image.manifest.config, bytes: image.configBytes }]) {
+        const { digest, size } = blob.descriptor;
+        if (done.has(digest)) continue;
+        done.add(digest);
+        if (await this.#blobExists(t, digest)) {
+          onProgress?.({ digest, phase: 'exists', bytes: size, total: size });
+          results.push({ digest, size, uploaded: false });
+          continue;
+        }
+        await this.#uploadBlob(t, blob, mode, chunkSize, onProgress);
+        results.push({ digest, size, uploaded: true });
       }
-      await this.#uploadBlob(t, blob, mode, chunkSize, onProgress);
-      results.push({ digest, size, uploaded: true });
+    };
+    const images = isImageIndex(content) ? content.images : [];
+    for (const { image } of images) {
+      await pushBlobs(image);
+      await this.#putManifest(t, image.digest, image.mediaType, image.manifestBytes, image.digest);
     }
-    const tagOrDigest = ref.tag ?? ref.digest ?? 'latest';
-    const res = await this.#request(t, {
-      method: 'PUT',
-      url: `/v2/${t.repository}/manifests/${tagOrDigest}`,
-      headers: { 'content-type': image.mediaType },
-      body: image.manifestBytes,
-    });
-    if (res.status < 200 || res.status > 299) throw this.#failure(t, res, 'manifest upload', true);
-    const stored = res.headers['docker-content-digest']?.[0];
-    if (stored !== undefined && stored !== image.digest)
-      throw new DigestMismatchError(t.display, image.digest, stored);
+    const bytes = isImageIndex(content) ? content.indexBytes : content.manifestBytes;
+    if (!isImageIndex(content)) await pushBlobs(content);
+    await this.#putManifest(t, ref.tag ?? ref.digest ?? 'latest', content.mediaType, bytes, content.digest);
     return {
       reference: formatReference(
         ref.tag === undefined && ref.digest === undefined ? { ...ref, tag: 'latest' } : ref,
       ),
-      digest: image.digest,
-      size: image.manifestBytes.byteLength,
+      digest: content.digest,
+      size: bytes.byteLength,
       blobs: results,
+      ...(isImageIndex(content)
+        ? { images: images.map(({ platform, image }) => ({ platform, digest: image.digest })) }
+        : {}),
     };
   }
 
@@ -246,20 +270,36 @@ export class RegistryClient {
         throw new DigestMismatchError(`${t.display} manifest`, chosen.digest, manifest.digest);
       }
     }
-    return assembleImage(
+    return assembleImage(manifest.bytes, t.display, this.#blobFetcher(t, onProgress), manifest.mediaType);
+  }
+
+  /**
+   * Pulls `reference` with every platform it has: a single image, or an image index with each image it lists
+   * (only the platforms `options.platforms` accepts are fetched). Every manifest and blob is verified against
+   * its digest.
+   *
+   * @throws NotFoundError, RegistryUnreachableError, AuthFailedError, ManifestInvalidError,
+   *   DigestMismatchError, RegistryError — all naming the registry and reference.
+   */
+  async pullAll(reference: string, options: PullAllOptions = {}): Promise<OciImage | OciImageIndex> {
+    const ref = parseReference(reference);
+    const t = this.#target(ref, 'pull');
+    const fetchBlob = this.#blobFetcher(t, options.onProgress ?? this.#options.onProgress);
+    const manifest = await this.#getManifest(t, ref.digest ?? ref.tag ?? 'latest');
+    if (ref.digest !== undefined && manifest.digest !== ref.digest) {
+      throw new DigestMismatchError(`${t.display} manifest`, ref.digest, manifest.digest);
+    }
+    if (!isIndexMediaType(manifest.mediaType)) {
+      return assembleImage(manifest.bytes, t.display, fetchBlob, manifest.mediaType);
+    }
+    const fetchManifest = async (descriptor: Descriptor): Promise<Uint8Array> =>
+      (await this.#getManifest(t, descriptor.digest)).bytes;
+    return assembleImageIndex(
       manifest.bytes,
       t.display,
-      async (descriptor) => {
-        const bytes = await this.#getBlob(t, descriptor);
-        onProgress?.({
-          digest: descriptor.digest,
-          phase: 'download',
-          bytes: bytes.byteLength,
-          total: descriptor.size,
-        });
-        return bytes;
-      },
+      { manifest: fetchManifest, blob: fetchBlob },
       manifest.mediaType,
+      options,
     );
   }
 
@@ -377,6 +417,24 @@ export class RegistryClient {
     if (total === 0) emit(0);
   }
 
+  async #putManifest(
+    t: Target,
+    tagOrDigest: string,
+    mediaType: string,
+    bytes: Uint8Array,
+    digest: string,
+  ): Promise<void> {
+    const res = await this.#request(t, {
+      method: 'PUT',
+      url: `/v2/${t.repository}/manifests/${tagOrDigest}`,
+      headers: { 'content-type': mediaType },
+      body: bytes,
+    });
+    if (res.status < 200 || res.status > 299) throw this.#failure(t, res, 'manifest upload', true);
+    const stored = res.headers['docker-content-digest']?.[0];
+    if (stored !== undefined && stored !== digest) throw new DigestMismatchError(t.display, digest, stored);
+  }
+
   async #getManifest(
     t: Target,
     tagOrDigest: string,
@@ -416,6 +474,22 @@ export class RegistryClient {
       throw new DigestMismatchError(`${t.display} manifest`, announced, digest);
     }
     return { bytes: res.body, mediaType, digest };
+  }
+
+  #blobFetcher(
+    t: Target,
+    onProgress: ((event: ProgressEvent) => void) | undefined,
+  ): (descriptor: Descriptor) => Promise<Uint8Array> {
+    return async (descriptor) => {
+      const bytes = await this.#getBlob(t, descriptor);
+      onProgress?.({
+        digest: descriptor.digest,
+        phase: 'download',
+        bytes: bytes.byteLength,
+        total: descriptor.size,
+      });
+      return bytes;
+    };
   }
 
   async #getBlob(t: Target, descriptor: Descriptor): Promise<Uint8Array> {

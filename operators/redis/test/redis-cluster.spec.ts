@@ -1,5 +1,5 @@
 import { findStatusCondition, type KubeObject } from '@opkit/controller-runtime';
-import { eventually, processesOnPodIP, useTestNamespace } from '@opkit/test-cluster/vitest';
+import { eventually, podProcesses, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { describe, expect, it } from 'vitest';
 import {
   ClusterClient,
@@ -28,6 +28,14 @@ interface Secret extends KubeObject {
 type StatefulSet = KubeObject & {
   spec: { replicas: number; serviceName: string; template: { spec: Record<string, unknown> } };
 };
+
+/** The redis-server process of a pod's container, as the host sees it. */
+async function redisServer(pod: string): Promise<{ pid: number; argv: string[] }> {
+  const object = await api().get({ apiVersion: 'v1', kind: 'Pod' }, pod, ns.name);
+  const server = podProcesses(object.metadata.uid ?? '').find((p) => p.argv[0]?.startsWith('redis-server'));
+  if (!server) throw new Error(`no redis-server process in pod ${pod}`);
+  return server;
+}
 
 async function password(name: string): Promise<string> {
   const secret = await api().get<Secret>({ apiVersion: 'v1', kind: 'Secret' }, `${name}-auth`, ns.name);
@@ -186,14 +194,14 @@ describe('the RedisCluster operator', () => {
     const pw = await password('secret');
     expect(pw.length).toBeGreaterThanOrEqual(24);
 
-    const pods = await api().list<KubeObject & { spec: unknown; status: { podIP: string } }>(
+    const pods = await api().list<KubeObject & { spec: unknown }>(
       { apiVersion: 'v1', kind: 'Pod' },
       { namespace: ns.name, labelSelector: 'app.kubernetes.io/instance=secret' },
     );
     expect(pods.items).toHaveLength(3);
     for (const pod of pods.items) {
       expect(JSON.stringify(pod)).not.toContain(pw);
-      const processes = processesOnPodIP(pod.status.podIP);
+      const processes = podProcesses(pod.metadata.uid ?? '');
       expect(processes.length).toBeGreaterThan(0);
       for (const p of processes) expect(p.argv.join(' ')).not.toContain(pw);
     }
@@ -266,7 +274,7 @@ describe('the RedisCluster operator', () => {
 
       // A primary stops answering: Redis fails over to its replica; killed, it comes back as a replica.
       const victim = cr.status!.members!.find((m) => m.role === 'primary')!;
-      const [stopped] = processesOnPodIP(victim.ip!);
+      const stopped = await redisServer(victim.pod!);
       process.kill(stopped!.pid, 'SIGSTOP');
       const witness = cr.status!.members!.find((m) => m.role === 'primary' && m.pod !== victim.pod)!;
       await eventually(
@@ -299,13 +307,15 @@ describe('the RedisCluster operator', () => {
       expect(metric(metrics, 'redis_cluster_slots_assigned', 'data')).toBe(16384);
 
       // Every node restarts at once (same pods, same IPs): the cluster re-forms from nodes.conf and the AOF.
-      const before = new Map(cr.status!.members!.map((m) => [m.ip!, processesOnPodIP(m.ip!)[0]!.pid]));
-      for (const pid of before.values()) process.kill(pid, 'SIGKILL');
+      const before = new Map<string, { ip: string; pid: number }>();
+      for (const m of cr.status!.members!)
+        before.set(m.pod!, { ip: m.ip!, pid: (await redisServer(m.pod!)).pid });
+      for (const { pid } of before.values()) process.kill(pid, 'SIGKILL');
       await eventually(
         'every node to be restarted and the cluster ok again',
         async () => {
-          for (const [ip, pid] of before) {
-            const now = processesOnPodIP(ip)[0];
+          for (const [pod, { ip, pid }] of before) {
+            const now = await redisServer(pod).catch(() => undefined);
             if (!now || now.pid === pid) return false;
             const info = await clusterInfo(`${ip}:6379`, pw);
             if (info.cluster_state !== 'ok' || info.cluster_known_nodes !== '6') return false;

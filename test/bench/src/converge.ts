@@ -85,7 +85,11 @@ async function main(options: ConvergeOptions): Promise<void> {
       baselineOperator(baselineBinary),
     ];
     log(`starting a ${options.nodes}-node cluster`);
-    cluster = await startCluster({ nodes: options.nodes, onProgress: (line) => log(`cluster: ${line}`) });
+    cluster = await startCluster({
+      realNode: false,
+      nodes: options.nodes,
+      onProgress: (line) => log(`cluster: ${line}`),
+    });
     rest = new KubeRest(cluster.kubeConfig);
     kubernetesVersion =
       (await rest.request<{ gitVersion?: string }>('GET', '/version')).gitVersion ?? 'unknown';

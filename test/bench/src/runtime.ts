@@ -236,7 +236,11 @@ async function main(): Promise<void> {
   let cluster: LocalCluster | undefined;
   let transport: Transport | undefined;
   try {
-    cluster = await startCluster({ nodes: 1, onProgress: (line) => log(`cluster: ${line}`) });
+    cluster = await startCluster({
+      realNode: false,
+      nodes: 1,
+      onProgress: (line) => log(`cluster: ${line}`),
+    });
     transport = new Transport(cluster.kubeConfig, new RuntimeMetrics({ processMetrics: false }));
     const client = new KubeClient(transport, new ResourceMapper(transport));
     kubernetesVersion =

@@ -7,6 +7,7 @@ import { startCluster } from './cluster.js';
 import { assertPortFree } from './control-plane/ports.js';
 import { ClusterError } from './errors.js';
 import { ensureHostPackages } from './host-packages.js';
+import { ensureClusterImages } from './images/cluster-images.js';
 import { ensureComponents } from './toolchain/build.js';
 import { cacheRoot } from './toolchain/cache.js';
 import { testWorldRecipes } from './toolchain/recipes.js';
@@ -45,23 +46,30 @@ function parsePort(value: string): number {
   return port;
 }
 
-function parseCount(value: string): number {
+function parseKwokCount(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 100)
-    throw new InvalidArgumentError('must be a whole number from 1 to 100');
+  if (!/^\d+$/.test(value) || n > 100) throw new InvalidArgumentError('must be a whole number from 0 to 100');
   return n;
+}
+
+interface UpOptions {
+  readonly name: string;
+  readonly port?: number;
+  readonly nodes?: number;
+  readonly realNode: boolean;
+  readonly olm: boolean;
 }
 
 const program = new Command('opkit-cluster')
   .description(
-    'A throwaway real Kubernetes control plane on 127.0.0.1, with memcached/redis pods run as real processes.',
+    'A throwaway Kubernetes cluster built from source: control plane, a real node (kubelet, containerd, kube-proxy, CoreDNS) and kwok nodes for scale.',
   )
   .showHelpAfterError();
 
 program
   .command('prepare')
   .description(
-    'Install the host packages (as root) and build + cache etcd, Kubernetes and kwok from their Go modules.',
+    'Install the host packages (as root), build + cache every component from its Go module and the node images from Debian packages.',
   )
   .action(async () => {
     const started = Date.now();
@@ -72,6 +80,14 @@ program
         `${c.name} v${c.version}: ${c.buildSeconds > 0 ? `built in ${c.buildSeconds}s` : 'cached'} (${c.dir})`,
       );
     }
+    const pause = built.pause;
+    if (!pause) throw new ClusterError('CLUSTER_BUILD_FAILED', 'the pause program was not built');
+    for (const image of await ensureClusterImages({
+      pauseBinary: join(pause.dir, 'pause'),
+      onProgress: say,
+    })) {
+      say(`image ${image.references.join(', ')}: ${image.layout}`);
+    }
     say(`ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
   });
 
@@ -80,9 +96,22 @@ program
   .description('Start a control plane in the background and print its kubeconfig path.')
   .option('--name <name>', 'cluster name, to run several at once', 'default')
   .option('--port <port>', 'kube-apiserver port (default: a free one)', parsePort)
-  .option('--nodes <count>', 'number of fake nodes', parseCount, 3)
+  .option('--nodes <count>', 'number of kwok nodes (default: 0 with a real node, 3 without)', parseKwokCount)
+  .option(
+    '--no-real-node',
+    'no kubelet/containerd node: a kwok-only cluster (no root needed, several per machine)',
+  )
   .option('--olm', 'also run OLM (its CRDs, the olm and catalog operators)', false)
-  .action(async (opts: { name: string; port?: number; nodes: number; olm: boolean }) => {
+  .addHelpText(
+    'after',
+    `
+Examples:
+  $ opkit-cluster up                       # a real node; prints the kubeconfig path
+  $ opkit-cluster up --olm                 # with OLM
+  $ opkit-cluster up --name scale --no-real-node --nodes 5
+  $ opkit-cluster down --name scale`,
+  )
+  .action(async (opts: UpOptions) => {
     const existing = readState(opts.name);
     if (existing && alive(existing.pid)) {
       throw new ClusterError(
@@ -97,7 +126,9 @@ program
     writeFileSync(logFile(opts.name), '');
     const out = openSync(logFile(opts.name), 'a');
     const self = fileURLToPath(new URL('../bin/opkit-cluster.js', import.meta.url));
-    const args = [self, 'serve', '--name', opts.name, '--nodes', String(opts.nodes)];
+    const args = [self, 'serve', '--name', opts.name];
+    if (opts.nodes !== undefined) args.push('--nodes', String(opts.nodes));
+    if (!opts.realNode) args.push('--no-real-node');
     if (opts.port) args.push('--port', String(opts.port));
     if (opts.olm) args.push('--olm');
     const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', out, out] });
@@ -130,12 +161,14 @@ program
   .description('Run a control plane in the foreground until SIGTERM (used by `up`).')
   .option('--name <name>', 'cluster name', 'default')
   .option('--port <port>', 'kube-apiserver port', parsePort)
-  .option('--nodes <count>', 'number of fake nodes', parseCount, 3)
+  .option('--nodes <count>', 'number of kwok nodes', parseKwokCount)
+  .option('--no-real-node', 'a kwok-only cluster')
   .option('--olm', 'also run OLM', false)
-  .action(async (opts: { name: string; port?: number; nodes: number; olm: boolean }) => {
+  .action(async (opts: UpOptions) => {
     const cluster = await startCluster({
       apiServerPort: opts.port,
       nodes: opts.nodes,
+      realNode: opts.realNode,
       olm: opts.olm,
       onProgress: say,
     });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import {
+  apiServerAddress,
   apiServerArgs,
   type ControlPlaneLayout,
   controllerManagerArgs,
@@ -17,20 +18,33 @@ import { generatePki, writeKubeconfig } from './control-plane/pki.js';
 import { assertPortFree, freePort } from './control-plane/ports.js';
 import { httpHealthy, httpsHealthy, waitUntilReady } from './control-plane/readiness.js';
 import { ClusterError } from './errors.js';
+import { ensureClusterImages, pushClusterImages } from './images/cluster-images.js';
+import { type ImageRegistry, startImageRegistry } from './images/registry.js';
 import { KubeApiError, KubeRest } from './kube/rest.js';
-import { assertHostProgramsInstalled } from './kubelet/host-programs.js';
-import { ProcessKubelet } from './kubelet/kubelet.js';
-import { PodIpPool } from './kubelet/pod-ips.js';
-import { DirectoryProvisioner, defaultStorageClass } from './kubelet/provisioner.js';
+import { NODE_NETWORK, REAL_NODE_NAME } from './node/addresses.js';
+import { claimHost, type NodeHostClaim } from './node/host-claim.js';
+import { setUpNodeNetwork } from './node/network.js';
+import { DirectoryProvisioner, defaultStorageClass } from './node/provisioner.js';
+import { type NodeBinaries, type NodeComponentName, startRealNode } from './node/real-node.js';
 import { ManagedProcess, spawnDirectoryReaper } from './process/managed-process.js';
 import { ensureComponents } from './toolchain/build.js';
+import { nodeRecipes } from './toolchain/node-recipes.js';
 import { controlPlaneRecipes, olmRecipe } from './toolchain/recipes.js';
 
 /** Options of {@link startCluster}. */
 export interface StartClusterOptions {
   /**
-   * Number of fake nodes.
-   * @default 3
+   * Run pods on a real node: kubelet, containerd, runc, CNI bridge networking, kube-proxy and CoreDNS, with
+   * images from a local registry. Needs root, and one real node runs per machine at a time; `false` gives a
+   * kwok-only cluster (pods on kwok nodes are reported Running without running anything), which any number
+   * of processes can start side by side.
+   * @default true
+   */
+  readonly realNode?: boolean;
+  /**
+   * Number of kwok nodes, for scale. Beside a real node they carry the taint `opkit.dev/kwok=true:NoSchedule`,
+   * so only pods that tolerate it land there.
+   * @default 0 with a real node, 3 without
    */
   readonly nodes?: number;
   /** A fixed apiserver port; by default a free one is picked, so clusters can run side by side. */
@@ -43,11 +57,6 @@ export interface StartClusterOptions {
   /** Progress lines (builds, component start-up). */
   readonly onProgress?: (line: string) => void;
   /**
-   * First restart delay of a crashed process-backed container.
-   * @default 1000
-   */
-  readonly restartBackoffMs?: number;
-  /**
    * Also run OLM: its CRDs, the `olm` and `operators` namespaces with the global OperatorGroup, and the
    * `olm` and `catalog` operators (built from their Go module and cached like the control plane).
    * @default false
@@ -55,7 +64,7 @@ export interface StartClusterOptions {
   readonly olm?: boolean;
 }
 
-/** The control-plane processes, by the name used in logs. */
+/** The cluster's processes, by the name used in logs. */
 export type ComponentName =
   | 'etcd'
   | 'kube-apiserver'
@@ -63,55 +72,63 @@ export type ComponentName =
   | 'kube-scheduler'
   | 'kwok'
   | 'olm'
-  | 'catalog';
+  | 'catalog'
+  | 'registry'
+  | NodeComponentName;
 
 /** A running local cluster. */
 export interface LocalCluster {
-  /** The cluster's temp dir: PKI, etcd data, logs, pod directories. Removed by {@link LocalCluster.stop}. */
+  /** The cluster's temp dir: PKI, etcd data, logs, the node's state. Removed by {@link LocalCluster.stop}. */
   readonly dir: string;
   /** Admin kubeconfig file (system:masters). */
   readonly kubeconfigPath: string;
   /** The same admin credentials, loaded. */
   readonly kubeConfig: KubeConfig;
-  /** `https://127.0.0.1:<port>` */
+  /** `https://<address>:<port>`: the node IP with a real node, 127.0.0.1 without. */
   readonly server: string;
-  /** Names of the fake nodes. */
+  /** Names of the nodes: the real node first, then the kwok nodes. */
   readonly nodeNames: readonly string[];
+  /** The real node's name and InternalIP, when there is one. */
+  readonly realNode?: { readonly name: string; readonly ip: string };
+  /**
+   * `127.0.0.1:<port>` of the cluster's registry. The node pulls `docker.io`, `quay.io`, `gcr.io`,
+   * `registry.k8s.io` and `ghcr.io` images from it, and images pushed to it by this name too.
+   */
+  readonly registry?: string;
   /** etcd's client URL (its v3 JSON gateway serves `/v3/kv/...`), for tests that compact or edit storage. */
   readonly etcdEndpoint: string;
-  /** Pod IPs are `127.<podSubnet>.x.y`. */
-  readonly podSubnet: number;
-  /** The pid of a process-backed pod's container (its first memcached/redis container by default). */
-  pidOf(namespace: string, pod: string, container?: string): number | undefined;
-  /** Process ids of the running control-plane components. */
+  /** Process ids of the running components. */
   componentPids(): Partial<Record<ComponentName, number>>;
-  /** Stops and starts one control-plane component (e.g. to test watch resilience); etcd keeps its data. */
+  /** Stops and starts one component (e.g. to test watch resilience); etcd keeps its data. */
   restart(
     component: ComponentName,
     options?: { downtimeMs?: number; whileDown?: () => Promise<void> },
   ): Promise<void>;
-  /** Stops every process (pods included) and removes the temp dir. Safe to call twice. */
+  /** Stops every process (pods included), undoes every change to the host and removes the temp dir. */
   stop(): Promise<void>;
 }
 
-const NODE_LABEL = 'opkit.dev/fake-node';
+const KWOK_NODE_LABEL = 'opkit.dev/fake-node';
+/** Keeps ordinary pods off kwok nodes when a real node runs them. */
+export const KWOK_TAINT = { key: 'opkit.dev/kwok', value: 'true', effect: 'NoSchedule' } as const;
 
-function fakeNode(name: string): object {
+function kwokNode(name: string, tainted: boolean): object {
   return {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: {
       name,
       labels: {
-        [NODE_LABEL]: 'true',
+        [KWOK_NODE_LABEL]: 'true',
         'kubernetes.io/os': 'linux',
         'kubernetes.io/arch': 'amd64',
         'kubernetes.io/hostname': name,
         'node-role.kubernetes.io/worker': '',
+        type: 'kwok',
       },
     },
-    // No taints: operator Deployments (OLM's too) carry no tolerations.
-    spec: {},
+    // Untainted in a kwok-only cluster: operator Deployments (OLM's too) carry no tolerations.
+    spec: tainted ? { taints: [KWOK_TAINT] } : {},
   };
 }
 
@@ -135,42 +152,75 @@ async function waitFor(what: string, timeoutMs: number, check: () => Promise<boo
   );
 }
 
+/** The node's programs: the cached Go builds, and Debian's runc and CNI plugins. */
+function nodeBinaries(dirs: { kubernetes: string; containerd: string; coredns: string }): NodeBinaries {
+  return {
+    kubelet: join(dirs.kubernetes, 'kubelet'),
+    kubeProxy: join(dirs.kubernetes, 'kube-proxy'),
+    containerd: join(dirs.containerd, 'containerd'),
+    containerdShim: join(dirs.containerd, 'containerd-shim-runc-v2'),
+    coredns: join(dirs.coredns, 'coredns'),
+    runc: '/usr/sbin/runc',
+    cniBinDir: '/usr/lib/cni',
+  };
+}
+
 /**
- * Starts a throwaway control plane on 127.0.0.1: etcd, kube-apiserver (RBAC, Pod Security admission),
- * kube-controller-manager, kube-scheduler, kwok-managed fake nodes and the process kubelet that runs pods.
- * Components are built from their Go modules on first use and cached. Everything lives in one temp dir;
- * every process dies with the caller, even when it is killed.
+ * Starts a throwaway cluster: etcd, kube-apiserver (RBAC, Pod Security admission), kube-controller-manager,
+ * kube-scheduler, a real node (kubelet, containerd, kube-proxy, CoreDNS, a local image registry) unless
+ * `realNode: false`, and kwok nodes for scale. Components are built from their Go modules, and images from
+ * Debian packages, on first use and cached. Everything lives in one temp dir; every process dies with the
+ * caller, and what the node set up on the host is undone, even when the caller is killed.
  */
 export async function startCluster(options: StartClusterOptions = {}): Promise<LocalCluster> {
   const progress = options.onProgress ?? (() => {});
   const started = Date.now();
-  assertHostProgramsInstalled();
+  const realNode = options.realNode ?? true;
   if (options.apiServerPort !== undefined) await assertPortFree(options.apiServerPort, 'kube-apiserver');
-  const built = await ensureComponents(
-    options.olm ? [...controlPlaneRecipes, olmRecipe] : controlPlaneRecipes,
-    {
-      onProgress: progress,
-    },
-  );
-  const bin = (component: string, file: string) => join(built[component]!.dir, file);
+  const recipes = [
+    ...controlPlaneRecipes,
+    ...(realNode ? nodeRecipes : []),
+    ...(options.olm ? [olmRecipe] : []),
+  ];
+  const built = await ensureComponents(recipes, { onProgress: progress });
+  const componentDir = (name: string) => {
+    const component = built[name];
+    if (!component) throw new ClusterError('CLUSTER_START_FAILED', `component ${name} was not built`);
+    return component.dir;
+  };
+  const bin = (component: string, file: string) => join(componentDir(component), file);
+  const node = realNode
+    ? nodeBinaries({
+        kubernetes: componentDir('kubernetes'),
+        containerd: componentDir('containerd'),
+        coredns: componentDir('coredns'),
+      })
+    : undefined;
 
   const dir = mkdtempSync(join(options.tempDir ?? tmpdir(), 'opkit-cluster-'));
   const reaper = spawnDirectoryReaper(process.pid, dir);
   const logs = join(dir, 'logs');
   mkdirSync(logs, { recursive: true });
   const processes = new Map<ComponentName, ManagedProcess>();
-  let pool: PodIpPool | undefined;
   let rest: KubeRest | undefined;
-  let kubelet: ProcessKubelet | undefined;
   let provisioner: DirectoryProvisioner | undefined;
+  let registry: ImageRegistry | undefined;
+  let hostClaim: NodeHostClaim | undefined;
   let stopped = false;
 
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    await kubelet?.stop();
     await provisioner?.stop();
+    // The node first, while the API server still answers the kubelet's last status updates.
     for (const name of [
+      'coredns',
+      'kube-proxy',
+      'kubelet',
+      'containerd',
+      'registry',
+      'olm',
+      'catalog',
       'kwok',
       'kube-scheduler',
       'kube-controller-manager',
@@ -180,16 +230,42 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       await processes.get(name)?.close();
     }
     rest?.close();
-    pool?.close();
+    // Containers, mounts, network and sysctls of the node; then the temp dir.
+    hostClaim?.release();
     rmSync(dir, { recursive: true, force: true });
     reaper.cancel();
   };
 
   try {
-    pool = PodIpPool.lease();
+    if (node) {
+      hostClaim = claimHost(dir, [
+        node.kubelet,
+        node.kubeProxy,
+        node.containerd,
+        node.containerdShim,
+        node.coredns,
+      ]);
+      setUpNodeNetwork();
+    }
+    // The node's images are built (or taken from the cache) and pushed while the control plane starts.
+    const imagesPushed = node
+      ? (async () => {
+          registry = await startImageRegistry(join(dir, 'registry'), join(logs, 'registry.log'));
+          processes.set('registry', registry.process);
+          const images = await ensureClusterImages({
+            pauseBinary: bin('pause', 'pause'),
+            onProgress: progress,
+          });
+          await pushClusterImages(images, registry.host, progress);
+          return registry.host;
+        })()
+      : undefined;
+    // Not awaited until the node needs it; a failure must not surface as an unhandled rejection meanwhile.
+    imagesPushed?.catch(() => {});
+
     const pki = await generatePki(join(dir, 'pki'), KUBERNETES_SERVICE_IP);
     const apiServerPort = options.apiServerPort ?? (await freePort());
-    const server = `https://127.0.0.1:${apiServerPort}`;
+    const server = `https://${apiServerAddress({ realNode })}:${apiServerPort}`;
     const kubeconfigPath = join(dir, 'admin.kubeconfig');
     const kubeconfigs = {
       controllerManager: join(dir, 'controller-manager.kubeconfig'),
@@ -210,7 +286,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       schedulerPort: await freePort(),
       kubeconfigs,
       serviceCidr: SERVICE_CIDR,
-      nodeIP: pool.hostIP,
+      realNode,
     };
 
     const launch = async (name: ComponentName, command: string, args: string[]) => {
@@ -236,9 +312,12 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
     await waitUntilReady(apiserver, async () => (await api.getText('/readyz')).status === 200, 90_000);
     progress(`kube-apiserver ready on ${server}`);
 
-    const nodeNames = Array.from({ length: options.nodes ?? 3 }, (_, i) => `opkit-node-${i}`);
+    const kwokNodeNames = Array.from(
+      { length: options.nodes ?? (realNode ? 0 : 3) },
+      (_, i) => `opkit-node-${i}`,
+    );
     await Promise.all([
-      ...nodeNames.map((n) => ensureObject(api, '/api/v1/nodes', fakeNode(n))),
+      ...kwokNodeNames.map((n) => ensureObject(api, '/api/v1/nodes', kwokNode(n, realNode))),
       ensureObject(api, '/apis/storage.k8s.io/v1/storageclasses', defaultStorageClass()),
     ]);
 
@@ -252,7 +331,14 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       bin('kubernetes', 'kube-scheduler'),
       schedulerArgs(layout),
     );
-    const kwok = await launch('kwok', bin('kwok', 'kwok'), kwokArgs(layout, bin('kwok', 'node-stages.yaml')));
+    const kwok =
+      kwokNodeNames.length > 0
+        ? await launch(
+            'kwok',
+            bin('kwok', 'kwok'),
+            kwokArgs(layout, [bin('kwok', 'node-stages.yaml'), bin('kwok', 'pod-stages.yaml')]),
+          )
+        : undefined;
     await waitUntilReady(
       kcm,
       () => httpsHealthy(`https://127.0.0.1:${layout.controllerManagerPort}/healthz`),
@@ -267,46 +353,54 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
 
     provisioner = new DirectoryProvisioner(api, join(dir, 'volumes'), (m) => progress(`volumes: ${m}`));
     provisioner.start();
-    kubelet = new ProcessKubelet({
-      rest: api,
-      dir: join(dir, 'pods'),
-      pool,
-      restartBackoffMs: options.restartBackoffMs,
-      log: (m) => progress(`kubelet: ${m}`),
-    });
-    kubelet.start();
 
-    await waitUntilReady(
-      kwok,
-      async () => {
-        const list = await api.request<{
-          items: { status?: { conditions?: { type: string; status: string }[] } }[];
-        }>('GET', '/api/v1/nodes', { query: { labelSelector: `${NODE_LABEL}=true` } });
-        return (
-          list.items.length === nodeNames.length &&
-          list.items.every((n) =>
-            n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
-          )
-        );
-      },
-      60_000,
-    );
+    if (node && imagesPushed) {
+      const registryHost = await imagesPushed;
+      await startRealNode({
+        dir: join(dir, 'node'),
+        pki,
+        server,
+        rest: api,
+        binaries: node,
+        registry: registryHost,
+        launch,
+        progress,
+      });
+    }
+    if (kwok) {
+      await waitUntilReady(
+        kwok,
+        async () => {
+          const list = await api.request<{
+            items: { status?: { conditions?: { type: string; status: string }[] } }[];
+          }>('GET', '/api/v1/nodes', { query: { labelSelector: `${KWOK_NODE_LABEL}=true` } });
+          return (
+            list.items.length === kwokNodeNames.length &&
+            list.items.every((n) =>
+              n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+            )
+          );
+        },
+        60_000,
+      );
+    }
     // New namespaces are only usable once the controller-manager has given them a default ServiceAccount.
     await waitFor('the default ServiceAccount', 60_000, async () => {
       await api.request('GET', '/api/v1/namespaces/default/serviceaccounts/default');
       return true;
     });
     if (options.olm) {
-      await installOlmCrds(api, join(built.olm!.dir, 'crds'));
+      await installOlmCrds(api, join(componentDir('olm'), 'crds'));
       await createOlmNamespaces(api);
       const [olm, catalog] = await startOlmProcesses({
-        binDir: built.olm!.dir,
+        binDir: componentDir('olm'),
         kubeconfig: kubeconfigPath,
         logDir: logs,
         cwd: dir,
       });
-      processes.set('olm', olm!);
-      processes.set('catalog', catalog!);
+      if (!olm || !catalog) throw new ClusterError('CLUSTER_START_FAILED', 'OLM did not start');
+      processes.set('olm', olm);
+      processes.set('catalog', catalog);
       // OLM is up once the olm operator has processed the global OperatorGroup (it records the target
       // namespaces in its status).
       await waitFor('OLM to handle the global OperatorGroup', 90_000, async () => {
@@ -314,12 +408,13 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
           'GET',
           '/apis/operators.coreos.com/v1/namespaces/operators/operatorgroups/global-operators',
         );
-        return (group.status?.namespaces?.length ?? 0) > 0 && olm!.running && catalog!.running;
+        return (group.status?.namespaces?.length ?? 0) > 0 && olm.running && catalog.running;
       });
       progress('OLM ready');
     }
+    const nodeNames = [...(realNode ? [REAL_NODE_NAME] : []), ...kwokNodeNames];
     progress(
-      `cluster ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${nodeNames.length} nodes, dir ${dir})`,
+      `cluster ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${realNode ? 'a real node' : 'no real node'}, ${kwokNodeNames.length} kwok nodes, dir ${dir})`,
     );
 
     const cluster: LocalCluster = {
@@ -328,9 +423,9 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       kubeConfig,
       server,
       nodeNames,
-      podSubnet: pool.subnet,
+      ...(realNode ? { realNode: { name: REAL_NODE_NAME, ip: NODE_NETWORK.nodeIP } } : {}),
+      ...(registry ? { registry: registry.host } : {}),
       etcdEndpoint: `http://127.0.0.1:${layout.etcdClientPort}`,
-      pidOf: (namespace, pod, container) => kubelet?.pidOf(namespace, pod, container),
       componentPids: () =>
         Object.fromEntries([...processes].map(([name, p]) => [name, p.pid]).filter(([, pid]) => pid)),
       async restart(component, opts = {}) {

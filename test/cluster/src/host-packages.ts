@@ -8,6 +8,12 @@ export const HOST_PACKAGES: readonly { readonly name: string; readonly file: str
   { name: 'redis-server', file: '/usr/bin/redis-server' },
   { name: 'redis-tools', file: '/usr/bin/redis-cli' },
   { name: 'openssl', file: '/usr/bin/openssl' },
+  // The real node: runtime, pod networking, kube-proxy's iptables, and the root file systems of its images.
+  { name: 'runc', file: '/usr/sbin/runc' },
+  { name: 'containernetworking-plugins', file: '/usr/lib/cni/bridge' },
+  { name: 'iptables', file: '/usr/sbin/iptables' },
+  { name: 'conntrack', file: '/usr/sbin/conntrack' },
+  { name: 'mmdebstrap', file: '/usr/bin/mmdebstrap' },
   // The OCI side of the test world: a registry to push to, and the tools that judge our images.
   { name: 'docker-registry', file: '/usr/bin/docker-registry' },
   { name: 'skopeo', file: '/usr/bin/skopeo' },

@@ -23,12 +23,27 @@ const alive = (pid: number) => {
   }
 };
 
+/** What a real node sets up on the host: its bridge, iptables chains, and mounts under its directory. */
+async function hostState(dir?: string): Promise<{ bridge: boolean; chains: boolean; mounts?: boolean }> {
+  const links = await run('ip', ['-o', 'link', 'show']);
+  const rules = await run('iptables-save');
+  const state = {
+    bridge: /\bopkit0:/.test(links.stdout),
+    chains: /^:(KUBE-|OPKIT-)/m.test(rules.stdout),
+  };
+  if (!dir) return state;
+  const mounts = await run('cat', ['/proc/self/mountinfo']);
+  return { ...state, mounts: mounts.stdout.includes(dir) || mounts.stdout.includes('/var/lib/kubelet') };
+}
+
 describe('cluster lifecycle', () => {
-  it('runs two clusters side by side on different ports and pod subnets', async () => {
-    const [a, b] = await Promise.all([startCluster({ nodes: 1 }), startCluster({ nodes: 1 })]);
+  it('runs kwok-only clusters side by side on different ports', async () => {
+    const [a, b] = await Promise.all([
+      startCluster({ realNode: false, nodes: 1 }),
+      startCluster({ realNode: false, nodes: 1 }),
+    ]);
     try {
       expect(a.server).not.toBe(b.server);
-      expect(a.podSubnet).not.toBe(b.podSubnet);
       for (const c of [a, b]) {
         const rest = new KubeRest(c.kubeConfig);
         const nodes = await rest.request<{ items: unknown[] }>('GET', '/api/v1/nodes');
@@ -42,31 +57,41 @@ describe('cluster lifecycle', () => {
     expect(existsSync(b.dir)).toBe(false);
   });
 
-  it('leaves no process and no temp dir behind when the test runner is killed', async () => {
+  it('leaves no process, container, mount, iptables chain, bridge or temp dir behind when killed', async () => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'cluster-then-hang.ts')],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
+      [
+        '--conditions=@opkit/source',
+        '--import',
+        'tsx',
+        join(import.meta.dirname, 'fixtures', 'cluster-then-hang.ts'),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     const started = await new Promise<{ dir: string; pids: number[] }>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (c: Buffer) => {
         out += c.toString();
-        if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]!));
+        if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0] ?? ''));
       });
       child.once('exit', (code) => reject(new Error(`fixture exited ${code}`)));
     });
-    expect(started.pids.length).toBe(6);
-    expect(started.pids.every(alive)).toBe(true);
-    child.kill('SIGKILL');
+    try {
+      // etcd, apiserver, controller-manager, scheduler, registry, containerd, kubelet, kube-proxy, CoreDNS and
+      // the pod's container.
+      expect(started.pids.length).toBeGreaterThanOrEqual(10);
+      expect(started.pids.every(alive)).toBe(true);
+      expect(await hostState()).toMatchObject({ bridge: true, chains: true });
+    } finally {
+      child.kill('SIGKILL');
+    }
     await eventually('every process to be gone', async () => started.pids.every((pid) => !alive(pid)), {
-      timeoutMs: 10_000,
+      timeoutMs: 20_000,
     });
     await eventually('the temp dir to be removed', async () => !existsSync(started.dir), {
-      timeoutMs: 10_000,
+      timeoutMs: 20_000,
     });
+    expect(await hostState(started.dir)).toEqual({ bridge: false, chains: false, mounts: false });
   });
 
   it('says which port is taken instead of failing obscurely', async () => {
@@ -75,12 +100,13 @@ describe('cluster lifecycle', () => {
       blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)),
     );
     try {
-      await expect(startCluster({ apiServerPort: port })).rejects.toThrow(PortInUseError);
+      await expect(startCluster({ apiServerPort: port, realNode: false })).rejects.toThrow(PortInUseError);
       const result = await run(process.execPath, [
         cli,
         'up',
         '--name',
         'port-test',
+        '--no-real-node',
         '--port',
         String(port),
       ]).catch((e: { code: number; stderr: string }) => e);
@@ -139,7 +165,7 @@ describe('cluster lifecycle', () => {
 
   it('starts with `up`, answers kubectl, and `down` leaves nothing behind', async () => {
     const name = `cli-${process.pid}`;
-    const up = await run(process.execPath, [cli, 'up', '--name', name, '--nodes', '2']);
+    const up = await run(process.execPath, [cli, 'up', '--name', name, '--no-real-node', '--nodes', '2']);
     const kubeconfig = up.stdout.match(/^kubeconfig: (.+)$/m)?.[1];
     expect(kubeconfig).toBeDefined();
     const dir = join(kubeconfig!, '..');

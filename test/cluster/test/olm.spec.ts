@@ -8,7 +8,7 @@ let cluster: LocalCluster;
 let rest: KubeRest;
 
 beforeAll(async () => {
-  cluster = await startCluster({ nodes: 1, olm: true });
+  cluster = await startCluster({ olm: true });
   rest = new KubeRest(cluster.kubeConfig);
 });
 

@@ -44,7 +44,7 @@ async function serveOurCatalog(): Promise<string> {
 }
 
 beforeAll(async () => {
-  cluster = await startCluster({ olm: true, nodes: 1 });
+  cluster = await startCluster({ olm: true });
 });
 
 afterAll(async () => {

@@ -242,17 +242,31 @@ export class FakeRegistry {
   ): void {
     if (method === 'PUT') {
       const mediaType = req.headers['content-type'] ?? '';
-      let doc: { config?: { digest?: string }; layers?: Array<{ digest?: string }> };
+      let doc: {
+        config?: { digest?: string };
+        layers?: Array<{ digest?: string }>;
+        manifests?: Array<{ digest?: string }>;
+      };
       try {
         doc = JSON.parse(body.toString('utf8')) as typeof doc;
       } catch {
         error(400, 'MANIFEST_INVALID', 'manifest invalid');
         return;
       }
-      for (const digest of [doc.config?.digest, ...(doc.layers ?? []).map((l) => l.digest)]) {
-        if (digest === undefined || !this.blobs.has(digest)) {
-          error(400, 'MANIFEST_BLOB_UNKNOWN', `blob unknown to registry: ${digest}`);
-          return;
+      if (Array.isArray(doc.manifests)) {
+        // An image index: like distribution, insist that the manifests it lists are already stored.
+        for (const { digest } of doc.manifests) {
+          if (digest === undefined || !this.manifests.has(`${repo}@${digest}`)) {
+            error(400, 'MANIFEST_UNKNOWN', `manifest unknown to registry: ${digest}`);
+            return;
+          }
+        }
+      } else {
+        for (const digest of [doc.config?.digest, ...(doc.layers ?? []).map((l) => l.digest)]) {
+          if (digest === undefined || !this.blobs.has(digest)) {
+            error(400, 'MANIFEST_BLOB_UNKNOWN', `blob unknown to registry: ${digest}`);
+            return;
+          }
         }
       }
       const digest = `sha256:${createHash('sha256').update(body).digest('hex')}`;

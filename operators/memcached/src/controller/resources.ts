@@ -15,6 +15,9 @@ export function selectorFor(cr: Memcached): Record<string, string> {
   return { 'app.kubernetes.io/name': 'memcached', 'app.kubernetes.io/instance': cr.metadata.name! };
 }
 
+/** The memcached user of the official image (and of the test cluster's image). */
+export const MEMCACHED_UID = 11211;
+
 /** Raised when no memcached image is configured: neither `spec.image` nor `RELATED_IMAGE_MEMCACHED`. */
 export class ImageNotConfiguredError extends Error {
   readonly code = 'MEMCACHED_IMAGE_NOT_CONFIGURED';
@@ -70,7 +73,14 @@ export function desiredDeployment(cr: Memcached, image: string): Owned<{ spec: o
       template: {
         metadata: { labels },
         spec: {
-          securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+          // Numeric ids: the official image's user is a name (memcache, uid 11211), which a kubelet cannot
+          // check against runAsNonRoot.
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: MEMCACHED_UID,
+            runAsGroup: MEMCACHED_UID,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
           terminationGracePeriodSeconds: 30,
           affinity: {
             podAntiAffinity: {

@@ -5,7 +5,7 @@ import { afterEach, beforeAll, beforeEach } from 'vitest';
 import { type Memcached, memcachedCrd } from '../../src/index.js';
 import { createMemcachedOperator } from '../../src/operator.js';
 
-export const MEMCACHED_IMAGE = 'docker.io/library/memcached:1.6.38-alpine';
+export const MEMCACHED_IMAGE = 'docker.io/library/memcached:1.6';
 
 /** Runs the operator in this process for each test, watching only the test's namespace. */
 export function useOperator(namespace: () => string): { manager: () => Manager } {

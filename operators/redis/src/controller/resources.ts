@@ -165,6 +165,9 @@ export function digest(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
+/** The redis user of the official image (and of the test cluster's image). */
+export const REDIS_UID = 999;
+
 const restrictedContainer = {
   runAsNonRoot: true,
   allowPrivilegeEscalation: false,
@@ -204,7 +207,15 @@ export function desiredStatefulSet(
         metadata: { labels, annotations: { 'cache.example.com/config-digest': configDigest } },
         spec: {
           automountServiceAccountToken: false,
-          securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+          // Numeric ids: the official image starts as root and drops to its redis user (uid 999) itself, which
+          // runAsNonRoot forbids. The group owns the data volume and may read the password file.
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: REDIS_UID,
+            runAsGroup: REDIS_UID,
+            fsGroup: REDIS_UID,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
           terminationGracePeriodSeconds: 30,
           affinity: {
             podAntiAffinity: {

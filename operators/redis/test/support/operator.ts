@@ -4,7 +4,7 @@ import { afterEach, beforeAll, beforeEach } from 'vitest';
 import { type RedisCluster, redisClusterCrd } from '../../src/index.js';
 import { createRedisOperator } from '../../src/operator.js';
 
-export const REDIS_IMAGE = 'docker.io/library/redis:7.2.5-alpine';
+export const REDIS_IMAGE = 'docker.io/library/redis:7.0';
 
 /** Installs the RedisCluster CRD (idempotent) and waits until the API serves it. */
 export async function installRedisClusterCrd(): Promise<void> {

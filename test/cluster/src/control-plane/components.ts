@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { NODE_NETWORK } from '../node/addresses.js';
 import type { Pki } from './pki.js';
 
 /** Everything the component command lines are built from. */
@@ -16,12 +17,22 @@ export interface ControlPlaneLayout {
     readonly kwok: string;
   };
   readonly serviceCidr: string;
-  readonly nodeIP: string;
+  /**
+   * Whether a real node runs pods: the API server then listens on the node IP (pods reach it through the
+   * `kubernetes` Service) and talks to the kubelet with a client certificate.
+   */
+  readonly realNode: boolean;
 }
 
-export const SERVICE_CIDR = '10.0.0.0/24';
+/** Services of every cluster come from a range reserved for test networks, never a real network's. */
+export const SERVICE_CIDR = NODE_NETWORK.serviceCidr;
 /** The first address of the service range: the in-cluster `kubernetes` Service. */
-export const KUBERNETES_SERVICE_IP = '10.0.0.1';
+export const KUBERNETES_SERVICE_IP = NODE_NETWORK.kubernetesServiceIP;
+
+/** The API server's address: the node IP when a real node's pods must reach it, loopback otherwise. */
+export function apiServerAddress(l: Pick<ControlPlaneLayout, 'realNode'>): string {
+  return l.realNode ? NODE_NETWORK.nodeIP : '127.0.0.1';
+}
 
 export function etcdArgs(l: ControlPlaneLayout): string[] {
   const client = `http://127.0.0.1:${l.etcdClientPort}`;
@@ -45,8 +56,8 @@ export function apiServerArgs(l: ControlPlaneLayout): string[] {
   const { pki } = l;
   return [
     `--etcd-servers=http://127.0.0.1:${l.etcdClientPort}`,
-    '--bind-address=127.0.0.1',
-    '--advertise-address=127.0.0.1',
+    `--bind-address=${apiServerAddress(l)}`,
+    `--advertise-address=${apiServerAddress(l)}`,
     `--secure-port=${l.apiServerPort}`,
     `--cert-dir=${pki.dir}`,
     `--tls-cert-file=${pki.serverCert}`,
@@ -58,8 +69,17 @@ export function apiServerArgs(l: ControlPlaneLayout): string[] {
     `--service-cluster-ip-range=${l.serviceCidr}`,
     '--authorization-mode=Node,RBAC',
     '--allow-privileged=true',
-    // Endpoints may not hold loopback addresses, so the apiserver's own endpoint reconciler is switched off.
-    '--endpoint-reconciler-type=none',
+    ...(l.realNode
+      ? [
+          // logs, exec and port-forward: the kubelet is reached by its InternalIP (no DNS lookup of node
+          // names), its serving certificate is checked, and the API server proves who it is.
+          `--kubelet-client-certificate=${pki.clients.kubeletClient.cert}`,
+          `--kubelet-client-key=${pki.clients.kubeletClient.key}`,
+          `--kubelet-certificate-authority=${pki.caCert}`,
+          '--kubelet-preferred-address-types=InternalIP',
+        ]
+      : // Endpoints may not hold loopback addresses, so the apiserver's own endpoint reconciler is switched off.
+        ['--endpoint-reconciler-type=none']),
     '--profiling=false',
     '--v=1',
   ];
@@ -99,13 +119,14 @@ export function schedulerArgs(l: ControlPlaneLayout): string[] {
   ];
 }
 
-export function kwokArgs(l: ControlPlaneLayout, stages: string): string[] {
+export function kwokArgs(l: ControlPlaneLayout, stages: readonly string[]): string[] {
   return [
     `--kubeconfig=${l.kubeconfigs.kwok}`,
-    `--config=${stages}`,
-    // Only nodes carrying our label; pods are run by the process kubelet, not faked by kwok.
+    ...stages.map((file) => `--config=${file}`),
+    // Only nodes carrying our label, and the pods bound to them; the real node's pods are the kubelet's.
     '--manage-nodes-with-label-selector=opkit.dev/fake-node=true',
-    `--node-ip=${l.nodeIP}`,
+    `--node-ip=${NODE_NETWORK.kwokNodeIP}`,
+    `--cidr=${NODE_NETWORK.kwokPodCidr}`,
     '--node-lease-duration-seconds=40',
   ];
 }

@@ -4,6 +4,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ClusterError } from '../errors.js';
+import { NODE_NETWORK, REAL_NODE_NAME } from '../node/addresses.js';
+import { COREDNS_USER } from '../node/coredns.js';
 
 const run = promisify(execFile);
 
@@ -16,6 +18,8 @@ export interface Pki {
   readonly serverKey: string;
   readonly serviceAccountKey: string;
   readonly serviceAccountPub: string;
+  /** The real node's kubelet serving certificate (for the node IP), checked by the API server. */
+  readonly kubeletServing: { readonly cert: string; readonly key: string };
   /** Client certificates by user name. */
   readonly clients: Readonly<Record<ClientName, { cert: string; key: string }>>;
 }
@@ -26,6 +30,12 @@ export const CLIENT_IDENTITIES = {
   controllerManager: { cn: 'system:kube-controller-manager', o: '' },
   scheduler: { cn: 'system:kube-scheduler', o: '' },
   kwok: { cn: 'kwok-controller', o: 'system:masters' },
+  // The real node: the API server's client for the kubelet API, the kubelet itself (Node authorizer),
+  // kube-proxy (bootstrap role system:node-proxier) and CoreDNS (a ClusterRole of its own).
+  kubeletClient: { cn: 'kube-apiserver-kubelet-client', o: 'system:masters' },
+  node: { cn: `system:node:${REAL_NODE_NAME}`, o: 'system:nodes' },
+  kubeProxy: { cn: 'system:kube-proxy', o: '' },
+  coredns: { cn: COREDNS_USER, o: '' },
 } as const;
 export type ClientName = keyof typeof CLIENT_IDENTITIES;
 
@@ -91,11 +101,22 @@ async function signedCert(
   return { cert, key };
 }
 
+const serverExtensions = (sans: readonly string[]) =>
+  [
+    'basicConstraints=CA:FALSE',
+    'keyUsage=digitalSignature,keyEncipherment',
+    'extendedKeyUsage=serverAuth',
+    `subjectAltName=${sans.join(',')}`,
+    '',
+  ].join('\n');
+
 /**
- * Generates a CA, the apiserver's serving certificate (valid for 127.0.0.1 and the in-cluster service name),
- * client certificates for the components and an admin, and the service-account signing key pair.
+ * Generates a CA, the apiserver's serving certificate (valid for 127.0.0.1, the node IP, the service IP and
+ * the in-cluster service names), the kubelet's serving certificate, client certificates for the components
+ * and an admin, and the service-account signing key pair.
  */
 export async function generatePki(dir: string, serviceIp: string): Promise<Pki> {
+  const { nodeIP } = NODE_NETWORK;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const caKey = await newKey(dir, 'ca');
   const caCert = join(dir, 'ca.crt');
@@ -108,13 +129,23 @@ export async function generatePki(dir: string, serviceIp: string): Promise<Pki> 
     dir,
     'apiserver',
     '/CN=kube-apiserver',
-    [
-      'basicConstraints=CA:FALSE',
-      'keyUsage=digitalSignature,keyEncipherment',
-      'extendedKeyUsage=serverAuth',
-      `subjectAltName=IP:127.0.0.1,IP:${serviceIp},DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local`,
-      '',
-    ].join('\n'),
+    serverExtensions([
+      'IP:127.0.0.1',
+      `IP:${nodeIP}`,
+      `IP:${serviceIp}`,
+      'DNS:localhost',
+      'DNS:kubernetes',
+      'DNS:kubernetes.default',
+      'DNS:kubernetes.default.svc',
+      'DNS:kubernetes.default.svc.cluster.local',
+    ]),
+    ca,
+  );
+  const kubeletServing = await signedCert(
+    dir,
+    'kubelet-serving',
+    `/CN=${REAL_NODE_NAME}`,
+    serverExtensions([`IP:${nodeIP}`, `DNS:${REAL_NODE_NAME}`]),
     ca,
   );
   const clients = {} as Record<ClientName, { cert: string; key: string }>;
@@ -142,6 +173,7 @@ export async function generatePki(dir: string, serviceIp: string): Promise<Pki> 
     serverKey: server.key,
     serviceAccountKey,
     serviceAccountPub,
+    kubeletServing,
     clients,
   };
 }

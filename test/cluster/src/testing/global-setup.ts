@@ -11,7 +11,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const existing = process.env.OPKIT_TEST_KUBECONFIG;
   if (existing) {
     project.provide('opkitKubeconfig', existing);
-    project.provide('opkitPodSubnet', 0);
+    project.provide('opkitRegistry', process.env.OPKIT_TEST_REGISTRY ?? '');
     return async () => {};
   }
   const cluster = await startCluster({
@@ -21,6 +21,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     },
   });
   project.provide('opkitKubeconfig', cluster.kubeconfigPath);
-  project.provide('opkitPodSubnet', cluster.podSubnet);
+  project.provide('opkitRegistry', cluster.registry ?? '');
   return () => cluster.stop();
 }

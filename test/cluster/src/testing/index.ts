@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, inject } from 'vitest';
 import { KubeApiError, KubeRest } from '../kube/rest.js';
+import { CGROUP_ROOT } from '../node/host-claim.js';
 
 export { KubeApiError, KubeRest } from '../kube/rest.js';
 
@@ -10,8 +12,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** Admin kubeconfig of the cluster shared by this test run. */
     opkitKubeconfig: string;
-    /** Second octet of the shared cluster's pod IPs (127.N.x.y); 0 for an existing cluster. */
-    opkitPodSubnet: number;
+    /** `127.0.0.1:<port>` of the shared cluster's image registry (`OPKIT_TEST_REGISTRY` for an existing one). */
+    opkitRegistry: string;
   }
 }
 
@@ -85,20 +87,52 @@ export async function eventually<T>(
   }
 }
 
-/** Host processes serving a pod IP (process-backed pods), found through /proc: pid and argv. */
-export function processesOnPodIP(ip: string): { pid: number; argv: string[] }[] {
+/**
+ * The host processes of a pod's containers on the real node (not its sandbox's pause), found through the
+ * kubelet's pod cgroup `pod<uid>`: pid and argv, for tests that crash or inspect a container's process.
+ */
+export function podProcesses(podUid: string): { pid: number; argv: string[] }[] {
+  const root = join('/sys/fs/cgroup/pids', CGROUP_ROOT.slice(1), 'kubepods');
+  const podDir = findDirectory(root, `pod${podUid}`, 3);
+  if (!podDir) return [];
   const found: { pid: number; argv: string[] }[] = [];
-  const pattern = new RegExp(`(^|[^\\d.])${ip.replaceAll('.', '\\.')}($|[^\\d.])`);
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const entry of readdirSync(podDir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    let pids: number[] = [];
     try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      // redis-server rewrites its title to `redis-server 127.x.y.z:6379`, so match the address inside arguments.
-      if (argv[0] !== 'setpriv' && argv.some((arg) => pattern.test(arg)))
-        found.push({ pid: Number(entry), argv });
+      pids = readFileSync(join(podDir, entry.name, 'cgroup.procs'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map(Number);
     } catch {
-      // the process ended meanwhile
+      continue; // the container ended meanwhile
+    }
+    for (const pid of pids) {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+        if (argv[0] !== '/pause') found.push({ pid, argv });
+      } catch {
+        // the process ended meanwhile
+      }
     }
   }
   return found;
+}
+
+function findDirectory(dir: string, name: string, depth: number): string | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return undefined;
+  }
+  if (entries.includes(name)) return join(dir, name);
+  if (depth === 0) return undefined;
+  for (const entry of entries) {
+    if (!entry.startsWith('pod') && /^(besteffort|burstable)$/.test(entry)) {
+      const hit = findDirectory(join(dir, entry), name, depth - 1);
+      if (hit) return hit;
+    }
+  }
+  return undefined;
 }

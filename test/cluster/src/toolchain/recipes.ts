@@ -1,5 +1,6 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { nodeRecipes } from './node-recipes.js';
 import { ETCD_VERSION, KUBERNETES_VERSION, KWOK_VERSION, OLM_VERSION, OPM_VERSION } from './versions.js';
 
 /** What a recipe gets to build with. */
@@ -32,7 +33,8 @@ async function moduleInfo(ctx: BuildContext, module: string): Promise<{ GoMod: s
 }
 
 /**
- * kube-apiserver, kube-controller-manager and kube-scheduler. `k8s.io/kubernetes` replaces its staging modules
+ * kube-apiserver, kube-controller-manager, kube-scheduler and the node's kubelet and kube-proxy, all of one
+ * version. `k8s.io/kubernetes` replaces its staging modules
  * with local paths, which Go ignores in a dependency, so a wrapper module maps each staging module to its
  * published `v0.<minor>.<patch>` tag. The list, the go line and the godebug settings are read from the exact
  * tag's go.mod, never hard-coded. The version ldflags make the server report its real version (OLM's
@@ -41,7 +43,7 @@ async function moduleInfo(ctx: BuildContext, module: string): Promise<{ GoMod: s
 export const kubernetesRecipe: ComponentRecipe = {
   name: 'kubernetes',
   version: KUBERNETES_VERSION,
-  files: ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'],
+  files: ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubelet', 'kube-proxy'],
   async build(ctx) {
     const version = KUBERNETES_VERSION;
     const [major, minor] = version.split('.');
@@ -107,13 +109,13 @@ export const etcdRecipe: ComponentRecipe = {
 };
 
 /**
- * kwok, which keeps fake nodes Ready. Its node stages (initialise, heartbeat through a Lease) ship as YAML in
- * the module; they are copied next to the binary so starting a cluster needs no Go.
+ * kwok, which keeps fake nodes Ready and plays the kubelet for their pods. Its stages ship as YAML in the
+ * module; they are copied next to the binary so starting a cluster needs no Go.
  */
 export const kwokRecipe: ComponentRecipe = {
   name: 'kwok',
   version: KWOK_VERSION,
-  files: ['kwok', 'node-stages.yaml'],
+  files: ['kwok', 'node-stages.yaml', 'pod-stages.yaml'],
   async build(ctx) {
     await ctx.go(['install', `sigs.k8s.io/kwok/cmd/kwok@v${KWOK_VERSION}`], { env: { GOBIN: ctx.outDir } });
     const { Dir } = await moduleInfo(ctx, `sigs.k8s.io/kwok@v${KWOK_VERSION}`);
@@ -123,6 +125,11 @@ export const kwokRecipe: ComponentRecipe = {
       'kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml',
     ].map((f) => readFileSync(join(Dir, f), 'utf8').trim());
     writeFileSync(join(ctx.outDir, 'node-stages.yaml'), `${stages.join('\n---\n')}\n`);
+    // Pods on kwok nodes (benchmarks at scale) are made Ready, completed and deleted by kwok's fast stages.
+    const podStages = ['pod-ready.yaml', 'pod-complete.yaml', 'pod-delete.yaml'].map((f) =>
+      readFileSync(join(Dir, 'kustomize/stage/pod/fast', f), 'utf8').trim(),
+    );
+    writeFileSync(join(ctx.outDir, 'pod-stages.yaml'), `${podStages.join('\n---\n')}\n`);
   },
 };
 
@@ -203,5 +210,10 @@ export const olmRecipe: ComponentRecipe = {
   },
 };
 
-/** Everything the test world builds from Go modules: the control plane, opm and OLM. */
-export const testWorldRecipes: readonly ComponentRecipe[] = [...controlPlaneRecipes, opmRecipe, olmRecipe];
+/** Everything the test world builds from Go modules: the control plane, the node, opm and OLM. */
+export const testWorldRecipes: readonly ComponentRecipe[] = [
+  ...controlPlaneRecipes,
+  ...nodeRecipes,
+  opmRecipe,
+  olmRecipe,
+];

@@ -12,3 +12,7 @@ export const MINIMUM_GO_VERSION = '1.26.0';
 export const OPM_VERSION = '1.73.0';
 /** OLM's olm and catalog operators. */
 export const OLM_VERSION = '0.46.0';
+/** containerd 2.x: Kubernetes 1.36's kubelet no longer supports containerd 1.x. */
+export const CONTAINERD_VERSION = '2.4.2';
+/** CoreDNS for cluster names inside pods. */
+export const COREDNS_VERSION = '1.14.7';

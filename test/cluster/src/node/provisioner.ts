@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1PersistentVolume, V1PersistentVolumeClaim, V1StorageClass } from '@kubernetes/client-node';
 import { listWatch } from '../kube/list-watch.js';
@@ -77,6 +77,8 @@ export class DirectoryProvisioner {
     const pvName = `pvc-${uid}`;
     const path = join(this.#dir, pvName);
     mkdirSync(path, { recursive: true });
+    // Containers run as their image's non-root user; like local-path provisioners, any user may write here.
+    chmodSync(path, 0o777);
     const pv: V1PersistentVolume = {
       apiVersion: 'v1',
       kind: 'PersistentVolume',

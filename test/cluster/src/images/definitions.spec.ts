@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { clusterImageDefinitions, type ImageDefinition } from './definitions.js';
+import { imageVersion, tagFor } from './image-build.js';
+
+const definitions = clusterImageDefinitions({
+  pauseBinary: '/build/pause',
+  node: { path: '/n/node', version: '24.21.0' },
+});
+const byName = (name: string): ImageDefinition => {
+  const found = definitions.find((d) => d.name === name);
+  if (found === undefined) throw new Error(`no definition ${name}`);
+  return found;
+};
+
+describe('clusterImageDefinitions', () => {
+  it('has unique names and repositories, all under registries the mirror serves', () => {
+    expect(definitions.map((d) => d.name)).toEqual(['pause', 'busybox', 'memcached', 'redis', 'node']);
+    const repositories = definitions.flatMap((d) => d.repositories);
+    expect(new Set(repositories).size).toBe(repositories.length);
+    for (const repository of repositories) expect(repository).toMatch(/^(docker\.io|registry\.k8s\.io)\//);
+  });
+
+  it('runs the stateful servers as the official images do, with numeric ids', () => {
+    expect(byName('memcached')).toMatchObject({
+      packages: ['memcached'],
+      user: { uid: 11211, gid: 11211, name: 'memcache' },
+      cmd: ['memcached'],
+      exposedPorts: ['11211/tcp'],
+    });
+    expect(byName('memcached').entrypoint).toBeUndefined();
+    expect(byName('redis')).toMatchObject({
+      packages: ['redis-server', 'redis-tools'],
+      user: { uid: 999, gid: 999, name: 'redis' },
+      workingDir: '/data',
+      directories: [{ path: '/data', mode: 0o777 }],
+      cmd: ['redis-server'],
+      exposedPorts: ['6379/tcp'],
+    });
+  });
+
+  it('builds pause from the given binary alone and node on Debian libraries', () => {
+    expect(byName('pause')).toMatchObject({
+      repositories: ['registry.k8s.io/pause'],
+      version: { fixed: '3.10.1' },
+      packages: [],
+      files: [{ path: '/pause', source: '/build/pause', mode: 0o755 }],
+      user: { uid: 65535, gid: 65535 },
+      entrypoint: ['/pause'],
+    });
+    expect(byName('node')).toMatchObject({
+      repositories: ['docker.io/opkit/node'],
+      version: { fixed: '24.21.0' },
+      packages: ['libstdc++6'],
+      files: [{ path: '/usr/local/bin/node', source: '/n/node', mode: 0o755 }],
+      user: { uid: 65532, gid: 65532 },
+      entrypoint: ['/usr/local/bin/node'],
+      env: ['PATH=/usr/local/bin:/usr/bin:/bin'],
+    });
+    expect(byName('node').directories).toContainEqual({ path: '/tmp', mode: 0o1777 });
+  });
+
+  it('links the busybox applets tests use, and runs busybox as root', () => {
+    const busybox = byName('busybox');
+    const applets = (busybox.symlinks ?? []).map((l) => l.path.replace('/bin/', ''));
+    for (const applet of ['sh', 'ls', 'cat', 'echo', 'sleep', 'nc', 'httpd', 'wget', 'grep', 'ps', 'id']) {
+      expect(applets).toContain(applet);
+    }
+    for (const applet of ['date', 'mkdir', 'rm', 'test', 'true', 'false', 'env'])
+      expect(applets).toContain(applet);
+    expect(new Set(applets).size).toBe(applets.length);
+    expect(busybox.symlinks?.every((l) => l.target === 'busybox')).toBe(true);
+    expect(busybox.user).toBeUndefined();
+    expect(busybox.cmd).toEqual(['sh']);
+  });
+});
+
+describe('image versions and tags', () => {
+  const packages = [
+    { name: 'libc6', version: '2.36-9+deb12u14' },
+    { name: 'redis-server', version: '5:7.0.15-1~deb12u10' },
+  ];
+
+  it('takes the version from the named package or the fixed one', () => {
+    expect(imageVersion(byName('redis'), packages)).toBe('7.0.15');
+    expect(imageVersion(byName('pause'), [])).toBe('3.10.1');
+    expect(() => imageVersion(byName('memcached'), packages)).toThrow(/memcached, which names its version/);
+  });
+
+  it('derives full, minor and major tags', () => {
+    expect(tagFor('version', '7.0.15')).toBe('7.0.15');
+    expect(tagFor('minor', '7.0.15')).toBe('7.0');
+    expect(tagFor('major', '24.21.0')).toBe('24');
+  });
+});

@@ -1,0 +1,173 @@
+import type { ImageUser } from './accounts.js';
+import type { NodeBinary } from './node-binary.js';
+
+/** A file copied from the host into an image. */
+export interface ImageFile {
+  /** Absolute path in the image. */
+  readonly path: string;
+  /** Path on the host. */
+  readonly source: string;
+  readonly mode: number;
+  /**
+   * What identifies the content for the cache key (e.g. `node v24.21.0 linux-x64`). Without it the file's
+   * sha256 is used, which for a large file costs a read on every run.
+   */
+  readonly identity?: string;
+}
+
+/** Where the version in an image's tags comes from. */
+export type VersionSource =
+  /** The upstream release of an extracted Debian package (`5:7.0.15-1~deb12u10` → `7.0.15`). */
+  | { readonly debianPackage: string }
+  /** A version known up front (a pinned upstream version, or a binary's own). */
+  | { readonly fixed: string };
+
+/** Which tags an image gets: the full version, `major.minor`, or `major`. */
+export type TagKind = 'version' | 'minor' | 'major';
+
+/**
+ * One image, as data: what goes into it and how it runs. The builder has no per-image branches; everything
+ * that differs between images is here.
+ */
+export interface ImageDefinition {
+  /** Short name: cache directory prefix and progress label. */
+  readonly name: string;
+  /** Repositories (with registry) the image is known under; each gets every tag of `tags`. */
+  readonly repositories: readonly string[];
+  readonly version: VersionSource;
+  readonly tags: readonly TagKind[];
+  /** First part of `org.opencontainers.image.description`; the Debian packages and versions are appended. */
+  readonly description: string;
+  /** Debian packages extracted with their dependencies; empty for an image without a Debian root. */
+  readonly packages: readonly string[];
+  /** Extra dpkg path-excludes for this image. */
+  readonly pathExcludes?: readonly string[];
+  readonly files?: readonly ImageFile[];
+  /** Symlinks created in the image; `target` as stored in the link. */
+  readonly symlinks?: readonly { readonly path: string; readonly target: string }[];
+  /** Directories created (or re-moded) in the image. */
+  readonly directories?: readonly { readonly path: string; readonly mode: number }[];
+  /** The user the image runs as (`config.User` = `uid:gid`); root when absent. */
+  readonly user?: ImageUser;
+  readonly entrypoint?: readonly string[];
+  readonly cmd?: readonly string[];
+  readonly env?: readonly string[];
+  readonly workingDir?: string;
+  readonly exposedPorts?: readonly string[];
+}
+
+/** What the image set is built from besides Debian packages. */
+export interface ImageInputs {
+  /** A static `pause` executable (built with Go from the node's sources). */
+  readonly pauseBinary: string;
+  /** The Node.js executable for the operators' base image. */
+  readonly node: NodeBinary;
+}
+
+/** Docker's default search path, which the official Debian-based images set too. */
+const DEFAULT_PATH = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** iconv modules for legacy charsets, pulled in with libc6; nothing in these images converts charsets. */
+const GCONV = '/usr/lib/*/gconv/*';
+
+/** busybox applets linked into `/bin`, the ones tests and probes use and a few for poking around. */
+// biome-ignore format: one applet per line would make the list fifty lines long
+const BUSYBOX_APPLETS: readonly string[] = [
+  '[', 'awk', 'cat', 'chmod', 'cp', 'cut', 'date', 'df', 'dirname', 'du', 'echo', 'env', 'false', 'find',
+  'grep', 'head', 'hostname', 'httpd', 'id', 'kill', 'ln', 'ls', 'mkdir', 'mv', 'nc', 'nslookup', 'ping',
+  'printf', 'ps', 'pwd', 'rm', 'sed', 'sh', 'sleep', 'sort', 'tail', 'tee', 'test', 'timeout', 'touch', 'tr',
+  'true', 'uname', 'vi', 'wc', 'wget', 'whoami', 'xargs',
+];
+
+/**
+ * The images the test cluster's pods run: stand-ins for the upstream images of the same names (same repository,
+ * same user ids, same ports), built from Debian packages of the host's release.
+ */
+export function clusterImageDefinitions(inputs: ImageInputs): ImageDefinition[] {
+  return [
+    {
+      name: 'pause',
+      repositories: ['registry.k8s.io/pause'],
+      version: { fixed: '3.10.1' },
+      tags: ['version'],
+      description: 'Pod sandbox: holds the namespaces open and reaps orphans',
+      packages: [],
+      files: [{ path: '/pause', source: inputs.pauseBinary, mode: 0o755 }],
+      // Upstream's numeric user: pause needs no privileges and no /etc/passwd.
+      user: { uid: 65535, gid: 65535 },
+      entrypoint: ['/pause'],
+    },
+    {
+      name: 'busybox',
+      repositories: ['docker.io/library/busybox'],
+      version: { debianPackage: 'busybox-static' },
+      tags: ['version', 'minor'],
+      description: 'BusyBox shell and tools (sh, nc, httpd, wget, …)',
+      packages: ['busybox-static'],
+      symlinks: BUSYBOX_APPLETS.map((applet) => ({ path: `/bin/${applet}`, target: 'busybox' })),
+      directories: [{ path: '/tmp', mode: 0o1777 }],
+      // Runs as root, like the upstream image.
+      env: [DEFAULT_PATH],
+      cmd: ['sh'],
+    },
+    {
+      name: 'memcached',
+      repositories: ['docker.io/library/memcached'],
+      version: { debianPackage: 'memcached' },
+      tags: ['version', 'minor'],
+      description: 'Memcached',
+      packages: ['memcached'],
+      // memcached depends on perl only for memcached-tool; the server never loads its 50 MB of modules.
+      pathExcludes: ['/usr/share/perl/*', '/usr/lib/*/perl/*', '/usr/lib/*/libperl.so*', GCONV],
+      // The official image's memcache user (11211:11211); operators run the server with command ['memcached'].
+      user: { uid: 11211, gid: 11211, name: 'memcache' },
+      env: [DEFAULT_PATH],
+      cmd: ['memcached'],
+      exposedPorts: ['11211/tcp'],
+    },
+    {
+      name: 'redis',
+      repositories: ['docker.io/library/redis'],
+      version: { debianPackage: 'redis-server' },
+      tags: ['version', 'minor'],
+      description: 'Redis server and redis-cli',
+      // redis-cli comes from redis-tools: exec probes and tests use it.
+      packages: ['redis-server', 'redis-tools'],
+      pathExcludes: [GCONV],
+      // The official Debian-based image's redis user (999:999) and writable /data working directory.
+      user: { uid: 999, gid: 999, name: 'redis', home: '/data' },
+      directories: [{ path: '/data', mode: 0o777 }],
+      workingDir: '/data',
+      env: [DEFAULT_PATH],
+      cmd: ['redis-server'],
+      exposedPorts: ['6379/tcp'],
+    },
+    {
+      name: 'node',
+      // Under docker.io/opkit/… so that the local mirror stores it as opkit/node, next to nothing upstream.
+      repositories: ['docker.io/opkit/node'],
+      version: { fixed: inputs.node.version },
+      tags: ['version', 'major'],
+      description: `Node.js ${inputs.node.version} for operators`,
+      // node links glibc, libstdc++ and libgcc_s; libstdc++6 brings the other two.
+      packages: ['libstdc++6'],
+      pathExcludes: [GCONV],
+      files: [
+        {
+          path: '/usr/local/bin/node',
+          source: inputs.node.path,
+          mode: 0o755,
+          identity: `node v${inputs.node.version} ${process.platform}-${process.arch}`,
+        },
+      ],
+      // distroless' nonroot user. Layers carry no owners, so its home is open to it the way /tmp is.
+      user: { uid: 65532, gid: 65532, name: 'nonroot', home: '/home/nonroot' },
+      directories: [
+        { path: '/tmp', mode: 0o1777 },
+        { path: '/home/nonroot', mode: 0o1777 },
+      ],
+      env: ['PATH=/usr/local/bin:/usr/bin:/bin'],
+      entrypoint: ['/usr/local/bin/node'],
+    },
+  ];
+}
