@@ -2,14 +2,15 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { configManifests, isNotFound, sampleProblems } from '@opkit/controller-runtime';
-import { eventually, KubeRest, testKubeConfig } from '@opkit/test-cluster/vitest';
+import { configManifests, sampleProblems } from '@opkit/controller-runtime';
+import { deployOperator, eventually, KubeRest, testKubeConfig } from '@opkit/test-cluster/vitest';
 import { describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { manifestsSpec } from '../src/manifests/generate.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
+const opkit = join(root, '../../tools/opkit/bin/opkit.js');
 
 describe('the project’s config/', () => {
   it('holds the manifests generated from the TypeScript sources, and valid samples', () => {
@@ -45,50 +46,55 @@ describe('the project’s config/', () => {
     expect(stdout).not.toMatch(/- ['"]?\*['"]?$/m);
   });
 
-  it('deploys to a cluster with an image given as an option, and undeploys', async () => {
-    const env = { ...process.env, KUBECONFIG: inject('opkitKubeconfig') };
-    const opkit = [join(root, '../../tools/opkit/bin/opkit.js')];
-    const missing = await run(process.execPath, [...opkit, 'deploy', '--operator', root], { env }).catch(
-      (e: { code: number; stderr: string }) => e,
-    );
+  it('deploys its image to the cluster: the manager pod runs it, reconciles, and undeploy removes everything', async () => {
+    const missing = await run(process.execPath, [opkit, 'deploy', '--operator', root], {
+      env: { ...process.env, KUBECONFIG: inject('opkitKubeconfig') },
+    }).catch((e: { code: number; stderr: string }) => e);
     expect(missing).toMatchObject({ code: 1 });
     expect((missing as { stderr: string }).stderr).toContain("required option '--image <ref>' not specified");
 
-    await run(
-      process.execPath,
-      [...opkit, 'deploy', '--operator', root, '--image', 'registry.example/memcached-operator:0.2.0'],
-      {
-        env,
-      },
-    );
     const rest = new KubeRest(testKubeConfig());
-    const deployment = await eventually('the operator Deployment to be available', async () => {
-      const d = await rest.request<{
-        spec: { template: { spec: { containers: { image: string }[] } } };
-        status?: { availableReplicas?: number };
-      }>(
-        'GET',
-        '/apis/apps/v1/namespaces/memcached-operator-system/deployments/memcached-operator-controller-manager',
-      );
-      return d.status?.availableReplicas === 1 ? d : undefined;
+    const operator = await deployOperator({
+      rest,
+      kubeconfig: inject('opkitKubeconfig'),
+      registry: inject('opkitRegistry'),
+      operatorDir: root,
+      repository: 'memcached-operator',
+      namespace: 'memcached-operator-system',
     });
-    expect(deployment.spec.template.spec.containers[0]!.image).toBe(
-      'registry.example/memcached-operator:0.2.0',
-    );
+    expect(operator.pod.image).toBe(operator.image);
+    expect(operator.pod.imageID).toBe(`${operator.image.replace(/:dev$/, '')}@${operator.digest}`);
 
-    await run(process.execPath, [...opkit, 'undeploy', '--operator', root], { env });
-    await eventually(
-      'the operator namespace to be gone',
-      async () => {
-        try {
-          await rest.request('GET', '/api/v1/namespaces/memcached-operator-system');
-          return false;
-        } catch (error) {
-          return isNotFound(error) || (error as { status?: number }).status === 404;
-        }
+    // In the cluster, with its ServiceAccount: a Memcached becomes Available.
+    const ns = `deployed-${Date.now().toString(36)}`;
+    await rest.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+    });
+    await rest.request('POST', `/apis/cache.example.com/v1alpha1/namespaces/${ns}/memcacheds`, {
+      body: {
+        apiVersion: 'cache.example.com/v1alpha1',
+        kind: 'Memcached',
+        metadata: { name: 'deployed' },
+        spec: { size: 1 },
       },
-      { timeoutMs: 60_000, intervalMs: 500 },
+    });
+    await eventually(
+      'the Memcached to be Available',
+      async () => {
+        const m = await rest.request<{ status?: { conditions?: { type: string; status: string }[] } }>(
+          'GET',
+          `/apis/cache.example.com/v1alpha1/namespaces/${ns}/memcacheds/deployed`,
+        );
+        return m.status?.conditions?.some((c) => c.type === 'Available' && c.status === 'True') || undefined;
+      },
+      { timeoutMs: 120_000 },
     );
+    const log = await operator.log();
+    expect(log).toContain('"msg"');
+    expect(log).not.toMatch(/forbidden/i);
+    await rest.request('DELETE', `/api/v1/namespaces/${ns}`);
+
+    await operator.undeploy();
     rest.close();
   });
 });

@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { configManifests, isNotFound, sampleProblems } from '@opkit/controller-runtime';
-import { eventually, KubeRest, testKubeConfig } from '@opkit/test-cluster/vitest';
+import { configManifests, sampleProblems } from '@opkit/controller-runtime';
+import { deployOperator, eventually, KubeRest, testKubeConfig } from '@opkit/test-cluster/vitest';
 import { describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { manifestsSpec } from '../src/manifests/generate.js';
@@ -45,48 +45,54 @@ describe('the project’s config/', () => {
     expect(stdout).not.toMatch(/- ['"]?\*['"]?$/m);
   });
 
-  it('deploys to a cluster with an image given as an option, and undeploys', async () => {
-    const env = { ...process.env, KUBECONFIG: inject('opkitKubeconfig') };
-    const opkit = [join(root, '../../tools/opkit/bin/opkit.js')];
-    const missing = await run(process.execPath, [...opkit, 'deploy', '--operator', root], { env }).catch(
-      (e: { code: number; stderr: string }) => e,
-    );
-    expect(missing).toMatchObject({ code: 1 });
-    expect((missing as { stderr: string }).stderr).toContain("required option '--image <ref>' not specified");
-
-    await run(
-      process.execPath,
-      [...opkit, 'deploy', '--operator', root, '--image', 'registry.example/redis-operator:0.2.0'],
-      {
-        env,
-      },
-    );
+  it('deploys its image to the cluster: the manager pod runs it, forms a Redis Cluster, and undeploy removes everything', async () => {
     const rest = new KubeRest(testKubeConfig());
-    const deployment = await eventually('the operator Deployment to be available', async () => {
-      const d = await rest.request<{
-        spec: { template: { spec: { containers: { image: string }[] } } };
-        status?: { availableReplicas?: number };
-      }>(
-        'GET',
-        '/apis/apps/v1/namespaces/redis-operator-system/deployments/redis-operator-controller-manager',
-      );
-      return d.status?.availableReplicas === 1 ? d : undefined;
+    const operator = await deployOperator({
+      rest,
+      kubeconfig: inject('opkitKubeconfig'),
+      registry: inject('opkitRegistry'),
+      operatorDir: root,
+      repository: 'redis-operator',
+      namespace: 'redis-operator-system',
     });
-    expect(deployment.spec.template.spec.containers[0]!.image).toBe('registry.example/redis-operator:0.2.0');
+    expect(operator.pod.imageID).toBe(`${operator.image.replace(/:dev$/, '')}@${operator.digest}`);
 
-    await run(process.execPath, [...opkit, 'undeploy', '--operator', root], { env });
-    await eventually(
-      'the operator namespace to be gone',
-      async () => {
-        try {
-          await rest.request('GET', '/api/v1/namespaces/redis-operator-system');
-          return false;
-        } catch (error) {
-          return isNotFound(error) || (error as { status?: number }).status === 404;
-        }
+    // In the cluster, with its ServiceAccount: six redis pods form a healthy cluster.
+    const ns = `deployed-${Date.now().toString(36)}`;
+    await rest.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+    });
+    await rest.request('POST', `/apis/cache.example.com/v1/namespaces/${ns}/redisclusters`, {
+      body: {
+        apiVersion: 'cache.example.com/v1',
+        kind: 'RedisCluster',
+        metadata: { name: 'deployed' },
+        spec: { size: 6 },
       },
-      { timeoutMs: 60_000, intervalMs: 500 },
+    });
+    const healthy = await eventually(
+      'the RedisCluster to be healthy',
+      async () => {
+        const r = await rest.request<{
+          status?: {
+            clusterState?: string;
+            slotsAssigned?: number;
+            nodes?: string[];
+            conditions?: { type: string; status: string }[];
+          };
+        }>('GET', `/apis/cache.example.com/v1/namespaces/${ns}/redisclusters/deployed`);
+        const available = r.status?.conditions?.some((c) => c.type === 'Available' && c.status === 'True');
+        return available && r.status?.clusterState === 'ok' && r.status.slotsAssigned === 16384
+          ? r
+          : undefined;
+      },
+      { timeoutMs: 180_000, intervalMs: 1000 },
     );
+    expect(healthy.status?.nodes).toHaveLength(6);
+    expect(await operator.log()).not.toMatch(/forbidden/i);
+    await rest.request('DELETE', `/api/v1/namespaces/${ns}`);
+
+    await operator.undeploy();
     rest.close();
   });
 });

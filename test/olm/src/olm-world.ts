@@ -1,16 +1,27 @@
 import { join } from 'node:path';
 import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
+import { pushOperatorImage } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll } from 'vitest';
-import type { OperatorProcess } from './operator-process.js';
-import { type CatalogServer, serveCatalog } from './opkit-cli.js';
+import { type CatalogServer, repositoryRoot, serveCatalog } from './opkit-cli.js';
 
 /** A control plane with OLM and a catalog served to it, shared by the tests of one file. */
 export interface OlmWorld {
   readonly cluster: LocalCluster;
   readonly rest: KubeRest;
   readonly catalog: CatalogServer;
-  /** Stops the operator when the file's tests are done, if the test has not stopped it. */
-  track(operator: OperatorProcess): OperatorProcess;
+}
+
+/**
+ * An operator image of our sources, pushed to the cluster's registry under every released version's tag of
+ * the repository the bundles name: the registry that repository's host resolves to on the test node is the
+ * cluster's own. Every version therefore runs the current code; the versions differ in CRD, CSV and rights.
+ */
+export interface OperatorImages {
+  /** The operator project, e.g. `operators/memcached`. */
+  readonly operator: string;
+  /** The repository the bundles name, without registry: `memcached-operator`. */
+  readonly repository: string;
+  readonly versions: readonly string[];
 }
 
 /**
@@ -18,32 +29,37 @@ export interface OlmWorld {
  * file's tests, and tears both down after them. Publishing is left to the tests, which check it.
  */
 export function useOlmWorld(options: {
-  readonly nodes?: number;
   readonly catalogDir: () => string;
+  readonly images?: OperatorImages;
 }): () => OlmWorld {
   let world: OlmWorld | undefined;
-  const operators: OperatorProcess[] = [];
   let cluster: LocalCluster | undefined;
   let rest: KubeRest | undefined;
   let catalog: CatalogServer | undefined;
 
   beforeAll(async () => {
-    cluster = await startCluster({ nodes: options.nodes ?? 1, olm: true });
+    cluster = await startCluster({ olm: true });
     rest = new KubeRest(cluster.kubeConfig);
+    const images = options.images;
+    if (images) {
+      if (!cluster.registry) throw new Error('the cluster has no registry (no real node)');
+      await pushOperatorImage({
+        operatorDir: join(repositoryRoot, images.operator),
+        registry: cluster.registry,
+        repository: images.repository,
+        tags: images.versions,
+        layoutDir: join(cluster.dir, `${images.repository}-image`),
+      });
+    }
     catalog = await serveCatalog(options.catalogDir(), join(cluster.dir, 'catalog-serve.log'));
     world = {
       cluster,
       rest,
       catalog,
-      track(operator) {
-        operators.push(operator);
-        return operator;
-      },
     };
   });
 
   afterAll(async () => {
-    for (const operator of operators) await operator.stop();
     await catalog?.stop();
     rest?.close();
     await cluster?.stop();

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { waitForServing } from '@opkit/olm/registry';
-import { freePort } from './operator-process.js';
 
 export const repositoryRoot = join(import.meta.dirname, '..', '..', '..');
 const opkitBin = join(repositoryRoot, 'tools', 'opkit', 'bin', 'opkit.js');
@@ -11,6 +11,17 @@ export interface CliResult {
   readonly code: number;
   readonly stdout: string;
   readonly stderr: string;
+}
+
+/** A free loopback TCP port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
 }
 
 /** Runs the `opkit` command line to completion. */

@@ -36,6 +36,8 @@ export interface SubscribeOptions {
   readonly source: string;
   readonly sourceNamespace: string;
   readonly startingCSV?: string;
+  /** Environment OLM adds to the operator's containers (`spec.config.env`), e.g. operand image overrides. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Subscribes with manual approval, so every step along the channel waits for the test. */
@@ -52,6 +54,9 @@ export async function subscribe(rest: KubeRest, options: SubscribeOptions): Prom
         sourceNamespace: options.sourceNamespace,
         installPlanApproval: 'Manual',
         ...(options.startingCSV ? { startingCSV: options.startingCSV } : {}),
+        ...(options.env
+          ? { config: { env: Object.entries(options.env).map(([name, value]) => ({ name, value })) } }
+          : {}),
       },
     },
   });

@@ -97,7 +97,14 @@ function clusterServiceVersion(pkg: SyntheticPackage, entry: SyntheticEntry) {
                   metadata: { labels },
                   spec: {
                     serviceAccountName: pkg.name,
-                    containers: [{ name: 'manager', image: `registry.example/${pkg.name}:${entry.version}` }],
+                    // A stand-in manager that only stays up: what these packages test is OLM's resolution.
+                    containers: [
+                      {
+                        name: 'manager',
+                        image: 'docker.io/library/busybox:1.35',
+                        command: ['sleep', '86400'],
+                      },
+                    ],
                   },
                 },
               },
@@ -111,8 +118,8 @@ function clusterServiceVersion(pkg: SyntheticPackage, entry: SyntheticEntry) {
 
 /**
  * Writes a file-based catalog of synthetic packages, every bundle inline (`image: ""`) so OLM installs it
- * without pulling images. The operators' Deployments run an image the local control plane does not back with
- * a process, which it reports running and ready, so each CSV can succeed.
+ * without pulling bundle images. The operators' Deployments run a busybox that only sleeps, so each CSV can
+ * succeed.
  */
 export function writeSyntheticCatalog(dir: string, packages: readonly SyntheticPackage[]): void {
   for (const pkg of packages) {

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Condition, CustomResourceDefinition, Deployment } from '../src/kube-types.js';
 import { type CatalogSource, type ClusterServiceVersion, OLM_V1ALPHA1 } from '../src/olm-types.js';
 import { useOlmWorld } from '../src/olm-world.js';
-import { explainedBy, type OperatorProcess, runInstalledOperator } from '../src/operator-process.js';
+import { explainedBy, operatorPod } from '../src/operator-pod.js';
 import { publishCatalog, repositoryRoot } from '../src/opkit-cli.js';
 import { canI, writeServiceAccountKubeconfig } from '../src/service-account.js';
 import {
@@ -35,7 +35,10 @@ interface Memcached {
   readonly status?: { readonly conditions?: readonly Condition[] };
 }
 
-const world = useOlmWorld({ catalogDir: () => join(repositoryRoot, 'catalog', 'configs') });
+const world = useOlmWorld({
+  catalogDir: () => join(repositoryRoot, 'catalog', 'configs'),
+  images: { operator: 'operators/memcached', repository: 'memcached-operator', versions: ['0.1.0', '0.2.0'] },
+});
 let cluster: LocalCluster;
 let rest: KubeRest;
 
@@ -47,16 +50,7 @@ beforeAll(async () => {
   });
 });
 
-function runOperator(label: string): Promise<OperatorProcess> {
-  return runInstalledOperator({
-    cluster,
-    rest,
-    namespace: OPERATOR_NAMESPACE,
-    deployment: 'memcached-operator-controller-manager',
-    entryPoint: join(repositoryRoot, 'operators', 'memcached', 'src', 'main.ts'),
-    label,
-  }).then(world().track);
-}
+const operator = () => operatorPod(rest, OPERATOR_NAMESPACE, 'memcached-operator-controller-manager');
 
 /** The Memcached once it is Available at its current generation; otherwise throws with its status. */
 function availableOrThrow(memcached: Memcached): Memcached {
@@ -92,6 +86,8 @@ describe('the Memcached operator through OLM', () => {
       source: 'opkit',
       sourceNamespace: 'olm',
       startingCSV: FIRST,
+      // The operand image this cluster serves (a user would pin their mirror's image the same way).
+      env: { RELATED_IMAGE_MEMCACHED: 'docker.io/library/memcached:1.6' },
     });
     expect(await approveNextInstallPlan(rest, OPERATOR_NAMESPACE, PACKAGE)).toEqual([FIRST]);
     await waitForCsvSucceeded(rest, OPERATOR_NAMESPACE, FIRST);
@@ -106,9 +102,13 @@ describe('the Memcached operator through OLM', () => {
     ).toEqual(['containerPort', 'size']);
     const deployment = await rest.request<Deployment>('GET', DEPLOYMENT);
     expect(deployment.status?.availableReplicas).toBe(1);
+    // The operator runs in a pod from the 0.1.0 image the bundle names, pulled by the node.
+    const pod = await operator();
+    expect(pod.image).toBe('registry.example/memcached-operator:0.1.0');
+    expect(pod.imageID).toMatch(/^registry\.example\/memcached-operator@sha256:[0-9a-f]{64}$/);
   });
 
-  it('runs the operator with its ServiceAccount’s token: the CSV’s permissions are enough and no more', async () => {
+  it('runs the operator in its pod with OLM’s ServiceAccount: the CSV’s permissions are enough and no more', async () => {
     const deployment = await rest.request<Deployment>('GET', DEPLOYMENT);
     const kubeconfigPath = join(cluster.dir, 'rights.kubeconfig');
     await writeServiceAccountKubeconfig({
@@ -167,7 +167,7 @@ describe('the Memcached operator through OLM', () => {
       operatorRest.close();
     }
 
-    const operator = await runOperator('operator-v0.1.0');
+    const manager = await operator();
     await rest.request('POST', MEMCACHEDS, {
       body: {
         apiVersion: 'cache.example.com/v1alpha1',
@@ -178,7 +178,7 @@ describe('the Memcached operator through OLM', () => {
       },
     });
     const reconciled = await explainedBy(
-      operator,
+      manager,
       eventually(
         'Memcached sessions to be Available',
         async () => {
@@ -193,8 +193,7 @@ describe('the Memcached operator through OLM', () => {
       `/apis/apps/v1/namespaces/${APP_NAMESPACE}/deployments/sessions`,
     );
     expect(operand.spec.replicas).toBe(2);
-    await operator.stop();
-    expect(operator.log()).not.toMatch(/forbidden/i);
+    expect(await manager.log()).not.toMatch(/forbidden/i);
   });
 
   it('upgrades along replaces when the next InstallPlan is approved; the existing Memcached keeps working', async () => {
@@ -211,14 +210,15 @@ describe('the Memcached operator through OLM', () => {
     );
     expect(csvs.items.map((c) => c.metadata.name)).toEqual([NEXT]);
 
-    // The field 0.2.0 adds is served now, and the operator started from the upgraded Deployment applies it.
-    const operator = await runOperator('operator-v0.2.0');
+    // The field 0.2.0 adds is served now, and the operator pod of the upgraded Deployment applies it.
+    const manager = await operator();
+    expect(manager.image).toBe('registry.example/memcached-operator:0.2.0');
     await rest.request('PATCH', `${MEMCACHEDS}/sessions`, {
       body: { spec: { memoryLimitMB: 128 } },
       contentType: 'application/merge-patch+json',
     });
     const memcached = await explainedBy(
-      operator,
+      manager,
       eventually(
         'Memcached sessions to be Available at its new generation',
         async () => {
@@ -233,7 +233,6 @@ describe('the Memcached operator through OLM', () => {
       `/apis/apps/v1/namespaces/${APP_NAMESPACE}/deployments/sessions`,
     );
     expect(operand.spec.template.spec.containers[0]!.args).toContain('--memory-limit=128');
-    await operator.stop();
-    expect(operator.log()).not.toMatch(/forbidden/i);
+    expect(await manager.log()).not.toMatch(/forbidden/i);
   });
 });

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Condition, CustomResourceDefinition } from '../src/kube-types.js';
 import { type ClusterServiceVersion, OLM_V1ALPHA1 } from '../src/olm-types.js';
 import { useOlmWorld } from '../src/olm-world.js';
-import { explainedBy, type OperatorProcess, runInstalledOperator } from '../src/operator-process.js';
+import { explainedBy, operatorPod } from '../src/operator-pod.js';
 import { publishCatalog, repositoryRoot } from '../src/opkit-cli.js';
 import {
   approveNextInstallPlan,
@@ -16,7 +16,7 @@ import {
 } from '../src/subscriptions.js';
 
 // The Redis operator from our catalog: its semver-template channel stable-v0, installed at 0.1.0 and upgraded
-// to 0.2.0 while a six-node Redis Cluster of real redis-server processes keeps running.
+// to 0.2.0 while a six-node Redis Cluster keeps running; the operator and redis run in pods on the real node.
 
 const OPERATOR_NAMESPACE = 'redis-system';
 const APP_NAMESPACE = 'cache';
@@ -37,7 +37,10 @@ interface RedisCluster {
   };
 }
 
-const world = useOlmWorld({ nodes: 3, catalogDir: () => join(repositoryRoot, 'catalog', 'configs') });
+const world = useOlmWorld({
+  catalogDir: () => join(repositoryRoot, 'catalog', 'configs'),
+  images: { operator: 'operators/redis', repository: 'redis-operator', versions: ['0.1.0', '0.2.0'] },
+});
 let cluster: LocalCluster;
 let rest: KubeRest;
 
@@ -56,17 +59,7 @@ beforeAll(async () => {
   expect(published.code, published.stderr).toBe(0);
 });
 
-async function runOperator(label: string): Promise<OperatorProcess> {
-  const operator = await runInstalledOperator({
-    cluster,
-    rest,
-    namespace: OPERATOR_NAMESPACE,
-    deployment: 'redis-operator-controller-manager',
-    entryPoint: join(repositoryRoot, 'operators', 'redis', 'src', 'main.ts'),
-    label,
-  });
-  return world().track(operator);
-}
+const operator = () => operatorPod(rest, OPERATOR_NAMESPACE, 'redis-operator-controller-manager');
 
 /** The RedisCluster once it is Available with all slots served at its current generation. */
 function healthyOrThrow(redis: RedisCluster): RedisCluster {
@@ -91,6 +84,8 @@ describe('the Redis operator through OLM', () => {
       source: 'opkit',
       sourceNamespace: 'olm',
       startingCSV: FIRST,
+      // The operand image this cluster serves (a user would pin their mirror's image the same way).
+      env: { RELATED_IMAGE_REDIS: 'docker.io/library/redis:7.0' },
     });
     expect(await approveNextInstallPlan(rest, OPERATOR_NAMESPACE, PACKAGE)).toEqual([FIRST]);
     await waitForCsvSucceeded(rest, OPERATOR_NAMESPACE, FIRST);
@@ -100,7 +95,8 @@ describe('the Redis operator through OLM', () => {
       'config',
     );
 
-    const operator = await runOperator('operator-v0.1.0');
+    const manager = await operator();
+    expect(manager.image).toBe('registry.example/redis-operator:0.1.0');
     await rest.request('POST', CLUSTERS, {
       body: {
         apiVersion: 'cache.example.com/v1',
@@ -110,7 +106,7 @@ describe('the Redis operator through OLM', () => {
       },
     });
     const redis = await explainedBy(
-      operator,
+      manager,
       eventually(
         'RedisCluster sessions to be healthy',
         async () => healthyOrThrow(await rest.request<RedisCluster>('GET', `${CLUSTERS}/sessions`)),
@@ -118,8 +114,7 @@ describe('the Redis operator through OLM', () => {
       ),
     );
     expect(redis.status?.nodes).toHaveLength(6);
-    await operator.stop();
-    expect(operator.log()).not.toMatch(/forbidden/i);
+    expect(await manager.log()).not.toMatch(/forbidden/i);
   });
 
   it('upgrades to 0.2.0 along replaces; the cluster keeps running and spec.config is served', async () => {
@@ -138,9 +133,10 @@ describe('the Redis operator through OLM', () => {
     const crd = await rest.request<CustomResourceDefinition>('GET', CRD);
     expect(crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties).toHaveProperty('config');
 
-    const operator = await runOperator('operator-v0.2.0');
+    const manager = await operator();
+    expect(manager.image).toBe('registry.example/redis-operator:0.2.0');
     await explainedBy(
-      operator,
+      manager,
       eventually(
         'RedisCluster sessions to stay healthy under the upgraded operator',
         async () => healthyOrThrow(await rest.request<RedisCluster>('GET', `${CLUSTERS}/sessions`)),
@@ -152,7 +148,6 @@ describe('the Redis operator through OLM', () => {
       contentType: 'application/merge-patch+json',
     });
     expect(patched.spec.config).toEqual({ 'maxmemory-policy': 'allkeys-lru' });
-    await operator.stop();
-    expect(operator.log()).not.toMatch(/forbidden/i);
+    expect(await manager.log()).not.toMatch(/forbidden/i);
   });
 });

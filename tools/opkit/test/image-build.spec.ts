@@ -74,7 +74,7 @@ interface Config {
   config: {
     User: string;
     Entrypoint: string[];
-    Cmd: string[];
+    Cmd?: string[];
     WorkingDir: string;
     Labels: Record<string, string>;
   };
@@ -167,11 +167,12 @@ describe.skipIf(!tools)('opkit image build', () => {
         `oci:${out}:${tag}`,
       )) as Config;
       expect(config.architecture).toBe(arch);
+      // A Deployment's args replace Cmd: there must be none, so they reach the operator.
+      expect(config.config.Cmd).toBeUndefined();
       expect(config.created).toBe('1970-01-01T00:00:00Z');
       expect(config.config).toMatchObject({
         User: '65532:65532',
-        Entrypoint: ['/usr/local/bin/node'],
-        Cmd: ['/app/main.mjs'],
+        Entrypoint: ['/usr/local/bin/node', '/app/main.mjs'],
         WorkingDir: '/app',
         Labels: {
           'org.opencontainers.image.title': 'memcached-operator',

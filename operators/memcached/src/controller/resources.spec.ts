@@ -27,7 +27,7 @@ describe('the desired Deployment', () => {
     expect(() => imageFor(cr, {})).toThrow(ImageNotConfiguredError);
   });
 
-  it('selects by instance, runs under the restricted profile without a fixed UID, and is owned by the CR', () => {
+  it('selects by instance, runs under the restricted profile as the image’s numeric user, and is owned by the CR', () => {
     const d = desiredDeployment(cr, 'memcached:1.6') as unknown as {
       metadata: { ownerReferences: unknown[] };
       spec: {
@@ -38,8 +38,11 @@ describe('the desired Deployment', () => {
     expect(d.spec.selector).toStrictEqual({
       matchLabels: { 'app.kubernetes.io/name': 'memcached', 'app.kubernetes.io/instance': 'cache' },
     });
+    // A kubelet can check runAsNonRoot only against a numeric user; the official image's is the name memcache.
     expect(d.spec.template.spec.securityContext).toStrictEqual({
       runAsNonRoot: true,
+      runAsUser: 11211,
+      runAsGroup: 11211,
       seccompProfile: { type: 'RuntimeDefault' },
     });
     expect(d.spec.template.spec.containers[0]!.securityContext).toStrictEqual({
@@ -48,7 +51,6 @@ describe('the desired Deployment', () => {
       capabilities: { drop: ['ALL'] },
       seccompProfile: { type: 'RuntimeDefault' },
     });
-    expect(JSON.stringify(d)).not.toContain('runAsUser');
     expect(d.metadata.ownerReferences).toStrictEqual([
       {
         apiVersion: 'cache.example.com/v1alpha1',

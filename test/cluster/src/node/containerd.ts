@@ -95,7 +95,7 @@ disabled_plugins = ['io.containerd.nri.v1.nri', 'io.containerd.image-verifier.v1
   // Each mirrored registry (and the local one by its own name) resolves to the local registry only: with the
   // server itself set to it, containerd never falls back to the internet.
   for (const host of [...MIRRORED_REGISTRIES, l.registry]) {
-    const dir = join(certsDir, host.replace(':', '_'));
+    const dir = join(certsDir, host);
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, 'hosts.toml'),

@@ -13,6 +13,8 @@ export function opkitVitestConfig(options: { e2eUsesCluster?: boolean } = {}): V
   return {
     resolve: { conditions },
     ssr: { resolve: { conditions, externalConditions: conditions } },
+    // The global setup (which starts the cluster) runs in the main process's own environment.
+    environments: { __vitest__: { resolve: { conditions, externalConditions: conditions } } },
     test: {
       projects: [
         { extends: true, test: { name: 'unit', include: ['src/**/*.spec.ts'] } },

@@ -74,7 +74,7 @@ export function registerImageCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-The image runs node with /app/main.mjs as user ${DEFAULT_USER} in /app, with the OCI labels title, version,
+The image's entrypoint is node with /app/main.mjs (arguments, e.g. a Deployment's args, go to the operator), as user ${DEFAULT_USER} in /app, with the OCI labels title, version,
 revision, source and licenses. File times and the creation time are SOURCE_DATE_EPOCH (or 0), so two builds
 of the same sources and base give the same digest.
 

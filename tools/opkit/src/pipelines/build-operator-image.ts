@@ -161,14 +161,14 @@ export async function buildOperatorImage(o: BuildOperatorImageOptions): Promise<
   if (revision !== undefined) labels['org.opencontainers.image.revision'] = revision;
   if (source !== undefined) labels['org.opencontainers.image.source'] = source;
   const settings = (image: OciImage): AppendLayersOptions => {
-    const entrypoint = nodeEntrypoint(image, o.node);
     return {
       created: epoch,
       createdBy: [`opkit image build: ${entryName} bundled to ${APP_MAIN}`],
       user,
       workingDir: APP_DIR,
-      ...(entrypoint === undefined ? {} : { entrypoint }),
-      cmd: [APP_MAIN],
+      // The operator is the entrypoint (which drops the base's Cmd): a Deployment's `args` replace Cmd and
+      // must reach the operator, not node.
+      entrypoint: [nodeExecutable(image, o.node), APP_MAIN],
       labels,
       // A local layout path would differ between machines; only a registry reference names the base.
       ...(baseSource.kind === 'registry' ? { baseName: baseSource.reference } : {}),
@@ -257,12 +257,12 @@ function platformFilter(platforms: readonly Platform[] | undefined): (platform: 
       ));
 }
 
-/** `undefined` keeps the base's entrypoint (it is node already); otherwise the node to run. */
-function nodeEntrypoint(image: OciImage, node: string | undefined): string[] | undefined {
-  if (node !== undefined) return [node];
+/** The node to run: `--node`, else the base's entrypoint when that is node, else {@link FALLBACK_NODE}. */
+function nodeExecutable(image: OciImage, node: string | undefined): string {
+  if (node !== undefined) return node;
   const executable = image.config.config?.Entrypoint?.[0];
-  if (executable !== undefined && (executable === 'node' || executable.endsWith('/node'))) return undefined;
-  return [FALLBACK_NODE];
+  if (executable !== undefined && (executable === 'node' || executable.endsWith('/node'))) return executable;
+  return FALLBACK_NODE;
 }
 
 function checkUser(user: string): string {
