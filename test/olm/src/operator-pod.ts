@@ -5,11 +5,7 @@ interface Pod {
   readonly metadata: { readonly name: string; readonly deletionTimestamp?: string };
   readonly spec: { readonly containers: readonly { readonly image: string }[] };
   readonly status?: {
-    readonly containerStatuses?: readonly {
-      readonly ready: boolean;
-      readonly image: string;
-      readonly imageID: string;
-    }[];
+    readonly containerStatuses?: readonly { readonly ready: boolean; readonly imageID: string }[];
   };
 }
 
@@ -23,7 +19,10 @@ interface DeploymentShape {
 /** The pod OLM's Deployment runs the operator in: from the operator image, under OLM's ServiceAccount. */
 export interface OperatorPod {
   readonly name: string;
-  /** The image the manager container runs, as the Deployment names it. */
+  /**
+   * The image the manager container runs, as the pod names it (the kubelet's status may name another tag of
+   * the same image).
+   */
   readonly image: string;
   /** What the kubelet pulled: `<repository>@<digest>`. */
   readonly imageID: string;
@@ -57,12 +56,17 @@ export async function operatorPod(
       });
       for (const pod of pods.items) {
         const status = pod.status?.containerStatuses?.[0];
-        if (pod.metadata.deletionTimestamp || !status?.ready || pod.spec.containers[0]?.image !== image)
+        if (
+          !image ||
+          pod.metadata.deletionTimestamp ||
+          !status?.ready ||
+          pod.spec.containers[0]?.image !== image
+        )
           continue;
         const name = pod.metadata.name;
         return {
           name,
-          image: status.image,
+          image,
           imageID: status.imageID,
           log: async () =>
             (await rest.getText(`/api/v1/namespaces/${namespace}/pods/${name}/log`, 10_000)).body,

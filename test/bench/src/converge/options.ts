@@ -24,7 +24,7 @@ export const DEFAULT_CONVERGE_OPTIONS: ConvergeOptions = {
   // A run of 1,000 takes about 40 minutes on 2 cores (see the README); 3 of them are `--runs 3`.
   runs: [3, 1],
   steadySeconds: 60,
-  image: 'docker.io/library/memcached:1.6.38-alpine',
+  image: 'docker.io/library/memcached:1.6',
   createSize: 1,
   updateSize: 2,
   nodes: 3,
