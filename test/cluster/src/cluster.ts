@@ -18,6 +18,7 @@ import { generatePki, writeKubeconfig } from './control-plane/pki.js';
 import { assertPortFree, freePort } from './control-plane/ports.js';
 import { httpHealthy, httpsHealthy, waitUntilReady } from './control-plane/readiness.js';
 import { ClusterError } from './errors.js';
+import { assertNodePackagesInstalled } from './host-packages.js';
 import { ensureClusterImages, pushClusterImages } from './images/cluster-images.js';
 import { type ImageRegistry, startImageRegistry } from './images/registry.js';
 import { KubeApiError, KubeRest } from './kube/rest.js';
@@ -177,6 +178,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
   const started = Date.now();
   const realNode = options.realNode ?? true;
   if (options.apiServerPort !== undefined) await assertPortFree(options.apiServerPort, 'kube-apiserver');
+  if (realNode) assertNodePackagesInstalled();
   const recipes = [
     ...controlPlaneRecipes,
     ...(realNode ? nodeRecipes : []),
@@ -397,6 +399,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
         kubeconfig: kubeconfigPath,
         logDir: logs,
         cwd: dir,
+        ...(realNode ? { clusterDns: NODE_NETWORK.nodeIP } : {}),
       });
       if (!olm || !catalog) throw new ClusterError('CLUSTER_START_FAILED', 'OLM did not start');
       processes.set('olm', olm);

@@ -2,13 +2,16 @@ import { join } from 'node:path';
 import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
 import { pushOperatorImage } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll } from 'vitest';
-import { type CatalogServer, repositoryRoot, serveCatalog } from './opkit-cli.js';
+import { type CatalogServer, pushCatalogImage, repositoryRoot, serveCatalog } from './opkit-cli.js';
 
 /** A control plane with OLM and a catalog served to it, shared by the tests of one file. */
 export interface OlmWorld {
   readonly cluster: LocalCluster;
   readonly rest: KubeRest;
-  readonly catalog: CatalogServer;
+  /** The catalog served from the host (`opkit catalog serve`), when the world was asked to. */
+  readonly catalog?: CatalogServer;
+  /** The serving catalog image in the cluster's registry, when the world was asked to build one. */
+  readonly catalogImage?: string;
 }
 
 /**
@@ -25,11 +28,14 @@ export interface OperatorImages {
 }
 
 /**
- * Starts a control plane with OLM and `opkit catalog serve --inline-bundles` of `catalogDir()` before the
- * file's tests, and tears both down after them. Publishing is left to the tests, which check it.
+ * Starts a cluster with OLM before the file's tests, pushes the operator images, and serves the catalog
+ * `catalogDir()` from the host (`opkit catalog serve --inline-bundles`), or, with `catalogImage`, builds its
+ * serving image and pushes it; tears everything down after the tests. Publishing is left to the tests, which
+ * check it.
  */
 export function useOlmWorld(options: {
   readonly catalogDir: () => string;
+  readonly catalogImage?: boolean;
   readonly images?: OperatorImages;
 }): () => OlmWorld {
   let world: OlmWorld | undefined;
@@ -51,12 +57,18 @@ export function useOlmWorld(options: {
         layoutDir: join(cluster.dir, `${images.repository}-image`),
       });
     }
-    catalog = await serveCatalog(options.catalogDir(), join(cluster.dir, 'catalog-serve.log'));
-    world = {
-      cluster,
-      rest,
-      catalog,
-    };
+    if (options.catalogImage) {
+      if (!cluster.registry) throw new Error('the cluster has no registry (no real node)');
+      const catalogImage = await pushCatalogImage({
+        catalogDir: options.catalogDir(),
+        registry: cluster.registry,
+        layoutDir: join(cluster.dir, 'catalog-image'),
+      });
+      world = { cluster, rest, catalogImage };
+    } else {
+      catalog = await serveCatalog(options.catalogDir(), join(cluster.dir, 'catalog-serve.log'));
+      world = { cluster, rest, catalog };
+    }
   });
 
   afterAll(async () => {

@@ -24,6 +24,38 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Builds our catalog's serving image (`opkit catalog image --base`, on the cluster's Node base image, bundle
+ * manifests inline) and pushes it to the cluster's registry; returns the reference.
+ */
+export async function pushCatalogImage(options: {
+  readonly catalogDir: string;
+  readonly registry: string;
+  readonly layoutDir: string;
+}): Promise<string> {
+  const reference = `${options.registry}/opkit-catalog:dev`;
+  for (const args of [
+    [
+      'catalog',
+      'image',
+      options.catalogDir,
+      '--layout',
+      options.layoutDir,
+      '--tag',
+      reference,
+      '--base',
+      `${options.registry}/opkit/node:24`,
+      '--plain-http',
+      '--inline-bundles',
+    ],
+    ['image', 'push', options.layoutDir, reference, '--plain-http'],
+  ]) {
+    const result = await opkit(args);
+    if (result.code !== 0) throw new Error(`opkit ${args.slice(0, 2).join(' ')} failed: ${result.stderr}`);
+  }
+  return reference;
+}
+
 /** Runs the `opkit` command line to completion. */
 export function opkit(args: readonly string[]): Promise<CliResult> {
   return new Promise((resolve, reject) => {
@@ -92,7 +124,10 @@ export async function serveCatalog(catalogDir: string, logPath: string): Promise
 export async function publishCatalog(options: {
   readonly name: string;
   readonly namespace: string;
-  readonly address: string;
+  /** `host:port` of a served catalog, or… */
+  readonly address?: string;
+  /** …a catalog image OLM runs as a registry pod. */
+  readonly image?: string;
   readonly kubeconfigPath: string;
   readonly timeout?: string;
 }): Promise<CliResult> {
@@ -103,8 +138,8 @@ export async function publishCatalog(options: {
     options.name,
     '--namespace',
     options.namespace,
-    '--address',
-    options.address,
+    ...(options.address !== undefined ? ['--address', options.address] : []),
+    ...(options.image !== undefined ? ['--image', options.image] : []),
     '--kubeconfig',
     options.kubeconfigPath,
     '--timeout',

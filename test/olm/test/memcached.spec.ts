@@ -17,7 +17,7 @@ import {
   waitForDeletion,
 } from '../src/subscriptions.js';
 
-// Our published catalog (catalog/configs), served by `opkit catalog serve` to a real OLM: the Memcached
+// Our published catalog (catalog/configs) as a serving catalog image that OLM runs as its registry pod: the Memcached
 // operator is installed at its first released version by a manually approved Subscription, runs with nothing
 // but the rights OLM gave its ServiceAccount, and is upgraded along the channel's `replaces` edge.
 
@@ -37,6 +37,7 @@ interface Memcached {
 
 const world = useOlmWorld({
   catalogDir: () => join(repositoryRoot, 'catalog', 'configs'),
+  catalogImage: true,
   images: { operator: 'operators/memcached', repository: 'memcached-operator', versions: ['0.1.0', '0.2.0'] },
 });
 let cluster: LocalCluster;
@@ -62,11 +63,12 @@ function availableOrThrow(memcached: Memcached): Memcached {
 }
 
 describe('the Memcached operator through OLM', () => {
-  it('publishes the served catalog as a CatalogSource that OLM reports READY', async () => {
+  it('publishes the catalog image as a CatalogSource: OLM runs it as a registry pod that reports READY', async () => {
+    const image = world().catalogImage ?? '';
     const result = await publishCatalog({
       name: 'opkit',
       namespace: 'olm',
-      address: world().catalog.address,
+      image,
       kubeconfigPath: cluster.kubeconfigPath,
     });
     expect(result.stderr).toBe('');
@@ -76,6 +78,15 @@ describe('the Memcached operator through OLM', () => {
       `${OLM_V1ALPHA1}/namespaces/olm/catalogsources/opkit`,
     );
     expect(source.status?.connectionState?.lastObservedState).toBe('READY');
+    // The registry pod runs our image, and its grpc_health_probe probes pass.
+    const pods = await rest.request<{
+      items: {
+        spec: { containers: { image: string }[] };
+        status?: { containerStatuses?: { ready: boolean }[] };
+      }[];
+    }>('GET', '/api/v1/namespaces/olm/pods', { query: { labelSelector: 'olm.catalogSource=opkit' } });
+    expect(pods.items.map((p) => p.spec.containers[0]?.image)).toEqual([image]);
+    expect(pods.items[0]?.status?.containerStatuses?.[0]?.ready).toBe(true);
   });
 
   it('installs the first released version by a manually approved Subscription', async () => {

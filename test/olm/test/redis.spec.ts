@@ -53,7 +53,7 @@ beforeAll(async () => {
   const published = await publishCatalog({
     name: 'opkit',
     namespace: 'olm',
-    address: world().catalog.address,
+    address: world().catalog?.address,
     kubeconfigPath: cluster.kubeconfigPath,
   });
   expect(published.code, published.stderr).toBe(0);

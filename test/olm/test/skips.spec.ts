@@ -71,7 +71,7 @@ describe('OLM follows skips and skipRange as opkit graph predicts', () => {
     const published = await publishCatalog({
       name: 'upgrades',
       namespace: 'olm',
-      address: world().catalog.address,
+      address: world().catalog?.address,
       kubeconfigPath: world().cluster.kubeconfigPath,
     });
     expect(published.code, published.stderr).toBe(0);

@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ClusterError } from '../errors.js';
 import { KubeApiError, type KubeRest } from '../kube/rest.js';
+import { NODE_NETWORK } from '../node/addresses.js';
 import { ManagedProcess } from '../process/managed-process.js';
 
 /** The namespaces OLM uses: its own (catalogs, operators) and the one with the global OperatorGroup. */
@@ -66,12 +67,39 @@ export async function createOlmNamespaces(rest: KubeRest): Promise<void> {
  */
 function olmEnvironment(kubeconfig: string): NodeJS.ProcessEnv {
   const { CI: _ci, ...rest } = process.env;
-  return {
-    ...rest,
-    KUBECONFIG: kubeconfig,
-    NO_PROXY: '127.0.0.1,localhost,::1',
-    no_proxy: '127.0.0.1,localhost,::1',
-  };
+  const local = [
+    '127.0.0.1',
+    'localhost',
+    '::1',
+    NODE_NETWORK.podCidr,
+    NODE_NETWORK.serviceCidr,
+    `.${NODE_NETWORK.clusterDomain}`,
+    '.svc',
+  ].join(',');
+  return { ...rest, KUBECONFIG: kubeconfig, NO_PROXY: local, no_proxy: local };
+}
+
+/**
+ * Runs a host process with the cluster's DNS, as it would have in a pod: in a mount namespace of its own
+ * whose /etc/resolv.conf names CoreDNS on the node. OLM's catalog operator reaches the registry pods it
+ * starts by their Service names (`<catalog>.<namespace>.svc:50051`).
+ */
+function withClusterDns(resolvConf: string, command: string, args: readonly string[]): [string, string[]] {
+  return [
+    'unshare',
+    [
+      '--mount',
+      '--propagation',
+      'private',
+      '--',
+      'sh',
+      '-c',
+      'mount --bind "$0" /etc/resolv.conf && exec "$@"',
+      resolvConf,
+      command,
+      ...args,
+    ],
+  ];
 }
 
 /** Starts OLM's two operators as local processes; `olm` takes its kubeconfig from the environment only. */
@@ -80,24 +108,46 @@ export async function startOlmProcesses(options: {
   readonly kubeconfig: string;
   readonly logDir: string;
   readonly cwd: string;
+  /** With a real node: CoreDNS's address, used as the processes' resolver. */
+  readonly clusterDns?: string;
 }): Promise<ManagedProcess[]> {
   const env = olmEnvironment(options.kubeconfig);
-  const olm = new ManagedProcess({
-    name: 'olm',
-    command: join(options.binDir, 'olm'),
-    args: ['--namespace', OLM_NAMESPACE, '--writeStatusName', '', '--writePackageServerStatusName', ''],
-    env,
-    cwd: options.cwd,
-    logFile: join(options.logDir, 'olm.log'),
-  });
-  const catalog = new ManagedProcess({
-    name: 'catalog',
-    command: join(options.binDir, 'catalog'),
-    args: ['--namespace', OLM_NAMESPACE, '--kubeconfig', options.kubeconfig, '--writeStatusName', ''],
-    env,
-    cwd: options.cwd,
-    logFile: join(options.logDir, 'catalog.log'),
-  });
+  let resolvConf: string | undefined;
+  if (options.clusterDns) {
+    resolvConf = join(options.cwd, 'olm-resolv.conf');
+    writeFileSync(
+      resolvConf,
+      `nameserver ${options.clusterDns}\nsearch ${NODE_NETWORK.clusterDomain}\noptions ndots:5\n`,
+    );
+  }
+  const processSpec = (name: 'olm' | 'catalog', args: readonly string[]) => {
+    const binary = join(options.binDir, name);
+    const [command, argv] = resolvConf ? withClusterDns(resolvConf, binary, args) : [binary, [...args]];
+    return new ManagedProcess({
+      name,
+      command,
+      args: argv,
+      env,
+      cwd: options.cwd,
+      logFile: join(options.logDir, `${name}.log`),
+    });
+  };
+  const olm = processSpec('olm', [
+    '--namespace',
+    OLM_NAMESPACE,
+    '--writeStatusName',
+    '',
+    '--writePackageServerStatusName',
+    '',
+  ]);
+  const catalog = processSpec('catalog', [
+    '--namespace',
+    OLM_NAMESPACE,
+    '--kubeconfig',
+    options.kubeconfig,
+    '--writeStatusName',
+    '',
+  ]);
   await olm.start();
   await catalog.start();
   return [olm, catalog];

@@ -208,15 +208,52 @@ Example:
     .description(
       'Build the catalog image (/configs, the index.configs label) as an OCI image layout, without Docker.',
     )
+    .addHelpText(
+      'after',
+      `
+Without --base the image holds only the catalog (FROM scratch): OLM serves it with a CatalogSource's
+spec.grpcPodConfig.extractContent, and opm render reads it.
+
+With --base (a Node 24 image, e.g. gcr.io/distroless/nodejs24-debian12:nonroot) the image also serves:
+its entrypoint is \`opkit catalog serve /configs\` on :50051, and it carries grpc_health_probe, which OLM's
+registry pod runs as its probes. A CatalogSource with spec.image runs it as it is.
+
+Examples:
+  $ opkit catalog image catalog/configs --layout dist/images/opkit-catalog
+  $ opkit catalog image catalog/configs --layout dist/images/opkit-catalog --tag quay.io/acme/catalog:v1 \\
+      --base gcr.io/distroless/nodejs24-debian12:nonroot --inline-bundles
+  $ opkit image push dist/images/opkit-catalog quay.io/acme/catalog:v1`,
+    )
     .requiredOption('--layout <dir>', 'OCI layout directory to write')
     .option('--tag <tag>', 'tag inside the layout', 'latest')
-    .action(async (dir: string, opts: { layout: string; tag: string }) => {
-      const results = (await validateCatalogDir(dir)).filter((r) => r.level === 'error');
-      if (results.length > 0) {
-        throw new CliError('OPKIT_CATALOG_INVALID', `${dir}: ${formatValidationResults(results).trim()}`);
-      }
-      const image = await catalogImage(dir);
-      await writeLayout(opts.layout, [{ image, tag: opts.tag }]);
-      process.stdout.write(`${image.digest} ${opts.layout}:${opts.tag}\n`);
-    });
+    .option('--base <image>', 'a Node base image (registry reference or layout dir[:tag]): the image serves')
+    .option('--inline-bundles', 'the server puts bundle manifests inline (with --base)', false)
+    .option('--plain-http', 'pull the base over HTTP (a registry on loopback)', false)
+    .action(
+      async (
+        dir: string,
+        opts: { layout: string; tag: string; base?: string; inlineBundles: boolean; plainHttp: boolean },
+      ) => {
+        const results = (await validateCatalogDir(dir)).filter((r) => r.level === 'error');
+        if (results.length > 0) {
+          throw new CliError('OPKIT_CATALOG_INVALID', `${dir}: ${formatValidationResults(results).trim()}`);
+        }
+        if (opts.base === undefined) {
+          const image = await catalogImage(dir);
+          await writeLayout(opts.layout, [{ image, tag: opts.tag }]);
+          process.stdout.write(`${image.digest} ${opts.layout}:${opts.tag}\n`);
+          return;
+        }
+        const { buildServingCatalogImage } = await import('../pipelines/build-catalog-image.js');
+        await buildServingCatalogImage({
+          configsDir: dir,
+          base: opts.base,
+          layout: opts.layout,
+          tag: opts.tag,
+          inlineBundles: opts.inlineBundles,
+          plainHttp: opts.plainHttp,
+          log: (line) => process.stdout.write(`${line}\n`),
+        });
+      },
+    );
 }

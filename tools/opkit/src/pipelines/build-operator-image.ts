@@ -9,6 +9,8 @@ import {
   type ImageSource,
   imagePlatform,
   isImageIndex,
+  type Layer,
+  type LayerEntry,
   layerFromEntries,
   loadImageSource,
   OciError,
@@ -58,6 +60,17 @@ export interface BuildOperatorImageOptions {
   readonly user?: string;
   /** Absolute path of `node` in the base. @default the base's entrypoint when it is node, else FALLBACK_NODE */
   readonly node?: string;
+  /** Arguments the entrypoint passes to the bundle before any of the container's own. @default none */
+  readonly args?: readonly string[];
+  /**
+   * More modules bundled into executables of the image (a `#!` line naming the base's node, mode 0755), e.g.
+   * a probe the platform runs by name. Entries are relative to `operatorDir`.
+   */
+  readonly executables?: readonly { readonly path: string; readonly entry: string }[];
+  /** More layers on top of the application layer (e.g. data such as a catalog). */
+  readonly layers?: readonly Layer[];
+  /** More labels; the OCI labels this command sets win. */
+  readonly labels?: Readonly<Record<string, string>>;
   /** Platforms of an index base to build for. @default every linux platform of the base */
   readonly platforms?: readonly Platform[];
   /** Pull the base over HTTP (a registry on loopback). */
@@ -142,16 +155,25 @@ export async function buildOperatorImage(o: BuildOperatorImageOptions): Promise<
       .join(', ')})`,
   );
 
+  // Every platform of the base has node at the same path; the first image tells which.
+  const node = nodeExecutable(baseImages[0] ?? (base as OciImage), o.node);
+  const executables: LayerEntry[] = [];
+  for (const executable of o.executables ?? []) {
+    const code = await bundleOperator({ operatorDir, entry: resolve(operatorDir, executable.entry) });
+    executables.push({
+      path: executable.path,
+      content: Buffer.concat([Buffer.from(`#!${node}\n`), code]),
+      mode: 0o755,
+    });
+  }
   const layer = layerFromEntries(
-    [
-      { type: 'directory', path: 'app' },
-      { path: 'app/main.mjs', content: bundle },
-    ],
+    [{ type: 'directory', path: 'app' }, { path: 'app/main.mjs', content: bundle }, ...executables],
     { mtime: epoch },
   );
   o.log(`layer ${layer.gzDigest} ${APP_MAIN} (${formatBytes(layer.size)} gzip)`);
 
   const labels: Record<string, string> = {
+    ...o.labels,
     'org.opencontainers.image.title': name,
     'org.opencontainers.image.licenses': pkg.license ?? 'Apache-2.0',
   };
@@ -168,13 +190,13 @@ export async function buildOperatorImage(o: BuildOperatorImageOptions): Promise<
       workingDir: APP_DIR,
       // The operator is the entrypoint (which drops the base's Cmd): a Deployment's `args` replace Cmd and
       // must reach the operator, not node.
-      entrypoint: [nodeExecutable(image, o.node), APP_MAIN],
+      entrypoint: [nodeExecutable(image, o.node), APP_MAIN, ...(o.args ?? [])],
       labels,
       // A local layout path would differ between machines; only a registry reference names the base.
       ...(baseSource.kind === 'registry' ? { baseName: baseSource.reference } : {}),
     };
   };
-  const image = appendLayers(base, [layer], settings);
+  const image = appendLayers(base, [layer, ...(o.layers ?? [])], settings);
   await writeLayout(layout, [{ image, tag }]);
   const images = isImageIndex(image)
     ? image.images.map((e) => ({ platform: formatPlatform(e.platform), digest: e.image.digest }))
