@@ -1,4 +1,3 @@
-import { sha256Digest } from './digest.js';
 import { InputInvalidError } from './errors.js';
 import {
   type Blob,
@@ -6,9 +5,8 @@ import {
   type Descriptor,
   type HistoryEntry,
   type ImageConfig,
-  type ImageManifest,
-  MediaType,
   type OciImage,
+  ociImage,
   rfc3339,
 } from './image.js';
 import { buildImageIndex, isImageIndex, type OciImageIndex } from './image-index.js';
@@ -150,8 +148,6 @@ function appendToImage(base: OciImage, layers: readonly Layer[], options: Append
     ];
   }
   const configDoc = ordered(config, CONFIG_KEYS, CONFIG_TAIL_KEYS) as unknown as ImageConfig;
-  const configBytes = Buffer.from(JSON.stringify(configDoc), 'utf8');
-
   const layerBlobs: Blob[] = [
     ...base.layers.map((blob) => ({ descriptor: ociLayerDescriptor(blob.descriptor), bytes: blob.bytes })),
     ...layers.map((l) => ({
@@ -159,27 +155,7 @@ function appendToImage(base: OciImage, layers: readonly Layer[], options: Append
       bytes: l.bytes,
     })),
   ];
-  const manifest: ImageManifest = {
-    schemaVersion: 2,
-    mediaType: MediaType.ociManifest,
-    config: {
-      mediaType: MediaType.ociConfig,
-      digest: sha256Digest(configBytes),
-      size: configBytes.byteLength,
-    },
-    layers: layerBlobs.map((b) => b.descriptor),
-    annotations: baseAnnotations(options, base.digest),
-  };
-  const manifestBytes = Buffer.from(JSON.stringify(manifest), 'utf8');
-  return {
-    mediaType: MediaType.ociManifest,
-    digest: sha256Digest(manifestBytes),
-    manifest,
-    manifestBytes,
-    config: configDoc,
-    configBytes,
-    layers: layerBlobs,
-  };
+  return ociImage(configDoc, layerBlobs, baseAnnotations(options, base.digest));
 }
 
 /** The base's runtime settings with `options` applied, keys in the OCI spec's order. */

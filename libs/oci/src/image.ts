@@ -161,11 +161,27 @@ export function buildImage(layers: readonly Layer[], options: ImageOptions = {})
     rootfs: { type: 'layers', diff_ids: layers.map((l) => l.tarDigest) },
     history: layers.map((_, i) => ({ created, created_by: options.createdBy?.[i] ?? '@opkit/oci' })),
   };
-  const configBytes = Buffer.from(JSON.stringify(config), 'utf8');
   const layerBlobs: Blob[] = layers.map((l) => ({
     descriptor: { mediaType: LAYER_MEDIA_TYPE, digest: l.gzDigest, size: l.size },
     bytes: l.bytes,
   }));
+  return ociImage(
+    config,
+    layerBlobs,
+    options.annotations === undefined ? undefined : sortedRecord(options.annotations),
+  );
+}
+
+/**
+ * An OCI image of a config document and its layer blobs: the config serialized compactly as given (the
+ * caller fixes its key order) and a manifest referencing it and the layers.
+ */
+export function ociImage(
+  config: ImageConfig,
+  layers: readonly Blob[],
+  annotations?: Readonly<Record<string, string>>,
+): OciImage {
+  const configBytes = Buffer.from(JSON.stringify(config), 'utf8');
   const manifest: ImageManifest = {
     schemaVersion: 2,
     mediaType: MediaType.ociManifest,
@@ -174,8 +190,8 @@ export function buildImage(layers: readonly Layer[], options: ImageOptions = {})
       digest: sha256Digest(configBytes),
       size: configBytes.byteLength,
     },
-    layers: layerBlobs.map((b) => b.descriptor),
-    ...(options.annotations === undefined ? {} : { annotations: sortedRecord(options.annotations) }),
+    layers: layers.map((b) => b.descriptor),
+    ...(annotations === undefined ? {} : { annotations }),
   };
   const manifestBytes = Buffer.from(JSON.stringify(manifest), 'utf8');
   return {
@@ -185,7 +201,7 @@ export function buildImage(layers: readonly Layer[], options: ImageOptions = {})
     manifestBytes,
     config,
     configBytes,
-    layers: layerBlobs,
+    layers: [...layers],
   };
 }
 

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClusterError } from '../errors.js';
-import { cacheRoot } from '../toolchain/cache.js';
+import { cacheRoot, pidAlive } from '../toolchain/cache.js';
 import { NODE_NETWORK } from './addresses.js';
 
 /**
@@ -43,15 +43,6 @@ interface HostClaim {
 const claimDir = () => join(cacheRoot(), 'node');
 const claimFile = () => join(claimDir(), 'claim.json');
 const scriptFile = () => join(claimDir(), 'cleanup.sh');
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
@@ -135,7 +126,7 @@ export function claimHost(clusterDir: string, executables: readonly string[]): N
   mkdirSync(claimDir(), { recursive: true });
   if (existsSync(claimFile())) {
     const previous = JSON.parse(readFileSync(claimFile(), 'utf8')) as HostClaim;
-    if (alive(previous.pid) && previous.pid !== process.pid) {
+    if (pidAlive(previous.pid) && previous.pid !== process.pid) {
       throw new ClusterError(
         'CLUSTER_NODE_BUSY',
         `this machine already runs a real node (process ${previous.pid}, cluster ${previous.clusterDir}); the kubelet's fixed host paths allow one per machine: stop that cluster, or start a kwok-only cluster (realNode: false, or --no-real-node)`,

@@ -17,7 +17,8 @@ export function componentDir(name: string, version: string): string {
   return join(cacheRoot(), 'bin', `${name}-v${version}`);
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process with this id exists (one owned by another user counts). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
