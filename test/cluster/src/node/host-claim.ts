@@ -31,7 +31,7 @@ const SYSCTLS = [
 export const CGROUP_ROOT = '/opkit';
 
 /** What the node's cleanup needs to know, written before anything is changed on the host. */
-interface HostClaim {
+export interface HostClaim {
   readonly pid: number;
   readonly clusterDir: string;
   /** Executables whose processes are the node's (containerd's shims outlive containerd). */
