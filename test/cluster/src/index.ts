@@ -9,6 +9,7 @@ export {
   PortInUseError,
 } from './errors.js';
 export { EtcdAccess } from './etcd.js';
+export { type ImageRegistry, startImageRegistry } from './images/registry.js';
 export { type ListWatchHandler, listWatch } from './kube/list-watch.js';
 export { KubeApiError, KubeRest } from './kube/rest.js';
 export { type BuiltComponent, ensureComponents } from './toolchain/build.js';

@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RegistryClient } from '@opkit/oci';
 import { findBaseCsv, generateCsv, type KubeObject, writeBundle } from '@opkit/olm';
 import { parseAllDocuments } from 'yaml';
 import { CliError } from './cli-error.js';
+import { deploymentImages, pinnedReference, withImages } from './image-digests.js';
 
 /** Renders an operator's `config/manifests` with kustomize (through kubectl) into objects. */
 export function renderOperatorManifests(operatorDir: string): KubeObject[] {
@@ -34,13 +36,26 @@ export interface GenerateBundleOptions {
   readonly defaultChannel?: string;
   readonly replaces?: string;
   readonly operatorImage?: string;
+  /**
+   * Pin every image the Deployments name (operator and `RELATED_IMAGE_*` operands) to the digest this
+   * registry client resolves, as `operator-sdk generate bundle --use-image-digests` does.
+   */
+  readonly imageDigests?: RegistryClient;
 }
 
 /** `operator-sdk generate bundle`: CSV from the base CSV and the operator's manifests, then the bundle directory. */
 export async function generateBundle(o: GenerateBundleOptions): Promise<string> {
-  const objects = renderOperatorManifests(o.operatorDir).map((obj) =>
+  let objects = renderOperatorManifests(o.operatorDir).map((obj) =>
     o.operatorImage ? withOperatorImage(obj, o.operatorImage) : obj,
   );
+  let operatorImage = o.operatorImage;
+  if (o.imageDigests) {
+    const pins = new Map<string, string>();
+    for (const image of deploymentImages(objects))
+      pins.set(image, await pinnedReference(o.imageDigests, image));
+    objects = withImages(objects, pins);
+    if (operatorImage) operatorImage = pins.get(operatorImage) ?? operatorImage;
+  }
   const base = findBaseCsv(objects, o.packageName);
   const { csv, manifests } = generateCsv({
     base,
@@ -48,7 +63,7 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<string> 
     objects: objects.filter((obj) => obj.kind !== 'ClusterServiceVersion'),
     version: o.version,
     replaces: o.replaces ? `${o.packageName}.v${o.replaces}` : null,
-    operatorImage: o.operatorImage,
+    operatorImage,
   });
   const written = await writeBundle(o.outDir, {
     packageName: o.packageName,

@@ -1,9 +1,14 @@
 import { resolve } from 'node:path';
-import { bundleImage, writeLayout } from '@opkit/oci';
+import { bundleImage, RegistryClient, writeLayout } from '@opkit/oci';
 import { formatJsonAlpha1, formatText, loadBundle, validateBundleDir } from '@opkit/olm';
 import type { Command } from 'commander';
 import { bundleLabels, generateBundle } from '../bundles.js';
 import { buildBundles } from '../pipelines/build-bundles.js';
+
+/** A registry client for pinning images to digests; `plainHttp` for a registry on loopback. */
+function registryClient(plainHttp: boolean): RegistryClient {
+  return new RegistryClient({ plainHttp });
+}
 
 export function registerBundleCommands(program: Command): void {
   const bundle = program.command('bundle').description('Generate, validate and image registry+v1 bundles.');
@@ -13,14 +18,34 @@ export function registerBundleCommands(program: Command): void {
     .option('--operators <dir>', 'operator projects (with an `opkit` field in package.json)', 'operators')
     .option('--bundles <dir>', 'bundles, as <package>/<version>/', 'bundles')
     .option('--images <dir>', 'where the OCI image layouts go', 'dist/images')
-    .action(async (opts: { operators: string; bundles: string; images: string }) => {
-      await buildBundles({
-        operatorsDir: opts.operators,
-        bundlesDir: opts.bundles,
-        imagesDir: opts.images,
-        log: (line) => process.stdout.write(`${line}\n`),
-      });
-    });
+    .option(
+      '--use-image-digests',
+      'pin the operator and RELATED_IMAGE_* images of the generated bundles to their current digests',
+      false,
+    )
+    .option('--plain-http', 'reach registries over HTTP (with --use-image-digests)', false)
+    .action(
+      async (opts: {
+        operators: string;
+        bundles: string;
+        images: string;
+        useImageDigests: boolean;
+        plainHttp: boolean;
+      }) => {
+        const client = opts.useImageDigests ? registryClient(opts.plainHttp) : undefined;
+        try {
+          await buildBundles({
+            operatorsDir: opts.operators,
+            bundlesDir: opts.bundles,
+            imagesDir: opts.images,
+            ...(client ? { imageDigests: client } : {}),
+            log: (line) => process.stdout.write(`${line}\n`),
+          });
+        } finally {
+          client?.close();
+        }
+      },
+    );
   bundle
     .command('generate')
     .description('Generate a bundle (CSV, CRDs, metadata) from an operator’s config/manifests.')
@@ -32,7 +57,14 @@ export function registerBundleCommands(program: Command): void {
     .option('--default-channel <name>', 'default channel (default: the first channel)')
     .option('--replaces <semver>', 'version this bundle replaces')
     .option('--image <ref>', 'operator image')
+    .option(
+      '--use-image-digests',
+      'pin the operator and RELATED_IMAGE_* images to the digests their registries serve now',
+      false,
+    )
+    .option('--plain-http', 'reach registries over HTTP (with --use-image-digests)', false)
     .action(async (opts) => {
+      const client = opts.useImageDigests ? registryClient(opts.plainHttp) : undefined;
       const dir = await generateBundle({
         operatorDir: resolve(opts.operator),
         packageName: opts.package,
@@ -42,7 +74,8 @@ export function registerBundleCommands(program: Command): void {
         defaultChannel: opts.defaultChannel,
         replaces: opts.replaces,
         operatorImage: opts.image,
-      });
+        ...(client ? { imageDigests: client } : {}),
+      }).finally(() => client?.close());
       process.stdout.write(`wrote bundle ${dir}\n`);
     });
   bundle

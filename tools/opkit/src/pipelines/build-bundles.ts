@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { bundleImage, writeLayout } from '@opkit/oci';
+import { bundleImage, type RegistryClient, writeLayout } from '@opkit/oci';
 import { formatText, validateBundleDir } from '@opkit/olm';
 import { bundleLabels, generateBundle } from '../bundles.js';
 import { CliError } from '../cli-error.js';
@@ -20,6 +20,8 @@ export interface BuildBundlesOptions {
   readonly bundlesDir: string;
   /** Where the OCI image layouts go (a build output). */
   readonly imagesDir: string;
+  /** Pin the generated bundles' images to the digests this client resolves (`--use-image-digests`). */
+  readonly imageDigests?: RegistryClient;
   readonly log: (line: string) => void;
 }
 
@@ -44,6 +46,7 @@ export async function buildBundles(o: BuildBundlesOptions): Promise<void> {
       channels,
       replaces,
       operatorImage: `${image}:${pkg.version}`,
+      ...(o.imageDigests ? { imageDigests: o.imageDigests } : {}),
     });
     o.log(`generated ${relative(process.cwd(), out)}`);
   }

@@ -1,0 +1,127 @@
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { buildImage, layerFromEntries, RegistryClient } from '@opkit/oci';
+import { type ImageRegistry, startImageRegistry } from '@opkit/test-cluster';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+// `opkit bundle generate --use-image-digests` pins the operator image and the RELATED_IMAGE_* operand images
+// to the digests a registry serves, as `operator-sdk generate bundle --use-image-digests` does.
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..', '..', '..');
+const opkit = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
+const scratch = mkdtempSync(join(tmpdir(), 'opkit-digests-'));
+let registry: ImageRegistry;
+const digests = new Map<string, string>();
+
+/** The Memcached operator's config/, with its operand image moved to the test's registry. */
+function operatorCopy(operandImage: string): string {
+  const dir = join(scratch, 'operator');
+  cpSync(join(root, 'operators', 'memcached', 'config'), join(dir, 'config'), { recursive: true });
+  const manager = join(dir, 'config', 'manager', 'manager.yaml');
+  writeFileSync(
+    manager,
+    readFileSync(manager, 'utf8').replace('docker.io/library/memcached:1.6', operandImage),
+  );
+  return dir;
+}
+
+beforeAll(async () => {
+  registry = await startImageRegistry(join(scratch, 'registry'));
+  const client = new RegistryClient({ plainHttp: true });
+  for (const [name, content] of [
+    ['memcached-operator:0.2.0', 'operator'],
+    ['library/memcached:1.6', 'operand'],
+  ] as const) {
+    const image = buildImage([layerFromEntries([{ path: 'what', content }])]);
+    await client.push(image, `${registry.host}/${name}`);
+    digests.set(name, image.digest);
+  }
+  client.close();
+}, 60_000);
+
+afterAll(async () => {
+  await registry?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+interface Csv {
+  metadata: { annotations: Record<string, string> };
+  spec: {
+    relatedImages: { name: string; image: string }[];
+    install: {
+      spec: {
+        deployments: {
+          spec: {
+            template: { spec: { containers: { image: string; env?: { name: string; value?: string }[] }[] } };
+          };
+        }[];
+      };
+    };
+  };
+}
+
+describe('bundle generate --use-image-digests', () => {
+  it('writes the operator and operand images by the digests the registry serves', async () => {
+    const operatorDir = operatorCopy(`${registry.host}/library/memcached:1.6`);
+    const out = join(scratch, 'bundle');
+    await run(process.execPath, [
+      opkit,
+      'bundle',
+      'generate',
+      '--operator',
+      operatorDir,
+      '--package',
+      'memcached-operator',
+      '--version',
+      '0.2.0',
+      '--out',
+      out,
+      '--image',
+      `${registry.host}/memcached-operator:0.2.0`,
+      '--use-image-digests',
+      '--plain-http',
+    ]);
+    const csv = parse(
+      readFileSync(join(out, 'manifests', 'memcached-operator.clusterserviceversion.yaml'), 'utf8'),
+    ) as Csv;
+    const operator = `${registry.host}/memcached-operator@${digests.get('memcached-operator:0.2.0')}`;
+    const operand = `${registry.host}/library/memcached@${digests.get('library/memcached:1.6')}`;
+    expect(csv.metadata.annotations.containerImage).toBe(operator);
+    const manager = csv.spec.install.spec.deployments[0]?.spec.template.spec.containers[0];
+    expect(manager?.image).toBe(operator);
+    expect(manager?.env?.find((e) => e.name === 'RELATED_IMAGE_MEMCACHED')?.value).toBe(operand);
+    expect(csv.spec.relatedImages.map((r) => r.image).sort()).toEqual([operand, operator].sort());
+    const validated = await run(process.execPath, [opkit, 'bundle', 'validate', out]);
+    expect(validated.stdout).not.toMatch(/ERRO/);
+  });
+
+  it('refuses an image the registry does not have, naming it', async () => {
+    const operatorDir = operatorCopy(`${registry.host}/library/memcached:9.9`);
+    const failed = await run(process.execPath, [
+      opkit,
+      'bundle',
+      'generate',
+      '--operator',
+      operatorDir,
+      '--package',
+      'memcached-operator',
+      '--version',
+      '0.2.0',
+      '--out',
+      join(scratch, 'refused'),
+      '--image',
+      `${registry.host}/memcached-operator:0.2.0`,
+      '--use-image-digests',
+      '--plain-http',
+    ]).catch((e: { code: number; stderr: string }) => e);
+    expect(failed).toMatchObject({ code: 1 });
+    expect((failed as { stderr: string }).stderr).toContain(
+      `cannot pin ${registry.host}/library/memcached:9.9 to a digest`,
+    );
+  });
+});
