@@ -52,13 +52,3 @@ export class ComponentStartError extends ClusterError {
     super('CLUSTER_START_FAILED', `${component} did not start: ${detail} (log: ${logFile})`);
   }
 }
-
-/** A host program that process-backed pods need is missing. */
-export class HostProgramError extends ClusterError {
-  constructor(program: string, debianPackage: string) {
-    super(
-      'CLUSTER_HOST_PROGRAM_MISSING',
-      `'${program}' is not installed: run 'apt-get install ${debianPackage}' (or 'node test/cluster/bin/opkit-cluster.js prepare' as root)`,
-    );
-  }
-}

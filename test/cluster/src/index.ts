@@ -5,7 +5,6 @@ export {
   ComponentBuildError,
   ComponentStartError,
   GoToolchainError,
-  HostProgramError,
   PortInUseError,
 } from './errors.js';
 export { EtcdAccess } from './etcd.js';
