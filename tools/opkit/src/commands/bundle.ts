@@ -3,7 +3,8 @@ import { bundleImage, RegistryClient, writeLayout } from '@opkit/oci';
 import { formatJsonAlpha1, formatText, loadBundle, validateBundleDir } from '@opkit/olm';
 import type { Command } from 'commander';
 import { bundleLabels, generateBundle } from '../bundles.js';
-import { buildBundles } from '../pipelines/build-bundles.js';
+import { CliError } from '../cli-error.js';
+import { buildBundles, pushBundleImages } from '../pipelines/build-bundles.js';
 
 /** A registry client for pinning images to digests; `plainHttp` for a registry on loopback. */
 function registryClient(plainHttp: boolean): RegistryClient {
@@ -46,6 +47,35 @@ export function registerBundleCommands(program: Command): void {
         }
       },
     );
+  bundle
+    .command('push')
+    .description(
+      'Push every bundle image `bundle build-all` wrote to <repository>/<package>-bundle:v<version>.',
+    )
+    .requiredOption('--repository <prefix>', 'registry and namespace, e.g. quay.io/acme')
+    .option('--images <dir>', 'the OCI image layouts of bundle build-all', 'dist/images')
+    .option('--plain-http', 'talk HTTP, not HTTPS (a registry on loopback)', false)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ opkit bundle push --repository quay.io/acme
+  $ nx run bundle:push --repository=127.0.0.1:5000/opkit --plain-http`,
+    )
+    .action(async (opts: { repository: string; images: string; plainHttp: boolean }) => {
+      const pushed = await pushBundleImages({
+        imagesDir: opts.images,
+        repository: opts.repository,
+        plainHttp: opts.plainHttp,
+        log: (line) => process.stdout.write(`${line}\n`),
+      });
+      if (pushed.length === 0) {
+        throw new CliError(
+          'OPKIT_BUNDLE_IMAGES_MISSING',
+          `${opts.images}: no bundle images (<package>-bundle/<version>): run 'nx run bundle:build' first`,
+        );
+      }
+    });
   bundle
     .command('generate')
     .description('Generate a bundle (CSV, CRDs, metadata) from an operator’s config/manifests.')

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { bundleImage, type RegistryClient, writeLayout } from '@opkit/oci';
+import { bundleImage, RegistryClient, readLayout, writeLayout } from '@opkit/oci';
 import { formatText, validateBundleDir } from '@opkit/olm';
 import { bundleLabels, generateBundle } from '../bundles.js';
 import { CliError } from '../cli-error.js';
@@ -71,4 +71,41 @@ export async function buildBundles(o: BuildBundlesOptions): Promise<void> {
   }
   if (failed.length > 0)
     throw new CliError('OPKIT_BUNDLE_INVALID', `bundles failed validation:\n${failed.join('\n')}`);
+}
+
+/** A bundle image pushed by {@link pushBundleImages}. */
+export interface PushedBundleImage {
+  readonly reference: string;
+  readonly digest: string;
+}
+
+/**
+ * Pushes the bundle images {@link buildBundles} wrote (`<imagesDir>/<package>-bundle/<version>`) to
+ * `<repository>/<package>-bundle:v<version>`, the names `operator-sdk`'s Makefile gives bundle images.
+ */
+export async function pushBundleImages(o: {
+  readonly imagesDir: string;
+  readonly repository: string;
+  readonly plainHttp: boolean;
+  readonly log: (line: string) => void;
+}): Promise<PushedBundleImage[]> {
+  const pushed: PushedBundleImage[] = [];
+  if (!existsSync(o.imagesDir)) return pushed;
+  const client = new RegistryClient({ plainHttp: o.plainHttp });
+  try {
+    for (const entry of readdirSync(o.imagesDir)
+      .filter((e) => e.endsWith('-bundle'))
+      .sort()) {
+      for (const version of readdirSync(join(o.imagesDir, entry)).sort()) {
+        const image = await readLayout(join(o.imagesDir, entry, version));
+        const target = `${o.repository.replace(/\/+$/, '')}/${entry}:v${version}`;
+        const result = await client.push(image, target);
+        o.log(`pushed ${result.reference}@${result.digest}`);
+        pushed.push({ reference: target, digest: result.digest });
+      }
+    }
+  } finally {
+    client.close();
+  }
+  return pushed;
 }

@@ -8,8 +8,9 @@ import { type ImageRegistry, startImageRegistry } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-// `opkit bundle generate --use-image-digests` pins the operator image and the RELATED_IMAGE_* operand images
-// to the digests a registry serves, as `operator-sdk generate bundle --use-image-digests` does.
+// Bundles and registries: `opkit bundle generate --use-image-digests` pins the operator image and the
+// RELATED_IMAGE_* operand images to the digests a registry serves, as `operator-sdk generate bundle
+// --use-image-digests` does; `opkit bundle push` pushes the bundle images.
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -122,6 +123,53 @@ describe('bundle generate --use-image-digests', () => {
     expect(failed).toMatchObject({ code: 1 });
     expect((failed as { stderr: string }).stderr).toContain(
       `cannot pin ${registry.host}/library/memcached:9.9 to a digest`,
+    );
+  });
+});
+
+describe('bundle push', () => {
+  it('pushes every bundle image to <repository>/<package>-bundle:v<version>', async () => {
+    const images = join(scratch, 'images');
+    const layout = join(images, 'memcached-operator-bundle', '0.1.0');
+    const built = await run(process.execPath, [
+      opkit,
+      'bundle',
+      'image',
+      join(root, 'bundles', 'memcached-operator', '0.1.0'),
+      '--layout',
+      layout,
+      '--tag',
+      '0.1.0',
+    ]);
+    const digest = built.stdout.split(' ')[0];
+    const pushed = await run(process.execPath, [
+      opkit,
+      'bundle',
+      'push',
+      '--images',
+      images,
+      '--repository',
+      `${registry.host}/opkit`,
+      '--plain-http',
+    ]);
+    const reference = `${registry.host}/opkit/memcached-operator-bundle:v0.1.0`;
+    expect(pushed.stdout).toBe(`pushed ${reference}@${digest}\n`);
+    const client = new RegistryClient({ plainHttp: true });
+    expect((await client.resolve(reference)).digest).toBe(digest);
+    client.close();
+
+    const none = await run(process.execPath, [
+      opkit,
+      'bundle',
+      'push',
+      '--images',
+      join(scratch, 'nothing'),
+      '--repository',
+      registry.host,
+    ]).catch((e: { code: number; stderr: string }) => e);
+    expect(none).toMatchObject({ code: 1 });
+    expect((none as { stderr: string }).stderr).toContain(
+      "no bundle images (<package>-bundle/<version>): run 'nx run bundle:build' first",
     );
   });
 });
