@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildImage, layerFromEntries, RegistryClient } from '@opkit/oci';
-import { type ImageRegistry, startImageRegistry } from '@opkit/test-cluster';
+import { type ImageRegistry, opmBinary, startImageRegistry } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 // Bundles and registries: `opkit bundle generate --use-image-digests` pins the operator image and the
 // RELATED_IMAGE_* operand images to the digests a registry serves, as `operator-sdk generate bundle
-// --use-image-digests` does; `opkit bundle push` pushes the bundle images.
+// --use-image-digests` does; `opkit bundle push` pushes the bundle images, and `opkit catalog build
+// --bundle-images` names them by digest, each bundle as `opm render` renders its image.
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -170,6 +171,89 @@ describe('bundle push', () => {
     expect(none).toMatchObject({ code: 1 });
     expect((none as { stderr: string }).stderr).toContain(
       "no bundle images (<package>-bundle/<version>): run 'nx run bundle:build' first",
+    );
+  });
+});
+
+describe('catalog build --bundle-images', () => {
+  const images = join(scratch, 'catalog-images');
+  const bundles = [
+    ['memcached-operator', '0.1.0'],
+    ['memcached-operator', '0.2.0'],
+    ['redis-operator', '0.1.0'],
+    ['redis-operator', '0.2.0'],
+  ] as const;
+  // Templates name bundles by their path from the repository root, as catalog:build runs.
+  const build = (out: string) =>
+    run(
+      process.execPath,
+      [
+        opkit,
+        'catalog',
+        'build',
+        '--template',
+        'catalog/templates/memcached-operator.yaml',
+        'catalog/templates/redis-operator.yaml',
+        '--bundles',
+        'bundles',
+        '--out',
+        out,
+        '--bundle-images',
+        `${registry.host}/catalog`,
+        '--plain-http',
+      ],
+      { cwd: root },
+    );
+
+  it('names every bundle by its pushed image digest, as opm render renders the image', async () => {
+    for (const [pkg, version] of bundles) {
+      await run(process.execPath, [
+        opkit,
+        'bundle',
+        'image',
+        join(root, 'bundles', pkg, version),
+        '--layout',
+        join(images, `${pkg}-bundle`, version),
+        '--tag',
+        version,
+      ]);
+    }
+    await run(process.execPath, [
+      opkit,
+      'bundle',
+      'push',
+      '--images',
+      images,
+      '--repository',
+      `${registry.host}/catalog`,
+      '--plain-http',
+    ]);
+    const out = join(scratch, 'catalog-by-image');
+    await build(out);
+    const blobs = readFileSync(join(out, 'memcached-operator', 'catalog.json'), 'utf8')
+      .split(/\n(?=\{)/)
+      .map((text) => JSON.parse(text) as { schema: string; name?: string; image?: string });
+    const first = blobs.find((b) => b.schema === 'olm.bundle' && b.name === 'memcached-operator.v0.1.0');
+    expect(first?.image).toMatch(
+      new RegExp(`^${registry.host}/catalog/memcached-operator-bundle@sha256:[0-9a-f]{64}$`),
+    );
+    const opm = await opmBinary();
+    const rendered = await run(opm, ['render', first?.image ?? '', '--use-http', '-o', 'json'], {
+      cwd: scratch,
+    });
+    expect(first).toEqual(JSON.parse(rendered.stdout));
+    await run(opm, ['validate', out]);
+  });
+
+  it('refuses a bundle whose pushed image is not this bundle', async () => {
+    const other = buildImage([layerFromEntries([{ path: 'other', content: 'other' }])]);
+    const client = new RegistryClient({ plainHttp: true });
+    await client.push(other, `${registry.host}/catalog/redis-operator-bundle:v0.2.0`);
+    client.close();
+    const failed = await build(join(scratch, 'stale')).catch((e: { code: number; stderr: string }) => e);
+    expect(failed).toMatchObject({ code: 1 });
+    expect((failed as { stderr: string }).stderr).toContain(
+      `${registry.host}/catalog/redis-operator-bundle:v0.2.0 is ${other.digest}, but`,
     );
   });
 });

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { catalogImage, writeLayout } from '@opkit/oci';
+import { bundleImage, catalogImage, RegistryClient, writeLayout } from '@opkit/oci';
 import {
   type BundleBlob,
   type Catalog,
@@ -15,24 +15,68 @@ import {
   writeCatalog,
 } from '@opkit/olm';
 import type { Command } from 'commander';
+import { bundleLabels } from '../bundles.js';
 import { CliError } from '../cli-error.js';
 
+/** Where the bundles' images were pushed (`opkit bundle push`), for a catalog that names them by digest. */
+export interface BundleImages {
+  /** `<registry>/<namespace>`: each bundle is `<repository>/<package>-bundle:v<version>`. */
+  readonly repository: string;
+  readonly client: RegistryClient;
+}
+
 /**
- * Renders every bundle directory under `bundlesDir` (`<package>/<version>/`) as opm renders a directory:
- * empty image, manifests inline as `olm.bundle.object`, which is what a cluster without bundle images needs.
- * Keys are the paths as templates name them (`bundles/<package>/<version>`, relative to the working directory).
+ * Renders every bundle directory under `bundlesDir` (`<package>/<version>/`) as opm renders it. Without
+ * `images`: as opm renders a directory, empty image, manifests inline as `olm.bundle.object`, which is what a
+ * cluster without bundle images needs. With `images`: as opm renders the pushed image by digest — the same
+ * properties, `image` naming the digest and the bundle image among the related images — after checking that
+ * the registry holds exactly this bundle's image. Keys are the paths as templates name them
+ * (`bundles/<package>/<version>`, relative to the working directory).
  */
-export function renderBundles(bundlesDir: string): Map<string, BundleBlob> {
+export async function renderBundles(
+  bundlesDir: string,
+  images?: BundleImages,
+): Promise<Map<string, BundleBlob>> {
   const rendered = new Map<string, BundleBlob>();
   for (const pkg of readdirSync(bundlesDir).filter((p) => statSync(join(bundlesDir, p)).isDirectory())) {
     for (const version of readdirSync(join(bundlesDir, pkg))) {
       const dir = join(bundlesDir, pkg, version);
       if (!statSync(dir).isDirectory()) continue;
-      const blob = parseCatalogContent(formatOlmBundleJson(renderBundle(dir)), dir).bundles[0];
+      const image = images ? await pushedBundleImage(dir, pkg, version, images) : undefined;
+      const blob = parseCatalogContent(formatOlmBundleJson(renderBundle(dir, image ? { image } : {})), dir)
+        .bundles[0];
       if (blob) rendered.set(join(bundlesDir, pkg, version), blob);
     }
   }
   return rendered;
+}
+
+/** The digest reference of a bundle's pushed image, refused when the registry holds other content. */
+async function pushedBundleImage(
+  dir: string,
+  pkg: string,
+  version: string,
+  images: BundleImages,
+): Promise<string> {
+  const repository = `${images.repository.replace(/\/+$/, '')}/${pkg}-bundle`;
+  const reference = `${repository}:v${version}`;
+  const local = await bundleImage(dir, bundleLabels(dir));
+  let remote: string;
+  try {
+    remote = (await images.client.resolve(reference)).digest;
+  } catch (error) {
+    throw new CliError(
+      'OPKIT_BUNDLE_IMAGE_MISSING',
+      `${reference}: ${(error as Error).message} (push the bundle images first: nx run bundle:push)`,
+    );
+  }
+  if (remote !== local.digest) {
+    throw new CliError(
+      'OPKIT_BUNDLE_IMAGE_STALE',
+      `${reference} is ${remote}, but ${dir} images as ${local.digest}: push the bundle images again (nx run bundle:push)`,
+    );
+  }
+  return `${repository}@${remote}`;
 }
 
 /** Builds a file-based catalog from templates (one per package) and the rendered bundles; writes atomically. */
@@ -40,8 +84,9 @@ export async function buildCatalog(
   templates: readonly string[],
   bundlesDir: string,
   outDir: string,
+  images?: BundleImages,
 ): Promise<Catalog> {
-  const bundles = renderBundles(bundlesDir);
+  const bundles = await renderBundles(bundlesDir, images);
   const merged = emptyCatalog();
   for (const file of templates) {
     const rendered = renderTemplate(readFileSync(file), bundles, { file });
@@ -72,12 +117,31 @@ export function registerCatalogCommands(program: Command): void {
     .requiredOption('--template <file...>', 'template files, one per package')
     .option('--bundles <dir>', 'bundle directories, as <package>/<version>/', 'bundles')
     .requiredOption('--out <dir>', 'catalog directory to write (replaced atomically)')
-    .action(async (opts: { template: string[]; bundles: string; out: string }) => {
-      const built = await buildCatalog(opts.template, opts.bundles, resolve(opts.out));
-      process.stdout.write(
-        `wrote ${opts.out}: ${built.packages.length} packages, ${built.channels.length} channels, ${built.bundles.length} bundles\n`,
-      );
-    });
+    .option(
+      '--bundle-images <repository>',
+      'name each bundle by its pushed image <repository>/<package>-bundle@<digest> (see bundle push) instead of inline manifests only',
+    )
+    .option('--plain-http', 'reach the registry over HTTP (with --bundle-images)', false)
+    .action(
+      async (opts: {
+        template: string[];
+        bundles: string;
+        out: string;
+        bundleImages?: string;
+        plainHttp: boolean;
+      }) => {
+        const client = opts.bundleImages ? new RegistryClient({ plainHttp: opts.plainHttp }) : undefined;
+        const built = await buildCatalog(
+          opts.template,
+          opts.bundles,
+          resolve(opts.out),
+          client && opts.bundleImages ? { repository: opts.bundleImages, client } : undefined,
+        ).finally(() => client?.close());
+        process.stdout.write(
+          `wrote ${opts.out}: ${built.packages.length} packages, ${built.channels.length} channels, ${built.bundles.length} bundles\n`,
+        );
+      },
+    );
   catalog
     .command('validate <dir>')
     .description('Validate a file-based catalog as `opm validate` does.')
