@@ -269,7 +269,12 @@ describe('a real node', () => {
     );
     expect(waiting.restartCount).toBeGreaterThanOrEqual(1);
     expect(waiting.lastState?.terminated?.exitCode).toBe(3);
-    expect(await kubectl('logs', 'crashing', '--previous')).toMatch(/^attempt at \d+\n$/);
+    // Between two attempts the kubelet may already be removing the older one's log: ask again then.
+    const previous = await eventually('the previous attempt’s log', async () => {
+      const log = await kubectl('logs', 'crashing', '--previous');
+      return /^attempt at \d+\n$/.test(log) ? log : undefined;
+    });
+    expect(previous).toMatch(/^attempt at \d+\n$/);
   });
 
   it('keeps a PVC-backed redis value across pod deletion', async () => {
