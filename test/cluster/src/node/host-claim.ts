@@ -162,12 +162,13 @@ export function claimHost(clusterDir: string, executables: readonly string[]): N
     release() {
       if (released) return;
       released = true;
+      // The watcher stays until the cleanup is done: if this process dies half-way, it runs it again.
+      runCleanup();
       try {
         reaper.kill('SIGKILL');
       } catch {
         // already gone
       }
-      runCleanup();
     },
   };
 }
