@@ -20,7 +20,7 @@ export interface DebianRootfsOptions {
   readonly packages: readonly string[];
   /** Release codename, e.g. `bookworm`. */
   readonly suite: string;
-  /** mmdebstrap MIRROR arguments (sources files or URLs); empty means mmdebstrap's default, deb.debian.org. */
+  /** mmdebstrap MIRROR arguments (sources files or URLs); empty means mmdebstrap's default mirror. */
   readonly sources: readonly string[];
   /** dpkg path-excludes on top of {@link PATH_EXCLUDES}, e.g. a dependency's files the image never uses. */
   readonly pathExcludes?: readonly string[];

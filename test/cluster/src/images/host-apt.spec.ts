@@ -16,7 +16,7 @@ describe('host apt', () => {
       '  Candidate: 1.6.18-1+deb12u1',
       '  Version table:',
       '     1.6.18-1+deb12u1 500',
-      '        500 http://deb.debian.org/debian-security bookworm-security/main amd64 Packages',
+      '        500 http://mirror.example/debian-security bookworm-security/main amd64 Packages',
       'libstdc++6:',
       '  Installed: 12.2.0-14+deb12u1',
       '  Candidate: 12.2.0-14+deb12u1',

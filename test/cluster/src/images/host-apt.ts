@@ -33,7 +33,7 @@ export function hostDebianSuite(osRelease = '/etc/os-release'): string {
 
 /**
  * The machine's Debian apt sources, as files mmdebstrap pastes into the new root's sources. Without a mirror
- * argument mmdebstrap would use deb.debian.org, not the machine's configuration; passing these keeps the
+ * argument mmdebstrap would use Debian's default mirror, not the machine's configuration; passing these keeps the
  * images on the mirror (and snapshot) the host uses. Only Debian's own lists are used, never third-party ones.
  */
 export function hostAptSources(): string[] {
