@@ -3,7 +3,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { configManifests, sampleProblems } from '@opkit/controller-runtime';
-import { deployOperator, eventually, KubeRest, testKubeConfig } from '@opkit/test-cluster/vitest';
+import {
+  deployOperator,
+  eventually,
+  KubeRest,
+  RBAC_DENIED,
+  testKubeConfig,
+} from '@opkit/test-cluster/vitest';
 import { describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { manifestsSpec } from '../src/manifests/generate.js';
@@ -89,7 +95,7 @@ describe('the project’s config/', () => {
       { timeoutMs: 180_000, intervalMs: 1000 },
     );
     expect(healthy.status?.nodes).toHaveLength(6);
-    expect(await operator.log()).not.toMatch(/forbidden/i);
+    expect(await operator.log()).not.toMatch(RBAC_DENIED);
     await rest.request('DELETE', `/api/v1/namespaces/${ns}`);
 
     await operator.undeploy();

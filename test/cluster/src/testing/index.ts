@@ -19,6 +19,12 @@ declare module 'vitest' {
   }
 }
 
+/**
+ * How the API server words a request that RBAC denies — not other 403s, such as a write into a namespace
+ * being deleted, which an operator watching every namespace meets as tests clean up.
+ */
+export const RBAC_DENIED = /is forbidden: User "[^"]+" cannot /;
+
 /** The shared test cluster's admin credentials (from the global setup or `OPKIT_TEST_KUBECONFIG`). */
 export function testKubeConfig(): KubeConfig {
   const kc = new KubeConfig();
