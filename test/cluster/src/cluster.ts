@@ -20,6 +20,7 @@ import { httpHealthy, httpsHealthy, waitUntilReady } from './control-plane/readi
 import { ClusterError } from './errors.js';
 import { assertNodePackagesInstalled } from './host-packages.js';
 import { ensureClusterImages, pushClusterImages } from './images/cluster-images.js';
+import { type OlmImageInputs, olmImageReferences } from './images/definitions.js';
 import { type ImageRegistry, startImageRegistry } from './images/registry.js';
 import { KubeApiError, KubeRest } from './kube/rest.js';
 import { NODE_NETWORK, REAL_NODE_NAME } from './node/addresses.js';
@@ -30,7 +31,8 @@ import { type NodeBinaries, type NodeComponentName, startRealNode } from './node
 import { ManagedProcess, spawnDirectoryReaper } from './process/managed-process.js';
 import { ensureComponents } from './toolchain/build.js';
 import { nodeRecipes } from './toolchain/node-recipes.js';
-import { controlPlaneRecipes, olmRecipe } from './toolchain/recipes.js';
+import { controlPlaneRecipes, olmRecipe, olmRecipes } from './toolchain/recipes.js';
+import { OLM_VERSION, OPM_VERSION } from './toolchain/versions.js';
 
 /** Options of {@link startCluster}. */
 export interface StartClusterOptions {
@@ -182,7 +184,8 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
   const recipes = [
     ...controlPlaneRecipes,
     ...(realNode ? nodeRecipes : []),
-    ...(options.olm ? [olmRecipe] : []),
+    // With a real node, OLM also runs pods from its opm and util images, built from opm's and its own sources.
+    ...(options.olm ? (realNode ? olmRecipes : [olmRecipe]) : []),
   ];
   const built = await ensureComponents(recipes, { onProgress: progress });
   const componentDir = (name: string) => {
@@ -191,6 +194,14 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
     return component.dir;
   };
   const bin = (component: string, file: string) => join(componentDir(component), file);
+  const olmImageInputs = (): OlmImageInputs => ({
+    olmVersion: OLM_VERSION,
+    opmVersion: OPM_VERSION,
+    cpb: bin('olm', 'cpb'),
+    copyContent: bin('olm', 'copy-content'),
+    opm: bin('opm', 'opm'),
+    grpcHealthProbe: bin('grpc-health-probe', 'grpc_health_probe'),
+  });
   const node = realNode
     ? nodeBinaries({
         kubernetes: componentDir('kubernetes'),
@@ -257,6 +268,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
           const images = await ensureClusterImages({
             pauseBinary: bin('pause', 'pause'),
             onProgress: progress,
+            ...(options.olm ? { olm: olmImageInputs() } : {}),
           });
           await pushClusterImages(images, registry.host, progress);
           return registry.host;
@@ -399,7 +411,12 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
         kubeconfig: kubeconfigPath,
         logDir: logs,
         cwd: dir,
-        ...(realNode ? { clusterDns: NODE_NETWORK.nodeIP } : {}),
+        ...(realNode
+          ? {
+              clusterDns: NODE_NETWORK.nodeIP,
+              helperImages: olmImageReferences({ olm: OLM_VERSION, opm: OPM_VERSION }),
+            }
+          : {}),
       });
       if (!olm || !catalog) throw new ClusterError('CLUSTER_START_FAILED', 'OLM did not start');
       processes.set('olm', olm);

@@ -2,16 +2,34 @@ import { join } from 'node:path';
 import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
 import { pushOperatorImage } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll } from 'vitest';
-import { type CatalogServer, pushCatalogImage, repositoryRoot, serveCatalog } from './opkit-cli.js';
+import {
+  type CatalogServer,
+  catalogWithBundleImages,
+  pushCatalogImage,
+  repositoryRoot,
+  serveCatalog,
+} from './opkit-cli.js';
 
-/** A control plane with OLM and a catalog served to it, shared by the tests of one file. */
+/**
+ * How OLM gets the catalog:
+ * - `host`: `opkit catalog serve --inline-bundles` on the host; a CatalogSource names its address.
+ * - `serving-image`: our serving catalog image (`opkit catalog image --base`), which OLM runs as its
+ *   registry pod as it is.
+ * - `content-image`: a catalog-only image (`opkit catalog image`), whose content OLM copies out and serves
+ *   with its own opm (`grpcPodConfig.extractContent`).
+ */
+export type CatalogDelivery = 'host' | 'serving-image' | 'content-image';
+
+/** A control plane with OLM and a catalog made available to it, shared by the tests of one file. */
 export interface OlmWorld {
   readonly cluster: LocalCluster;
   readonly rest: KubeRest;
-  /** The catalog served from the host (`opkit catalog serve`), when the world was asked to. */
+  /** The catalog served from the host, with `host` delivery. */
   readonly catalog?: CatalogServer;
-  /** The serving catalog image in the cluster's registry, when the world was asked to build one. */
+  /** The catalog image in the cluster's registry, with image delivery. */
   readonly catalogImage?: string;
+  /** The catalog's bundle images by `<package>/<version>`, with `bundleImages`. */
+  readonly bundleImages: ReadonlyMap<string, string>;
 }
 
 /**
@@ -28,14 +46,16 @@ export interface OperatorImages {
 }
 
 /**
- * Starts a cluster with OLM before the file's tests, pushes the operator images, and serves the catalog
- * `catalogDir()` from the host (`opkit catalog serve --inline-bundles`), or, with `catalogImage`, builds its
- * serving image and pushes it; tears everything down after the tests. Publishing is left to the tests, which
- * check it.
+ * Starts a cluster with OLM before the file's tests, pushes the operator images and makes the catalog
+ * `catalogDir()` available as `delivery` says; tears everything down after the tests. With `bundleImages`,
+ * the released bundles are pushed as bundle images and the catalog is rebuilt from our templates to name them
+ * by digest, so OLM installs through its bundle-unpack Jobs, as in production. Publishing the catalog is left
+ * to the tests, which check it.
  */
 export function useOlmWorld(options: {
   readonly catalogDir: () => string;
-  readonly catalogImage?: boolean;
+  readonly delivery: CatalogDelivery;
+  readonly bundleImages?: boolean;
   readonly images?: OperatorImages;
 }): () => OlmWorld {
   let world: OlmWorld | undefined;
@@ -46,29 +66,41 @@ export function useOlmWorld(options: {
   beforeAll(async () => {
     cluster = await startCluster({ olm: true });
     rest = new KubeRest(cluster.kubeConfig);
+    const registry = cluster.registry;
     const images = options.images;
     if (images) {
-      if (!cluster.registry) throw new Error('the cluster has no registry (no real node)');
+      if (!registry) throw new Error('the cluster has no registry (no real node)');
       await pushOperatorImage({
         operatorDir: join(repositoryRoot, images.operator),
-        registry: cluster.registry,
+        registry,
         repository: images.repository,
         tags: images.versions,
         layoutDir: join(cluster.dir, `${images.repository}-image`),
       });
     }
-    if (options.catalogImage) {
-      if (!cluster.registry) throw new Error('the cluster has no registry (no real node)');
-      const catalogImage = await pushCatalogImage({
-        catalogDir: options.catalogDir(),
-        registry: cluster.registry,
-        layoutDir: join(cluster.dir, 'catalog-image'),
-      });
-      world = { cluster, rest, catalogImage };
-    } else {
-      catalog = await serveCatalog(options.catalogDir(), join(cluster.dir, 'catalog-serve.log'));
-      world = { cluster, rest, catalog };
+    let catalogDir = options.catalogDir();
+    let bundleImages: ReadonlyMap<string, string> = new Map();
+    if (options.bundleImages) {
+      if (!registry) throw new Error('the cluster has no registry (no real node)');
+      ({ catalogDir, bundleImages } = await catalogWithBundleImages({
+        registry,
+        workDir: join(cluster.dir, 'bundle-images'),
+      }));
     }
+    if (options.delivery === 'host') {
+      catalog = await serveCatalog(catalogDir, join(cluster.dir, 'catalog-serve.log'));
+      world = { cluster, rest, catalog, bundleImages };
+      return;
+    }
+    if (!registry) throw new Error('the cluster has no registry (no real node)');
+    const catalogImage = await pushCatalogImage({
+      catalogDir,
+      registry,
+      layoutDir: join(cluster.dir, 'catalog-image'),
+      serving: options.delivery === 'serving-image',
+      inlineBundles: !options.bundleImages,
+    });
+    world = { cluster, rest, catalogImage, bundleImages };
   });
 
   afterAll(async () => {

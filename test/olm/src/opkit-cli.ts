@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { waitForServing } from '@opkit/olm/registry';
@@ -25,41 +25,115 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Builds our catalog's serving image (`opkit catalog image --base`, on the cluster's Node base image, bundle
- * manifests inline) and pushes it to the cluster's registry; returns the reference.
+ * Builds the catalog image of `catalogDir` and pushes it to the cluster's registry; returns the reference.
+ * `serving`: our serving image (`opkit catalog image --base`, on the cluster's Node base image), with bundle
+ * manifests inline when `inlineBundles`; otherwise the catalog-only image OLM extracts.
  */
 export async function pushCatalogImage(options: {
   readonly catalogDir: string;
   readonly registry: string;
   readonly layoutDir: string;
+  readonly serving: boolean;
+  readonly inlineBundles: boolean;
 }): Promise<string> {
-  const reference = `${options.registry}/opkit-catalog:dev`;
-  for (const args of [
-    [
-      'catalog',
-      'image',
-      options.catalogDir,
-      '--layout',
-      options.layoutDir,
-      '--tag',
-      reference,
-      '--base',
-      `${options.registry}/opkit/node:24`,
-      '--plain-http',
-      '--inline-bundles',
-    ],
-    ['image', 'push', options.layoutDir, reference, '--plain-http'],
-  ]) {
-    const result = await opkit(args);
-    if (result.code !== 0) throw new Error(`opkit ${args.slice(0, 2).join(' ')} failed: ${result.stderr}`);
-  }
+  const reference = `${options.registry}/opkit-catalog:${options.serving ? 'serving' : 'content'}`;
+  const base = options.serving ? ['--base', `${options.registry}/opkit/node:24`, '--plain-http'] : [];
+  const inline = options.serving && options.inlineBundles ? ['--inline-bundles'] : [];
+  await opkitOrThrow([
+    'catalog',
+    'image',
+    options.catalogDir,
+    '--layout',
+    options.layoutDir,
+    '--tag',
+    reference,
+    ...base,
+    ...inline,
+  ]);
+  await opkitOrThrow(['image', 'push', options.layoutDir, reference, '--plain-http']);
   return reference;
 }
 
+/**
+ * Our released bundles as bundle images in the cluster's registry (`opkit bundle image`, `opkit bundle push`
+ * to `<registry>/opkit`), and our catalog rebuilt from its templates to name them by digest (`opkit catalog
+ * build --bundle-images`). Returns the catalog directory and each bundle's image by `<package>/<version>`.
+ */
+export async function catalogWithBundleImages(options: {
+  readonly registry: string;
+  readonly workDir: string;
+}): Promise<{ readonly catalogDir: string; readonly bundleImages: ReadonlyMap<string, string> }> {
+  const bundlesDir = join(repositoryRoot, 'bundles');
+  const imagesDir = join(options.workDir, 'images');
+  for (const pkg of readdirSync(bundlesDir, { withFileTypes: true }).filter((d) => d.isDirectory())) {
+    for (const version of readdirSync(join(bundlesDir, pkg.name))) {
+      await opkitOrThrow([
+        'bundle',
+        'image',
+        join(bundlesDir, pkg.name, version),
+        '--layout',
+        join(imagesDir, `${pkg.name}-bundle`, version),
+        '--tag',
+        version,
+      ]);
+    }
+  }
+  const repository = `${options.registry}/opkit`;
+  const pushed = await opkitOrThrow([
+    'bundle',
+    'push',
+    '--images',
+    imagesDir,
+    '--repository',
+    repository,
+    '--plain-http',
+  ]);
+  // `pushed <repository>/<package>-bundle:v<version>@<digest>`, one line per bundle.
+  const bundleImages = new Map<string, string>();
+  for (const [, name, version, digest] of pushed.stdout.matchAll(
+    /^pushed \S+\/([^/\s]+)-bundle:v(\S+)@(sha256:[0-9a-f]{64})$/gm,
+  )) {
+    bundleImages.set(`${name}/${version}`, `${repository}/${name}-bundle@${digest}`);
+  }
+  const catalogDir = join(options.workDir, 'catalog');
+  const templates = readdirSync(join(repositoryRoot, 'catalog', 'templates')).map((f) =>
+    join('catalog', 'templates', f),
+  );
+  // Templates name bundles by their path from the repository root, as catalog:build runs.
+  await opkitOrThrow(
+    [
+      'catalog',
+      'build',
+      '--template',
+      ...templates,
+      '--bundles',
+      'bundles',
+      '--out',
+      catalogDir,
+      '--bundle-images',
+      repository,
+      '--plain-http',
+    ],
+    { cwd: repositoryRoot },
+  );
+  return { catalogDir, bundleImages };
+}
+
+async function opkitOrThrow(args: readonly string[], options: { readonly cwd?: string } = {}) {
+  const result = await opkit(args, options);
+  if (result.code !== 0) {
+    throw new Error(`opkit ${args.slice(0, 2).join(' ')} failed (${result.code}): ${result.stderr}`);
+  }
+  return result;
+}
+
 /** Runs the `opkit` command line to completion. */
-export function opkit(args: readonly string[]): Promise<CliResult> {
+export function opkit(args: readonly string[], options: { readonly cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [opkitBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [opkitBin, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -126,8 +200,10 @@ export async function publishCatalog(options: {
   readonly namespace: string;
   /** `host:port` of a served catalog, or… */
   readonly address?: string;
-  /** …a catalog image OLM runs as a registry pod. */
+  /** …a catalog image OLM runs as a registry pod… */
   readonly image?: string;
+  /** …and with it, the catalog's directory in the image, for OLM to extract and serve with its opm. */
+  readonly extractContent?: string;
   readonly kubeconfigPath: string;
   readonly timeout?: string;
 }): Promise<CliResult> {
@@ -140,6 +216,7 @@ export async function publishCatalog(options: {
     options.namespace,
     ...(options.address !== undefined ? ['--address', options.address] : []),
     ...(options.image !== undefined ? ['--image', options.image] : []),
+    ...(options.extractContent !== undefined ? ['--extract-content', options.extractContent] : []),
     '--kubeconfig',
     options.kubeconfigPath,
     '--timeout',

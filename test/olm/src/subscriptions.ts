@@ -136,3 +136,34 @@ export async function getOptional<T>(rest: KubeRest, path: string): Promise<T | 
     throw error;
   }
 }
+
+/** A bundle-unpack Job of OLM's catalog operator: the bundle image it pulled and whether it finished. */
+export interface BundleUnpack {
+  readonly bundleImage: string;
+  readonly succeeded: boolean;
+}
+
+interface UnpackJob {
+  readonly spec: {
+    readonly template: {
+      readonly spec: { readonly initContainers?: readonly { name: string; image: string }[] };
+    };
+  };
+  readonly status?: { readonly succeeded?: number };
+}
+
+/**
+ * The bundle-unpack Jobs OLM ran in a catalog's namespace (it keeps them five minutes after they finish):
+ * their `pull` init container runs the bundle image, copying its manifests out with OLM's `cpb`.
+ */
+export async function bundleUnpacks(rest: KubeRest, catalogNamespace: string): Promise<BundleUnpack[]> {
+  const jobs = await rest.request<{ items: UnpackJob[] }>(
+    'GET',
+    `/apis/batch/v1/namespaces/${catalogNamespace}/jobs`,
+    { query: { labelSelector: 'operatorframework.io/bundle-unpack-ref' } },
+  );
+  return jobs.items.map((job) => ({
+    bundleImage: job.spec.template.spec.initContainers?.find((c) => c.name === 'pull')?.image ?? '',
+    succeeded: (job.status?.succeeded ?? 0) > 0,
+  }));
+}

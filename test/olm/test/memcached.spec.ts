@@ -11,15 +11,17 @@ import { publishCatalog, repositoryRoot } from '../src/opkit-cli.js';
 import { canI, writeServiceAccountKubeconfig } from '../src/service-account.js';
 import {
   approveNextInstallPlan,
+  bundleUnpacks,
   createInstallNamespace,
   subscribe,
   waitForCsvSucceeded,
   waitForDeletion,
 } from '../src/subscriptions.js';
 
-// Our published catalog (catalog/configs) as a serving catalog image that OLM runs as its registry pod: the Memcached
-// operator is installed at its first released version by a manually approved Subscription, runs with nothing
-// but the rights OLM gave its ServiceAccount, and is upgraded along the channel's `replaces` edge.
+// Our catalog as a serving catalog image that OLM runs as its registry pod, naming our released bundles by their
+// pushed bundle images: the Memcached operator is installed at its first released version by a manually approved
+// Subscription (OLM's bundle-unpack Job pulls the bundle image), runs with nothing but the rights OLM gave its
+// ServiceAccount, and is upgraded along the channel's `replaces` edge.
 
 const OPERATOR_NAMESPACE = 'memcached-system';
 const APP_NAMESPACE = 'cache';
@@ -37,7 +39,8 @@ interface Memcached {
 
 const world = useOlmWorld({
   catalogDir: () => join(repositoryRoot, 'catalog', 'configs'),
-  catalogImage: true,
+  delivery: 'serving-image',
+  bundleImages: true,
   images: { operator: 'operators/memcached', repository: 'memcached-operator', versions: ['0.1.0', '0.2.0'] },
 });
 let cluster: LocalCluster;
@@ -102,6 +105,11 @@ describe('the Memcached operator through OLM', () => {
     });
     expect(await approveNextInstallPlan(rest, OPERATOR_NAMESPACE, PACKAGE)).toEqual([FIRST]);
     await waitForCsvSucceeded(rest, OPERATOR_NAMESPACE, FIRST);
+    // OLM took the bundle from its image, by the digest the catalog names, with an unpack Job in the node.
+    expect(await bundleUnpacks(rest, 'olm')).toContainEqual({
+      bundleImage: world().bundleImages.get(`${PACKAGE}/0.1.0`),
+      succeeded: true,
+    });
 
     const crd = await rest.request<CustomResourceDefinition>(
       'GET',
@@ -211,6 +219,10 @@ describe('the Memcached operator through OLM', () => {
     expect(await approveNextInstallPlan(rest, OPERATOR_NAMESPACE, PACKAGE)).toEqual([NEXT]);
     const upgraded = await waitForCsvSucceeded(rest, OPERATOR_NAMESPACE, NEXT);
     expect(upgraded.spec.replaces).toBe(FIRST);
+    expect(await bundleUnpacks(rest, 'olm')).toContainEqual({
+      bundleImage: world().bundleImages.get(`${PACKAGE}/0.2.0`),
+      succeeded: true,
+    });
     await waitForDeletion(
       rest,
       `${OLM_V1ALPHA1}/namespaces/${OPERATOR_NAMESPACE}/clusterserviceversions/${FIRST}`,

@@ -9,6 +9,7 @@ import { explainedBy, operatorPod } from '../src/operator-pod.js';
 import { publishCatalog, repositoryRoot } from '../src/opkit-cli.js';
 import {
   approveNextInstallPlan,
+  bundleUnpacks,
   createInstallNamespace,
   subscribe,
   waitForCsvSucceeded,
@@ -17,6 +18,8 @@ import {
 
 // The Redis operator from our catalog: its semver-template channel stable-v0, installed at 0.1.0 and upgraded
 // to 0.2.0 while a six-node Redis Cluster keeps running; the operator and redis run in pods on the real node.
+// The catalog ships as a catalog-only image that OLM copies out and serves with its own opm image
+// (`grpcPodConfig.extractContent`), its bundles as bundle images that OLM's unpack Jobs pull.
 
 const OPERATOR_NAMESPACE = 'redis-system';
 const APP_NAMESPACE = 'cache';
@@ -39,6 +42,8 @@ interface RedisCluster {
 
 const world = useOlmWorld({
   catalogDir: () => join(repositoryRoot, 'catalog', 'configs'),
+  delivery: 'content-image',
+  bundleImages: true,
   images: { operator: 'operators/redis', repository: 'redis-operator', versions: ['0.1.0', '0.2.0'] },
 });
 let cluster: LocalCluster;
@@ -50,14 +55,15 @@ beforeAll(async () => {
   await rest.request('POST', '/api/v1/namespaces', {
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: APP_NAMESPACE } },
   });
-  const published = await publishCatalog({
-    name: 'opkit',
-    namespace: 'olm',
-    address: world().catalog?.address,
-    kubeconfigPath: cluster.kubeconfigPath,
-  });
-  expect(published.code, published.stderr).toBe(0);
 });
+
+interface RegistryPod {
+  readonly spec: {
+    readonly initContainers?: readonly { name: string; image: string }[];
+    readonly containers: readonly { image: string }[];
+  };
+  readonly status?: { readonly containerStatuses?: readonly { ready: boolean }[] };
+}
 
 const operator = () => operatorPod(rest, OPERATOR_NAMESPACE, 'redis-operator-controller-manager');
 
@@ -76,6 +82,31 @@ function healthyOrThrow(redis: RedisCluster): RedisCluster {
 }
 
 describe('the Redis operator through OLM', () => {
+  it('publishes a catalog-only image: OLM extracts the catalog and serves it with its opm image', async () => {
+    const image = world().catalogImage ?? '';
+    const published = await publishCatalog({
+      name: 'opkit',
+      namespace: 'olm',
+      image,
+      extractContent: '/configs',
+      kubeconfigPath: cluster.kubeconfigPath,
+    });
+    expect(published.stderr).toBe('');
+    expect(published.code).toBe(0);
+    const pods = await rest.request<{ items: RegistryPod[] }>('GET', '/api/v1/namespaces/olm/pods', {
+      query: { labelSelector: 'olm.catalogSource=opkit' },
+    });
+    expect(pods.items).toHaveLength(1);
+    const pod = pods.items[0]!;
+    // OLM's util image copies copy-content out, which copies the catalog out of ours; opm serves it.
+    expect(pod.spec.initContainers?.map((c) => [c.name, c.image])).toEqual([
+      ['extract-utilities', expect.stringMatching(/^quay\.io\/operator-framework\/olm:v/)],
+      ['extract-content', image],
+    ]);
+    expect(pod.spec.containers[0]?.image).toMatch(/^quay\.io\/operator-framework\/opm:v/);
+    expect(pod.status?.containerStatuses?.[0]?.ready).toBe(true);
+  });
+
   it('installs 0.1.0 from channel stable-v0, and the operator runs a Redis Cluster with its ServiceAccount', async () => {
     await subscribe(rest, {
       namespace: OPERATOR_NAMESPACE,
@@ -89,6 +120,10 @@ describe('the Redis operator through OLM', () => {
     });
     expect(await approveNextInstallPlan(rest, OPERATOR_NAMESPACE, PACKAGE)).toEqual([FIRST]);
     await waitForCsvSucceeded(rest, OPERATOR_NAMESPACE, FIRST);
+    expect(await bundleUnpacks(rest, 'olm')).toContainEqual({
+      bundleImage: world().bundleImages.get(`${PACKAGE}/0.1.0`),
+      succeeded: true,
+    });
     const crd = await rest.request<CustomResourceDefinition>('GET', CRD);
     expect(crd.status.conditions.find((c) => c.type === 'Established')?.status).toBe('True');
     expect(crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties).not.toHaveProperty(

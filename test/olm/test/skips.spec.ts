@@ -48,6 +48,7 @@ const world = useOlmWorld({
     writeSyntheticCatalog(catalogDir, [SKIPS, SKIP_RANGE]);
     return catalogDir;
   },
+  delivery: 'host',
 });
 
 afterAll(() => {

@@ -9,6 +9,11 @@ export interface PublishOptions {
   readonly address?: string;
   /** … a catalog image reference OLM runs as a registry pod (spec.image). */
   readonly image?: string;
+  /**
+   * With `image`: the catalog's directory in the image. OLM then copies the catalog out of the image and
+   * serves it with its own opm (`spec.grpcPodConfig.extractContent`), so the image need not serve.
+   */
+  readonly extractContent?: string;
   readonly displayName?: string;
   readonly timeoutMs: number;
   readonly kubeconfig?: string;
@@ -33,6 +38,9 @@ export function catalogSourceManifest(options: Omit<PublishOptions, 'log' | 'tim
   const spec: Record<string, unknown> = { sourceType: 'grpc' };
   if (options.address !== undefined) spec.address = options.address;
   if (options.image !== undefined) spec.image = options.image;
+  if (options.extractContent !== undefined) {
+    spec.grpcPodConfig = { extractContent: { catalogDir: options.extractContent } };
+  }
   if (options.displayName !== undefined) spec.displayName = options.displayName;
   return {
     apiVersion: 'operators.coreos.com/v1alpha1',
@@ -69,6 +77,20 @@ export async function publishCatalog(options: PublishOptions): Promise<void> {
       'give exactly one of --address <host:port> or --image <reference>',
     );
   }
+  if (options.extractContent !== undefined) {
+    if (options.image === undefined) {
+      throw new CliError(
+        'OPKIT_ARGUMENT_INVALID',
+        '--extract-content needs --image: it names a directory in it',
+      );
+    }
+    if (!options.extractContent.startsWith('/')) {
+      throw new CliError(
+        'OPKIT_ARGUMENT_INVALID',
+        `--extract-content ${JSON.stringify(options.extractContent)}: give the catalog's absolute path in the image, e.g. /configs`,
+      );
+    }
+  }
   const kc = new KubeConfig();
   try {
     if (options.kubeconfig !== undefined) kc.loadFromFile(options.kubeconfig);
@@ -89,7 +111,7 @@ export async function publishCatalog(options: PublishOptions): Promise<void> {
     throw apiError(`apply ${where}`, err);
   }
   options.log(
-    `applied ${where} (${options.address !== undefined ? `address ${options.address}` : `image ${options.image}`})`,
+    `applied ${where} (${options.address !== undefined ? `address ${options.address}` : `image ${options.image}`}${options.extractContent !== undefined ? `, content extracted from ${options.extractContent}` : ''})`,
   );
 
   const deadline = Date.now() + options.timeoutMs;

@@ -126,4 +126,17 @@ describe('opkit catalog publish', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('give exactly one of --address <host:port> or --image <reference>');
   });
+
+  it('takes --extract-content only with --image, as an absolute directory in it', async () => {
+    const publish = (...args: string[]) =>
+      cli('catalog', 'publish', '--name', 'x', '--kubeconfig', cluster.kubeconfigPath, ...args);
+    const withAddress = await publish('--address', '127.0.0.1:1', '--extract-content', '/configs');
+    expect(withAddress.code).toBe(1);
+    expect(withAddress.stderr).toContain('--extract-content needs --image: it names a directory in it');
+    const relative = await publish('--image', 'quay.io/acme/catalog:v1', '--extract-content', 'configs');
+    expect(relative.code).toBe(1);
+    expect(relative.stderr).toContain(
+      `--extract-content "configs": give the catalog's absolute path in the image, e.g. /configs`,
+    );
+  });
 });

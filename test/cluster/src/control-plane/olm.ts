@@ -110,6 +110,11 @@ export async function startOlmProcesses(options: {
   readonly cwd: string;
   /** With a real node: CoreDNS's address, used as the processes' resolver. */
   readonly clusterDns?: string;
+  /**
+   * With a real node: the images the catalog operator runs its helpers from — opm (bundle extraction,
+   * serving extracted catalogs) and OLM's utilities (`cpb`, `copy-content`).
+   */
+  readonly helperImages?: { readonly opm: string; readonly util: string };
 }): Promise<ManagedProcess[]> {
   const env = olmEnvironment(options.kubeconfig);
   let resolvConf: string | undefined;
@@ -147,6 +152,9 @@ export async function startOlmProcesses(options: {
     options.kubeconfig,
     '--writeStatusName',
     '',
+    ...(options.helperImages
+      ? ['--opmImage', options.helperImages.opm, '--util-image', options.helperImages.util]
+      : []),
   ]);
   await olm.start();
   await catalog.start();

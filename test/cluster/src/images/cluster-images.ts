@@ -12,7 +12,7 @@ import {
 import { ClusterError } from '../errors.js';
 import { cacheRoot, withFileLock } from '../toolchain/cache.js';
 import { definitionKey, fileIdentity } from './definition-key.js';
-import { clusterImageDefinitions, type ImageDefinition } from './definitions.js';
+import { clusterImageDefinitions, type ImageDefinition, type OlmImageInputs } from './definitions.js';
 import { ImageBuildError } from './errors.js';
 import { candidateVersions, hostAptSources, hostDebianSuite } from './host-apt.js';
 import { buildDefinitionImage } from './image-build.js';
@@ -37,9 +37,11 @@ export interface BuiltImage {
 export interface EnsureImagesOptions {
   /** A static `pause` executable for the sandbox image. */
   readonly pauseBinary: string;
+  /** With OLM: the programs of its `opm` and `util` images, which are then built too. */
+  readonly olm?: OlmImageInputs;
   /** One line per build step. */
   readonly onProgress?: (line: string) => void;
-  /** The images to make; default {@link clusterImageDefinitions} for `pauseBinary` and the repository's Node. */
+  /** The images to make; default {@link clusterImageDefinitions} for these inputs and the repository's Node. */
   readonly definitions?: readonly ImageDefinition[];
 }
 
@@ -64,7 +66,11 @@ export async function ensureClusterImages(options: EnsureImagesOptions): Promise
   const progress = options.onProgress ?? (() => {});
   const definitions =
     options.definitions ??
-    clusterImageDefinitions({ pauseBinary: options.pauseBinary, node: await findNodeBinary() });
+    clusterImageDefinitions({
+      pauseBinary: options.pauseBinary,
+      node: await findNodeBinary(),
+      ...(options.olm === undefined ? {} : { olm: options.olm }),
+    });
   const needsDebian = definitions.some((d) => d.packages.length > 0);
   const suite = needsDebian ? hostDebianSuite() : 'none';
   const packageVersions = needsDebian

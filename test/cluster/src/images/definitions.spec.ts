@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterImageDefinitions, type ImageDefinition } from './definitions.js';
+import { clusterImageDefinitions, type ImageDefinition, olmImageReferences } from './definitions.js';
 import { imageVersion, tagFor } from './image-build.js';
 
 const definitions = clusterImageDefinitions({
@@ -71,6 +71,54 @@ describe('clusterImageDefinitions', () => {
     expect(busybox.symlinks?.every((l) => l.target === 'busybox')).toBe(true);
     expect(busybox.user).toBeUndefined();
     expect(busybox.cmd).toEqual(['sh']);
+  });
+});
+
+describe("OLM's helper images", () => {
+  const olm = {
+    olmVersion: '0.46.0',
+    opmVersion: '1.73.0',
+    cpb: '/b/cpb',
+    copyContent: '/b/copy-content',
+    opm: '/b/opm',
+    grpcHealthProbe: '/b/grpc_health_probe',
+  };
+  const withOlm = clusterImageDefinitions({
+    pauseBinary: '/build/pause',
+    node: { path: '/n/node', version: '24.21.0' },
+    olm,
+  });
+  const image = (name: string) => withOlm.find((d) => d.name === name);
+
+  it('are built only for clusters with OLM, under the references the catalog operator is given', () => {
+    expect(definitions.map((d) => d.name)).not.toContain('opm');
+    expect(withOlm.map((d) => d.name).slice(-2)).toEqual(['olm-util', 'opm']);
+    const references = olmImageReferences({ olm: '0.46.0', opm: '1.73.0' });
+    expect(references).toEqual({
+      util: 'quay.io/operator-framework/olm:v0.46.0',
+      opm: 'quay.io/operator-framework/opm:v1.73.0',
+    });
+    expect(`${image('olm-util')?.repositories[0]}:${imageVersion(image('olm-util')!, [])}`).toBe(
+      references.util,
+    );
+    expect(`${image('opm')?.repositories[0]}:${imageVersion(image('opm')!, [])}`).toBe(references.opm);
+  });
+
+  it("hold what OLM's pod specs call: /bin/cp and the utilities; opm and grpc_health_probe; as user 1001", () => {
+    for (const name of ['olm-util', 'opm']) {
+      expect(image(name)?.symlinks).toContainEqual({ path: '/bin/cp', target: 'busybox' });
+      expect(image(name)?.packages).toEqual(['busybox-static']);
+      expect(image(name)?.user).toEqual({ uid: 1001, gid: 1001 });
+    }
+    expect(image('olm-util')?.files?.map((f) => [f.path, f.source])).toEqual([
+      ['/bin/cpb', '/b/cpb'],
+      ['/bin/copy-content', '/b/copy-content'],
+    ]);
+    expect(image('opm')?.files?.map((f) => [f.path, f.source])).toEqual([
+      ['/bin/opm', '/b/opm'],
+      ['/bin/grpc_health_probe', '/b/grpc_health_probe'],
+    ]);
+    expect(image('opm')?.entrypoint).toEqual(['/bin/opm']);
   });
 });
 

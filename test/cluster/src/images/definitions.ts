@@ -62,6 +62,20 @@ export interface ImageInputs {
   readonly pauseBinary: string;
   /** The Node.js executable for the operators' base image. */
   readonly node: NodeBinary;
+  /** With OLM: the programs of OLM's `opm` and `util` images, which its catalog operator runs in pods. */
+  readonly olm?: OlmImageInputs;
+}
+
+/** Static executables built from OLM's and operator-registry's Go modules. */
+export interface OlmImageInputs {
+  readonly olmVersion: string;
+  readonly opmVersion: string;
+  /** `cpb`: copies a bundle image's manifests out (bundle-unpack Jobs). */
+  readonly cpb: string;
+  /** `copy-content`: copies a catalog image's content out (`grpcPodConfig.extractContent`). */
+  readonly copyContent: string;
+  readonly opm: string;
+  readonly grpcHealthProbe: string;
 }
 
 /** Docker's default search path, which the official Debian-based images set too. */
@@ -168,6 +182,61 @@ export function clusterImageDefinitions(inputs: ImageInputs): ImageDefinition[] 
       ],
       env: ['PATH=/usr/local/bin:/usr/bin:/bin'],
       entrypoint: ['/usr/local/bin/node'],
+    },
+    ...(inputs.olm === undefined ? [] : olmImageDefinitions(inputs.olm)),
+  ];
+}
+
+/** Where OLM's helper images are known (the upstream repositories, which the node's mirror serves). */
+export function olmImageReferences(versions: { readonly olm: string; readonly opm: string }): {
+  readonly util: string;
+  readonly opm: string;
+} {
+  return {
+    util: `${OLM_UTIL_REPOSITORY}:v${versions.olm}`,
+    opm: `${OPM_REPOSITORY}:v${versions.opm}`,
+  };
+}
+
+const OLM_UTIL_REPOSITORY = 'quay.io/operator-framework/olm';
+const OPM_REPOSITORY = 'quay.io/operator-framework/opm';
+
+/**
+ * OLM's two helper images, as its catalog operator uses them (`--util-image`, `--opmImage`). Upstream builds
+ * both on distroless' static:debug image; ours put busybox's `cp` where OLM's pod specs call it (`/bin/cp`
+ * in the util image, `cp` on the path) and run as upstream's user 1001.
+ */
+function olmImageDefinitions(olm: OlmImageInputs): ImageDefinition[] {
+  const staticBinary = (path: string, source: string): ImageFile => ({ path, source, mode: 0o755 });
+  const busyboxCp = { path: '/bin/cp', target: 'busybox' };
+  return [
+    {
+      name: 'olm-util',
+      repositories: [OLM_UTIL_REPOSITORY],
+      version: { fixed: `v${olm.olmVersion}` },
+      tags: ['version'],
+      description:
+        "OLM's utilities: cpb for bundle-unpack Jobs, copy-content for content-extracting catalogs",
+      packages: ['busybox-static'],
+      files: [staticBinary('/bin/cpb', olm.cpb), staticBinary('/bin/copy-content', olm.copyContent)],
+      symlinks: [busyboxCp],
+      user: { uid: 1001, gid: 1001 },
+      env: [DEFAULT_PATH],
+    },
+    {
+      name: 'opm',
+      repositories: [OPM_REPOSITORY],
+      version: { fixed: `v${olm.opmVersion}` },
+      tags: ['version'],
+      description: 'opm, which serves extracted catalogs and extracts bundles, and grpc_health_probe',
+      packages: ['busybox-static'],
+      files: [staticBinary('/bin/opm', olm.opm), staticBinary('/bin/grpc_health_probe', olm.grpcHealthProbe)],
+      symlinks: [busyboxCp],
+      // opm serve without a cache directory writes its cache under /tmp.
+      directories: [{ path: '/tmp', mode: 0o1777 }],
+      user: { uid: 1001, gid: 1001 },
+      env: [DEFAULT_PATH],
+      entrypoint: ['/bin/opm'],
     },
   ];
 }

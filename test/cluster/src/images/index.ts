@@ -14,6 +14,8 @@ export {
   type ImageDefinition,
   type ImageFile,
   type ImageInputs,
+  type OlmImageInputs,
+  olmImageReferences,
   type TagKind,
   type VersionSource,
 } from './definitions.js';

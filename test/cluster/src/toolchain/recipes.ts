@@ -1,7 +1,14 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nodeRecipes } from './node-recipes.js';
-import { ETCD_VERSION, KUBERNETES_VERSION, KWOK_VERSION, OLM_VERSION, OPM_VERSION } from './versions.js';
+import {
+  ETCD_VERSION,
+  GRPC_HEALTH_PROBE_VERSION,
+  KUBERNETES_VERSION,
+  KWOK_VERSION,
+  OLM_VERSION,
+  OPM_VERSION,
+} from './versions.js';
 
 /** What a recipe gets to build with. */
 export interface BuildContext {
@@ -169,19 +176,22 @@ export const opmRecipe: ComponentRecipe = {
 };
 
 /**
- * OLM's `olm` and `catalog` operators, run as local processes, and OLM's CRDs, which ship in the
- * operator-framework/api module (copied next to the binaries, so starting OLM needs no Go).
+ * OLM's `olm` and `catalog` operators, run as local processes; `cpb` and `copy-content`, the utilities of
+ * OLM's image that its bundle-unpack Jobs and content-extracting registry pods copy out of it; and OLM's
+ * CRDs, which ship in the operator-framework/api module (copied next to the binaries, so starting OLM needs
+ * no Go).
  */
 export const olmRecipe: ComponentRecipe = {
   name: 'olm',
   version: OLM_VERSION,
-  files: ['olm', 'catalog', 'crds'],
+  files: ['olm', 'catalog', 'cpb', 'copy-content', 'crds'],
   async build(ctx) {
     const module = 'github.com/operator-framework/operator-lifecycle-manager';
+    const commands = ['cmd/olm', 'cmd/catalog', 'util/cpb', 'cmd/copy-content'].map((c) => `${module}/${c}`);
     await ctx.go(['mod', 'init', 'local/olmbuild']);
     writeFileSync(
       join(ctx.workDir, 'tools.go'),
-      `//go:build tools\n\npackage tools\n\nimport (\n\t_ "${module}/cmd/olm"\n\t_ "${module}/cmd/catalog"\n)\n`,
+      `//go:build tools\n\npackage tools\n\nimport (\n${commands.map((c) => `\t_ "${c}"\n`).join('')})\n`,
     );
     await ctx.go(['mod', 'edit', `-require=${module}@v${OLM_VERSION}`]);
     await ctx.go(['mod', 'tidy', '-e']);
@@ -194,8 +204,7 @@ export const olmRecipe: ComponentRecipe = {
       `-s -w -X ${module}/pkg/version.OLMVersion=v${OLM_VERSION}`,
       '-o',
       `${ctx.outDir}/`,
-      `${module}/cmd/olm`,
-      `${module}/cmd/catalog`,
+      ...commands,
     ]);
     const api = JSON.parse(await ctx.go(['list', '-m', '-json', 'github.com/operator-framework/api'])) as {
       Dir?: string;
@@ -210,10 +219,41 @@ export const olmRecipe: ComponentRecipe = {
   },
 };
 
+/**
+ * grpc_health_probe, which OLM's registry pods run as their probes; the opm image carries it, as upstream's
+ * does.
+ */
+export const grpcHealthProbeRecipe: ComponentRecipe = {
+  name: 'grpc-health-probe',
+  version: GRPC_HEALTH_PROBE_VERSION,
+  files: ['grpc_health_probe'],
+  async build(ctx) {
+    const module = 'github.com/grpc-ecosystem/grpc-health-probe';
+    await ctx.go(['mod', 'init', 'local/probebuild']);
+    writeFileSync(
+      join(ctx.workDir, 'tools.go'),
+      `//go:build tools\n\npackage tools\n\nimport _ "${module}"\n`,
+    );
+    await ctx.go(['mod', 'edit', `-require=${module}@v${GRPC_HEALTH_PROBE_VERSION}`]);
+    await ctx.go(['mod', 'tidy', '-e']);
+    await ctx.go([
+      'build',
+      '-trimpath',
+      '-ldflags',
+      '-s -w',
+      '-o',
+      join(ctx.outDir, 'grpc_health_probe'),
+      module,
+    ]);
+  },
+};
+
+/** What OLM needs on a cluster with a real node: its operators, and what its opm and util images hold. */
+export const olmRecipes: readonly ComponentRecipe[] = [olmRecipe, opmRecipe, grpcHealthProbeRecipe];
+
 /** Everything the test world builds from Go modules: the control plane, the node, opm and OLM. */
 export const testWorldRecipes: readonly ComponentRecipe[] = [
   ...controlPlaneRecipes,
   ...nodeRecipes,
-  opmRecipe,
-  olmRecipe,
+  ...olmRecipes,
 ];

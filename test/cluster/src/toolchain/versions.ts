@@ -16,3 +16,5 @@ export const OLM_VERSION = '0.46.0';
 export const CONTAINERD_VERSION = '2.4.2';
 /** CoreDNS for cluster names inside pods. */
 export const COREDNS_VERSION = '1.14.7';
+/** grpc_health_probe for the opm image (OLM's registry pods probe with it). */
+export const GRPC_HEALTH_PROBE_VERSION = '0.4.61';

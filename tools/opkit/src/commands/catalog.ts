@@ -238,14 +238,21 @@ catalog image OLM runs as a pod (--image). Then follows status.connectionState.l
 printing each state it sees, until it is READY. If it is not READY within --timeout, the last state
 (e.g. TRANSIENT_FAILURE or CONNECTING for an address nothing listens on) is printed and the exit code is 1.
 
-Example:
+--extract-content <dir> (with --image) sets spec.grpcPodConfig.extractContent: OLM copies the catalog at
+<dir> out of the image and serves it with its own opm image, so a catalog-only image (\`opkit catalog
+image\` without --base) works too.
+
+Examples:
   opkit catalog serve catalog/configs --inline-bundles --port 50051 &
-  opkit catalog publish --name opkit --address 127.0.0.1:50051 --kubeconfig ./kubeconfig`,
+  opkit catalog publish --name opkit --address 127.0.0.1:50051 --kubeconfig ./kubeconfig
+  opkit catalog publish --name opkit --image quay.io/acme/catalog:v1
+  opkit catalog publish --name opkit --image quay.io/acme/catalog-content:v1 --extract-content /configs`,
     )
     .requiredOption('--name <name>', 'CatalogSource name')
     .option('--namespace <ns>', "namespace (OLM's global catalog namespace is olm)", 'olm')
     .option('--address <host:port>', 'address of a running registry gRPC server (spec.address)')
     .option('--image <reference>', 'catalog image for OLM to run (spec.image)')
+    .option('--extract-content <dir>', "the catalog's directory in --image, served by OLM's own opm")
     .option('--display-name <text>', 'spec.displayName')
     .option('--timeout <duration>', 'how long to wait for READY (e.g. 120s, 2m)', '120s')
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
@@ -255,6 +262,7 @@ Example:
         namespace: string;
         address?: string;
         image?: string;
+        extractContent?: string;
         displayName?: string;
         timeout: string;
         kubeconfig?: string;
@@ -276,7 +284,8 @@ Example:
       'after',
       `
 Without --base the image holds only the catalog (FROM scratch): OLM serves it with a CatalogSource's
-spec.grpcPodConfig.extractContent, and opm render reads it.
+spec.grpcPodConfig.extractContent (\`opkit catalog publish --image <ref> --extract-content /configs\`), and
+opm render reads it.
 
 With --base (a Node 24 image, e.g. gcr.io/distroless/nodejs24-debian12:nonroot) the image also serves:
 its entrypoint is \`opkit catalog serve /configs\` on :50051, and it carries grpc_health_probe, which OLM's
