@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RegistryClient } from '@opkit/oci';
-import { findBaseCsv, generateCsv, type KubeObject, writeBundle } from '@opkit/olm';
+import { findBaseCsv, generateCsv, type KubeObject, tryParseVersion, writeBundle } from '@opkit/olm';
 import { parseAllDocuments } from 'yaml';
 import { CliError } from './cli-error.js';
 import { deploymentImages, pinnedReference, withImages } from './image-digests.js';
@@ -45,6 +45,17 @@ export interface GenerateBundleOptions {
 
 /** `operator-sdk generate bundle`: CSV from the base CSV and the operator's manifests, then the bundle directory. */
 export async function generateBundle(o: GenerateBundleOptions): Promise<string> {
+  for (const [flag, value] of [
+    ['--version', o.version],
+    ['--replaces', o.replaces],
+  ] as const) {
+    if (value !== undefined && tryParseVersion(value) === undefined) {
+      throw new CliError(
+        'OPKIT_ARGUMENT_INVALID',
+        `${flag} ${JSON.stringify(value)}: not a semantic version (e.g. 0.2.0, without a leading v)`,
+      );
+    }
+  }
   let objects = renderOperatorManifests(o.operatorDir).map((obj) =>
     o.operatorImage ? withOperatorImage(obj, o.operatorImage) : obj,
   );
@@ -57,6 +68,15 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<string> 
     if (operatorImage) operatorImage = pins.get(operatorImage) ?? operatorImage;
   }
   const base = findBaseCsv(objects, o.packageName);
+  const otherBases = objects.filter((obj) => obj.kind === 'ClusterServiceVersion');
+  if (base === undefined && otherBases.length > 0) {
+    // operator-sdk would start from an empty CSV here and silently drop the hand-written one.
+    const names = otherBases.map((csv) => csv.metadata?.name ?? '(unnamed)').join(', ');
+    throw new CliError(
+      'OPKIT_BASE_CSV_MISMATCH',
+      `${join(o.operatorDir, 'config', 'manifests')}: the base CSV ${names} is not of package ${o.packageName} (its name must start with "${o.packageName}."): give the package the base is written for, or rename the base`,
+    );
+  }
   const { csv, manifests } = generateCsv({
     base,
     packageName: o.packageName,

@@ -19,9 +19,14 @@ registerImageCommands(program);
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  // Known failures are one line naming the file, field and reason; anything else keeps its stack.
-  process.stderr.write(
-    `opkit: ${isReportable(error) ? error.message : ((error as Error).stack ?? String(error))}\n`,
-  );
+  // Known failures are one line naming the file, field and reason. Anything else is a bug of ours: one line
+  // too, with its stack on request.
+  if (isReportable(error)) process.stderr.write(`opkit: ${error.message}\n`);
+  else if (process.env.OPKIT_DEBUG)
+    process.stderr.write(`opkit: ${(error as Error).stack ?? String(error)}\n`);
+  else {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`opkit: unexpected error: ${message} (OPKIT_DEBUG=1 prints where it happened)\n`);
+  }
   process.exitCode = 1;
 }

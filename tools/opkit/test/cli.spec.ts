@@ -269,4 +269,86 @@ describe('bad input', () => {
     expect(ours.stderr).toContain('multiple channel heads');
     expect((theirs as { stderr: string }).stderr).toContain('multiple channel heads');
   });
+
+  it('flags it cannot honour are refused with exit code 1, and nothing is written', async () => {
+    for (const args of [
+      ['catalog', 'validate', 'catalog/configs', '--output', 'xml'],
+      ['catalog', 'render', 'catalog/configs', '-o', 'xml'],
+      ['bundle', 'validate', 'bundles/memcached-operator/0.2.0', '--output', 'xml'],
+    ]) {
+      const result = await cli(...args);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/argument 'xml' is invalid\. Allowed choices are \w+, \w+\./);
+    }
+    const generate = (out: string, ...flags: string[]) =>
+      cli('bundle', 'generate', '--operator', 'operators/memcached', '--out', out, ...flags);
+    const notVersion = await generate(
+      join(scratch, 'g1'),
+      '--package',
+      'memcached-operator',
+      '--version',
+      '0.3.0',
+      '--replaces',
+      'latest',
+    );
+    expect(notVersion).toMatchObject({ code: 1, stdout: '' });
+    expect(notVersion.stderr).toBe(
+      'opkit: --replaces "latest": not a semantic version (e.g. 0.2.0, without a leading v)\n',
+    );
+    // The base CSV is written for memcached-operator: another package would silently lose it.
+    const otherPackage = await generate(
+      join(scratch, 'g2'),
+      '--package',
+      'cache-operator',
+      '--version',
+      '0.3.0',
+    );
+    expect(otherPackage).toMatchObject({ code: 1, stdout: '' });
+    expect(otherPackage.stderr).toContain(
+      'the base CSV memcached-operator.v0.0.0 is not of package cache-operator',
+    );
+    expect(existsSync(join(scratch, 'g1'))).toBe(false);
+    expect(existsSync(join(scratch, 'g2'))).toBe(false);
+  });
+
+  it('hostile catalogs are refused in one line, as opm refuses them, by every command that reads them', async () => {
+    const bomb = join(scratch, 'alias-bomb', 'pkg');
+    mkdirSync(bomb, { recursive: true });
+    const levels = ['  a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]'];
+    for (let i = 1; i < 9; i++) {
+      const [name, previous] = [String.fromCharCode(97 + i), String.fromCharCode(96 + i)];
+      levels.push(`  ${name}: &${name} [${Array(10).fill(`*${previous}`).join(', ')}]`);
+    }
+    writeFileSync(
+      join(bomb, 'catalog.yaml'),
+      `schema: olm.package\nname: pkg\nlaughs:\n${levels.join('\n')}\n`,
+    );
+    const deep = join(scratch, 'deep-json', 'pkg');
+    mkdirSync(deep, { recursive: true });
+    writeFileSync(
+      join(deep, 'catalog.json'),
+      `{"schema":"olm.package","name":"pkg","x":${'['.repeat(100_000)}${']'.repeat(100_000)}}\n`,
+    );
+    for (const [dir, reason] of [
+      [
+        join(scratch, 'alias-bomb'),
+        'error converting YAML to JSON: yaml: document contains excessive aliasing',
+      ],
+      [join(scratch, 'deep-json'), "json: offset 10041: invalid character '[' exceeded max depth"],
+    ] as const) {
+      for (const args of [
+        ['catalog', 'validate', dir],
+        ['catalog', 'render', dir],
+        ['graph', dir, '--package', 'pkg'],
+      ]) {
+        const result = await cli(...args);
+        expect(result.code, args.join(' ')).toBe(1);
+        expect(result.stderr, args.join(' ')).toContain(reason);
+        expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      }
+      const opmResult = await run(opm, ['validate', dir]).catch((e: { stderr: string }) => e);
+      expect((opmResult as { stderr: string }).stderr).toContain(reason);
+    }
+  });
 });

@@ -1,12 +1,12 @@
 import {
   Document,
   type DocumentOptions,
-  isMap,
   type ParseOptions,
   parseAllDocuments,
   type SchemaOptions,
   visit,
 } from 'yaml';
+import { yamlDepthError } from '../catalog/yaml-depth.js';
 
 /**
  * YAML the way the Go tools read and write it. They decode with go-yaml v2 (YAML 1.1: `yes`, `on`, `y` are
@@ -32,6 +32,8 @@ export type YamlDocumentResult =
 export function parseYamlDocuments(text: string): YamlDocumentResult[] {
   const lineOf = (offset: number): number => text.slice(0, offset).split('\n').length;
   const results: YamlDocumentResult[] = [];
+  const tooDeep = yamlDepthError(text);
+  if (tooDeep !== undefined) return [{ ok: false, ...tooDeep }];
   for (const doc of parseAllDocuments(text, GO_YAML)) {
     const start = doc.range[0];
     if (doc.errors.length > 0) {
@@ -50,12 +52,6 @@ export function parseYamlDocuments(text: string): YamlDocumentResult[] {
     }
   }
   return results;
-}
-
-/** True when the document at the top of `text` is a mapping (used to tell manifests from other files). */
-export function isYamlMapping(text: string): boolean {
-  const docs = parseAllDocuments(text, GO_YAML);
-  return docs.length > 0 && isMap(docs[0]!.contents);
 }
 
 /** Characters YAML 1.1 treats as line breaks, which must be escaped (`\N`, `\L`, `\P`) to survive. */

@@ -11,6 +11,9 @@ export type ScanResult =
   /** A `*json.SyntaxError`: `message` is Go's text, `offset` its `Offset` (bytes read, offending byte included). */
   | { readonly kind: 'syntax'; readonly message: string; readonly offset: number };
 
+/** encoding/json's `maxNestingDepth`: deeper arrays and objects are a syntax error. */
+export const MAX_JSON_NESTING_DEPTH = 10_000;
+
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isHex = (c: number): boolean => isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
@@ -109,73 +112,60 @@ export function scanJsonValue(buf: Uint8Array, pos: number): ScanResult {
       while (i < n && isDigit(buf[i]!)) i++;
     }
   };
-  const value = (context: string, nested: boolean): void => {
+  const objectKey = (): void => {
     skipSpace();
-    const c = buf[i]!;
-    if (c === 0x7b) object();
-    else if (c === 0x5b) array();
-    else if (c === 0x22) string();
-    else if (c === 0x2d || isDigit(c)) {
-      number();
-      // A nested number must be followed by more input; a top-level one may end the stream.
-      if (nested && i >= n) eof();
-    } else if (c === 0x74) literal('true', 'true');
-    else if (c === 0x66) literal('false', 'false');
-    else if (c === 0x6e) literal('null', 'null');
-    else fail(i, context);
-  };
-  const object = (): void => {
+    if (buf[i] !== 0x22) fail(i, 'looking for beginning of object key string');
+    string();
+    skipSpace();
+    if (buf[i] !== 0x3a) fail(i, 'after object key');
     i++;
-    skipSpace();
-    if (buf[i] === 0x7d) {
-      i++;
-      return;
-    }
+  };
+  // The closing byte of every open array or object: a loop with its own stack, not recursion, so that nesting
+  // is bounded by Go's limit rather than by the JavaScript stack.
+  const open: number[] = [];
+  const scan = (): void => {
     for (;;) {
       skipSpace();
-      if (buf[i] !== 0x22) fail(i, 'looking for beginning of object key string');
-      string();
-      skipSpace();
-      if (buf[i] !== 0x3a) fail(i, 'after object key');
-      i++;
-      value('looking for beginning of value', true);
-      skipSpace();
       const c = buf[i]!;
-      if (c === 0x2c) {
+      if (c === 0x7b || c === 0x5b) {
+        if (open.length >= MAX_JSON_NESTING_DEPTH) fail(i, 'exceeded max depth');
+        const close = c === 0x7b ? 0x7d : 0x5d;
         i++;
-        continue;
-      }
-      if (c === 0x7d) {
+        skipSpace();
+        if (buf[i] !== close) {
+          open.push(close);
+          if (close === 0x7d) objectKey();
+          continue;
+        }
         i++;
-        return;
-      }
-      fail(i, 'after object key:value pair');
-    }
-  };
-  const array = (): void => {
-    i++;
-    skipSpace();
-    if (buf[i] === 0x5d) {
-      i++;
-      return;
-    }
-    for (;;) {
-      value('looking for beginning of value', true);
-      skipSpace();
-      const c = buf[i]!;
-      if (c === 0x2c) {
+      } else if (c === 0x22) string();
+      else if (c === 0x2d || isDigit(c)) {
+        number();
+        // A nested number must be followed by more input; a top-level one may end the stream.
+        if (open.length > 0 && i >= n) eof();
+      } else if (c === 0x74) literal('true', 'true');
+      else if (c === 0x66) literal('false', 'false');
+      else if (c === 0x6e) literal('null', 'null');
+      else fail(i, 'looking for beginning of value');
+      // A value is complete: close what ends here, or go on to the next element.
+      for (;;) {
+        const close = open.at(-1);
+        if (close === undefined) return;
+        skipSpace();
+        const d = buf[i]!;
+        if (d === 0x2c) {
+          i++;
+          if (close === 0x7d) objectKey();
+          break;
+        }
+        if (d !== close) fail(i, close === 0x7d ? 'after object key:value pair' : 'after array element');
         i++;
-        continue;
+        open.pop();
       }
-      if (c === 0x5d) {
-        i++;
-        return;
-      }
-      fail(i, 'after array element');
     }
   };
   try {
-    value('looking for beginning of value', false);
+    scan();
     return { kind: 'value', start, end: i };
   } catch (err) {
     if (!(err instanceof SyntaxFailure)) throw err;

@@ -1,5 +1,16 @@
-import { type Document, isAlias, isMap, isScalar, isSeq, type Node, parseDocument } from 'yaml';
+import {
+  type Alias,
+  type Document,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  type Node,
+  parseDocument,
+  type Scalar,
+} from 'yaml';
 import { goFloat } from './go-format.js';
+import { yamlDepthError } from './yaml-depth.js';
 
 /** Thrown when a YAML document cannot be converted to JSON; `message` follows sigs.k8s.io/yaml's wording. */
 export class YamlConversionError extends Error {
@@ -80,65 +91,116 @@ function keyString(key: unknown): string {
   throw new YamlConversionError(`error converting YAML to JSON: unsupported map key of type: ${typeof key}`);
 }
 
-function toJson(node: Node | null | undefined, doc: Document): unknown {
-  if (node === null || node === undefined) return null;
-  if (isAlias(node)) {
-    const target = node.resolve(doc) as Node | undefined;
+/**
+ * go-yaml v2's decoder bookkeeping, which bounds what aliases may expand to: every node decoded counts, and
+ * those decoded through an alias count again as aliased; when aliased nodes outweigh the allowed ratio the
+ * document is refused ("billion laughs"), and an anchor that contains its own alias is refused too.
+ */
+class Decoder {
+  private decodeCount = 0;
+  private aliasCount = 0;
+  private aliasDepth = 0;
+  private readonly expanding = new Set<Node>();
+
+  constructor(private readonly doc: Document) {}
+
+  toJson(node: Node | null | undefined): unknown {
+    this.count();
+    if (node === null || node === undefined) return null;
+    if (isAlias(node)) return this.alias(node);
+    if (isScalar(node)) return scalarToJson(node);
+    if (isSeq(node)) return node.items.map((item) => this.toJson(item as Node));
+    if (isMap(node)) {
+      const out: Record<string, unknown> = {};
+      for (const pair of node.items) {
+        const keyNode = pair.key as Node | null;
+        if (isScalar(keyNode) && keyNode.type === 'PLAIN' && keyNode.value === '<<') {
+          this.merge(out, pair.value as Node);
+          continue;
+        }
+        const key =
+          isScalar(keyNode) || isAlias(keyNode) || keyNode === null ? this.toJson(keyNode) : undefined;
+        if (key === undefined || typeof key === 'object') {
+          throw new YamlConversionError('error converting YAML to JSON: unsupported map key of type: map');
+        }
+        out[keyString(key)] = this.toJson(pair.value as Node);
+      }
+      return out;
+    }
+    return null;
+  }
+
+  private count(): void {
+    this.decodeCount++;
+    if (this.aliasDepth > 0) this.aliasCount++;
+    if (
+      this.aliasCount > 100 &&
+      this.decodeCount > 1000 &&
+      this.aliasCount / this.decodeCount > allowedAliasRatio(this.decodeCount)
+    ) {
+      throw new YamlConversionError(
+        'error converting YAML to JSON: yaml: document contains excessive aliasing',
+      );
+    }
+  }
+
+  private alias(node: Alias): unknown {
+    const target = node.resolve(this.doc) as Node | undefined;
     if (target === undefined) {
       throw new YamlConversionError(
         `error converting YAML to JSON: yaml: unknown anchor '${node.source}' referenced`,
       );
     }
-    return toJson(target, doc);
-  }
-  if (isScalar(node)) {
-    const raw = node.value;
-    if (raw === null || raw === undefined) return null;
-    const text = String(raw);
-    const explicit = node.tag;
-    if (explicit === 'tag:yaml.org,2002:str' || explicit === '!!str') return text;
-    if (node.type !== 'PLAIN' && explicit === undefined) return text;
-    const v = resolvePlainScalar(text);
-    if (typeof v === 'number' && !Number.isFinite(v)) {
-      throw new YamlConversionError(`error converting YAML to JSON: json: unsupported value: ${goFloat(v)}`);
+    if (this.expanding.has(target)) {
+      throw new YamlConversionError(
+        `error converting YAML to JSON: yaml: anchor '${node.source}' value contains itself`,
+      );
     }
-    return v;
-  }
-  if (isSeq(node)) return node.items.map((item) => toJson(item as Node, doc));
-  if (isMap(node)) {
-    const out: Record<string, unknown> = {};
-    for (const pair of node.items) {
-      const keyNode = pair.key as Node | null;
-      if (isScalar(keyNode) && keyNode.type === 'PLAIN' && keyNode.value === '<<') {
-        merge(out, pair.value as Node, doc);
-        continue;
-      }
-      const key =
-        isScalar(keyNode) || isAlias(keyNode) || keyNode === null ? toJson(keyNode, doc) : undefined;
-      if (key === undefined || typeof key === 'object') {
-        throw new YamlConversionError('error converting YAML to JSON: unsupported map key of type: map');
-      }
-      out[keyString(key)] = toJson(pair.value as Node, doc);
+    this.expanding.add(target);
+    this.aliasDepth++;
+    try {
+      return this.toJson(target);
+    } finally {
+      this.aliasDepth--;
+      this.expanding.delete(target);
     }
-    return out;
   }
-  return null;
+
+  /** go-yaml v2 merge keys: maps are merged in place (later keys win); a sequence merges right to left. */
+  private merge(out: Record<string, unknown>, node: Node): void {
+    if (isSeq(node)) {
+      for (let i = node.items.length - 1; i >= 0; i--) this.merge(out, node.items[i] as Node);
+      return;
+    }
+    const value = this.toJson(node);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new YamlConversionError(
+        'error converting YAML to JSON: yaml: map merge requires map or sequence of maps',
+      );
+    }
+    Object.assign(out, value);
+  }
 }
 
-/** go-yaml v2 merge keys: maps are merged in place (later keys win); a sequence merges right to left. */
-function merge(out: Record<string, unknown>, node: Node, doc: Document): void {
-  const target = isAlias(node) ? (node.resolve(doc) as Node) : node;
-  if (isSeq(target)) {
-    for (let i = target.items.length - 1; i >= 0; i--) merge(out, target.items[i] as Node, doc);
-    return;
+/** go-yaml v2's `allowedAliasRatio`: 99% of a small document may come from aliases, 10% of a huge one. */
+function allowedAliasRatio(decodeCount: number): number {
+  if (decodeCount <= 400_000) return 0.99;
+  if (decodeCount >= 4_000_000) return 0.1;
+  return 0.99 - 0.89 * ((decodeCount - 400_000) / 3_600_000);
+}
+
+function scalarToJson(node: Scalar): unknown {
+  const raw = node.value;
+  if (raw === null || raw === undefined) return null;
+  const text = String(raw);
+  const explicit = node.tag;
+  if (explicit === 'tag:yaml.org,2002:str' || explicit === '!!str') return text;
+  if (node.type !== 'PLAIN' && explicit === undefined) return text;
+  const v = resolvePlainScalar(text);
+  if (typeof v === 'number' && !Number.isFinite(v)) {
+    throw new YamlConversionError(`error converting YAML to JSON: json: unsupported value: ${goFloat(v)}`);
   }
-  const value = toJson(target, doc);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new YamlConversionError(
-      'error converting YAML to JSON: yaml: map merge requires map or sequence of maps',
-    );
-  }
-  Object.assign(out, value);
+  return v;
 }
 
 interface YamlParseError {
@@ -187,9 +249,15 @@ function goYamlReason(text: string, error: YamlParseError): string {
  * @throws YamlConversionError
  */
 export function yamlDocumentToJson(text: string): unknown {
+  const tooDeep = yamlDepthError(text);
+  if (tooDeep !== undefined) {
+    throw new YamlConversionError(
+      `error converting YAML to JSON: yaml: line ${tooDeep.line}: ${tooDeep.reason}`,
+    );
+  }
   const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: false, strict: false });
   const error = doc.errors[0];
   if (error)
     throw new YamlConversionError(`error converting YAML to JSON: yaml: ${goYamlReason(text, error)}`);
-  return toJson(doc.contents as Node | null, doc);
+  return new Decoder(doc).toJson(doc.contents as Node | null);
 }

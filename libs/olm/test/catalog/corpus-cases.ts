@@ -32,6 +32,11 @@ export const CORPUS: readonly CorpusCase[] = [
     about: "a JSON syntax error (trailing comma) that apimachinery's YAML fallback accepts",
   },
   {
+    name: 'json-nesting-at-limit',
+    valid: true,
+    about: "JSON nested exactly as deep as Go's encoding/json allows (10,000 levels)",
+  },
+  {
     name: 'valid-bundle-object-without-image',
     valid: true,
     about: 'image "" is allowed with olm.bundle.object',
@@ -299,5 +304,24 @@ export const CORPUS: readonly CorpusCase[] = [
     valid: false,
     phrase: 'bundle image must be set',
     about: 'two heads, a missing image and a bad skipRange in two channels: the whole tree must agree',
+  },
+  // hostile input: refused quickly, with go-yaml's and encoding/json's words
+  {
+    name: 'yaml-alias-bomb',
+    valid: false,
+    phrase: 'document contains excessive aliasing',
+    about: 'a billion laughs: ten levels of ten aliases would expand to 10^9 strings',
+  },
+  {
+    name: 'yaml-anchor-contains-itself',
+    valid: false,
+    phrase: "anchor 'loop' value contains itself",
+    about: 'an alias inside its own anchor would expand forever',
+  },
+  {
+    name: 'json-nesting-too-deep',
+    valid: false,
+    phrase: "invalid character '[' exceeded max depth",
+    about: 'one level deeper than encoding/json allows',
   },
 ];

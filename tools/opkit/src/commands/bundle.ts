@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { bundleLabels, generateBundle } from '../bundles.js';
 import { CliError } from '../cli-error.js';
 import { buildBundles, pushBundleImages } from '../pipelines/build-bundles.js';
+import { outputFormatOption } from './options.js';
 
 /** A registry client for pinning images to digests; `plainHttp` for a registry on loopback. */
 function registryClient(plainHttp: boolean): RegistryClient {
@@ -113,7 +114,13 @@ Examples:
     .description(
       'Validate a bundle as `operator-sdk bundle validate` does (errors and warnings, same messages).',
     )
-    .option('--output <format>', 'text or json (operator-sdk’s json-alpha1)', 'text')
+    .addOption(
+      outputFormatOption(
+        '--output <format>',
+        ['text', 'json'],
+        'report format (json: operator-sdk’s json-alpha1)',
+      ),
+    )
     .option('--select-optional <selector>', 'also run optional validators, e.g. name=operatorhub')
     .action((dir: string, opts: { output: string; selectOptional?: string }) => {
       const report = validateBundleDir(dir, { selectOptional: opts.selectOptional });

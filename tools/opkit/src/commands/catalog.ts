@@ -17,6 +17,7 @@ import {
 import type { Command } from 'commander';
 import { bundleLabels } from '../bundles.js';
 import { CliError } from '../cli-error.js';
+import { outputFormatOption } from './options.js';
 
 /** Where the bundles' images were pushed (`opkit bundle push`), for a catalog that names them by digest. */
 export interface BundleImages {
@@ -145,13 +146,16 @@ export function registerCatalogCommands(program: Command): void {
   catalog
     .command('validate <dir>')
     .description('Validate a file-based catalog as `opm validate` does.')
-    .option('--output <format>', 'text or json', 'text')
-    .action(async (dir: string, opts: { output: string }) => {
+    .addOption(outputFormatOption('--output <format>', ['text', 'json'], 'report format'))
+    .action(async (dir: string, opts: { output: 'text' | 'json' }) => {
       const results = await validateCatalogDir(dir);
       const errors = results.filter((r) => r.level === 'error');
       if (opts.output === 'json')
         process.stdout.write(`${JSON.stringify({ passed: errors.length === 0, results }, null, 2)}\n`);
-      else if (results.length > 0) process.stderr.write(formatValidationResults(results));
+      else if (results.length > 0) {
+        const report = formatValidationResults(results);
+        process.stderr.write(report.endsWith('\n') ? report : `${report}\n`);
+      }
       if (errors.length > 0) process.exitCode = 1;
     });
   catalog
@@ -169,14 +173,8 @@ opm's order and bytes: packages by name, each with its package, channels, bundle
 Example:
   opkit catalog render catalog/configs -o yaml > catalog.yaml`,
     )
-    .option('-o, --output <format>', 'json or yaml', 'json')
-    .action(async (sources: string[], opts: { output: string }) => {
-      if (opts.output !== 'json' && opts.output !== 'yaml') {
-        throw new CliError(
-          'OPKIT_ARGUMENT_INVALID',
-          `--output: must be json or yaml, not ${JSON.stringify(opts.output)}`,
-        );
-      }
+    .addOption(outputFormatOption('-o, --output <format>', ['json', 'yaml'], 'output format'))
+    .action(async (sources: string[], opts: { output: 'json' | 'yaml' }) => {
       const { renderSources } = await import('../render.js');
       process.stdout.write(await renderSources(sources, opts.output));
     });
