@@ -146,4 +146,22 @@ describe('InformerCache', () => {
     await expect(reader.waitForCacheSync(100)).rejects.toThrow('caches did not sync within 100 ms');
     expect(await reader.hasSynced()).toBe(false);
   });
+
+  it('GIVEN an informer whose discovery fails while the cache starts THEN the caller gets the error and nothing is left unhandled', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const reader = newCache([]);
+      const failing = reader.informerFor({ apiVersion: 'example.com/v1', kind: 'Unknown' });
+      await reader.informerFor(CONFIG_MAP);
+      reader.start(stop.signal);
+      await expect(failing).rejects.toThrow();
+      await reader.waitForCacheSync(5_000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });

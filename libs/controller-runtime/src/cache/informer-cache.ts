@@ -101,7 +101,12 @@ export class InformerCache implements Reader {
   /** Starts every informer created so far and any created later. */
   start(signal: AbortSignal): void {
     this.#signal = signal;
-    for (const informer of this.#informers.values()) void informer.then((i) => i.run(signal));
+    // An informer whose discovery failed has already rejected to whoever asked for it; it has nothing to run.
+    for (const informer of this.#informers.values())
+      informer.then(
+        (i) => i.run(signal),
+        () => {},
+      );
   }
 
   get started(): boolean {

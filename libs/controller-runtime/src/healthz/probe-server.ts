@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 
@@ -19,6 +19,37 @@ export function parseBindAddress(
   return { host, port };
 }
 
+const TEXT = 'text/plain; charset=utf-8';
+
+interface Reply {
+  readonly status: number;
+  readonly body: string;
+  readonly type: string;
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(reply.status, {
+    'content-type': reply.type,
+    'content-length': Buffer.byteLength(reply.body),
+  });
+  res.end(reply.body);
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The path and query of an origin-form request target (`/healthz?verbose`); `undefined` for anything else. */
+function requestTarget(url: string): URL | undefined {
+  if (!url.startsWith('/') || url.startsWith('//')) return undefined;
+  try {
+    return new URL(url, 'http://localhost');
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The HTTP endpoints of a manager: `/healthz` and `/readyz` (each check also at `/healthz/<name>`;
  * `?verbose` lists them) and/or `/metrics`, as controller-runtime serves them.
@@ -37,24 +68,32 @@ export class ProbeServer {
     this.#healthz = options.healthz ?? new Map();
     this.#readyz = options.readyz ?? new Map();
     this.#registry = options.registry;
+    // Whatever a request holds, it gets an answer and the process goes on: every failure of a handler,
+    // a check or the metrics registry becomes a 500, a request target that is no path a 400.
     this.#server = createServer((req, res) => {
-      void this.#handle(req.url ?? '/').then(({ status, body, type }) => {
-        res.writeHead(status, { 'content-type': type });
-        res.end(body);
-      });
+      this.#handle(req.url ?? '/').then(
+        (reply) => send(res, reply),
+        (error: unknown) =>
+          send(res, { status: 500, body: `internal error: ${errorMessage(error)}\n`, type: TEXT }),
+      );
+    });
+    this.#server.on('clientError', (_error, socket) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+      else socket.destroy();
     });
   }
 
-  async #handle(url: string): Promise<{ status: number; body: string; type: string }> {
-    const { pathname, searchParams } = new URL(url, 'http://localhost');
-    const text = 'text/plain; charset=utf-8';
+  async #handle(url: string): Promise<Reply> {
+    const target = requestTarget(url);
+    if (target === undefined) return { status: 400, body: 'bad request target\n', type: TEXT };
+    const { pathname, searchParams } = target;
     if (pathname === '/metrics' && this.#registry) {
       return { status: 200, body: await this.#registry.metrics(), type: this.#registry.contentType };
     }
     const [, group, only] = pathname.split('/');
     const checks = group === 'healthz' ? this.#healthz : group === 'readyz' ? this.#readyz : undefined;
     if (!checks) {
-      return { status: 404, body: 'not found\n', type: text };
+      return { status: 404, body: 'not found\n', type: TEXT };
     }
     const excluded = new Set(searchParams.getAll('exclude'));
     const lines: string[] = [];
@@ -66,13 +105,13 @@ export class ProbeServer {
         lines.push(`[+]${name} ok`);
       } catch (error) {
         healthy = false;
-        lines.push(`[-]${name} failed: ${(error as Error).message}`);
+        lines.push(`[-]${name} failed: ${errorMessage(error)}`);
       }
     }
-    if (only && lines.length === 0) return { status: 404, body: `no check named ${only}\n`, type: text };
+    if (only && lines.length === 0) return { status: 404, body: `no check named ${only}\n`, type: TEXT };
     const verbose = searchParams.has('verbose') || !healthy;
     const body = verbose ? `${lines.join('\n')}\n${group} check ${healthy ? 'passed' : 'failed'}\n` : 'ok';
-    return { status: healthy ? 200 : 500, body, type: text };
+    return { status: healthy ? 200 : 500, body, type: TEXT };
   }
 
   /** Listens; resolves with the bound address (useful with port 0). */

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { prng } from '../testing/prng.js';
 import { ItemExponentialRateLimiter } from './rate-limiter.js';
 import { WorkQueue } from './work-queue.js';
-
-/** mulberry32: a tiny seeded PRNG, so a failing run can be replayed with its seed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const MAX_CONCURRENT_RECONCILES = 8;
 const KEYS = 100;

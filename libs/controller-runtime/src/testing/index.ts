@@ -13,3 +13,4 @@ export {
   type Verb,
 } from './fake-client.js';
 export type { ClientApplyOptions, ObjectClient, ObjectRef, PatchOptions } from './object-client.js';
+export { prng } from './prng.js';
