@@ -47,6 +47,7 @@ export {
   ReconcileTimeoutError,
   type WatchSpec,
 } from './controller/controller.js';
+export { parseQuantity, quantitiesEqual } from './controllerutil/quantity.js';
 export { isSubset } from './controllerutil/semantic.js';
 // operator building blocks
 export {

@@ -182,8 +182,10 @@ describe('the Memcached operator', () => {
     expect(cr.status?.servers).toEqual([]);
   });
 
-  it('writes nothing when nothing changed', async () => {
-    await api().create(memcached('steady', ns.name, { size: 2 }));
+  it('writes nothing when nothing changed, with quantities the API server stores in another form', async () => {
+    // Stored as 1Gi, 500m and 64Mi: equal values, other text.
+    const resources = { limits: { memory: '1024Mi', cpu: '0.5' }, requests: { memory: 67108864 } };
+    await api().create(memcached('steady', ns.name, { size: 2, resources }));
     await available('steady', 2);
     // A second operator instance (as after a restart) reconciles the converged Memcached from scratch.
     const metrics = new RuntimeMetrics({ processMetrics: false });

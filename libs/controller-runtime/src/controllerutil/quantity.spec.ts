@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { prng } from '../testing/prng.js';
+import { parseQuantity, quantitiesEqual } from './quantity.js';
+import { isSubset } from './semantic.js';
+
+// The API server answers quantities in canonical form; a controller that compares them as text never goes quiet.
+
+describe('quantitiesEqual', () => {
+  it('equates what the API server canonicalizes to the same quantity', () => {
+    for (const [written, stored] of [
+      ['1024Mi', '1Gi'],
+      ['0.5', '500m'],
+      ['1000m', '1'],
+      ['1e3', '1k'],
+      ['1.5Gi', '1536Mi'],
+      [2, '2'],
+      ['134217728', '128Mi'],
+      ['+1', '1'],
+      ['.5', '500m'],
+      ['1E6', '1M'],
+      ['0', '0'],
+      ['0Mi', '0'],
+    ] as const) {
+      expect(quantitiesEqual(written, stored), `${written} = ${stored}`).toBe(true);
+    }
+  });
+
+  it('tells different quantities apart', () => {
+    for (const [a, b] of [
+      ['1Gi', '1G'],
+      ['1m', '1M'],
+      ['1', '1001m'],
+      ['128Mi', '128M'],
+      ['-1', '1'],
+      ['1Ki', '1000'],
+    ] as const) {
+      expect(quantitiesEqual(a, b), `${a} ≠ ${b}`).toBe(false);
+    }
+  });
+
+  it('refuses what is not a quantity', () => {
+    for (const text of ['', 'Gi', '1 Gi', '1gi', '1.2.3', '0x10', '1e', 'Infinity', '1e99999']) {
+      expect(parseQuantity(text), JSON.stringify(text)).toBeUndefined();
+    }
+    expect(quantitiesEqual('abc', 'abc')).toBe(true);
+    expect(quantitiesEqual('abc', 'abd')).toBe(false);
+  });
+
+  it('equates every spelling of random values, and no two different values (seeded)', () => {
+    const seed = Number(process.env.OPKIT_PROPERTY_SEED ?? 20261123);
+    const random = prng(seed);
+    const int = (below: number) => Math.floor(random() * below);
+    for (let i = 0; i < 2_000; i++) {
+      // n × 2^(10k) bytes, spelled in binary, plain, decimal-suffix and exponent forms.
+      const n = 1 + int(4096);
+      const k = int(4);
+      const bytes = BigInt(n) * 1024n ** BigInt(k);
+      const spellings: (string | number)[] = [
+        `${n}${['', 'Ki', 'Mi', 'Gi'][k]}`,
+        bytes.toString(),
+        `${bytes}000m`,
+        `${bytes / 1000n}${bytes % 1000n === 0n ? '' : `.${(bytes % 1000n).toString().padStart(3, '0')}`}k`,
+        `${bytes}e0`,
+      ];
+      if (bytes <= BigInt(Number.MAX_SAFE_INTEGER)) spellings.push(Number(bytes));
+      for (const a of spellings) {
+        for (const b of spellings) expect(quantitiesEqual(a, b), `seed ${seed}: ${a} = ${b}`).toBe(true);
+        expect(quantitiesEqual(a, `${bytes + 1n}`), `seed ${seed}: ${a} ≠ ${bytes + 1n}`).toBe(false);
+      }
+    }
+  });
+});
+
+describe('isSubset', () => {
+  const container = (resources: object) => ({
+    spec: { template: { spec: { containers: [{ name: 'm', resources }] } } },
+  });
+
+  it('compares resource quantities by value, anywhere they are lists of resources', () => {
+    const desired = container({ limits: { memory: '1024Mi', cpu: 0.5 }, requests: { memory: 134217728 } });
+    const stored = container({ limits: { memory: '1Gi', cpu: '500m' }, requests: { memory: '128Mi' } });
+    expect(isSubset(desired, stored)).toBe(true);
+    expect(
+      isSubset(desired, container({ limits: { memory: '1G', cpu: '500m' }, requests: { memory: '128Mi' } })),
+    ).toBe(false);
+    expect(
+      isSubset(
+        { spec: { volumeClaimTemplates: [{ spec: { resources: { requests: { storage: '1024Mi' } } } }] } },
+        { spec: { volumeClaimTemplates: [{ spec: { resources: { requests: { storage: '1Gi' } } } }] } },
+      ),
+    ).toBe(true);
+    expect(isSubset({ emptyDir: { sizeLimit: '1024Mi' } }, { emptyDir: { sizeLimit: '1Gi' } })).toBe(true);
+  });
+
+  it('compares every other field as written', () => {
+    expect(isSubset({ data: { size: '1024Mi' } }, { data: { size: '1Gi' } })).toBe(false);
+    expect(isSubset({ replicas: 2 }, { replicas: '2' })).toBe(false);
+  });
+});
