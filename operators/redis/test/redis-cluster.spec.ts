@@ -183,6 +183,13 @@ describe('the RedisCluster operator', () => {
     expect(await rejected({ size: 6, config: { Port: '1' } })).toContain(
       'spec.config keys must be lower-case redis.conf directives',
     );
+    // A second line would be a directive of its own, e.g. one the operator owns.
+    expect(
+      await rejected({ size: 6, config: { 'maxmemory-policy': 'allkeys-lru\nrequirepass x' } }),
+    ).toContain('spec.config values must be one line: a line break would start another directive');
+    expect(await rejected({ size: 6, config: { 'maxmemory-policy': 'allkeys-lru\rdir /' } })).toContain(
+      'spec.config values must be one line',
+    );
     expect(
       await rejected({ size: 3, replicasPerPrimary: 0, config: { 'maxmemory-policy': 'allkeys-lru' } }),
     ).toBe('accepted');

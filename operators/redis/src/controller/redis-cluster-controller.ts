@@ -26,6 +26,7 @@ import {
 import {
   AUTH_CONF_KEY,
   authConf,
+  ConfigInvalidError,
   desiredAuthConfSecret,
   desiredClientService,
   desiredConfigMap,
@@ -370,6 +371,13 @@ export function redisClusterReconciler(
     } catch (error) {
       if (!(error instanceof ImageNotConfiguredError)) throw error;
       await fail('ImageNotConfigured', error.message);
+      return undefined;
+    }
+    try {
+      redisConf(cr);
+    } catch (error) {
+      if (!(error instanceof ConfigInvalidError)) throw error;
+      await fail('ConfigInvalid', error.message);
       return undefined;
     }
     const n = names(cr);

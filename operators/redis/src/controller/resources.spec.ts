@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { authConf, desiredAuthConfSecret, desiredStatefulSet, passwordOfAuthConf } from './resources.js';
+import {
+  authConf,
+  ConfigInvalidError,
+  desiredAuthConfSecret,
+  desiredStatefulSet,
+  passwordOfAuthConf,
+  redisConf,
+} from './resources.js';
 
 const cr = {
   apiVersion: 'cache.example.com/v1',
@@ -38,5 +45,26 @@ describe('auth.conf', () => {
     };
     const auth = sts.spec.template.spec.volumes.find((v) => v.name === 'auth');
     expect(auth?.secret?.items?.map((i) => i.key)).toEqual(['auth.conf']);
+  });
+});
+
+describe('redis.conf', () => {
+  const withConfig = (config: Record<string, string>) => ({ ...cr, spec: { size: 6, config } });
+
+  it('writes each spec.config entry as one directive after the ones the operator owns', () => {
+    const conf = redisConf(withConfig({ 'maxmemory-policy': 'allkeys-lru', save: '900 1' }));
+    expect(conf.split('\n').filter((l) => /^(maxmemory-policy|save) /.test(l))).toEqual([
+      'maxmemory-policy allkeys-lru',
+      'save 900 1',
+    ]);
+  });
+
+  it('refuses an entry that would not stay one directive, whatever the API let through', () => {
+    for (const value of ['lru\nrequirepass x', 'lru\rdir /', 'a\u0000b', 'x\u007f']) {
+      expect(() => redisConf(withConfig({ 'maxmemory-policy': value }))).toThrow(ConfigInvalidError);
+    }
+    expect(() => redisConf(withConfig({ 'bad key': 'x' }))).toThrow(
+      'spec.config key "bad key" is not a redis.conf directive',
+    );
   });
 });

@@ -61,8 +61,36 @@ export function imageFor(cr: RedisCluster, env: NodeJS.ProcessEnv = process.env)
   return image;
 }
 
-/** redis.conf: the settings the operator owns, then the user's `spec.config`, then the password file. */
+/** Raised when `spec.config` holds what cannot be written into redis.conf as one directive per entry. */
+export class ConfigInvalidError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigInvalidError';
+  }
+}
+
+const DIRECTIVE = /^[a-z][a-z0-9-]*$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * redis.conf: the settings the operator owns, then the user's `spec.config`, then the password file. Each
+ * entry of `spec.config` must stay one directive, whatever the API let through (the schema refuses line breaks
+ * too, but objects stored before that rule still reach here).
+ *
+ * @throws ConfigInvalidError naming the entry
+ */
 export function redisConf(cr: RedisCluster): string {
+  for (const [key, value] of Object.entries(cr.spec.config ?? {})) {
+    if (!DIRECTIVE.test(key)) {
+      throw new ConfigInvalidError(`spec.config key ${JSON.stringify(key)} is not a redis.conf directive`);
+    }
+    if (CONTROL.test(value)) {
+      throw new ConfigInvalidError(
+        `spec.config.${key} holds a control character (a line break would start another directive)`,
+      );
+    }
+  }
   const owned = [
     `port ${REDIS_PORT}`,
     'cluster-enabled yes',

@@ -98,6 +98,11 @@ const configSchema = Type.Unsafe<Record<string, string>>({
       rule: "self.all(k, k.matches('^[a-z][a-z0-9-]*$'))",
       message: 'spec.config keys must be lower-case redis.conf directives',
     },
+    {
+      // A line break would end the directive and start another one of the user's choosing.
+      rule: "self.all(k, !self[k].contains('\\n') && !self[k].contains('\\r'))",
+      message: 'spec.config values must be one line: a line break would start another directive',
+    },
     ...OPERATOR_OWNED_CONFIG.map((key) => ({
       rule: `!('${key}' in self)`,
       message: `spec.config.${key} is managed by the operator and cannot be set`,
