@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
@@ -12,6 +15,7 @@ interface Line {
   event: string;
   identity: string;
   t: number;
+  error?: string;
 }
 
 interface Replica {
@@ -22,7 +26,7 @@ interface Replica {
 const ns = useTestNamespace({ prefix: 'election' });
 const replicas: Replica[] = [];
 
-function startReplica(identity: string): Replica {
+function startReplica(identity: string, kubeconfig: string = inject('opkitKubeconfig')): Replica {
   const child = spawn(
     process.execPath,
     [
@@ -30,7 +34,7 @@ function startReplica(identity: string): Replica {
       '--import',
       'tsx',
       join(import.meta.dirname, 'fixtures', 'elected-operator.ts'),
-      inject('opkitKubeconfig'),
+      kubeconfig,
       ns.name,
       identity,
     ],
@@ -53,7 +57,66 @@ const exited = (r: Replica) =>
 
 afterEach(() => {
   for (const r of replicas.splice(0)) r.child.kill('SIGKILL');
+  for (const p of proxies.splice(0)) p.close();
 });
+
+/**
+ * A TCP proxy to the API server that can go silent: once stalled, nothing more is forwarded either way and new
+ * connections are held open unanswered — a network path that hangs rather than fails.
+ */
+interface StallingProxy {
+  readonly port: number;
+  stall(): void;
+  close(): void;
+}
+
+const proxies: StallingProxy[] = [];
+
+async function stallingProxy(target: URL): Promise<StallingProxy> {
+  let stalled = false;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    sockets.add(client);
+    client.on('error', () => {});
+    if (stalled) return;
+    const upstream = connect(Number(target.port || 443), target.hostname);
+    sockets.add(upstream);
+    upstream.on('error', () => client.destroy());
+    client.on('data', (chunk) => stalled || upstream.write(chunk));
+    upstream.on('data', (chunk) => stalled || client.write(chunk));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => stalled || client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const proxy = {
+    port: (server.address() as { port: number }).port,
+    stall: () => {
+      stalled = true;
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+  proxies.push(proxy);
+  return proxy;
+}
+
+/** A copy of the test kubeconfig that reaches the API server through `port` on loopback. */
+function kubeconfigThrough(port: number): string {
+  const config = testKubeConfig();
+  const cluster = config.getCurrentCluster();
+  if (!cluster) throw new Error('the test kubeconfig has no current cluster');
+  const path = join(tmpdir(), `election-proxy-${port}.kubeconfig`);
+  const proxied = JSON.parse(config.exportConfig()) as {
+    clusters: { name: string; cluster: { server: string } }[];
+  };
+  for (const entry of proxied.clusters) {
+    if (entry.name === cluster.name) entry.cluster.server = `https://127.0.0.1:${port}`;
+  }
+  writeFileSync(path, JSON.stringify(proxied));
+  return path;
+}
 
 describe('leader election between two managers', () => {
   it('fails over after SIGKILL within lease duration + retry period, and after SIGTERM within 3 s', async () => {
@@ -109,5 +172,43 @@ describe('leader election between two managers', () => {
     expect(b.lines.filter((l) => l.event === 'reconcile-start').length).toBe(
       b.lines.filter((l) => l.event === 'reconcile-end').length,
     );
+  });
+
+  it('a leader whose API connection hangs stops acting before another replica takes over', async () => {
+    const api = new KubeClient(
+      new Transport(testKubeConfig()),
+      new ResourceMapper(new Transport(testKubeConfig())),
+    );
+    await installWidgetCrd(api);
+    await api.create({ ...WIDGET, metadata: { name: 'w', namespace: ns.name }, spec: { value: 'w' } });
+    const server = new URL(testKubeConfig().getCurrentCluster()?.server ?? '');
+    const proxy = await stallingProxy(server);
+
+    const a = startReplica('replica-a', kubeconfigThrough(proxy.port));
+    await eventually('replica a to lead and reconcile', async () => first(a, 'reconcile-end'), {
+      timeoutMs: 30_000,
+    });
+    const b = startReplica('replica-b');
+    await eventually('replica b to start', async () => first(b, 'started'), { timeoutMs: 30_000 });
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+
+    const stalledAt = Date.now();
+    proxy.stall();
+    const lost = await eventually('replica a to give up leading', async () => first(a, 'lost'), {
+      timeoutMs: 30_000,
+    });
+    const bElected = await eventually('replica b to be elected', async () => first(b, 'elected'), {
+      timeoutMs: 30_000,
+    });
+    const aLast = last(a, 'reconcile-start');
+    if (!aLast) throw new Error('replica a never reconciled');
+    const gap = bElected.t - aLast.t;
+    console.info(
+      `leader election, hung leader: a gave up ${lost.t - stalledAt} ms after its connection hung, ` +
+        `b was elected ${bElected.t - stalledAt} ms after; gap between a's last reconcile and b's election ${gap} ms`,
+    );
+    expect(lost.error).toMatch(/could not be renewed within 10000 ms/);
+    expect(lost.t).toBeLessThan(bElected.t);
+    expect(gap).toBeGreaterThan(0);
   });
 });

@@ -48,6 +48,8 @@ export class Transport {
   #options: Promise<RequestOptions> | undefined;
   /** Bearer tokens from exec plugins expire; options are rebuilt after this time. */
   #optionsBuiltAt = 0;
+  /** Once set, every request but a GET is refused with it. */
+  #writeFence: Error | undefined;
 
   constructor(kubeConfig: KubeConfig, metrics?: RuntimeMetrics) {
     const server = kubeConfig.getCurrentCluster()?.server;
@@ -92,8 +94,17 @@ export class Transport {
     this.#metrics?.restClientRequests.inc({ code, method, host: this.host });
   }
 
+  /**
+   * Refuses every write from now on with `reason`: a replica that lost its leader lease must not act, whatever
+   * its reconcilers do with their abort signal. Reads go on.
+   */
+  fenceWrites(reason: Error): void {
+    this.#writeFence ??= reason;
+  }
+
   /** Opens a request and returns the response stream (for watches); non-2xx answers reject with ApiError. */
   async open(spec: RequestSpec): Promise<IncomingMessage> {
+    if (this.#writeFence && spec.method !== 'GET') throw this.#writeFence;
     const base = await this.#requestOptions();
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const path = withQuery(spec.path, spec.query);

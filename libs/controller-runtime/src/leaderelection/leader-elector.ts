@@ -40,6 +40,22 @@ export class LeaderElectionLostError extends Error {
 }
 
 const JITTER = 1.2;
+
+/** `attempt`'s outcome, or `'timeout'` when it has not settled within `ms` (it is then left to settle alone). */
+async function beforeDeadline<T>(attempt: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  attempt.catch(() => {});
+  try {
+    return await Promise.race([
+      attempt,
+      new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), Math.max(0, ms));
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 const microTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 
 /**
@@ -56,6 +72,8 @@ export class LeaderElector {
   #observedAt = 0;
   #lease: Lease | undefined;
   #leading = false;
+  /** When the attempt that last wrote our renewTime started: others count the lease from no earlier. */
+  #renewedAt = 0;
 
   constructor(client: KubeClient, options: LeaderElectionOptions) {
     this.#client = client;
@@ -117,6 +135,7 @@ export class LeaderElector {
           spec: spec(0, microTime(now)),
         });
         this.#observe(this.#lease, now);
+        this.#renewedAt = now;
         return 'ours';
       } catch (createError) {
         if (isAlreadyExists(createError)) return 'conflict';
@@ -134,6 +153,7 @@ export class LeaderElector {
     try {
       this.#lease = await this.#client.update<Lease>({ ...current, spec: spec(transitions, acquireTime) });
       this.#observe(this.#lease, now);
+      this.#renewedAt = now;
       return 'ours';
     } catch (error) {
       if (isConflict(error)) return 'conflict';
@@ -168,36 +188,29 @@ export class LeaderElector {
 
   /**
    * Renews every retry period while `signal` is not aborted. Resolves when `signal` aborts; rejects with
-   * {@link LeaderElectionLostError} when a renewal could not succeed within the renew deadline.
+   * {@link LeaderElectionLostError} when a renewal could not succeed within the renew deadline — counted from
+   * the start of the last successful renewal, and enforced even while a request hangs, so this replica stops
+   * acting before another can take the lease (a lease duration after it last saw it renewed).
    */
   async renew(signal: AbortSignal, onError?: (e: Error) => void): Promise<void> {
-    let lastRenewed = Date.now();
+    const deadline = () => this.#renewedAt + this.#o.renewDeadlineMs;
+    const lose = (reason: string): never => {
+      this.#leading = false;
+      throw new LeaderElectionLostError(`lease ${this.#o.namespace}/${this.#o.id} ${reason}`);
+    };
     while (!signal.aborted) {
-      await sleep(this.#o.retryPeriodMs, signal);
+      await sleep(Math.min(this.#o.retryPeriodMs, Math.max(0, deadline() - Date.now())), signal);
       if (signal.aborted) return;
       try {
-        const outcome = await this.#attempt();
-        if (outcome === 'ours') {
-          lastRenewed = Date.now();
-          continue;
-        }
-        if (outcome === 'held') {
-          this.#leading = false;
-          throw new LeaderElectionLostError(
-            `lease ${this.#o.namespace}/${this.#o.id} was taken by another holder`,
-          );
-        }
-        // A write conflict: retry until the renew deadline, as client-go does.
+        const outcome = await beforeDeadline(this.#attempt(), deadline() - Date.now());
+        if (outcome === 'ours') continue;
+        if (outcome === 'held') lose('was taken by another holder');
+        // A write conflict or no answer yet: retry until the renew deadline, as client-go does.
       } catch (error) {
         if (error instanceof LeaderElectionLostError) throw error;
         onError?.(error as Error);
       }
-      if (Date.now() - lastRenewed > this.#o.renewDeadlineMs) {
-        this.#leading = false;
-        throw new LeaderElectionLostError(
-          `failed to renew lease ${this.#o.namespace}/${this.#o.id} within ${this.#o.renewDeadlineMs} ms`,
-        );
-      }
+      if (Date.now() >= deadline()) lose(`could not be renewed within ${this.#o.renewDeadlineMs} ms`);
     }
   }
 

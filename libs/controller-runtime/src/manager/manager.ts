@@ -247,7 +247,12 @@ export class Manager {
     ]);
 
     if (lossError) {
-      // Another replica may already be reconciling: stop at once, no graceful drain.
+      // Another replica may soon be reconciling: no write from here on, stop at once, no graceful drain.
+      this.transport.fenceWrites(
+        lossError instanceof LeaderElectionLostError
+          ? lossError
+          : new LeaderElectionLostError(lossError.message),
+      );
       if (election) this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
       log.error('leader election lost', lossError);
       leaderStop.abort(lossError);

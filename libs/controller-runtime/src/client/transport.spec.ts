@@ -1,0 +1,37 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { LeaderElectionLostError } from '../leaderelection/leader-elector.js';
+import { ConnectionError } from './errors.js';
+import { Transport } from './transport.js';
+
+/** A transport to a port nothing listens on: a request that goes out fails to connect. */
+function transport(): Transport {
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return new Transport(config);
+}
+
+describe('Transport.fenceWrites', () => {
+  it('refuses every write after the fence, before anything is sent, and lets reads go out', async () => {
+    const t = transport();
+    const lost = new LeaderElectionLostError('lease ns/lock could not be renewed within 10000 ms');
+    t.fenceWrites(lost);
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+      await expect(t.request({ method, path: '/api/v1/namespaces/ns/configmaps', body: {} })).rejects.toBe(
+        lost,
+      );
+    }
+    await expect(t.request({ method: 'GET', path: '/api/v1/namespaces' })).rejects.toBeInstanceOf(
+      ConnectionError,
+    );
+    // The first reason stays.
+    t.fenceWrites(new Error('later'));
+    await expect(t.request({ method: 'POST', path: '/api/v1/namespaces', body: {} })).rejects.toBe(lost);
+    await t.close();
+  });
+});
