@@ -276,6 +276,41 @@ describe('SharedInformer.observe (read-your-writes)', () => {
     expect(label(informer.store.get('default/a')!)).toBe('a:a1@15');
   });
 
+  it('GIVEN an object deleted while a write to it was in flight WHEN the write result is observed after the DELETED event THEN it does not come back', async () => {
+    const { informer, events } = startInformer();
+    await informer.waitForSync();
+    const watch = await server.nextWatch();
+
+    // Our update lands at rv 15; someone deletes the object at rv 16; the DELETED event beats our response.
+    watch.send(event('DELETED', configMap('a', 'a1', '16')), event('ADDED', configMap('z', 'z1', '17')));
+    await vi.waitFor(() => expect(events.at(-1)).toEqual(['add', 'z:z1@17', false]));
+    informer.observe(configMap('a', 'a1', '15', { data: { k: 'written' } }));
+
+    expect(informer.store.get('default/a')).toBeUndefined();
+    expect(events.slice(3)).toEqual([
+      ['delete', 'a:a1@10', false],
+      ['add', 'z:z1@17', false],
+    ]);
+    // A later incarnation created under the same name is news.
+    informer.observe(configMap('a', 'a2', '18'));
+    expect(label(informer.store.get('default/a')!)).toBe('a:a2@18');
+  });
+
+  it('GIVEN an object found gone by a relist WHEN a write result older than the list is observed THEN it does not come back', async () => {
+    const { informer, events } = startInformer();
+    await informer.waitForSync();
+    const watch = await server.nextWatch();
+    server.setObjects([configMap('b', 'b1', '11'), configMap('c', 'c1', '12')], '20');
+    watch.send({
+      type: 'ERROR',
+      object: { kind: 'Status', code: 410, reason: 'Expired' },
+    } as unknown as WatchEvent);
+    await vi.waitFor(() => expect(events.at(-1)).toEqual(['delete', 'a:a1@10', true]));
+
+    informer.observe(configMap('a', 'a1', '15', { data: { k: 'written' } }));
+    expect(informer.store.get('default/a')).toBeUndefined();
+  });
+
   it('GIVEN a synced informer WHEN an older or equal version is observed THEN it is ignored', async () => {
     const { informer, events } = startInformer();
     await informer.waitForSync();

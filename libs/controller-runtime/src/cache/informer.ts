@@ -11,6 +11,9 @@ function isNewer(candidate: string | undefined, current: string | undefined): bo
   return candidate !== current;
 }
 
+/** How many recent deletions an informer remembers against stale write results (see `observe`). */
+const MAX_TOMBSTONES = 4096;
+
 /** What an informer tells its listeners. Handlers must be quick: controllers only enqueue keys here. */
 export interface InformerHandler<T extends KubeObject> {
   /** `initial`: part of the first list (controllers give these a lower priority than live events). */
@@ -59,6 +62,8 @@ export class SharedInformer<T extends KubeObject> {
   readonly #handlers: InformerHandler<T>[] = [];
   readonly #reflectors: Reflector<T>[] = [];
   readonly #pendingSync: Set<string>;
+  /** Keys deleted recently, with the resourceVersion of their deletion. */
+  readonly #tombstones = new Map<string, string>();
   readonly #synced: Promise<void>;
   #resolveSynced!: () => void;
   #running: Promise<unknown> | undefined;
@@ -86,7 +91,7 @@ export class SharedInformer<T extends KubeObject> {
             onError: options.onError,
           },
           {
-            replace: (items, ns) => this.#replace(items, ns),
+            replace: (items, ns, rv) => this.#replace(items, ns, rv),
             apply: (type, obj) => this.#apply(type, obj),
           },
         ),
@@ -148,8 +153,12 @@ export class SharedInformer<T extends KubeObject> {
    */
   observe(obj: T): void {
     if (!this.hasSynced || !this.#inScope(obj)) return;
-    const old = this.store.get(objectKey(obj));
+    const key = objectKey(obj);
+    const old = this.store.get(key);
     if (old && !isNewer(obj.metadata.resourceVersion, old.metadata.resourceVersion)) return;
+    // Deleted after this write: the write's result must not bring it back.
+    const deletedAt = old ? undefined : this.#tombstones.get(key);
+    if (deletedAt !== undefined && !isNewer(obj.metadata.resourceVersion, deletedAt)) return;
     this.#apply(
       'MODIFIED',
       this.#options.transform ? this.#options.transform(structuredClone(obj)) : structuredClone(obj),
@@ -169,7 +178,19 @@ export class SharedInformer<T extends KubeObject> {
     return !scope.labelSelector || parseLabelSelector(scope.labelSelector).matches(obj.metadata.labels);
   }
 
-  #replace(items: T[], namespace: string | undefined): void {
+  /** Remembers that `key` was deleted at `resourceVersion` (or later), for {@link observe}. */
+  #bury(key: string, resourceVersion: string | undefined): void {
+    if (!resourceVersion) return;
+    this.#tombstones.delete(key);
+    this.#tombstones.set(key, resourceVersion);
+    // Only writes in flight at the deletion need it; the oldest go first.
+    if (this.#tombstones.size > MAX_TOMBSTONES) {
+      const oldest = this.#tombstones.keys().next().value;
+      if (oldest !== undefined) this.#tombstones.delete(oldest);
+    }
+  }
+
+  #replace(items: T[], namespace: string | undefined, resourceVersion?: string): void {
     const initial = !this.hasSynced;
     const incoming = new Map(items.map((o) => [objectKey(o), o]));
     // Deletes first: anything we hold in this scope that is gone, or was replaced by a new object (new UID).
@@ -178,6 +199,8 @@ export class SharedInformer<T extends KubeObject> {
       const next = incoming.get(key);
       if (!next || next.metadata.uid !== old.metadata.uid) {
         this.store.delete(key);
+        // Gone by the list's revision: a write that landed before it is no news.
+        if (!next) this.#bury(key, resourceVersion);
         this.#notify((h) => h.onDelete?.(old, true));
       }
     }
@@ -195,6 +218,7 @@ export class SharedInformer<T extends KubeObject> {
     const key = objectKey(obj);
     if (type === 'DELETED') {
       const old = this.store.delete(key);
+      this.#bury(key, obj.metadata.resourceVersion);
       this.#notify((h) => h.onDelete?.(old ?? obj, false));
       return;
     }

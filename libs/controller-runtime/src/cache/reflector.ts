@@ -7,7 +7,8 @@ import { Backoff, sleep } from './backoff.js';
 /** What a reflector feeds: a full state after every (re)list, then single changes. */
 export interface ReflectorSink<T extends KubeObject> {
   /** The complete set of objects in the reflector's scope (namespace undefined: all). */
-  replace(items: T[], namespace: string | undefined): void;
+  /** `resourceVersion`: the list's, when the server gave one. */
+  replace(items: T[], namespace: string | undefined, resourceVersion?: string): void;
   apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void;
 }
 
@@ -115,7 +116,7 @@ export class Reflector<T extends KubeObject> {
       resourceVersion = page.metadata.resourceVersion;
     } while (continueToken);
     this.stats.lists++;
-    this.#sink.replace(items, this.#o.namespace);
+    this.#sink.replace(items, this.#o.namespace, resourceVersion);
     this.#resourceVersion = resourceVersion;
   }
 
