@@ -14,6 +14,11 @@ export {
 export { parseLabelSelector, selectorFromLabels } from './cache/label-selector.js';
 export { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from './cache/store.js';
 export { watchNamespacesFromEnv } from './cache/watch-namespaces.js';
+export {
+  type CertificateAndKey,
+  type SelfSignedOptions,
+  selfSignedCertificate,
+} from './certs/self-signed.js';
 // client
 export { Client } from './client/cached-client.js';
 export {
@@ -86,6 +91,11 @@ export {
   sampleProblems,
   writeConfigManifests,
 } from './manifests/config-manifests.js';
+export {
+  authenticationAndAuthorization,
+  type Refusal,
+  type RequestFilter,
+} from './metrics/auth-filter.js';
 export { type ReconcileResultLabel, RuntimeMetrics } from './metrics/runtime-metrics.js';
 export * from './object.js';
 export * from './ownerref/index.js';

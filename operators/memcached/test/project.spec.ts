@@ -39,7 +39,11 @@ describe('the project’s config/', () => {
         'ClusterRole/memcached-operator-manager-role',
         'ClusterRole/memcached-operator-memcached-editor-role',
         'ClusterRole/memcached-operator-memcached-viewer-role',
+        'ClusterRole/memcached-operator-metrics-auth-role',
+        'ClusterRole/memcached-operator-metrics-reader',
         'ClusterRoleBinding/memcached-operator-manager-rolebinding',
+        'ClusterRoleBinding/memcached-operator-metrics-auth-rolebinding',
+        'Service/memcached-operator-controller-manager-metrics-service',
         'CustomResourceDefinition/memcacheds.cache.example.com',
         'Deployment/memcached-operator-controller-manager',
         'Namespace/memcached-operator-system',
@@ -98,6 +102,14 @@ describe('the project’s config/', () => {
     const log = await operator.log();
     expect(log).toContain('"msg"');
     expect(log).not.toMatch(RBAC_DENIED);
+    // Metrics over HTTPS through the metrics Service, only to a caller allowed to get /metrics.
+    expect((await operator.metrics()).status).toBe(401);
+    expect((await operator.metrics(await operator.scraperToken('stranger', { reader: false }))).status).toBe(
+      403,
+    );
+    const scraped = await operator.metrics(await operator.scraperToken('scraper', { reader: true }));
+    expect(scraped.status).toBe(200);
+    expect(scraped.body).toContain('controller_runtime_reconcile_total');
     await rest.request('DELETE', `/api/v1/namespaces/${ns}`);
 
     await operator.undeploy();

@@ -38,7 +38,11 @@ describe('the project’s config/', () => {
         'ClusterRole/redis-operator-manager-role',
         'ClusterRole/redis-operator-rediscluster-editor-role',
         'ClusterRole/redis-operator-rediscluster-viewer-role',
+        'ClusterRole/redis-operator-metrics-auth-role',
+        'ClusterRole/redis-operator-metrics-reader',
         'ClusterRoleBinding/redis-operator-manager-rolebinding',
+        'ClusterRoleBinding/redis-operator-metrics-auth-rolebinding',
+        'Service/redis-operator-controller-manager-metrics-service',
         'CustomResourceDefinition/redisclusters.cache.example.com',
         'Deployment/redis-operator-controller-manager',
         'Namespace/redis-operator-system',
@@ -96,6 +100,14 @@ describe('the project’s config/', () => {
     );
     expect(healthy.status?.nodes).toHaveLength(6);
     expect(await operator.log()).not.toMatch(RBAC_DENIED);
+    // Metrics over HTTPS through the metrics Service, only to a caller allowed to get /metrics.
+    expect((await operator.metrics()).status).toBe(401);
+    expect((await operator.metrics(await operator.scraperToken('stranger', { reader: false }))).status).toBe(
+      403,
+    );
+    const scraped = await operator.metrics(await operator.scraperToken('scraper', { reader: true }));
+    expect(scraped.status).toBe(200);
+    expect(scraped.body).toContain('redis_cluster_slots_assigned');
     await rest.request('DELETE', `/api/v1/namespaces/${ns}`);
 
     await operator.undeploy();

@@ -1,6 +1,9 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createSecureServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import type { CertificateAndKey } from '../certs/self-signed.js';
+import type { RequestFilter } from '../metrics/auth-filter.js';
 
 /** A health check: resolves when healthy, throws (with the reason) when not. */
 export type Checker = () => Promise<void> | void;
@@ -64,19 +67,31 @@ export class ProbeServer {
     healthz?: Map<string, Checker>;
     readyz?: Map<string, Checker>;
     registry?: Registry;
+    /** Serve HTTPS (TLS 1.2 or later) with this certificate and key instead of plain HTTP. */
+    tls?: CertificateAndKey;
+    /** Runs before every request; a refusal is answered as is (authentication and authorization). */
+    filter?: RequestFilter;
   }) {
     this.#healthz = options.healthz ?? new Map();
     this.#readyz = options.readyz ?? new Map();
     this.#registry = options.registry;
+    const filter = options.filter;
     // Whatever a request holds, it gets an answer and the process goes on: every failure of a handler,
     // a check or the metrics registry becomes a 500, a request target that is no path a 400.
-    this.#server = createServer((req, res) => {
-      this.#handle(req.url ?? '/').then(
+    const listener = (req: IncomingMessage, res: ServerResponse) => {
+      (async () => {
+        const refusal = await filter?.(req);
+        if (refusal) return { status: refusal.status, body: `${refusal.reason}\n`, type: TEXT };
+        return this.#handle(req.url ?? '/');
+      })().then(
         (reply) => send(res, reply),
         (error: unknown) =>
           send(res, { status: 500, body: `internal error: ${errorMessage(error)}\n`, type: TEXT }),
       );
-    });
+    };
+    this.#server = options.tls
+      ? createSecureServer({ ...options.tls, minVersion: 'TLSv1.2' }, listener)
+      : createServer(listener);
     this.#server.on('clientError', (_error, socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
       else socket.destroy();

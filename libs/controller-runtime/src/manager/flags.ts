@@ -1,8 +1,10 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 
 /** The manager flags of a kubebuilder-scaffolded operator, with the same names and defaults. */
 export interface ManagerFlags {
   readonly metricsBindAddress: string;
+  readonly metricsSecure: boolean;
+  readonly metricsCertPath?: string;
   readonly healthProbeBindAddress: string;
   readonly leaderElect: boolean;
   readonly kubeconfig?: string;
@@ -10,8 +12,8 @@ export interface ManagerFlags {
 }
 
 /**
- * A commander program with the scaffold's flags (`--metrics-bind-address`, `--health-probe-bind-address`,
- * `--leader-elect`) plus `--kubeconfig` and `--log-level`. Parse it and pass the result to the manager.
+ * A commander program with the scaffold's flags (`--metrics-bind-address`, `--metrics-secure`,
+ * `--metrics-cert-path`, `--health-probe-bind-address`, `--leader-elect`) plus `--kubeconfig` and `--log-level`. Parse it and pass the result to the manager.
  */
 export function managerCommand(name: string, description: string): Command {
   return new Command(name)
@@ -22,6 +24,16 @@ export function managerCommand(name: string, description: string): Command {
       '0',
     )
     .option(
+      '--metrics-secure [bool]',
+      'serve metrics over HTTPS to authenticated, authorized callers only; --metrics-secure=false for plain HTTP',
+      parseBool('--metrics-secure'),
+      true,
+    )
+    .option(
+      '--metrics-cert-path <dir>',
+      'directory with tls.crt and tls.key for the metrics server (default: a self-signed certificate)',
+    )
+    .option(
       '--health-probe-bind-address <address>',
       'address the /healthz and /readyz probes bind to',
       ':8081',
@@ -30,6 +42,15 @@ export function managerCommand(name: string, description: string): Command {
     .option('--kubeconfig <path>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .showHelpAfterError();
+}
+
+/** Go's boolean flag values: `--flag`, `--flag=true|false|1|0`. */
+function parseBool(flag: string): (value: string | boolean) => boolean {
+  return (value) => {
+    if (value === true || value === 'true' || value === '1') return true;
+    if (value === 'false' || value === '0') return false;
+    throw new InvalidArgumentError(`${flag} takes true or false, not "${String(value)}"`);
+  };
 }
 
 export function parseManagerFlags(command: Command): ManagerFlags {

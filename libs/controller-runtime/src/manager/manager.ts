@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InformerCache, type ObjectCacheOptions } from '../cache/informer-cache.js';
 import { watchNamespacesFromEnv } from '../cache/watch-namespaces.js';
+import { type CertificateAndKey, selfSignedCertificate } from '../certs/self-signed.js';
 import { Client } from '../client/cached-client.js';
 import { KubeClient } from '../client/client.js';
 import { ResourceMapper } from '../client/resource-mapper.js';
@@ -10,6 +14,7 @@ import { EventRecorder, type EventsV1Event } from '../events/index.js';
 import { type Checker, ProbeServer, parseBindAddress } from '../healthz/probe-server.js';
 import { LeaderElectionLostError, LeaderElector } from '../leaderelection/leader-elector.js';
 import { createLogger, type Logger } from '../log/index.js';
+import { authenticationAndAuthorization } from '../metrics/auth-filter.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 
 /** Something the manager runs: a controller, a server, a periodic task. */
@@ -43,6 +48,14 @@ export interface ManagerOptions {
   };
   /** `[host]:port` for `/metrics`; `0` or unset disables it. */
   readonly metricsBindAddress?: string;
+  /**
+   * Serve `/metrics` over HTTPS to authenticated and authorized callers only (TokenReview and
+   * SubjectAccessReview of `get` on the non-resource URL `/metrics`), as kubebuilder's scaffold does with
+   * `--metrics-secure`. @default false
+   */
+  readonly metricsSecureServing?: boolean;
+  /** With secure serving: a directory with `tls.crt` and `tls.key`; a self-signed certificate otherwise. */
+  readonly metricsCertDir?: string;
   /** `[host]:port` for `/healthz` and `/readyz`; `0` or unset disables it. */
   readonly healthProbeBindAddress?: string;
   /** Off when unset. */
@@ -155,6 +168,31 @@ export class Manager {
     return recorder;
   }
 
+  /** The metrics server's certificate: from `metricsCertDir`, else self-signed for this host. */
+  #metricsCertificate(): CertificateAndKey {
+    const dir = this.#o.metricsCertDir;
+    if (dir === undefined) {
+      const hosts = [
+        'localhost',
+        '127.0.0.1',
+        hostname(),
+        ...(process.env.POD_IP ? [process.env.POD_IP] : []),
+      ];
+      return selfSignedCertificate({
+        commonName: `${this.#o.fieldManager ?? 'opkit-manager'}-metrics`,
+        hosts,
+      });
+    }
+    const read = (file: string) => {
+      try {
+        return readFileSync(join(dir, file), 'utf8');
+      } catch (error) {
+        throw new Error(`metrics certificate: cannot read ${join(dir, file)}: ${(error as Error).message}`);
+      }
+    };
+    return { cert: read('tls.crt'), key: read('tls.key') };
+  }
+
   /**
    * Runs until `signal` aborts (then shuts down gracefully and resolves) or leadership is lost (then stops
    * the controllers at once and rejects with LeaderElectionLostError: exit the process).
@@ -167,10 +205,20 @@ export class Manager {
     const metricsBind = parseBindAddress(this.#o.metricsBindAddress);
     const probeBind = parseBindAddress(this.#o.healthProbeBindAddress);
     if (metricsBind) {
-      const server = new ProbeServer({ registry: this.metrics.registry });
+      const secure = this.#o.metricsSecureServing === true;
+      const server = new ProbeServer({
+        registry: this.metrics.registry,
+        ...(secure
+          ? { tls: this.#metricsCertificate(), filter: authenticationAndAuthorization(this.transport) }
+          : {}),
+      });
       this.metricsAddress = await server.listen(metricsBind);
       servers.push(server);
-      log.info('serving metrics', { address: `${this.metricsAddress.address}:${this.metricsAddress.port}` });
+      log.info('serving metrics', {
+        address: `${this.metricsAddress.address}:${this.metricsAddress.port}`,
+        secure,
+        ...(secure ? { certificate: this.#o.metricsCertDir ?? 'self-signed' } : {}),
+      });
     }
     if (probeBind) {
       const server = new ProbeServer({ healthz: this.#healthz, readyz: this.#readyz });

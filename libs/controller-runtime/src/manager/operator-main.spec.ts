@@ -47,4 +47,25 @@ describe('runOperatorMain', () => {
     expect(seen).toEqual({ leaderElect: true, probe: '127.0.0.1:0' });
     expect(lines.at(-1)).toContain('stop here');
   });
+
+  it('serves metrics securely unless told --metrics-secure=false, as the kubebuilder scaffold does', async () => {
+    const secureness = async (...flags: string[]) => {
+      let seen: unknown;
+      await runOperatorMain({
+        name: 'widget-operator',
+        description: 'Runs widgets.',
+        argv: ['node', 'main.js', '--metrics-bind-address=:8443', ...flags],
+        create: (options) => {
+          seen = { secure: options.metricsSecure, certPath: options.metricsCertPath };
+          throw new Error('stop here');
+        },
+        logSink: () => {},
+      });
+      return seen;
+    };
+    expect(await secureness()).toEqual({ secure: true, certPath: undefined });
+    expect(await secureness('--metrics-secure')).toEqual({ secure: true, certPath: undefined });
+    expect(await secureness('--metrics-secure=false')).toEqual({ secure: false, certPath: undefined });
+    expect(await secureness('--metrics-cert-path=/certs')).toEqual({ secure: true, certPath: '/certs' });
+  });
 });

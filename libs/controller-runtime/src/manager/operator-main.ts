@@ -9,6 +9,9 @@ import { Manager, type ManagerOptions, setupSignalHandler } from './manager.js';
 export interface OperatorOptions {
   readonly kubeConfig?: KubeConfig;
   readonly metricsBindAddress?: string;
+  /** HTTPS with authentication and authorization for `/metrics` (see ManagerOptions). @default false */
+  readonly metricsSecure?: boolean;
+  readonly metricsCertPath?: string;
   readonly healthProbeBindAddress?: string;
   readonly leaderElect?: boolean;
   /** Namespaces to watch; default from WATCH_NAMESPACE (empty: all). */
@@ -38,6 +41,8 @@ export function operatorManager(
     kubeConfig: options.kubeConfig,
     namespaces: options.namespaces,
     metricsBindAddress: options.metricsBindAddress,
+    metricsSecureServing: options.metricsSecure,
+    metricsCertDir: options.metricsCertPath,
     healthProbeBindAddress: options.healthProbeBindAddress,
     leaderElection: options.leaderElect
       ? { id: identity.leaderElectionId, namespace: operatorNamespace(options) }
@@ -72,6 +77,8 @@ export async function runOperatorMain(program: {
     const manager = program.create({
       kubeConfig: loadKubeConfig(flags.kubeconfig),
       metricsBindAddress: flags.metricsBindAddress,
+      metricsSecure: flags.metricsSecure,
+      metricsCertPath: flags.metricsCertPath,
       healthProbeBindAddress: flags.healthProbeBindAddress,
       leaderElect: flags.leaderElect,
       logger,

@@ -27,6 +27,7 @@ export function startOperatorProcess(namespace: string): OperatorProcess {
       inject('opkitKubeconfig'),
       '--metrics-bind-address',
       '127.0.0.1:0',
+      '--metrics-secure=false',
       '--health-probe-bind-address',
       '127.0.0.1:0',
     ],

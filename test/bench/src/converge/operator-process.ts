@@ -112,7 +112,7 @@ export class OperatorProcess {
     const probePort = await freePort();
     const flags =
       command.name === 'opkit'
-        ? ['--kubeconfig', options.kubeconfigPath, '--log-level', 'error']
+        ? ['--kubeconfig', options.kubeconfigPath, '--log-level', 'error', '--metrics-secure=false']
         : [`--kubeconfig=${options.kubeconfigPath}`, '--zap-log-level=error'];
     const log = createWriteStream(options.logFile, { flags: 'a' });
     const [executable, args] = withParentDeathSignal(command.executable, [

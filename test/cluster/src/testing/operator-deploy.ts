@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,6 +9,32 @@ import { eventually } from './index.js';
 import { pushOperatorImage } from './operator-image.js';
 
 const run = promisify(execFile);
+
+/** One HTTPS GET that does not verify the server's certificate; resolves with the status and body. */
+function httpsGet(url: string, token?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        rejectUnauthorized: false,
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+        timeout: 10_000,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer from ${url} within 10 s`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
 const opkit = join(import.meta.dirname, '..', '..', '..', '..', 'tools', 'opkit', 'bin', 'opkit.js');
 
 interface ManagerPod {
@@ -26,6 +53,16 @@ export interface DeployedOperator {
   readonly pod: { readonly name: string; readonly image: string; readonly imageID: string };
   /** The manager's log so far. */
   log(): Promise<string>;
+  /**
+   * GET `/metrics` over HTTPS through the operator's metrics Service (as a scraper that skips verifying the
+   * self-signed certificate does), with `token` as the bearer; none: anonymous.
+   */
+  metrics(token?: string): Promise<{ readonly status: number; readonly body: string }>;
+  /**
+   * A token of a new ServiceAccount in the operator's namespace, bound to the operator's `metrics-reader`
+   * ClusterRole when `reader` (the binding goes with `undeploy`).
+   */
+  scraperToken(name: string, options: { readonly reader: boolean }): Promise<string>;
   /** `opkit undeploy`, then waits until the operator's namespace is gone. */
   undeploy(): Promise<void>;
 }
@@ -76,13 +113,52 @@ export async function deployOperator(options: {
     },
     { timeoutMs: 120_000, intervalMs: 500 },
   );
+  const bindings: string[] = [];
   return {
     image,
     digest: pushed.digest,
     pod,
     log: async () =>
       (await rest.getText(`/api/v1/namespaces/${namespace}/pods/${pod.name}/log`, 10_000)).body,
+    async metrics(token) {
+      const service = await rest.request<{ spec: { clusterIP: string } }>(
+        'GET',
+        `/api/v1/namespaces/${namespace}/services/${options.repository}-controller-manager-metrics-service`,
+      );
+      return httpsGet(`https://${service.spec.clusterIP}:8443/metrics`, token);
+    },
+    async scraperToken(name, { reader }) {
+      await rest.request('POST', `/api/v1/namespaces/${namespace}/serviceaccounts`, {
+        body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } },
+      });
+      if (reader) {
+        const binding = `${options.repository}-test-${name}`;
+        await rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+          body: {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'ClusterRoleBinding',
+            metadata: { name: binding },
+            roleRef: {
+              apiGroup: 'rbac.authorization.k8s.io',
+              kind: 'ClusterRole',
+              name: `${options.repository}-metrics-reader`,
+            },
+            subjects: [{ kind: 'ServiceAccount', name, namespace }],
+          },
+        });
+        bindings.push(binding);
+      }
+      const answer = await rest.request<{ status: { token: string } }>(
+        'POST',
+        `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
+        { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } },
+      );
+      return answer.status.token;
+    },
     async undeploy() {
+      for (const binding of bindings.splice(0)) {
+        await rest.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${binding}`);
+      }
       await run(process.execPath, [opkit, 'undeploy', '--operator', options.operatorDir], { env });
       await eventually(
         'the operator namespace to be gone',

@@ -1,0 +1,52 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { once } from 'node:events';
+import { connect, createServer } from 'node:tls';
+import { describe, expect, it } from 'vitest';
+import { selfSignedCertificate } from './self-signed.js';
+
+describe('selfSignedCertificate', () => {
+  const now = new Date('2026-11-23T12:00:00Z');
+  const { cert, key } = selfSignedCertificate({
+    commonName: 'demo-metrics',
+    hosts: ['localhost', 'demo.system.svc', '127.0.0.1', '::1', 'fd00::a:1'],
+    now,
+  });
+  const x509 = new X509Certificate(cert);
+
+  it('is a self-signed serving certificate for the given names and addresses', () => {
+    expect(x509.subject).toBe('CN=demo-metrics');
+    expect(x509.issuer).toBe('CN=demo-metrics');
+    expect(x509.verify(x509.publicKey)).toBe(true);
+    expect(x509.ca).toBe(true);
+    expect(x509.subjectAltName).toBe(
+      'DNS:localhost, DNS:demo.system.svc, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, IP Address:FD00:0:0:0:0:0:A:1',
+    );
+    expect(new Date(x509.validFrom).getTime()).toBe(now.getTime() - 60_000);
+    expect(new Date(x509.validTo).getTime()).toBe(now.getTime() + 365 * 86_400_000);
+    expect(x509.checkPrivateKey(createPrivateKey(key))).toBe(true);
+  });
+
+  it('is accepted by a TLS client that pins it, for a name and for an address', async () => {
+    const live = selfSignedCertificate({ commonName: 'live', hosts: ['localhost', '127.0.0.1'] });
+    const server = createServer({ ...live, minVersion: 'TLSv1.2' }, (socket) => socket.end('hello'));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as { port: number };
+    try {
+      for (const servername of ['localhost', undefined]) {
+        const socket = connect({
+          host: '127.0.0.1',
+          port,
+          ca: live.cert,
+          ...(servername ? { servername } : {}),
+        });
+        const [data] = (await once(socket, 'data')) as [Buffer];
+        expect(socket.authorized).toBe(true);
+        expect(data.toString()).toBe('hello');
+        socket.destroy();
+      }
+    } finally {
+      server.close();
+    }
+  });
+});
