@@ -592,6 +592,44 @@ describe('the RedisCluster operator', () => {
     }
   });
 
+  it('reports a primary lost with its data and no replica as Degraded/SlotsLost, quietly, and serves its slots again once the loss is accepted', async () => {
+    await api().create(redisCluster('fragile', ns.name, { size: 3, replicasPerPrimary: 0 }));
+    const cr = await formed('fragile', 3);
+    const victim = cr.status!.members!.find((m) => m.pod === 'fragile-1')!;
+    // On an emptyDir the pod comes back empty, under a new node ID; nobody can take over its slots.
+    await api().delete({ apiVersion: 'v1', kind: 'Pod', name: 'fragile-1', namespace: ns.name });
+    const degraded = await eventually(
+      'the RedisCluster to report SlotsLost',
+      async () => {
+        const c = findStatusCondition((await get('fragile')).status?.conditions, 'Degraded');
+        return c?.reason === 'SlotsLost' ? c : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 500 },
+    );
+    expect(degraded.status).toBe('True');
+    expect(degraded.message).toContain(`${victim.slots} (node ${victim.nodeId})`);
+    expect(degraded.message).toContain(`cache.example.com/accept-slot-loss=${victim.nodeId}`);
+    // It waits for the user instead of asking Redis every second.
+    const reconciles = async () =>
+      (await scrape())
+        .split('\n')
+        .filter((l) => l.startsWith('controller_runtime_reconcile_total{'))
+        .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+    const before = await reconciles();
+    await new Promise((r) => setTimeout(r, 10_000));
+    expect((await reconciles()) - before).toBeLessThanOrEqual(2);
+
+    await api().patch(
+      { ...REDIS_CLUSTER, name: 'fragile', namespace: ns.name },
+      { metadata: { annotations: { 'cache.example.com/accept-slot-loss': victim.nodeId } } },
+    );
+    const healed = await formed('fragile', 3);
+    expect(healed.status?.clusterState).toBe('ok');
+    expect(healed.status?.slotsAssigned).toBe(16384);
+    expect(findStatusCondition(healed.status?.conditions, 'Degraded')?.status).toBe('False');
+    expect(healed.status!.members!.find((m) => m.pod === 'fragile-1')?.slots).toBe(victim.slots);
+  });
+
   it('reports a missing or malformed auth Secret as Degraded, naming the Secret and the key, and recovers', async () => {
     const SECRET = { apiVersion: 'v1', kind: 'Secret' };
     const condition = async (type: string) =>

@@ -47,7 +47,7 @@ import {
   redisConf,
   selectorFor,
 } from './resources.js';
-import { type PodInfo, type SyncResult, syncCluster } from './topology.js';
+import { ACCEPT_SLOT_LOSS_ANNOTATION, type PodInfo, type SyncResult, syncCluster } from './topology.js';
 
 const STATEFUL_SET = { apiVersion: 'apps/v1', kind: 'StatefulSet' } as const;
 const SERVICE = { apiVersion: 'v1', kind: 'Service' } as const;
@@ -479,6 +479,7 @@ export function redisClusterReconciler(
         previousPassword: previous,
         persistent: cr.spec.storage !== undefined,
         revisionKnown: updateRevision !== undefined,
+        acceptSlotLossOf: cr.metadata.annotations?.[ACCEPT_SLOT_LOSS_ANNOTATION],
         log: (message, fields) => log?.info(message, { ...labels, ...fields }),
       });
     } catch (error) {
@@ -592,7 +593,9 @@ export function redisClusterReconciler(
         ? condition('Degraded', 'True', secretProblem.reason, secretProblem.message, generation)
         : sync.phase === 'Degraded'
           ? condition('Degraded', 'True', 'NodesFailing', sync.message, generation)
-          : condition('Degraded', 'False', 'AsExpected', 'No failures', generation),
+          : sync.phase === 'SlotsLost'
+            ? condition('Degraded', 'True', 'SlotsLost', sync.message, generation)
+            : condition('Degraded', 'False', 'AsExpected', 'No failures', generation),
     );
     await writeStatus(cr, {
       conditions,
@@ -606,7 +609,8 @@ export function redisClusterReconciler(
       observedGeneration: generation,
     });
     if (settled) return { requeueAfterMs: secretProblem ? 30_000 : 10_000 };
-    if (sync.phase === 'RestartBlocked') return { requeueAfterMs: 30_000 };
+    // Waiting for the user: no point in asking Redis every second.
+    if (sync.phase === 'RestartBlocked' || sync.phase === 'SlotsLost') return { requeueAfterMs: 30_000 };
     return { requeueAfterMs: sync.phase === 'MigratingSlots' ? 100 : 1000 };
   }
 

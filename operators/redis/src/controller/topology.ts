@@ -46,6 +46,7 @@ export type Phase =
   | 'Meeting'
   | 'Joining'
   | 'Degraded'
+  | 'SlotsLost'
   | 'AssigningSlots'
   | 'MigratingSlots'
   | 'Replicating'
@@ -115,12 +116,20 @@ export interface SyncInput {
    * controller has recorded the new revision (pods cannot be told current or outdated yet).
    */
   readonly revisionKnown?: boolean;
+  /**
+   * IDs of lost primaries (gone with their data, no replica) whose slots the user accepts to serve again,
+   * empty: from the annotation {@link ACCEPT_SLOT_LOSS_ANNOTATION}, comma-separated.
+   */
+  readonly acceptSlotLossOf?: string;
   /** Most slots each source primary gives away in one pass (the next reconcile carries on). @default 2048 */
   readonly migrationBatch?: number;
   readonly log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
 const addressOf = (ip: string) => `${ip}:${REDIS_PORT}`;
+
+/** Names the lost primaries whose slots the user accepts to serve again, without their keys. */
+export const ACCEPT_SLOT_LOSS_ANNOTATION = 'cache.example.com/accept-slot-loss';
 
 const connectTo = (ip: string, password: string) =>
   RedisConnection.connect(addressOf(ip), { password, connectTimeoutMs: 2000, commandTimeoutMs: 10_000 });
@@ -296,6 +305,45 @@ async function step(
     // A replica cannot forget its own primary: it follows a live primary first (step 7 moves it).
     const forgetters = (id: string) =>
       participants.filter((m) => m.self.primaryId !== id && m.view.some((v) => v.id === id));
+    // A primary gone with its data (its pod came back under a new ID) and with no replica left to take over:
+    // nobody serves its slots and nothing will until the user accepts that their keys are lost.
+    const lost = new Map<string, readonly number[]>();
+    for (const m of participants)
+      for (const n of m.view)
+        if (
+          !podIds.has(n.id) &&
+          !n.handshake &&
+          n.failing &&
+          n.slots.length > 0 &&
+          !participants.some((p) => p.self.primaryId === n.id)
+        )
+          lost.set(n.id, n.slots);
+    if (lost.size > 0) {
+      const accepted = new Set((input.acceptSlotLossOf ?? '').split(',').map((id) => id.trim()));
+      const forgiven = [...lost.keys()].filter((id) => accepted.has(id));
+      if (forgiven.length === 0) {
+        const described = [...lost].map(([id, slots]) => `${formatRanges(slots)} (node ${id})`).join(', ');
+        return report(
+          'SlotsLost',
+          `slots ${described} were served by a primary that is gone with its data and had no replica: their keys ` +
+            `are lost and no node serves them. To serve them again, empty, annotate the RedisCluster with ` +
+            `${ACCEPT_SLOT_LOSS_ANNOTATION}=${[...lost.keys()].join(',')}`,
+        );
+      }
+      for (const id of forgiven) {
+        for (const m of forgetters(id))
+          await clusterCall(m, ['FORGET', id], [/Unknown node/i, /forget myself/i]);
+        actions.push({
+          reason: 'SlotLossAccepted',
+          message: `forgot lost primary ${id}: its slots ${formatRanges(lost.get(id) ?? [])} are served again, empty`,
+        });
+        log('forgot lost primary', { nodeId: id });
+      }
+      return report(
+        'Forgetting',
+        `forgot ${forgiven.length} lost primary(ies); their slots are reassigned next`,
+      );
+    }
     const stale = new Set<string>();
     for (const m of participants)
       for (const n of m.view)
