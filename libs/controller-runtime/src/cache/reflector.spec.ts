@@ -175,6 +175,20 @@ describe('Reflector watch', () => {
     expect(reflector.resourceVersion).toBe('103');
   });
 
+  it('GIVEN an open watch WHEN a character is split across chunks THEN it arrives whole', async () => {
+    const { sink } = startReflector();
+    const watch = await server.nextWatch();
+
+    const bytes = Buffer.from(`${JSON.stringify(event('ADDED', configMap('café', '101')))}\n`, 'utf8');
+    const cut = bytes.indexOf(Buffer.from('é', 'utf8')) + 1; // between the two bytes of é
+    watch.write(bytes.subarray(0, cut));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    watch.write(bytes.subarray(cut));
+
+    await vi.waitFor(() => expect(sink.calls).toHaveLength(2));
+    expect(sink.calls[1]).toBe('ADDED café@101');
+  });
+
   it('GIVEN an open watch WHEN BOOKMARKs arrive and the stream ends THEN nothing is emitted and the next watch starts from the last bookmark, without a relist', async () => {
     const { reflector, sink, errors } = startReflector();
     const first = await server.nextWatch();

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
 import type { KubeClient, TypeRef } from '../client/client.js';
 import { isGone } from '../client/errors.js';
 import type { KubeObject } from '../object.js';
@@ -48,6 +49,9 @@ export interface ReflectorStats {
 }
 
 class WatchExpiredError extends Error {}
+
+/** An object is at most 1.5 MB in etcd; an event line ten times that is no event. */
+const MAX_WATCH_EVENT_CHARS = 16 * 1024 * 1024;
 
 /**
  * The list-watch loop behind an informer. Lists in pages, then watches from the list's resourceVersion with
@@ -155,15 +159,22 @@ export class Reflector<T extends KubeObject> {
       this.stats.watches++;
       arm();
       let buffered = '';
+      // Chunks split characters as well as lines: decode across them.
+      const decoder = new StringDecoder('utf8');
       for await (const chunk of res) {
         arm();
-        buffered += (chunk as Buffer).toString('utf8');
+        buffered += decoder.write(chunk as Buffer);
         let newline = buffered.indexOf('\n');
         while (newline >= 0) {
           const line = buffered.slice(0, newline);
           buffered = buffered.slice(newline + 1);
           newline = buffered.indexOf('\n');
           if (line.trim()) this.#handle(JSON.parse(line) as WatchEvent<T>);
+        }
+        if (buffered.length > MAX_WATCH_EVENT_CHARS) {
+          throw new Error(
+            `watch event longer than ${MAX_WATCH_EVENT_CHARS} characters: the stream is not one of events`,
+          );
         }
       }
     } finally {

@@ -93,9 +93,9 @@ export class WatchStream {
     this.write(events.map((e) => `${JSON.stringify(e)}\n`).join(''));
   }
 
-  /** Writes raw text (e.g. half an event). */
-  write(text: string): void {
-    this.#res.write(text);
+  /** Writes raw text or bytes (e.g. half an event, or half a character). */
+  write(data: string | Uint8Array): void {
+    this.#res.write(data);
   }
 
   /** Ends the response normally, as the server does when `timeoutSeconds` elapses. */

@@ -1,5 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { TestingApiServer } from '../cache/testing-api-server.js';
 import { LeaderElectionLostError } from '../leaderelection/leader-elector.js';
 import { ConnectionError } from './errors.js';
 import { Transport } from './transport.js';
@@ -33,5 +34,22 @@ describe('Transport.fenceWrites', () => {
     t.fenceWrites(new Error('later'));
     await expect(t.request({ method: 'POST', path: '/api/v1/namespaces', body: {} })).rejects.toBe(lost);
     await t.close();
+  });
+});
+
+describe('Transport answers', () => {
+  it('refuses an answer larger than its limit, naming the request, without buffering it', async () => {
+    const server = await TestingApiServer.start();
+    try {
+      server.setObjects([], '1');
+      server.reply('list', { status: 200, body: { kind: 'List', items: [], padding: 'x'.repeat(4096) } });
+      const small = new Transport(server.kubeConfig(), undefined, { maxResponseBytes: 1024 });
+      await expect(
+        small.request({ method: 'GET', path: '/api/v1/namespaces/ns/configmaps' }),
+      ).rejects.toThrow(/GET \/api\/v1\/namespaces\/ns\/configmaps: answer larger than 1024 bytes/);
+      await small.close();
+    } finally {
+      await server.close();
+    }
   });
 });

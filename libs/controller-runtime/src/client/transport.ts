@@ -51,7 +51,11 @@ export class Transport {
   /** Once set, every request but a GET is refused with it. */
   #writeFence: Error | undefined;
 
-  constructor(kubeConfig: KubeConfig, metrics?: RuntimeMetrics) {
+  readonly #maxResponseBytes: number;
+
+  /** `maxResponseBytes`: the largest answer read into memory. @default 256 MiB */
+  constructor(kubeConfig: KubeConfig, metrics?: RuntimeMetrics, options: { maxResponseBytes?: number } = {}) {
+    this.#maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
     const server = kubeConfig.getCurrentCluster()?.server;
     if (!server) throw new ConnectionError('the kubeconfig has no current cluster server');
     this.#server = new URL(server);
@@ -148,7 +152,7 @@ export class Transport {
     const status = res.statusCode ?? 0;
     this.#count(String(status), spec.method);
     if (status >= 200 && status < 300) return res;
-    const text = await readAll(res).catch(() => '');
+    const text = await readAll(res, this.#maxResponseBytes).catch(() => '');
     let reason = '';
     let message = text;
     try {
@@ -172,7 +176,7 @@ export class Transport {
     const res = await this.open({ timeoutMs: 60_000, ...spec });
     let text: string;
     try {
-      text = await readAll(res);
+      text = await readAll(res, this.#maxResponseBytes);
     } catch (error) {
       throw new ConnectionError(`${spec.method} ${spec.path}: ${(error as Error).message}`, { cause: error });
     }
@@ -186,8 +190,22 @@ export class Transport {
   }
 }
 
-async function readAll(res: IncomingMessage): Promise<string> {
+/**
+ * The most a single answer may hold: list pages are bounded by their `limit`, objects by etcd's 1.5 MB, so
+ * anything larger is not an API answer, and is not buffered.
+ */
+const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+
+async function readAll(res: IncomingMessage, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of res) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of res) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      res.destroy();
+      throw new Error(`answer larger than ${limit} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
