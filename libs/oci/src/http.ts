@@ -20,7 +20,12 @@ export interface HttpRequest {
   readonly onUploadProgress?: (bytes: number) => void;
   /** Follow up to 5 redirects (GET and HEAD only); `Authorization` is dropped when the origin changes. */
   readonly followRedirects?: boolean;
+  /** The largest response body read into memory; more ends the request with an error. @default 64 MiB */
+  readonly maxBodyBytes?: number;
 }
+
+/** What a response without a body limit of its own may hold (errors, tokens, catalogs). */
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /** TLS and timeout settings of an {@link HttpTransport}. */
 export interface HttpTransportOptions {
@@ -101,7 +106,20 @@ export class HttpTransport {
       };
       const req = (isHttps ? https : http).request(url, options, (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        const limit = request.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > limit) {
+            req.destroy(
+              new Error(
+                `${request.method} ${url.href}: the answer is larger than the ${limit} bytes expected`,
+              ),
+            );
+            return;
+          }
+          chunks.push(chunk);
+        });
         res.on('error', reject);
         res.on('end', () => {
           const out: Record<string, readonly string[]> = {};

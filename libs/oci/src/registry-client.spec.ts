@@ -73,6 +73,22 @@ describe('push and pull', () => {
     });
   });
 
+  it('believes no registry that lies: a blob longer than its descriptor is cut off, another one is refused by digest', async () => {
+    const registry = await fake();
+    const c = client({ retries: 0 });
+    await c.push(image, `${registry.host}/lies/bundle:v1`);
+    const layer = image.layers[0]!.descriptor.digest;
+    const honest = registry.blobs.get(layer)!;
+    registry.blobs.set(layer, Buffer.concat([honest, Buffer.alloc(1024 * 1024)]));
+    await expect(c.pull(`${registry.host}/lies/bundle:v1`)).rejects.toThrow(
+      `the answer is larger than the ${layerSize} bytes expected`,
+    );
+    const swapped = Buffer.from(honest);
+    swapped[swapped.length - 1] = (swapped.at(-1) ?? 0) ^ 0xff;
+    registry.blobs.set(layer, swapped);
+    await expect(c.pull(`${registry.host}/lies/bundle:v1`)).rejects.toThrow(/digest/i);
+  });
+
   it('pulls back the identical image with OCI and Docker Accept types', async () => {
     const registry = await fake();
     const c = client();

@@ -142,6 +142,7 @@ interface RequestInit {
   readonly body?: Uint8Array;
   readonly onUploadProgress?: (bytes: number) => void;
   readonly followRedirects?: boolean;
+  readonly maxBodyBytes?: number;
 }
 
 const RETRYABLE_STATUS: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
@@ -442,6 +443,7 @@ export class RegistryClient {
     const res = await this.#request(t, {
       method: 'GET',
       url: `/v2/${t.repository}/manifests/${tagOrDigest}`,
+      maxBodyBytes: MAX_MANIFEST_BYTES,
       headers: { accept: MANIFEST_ACCEPT },
     });
     if (res.status !== 200) throw this.#failure(t, res, 'manifest');
@@ -497,6 +499,8 @@ export class RegistryClient {
       method: 'GET',
       url: `/v2/${t.repository}/blobs/${descriptor.digest}`,
       followRedirects: true,
+      // A registry that sends more than the descriptor says is not believed, nor buffered.
+      maxBodyBytes: descriptor.size,
     });
     if (res.status !== 200) throw this.#failure(t, res, `blob ${descriptor.digest}`);
     return res.body;
