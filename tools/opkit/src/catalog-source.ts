@@ -22,7 +22,21 @@ export interface CatalogSource {
   dispose(): Promise<void>;
 }
 
-async function unpackConfigs(image: OciImage, where: string): Promise<CatalogSource> {
+/** How much a catalog image may unpack to: catalogs are megabytes; a layer that inflates beyond is refused. */
+export interface UnpackLimits {
+  /** @default 2 GiB */
+  readonly maxBytes?: number;
+  /** @default 1,000,000 */
+  readonly maxEntries?: number;
+}
+
+async function unpackConfigs(
+  image: OciImage,
+  where: string,
+  limits: UnpackLimits = {},
+): Promise<CatalogSource> {
+  const maxBytes = limits.maxBytes ?? 2 * 1024 ** 3;
+  const maxEntries = limits.maxEntries ?? 1_000_000;
   const configs = imageLabels(image)[CATALOG_CONFIGS_LABEL];
   if (!configs) {
     throw new CliError(
@@ -32,8 +46,24 @@ async function unpackConfigs(image: OciImage, where: string): Promise<CatalogSou
   }
   const root = await mkdtemp(join(tmpdir(), 'opkit-serve-'));
   try {
+    let bytes = 0;
+    let entries = 0;
+    let refusal: string | undefined;
     for (const layer of image.layers) {
-      await pipeline(Readable.from([Buffer.from(layer.bytes)]), extract({ cwd: root, gzip: true }));
+      // node-tar strips absolute paths and refuses `..` and links out of `cwd`; sizes are bounded here.
+      const unpack = extract({
+        cwd: root,
+        gzip: true,
+        filter: (path, entry) => {
+          bytes += 'size' in entry ? (entry.size ?? 0) : 0;
+          entries += 1;
+          if (bytes > maxBytes) refusal ??= `it unpacks to more than ${maxBytes} bytes (at ${path})`;
+          if (entries > maxEntries) refusal ??= `it holds more than ${maxEntries} entries`;
+          return refusal === undefined;
+        },
+      });
+      await pipeline(Readable.from([Buffer.from(layer.bytes)]), unpack);
+      if (refusal !== undefined) throw new Error(refusal);
     }
   } catch (err) {
     await rm(root, { recursive: true, force: true });
@@ -63,14 +93,14 @@ async function unpackConfigs(image: OciImage, where: string): Promise<CatalogSou
  */
 export async function resolveCatalogSource(
   source: string,
-  options: { plainHttp?: boolean } = {},
+  options: { plainHttp?: boolean; limits?: UnpackLimits } = {},
 ): Promise<CatalogSource> {
   const layoutRef = /^(.*?)(?::([\w][\w.-]{0,127}))?$/.exec(source)!;
   const layoutDir = existsSync(source) ? source : layoutRef[1]!;
   if (existsSync(layoutDir) && statSync(layoutDir).isDirectory()) {
     if (existsSync(join(layoutDir, 'oci-layout'))) {
       const tag = existsSync(source) ? undefined : layoutRef[2];
-      return unpackConfigs(await readLayout(layoutDir, tag), source);
+      return unpackConfigs(await readLayout(layoutDir, tag), source, options.limits);
     }
     return { dir: source, description: source, dispose: async () => {} };
   }
@@ -84,5 +114,5 @@ export async function resolveCatalogSource(
     );
   }
   const image = await new RegistryClient({ plainHttp: options.plainHttp ?? false }).pull(source);
-  return unpackConfigs(image, source);
+  return unpackConfigs(image, source, options.limits);
 }

@@ -1,0 +1,41 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { catalogImage, writeLayout } from '@opkit/oci';
+import { afterAll, describe, expect, it } from 'vitest';
+import { resolveCatalogSource } from './catalog-source.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'opkit-catalog-source-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+async function catalogLayout(): Promise<string> {
+  const configs = join(scratch, 'configs');
+  mkdirSync(join(configs, 'demo'), { recursive: true });
+  writeFileSync(join(configs, 'demo', 'catalog.yaml'), 'schema: olm.package\nname: demo\n'.repeat(20));
+  const layout = join(scratch, 'layout');
+  await writeLayout(layout, [{ image: await catalogImage(configs), tag: 'v1' }]);
+  return layout;
+}
+
+const unpacked = () => readdirSync(tmpdir()).filter((f) => f.startsWith('opkit-serve-')).length;
+
+describe('catalog images as serve sources', () => {
+  it('unpacks the catalog of an image layout, and removes it on dispose', async () => {
+    const source = await resolveCatalogSource(await catalogLayout());
+    expect(existsSync(join(source.dir, 'demo', 'catalog.yaml'))).toBe(true);
+    await source.dispose();
+    expect(existsSync(source.dir)).toBe(false);
+  });
+
+  it('refuses an image that unpacks to more than its bounds, leaving nothing behind', async () => {
+    const layout = await catalogLayout();
+    const before = unpacked();
+    await expect(resolveCatalogSource(layout, { limits: { maxBytes: 100 } })).rejects.toThrow(
+      /cannot unpack a layer: it unpacks to more than 100 bytes \(at configs\/demo\/catalog\.yaml\)/,
+    );
+    await expect(resolveCatalogSource(layout, { limits: { maxEntries: 2 } })).rejects.toThrow(
+      'it holds more than 2 entries',
+    );
+    expect(unpacked()).toBe(before);
+  });
+});
