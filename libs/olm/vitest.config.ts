@@ -25,7 +25,7 @@ export default defineConfig({
         test: {
           name: 'conformance',
           // Catalog corpus, writer, graph and template agreement with a real opm binary; no cluster needed.
-          include: ['test/catalog/**/*.spec.ts'],
+          include: ['test/catalog/**/*.spec.ts', 'test/differential/**/*.spec.ts'],
           testTimeout: 120_000,
           hookTimeout: 1_800_000,
         },

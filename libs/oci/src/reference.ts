@@ -29,6 +29,13 @@ export const DOCKER_HUB = 'docker.io';
 export function parseReference(reference: string): ImageReference {
   let rest = reference.trim();
   if (rest === '') throw new ReferenceInvalidError(reference, 'empty reference');
+  // As Docker: a bare 64-hex string is an image ID, never a repository name.
+  if (/^[a-f0-9]{64}$/.test(rest)) {
+    throw new ReferenceInvalidError(
+      reference,
+      'a 64-character hexadecimal string is an image ID, not a name',
+    );
+  }
   let digest: string | undefined;
   const at = rest.indexOf('@');
   if (at >= 0) {

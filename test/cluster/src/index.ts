@@ -11,6 +11,12 @@ export { EtcdAccess } from './etcd.js';
 export { type ImageRegistry, startImageRegistry } from './images/registry.js';
 export { type ListWatchHandler, listWatch } from './kube/list-watch.js';
 export { KubeApiError, KubeRest } from './kube/rest.js';
+export {
+  askGoParsers,
+  type GoParserAnswer,
+  type GoParserRequest,
+  goParsersRecipe,
+} from './oracles/go-parsers.js';
 export { type BuiltComponent, ensureComponents } from './toolchain/build.js';
 export { opmBinary } from './toolchain/opm.js';
 export type { BuildContext, ComponentRecipe } from './toolchain/recipes.js';

@@ -196,11 +196,26 @@ function scalarToJson(node: Scalar): unknown {
   const explicit = node.tag;
   if (explicit === 'tag:yaml.org,2002:str' || explicit === '!!str') return text;
   if (node.type !== 'PLAIN' && explicit === undefined) return text;
-  const v = resolvePlainScalar(text);
-  if (typeof v === 'number' && !Number.isFinite(v)) {
-    throw new YamlConversionError(`error converting YAML to JSON: json: unsupported value: ${goFloat(v)}`);
+  // NaN and ±Inf are kept here: JSON cannot hold them, but a later duplicate key may still replace them.
+  return resolvePlainScalar(text);
+}
+
+/**
+ * Refuses the first NaN or ±Inf left in the converted value, in the order Go's JSON encoder meets them (map keys
+ * sorted), with its words.
+ */
+function assertJsonNumbers(value: unknown): void {
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    throw new YamlConversionError(
+      `error converting YAML to JSON: json: unsupported value: ${goFloat(value)}`,
+    );
   }
-  return v;
+  if (Array.isArray(value)) {
+    for (const item of value) assertJsonNumbers(item);
+  } else if (value !== null && typeof value === 'object') {
+    const fields = value as Record<string, unknown>;
+    for (const key of Object.keys(fields).sort()) assertJsonNumbers(fields[key]);
+  }
 }
 
 interface YamlParseError {
@@ -259,5 +274,7 @@ export function yamlDocumentToJson(text: string): unknown {
   const error = doc.errors[0];
   if (error)
     throw new YamlConversionError(`error converting YAML to JSON: yaml: ${goYamlReason(text, error)}`);
-  return new Decoder(doc).toJson(doc.contents as Node | null);
+  const value = new Decoder(doc).toJson(doc.contents as Node | null);
+  assertJsonNumbers(value);
+  return value;
 }

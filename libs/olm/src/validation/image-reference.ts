@@ -4,7 +4,10 @@
  */
 
 const alphaNumeric = '[a-z0-9]+';
-const separator = '(?:[._]|__|[-]*)';
+// The grammar's separator is `[-]*`; an empty separator only splits a run of alphanumerics, so `-+` accepts the
+// same names without the exponential backtracking `[a-z0-9]+(?:[a-z0-9]+)*` costs JavaScript on a mismatch
+// (Go's regexp never backtracks).
+const separator = '(?:[._]|__|-+)';
 const domainComponent = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
 const tag = '[\\w][\\w.-]{0,127}';
 const digestPat = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][0-9a-fA-F]{32,}';

@@ -45,17 +45,23 @@ describe('validateRedisCluster (the CRD schema and its CEL rules, client-side)',
         { field: 'spec.config', message: 'spec.config.dir is managed by the operator and cannot be set' },
       ],
     );
+    expect(validateRedisCluster({ ...valid, spec: { size: 6, config: { save: '900 1\ndir /' } } })).toEqual([
+      {
+        field: 'spec.config',
+        message: 'spec.config values must be one line: a line break would start another directive',
+      },
+    ]);
     expect(validateRedisCluster({ ...valid, spec: { size: 2 } })).toEqual([
       { field: 'spec.size', message: 'must be >= 3' },
     ]);
   });
 
-  it('is the schema the CRD carries, with one CEL rule per operator-owned key', () => {
+  it('is the schema the CRD carries: CEL rules for keys, one-line values and each operator-owned key', () => {
     const spec = (
       redisClusterCrd.spec.versions[0]!.schema.openAPIV3Schema as {
         properties: { spec: { properties: { config: { 'x-kubernetes-validations': unknown[] } } } };
       }
     ).properties.spec;
-    expect(spec.properties.config['x-kubernetes-validations']).toHaveLength(OPERATOR_OWNED_CONFIG.length + 1);
+    expect(spec.properties.config['x-kubernetes-validations']).toHaveLength(OPERATOR_OWNED_CONFIG.length + 2);
   });
 });

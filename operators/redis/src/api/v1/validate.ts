@@ -31,6 +31,11 @@ function celProblems(obj: RedisCluster): ValidationProblem[] {
       field: 'spec.config',
       message: 'spec.config keys must be lower-case redis.conf directives',
     });
+  if (Object.values(spec.config ?? {}).some((v) => v.includes('\n') || v.includes('\r')))
+    problems.push({
+      field: 'spec.config',
+      message: 'spec.config values must be one line: a line break would start another directive',
+    });
   for (const key of OPERATOR_OWNED_CONFIG) {
     if (keys.includes(key))
       problems.push({
