@@ -63,6 +63,16 @@ export {
   type OpenApiSchema,
   toStructuralSchema,
 } from './crd/custom-resource-definition.js';
+export {
+  conditionSchema,
+  conditionsSchema,
+  int32,
+  int64,
+  QUANTITY_PATTERN,
+  quantity,
+  resourceList,
+  resourceRequirements,
+} from './crd/schema-types.js';
 export { type SchemaProblem, type SchemaValidator, schemaValidator } from './crd/schema-validator.js';
 export * from './events/index.js';
 export * from './finalizer/index.js';

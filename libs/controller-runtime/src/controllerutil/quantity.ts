@@ -29,7 +29,7 @@ const MAX_EXPONENT = 64;
 
 /** The exact value of a quantity, or `undefined` when `input` is not one. */
 export function parseQuantity(input: string | number): QuantityValue | undefined {
-  const text = typeof input === 'number' ? (Number.isFinite(input) ? String(input) : '') : input.trim();
+  const text = typeof input === 'number' ? (Number.isFinite(input) ? String(input) : '') : input;
   const m = QUANTITY.exec(text);
   if (!m) return undefined;
   const [, sign, number = '', binary, decimal, exponent] = m;

@@ -1,3 +1,4 @@
+import { conditionsSchema, int32, int64, resourceRequirements } from '@opkit/controller-runtime';
 import { type Static, Type } from '@sinclair/typebox';
 
 // The one definition of the Memcached API: the CRD's OpenAPI schema, the client-side validator and the
@@ -8,35 +9,6 @@ export const VERSION = 'v1alpha1';
 export const KIND = 'Memcached';
 export const PLURAL = 'memcacheds';
 export const MEMCACHED = { apiVersion: `${GROUP}/${VERSION}`, kind: KIND } as const;
-
-const int32 = (options: { minimum?: number; maximum?: number; default?: number; description: string }) =>
-  Type.Integer({ format: 'int32', ...options });
-
-const quantity = Type.Unsafe<string | number>({
-  'x-kubernetes-int-or-string': true,
-  anyOf: [{ type: 'integer' }, { type: 'string' }],
-  pattern:
-    '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
-});
-
-// A map with free keys: additionalProperties, since CRD schemas do not support patternProperties.
-const resourceList = Type.Unsafe<Record<string, string | number>>({
-  type: 'object',
-  additionalProperties: quantity,
-  description: 'Resource name to quantity.',
-});
-
-export const conditionSchema = Type.Object({
-  type: Type.String({
-    maxLength: 316,
-    description: 'Type of condition: Available, Progressing or Degraded.',
-  }),
-  status: Type.Unsafe<'True' | 'False' | 'Unknown'>({ type: 'string', enum: ['True', 'False', 'Unknown'] }),
-  reason: Type.String({ maxLength: 1024, minLength: 1, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' }),
-  message: Type.String({ maxLength: 32768 }),
-  lastTransitionTime: Type.String({ format: 'date-time' }),
-  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
-});
 
 export const memcachedSpecSchema = Type.Object(
   {
@@ -77,12 +49,7 @@ export const memcachedSpecSchema = Type.Object(
         description: 'Memcached image for this instance; default: the operator’s RELATED_IMAGE_MEMCACHED.',
       }),
     ),
-    resources: Type.Optional(
-      Type.Object(
-        { limits: Type.Optional(resourceList), requests: Type.Optional(resourceList) },
-        { description: 'Compute resources of each memcached container.' },
-      ),
-    ),
+    resources: Type.Optional(resourceRequirements('Compute resources of each memcached container.')),
   },
   { description: 'MemcachedSpec is the desired state of a Memcached.' },
 );
@@ -90,11 +57,7 @@ export const memcachedSpecSchema = Type.Object(
 export const memcachedStatusSchema = Type.Object(
   {
     conditions: Type.Optional(
-      Type.Array(conditionSchema, {
-        'x-kubernetes-list-type': 'map',
-        'x-kubernetes-list-map-keys': ['type'],
-        description: 'Available, Progressing and Degraded, with Kubernetes condition semantics.',
-      }),
+      conditionsSchema('Available, Progressing and Degraded, with Kubernetes condition semantics.'),
     ),
     nodes: Type.Optional(Type.Array(Type.String(), { description: 'Names of the memcached pods.' })),
     servers: Type.Optional(
@@ -102,8 +65,8 @@ export const memcachedStatusSchema = Type.Object(
         description: 'host:port of every ready server, for clients to hash over.',
       }),
     ),
-    readyReplicas: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
-    observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
+    readyReplicas: Type.Optional(int32({ minimum: 0 })),
+    observedGeneration: Type.Optional(int64({ minimum: 0 })),
   },
   { description: 'MemcachedStatus is the observed state of a Memcached.' },
 );

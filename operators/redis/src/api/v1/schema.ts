@@ -1,3 +1,4 @@
+import { conditionsSchema, int32, int64, quantity, resourceRequirements } from '@opkit/controller-runtime';
 import { type Static, Type } from '@sinclair/typebox';
 
 // The one definition of the RedisCluster API: the CRD's OpenAPI schema (with its CEL rules), the client-side
@@ -50,39 +51,6 @@ export const OPERATOR_OWNED_CONFIG = [
   'supervised',
 ] as const;
 
-const int32 = (options: { minimum?: number; maximum?: number; default?: number; description: string }) =>
-  Type.Integer({ format: 'int32', ...options });
-
-const QUANTITY_PATTERN =
-  '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
-
-const quantity = (description?: string) =>
-  Type.Unsafe<string | number>({
-    'x-kubernetes-int-or-string': true,
-    anyOf: [{ type: 'integer' }, { type: 'string' }],
-    pattern: QUANTITY_PATTERN,
-    ...(description ? { description } : {}),
-  });
-
-// A map with free keys: additionalProperties, since CRD schemas do not support patternProperties.
-const resourceList = Type.Unsafe<Record<string, string | number>>({
-  type: 'object',
-  additionalProperties: quantity(),
-  description: 'Resource name to quantity.',
-});
-
-export const conditionSchema = Type.Object({
-  type: Type.String({
-    maxLength: 316,
-    description: 'Type of condition: Available, Progressing or Degraded.',
-  }),
-  status: Type.Unsafe<'True' | 'False' | 'Unknown'>({ type: 'string', enum: ['True', 'False', 'Unknown'] }),
-  reason: Type.String({ maxLength: 1024, minLength: 1, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' }),
-  message: Type.String({ maxLength: 32768 }),
-  lastTransitionTime: Type.String({ format: 'date-time' }),
-  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
-});
-
 /** `has(...) ? ... : default` in CEL, for rules that read optional fields. */
 const REPLICAS_CEL = `(has(self.replicasPerPrimary) ? self.replicasPerPrimary : ${DEFAULT_REPLICAS_PER_PRIMARY})`;
 
@@ -132,12 +100,7 @@ export const redisClusterSpecSchema = Type.Object(
         description: 'Redis image for this cluster; default: the operator’s RELATED_IMAGE_REDIS.',
       }),
     ),
-    resources: Type.Optional(
-      Type.Object(
-        { limits: Type.Optional(resourceList), requests: Type.Optional(resourceList) },
-        { description: 'Compute resources of each Redis container.' },
-      ),
-    ),
+    resources: Type.Optional(resourceRequirements('Compute resources of each Redis container.')),
     storage: Type.Optional(
       Type.Object(
         {
@@ -204,17 +167,13 @@ export const nodeStatusSchema = Type.Object({
   }),
   primaryId: Type.Optional(Type.String({ description: 'Node ID of the primary this replica follows.' })),
   slots: Type.Optional(Type.String({ description: 'Hash slot ranges this primary serves, e.g. 0-5460.' })),
-  slotCount: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
+  slotCount: Type.Optional(int32({ minimum: 0 })),
 });
 
 export const redisClusterStatusSchema = Type.Object(
   {
     conditions: Type.Optional(
-      Type.Array(conditionSchema, {
-        'x-kubernetes-list-type': 'map',
-        'x-kubernetes-list-map-keys': ['type'],
-        description: 'Available, Progressing and Degraded, with Kubernetes condition semantics.',
-      }),
+      conditionsSchema('Available, Progressing and Degraded, with Kubernetes condition semantics.'),
     ),
     nodes: Type.Optional(Type.Array(Type.String(), { description: 'Names of the Redis pods.' })),
     members: Type.Optional(
@@ -227,11 +186,11 @@ export const redisClusterStatusSchema = Type.Object(
         description: 'cluster_state from CLUSTER INFO.',
       }),
     ),
-    primaries: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
-    readyNodes: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
-    slotsAssigned: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
+    primaries: Type.Optional(int32({ minimum: 0 })),
+    readyNodes: Type.Optional(int32({ minimum: 0 })),
+    slotsAssigned: Type.Optional(int32({ minimum: 0 })),
     secretName: Type.Optional(Type.String({ description: 'Secret holding the password (key `password`).' })),
-    observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
+    observedGeneration: Type.Optional(int64({ minimum: 0 })),
   },
   { description: 'RedisClusterStatus is the observed state of a RedisCluster.' },
 );
