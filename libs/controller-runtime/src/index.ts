@@ -36,11 +36,13 @@ export {
 export {
   ApiError,
   ConnectionError,
+  ignoreNotFound,
   isAlreadyExists,
   isConflict,
   isGone,
   isNotFound,
 } from './client/errors.js';
+export type { ClientApplyOptions, ObjectClient, ObjectRef, PatchOptions } from './client/object-client.js';
 export { NoKindMatchError, ResourceMapper, type ResourceMapping } from './client/resource-mapper.js';
 export { loadKubeConfig, Transport } from './client/transport.js';
 // helpers for reconcilers
@@ -52,6 +54,12 @@ export {
   ReconcileTimeoutError,
   type WatchSpec,
 } from './controller/controller.js';
+export {
+  applyIfChanged,
+  type OperationResult,
+  patchStatusIfChanged,
+} from './controllerutil/apply-if-changed.js';
+export { isPodReady } from './controllerutil/pod.js';
 export { parseQuantity, quantitiesEqual } from './controllerutil/quantity.js';
 export { isSubset } from './controllerutil/semantic.js';
 // operator building blocks
@@ -120,4 +128,3 @@ export {
   WildcardRuleError,
 } from './rbac/policy-rules.js';
 export * from './reconcile/reconcile.js';
-export type { ObjectClient } from './testing/object-client.js';

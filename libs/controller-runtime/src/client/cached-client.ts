@@ -6,17 +6,17 @@ import type {
   KubeClient,
   ObjectList,
   PatchType,
-  Reader,
   TypeRef,
   WriteOptions,
 } from './client.js';
+import type { ObjectClient } from './object-client.js';
 
 /**
  * The client controllers use, as controller-runtime's default client: reads from the shared informer cache
  * (deep-frozen objects, no API traffic), writes straight to the API server with this manager's field
  * manager. For a read that must see the server's latest state, use the manager's `apiReader`.
  */
-export class Client implements Reader {
+export class Client implements ObjectClient {
   readonly #cache: InformerCache;
   readonly #api: KubeClient;
   readonly fieldManager: string;

@@ -39,3 +39,16 @@ export const isAlreadyExists = (error: unknown): boolean =>
   statusIs(409)(error) && apiErrorIn(error)?.reason === 'AlreadyExists';
 /** The resourceVersion is too old (410 Gone / Expired): a watch or list must start over. */
 export const isGone = statusIs(410);
+
+/**
+ * `client.IgnoreNotFound` for a read: the object, or `undefined` when it does not exist; other errors are
+ * thrown. `const deployment = await ignoreNotFound(client.get(DEPLOYMENT, name, namespace))`.
+ */
+export async function ignoreNotFound<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}

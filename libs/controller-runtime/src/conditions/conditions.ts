@@ -72,6 +72,19 @@ export function setStatusCondition(
 }
 
 /**
+ * Sets several conditions at once with {@link setStatusCondition}'s semantics; returns the new list (the
+ * object's own is left as it is). `status.conditions = setStatusConditions(cr.status?.conditions, available, degraded)`.
+ */
+export function setStatusConditions(
+  conditions: readonly Condition[] | undefined,
+  ...updates: readonly ConditionUpdate[]
+): Condition[] {
+  let result = [...(conditions ?? [])];
+  for (const update of updates) result = setStatusCondition(result, update).conditions;
+  return result;
+}
+
+/**
  * Removes the condition of type `type` (apimachinery `meta.RemoveStatusCondition`), without mutating
  * `conditions`.
  *

@@ -7,4 +7,5 @@ export {
   isStatusConditionTrue,
   removeStatusCondition,
   setStatusCondition,
+  setStatusConditions,
 } from './conditions.js';

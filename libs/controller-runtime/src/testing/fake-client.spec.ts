@@ -3,13 +3,13 @@ import { OWNER_UID_INDEX } from '../cache/store.js';
 import type { Client } from '../client/cached-client.js';
 import { retryOnConflict, type TypeRef } from '../client/client.js';
 import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../client/errors.js';
+import type { ObjectClient } from '../client/object-client.js';
 import { setStatusCondition } from '../conditions/conditions.js';
 import { removeFinalizer } from '../finalizer/finalizers.js';
 import type { Condition, KubeObject } from '../object.js';
 import { setControllerReference } from '../ownerref/owner-references.js';
 import type { Request } from '../reconcile/reconcile.js';
 import { FakeClient } from './fake-client.js';
-import type { ObjectClient } from './object-client.js';
 
 // --- fixtures ------------------------------------------------------------------------------------------------
 

@@ -4,8 +4,8 @@ import { parseLabelSelector } from '../cache/label-selector.js';
 import { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from '../cache/store.js';
 import type { DeleteOptions, ObjectList, PatchType, TypeRef, WriteOptions } from '../client/client.js';
 import { ApiError } from '../client/errors.js';
+import type { ClientApplyOptions, ObjectClient, ObjectRef, PatchOptions } from '../client/object-client.js';
 import { gvkOf, type KubeObject, type ObjectMeta, objectKey } from '../object.js';
-import type { ClientApplyOptions, ObjectClient, ObjectRef, PatchOptions } from './object-client.js';
 import { applyMerge, deepEqual, isPlainObject, jsonPatch, mergePatch, PatchError } from './patches.js';
 
 /** The client methods FakeClient records and lets interceptors replace. */

@@ -1,6 +1,7 @@
 // Test support for @opkit/controller-runtime (`@opkit/controller-runtime/testing`): an in-memory client to
 // unit-test reconcilers without a cluster.
 
+export type { ClientApplyOptions, ObjectClient, ObjectRef, PatchOptions } from '../client/object-client.js';
 export {
   type Action,
   type CallArgs,
@@ -12,5 +13,4 @@ export {
   type Interceptors,
   type Verb,
 } from './fake-client.js';
-export type { ClientApplyOptions, ObjectClient, ObjectRef, PatchOptions } from './object-client.js';
 export { prng } from './prng.js';

@@ -1,19 +1,21 @@
 import {
-  type Client,
-  type Condition,
+  applyIfChanged,
+  type ConditionUpdate,
   clientFinalizerOps,
   controllerManagedBy,
   type EventRecorder,
   findStatusCondition,
-  isNotFound,
-  isSubset,
+  ignoreNotFound,
+  isPodReady,
   type KubeObject,
   type Manager,
+  type ObjectClient,
   type ObjectList,
+  patchStatusIfChanged,
   type Reconciler,
   runWithFinalizer,
   selectorFromLabels,
-  setStatusCondition,
+  setStatusConditions,
 } from '@opkit/controller-runtime';
 import { Counter } from 'prom-client';
 import { MEMCACHED, type Memcached, type MemcachedStatus } from '../api/v1alpha1/index.js';
@@ -89,20 +91,6 @@ export function setupMemcachedController(manager: Manager, options: MemcachedCon
     .complete(reconcile);
 }
 
-function condition(
-  type: 'Available' | 'Progressing' | 'Degraded',
-  status: Condition['status'],
-  reason: string,
-  message: string,
-  generation: number | undefined,
-): Omit<Condition, 'lastTransitionTime'> {
-  return { type, status, reason, message, observedGeneration: generation };
-}
-
-function podReady(pod: Pod): boolean {
-  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-}
-
 /**
  * Whether a condition change is news for `kubectl describe`: availability gained or lost, degradation raised
  * or cleared. Progressing comes and goes with every rollout, and a condition's first value is only news when
@@ -126,54 +114,24 @@ function eventTypeFor(
 }
 
 export function memcachedReconciler(
-  client: Client,
+  client: ObjectClient,
   events: EventRecorder,
   undesiredSize: Counter,
   env: NodeJS.ProcessEnv,
 ): Reconciler {
   /** Writes the status when it differs from what the object has; emits an event for each change worth one. */
   async function writeStatus(cr: Memcached, next: MemcachedStatus): Promise<void> {
-    const current = cr.status ?? {};
-    if (isSubset(next, current) && isSubset(current.conditions ?? [], next.conditions ?? [])) return;
+    const before = cr.status?.conditions;
+    if (!(await patchStatusIfChanged(client, MEMCACHED, cr, next))) return;
     for (const c of next.conditions ?? []) {
-      const type = eventTypeFor(findStatusCondition(current.conditions, c.type)?.status, c);
+      const type = eventTypeFor(findStatusCondition(before, c.type)?.status, c);
       if (type) events.event(cr, type, c.reason, `${c.type}=${c.status}`, c.message);
     }
-    await client.patch(
-      { ...MEMCACHED, name: cr.metadata.name!, namespace: cr.metadata.namespace },
-      { status: next },
-      'merge',
-      { subresource: 'status' },
-    );
   }
 
-  function withConditions(cr: Memcached, ...updates: Omit<Condition, 'lastTransitionTime'>[]): Condition[] {
-    let conditions = cr.status?.conditions ?? [];
-    for (const u of updates) conditions = setStatusCondition(conditions, u).conditions;
-    return conditions;
-  }
-
-  /** Applies `desired` when the live object (from the cache) lacks any of its fields. */
-  async function ensure(
-    desired: KubeObject,
-    live: KubeObject | undefined,
-  ): Promise<'created' | 'updated' | 'unchanged'> {
-    if (live && isSubset(desired, live)) return 'unchanged';
-    await client.apply(desired);
-    return live ? 'updated' : 'created';
-  }
-
-  async function getOptional<T extends KubeObject>(
-    type: { apiVersion: string; kind: string },
-    cr: Memcached,
-  ) {
-    try {
-      return await client.get<T>(type, cr.metadata.name!, cr.metadata.namespace);
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
-  }
+  /** An object of the Memcached's own name and namespace, or undefined. */
+  const getOwned = <T extends KubeObject>(type: { apiVersion: string; kind: string }, cr: Memcached) =>
+    ignoreNotFound(client.get<T>(type, cr.metadata.name!, cr.metadata.namespace));
 
   async function apply(cr: Memcached): Promise<void> {
     const generation = cr.metadata.generation;
@@ -185,21 +143,33 @@ export function memcachedReconciler(
       await writeStatus(cr, {
         ...cr.status,
         observedGeneration: generation,
-        conditions: withConditions(
-          cr,
-          condition('Available', 'False', 'ImageNotConfigured', error.message, generation),
-          condition('Degraded', 'True', 'ImageNotConfigured', error.message, generation),
+        conditions: setStatusConditions(
+          cr.status?.conditions,
+          {
+            type: 'Available',
+            status: 'False',
+            reason: 'ImageNotConfigured',
+            message: error.message,
+            observedGeneration: generation,
+          },
+          {
+            type: 'Degraded',
+            status: 'True',
+            reason: 'ImageNotConfigured',
+            message: error.message,
+            observedGeneration: generation,
+          },
         ),
       });
       return; // nothing to retry until the spec or the operator's configuration changes
     }
 
-    const deployment = await getOptional<Deployment>(DEPLOYMENT, cr);
+    const deployment = await getOwned<Deployment>(DEPLOYMENT, cr);
     const desired = desiredDeployment(cr, image);
     if (deployment?.spec?.replicas !== undefined && deployment.spec.replicas !== cr.spec.size) {
       undesiredSize.inc();
     }
-    const outcome = await ensure(desired, deployment);
+    const outcome = await applyIfChanged(client, desired, deployment);
     if (outcome === 'created') {
       events.event(
         cr,
@@ -217,9 +187,9 @@ export function memcachedReconciler(
         `Deployment ${desired.metadata.name} brought back to the spec`,
       );
     }
-    await ensure(desiredService(cr), await getOptional(SERVICE, cr));
-    const pdb = await getOptional(PDB, cr);
-    if (cr.spec.size > 1) await ensure(desiredPodDisruptionBudget(cr), pdb);
+    await applyIfChanged(client, desiredService(cr), await getOwned(SERVICE, cr));
+    const pdb = await getOwned(PDB, cr);
+    if (cr.spec.size > 1) await applyIfChanged(client, desiredPodDisruptionBudget(cr), pdb);
     else if (pdb) await client.delete({ ...PDB, name: cr.metadata.name!, namespace: cr.metadata.namespace });
 
     const pods: ObjectList<Pod> = await client.list<Pod>(POD, {
@@ -229,7 +199,7 @@ export function memcachedReconciler(
     const live = pods.items
       .filter((p) => !p.metadata.deletionTimestamp)
       .sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!));
-    const ready = live.filter(podReady);
+    const ready = live.filter(isPodReady);
     const port = portOf(cr);
     const status = deployment?.status ?? {};
     const rolledOut =
@@ -249,49 +219,45 @@ export function memcachedReconciler(
       .filter(Boolean);
     const notReadyMessage = `${ready.length} of ${cr.spec.size} servers ready${waiting.length ? ` (${waiting.join(', ')})` : ''}`;
 
-    const conditions = withConditions(
-      cr,
-      allReady
-        ? condition(
-            'Available',
-            'True',
-            'AllServersReady',
-            `${ready.length} memcached servers ready`,
-            generation,
-          )
-        : condition(
-            'Available',
-            'False',
-            ready.length > 0 ? 'ServersNotReady' : 'NoServersReady',
-            notReadyMessage,
-            generation,
-          ),
-      allReady
-        ? condition(
-            'Progressing',
-            'False',
-            'RolloutComplete',
-            `Deployment ${cr.metadata.name} is rolled out`,
-            generation,
-          )
-        : stuck
-          ? condition(
-              'Progressing',
-              'False',
-              stuck.reason ?? 'RolloutStuck',
-              stuck.message ?? notReadyMessage,
-              generation,
-            )
-          : condition('Progressing', 'True', 'RollingOut', notReadyMessage, generation),
-      stuck
-        ? condition(
-            'Degraded',
-            'True',
-            stuck.reason ?? 'RolloutStuck',
-            stuck.message ?? notReadyMessage,
-            generation,
-          )
-        : condition('Degraded', 'False', 'AsExpected', 'No failures', generation),
+    const available: ConditionUpdate = allReady
+      ? {
+          type: 'Available',
+          status: 'True',
+          reason: 'AllServersReady',
+          message: `${ready.length} memcached servers ready`,
+        }
+      : {
+          type: 'Available',
+          status: 'False',
+          reason: ready.length > 0 ? 'ServersNotReady' : 'NoServersReady',
+          message: notReadyMessage,
+        };
+    const progressing: ConditionUpdate = allReady
+      ? {
+          type: 'Progressing',
+          status: 'False',
+          reason: 'RolloutComplete',
+          message: `Deployment ${cr.metadata.name} is rolled out`,
+        }
+      : stuck
+        ? {
+            type: 'Progressing',
+            status: 'False',
+            reason: stuck.reason ?? 'RolloutStuck',
+            message: stuck.message ?? notReadyMessage,
+          }
+        : { type: 'Progressing', status: 'True', reason: 'RollingOut', message: notReadyMessage };
+    const degraded: ConditionUpdate = stuck
+      ? {
+          type: 'Degraded',
+          status: 'True',
+          reason: stuck.reason ?? 'RolloutStuck',
+          message: stuck.message ?? notReadyMessage,
+        }
+      : { type: 'Degraded', status: 'False', reason: 'AsExpected', message: 'No failures' };
+    const conditions = setStatusConditions(
+      cr.status?.conditions,
+      ...[available, progressing, degraded].map((c) => ({ ...c, observedGeneration: generation })),
     );
     await writeStatus(cr, {
       conditions,
@@ -303,13 +269,8 @@ export function memcachedReconciler(
   }
 
   return async (req) => {
-    let cr: Memcached;
-    try {
-      cr = await client.get<Memcached>(MEMCACHED, req.name, req.namespace);
-    } catch (error) {
-      if (isNotFound(error)) return; // deleted; owned objects go by garbage collection
-      throw error;
-    }
+    const cr = await ignoreNotFound(client.get<Memcached>(MEMCACHED, req.name, req.namespace));
+    if (!cr) return; // deleted; owned objects go by garbage collection
     await runWithFinalizer(cr, FINALIZER, clientFinalizerOps<Memcached>(client), {
       apply,
       cleanup: async (dying) => {
@@ -322,16 +283,13 @@ export function memcachedReconciler(
         );
         await writeStatus(dying, {
           ...dying.status,
-          conditions: withConditions(
-            dying,
-            condition(
-              'Degraded',
-              'True',
-              'Finalizing',
-              `Finalizer operations for custom resource ${dying.metadata.name} were successfully accomplished`,
-              dying.metadata.generation,
-            ),
-          ),
+          conditions: setStatusConditions(dying.status?.conditions, {
+            type: 'Degraded',
+            status: 'True',
+            reason: 'Finalizing',
+            message: `Finalizer operations for custom resource ${dying.metadata.name} were successfully accomplished`,
+            observedGeneration: dying.metadata.generation,
+          }),
         });
       },
     });

@@ -1,11 +1,14 @@
 import {
+  applyIfChanged,
   type Client,
   type Condition,
   controllerManagedBy,
   type EventRecorder,
   findStatusCondition,
+  ignoreNotFound,
   isConflict,
   isNotFound,
+  isPodReady,
   isSubset,
   type KubeObject,
   type Logger,
@@ -13,7 +16,7 @@ import {
   type Reconciler,
   type Result,
   selectorFromLabels,
-  setStatusCondition,
+  setStatusConditions,
 } from '@opkit/controller-runtime';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import {
@@ -195,10 +198,6 @@ function condition(
   return { type, status, reason, message, observedGeneration: generation };
 }
 
-function podReady(pod: Pod): boolean {
-  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-}
-
 function ordinalOf(cr: RedisCluster, pod: Pod): number | undefined {
   const match = pod.metadata.name?.match(/-(\d+)$/);
   return match && pod.metadata.name === `${cr.metadata.name}-${match[1]}` ? Number(match[1]) : undefined;
@@ -245,21 +244,6 @@ export function redisClusterReconciler(
     );
   }
 
-  function withConditions(
-    cr: RedisCluster,
-    ...updates: Omit<Condition, 'lastTransitionTime'>[]
-  ): Condition[] {
-    let conditions = cr.status?.conditions ?? [];
-    for (const u of updates) conditions = setStatusCondition(conditions, u).conditions;
-    return conditions;
-  }
-
-  async function ensure(desired: KubeObject, live: KubeObject | undefined): Promise<boolean> {
-    if (live && isSubset(desired, live)) return false;
-    await client.apply(desired);
-    return true;
-  }
-
   /** The auth Secret with exactly these keys (a key the operator drops must go, which `ensure` would not see). */
   async function ensureAuthConf(
     cr: RedisCluster,
@@ -273,19 +257,6 @@ export function redisClusterReconciler(
       return false;
     await client.apply(desired);
     return true;
-  }
-
-  async function getOptional<T extends KubeObject>(
-    type: { apiVersion: string; kind: string },
-    name: string,
-    namespace: string,
-  ): Promise<T | undefined> {
-    try {
-      return await client.get<T>(type, name, namespace);
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
   }
 
   /**
@@ -302,7 +273,7 @@ export function redisClusterReconciler(
       users.add(cr.metadata.name!);
       options.secretUsers.set(key, users);
     }
-    const secret = await getOptional<Secret>(SECRET, name, namespace);
+    const secret = await ignoreNotFound(client.get<Secret>(SECRET, name, namespace));
     if (!secret) {
       if (cr.spec.auth?.secretName) {
         return {
@@ -358,8 +329,8 @@ export function redisClusterReconciler(
       await writeStatus(cr, {
         ...cr.status,
         observedGeneration: generation,
-        conditions: withConditions(
-          cr,
+        conditions: setStatusConditions(
+          cr.status?.conditions,
           condition('Available', 'False', reason, message, generation),
           condition('Degraded', 'True', reason, message, generation),
         ),
@@ -382,7 +353,7 @@ export function redisClusterReconciler(
     }
     const n = names(cr);
     // The password the nodes were started with, and the one before it while a rotation is rolling out.
-    const authConfSecret = await getOptional<Secret>(SECRET, n.authConf, namespace);
+    const authConfSecret = await ignoreNotFound(client.get<Secret>(SECRET, n.authConf, namespace));
     const running = passwordOfAuthConf(decode(authConfSecret?.data?.[AUTH_CONF_KEY]));
     const carried = decode(authConfSecret?.data?.[PREVIOUS_PASSWORD_KEY]);
     const source = await password(cr, running);
@@ -410,17 +381,35 @@ export function redisClusterReconciler(
         `new password in Secret ${passwordSecretName(cr)}: switching the nodes over and restarting them`,
       );
     }
-    await ensure(desiredConfigMap(cr), await getOptional(CONFIG_MAP, n.config, namespace));
-    await ensure(desiredHeadlessService(cr), await getOptional(SERVICE, n.headless, namespace));
-    await ensure(desiredClientService(cr), await getOptional(SERVICE, n.client, namespace));
-    await ensure(desiredPodDisruptionBudget(cr), await getOptional(PDB, n.pdb, namespace));
+    await applyIfChanged(
+      client,
+      desiredConfigMap(cr),
+      await ignoreNotFound(client.get(CONFIG_MAP, n.config, namespace)),
+    );
+    await applyIfChanged(
+      client,
+      desiredHeadlessService(cr),
+      await ignoreNotFound(client.get(SERVICE, n.headless, namespace)),
+    );
+    await applyIfChanged(
+      client,
+      desiredClientService(cr),
+      await ignoreNotFound(client.get(SERVICE, n.client, namespace)),
+    );
+    await applyIfChanged(
+      client,
+      desiredPodDisruptionBudget(cr),
+      await ignoreNotFound(client.get(PDB, n.pdb, namespace)),
+    );
 
     const configDigest = digest(redisConf(cr) + digest(authConf(pw)));
-    const sts = await getOptional<StatefulSet>(STATEFUL_SET, n.statefulSet, namespace);
+    const sts = await ignoreNotFound(client.get<StatefulSet>(STATEFUL_SET, n.statefulSet, namespace));
     const current = sts?.spec?.replicas ?? 0;
     // Scale-in: the StatefulSet keeps its pods until the cluster has moved their slots off and forgotten them.
     let replicas = Math.max(current, cr.spec.size);
-    const stsChanged = await ensure(desiredStatefulSet(cr, image, replicas, configDigest), sts);
+    const stsChanged =
+      (await applyIfChanged(client, desiredStatefulSet(cr, image, replicas, configDigest), sts)) !==
+      'unchanged';
     if (stsChanged && !sts) {
       events.event(
         cr,
@@ -458,7 +447,7 @@ export function redisClusterReconciler(
               uid: p.metadata.uid,
               ordinal,
               ip: p.status?.podIP,
-              ready: podReady(p),
+              ready: isPodReady(p),
               nodeName: p.spec?.nodeName,
               outdated:
                 updateRevision !== undefined && p.metadata.labels?.[REVISION_LABEL] !== updateRevision,
@@ -488,8 +477,8 @@ export function redisClusterReconciler(
       await writeStatus(cr, {
         ...cr.status,
         observedGeneration: generation,
-        conditions: withConditions(
-          cr,
+        conditions: setStatusConditions(
+          cr.status?.conditions,
           condition('Progressing', 'True', 'ClusterOperationFailed', message, generation),
           condition('Degraded', 'True', 'ClusterOperationFailed', message, generation),
         ),
@@ -548,7 +537,12 @@ export function redisClusterReconciler(
 
     if (sync.passwordSettled && previous !== undefined && !sync.restartPod && sync.ready) {
       // Every pod runs with the current password now: forget the previous one.
-      await ensureAuthConf(cr, pw, undefined, await getOptional<Secret>(SECRET, n.authConf, namespace));
+      await ensureAuthConf(
+        cr,
+        pw,
+        undefined,
+        await ignoreNotFound(client.get<Secret>(SECRET, n.authConf, namespace)),
+      );
       previous = undefined;
     }
 
@@ -575,8 +569,8 @@ export function redisClusterReconciler(
 
     const available = sync.clusterState === 'ok' && sync.slotsAssigned === 16384;
     const settled = sync.ready && replicas === cr.spec.size;
-    const conditions = withConditions(
-      cr,
+    const conditions = setStatusConditions(
+      cr.status?.conditions,
       available
         ? condition('Available', 'True', 'ClusterOK', `cluster_state:ok, all 16384 slots served`, generation)
         : condition(
@@ -636,8 +630,8 @@ export function redisClusterReconciler(
     if (cr.metadata.deletionTimestamp) return undefined;
     if (!cr.status?.conditions?.length) {
       await writeStatus(cr, {
-        conditions: withConditions(
-          cr,
+        conditions: setStatusConditions(
+          cr.status?.conditions,
           condition('Available', 'Unknown', 'Reconciling', 'Starting reconciliation', cr.metadata.generation),
           condition('Progressing', 'True', 'Reconciling', 'Starting reconciliation', cr.metadata.generation),
         ),

@@ -1,4 +1,5 @@
 import type { CacheListOptions } from '../cache/informer-cache.js';
+import type { KubeObject } from '../object.js';
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -7,8 +8,7 @@ import type {
   Reader,
   TypeRef,
   WriteOptions,
-} from '../client/client.js';
-import type { KubeObject } from '../object.js';
+} from './client.js';
 
 /** One object of a kind: `{ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'settings' }`. */
 export type ObjectRef = TypeRef & { name: string; namespace?: string };

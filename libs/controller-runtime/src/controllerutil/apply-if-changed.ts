@@ -1,0 +1,46 @@
+import type { TypeRef } from '../client/client.js';
+import type { KubeObject } from '../object.js';
+import { isSubset } from './semantic.js';
+
+/** What a write did, as controller-runtime's `controllerutil.OperationResult` reports it. */
+export type OperationResult = 'created' | 'updated' | 'unchanged';
+
+/**
+ * `controllerutil.CreateOrPatch` for server-side apply: applies `desired` when `live` (as read from the cache)
+ * lacks any of its fields or values, and says what happened. An unchanged world costs no write.
+ */
+export async function applyIfChanged(
+  client: { apply(obj: KubeObject): Promise<unknown> },
+  desired: KubeObject,
+  live: KubeObject | undefined,
+): Promise<OperationResult> {
+  if (live && isSubset(desired, live)) return 'unchanged';
+  await client.apply(desired);
+  return live ? 'updated' : 'created';
+}
+
+/**
+ * Patches the status subresource with `next` unless the object's status already says all of it (and holds
+ * no condition `next` drops); returns whether it wrote. A reconciler that computes its whole status each time
+ * can call it unconditionally and stays quiet once converged.
+ */
+export async function patchStatusIfChanged<S extends { readonly conditions?: readonly unknown[] }>(
+  client: {
+    patch(
+      target: TypeRef & { name: string; namespace?: string },
+      patch: unknown,
+      type: 'merge',
+      options: { subresource: 'status' },
+    ): Promise<unknown>;
+  },
+  type: TypeRef,
+  obj: KubeObject & { readonly status?: S },
+  next: S,
+): Promise<boolean> {
+  const current = obj.status ?? ({} as S);
+  if (isSubset(next, current) && isSubset(current.conditions ?? [], next.conditions ?? [])) return false;
+  const { name, namespace } = obj.metadata;
+  if (!name) throw new Error(`patchStatusIfChanged: the ${type.kind} has no name`);
+  await client.patch({ ...type, name, namespace }, { status: next }, 'merge', { subresource: 'status' });
+  return true;
+}

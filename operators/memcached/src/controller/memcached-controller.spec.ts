@@ -1,0 +1,91 @@
+import { EventRecorder, type EventsV1Event, type KubeObject } from '@opkit/controller-runtime';
+import { FakeClient } from '@opkit/controller-runtime/testing';
+import { Counter, Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { MEMCACHED, type Memcached } from '../api/v1alpha1/index.js';
+import { FINALIZER, memcachedReconciler } from './memcached-controller.js';
+
+// The reconciler on its own, against the in-memory fake client: what it creates, what it reports, and that it
+// writes nothing once the world matches the spec. (The end-to-end tests run it against a real cluster.)
+
+const env = { RELATED_IMAGE_MEMCACHED: 'docker.io/library/memcached:1.6' };
+const request = { namespace: 'cache', name: 'sessions' };
+
+function setup(spec: Memcached['spec'], operatorEnv: NodeJS.ProcessEnv = env) {
+  const cr: Memcached = {
+    ...MEMCACHED,
+    metadata: { name: 'sessions', namespace: 'cache', uid: 'u-1' },
+    spec,
+  };
+  const client = new FakeClient({ objects: [cr], statusSubresource: [MEMCACHED] });
+  const recorded: EventsV1Event[] = [];
+  const events = new EventRecorder({
+    sink: {
+      create: async (_ns, event) => {
+        recorded.push(event);
+        return event;
+      },
+      patch: async (_ns, _name) => ({}) as EventsV1Event,
+    },
+    reportingController: 'cache.example.com/memcached-operator',
+    reportingInstance: 'test',
+  });
+  const undesiredSize = new Counter({ name: 'undesired_size', help: 'h', registers: [new Registry()] });
+  const reconcile = memcachedReconciler(client, events, undesiredSize, operatorEnv);
+  const run = () =>
+    reconcile(request, { signal: new AbortController().signal, reconcileID: 'r', controller: 'memcached' });
+  const get = <T extends KubeObject>(apiVersion: string, kind: string) =>
+    client.get<T>({ apiVersion, kind }, 'sessions', 'cache');
+  return { client, events, recorded, run, get };
+}
+
+describe('the Memcached reconciler', () => {
+  it('adds its finalizer, creates the Deployment, Service and PDB, and reports that no server is ready yet', async () => {
+    const { run, get, events, recorded } = setup({ size: 2 });
+    await run();
+    await run();
+
+    const cr = await get<Memcached>(MEMCACHED.apiVersion, MEMCACHED.kind);
+    expect(cr.metadata.finalizers).toEqual([FINALIZER]);
+    const deployment = await get<KubeObject & { spec: { replicas: number } }>('apps/v1', 'Deployment');
+    expect(deployment.spec.replicas).toBe(2);
+    expect(deployment.metadata.ownerReferences?.[0]).toMatchObject({
+      kind: 'Memcached',
+      name: 'sessions',
+      controller: true,
+    });
+    await get('v1', 'Service');
+    await get('policy/v1', 'PodDisruptionBudget');
+
+    const available = cr.status?.conditions?.find((c) => c.type === 'Available');
+    expect(available).toMatchObject({
+      status: 'False',
+      reason: 'NoServersReady',
+      message: '0 of 2 servers ready',
+    });
+    expect(cr.status?.conditions?.find((c) => c.type === 'Progressing')?.status).toBe('True');
+    await events.flush();
+    expect(recorded.map((e) => e.reason)).toContain('Created');
+  });
+
+  it('writes nothing more once the world matches the spec', async () => {
+    const { run, client } = setup({ size: 1 });
+    await run();
+    await run();
+    client.reset();
+    await run();
+    expect(client.writes()).toEqual([]);
+  });
+
+  it('reports a missing operand image as Degraded and creates nothing', async () => {
+    const { run, get } = setup({ size: 1 }, {});
+    await run();
+    await run();
+    const cr = await get<Memcached>(MEMCACHED.apiVersion, MEMCACHED.kind);
+    expect(cr.status?.conditions?.find((c) => c.type === 'Degraded')).toMatchObject({
+      status: 'True',
+      reason: 'ImageNotConfigured',
+    });
+    await expect(get('apps/v1', 'Deployment')).rejects.toThrow(/not found/);
+  });
+});
