@@ -381,26 +381,16 @@ export function redisClusterReconciler(
         `new password in Secret ${passwordSecretName(cr)}: switching the nodes over and restarting them`,
       );
     }
-    await applyIfChanged(
-      client,
-      desiredConfigMap(cr),
-      await ignoreNotFound(client.get(CONFIG_MAP, n.config, namespace)),
-    );
-    await applyIfChanged(
-      client,
-      desiredHeadlessService(cr),
-      await ignoreNotFound(client.get(SERVICE, n.headless, namespace)),
-    );
-    await applyIfChanged(
-      client,
-      desiredClientService(cr),
-      await ignoreNotFound(client.get(SERVICE, n.client, namespace)),
-    );
-    await applyIfChanged(
-      client,
-      desiredPodDisruptionBudget(cr),
-      await ignoreNotFound(client.get(PDB, n.pdb, namespace)),
-    );
+    // The objects that follow from the spec alone: applied when the cache shows them differing.
+    for (const [type, desired] of [
+      [CONFIG_MAP, desiredConfigMap(cr)],
+      [SERVICE, desiredHeadlessService(cr)],
+      [SERVICE, desiredClientService(cr)],
+      [PDB, desiredPodDisruptionBudget(cr)],
+    ] as const) {
+      const live = await ignoreNotFound(client.get(type, desired.metadata.name ?? '', namespace));
+      await applyIfChanged(client, desired, live);
+    }
 
     const configDigest = digest(redisConf(cr) + digest(authConf(pw)));
     const sts = await ignoreNotFound(client.get<StatefulSet>(STATEFUL_SET, n.statefulSet, namespace));

@@ -1,6 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ComponentBuildError, GoToolchainError } from '../errors.js';
+import type { BuildContext } from './recipes.js';
 import { MINIMUM_GO_VERSION } from './versions.js';
 
 /** Environment for every Go command: never download a toolchain, static binaries, module mode. */
@@ -86,4 +88,24 @@ export function runGo(go: string, args: readonly string[], options: GoRunOptions
 
 export function openBuildLog(path: string): WriteStream {
   return createWriteStream(path, { flags: 'a' });
+}
+
+/**
+ * Makes `ctx.workDir` a wrapper module that requires `module@version` and imports `packages`, so that
+ * `go build` can build them: what `go install …@version` does, without asking the proxy for the module's
+ * version list (to report deprecations), a request some module proxies refuse.
+ */
+export async function wrapperModule(
+  ctx: BuildContext,
+  module: string,
+  version: string,
+  packages: readonly string[],
+): Promise<void> {
+  await ctx.go(['mod', 'init', 'local/wrapper']);
+  writeFileSync(
+    join(ctx.workDir, 'tools.go'),
+    `//go:build tools\n\npackage tools\n\nimport (\n${packages.map((p) => `\t_ "${p}"\n`).join('')})\n`,
+  );
+  await ctx.go(['mod', 'edit', `-require=${module}@${version}`]);
+  await ctx.go(['mod', 'tidy', '-e']);
 }

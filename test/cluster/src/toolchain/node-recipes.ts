@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { wrapperModule } from './go.js';
 import type { ComponentRecipe } from './recipes.js';
 import { CONTAINERD_VERSION, COREDNS_VERSION } from './versions.js';
 
@@ -24,13 +25,7 @@ export const containerdRecipe: ComponentRecipe = {
   async build(ctx) {
     const module = 'github.com/containerd/containerd/v2';
     const commands = this.files.map((f) => `${module}/cmd/${f}`);
-    await ctx.go(['mod', 'init', 'local/containerdbuild']);
-    writeFileSync(
-      join(ctx.workDir, 'tools.go'),
-      `//go:build tools\n\npackage tools\n\nimport (\n${commands.map((c) => `\t_ "${c}"\n`).join('')})\n`,
-    );
-    await ctx.go(['mod', 'edit', `-require=${module}@v${CONTAINERD_VERSION}`]);
-    await ctx.go(['mod', 'tidy', '-e']);
+    await wrapperModule(ctx, module, `v${CONTAINERD_VERSION}`, commands);
     const ldflags = [
       '-s -w',
       `-X ${module}/version.Version=v${CONTAINERD_VERSION}`,

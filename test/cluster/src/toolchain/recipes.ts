@@ -1,5 +1,6 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { wrapperModule } from './go.js';
 import { nodeRecipes } from './node-recipes.js';
 import {
   ETCD_VERSION,
@@ -151,16 +152,8 @@ export const opmRecipe: ComponentRecipe = {
   version: OPM_VERSION,
   files: ['opm'],
   async build(ctx) {
-    // A wrapper module rather than `go install …@version`, which asks the proxy for the module's version list
-    // (to report deprecations) — a request some module proxies refuse.
     const module = 'github.com/operator-framework/operator-registry';
-    await ctx.go(['mod', 'init', 'local/opmbuild']);
-    writeFileSync(
-      join(ctx.workDir, 'tools.go'),
-      `//go:build tools\n\npackage tools\n\nimport _ "${module}/cmd/opm"\n`,
-    );
-    await ctx.go(['mod', 'edit', `-require=${module}@v${OPM_VERSION}`]);
-    await ctx.go(['mod', 'tidy', '-e']);
+    await wrapperModule(ctx, module, `v${OPM_VERSION}`, [`${module}/cmd/opm`]);
     await ctx.go([
       'build',
       '-trimpath',
@@ -188,13 +181,7 @@ export const olmRecipe: ComponentRecipe = {
   async build(ctx) {
     const module = 'github.com/operator-framework/operator-lifecycle-manager';
     const commands = ['cmd/olm', 'cmd/catalog', 'util/cpb', 'cmd/copy-content'].map((c) => `${module}/${c}`);
-    await ctx.go(['mod', 'init', 'local/olmbuild']);
-    writeFileSync(
-      join(ctx.workDir, 'tools.go'),
-      `//go:build tools\n\npackage tools\n\nimport (\n${commands.map((c) => `\t_ "${c}"\n`).join('')})\n`,
-    );
-    await ctx.go(['mod', 'edit', `-require=${module}@v${OLM_VERSION}`]);
-    await ctx.go(['mod', 'tidy', '-e']);
+    await wrapperModule(ctx, module, `v${OLM_VERSION}`, commands);
     await ctx.go([
       'build',
       '-trimpath',
@@ -229,13 +216,7 @@ export const grpcHealthProbeRecipe: ComponentRecipe = {
   files: ['grpc_health_probe'],
   async build(ctx) {
     const module = 'github.com/grpc-ecosystem/grpc-health-probe';
-    await ctx.go(['mod', 'init', 'local/probebuild']);
-    writeFileSync(
-      join(ctx.workDir, 'tools.go'),
-      `//go:build tools\n\npackage tools\n\nimport _ "${module}"\n`,
-    );
-    await ctx.go(['mod', 'edit', `-require=${module}@v${GRPC_HEALTH_PROBE_VERSION}`]);
-    await ctx.go(['mod', 'tidy', '-e']);
+    await wrapperModule(ctx, module, `v${GRPC_HEALTH_PROBE_VERSION}`, [module]);
     await ctx.go([
       'build',
       '-trimpath',
