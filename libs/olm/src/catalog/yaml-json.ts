@@ -100,6 +100,8 @@ class Decoder {
   private decodeCount = 0;
   private aliasCount = 0;
   private aliasDepth = 0;
+  /** A NaN or ±Inf was decoded: the result needs the JSON check (most documents have none). */
+  nonFinite = false;
   private readonly expanding = new Set<Node>();
 
   constructor(private readonly doc: Document) {}
@@ -108,7 +110,11 @@ class Decoder {
     this.count();
     if (node === null || node === undefined) return null;
     if (isAlias(node)) return this.alias(node);
-    if (isScalar(node)) return scalarToJson(node);
+    if (isScalar(node)) {
+      const value = scalarToJson(node);
+      if (typeof value === 'number' && !Number.isFinite(value)) this.nonFinite = true;
+      return value;
+    }
     if (isSeq(node)) return node.items.map((item) => this.toJson(item as Node));
     if (isMap(node)) {
       const out: Record<string, unknown> = {};
@@ -274,7 +280,8 @@ export function yamlDocumentToJson(text: string): unknown {
   const error = doc.errors[0];
   if (error)
     throw new YamlConversionError(`error converting YAML to JSON: yaml: ${goYamlReason(text, error)}`);
-  const value = new Decoder(doc).toJson(doc.contents as Node | null);
-  assertJsonNumbers(value);
+  const decoder = new Decoder(doc);
+  const value = decoder.toJson(doc.contents as Node | null);
+  if (decoder.nonFinite) assertJsonNumbers(value);
   return value;
 }
