@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pki } from '../control-plane/pki.js';
@@ -78,6 +79,13 @@ export async function startRealNode(s: RealNodeStart): Promise<void> {
   s.progress('containerd ready');
 
   createCgroupRoot();
+  // The kubelet makes its root dir a shared bind mount of itself while its servers start; a socket it is
+  // renaming into place in that moment fails with "invalid cross-device link". Made shared here first, the
+  // kubelet finds nothing to do. (Unmounted with the rest of the cluster dir on stop.)
+  const rootDir = join(dir, 'kubelet-config', 'kubelet');
+  mkdirSync(rootDir, { recursive: true });
+  execFileSync('mount', ['--bind', rootDir, rootDir]);
+  execFileSync('mount', ['--make-rshared', rootDir]);
   const kubeletHealthz = await freePort();
   const kubelet = await s.launch(
     'kubelet',
