@@ -2,6 +2,13 @@
 
 export type { KubeConfig } from '@kubernetes/client-node';
 export { BuilderError, ControllerBuilder, controllerManagedBy } from './builder/builder.js';
+// webhooks: admission (defaulting, validating), conversion (hub and spokes), the HTTPS server
+export {
+  WebhookBuilder,
+  type WebhookRegistration,
+  webhookManagedBy,
+  webhookPath,
+} from './builder/webhook-builder.js';
 export { type InformerHandler, SharedInformer, stripManagedFields } from './cache/informer.js';
 // cache
 export {
@@ -102,6 +109,7 @@ export {
   operatorManager,
   operatorNamespace,
   runOperatorMain,
+  webhooksEnabled,
 } from './manager/operator-main.js';
 export {
   type ConfigManifestsSpec,
@@ -128,3 +136,4 @@ export {
   WildcardRuleError,
 } from './rbac/policy-rules.js';
 export * from './reconcile/reconcile.js';
+export * from './webhook/index.js';

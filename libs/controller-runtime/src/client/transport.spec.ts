@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { TestingApiServer } from '../cache/testing-api-server.js';
 import { LeaderElectionLostError } from '../leaderelection/leader-elector.js';
 import { ConnectionError } from './errors.js';
-import { Transport } from './transport.js';
+import { Transport, warningTexts } from './transport.js';
 
 /** A transport to a port nothing listens on: a request that goes out fails to connect. */
 function transport(): Transport {
@@ -51,5 +51,21 @@ describe('Transport answers', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('warningTexts', () => {
+  it('reads the API server’s warning headers, several per line, with escapes', () => {
+    expect(
+      warningTexts([
+        '299 - "cache.example.com/v1alpha1 Memcached is deprecated; use cache.example.com/v1beta1 Memcached"',
+        '299 - "size 3 is the \\"most\\", here", 299 - "second" "Mon, 23 Nov 2026 10:00:00 GMT"',
+      ]),
+    ).toEqual([
+      'cache.example.com/v1alpha1 Memcached is deprecated; use cache.example.com/v1beta1 Memcached',
+      'size 3 is the "most", here',
+      'second',
+    ]);
+    expect(warningTexts(undefined)).toEqual([]);
   });
 });

@@ -106,6 +106,12 @@ export class Transport {
     this.#writeFence ??= reason;
   }
 
+  /**
+   * Called with the text of every `Warning` header the API server sends (deprecated API versions, webhook
+   * and validation warnings), as client-go's WarningHandler is.
+   */
+  onWarning: ((warning: string) => void) | undefined;
+
   /** Opens a request and returns the response stream (for watches); non-2xx answers reject with ApiError. */
   async open(spec: RequestSpec): Promise<IncomingMessage> {
     if (this.#writeFence && spec.method !== 'GET') throw this.#writeFence;
@@ -151,6 +157,7 @@ export class Transport {
     }
     const status = res.statusCode ?? 0;
     this.#count(String(status), spec.method);
+    if (this.onWarning) for (const w of warningTexts(res.headersDistinct.warning)) this.onWarning(w);
     if (status >= 200 && status < 300) return res;
     const text = await readAll(res, this.#maxResponseBytes).catch(() => '');
     let reason = '';
@@ -188,6 +195,20 @@ export class Transport {
     const opts = await this.#options?.catch(() => undefined);
     (opts?.agent as Agent | undefined)?.destroy();
   }
+}
+
+/**
+ * The texts of RFC 7234 warning headers (`299 - "text" ["date"]`), as the API server writes them; several
+ * may share one header line, separated by commas.
+ */
+export function warningTexts(headers: readonly string[] | undefined): string[] {
+  const texts: string[] = [];
+  for (const header of headers ?? []) {
+    for (const m of header.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"(?: "[^"]*")?/g)) {
+      texts.push((m[1] ?? '').replace(/\\(.)/g, '$1'));
+    }
+  }
+  return texts;
 }
 
 /**

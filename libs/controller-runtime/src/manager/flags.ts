@@ -6,6 +6,10 @@ export interface ManagerFlags {
   readonly metricsSecure: boolean;
   readonly metricsCertPath?: string;
   readonly healthProbeBindAddress: string;
+  readonly webhookPort: number;
+  readonly webhookCertPath: string;
+  readonly webhookCertName: string;
+  readonly webhookCertKey: string;
   readonly leaderElect: boolean;
   readonly kubeconfig?: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -38,10 +42,28 @@ export function managerCommand(name: string, description: string): Command {
       'address the /healthz and /readyz probes bind to',
       ':8081',
     )
+    .option('--webhook-port <port>', 'port the webhook server listens on (HTTPS)', parsePort('--webhook-port'), 9443)
+    .option(
+      '--webhook-cert-path <dir>',
+      'directory with the webhook server certificate (reloaded when it changes)',
+      '/tmp/k8s-webhook-server/serving-certs',
+    )
+    .option('--webhook-cert-name <file>', 'webhook certificate file name', 'tls.crt')
+    .option('--webhook-cert-key <file>', 'webhook key file name', 'tls.key')
     .option('--leader-elect', 'enable leader election, so only one replica reconciles at a time', false)
     .option('--kubeconfig <path>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .showHelpAfterError();
+}
+
+function parsePort(flag: string): (value: string) => number {
+  return (value) => {
+    const port = Number(value);
+    if (!/^[0-9]+$/.test(value) || port < 1 || port > 65535) {
+      throw new InvalidArgumentError(`${flag} takes a port from 1 to 65535, not "${value}"`);
+    }
+    return port;
+  };
 }
 
 /** Go's boolean flag values: `--flag`, `--flag=true|false|1|0`. */

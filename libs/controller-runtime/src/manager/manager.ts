@@ -16,6 +16,7 @@ import { LeaderElectionLostError, LeaderElector } from '../leaderelection/leader
 import { createLogger, type Logger } from '../log/index.js';
 import { authenticationAndAuthorization } from '../metrics/auth-filter.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+import { WebhookServer, type WebhookServerOptions } from '../webhook/server.js';
 
 /** Something the manager runs: a controller, a server, a periodic task. */
 export interface Runnable {
@@ -60,6 +61,8 @@ export interface ManagerOptions {
   readonly healthProbeBindAddress?: string;
   /** Off when unset. */
   readonly leaderElection?: LeaderElectionConfig;
+  /** The webhook server's port and certificate; it starts only when a webhook is registered. */
+  readonly webhook?: Omit<WebhookServerOptions, 'metrics' | 'logger'>;
   /** How long in-flight reconciles may take to finish on shutdown. @default 30000 */
   readonly gracefulShutdownTimeoutMs?: number;
   /** Field manager for writes and server-side apply. */
@@ -106,6 +109,7 @@ export class Manager {
   readonly #healthz = new Map<string, Checker>([['ping', () => {}]]);
   readonly #readyz = new Map<string, Checker>();
   readonly #recorders: EventRecorder[] = [];
+  #webhookServer: WebhookServer | undefined;
   #resolveElected!: () => void;
   #started = false;
 
@@ -114,6 +118,13 @@ export class Manager {
     this.metrics = options.metrics ?? new RuntimeMetrics();
     this.logger = options.logger ?? createLogger();
     this.transport = new Transport(options.kubeConfig ?? loadKubeConfig(), this.metrics);
+    // Each distinct warning once (deprecated versions would otherwise repeat on every request).
+    const warned = new Set<string>();
+    this.transport.onWarning = (warning) => {
+      if (warned.has(warning) || warned.size >= 1_000) return;
+      warned.add(warning);
+      this.logger.warn('API server warning', { warning });
+    };
     this.apiReader = new KubeClient(this.transport, new ResourceMapper(this.transport));
     this.namespaces = options.namespaces ?? watchNamespacesFromEnv();
     this.cache = new InformerCache({
@@ -136,6 +147,20 @@ export class Manager {
   add(runnable: Runnable): void {
     if (this.#started) throw new Error('runnables must be added before the manager starts');
     this.#runnables.push(runnable);
+  }
+
+  /**
+   * The webhook server (created on first use): it runs on every replica, leader or not, and the `webhook`
+   * readiness check passes only while it answers TLS handshakes.
+   */
+  get webhookServer(): WebhookServer {
+    if (!this.#webhookServer) {
+      const server = new WebhookServer({ ...this.#o.webhook, metrics: this.metrics, logger: this.logger });
+      this.add(server);
+      this.addReadyzCheck('webhook', server.startedChecker);
+      this.#webhookServer = server;
+    }
+    return this.#webhookServer;
   }
 
   addHealthzCheck(name: string, check: Checker): void {

@@ -13,6 +13,11 @@ export interface OperatorOptions {
   readonly metricsSecure?: boolean;
   readonly metricsCertPath?: string;
   readonly healthProbeBindAddress?: string;
+  /** The webhook server's port and certificate directory (see ManagerOptions.webhook). */
+  readonly webhookPort?: number;
+  readonly webhookCertPath?: string;
+  readonly webhookCertName?: string;
+  readonly webhookCertKey?: string;
   readonly leaderElect?: boolean;
   /** Namespaces to watch; default from WATCH_NAMESPACE (empty: all). */
   readonly namespaces?: readonly string[];
@@ -22,6 +27,14 @@ export interface OperatorOptions {
   readonly logger?: Logger;
   readonly maxConcurrentReconciles?: number;
   readonly managerOptions?: Partial<ManagerOptions>;
+}
+
+/**
+ * Whether the operator registers its webhooks: yes unless `ENABLE_WEBHOOKS=false`, as kubebuilder's scaffold
+ * decides, so it can run outside the cluster (where the API server cannot call it) without certificates.
+ */
+export function webhooksEnabled(options: OperatorOptions): boolean {
+  return (options.env ?? process.env).ENABLE_WEBHOOKS !== 'false';
 }
 
 /** The operator's own namespace as a pod sees it (downward API), else `default`. */
@@ -44,6 +57,12 @@ export function operatorManager(
     metricsSecureServing: options.metricsSecure,
     metricsCertDir: options.metricsCertPath,
     healthProbeBindAddress: options.healthProbeBindAddress,
+    webhook: {
+      port: options.webhookPort,
+      certDir: options.webhookCertPath,
+      certName: options.webhookCertName,
+      keyName: options.webhookCertKey,
+    },
     leaderElection: options.leaderElect
       ? { id: identity.leaderElectionId, namespace: operatorNamespace(options) }
       : undefined,
@@ -80,6 +99,10 @@ export async function runOperatorMain(program: {
       metricsSecure: flags.metricsSecure,
       metricsCertPath: flags.metricsCertPath,
       healthProbeBindAddress: flags.healthProbeBindAddress,
+      webhookPort: flags.webhookPort,
+      webhookCertPath: flags.webhookCertPath,
+      webhookCertName: flags.webhookCertName,
+      webhookCertKey: flags.webhookCertKey,
       leaderElect: flags.leaderElect,
       logger,
     });

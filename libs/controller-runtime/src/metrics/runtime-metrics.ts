@@ -39,6 +39,11 @@ export class RuntimeMetrics {
   readonly leaderElectionMasterStatus: Gauge<'name'>;
   readonly leaderElectionSlowpath: Counter<'name'>;
 
+  readonly webhookRequests: Counter<'webhook' | 'code'>;
+  readonly webhookLatency: Histogram<'webhook'>;
+  readonly webhookRequestsInFlight: Gauge<'webhook'>;
+  readonly webhookPanics: Counter;
+
   constructor(options: { registry?: Registry; processMetrics?: boolean } = {}) {
     this.registry = options.registry ?? new Registry();
     const registers = [this.registry];
@@ -151,6 +156,30 @@ export class RuntimeMetrics {
       name: 'leader_election_slowpath_total',
       help: 'Total number of slow path exercised in renewing leader leases',
       labelNames: ['name'],
+      registers,
+    });
+    // pkg/webhook/internal/metrics: the latency histogram uses Prometheus' default buckets.
+    this.webhookRequests = new Counter({
+      name: 'controller_runtime_webhook_requests_total',
+      help: 'Total number of admission requests by HTTP status code.',
+      labelNames: ['webhook', 'code'],
+      registers,
+    });
+    this.webhookLatency = new Histogram({
+      name: 'controller_runtime_webhook_latency_seconds',
+      help: 'Histogram of the latency of processing admission requests',
+      labelNames: ['webhook'],
+      registers,
+    });
+    this.webhookRequestsInFlight = new Gauge({
+      name: 'controller_runtime_webhook_requests_in_flight',
+      help: 'Current number of admission requests being served.',
+      labelNames: ['webhook'],
+      registers,
+    });
+    this.webhookPanics = new Counter({
+      name: 'controller_runtime_webhook_panics_total',
+      help: 'Total number of webhook panics',
       registers,
     });
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });

@@ -1,0 +1,203 @@
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, type TLSSocket } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CertificateAndKey, selfSignedCertificate } from '../certs/self-signed.js';
+import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+import { prng } from '../testing/prng.js';
+import { BadRequestError } from './request.js';
+import { WebhookServer } from './server.js';
+
+// The webhook server answers every request, keeps serving while its certificate is replaced on disk, and is
+// ready exactly while it completes TLS handshakes.
+
+const dir = mkdtempSync(join(tmpdir(), 'webhook-certs-'));
+const certificate = (): CertificateAndKey =>
+  selfSignedCertificate({ commonName: 'webhook', hosts: ['127.0.0.1'] });
+
+/** Writes the pair the way a Secret volume update does: new files renamed over the old ones. */
+function install(pair: CertificateAndKey): void {
+  writeFileSync(join(dir, 'tls.key.new'), pair.key);
+  writeFileSync(join(dir, 'tls.crt.new'), pair.cert);
+  renameSync(join(dir, 'tls.key.new'), join(dir, 'tls.key'));
+  renameSync(join(dir, 'tls.crt.new'), join(dir, 'tls.crt'));
+}
+
+const metrics = new RuntimeMetrics({ processMetrics: false });
+const server = new WebhookServer({
+  host: '127.0.0.1',
+  port: 0,
+  certDir: dir,
+  certPollIntervalMs: 50,
+  maxRequestBytes: 64 * 1024,
+  metrics,
+});
+server.register('/echo', async (review) => ({ echoed: review }));
+server.register('/bad', async () => {
+  throw new BadRequestError('not a review');
+});
+server.register('/broken', async () => {
+  throw new Error('handler bug');
+});
+const stop = new AbortController();
+let running: Promise<void>;
+let port: number;
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+interface Answer {
+  readonly status: number;
+  readonly body: string;
+  readonly certificate: string;
+}
+
+function post(path: string, body: string | Buffer, headers: Record<string, string> = {}, method = 'POST') {
+  return new Promise<Answer>((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method,
+        rejectUnauthorized: false,
+        agent: false,
+        headers: { 'content-type': 'application/json', ...headers },
+      },
+      (res) => {
+        const peer = (res.socket as TLSSocket).getPeerX509Certificate()?.fingerprint256 ?? '';
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, certificate: peer }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+beforeAll(async () => {
+  process.on('unhandledRejection', onUnhandled);
+  install(certificate());
+  running = server.start(stop.signal);
+  while (!server.address) await new Promise((r) => setTimeout(r, 10));
+  port = server.address.port;
+});
+
+afterAll(async () => {
+  stop.abort();
+  await running;
+  process.off('unhandledRejection', onUnhandled);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('WebhookServer', () => {
+  it('serves a registered handler the decoded JSON and sends its answer back', async () => {
+    const answer = await post('/echo', '{"kind":"AdmissionReview"}');
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ echoed: { kind: 'AdmissionReview' } });
+  });
+
+  it('refuses what it cannot act on with 4xx and a reason, failing handlers with 500', async () => {
+    expect((await post('/nope', '{}')).status).toBe(404);
+    expect((await post('/echo', '', {}, 'GET')).status).toBe(405);
+    expect((await post('/echo', '{}', { 'content-type': 'text/plain' })).status).toBe(400);
+    expect(await post('/echo', '{"a":')).toMatchObject({ status: 400 });
+    expect(await post('/bad', '{}')).toMatchObject({ status: 400, body: 'not a review\n' });
+    expect(await post('/broken', '{}')).toMatchObject({ status: 500, body: 'internal error: handler bug\n' });
+    const big = Buffer.alloc(65 * 1024, 0x20);
+    expect((await post('/echo', big)).status).toBe(413);
+    expect((await post('/echo', big, { 'transfer-encoding': 'chunked' })).status).toBe(413);
+    expect((await post('/echo', '{}')).status).toBe(200);
+    const counted = await metrics.webhookRequests.get();
+    expect(counted.values).toContainEqual(
+      expect.objectContaining({ labels: { webhook: '/broken', code: '500' }, value: 1 }),
+    );
+    expect(unhandled).toEqual([]);
+  });
+
+  it('survives random bytes on the wire (seeded, 300 connections) and keeps answering', async () => {
+    const seed = Number(process.env.OPKIT_PROPERTY_SEED ?? 20261123);
+    const random = prng(seed);
+    const pieces = [
+      'POST /echo HTTP/1.1\r\n',
+      'GET / HTTP/1.1\r\n',
+      'Host: x\r\n',
+      'Content-Length: 9999999\r\n',
+      'Content-Length: 3\r\n',
+      'Transfer-Encoding: chunked\r\n',
+      'content-type: application/json\r\n',
+      '\r\n',
+      '{"a":1}',
+      '\u0000',
+      'ffffffff\r\n',
+      '0\r\n\r\n',
+      '{{{{',
+      '\r\n\r\n',
+    ];
+    for (let i = 0; i < Number(process.env.OPKIT_PROPERTY_CASES ?? 300); i++) {
+      const bytes = Array.from(
+        { length: 1 + Math.floor(random() * 8) },
+        () => pieces[Math.floor(random() * pieces.length)],
+      ).join('');
+      await new Promise<void>((resolve) => {
+        const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () =>
+          socket.end(bytes),
+        );
+        socket.setTimeout(500, () => socket.destroy());
+        socket.on('data', () => {});
+        socket.on('error', () => resolve());
+        socket.on('close', () => resolve());
+      });
+    }
+    expect(unhandled, `seed ${seed}`).toEqual([]);
+    expect((await post('/echo', '{}')).status).toBe(200);
+  });
+
+  it('picks up a new certificate without a restart and keeps answering meanwhile', async () => {
+    const before = (await post('/echo', '{}')).certificate;
+    install(certificate());
+    let after = before;
+    for (let i = 0; i < 100 && after === before; i++) {
+      const answer = await post('/echo', '{}');
+      expect(answer.status).toBe(200);
+      after = answer.certificate;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(after).not.toBe(before);
+  });
+
+  it('keeps the previous certificate while the new pair does not load', async () => {
+    const current = (await post('/echo', '{}')).certificate;
+    writeFileSync(join(dir, 'tls.key'), certificate().key); // a key that does not match the certificate
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await post('/echo', '{}')).toMatchObject({ status: 200, certificate: current });
+    install(certificate());
+  });
+
+  it('is ready while it completes handshakes, and not once stopped', async () => {
+    await expect(Promise.resolve(server.startedChecker())).resolves.toBeUndefined();
+    const other = new WebhookServer({ host: '127.0.0.1', port: 0, certDir: dir });
+    other.register('/x', async () => ({}));
+    await expect(Promise.resolve().then(() => other.startedChecker())).rejects.toThrow('not serving');
+    const otherStop = new AbortController();
+    const otherRunning = other.start(otherStop.signal);
+    while (!other.address) await new Promise((r) => setTimeout(r, 10));
+    await other.startedChecker();
+    otherStop.abort();
+    await otherRunning;
+    await expect(Promise.resolve().then(() => other.startedChecker())).rejects.toThrow();
+  });
+
+  it('fails to start, naming the file, without a certificate', async () => {
+    const missing = new WebhookServer({ port: 0, certDir: join(dir, 'absent') });
+    missing.register('/x', async () => ({}));
+    await expect(missing.start(new AbortController().signal)).rejects.toThrow(
+      /cannot read .*absent\/tls\.crt/,
+    );
+  });
+});
