@@ -42,7 +42,12 @@ export function managerCommand(name: string, description: string): Command {
       'address the /healthz and /readyz probes bind to',
       ':8081',
     )
-    .option('--webhook-port <port>', 'port the webhook server listens on (HTTPS)', parsePort('--webhook-port'), 9443)
+    .option(
+      '--webhook-port <port>',
+      'port the webhook server listens on (HTTPS)',
+      parsePort('--webhook-port'),
+      9443,
+    )
     .option(
       '--webhook-cert-path <dir>',
       'directory with the webhook server certificate (reloaded when it changes)',
