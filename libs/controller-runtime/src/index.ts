@@ -22,10 +22,13 @@ export { parseLabelSelector, selectorFromLabels } from './cache/label-selector.j
 export { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from './cache/store.js';
 export { watchNamespacesFromEnv } from './cache/watch-namespaces.js';
 export {
+  type AuthorityOptions,
   type CertificateAndKey,
+  certificateAuthority,
+  issueServingCertificate,
   type SelfSignedOptions,
   selfSignedCertificate,
-} from './certs/self-signed.js';
+} from './certs/certificates.js';
 // client
 export { Client } from './client/cached-client.js';
 export {
@@ -67,7 +70,12 @@ export {
   patchStatusIfChanged,
 } from './controllerutil/apply-if-changed.js';
 export { isPodReady } from './controllerutil/pod.js';
-export { parseQuantity, quantitiesEqual } from './controllerutil/quantity.js';
+export {
+  compareQuantities,
+  parseQuantity,
+  quantitiesEqual,
+  quantityCeil,
+} from './controllerutil/quantity.js';
 export { isSubset } from './controllerutil/semantic.js';
 // operator building blocks
 export {
@@ -77,6 +85,8 @@ export {
   customResourceDefinition,
   type OpenApiSchema,
   toStructuralSchema,
+  type WebhookClientConfig,
+  withConversionWebhook,
 } from './crd/custom-resource-definition.js';
 export {
   conditionSchema,
@@ -89,6 +99,12 @@ export {
   resourceRequirements,
 } from './crd/schema-types.js';
 export { type SchemaProblem, type SchemaValidator, schemaValidator } from './crd/schema-validator.js';
+export {
+  type MigrationResult,
+  migrateStorageVersion,
+  storageVersionMigrationRbac,
+  storageVersionMigrator,
+} from './crd/storage-version-migrator.js';
 export * from './events/index.js';
 export * from './finalizer/index.js';
 export * from './handler/handlers.js';

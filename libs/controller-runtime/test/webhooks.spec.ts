@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookManagedBy } from '../src/builder/webhook-builder.js';
-import { selfSignedCertificate } from '../src/certs/self-signed.js';
+import { selfSignedCertificate } from '../src/certs/certificates.js';
 import { isNotFound } from '../src/client/errors.js';
 import { schemaValidator } from '../src/crd/schema-validator.js';
 import { createLogger } from '../src/log/index.js';

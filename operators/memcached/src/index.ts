@@ -1,4 +1,4 @@
-export * from './api/v1alpha1/index.js';
+export * from './api/index.js';
 export {
   FINALIZER,
   memcachedReconciler,

@@ -56,9 +56,9 @@ async function available(name: string, size: number): Promise<Memcached> {
 }
 
 describe('the Memcached operator', () => {
-  it('walks through the guide: create with size 3, serve keys, resize to 2, delete with its finalizer', async () => {
+  it('walks through the guide: create with 3 replicas, serve keys, resize to 2, delete with its finalizer', async () => {
     const sample = parse(
-      readFileSync(join(import.meta.dirname, '../config/samples/cache_v1alpha1_memcached.yaml'), 'utf8'),
+      readFileSync(join(import.meta.dirname, '../config/samples/cache_v1beta1_memcached.yaml'), 'utf8'),
     ) as Memcached;
     await api().create({ ...sample, metadata: { ...sample.metadata, namespace: ns.name } });
     const cr = await available('memcached-sample', 3);
@@ -87,7 +87,10 @@ describe('the Memcached operator', () => {
       'VALUE greeting 0 5\r\nhello\r\nEND\r\n',
     );
 
-    await api().patch({ ...MEMCACHED, name: 'memcached-sample', namespace: ns.name }, { spec: { size: 2 } });
+    await api().patch(
+      { ...MEMCACHED, name: 'memcached-sample', namespace: ns.name },
+      { spec: { replicas: 2 } },
+    );
     const resized = await available('memcached-sample', 2);
     expect(resized.status?.observedGeneration).toBe(2);
     expect((await deployment('memcached-sample')).spec.replicas).toBe(2);
@@ -112,8 +115,8 @@ describe('the Memcached operator', () => {
   });
 
   it('restores drift of the Deployment and keeps two Memcacheds in one namespace apart', async () => {
-    await api().create(memcached('left', ns.name, { size: 2 }));
-    await api().create(memcached('right', ns.name, { size: 1, memoryLimitMB: 32 }));
+    await api().create(memcached('left', ns.name, { replicas: 2 }));
+    await api().create(memcached('right', ns.name, { replicas: 1, memory: '32Mi' }));
     await available('left', 2);
     await available('right', 1);
 
@@ -143,6 +146,51 @@ describe('the Memcached operator', () => {
     expect((await available('left', 2)).status?.nodes?.every((n) => n.startsWith('left-'))).toBe(true);
   });
 
+  it('serves the deprecated v1alpha1 through conversion, and a round trip through it loses nothing', async () => {
+    const warnings: string[] = [];
+    const transport = operator.manager().transport;
+    const logWarning = transport.onWarning;
+    transport.onWarning = (w) => warnings.push(w);
+    const V1ALPHA1 = { apiVersion: 'cache.example.com/v1alpha1', kind: 'Memcached' } as const;
+    type Old = KubeObject & { spec: Record<string, unknown> };
+    try {
+      await api().create<Old>({
+        ...V1ALPHA1,
+        metadata: { name: 'old', namespace: ns.name },
+        spec: { size: 1, memoryLimitMB: 32 },
+      });
+      expect(warnings).toContain(
+        'cache.example.com/v1alpha1 Memcached is deprecated; use cache.example.com/v1beta1 Memcached',
+      );
+    } finally {
+      transport.onWarning = logWarning;
+    }
+    // Stored as v1beta1, with the schema's defaults and the defaulting webhook's threads.
+    const stored = await get('old');
+    expect(stored.spec).toEqual({
+      replicas: 1,
+      memory: '32Mi',
+      port: { containerPort: 11211 },
+      maxConnections: 1024,
+      maxItemSize: '1m',
+      threads: 4,
+    });
+    await available('old', 1);
+    expect((await deployment('old')).spec.template.spec.containers[0]?.args).toContain('--memory-limit=32');
+
+    await api().patch({ ...MEMCACHED, name: 'old', namespace: ns.name }, { spec: { memory: '1G' } });
+    expect((await api().get<Old>(V1ALPHA1, 'old', ns.name)).spec.memoryLimitMB).toBe(954);
+    // An update at v1alpha1 (read, change, write back; again if the operator wrote the status meanwhile).
+    await eventually('an update at v1alpha1', async () => {
+      const old = await api().get<Old>(V1ALPHA1, 'old', ns.name);
+      return api().update<Old>({ ...old, spec: { ...old.spec, size: 2 } });
+    });
+    const after = await get('old');
+    expect(after.spec).toMatchObject({ replicas: 2, memory: '1G' });
+    expect(after.metadata.annotations ?? {}).toEqual({});
+    await available('old', 2);
+  });
+
   it('rejects invalid specs with the schema message', async () => {
     const rejected = async (spec: Partial<Memcached['spec']>) => {
       try {
@@ -152,19 +200,20 @@ describe('the Memcached operator', () => {
         return (error as Error).message;
       }
     };
-    expect(await rejected({ size: 0 })).toContain(
-      'spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1',
+    expect(await rejected({ replicas: 0 })).toContain(
+      'spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal to 1',
     );
-    expect(await rejected({ size: 4 })).toContain(
-      'spec.size: Invalid value: 4: spec.size in body should be less than or equal to 3',
+    expect(await rejected({ replicas: 4 })).toContain(
+      'spec.replicas: Invalid value: 4: spec.replicas in body should be less than or equal to 3',
     );
-    expect(await rejected({ memoryLimitMB: -5 })).toContain(
-      'spec.memoryLimitMB: Invalid value: -5: spec.memoryLimitMB in body should be greater than or equal to 16',
+    // A rule across fields with quantity arithmetic: the validating webhook's.
+    expect(await rejected({ memory: '1Gi', resources: { limits: { memory: '1Gi' } } })).toContain(
+      'admission webhook "vmemcached-v1beta1.kb.io" denied the request: Memcached.cache.example.com "invalid" is invalid: spec.memory: Invalid value: "1Gi": with 32Mi for connections it must fit in resources.limits.memory (1Gi)',
     );
   });
 
   it('reports servers that never become ready as Available=False and Progressing, without a crash loop of its own', async () => {
-    await api().create(memcached('broken', ns.name, { size: 1, extraArgs: ['--no-such-option'] }));
+    await api().create(memcached('broken', ns.name, { replicas: 1, extraArgs: ['--no-such-option'] }));
     const cr = await eventually(
       'Available=False with a reason',
       async () => {
@@ -185,7 +234,7 @@ describe('the Memcached operator', () => {
   it('writes nothing when nothing changed, with quantities the API server stores in another form', async () => {
     // Stored as 1Gi, 500m and 64Mi: equal values, other text.
     const resources = { limits: { memory: '1024Mi', cpu: '0.5' }, requests: { memory: 67108864 } };
-    await api().create(memcached('steady', ns.name, { size: 2, resources }));
+    await api().create(memcached('steady', ns.name, { replicas: 2, resources }));
     await available('steady', 2);
     // A second operator instance (as after a restart) reconciles the converged Memcached from scratch.
     const metrics = new RuntimeMetrics({ processMetrics: false });
@@ -193,7 +242,8 @@ describe('the Memcached operator', () => {
       kubeConfig: testKubeConfig(),
       namespaces: [ns.name],
       namespace: ns.name,
-      env: { RELATED_IMAGE_MEMCACHED: MEMCACHED_IMAGE },
+      // Its webhooks stay off: the first instance serves them on the port the API server calls.
+      env: { RELATED_IMAGE_MEMCACHED: MEMCACHED_IMAGE, ENABLE_WEBHOOKS: 'false' },
       logger: createLogger({ level: 'error' }),
       managerOptions: { metrics },
     });
@@ -249,7 +299,7 @@ describe('the Memcached operator', () => {
       kubeConfig: testKubeConfig(),
       namespaces: [ns.name],
       namespace: ns.name,
-      env: { RELATED_IMAGE_MEMCACHED: MEMCACHED_IMAGE },
+      env: { RELATED_IMAGE_MEMCACHED: MEMCACHED_IMAGE, ENABLE_WEBHOOKS: 'false' },
       logger: createLogger({ level: 'error' }),
       managerOptions: { metrics: new RuntimeMetrics({ processMetrics: false }) },
     });
@@ -271,7 +321,7 @@ describe('the Memcached operator', () => {
   });
 
   it('exposes reconcile metrics and counts forced resizes', async () => {
-    await api().create(memcached('metered', ns.name, { size: 2 }));
+    await api().create(memcached('metered', ns.name, { replicas: 2 }));
     await available('metered', 2);
     for (let i = 0; i < 3; i++) {
       await api().patch({ ...DEPLOYMENT, name: 'metered', namespace: ns.name }, { spec: { replicas: 3 } });

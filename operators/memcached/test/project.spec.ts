@@ -44,6 +44,9 @@ describe('the project’s config/', () => {
         'ClusterRoleBinding/memcached-operator-manager-rolebinding',
         'ClusterRoleBinding/memcached-operator-metrics-auth-rolebinding',
         'Service/memcached-operator-controller-manager-metrics-service',
+        'Service/memcached-operator-webhook-service',
+        'MutatingWebhookConfiguration/memcached-operator-mutating-webhook-configuration',
+        'ValidatingWebhookConfiguration/memcached-operator-validating-webhook-configuration',
         'CustomResourceDefinition/memcacheds.cache.example.com',
         'Deployment/memcached-operator-controller-manager',
         'Namespace/memcached-operator-system',
@@ -54,6 +57,39 @@ describe('the project’s config/', () => {
     );
     // No RBAC rule grants a wildcard.
     expect(stdout).not.toMatch(/- ['"]?\*['"]?$/m);
+  });
+
+  it('renders the cert-manager variant: an Issuer, the serving Certificate, and CA injection where it is needed', async () => {
+    const { stdout } = await run('kubectl', ['kustomize', join(root, 'config', 'with-certmanager')]);
+    const objects = parseAllDocuments(stdout).map(
+      (d) => d.toJS() as { kind: string; metadata: { name: string; annotations?: Record<string, string> } },
+    );
+    const certificate = objects.find((o) => o.kind === 'Certificate') as unknown as {
+      metadata: { name: string; namespace: string };
+      spec: { secretName: string; dnsNames: string[] };
+    };
+    expect(certificate.metadata).toMatchObject({
+      name: 'memcached-operator-serving-cert',
+      namespace: 'memcached-operator-system',
+    });
+    expect(certificate.spec.secretName).toBe('webhook-server-cert');
+    expect(certificate.spec.dnsNames).toContain(
+      'memcached-operator-webhook-service.memcached-operator-system.svc',
+    );
+    expect(objects.some((o) => o.kind === 'Issuer')).toBe(true);
+    const injected = objects
+      .filter(
+        (o) =>
+          o.metadata.annotations?.['cert-manager.io/inject-ca-from'] ===
+          'memcached-operator-system/memcached-operator-serving-cert',
+      )
+      .map((o) => o.kind)
+      .sort();
+    expect(injected).toEqual([
+      'CustomResourceDefinition',
+      'MutatingWebhookConfiguration',
+      'ValidatingWebhookConfiguration',
+    ]);
   });
 
   it('deploys its image to the cluster: the manager pod runs it, reconciles, and undeploy removes everything', async () => {
@@ -80,14 +116,18 @@ describe('the project’s config/', () => {
     await rest.request('POST', '/api/v1/namespaces', {
       body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
     });
-    await rest.request('POST', `/apis/cache.example.com/v1alpha1/namespaces/${ns}/memcacheds`, {
-      body: {
-        apiVersion: 'cache.example.com/v1alpha1',
-        kind: 'Memcached',
-        metadata: { name: 'deployed' },
-        spec: { size: 1 },
-      },
-    });
+    // At v1alpha1, so the API server calls the conversion webhook, through its Service as soon as kube-proxy
+    // routes to the ready manager pod.
+    await eventually('a v1alpha1 Memcached to be accepted', () =>
+      rest.request('POST', `/apis/cache.example.com/v1alpha1/namespaces/${ns}/memcacheds`, {
+        body: {
+          apiVersion: 'cache.example.com/v1alpha1',
+          kind: 'Memcached',
+          metadata: { name: 'deployed' },
+          spec: { size: 1 },
+        },
+      }),
+    );
     await eventually(
       'the Memcached to be Available',
       async () => {
@@ -99,6 +139,39 @@ describe('the project’s config/', () => {
       },
       { timeoutMs: 120_000 },
     );
+    // The webhooks answer through their Service: v1alpha1 was converted into the stored v1beta1, defaulted.
+    const stored = await rest.request<{ spec: Record<string, unknown> }>(
+      'GET',
+      `/apis/cache.example.com/v1beta1/namespaces/${ns}/memcacheds/deployed`,
+    );
+    expect(stored.spec).toMatchObject({ replicas: 1, memory: '64Mi', threads: 4 });
+    const kubectl = (args: string[], input: string) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        const child = execFile(
+          'kubectl',
+          args,
+          { env: { ...process.env, KUBECONFIG: inject('opkitKubeconfig') } },
+          (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
+        );
+        child.stdin?.end(input);
+      });
+    const refused = await kubectl(
+      ['apply', '-n', ns, '-f', '-'],
+      'apiVersion: cache.example.com/v1beta1\nkind: Memcached\nmetadata: {name: tight}\nspec: {replicas: 1, memory: 256Mi, resources: {limits: {memory: 256Mi}}}\n',
+    );
+    expect(refused.code).toBe(1);
+    // kubectl prints the webhook's 422 Invalid as it prints the API server's own field errors.
+    expect(refused.stderr).toContain(
+      'The Memcached "tight" is invalid: spec.memory: Invalid value: "256Mi": with 32Mi for connections it must fit in resources.limits.memory (256Mi)',
+    );
+    const deprecated = await kubectl(
+      ['apply', '-n', ns, '-f', '-'],
+      'apiVersion: cache.example.com/v1alpha1\nkind: Memcached\nmetadata: {name: old}\nspec: {size: 1, extraArgs: [-t, "2"]}\n',
+    );
+    expect(deprecated).toMatchObject({ code: 0 });
+    expect(deprecated.stderr).toContain('Warning: cache.example.com/v1alpha1 Memcached is deprecated');
+    expect(deprecated.stderr).toContain("Warning: spec.extraArgs -t override what the spec's own fields set");
+
     const log = await operator.log();
     expect(log).toContain('"msg"');
     expect(log).not.toMatch(RBAC_DENIED);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
-import { pushOperatorImage } from '@opkit/test-cluster/vitest';
+import { pushReleasedOperatorImages } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll } from 'vitest';
 import {
   type CatalogServer,
@@ -33,9 +33,10 @@ export interface OlmWorld {
 }
 
 /**
- * An operator image of our sources, pushed to the cluster's registry under every released version's tag of
- * the repository the bundles name: the registry that repository's host resolves to on the test node is the
- * cluster's own. Every version therefore runs the current code; the versions differ in CRD, CSV and rights.
+ * The operator's images of its released versions, pushed to the cluster's registry under each version's tag
+ * of the repository the bundles name (the registry that repository's host resolves to on the test node is the
+ * cluster's own). Versions run the working tree's code, except those in `fromReleaseCommits`, which run the
+ * code of their release commit: an upgrade across an API change must start from what was really shipped.
  */
 export interface OperatorImages {
   /** The operator project, e.g. `operators/memcached`. */
@@ -43,6 +44,7 @@ export interface OperatorImages {
   /** The repository the bundles name, without registry: `memcached-operator`. */
   readonly repository: string;
   readonly versions: readonly string[];
+  readonly fromReleaseCommits?: readonly string[];
 }
 
 /**
@@ -70,11 +72,13 @@ export function useOlmWorld(options: {
     const images = options.images;
     if (images) {
       if (!registry) throw new Error('the cluster has no registry (no real node)');
-      await pushOperatorImage({
-        operatorDir: join(repositoryRoot, images.operator),
+      await pushReleasedOperatorImages({
+        repoRoot: repositoryRoot,
+        operator: images.operator,
         registry,
         repository: images.repository,
-        tags: images.versions,
+        versions: images.versions,
+        fromReleaseCommits: images.fromReleaseCommits,
         layoutDir: join(cluster.dir, `${images.repository}-image`),
       });
     }

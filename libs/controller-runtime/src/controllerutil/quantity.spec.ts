@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { QUANTITY_PATTERN } from '../crd/schema-types.js';
 import { prng } from '../testing/prng.js';
-import { parseQuantity, quantitiesEqual } from './quantity.js';
+import { compareQuantities, parseQuantity, quantitiesEqual, quantityCeil } from './quantity.js';
 import { isSubset } from './semantic.js';
 
 // The API server answers quantities in canonical form; a controller that compares them as text never goes quiet.
@@ -144,5 +144,19 @@ describe('isSubset', () => {
   it('compares every other field as written', () => {
     expect(isSubset({ data: { size: '1024Mi' } }, { data: { size: '1Gi' } })).toBe(false);
     expect(isSubset({ replicas: 2 }, { replicas: '2' })).toBe(false);
+  });
+});
+
+describe('compareQuantities and quantityCeil', () => {
+  it('orders quantities by value and rounds up to an integer as Quantity.Value() does', () => {
+    expect(compareQuantities('1Gi', '1000Mi')).toBe(1);
+    expect(compareQuantities('64Mi', 67108864)).toBe(0);
+    expect(compareQuantities('500m', '1')).toBe(-1);
+    expect(compareQuantities('x', '1')).toBeUndefined();
+    expect(quantityCeil('1.5Ki')).toBe(1536n);
+    expect(quantityCeil('100m')).toBe(1n);
+    expect(quantityCeil('2')).toBe(2n);
+    expect(quantityCeil('-1500m')).toBe(-1n);
+    expect(quantityCeil('1e3')).toBe(1000n);
   });
 });

@@ -46,13 +46,32 @@ export function parseQuantity(input: string | number): QuantityValue | undefined
 
 /** Whether two quantities have the same value (`1Gi` = `1024Mi` = `1073741824`, `0.5` = `500m`). */
 export function quantitiesEqual(a: string | number, b: string | number): boolean {
-  if (a === b) return true;
+  return a === b || compareQuantities(a, b) === 0;
+}
+
+/** -1, 0 or 1 as `a` is less than, equal to or more than `b`; undefined when either is no quantity. */
+export function compareQuantities(a: string | number, b: string | number): -1 | 0 | 1 | undefined {
   const x = parseQuantity(a);
   const y = parseQuantity(b);
-  if (x === undefined || y === undefined) return false;
+  if (x === undefined || y === undefined) return undefined;
   // Bring both to integers over the same power of ten, then compare.
   const lowest = Math.min(x.exp10, y.exp10);
   const scaled = (q: QuantityValue): bigint =>
     q.mantissa * 10n ** BigInt(q.exp10 - lowest) * 2n ** BigInt(q.exp2);
-  return scaled(x) === scaled(y);
+  const d = scaled(x) - scaled(y);
+  return d < 0n ? -1 : d > 0n ? 1 : 0;
+}
+
+/**
+ * The smallest integer at least the quantity's value (`1.5Ki` → 1536n, `100m` → 1n), as Kubernetes'
+ * `Quantity.Value()` rounds; undefined when it is no quantity.
+ */
+export function quantityCeil(q: string | number): bigint | undefined {
+  const v = parseQuantity(q);
+  if (v === undefined) return undefined;
+  const numerator = v.mantissa * 2n ** BigInt(v.exp2);
+  if (v.exp10 >= 0) return numerator * 10n ** BigInt(v.exp10);
+  const denominator = 10n ** BigInt(-v.exp10);
+  const quotient = numerator / denominator; // truncates toward zero
+  return numerator > 0n && quotient * denominator !== numerator ? quotient + 1n : quotient;
 }

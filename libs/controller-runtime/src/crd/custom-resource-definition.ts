@@ -5,6 +5,10 @@ export interface CrdVersion {
   readonly name: string;
   readonly served: boolean;
   readonly storage: boolean;
+  /** Served with a warning on every request (kubectl prints it). */
+  readonly deprecated?: boolean;
+  /** The warning; default: the API server's "<group>/<version> <Kind> is deprecated". */
+  readonly deprecationWarning?: string;
   readonly schema: OpenApiSchema;
   /** @default true */
   readonly statusSubresource?: boolean;
@@ -63,6 +67,8 @@ export function customResourceDefinition(def: CrdDefinition) {
         name: v.name,
         served: v.served,
         storage: v.storage,
+        ...(v.deprecated ? { deprecated: true } : {}),
+        ...(v.deprecated && v.deprecationWarning ? { deprecationWarning: v.deprecationWarning } : {}),
         ...(v.printerColumns?.length
           ? { additionalPrinterColumns: v.printerColumns.map((c) => ({ ...c })) }
           : {}),
@@ -75,3 +81,36 @@ export function customResourceDefinition(def: CrdDefinition) {
 
 /** A CustomResourceDefinition as {@link customResourceDefinition} builds it. */
 export type CustomResourceDefinition = ReturnType<typeof customResourceDefinition>;
+
+/** Where the API server reaches a conversion webhook: a Service in the cluster or a URL, and the CA to trust. */
+export type WebhookClientConfig =
+  | {
+      readonly service: {
+        readonly name: string;
+        readonly namespace: string;
+        readonly path?: string;
+        readonly port?: number;
+      };
+      readonly caBundle?: string;
+    }
+  | { readonly url: string; readonly caBundle?: string };
+
+/**
+ * The CRD with `spec.conversion` calling a webhook (ConversionReview v1), as kubebuilder's
+ * `webhook_in_<plural>.yaml` patch adds it; the base CRD stays without, since OLM adds its own.
+ */
+export function withConversionWebhook(
+  crd: CustomResourceDefinition,
+  clientConfig: WebhookClientConfig,
+): CustomResourceDefinition & { spec: { conversion: object } } {
+  return {
+    ...crd,
+    spec: {
+      ...crd.spec,
+      conversion: {
+        strategy: 'Webhook',
+        webhook: { clientConfig: structuredClone(clientConfig), conversionReviewVersions: ['v1'] },
+      },
+    },
+  };
+}

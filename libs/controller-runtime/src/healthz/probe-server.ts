@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createSecureServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import type { CertificateAndKey } from '../certs/self-signed.js';
+import type { CertificateAndKey } from '../certs/certificates.js';
 import type { RequestFilter } from '../metrics/auth-filter.js';
 
 /** A health check: resolves when healthy, throws (with the reason) when not. */

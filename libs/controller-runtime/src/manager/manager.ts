@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InformerCache, type ObjectCacheOptions } from '../cache/informer-cache.js';
 import { watchNamespacesFromEnv } from '../cache/watch-namespaces.js';
-import { type CertificateAndKey, selfSignedCertificate } from '../certs/self-signed.js';
+import { type CertificateAndKey, selfSignedCertificate } from '../certs/certificates.js';
 import { Client } from '../client/cached-client.js';
 import { KubeClient } from '../client/client.js';
 import { ResourceMapper } from '../client/resource-mapper.js';

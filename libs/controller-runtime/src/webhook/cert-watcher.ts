@@ -1,7 +1,7 @@
 import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
-import type { CertificateAndKey } from '../certs/self-signed.js';
+import type { CertificateAndKey } from '../certs/certificates.js';
 import type { Logger } from '../log/index.js';
 
 export interface CertWatcherOptions {

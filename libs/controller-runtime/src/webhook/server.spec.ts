@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CertificateAndKey, selfSignedCertificate } from '../certs/self-signed.js';
+import { type CertificateAndKey, selfSignedCertificate } from '../certs/certificates.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import { prng } from '../testing/prng.js';
 import { BadRequestError } from './request.js';

@@ -79,5 +79,64 @@ export function webhookDefinitions(
       out.push(description);
     }
   }
+  out.push(...conversionDefinitions(objects, services, deployments));
   return out.sort((a, b) => compareGoStrings(a.generateName, b.generateName));
+}
+
+/**
+ * `ConversionWebhook` definitions from CRDs whose `spec.conversion.webhook` calls a Service of the bundle, as
+ * the SDK groups them: one definition per service, port and path, listing its CRDs in `conversionCRDs` and
+ * named `c<plural of each CRD, sorted>.kb.io`; `admissionReviewVersions` are the CRD's
+ * `conversionReviewVersions`, with no default.
+ */
+function conversionDefinitions(
+  objects: readonly KubeObject[],
+  services: readonly KubeObject[],
+  deployments: readonly KubeObject[],
+): WebhookDescription[] {
+  const out: WebhookDescription[] = [];
+  for (const service of services) {
+    const groups = new Map<
+      string,
+      { port: number | undefined; path: string; crds: string[]; versions: unknown }
+    >();
+    for (const crd of objects.filter((o) => o.kind === 'CustomResourceDefinition')) {
+      const webhook = rec(rec(rec(crd.spec).conversion).webhook);
+      const ref = rec(rec(webhook.clientConfig).service);
+      if (ref.name === undefined || ref.name !== service.metadata.name) continue;
+      const port = typeof ref.port === 'number' ? ref.port : undefined;
+      const path = typeof ref.path === 'string' ? ref.path : '';
+      const key = `${port ?? ''}\u0000${path}`;
+      const group = groups.get(key) ?? { port, path, crds: [], versions: webhook.conversionReviewVersions };
+      group.crds.push(crd.metadata.name ?? '');
+      groups.set(key, group);
+    }
+    for (const group of groups.values()) {
+      const crds = [...group.crds].sort(compareGoStrings);
+      const description: WebhookDescription = {
+        type: 'ConversionWebhook',
+        generateName: `c${crds.map((name) => name.split('.')[0]).join('')}.kb.io`,
+        admissionReviewVersions: Array.isArray(group.versions) ? (deepCopy(group.versions) as string[]) : [],
+        sideEffects: 'None',
+        conversionCRDs: crds,
+        webhookPath: group.path,
+      };
+      const port = group.port ?? 443;
+      for (const p of (Array.isArray(rec(service.spec).ports)
+        ? (rec(service.spec).ports as unknown[])
+        : []
+      ).filter(isRecord)) {
+        if (p.port === port) {
+          description.containerPort = port;
+          if (p.targetPort !== undefined) description.targetPort = p.targetPort as number | string;
+          break;
+        }
+      }
+      description.deploymentName =
+        deploymentForService(service, deployments) ??
+        String(service.metadata.name ?? '').replace(/-service$/, '');
+      out.push(description);
+    }
+  }
+  return out;
 }

@@ -2,7 +2,7 @@ import { EventRecorder, type EventsV1Event, type KubeObject } from '@opkit/contr
 import { FakeClient } from '@opkit/controller-runtime/testing';
 import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { MEMCACHED, type Memcached } from '../api/v1alpha1/index.js';
+import { MEMCACHED, type Memcached } from '../api/v1beta1/index.js';
 import { FINALIZER, memcachedReconciler } from './memcached-controller.js';
 
 // The reconciler on its own, against the in-memory fake client: what it creates, what it reports, and that it
@@ -41,7 +41,7 @@ function setup(spec: Memcached['spec'], operatorEnv: NodeJS.ProcessEnv = env) {
 
 describe('the Memcached reconciler', () => {
   it('adds its finalizer, creates the Deployment, Service and PDB, and reports that no server is ready yet', async () => {
-    const { run, get, events, recorded } = setup({ size: 2 });
+    const { run, get, events, recorded } = setup({ replicas: 2 });
     await run();
     await run();
 
@@ -69,7 +69,7 @@ describe('the Memcached reconciler', () => {
   });
 
   it('writes nothing more once the world matches the spec', async () => {
-    const { run, client } = setup({ size: 1 });
+    const { run, client } = setup({ replicas: 1 });
     await run();
     await run();
     client.reset();
@@ -78,7 +78,7 @@ describe('the Memcached reconciler', () => {
   });
 
   it('reports a missing operand image as Degraded and creates nothing', async () => {
-    const { run, get } = setup({ size: 1 }, {});
+    const { run, get } = setup({ replicas: 1 }, {});
     await run();
     await run();
     const cr = await get<Memcached>(MEMCACHED.apiVersion, MEMCACHED.kind);

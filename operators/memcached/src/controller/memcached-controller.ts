@@ -18,7 +18,7 @@ import {
   setStatusConditions,
 } from '@opkit/controller-runtime';
 import { Counter } from 'prom-client';
-import { MEMCACHED, type Memcached, type MemcachedStatus } from '../api/v1alpha1/index.js';
+import { MEMCACHED, type Memcached, type MemcachedStatus } from '../api/v1beta1/index.js';
 import {
   desiredDeployment,
   desiredPodDisruptionBudget,
@@ -63,7 +63,7 @@ export interface MemcachedControllerOptions {
 }
 
 /**
- * Keeps, for every Memcached, a Deployment of memcached servers, a headless Service and (size > 1) a
+ * Keeps, for every Memcached, a Deployment of memcached servers, a headless Service and (replicas > 1) a
  * PodDisruptionBudget, all owned by it; repairs drift of every field it sets; reports Available, Progressing
  * and Degraded with observedGeneration, the pods in `status.nodes` and their addresses in `status.servers`.
  * Writes happen only when something differs, so a converged Memcached costs no API writes.
@@ -166,7 +166,7 @@ export function memcachedReconciler(
 
     const deployment = await getOwned<Deployment>(DEPLOYMENT, cr);
     const desired = desiredDeployment(cr, image);
-    if (deployment?.spec?.replicas !== undefined && deployment.spec.replicas !== cr.spec.size) {
+    if (deployment?.spec?.replicas !== undefined && deployment.spec.replicas !== cr.spec.replicas) {
       undesiredSize.inc();
     }
     const outcome = await applyIfChanged(client, desired, deployment);
@@ -176,7 +176,7 @@ export function memcachedReconciler(
         'Normal',
         'Created',
         'CreateDeployment',
-        `Deployment ${desired.metadata.name} with ${cr.spec.size} replicas created`,
+        `Deployment ${desired.metadata.name} with ${cr.spec.replicas} replicas created`,
       );
     } else if (outcome === 'updated') {
       events.event(
@@ -189,7 +189,7 @@ export function memcachedReconciler(
     }
     await applyIfChanged(client, desiredService(cr), await getOwned(SERVICE, cr));
     const pdb = await getOwned(PDB, cr);
-    if (cr.spec.size > 1) await applyIfChanged(client, desiredPodDisruptionBudget(cr), pdb);
+    if (cr.spec.replicas > 1) await applyIfChanged(client, desiredPodDisruptionBudget(cr), pdb);
     else if (pdb) await client.delete({ ...PDB, name: cr.metadata.name!, namespace: cr.metadata.namespace });
 
     const pods: ObjectList<Pod> = await client.list<Pod>(POD, {
@@ -205,10 +205,10 @@ export function memcachedReconciler(
     const rolledOut =
       outcome === 'unchanged' &&
       status.observedGeneration === deployment?.metadata.generation &&
-      (status.updatedReplicas ?? 0) === cr.spec.size &&
-      (status.replicas ?? 0) === cr.spec.size;
+      (status.updatedReplicas ?? 0) === cr.spec.replicas &&
+      (status.replicas ?? 0) === cr.spec.replicas;
     const allReady =
-      rolledOut && ready.length === cr.spec.size && (status.readyReplicas ?? 0) === cr.spec.size;
+      rolledOut && ready.length === cr.spec.replicas && (status.readyReplicas ?? 0) === cr.spec.replicas;
     const stuck = status.conditions?.find((c) => c.type === 'Progressing' && c.status === 'False');
     const waiting = live
       .flatMap((p) =>
@@ -217,7 +217,7 @@ export function memcachedReconciler(
         ),
       )
       .filter(Boolean);
-    const notReadyMessage = `${ready.length} of ${cr.spec.size} servers ready${waiting.length ? ` (${waiting.join(', ')})` : ''}`;
+    const notReadyMessage = `${ready.length} of ${cr.spec.replicas} servers ready${waiting.length ? ` (${waiting.join(', ')})` : ''}`;
 
     const available: ConditionUpdate = allReady
       ? {

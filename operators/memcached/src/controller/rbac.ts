@@ -1,4 +1,4 @@
-import type { PolicyRule } from '@opkit/controller-runtime';
+import { type PolicyRule, storageVersionMigrationRbac } from '@opkit/controller-runtime';
 
 /**
  * Everything the Memcached controller does with the API, declared next to it (as kubebuilder markers are);
@@ -29,6 +29,8 @@ export const memcachedControllerRbac: readonly PolicyRule[] = [
   },
   { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
   { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+  // Rewriting objects stored in an older version of the CRD, then trimming its status.storedVersions.
+  ...storageVersionMigrationRbac('memcacheds.cache.example.com'),
 ];
 
 /** What the operator needs in its own namespace: the alerting rule (when Prometheus Operator is installed). */

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Memcached } from '../api/v1alpha1/index.js';
+import type { Memcached } from '../api/v1beta1/index.js';
 import { desiredDeployment, ImageNotConfiguredError, imageFor, memcachedArgs } from './resources.js';
 
 const cr: Memcached = {
-  apiVersion: 'cache.example.com/v1alpha1',
+  apiVersion: 'cache.example.com/v1beta1',
   kind: 'Memcached',
   metadata: { name: 'cache', namespace: 'apps', uid: 'uid-1' },
-  spec: { size: 2, memoryLimitMB: 128, extraArgs: ['-v'] },
+  spec: { replicas: 2, memory: '128Mi', extraArgs: ['-v'] },
 };
 
 describe('the desired Deployment', () => {
@@ -19,6 +19,13 @@ describe('the desired Deployment', () => {
       '--max-item-size=1m',
       '-v',
     ]);
+  });
+
+  it('rounds the memory up to whole megabytes and takes threads from the CPU limit when unset', () => {
+    const spec = { replicas: 1, memory: '1G', resources: { limits: { cpu: '1500m' } } };
+    expect(memcachedArgs({ ...cr, spec })).toContain('--memory-limit=954');
+    expect(memcachedArgs({ ...cr, spec })).toContain('--threads=2');
+    expect(memcachedArgs({ ...cr, spec: { ...spec, threads: 8 } })).toContain('--threads=8');
   });
 
   it('takes the image from the spec, else from RELATED_IMAGE_MEMCACHED, else fails clearly', () => {
@@ -53,7 +60,7 @@ describe('the desired Deployment', () => {
     });
     expect(d.metadata.ownerReferences).toStrictEqual([
       {
-        apiVersion: 'cache.example.com/v1alpha1',
+        apiVersion: 'cache.example.com/v1beta1',
         kind: 'Memcached',
         name: 'cache',
         uid: 'uid-1',

@@ -1,5 +1,5 @@
 import { type KubeObject, setControllerReference } from '@opkit/controller-runtime';
-import { DEFAULTS, type Memcached } from '../api/v1alpha1/index.js';
+import { DEFAULTS, defaultThreads, type Memcached, memoryMegabytes } from '../api/v1beta1/index.js';
 
 /** Labels on everything one Memcached owns; `instance` keeps two Memcacheds in a namespace apart. */
 export function labelsFor(cr: Memcached): Record<string, string> {
@@ -35,7 +35,7 @@ export function imageFor(cr: Memcached, env: NodeJS.ProcessEnv = process.env): s
 }
 
 export function portOf(cr: Memcached): number {
-  return cr.spec.containerPort ?? DEFAULTS.containerPort;
+  return cr.spec.port?.containerPort ?? DEFAULTS.containerPort;
 }
 
 /** memcached's command line from the spec: every setting the operator owns, then the user's extra args. */
@@ -43,9 +43,9 @@ export function memcachedArgs(cr: Memcached): string[] {
   const s = cr.spec;
   return [
     `--port=${portOf(cr)}`,
-    `--memory-limit=${s.memoryLimitMB ?? DEFAULTS.memoryLimitMB}`,
+    `--memory-limit=${memoryMegabytes(s.memory ?? DEFAULTS.memory) ?? 64}`,
     `--conn-limit=${s.maxConnections ?? DEFAULTS.maxConnections}`,
-    `--threads=${s.threads ?? DEFAULTS.threads}`,
+    `--threads=${s.threads ?? defaultThreads(s)}`,
     `--max-item-size=${s.maxItemSize ?? DEFAULTS.maxItemSize}`,
     ...(s.extraArgs ?? []),
   ];
@@ -54,7 +54,7 @@ export function memcachedArgs(cr: Memcached): string[] {
 type Owned<T> = KubeObject & T;
 
 /**
- * The Deployment: `size` replicas of memcached under the restricted Pod Security profile (non-root, no
+ * The Deployment: `replicas` servers of memcached under the restricted Pod Security profile (non-root, no
  * privilege escalation, no capabilities, RuntimeDefault seccomp, and no fixed UID so OpenShift's restricted
  * SCC can assign one), ready when the port accepts connections.
  */
@@ -66,7 +66,7 @@ export function desiredDeployment(cr: Memcached, image: string): Owned<{ spec: o
     kind: 'Deployment',
     metadata: { name: cr.metadata.name!, namespace: cr.metadata.namespace!, labels },
     spec: {
-      replicas: cr.spec.size,
+      replicas: cr.spec.replicas,
       selector: { matchLabels: selectorFor(cr) },
       progressDeadlineSeconds: 120,
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 1 } },

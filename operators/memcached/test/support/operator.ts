@@ -1,32 +1,77 @@
-import { Socket } from 'node:net';
-import { createLogger, type KubeObject, type Manager, RuntimeMetrics } from '@opkit/controller-runtime';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createLogger,
+  type KubeObject,
+  type Manager,
+  RuntimeMetrics,
+  selfSignedCertificate,
+  webhookConfigurations,
+  withConversionWebhook,
+} from '@opkit/controller-runtime';
 import { testKubeConfig } from '@opkit/test-cluster/vitest';
 import { afterEach, beforeAll, beforeEach } from 'vitest';
-import { type Memcached, memcachedCrd } from '../../src/index.js';
+import { type Memcached, memcachedCrd, memcachedWebhooks } from '../../src/index.js';
 import { createMemcachedOperator } from '../../src/operator.js';
 
 export const MEMCACHED_IMAGE = 'docker.io/library/memcached:1.6';
 
-/** Runs the operator in this process for each test, watching only the test's namespace. */
+/** A free loopback port for the webhook server, the same for every test of the file. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The API server calls the operator's webhooks in this process: the CRD's conversion and the webhook
+ * configurations point at a loopback URL with a self-signed certificate, where in a cluster they name the
+ * operator's Service.
+ */
+async function installApi(webhook: { port: number; certDir: string }): Promise<void> {
+  const serving = selfSignedCertificate({ commonName: 'memcached-webhook', hosts: ['127.0.0.1'] });
+  writeFileSync(join(webhook.certDir, 'tls.crt'), serving.cert);
+  writeFileSync(join(webhook.certDir, 'tls.key'), serving.key);
+  const caBundle = Buffer.from(serving.cert).toString('base64');
+  const clientConfig = (path: string) => ({ url: `https://127.0.0.1:${webhook.port}${path}`, caBundle });
+  const installer = createMemcachedOperator({ kubeConfig: testKubeConfig(), namespaces: ['default'] });
+  const { mutating, validating } = webhookConfigurations([memcachedWebhooks], clientConfig);
+  for (const obj of [withConversionWebhook(memcachedCrd, clientConfig('/convert')), mutating, validating]) {
+    if (obj) await installer.apiReader.apply(obj, { fieldManager: 'memcached-test', force: true });
+  }
+  for (let i = 0; i < 100; i++) {
+    try {
+      await installer.apiReader.list(
+        { apiVersion: 'cache.example.com/v1beta1', kind: 'Memcached' },
+        { limit: 1 },
+      );
+      break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  await installer.transport.close();
+}
+
+/**
+ * Runs the operator in this process for each test, watching only the test's namespace, with its webhooks on
+ * one loopback port the API server is configured to call.
+ */
 export function useOperator(namespace: () => string): { manager: () => Manager } {
   let manager: Manager | undefined;
   let stop: AbortController | undefined;
   let running: Promise<void> | undefined;
+  const webhook = { port: 0, certDir: mkdtempSync(join(tmpdir(), 'memcached-webhook-')) };
   beforeAll(async () => {
-    const installer = createMemcachedOperator({ kubeConfig: testKubeConfig(), namespaces: ['default'] });
-    await installer.apiReader.apply(memcachedCrd, { fieldManager: 'memcached-test' });
-    for (let i = 0; i < 100; i++) {
-      try {
-        await installer.apiReader.list(
-          { apiVersion: 'cache.example.com/v1alpha1', kind: 'Memcached' },
-          { limit: 1 },
-        );
-        break;
-      } catch {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-    await installer.transport.close();
+    webhook.port = await freePort();
+    await installApi(webhook);
   });
   beforeEach(async () => {
     manager = createMemcachedOperator({
@@ -37,11 +82,16 @@ export function useOperator(namespace: () => string): { manager: () => Manager }
       healthProbeBindAddress: '127.0.0.1:0',
       env: { RELATED_IMAGE_MEMCACHED: MEMCACHED_IMAGE },
       logger: createLogger({ level: process.env.OPKIT_TEST_VERBOSE ? 'debug' : 'error' }),
-      managerOptions: { metrics: new RuntimeMetrics() },
+      managerOptions: {
+        metrics: new RuntimeMetrics(),
+        webhook: { host: '127.0.0.1', port: webhook.port, certDir: webhook.certDir },
+      },
     });
     stop = new AbortController();
     running = manager.start(stop.signal);
     await manager.elected;
+    const server = manager.webhookServer;
+    for (let i = 0; i < 100 && !server.address; i++) await new Promise((r) => setTimeout(r, 20));
   });
   afterEach(async () => {
     stop?.abort();
@@ -52,10 +102,10 @@ export function useOperator(namespace: () => string): { manager: () => Manager }
 
 export function memcached(name: string, namespace: string, spec: Partial<Memcached['spec']> = {}): Memcached {
   return {
-    apiVersion: 'cache.example.com/v1alpha1',
+    apiVersion: 'cache.example.com/v1beta1',
     kind: 'Memcached',
     metadata: { name, namespace },
-    spec: { size: 1, ...spec },
+    spec: { replicas: 1, ...spec },
   };
 }
 

@@ -8,7 +8,11 @@ import { CGROUP_ROOT } from '../node/host-claim.js';
 
 export { KubeApiError, KubeRest } from '../kube/rest.js';
 export { type DeployedOperator, deployOperator } from './operator-deploy.js';
-export { type PushedOperatorImage, pushOperatorImage } from './operator-image.js';
+export {
+  type PushedOperatorImage,
+  pushOperatorImage,
+  pushReleasedOperatorImages,
+} from './operator-image.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

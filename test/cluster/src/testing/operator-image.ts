@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { cacheRoot } from '../toolchain/cache.js';
 
 const run = promisify(execFile);
 const opkit = join(import.meta.dirname, '..', '..', '..', '..', 'tools', 'opkit', 'bin', 'opkit.js');
@@ -63,4 +65,108 @@ export async function pushOperatorImage(options: {
   if (!digest || digests.size !== 1)
     throw new Error(`one image, several digests: ${[...digests].join(', ')}`);
   return { references, digest };
+}
+
+/** `1.2.3` → [1, 2, 3], for ordering release versions (no pre-releases in operator versions here). */
+const versionParts = (v: string) => v.split('.').map((n) => Number.parseInt(n, 10) || 0);
+const compareVersions = (a: string, b: string) => {
+  const [x, y] = [versionParts(a), versionParts(b)];
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
+};
+
+/**
+ * Where each released version's code is: the working tree for the operator's current version; for an older
+ * one, the newest commit at which the operator's `package.json` had the lowest version at or above it (a
+ * version released before versions were recorded runs the code of the first one recorded). Grouped by source.
+ */
+async function releaseSources(
+  repoRoot: string,
+  operatorRel: string,
+  versions: readonly string[],
+  fromReleaseCommits: readonly string[],
+): Promise<Map<string, string[]>> {
+  const manifest = `${operatorRel}/package.json`;
+  const version = (text: string) => (JSON.parse(text) as { version: string }).version;
+  const current = version(readFileSync(join(repoRoot, manifest), 'utf8'));
+  const { stdout } = await run('git', ['log', '--format=%H', '--', manifest], { cwd: repoRoot });
+  const history: { commit: string; version: string }[] = [];
+  for (const commit of stdout.split('\n').filter(Boolean)) {
+    const shown = await run('git', ['show', `${commit}:${manifest}`], { cwd: repoRoot });
+    history.push({ commit, version: version(shown.stdout) });
+  }
+  const sources = new Map<string, string[]>();
+  for (const v of versions) {
+    let source = 'working-tree';
+    if (v !== current && fromReleaseCommits.includes(v)) {
+      const candidates = history.filter((h) => compareVersions(h.version, v) >= 0 && h.version !== current);
+      const lowest = candidates.map((h) => h.version).sort(compareVersions)[0];
+      const commit = candidates.find((h) => h.version === lowest)?.commit; // git log lists the newest first
+      if (!commit) {
+        throw new Error(
+          `no commit of ${manifest} has version ${v} or a later one before ${current}: is this a shallow clone? (git fetch --unshallow)`,
+        );
+      }
+      source = commit;
+    }
+    sources.set(source, [...(sources.get(source) ?? []), v]);
+  }
+  return sources;
+}
+
+/**
+ * The source tree of `commit` with its dependencies installed, ready for `opkit image build`: extracted with
+ * `git archive` and `npm ci` into the cache (once per commit and machine), so an old release builds from its
+ * own code and lockfile.
+ */
+async function releaseTree(repoRoot: string, commit: string): Promise<string> {
+  const dir = join(cacheRoot(), 'build', `release-${commit.slice(0, 12)}`);
+  if (existsSync(join(dir, '.complete'))) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  await run('sh', ['-c', `git archive ${commit} | tar -x -C '${dir}'`], { cwd: repoRoot });
+  await run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
+    cwd: dir,
+    timeout: 600_000,
+    maxBuffer: 64 << 20,
+  });
+  writeFileSync(join(dir, '.complete'), `${commit}\n`);
+  return dir;
+}
+
+/**
+ * Pushes the images of released versions of an operator, one build per source: the versions in
+ * `fromReleaseCommits` as their release built them (see releaseSources), the others from the working tree.
+ */
+export async function pushReleasedOperatorImages(options: {
+  readonly repoRoot: string;
+  /** The operator project relative to the repository root, e.g. `operators/memcached`. */
+  readonly operator: string;
+  readonly registry: string;
+  readonly repository: string;
+  readonly versions: readonly string[];
+  /** Versions built from their release commit instead of the working tree. */
+  readonly fromReleaseCommits?: readonly string[];
+  /** Where the OCI layouts are written (one subdirectory per source). */
+  readonly layoutDir: string;
+}): Promise<Map<string, PushedOperatorImage>> {
+  const pushed = new Map<string, PushedOperatorImage>();
+  const sources = await releaseSources(
+    options.repoRoot,
+    options.operator,
+    options.versions,
+    options.fromReleaseCommits ?? [],
+  );
+  for (const [source, tags] of sources) {
+    const tree = source === 'working-tree' ? options.repoRoot : await releaseTree(options.repoRoot, source);
+    const image = await pushOperatorImage({
+      operatorDir: join(tree, options.operator),
+      registry: options.registry,
+      repository: options.repository,
+      tags,
+      layoutDir: join(options.layoutDir, source.slice(0, 12)),
+    });
+    for (const tag of tags) pushed.set(tag, image);
+  }
+  return pushed;
 }

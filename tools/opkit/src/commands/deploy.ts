@@ -1,7 +1,10 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { parseAllDocuments, stringify } from 'yaml';
 import { CliError } from '../cli-error.js';
+import type { Manifest, SecretData } from '../webhook-certificates.js';
 
 function kubectl(args: string[], input?: string): string {
   const result = spawnSync('kubectl', args, { input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -15,10 +18,28 @@ function kubectl(args: string[], input?: string): string {
   return result.stdout;
 }
 
-/** An operator's `config/default`, rendered by kustomize, with the manager image set. */
-function render(operatorDir: string, image: string | undefined): string {
-  const text = kubectl(['kustomize', join(operatorDir, 'config', 'default')]);
+/** An operator's `config/default` (or another overlay), rendered by kustomize, with the manager image set. */
+function render(operatorDir: string, image: string | undefined, overlay = 'default'): string {
+  const dir = join(operatorDir, 'config', overlay);
+  if (!existsSync(dir)) throw new CliError('OPKIT_DEPLOY_OVERLAY', `${dir} does not exist`);
+  const text = kubectl(['kustomize', dir]);
   return image ? text.replaceAll('image: controller:latest', `image: ${image}`) : text;
+}
+
+/** A Secret of the cluster, or undefined when there is none. */
+function readSecret(kubeconfig: string[], namespace: string, name: string): SecretData | undefined {
+  const text = kubectl([
+    'get',
+    ...kubeconfig,
+    'secret',
+    '-n',
+    namespace,
+    name,
+    '-o',
+    'json',
+    '--ignore-not-found',
+  ]);
+  return text.trim() === '' ? undefined : (JSON.parse(text) as SecretData);
 }
 
 /** `deploy` / `undeploy` for an operator project in the kubebuilder layout (what `make deploy` does). */
@@ -31,14 +52,40 @@ export function registerDeployCommands(program: Command): void {
     .requiredOption('--image <ref>', 'operator image, e.g. registry.example.com/memcached-operator:0.2.0')
     .option('--operator <dir>', 'operator project directory', '.')
     .option('--kubeconfig <path>', 'kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
-    .action((opts: { image: string; operator: string; kubeconfig?: string }) => {
+    .option(
+      '--cert-manager',
+      'render config/with-certmanager: cert-manager issues the webhook certificate instead of opkit',
+      false,
+    )
+    .addHelpText(
+      'after',
+      `
+Webhooks: when the manifests configure webhooks, deploy issues their serving certificate (an authority kept in
+the Secret <name>-ca, the certificate in the Secret the manager mounts) and sets every webhook's caBundle.
+Deploying again keeps both and renews the certificate within 30 days of expiry; the webhook server picks the
+new one up without a restart. With --cert-manager, cert-manager does this instead.
+
+Examples:
+  $ opkit deploy --operator operators/memcached --image registry.example.com/memcached-operator:0.3.0
+  $ opkit deploy --operator . --image registry.example.com/memcached-operator:0.3.0 --cert-manager`,
+    )
+    .action(async (opts: { image: string; operator: string; kubeconfig?: string; certManager: boolean }) => {
       const dir = resolve(opts.operator);
       const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
       const manager = `${basename(dir)}-deploy`;
+      const overlay = opts.certManager ? 'with-certmanager' : 'default';
+      const objects = parseAllDocuments(render(dir, opts.image, overlay))
+        .map((d) => d.toJS() as Manifest | null)
+        .filter((o): o is Manifest => o !== null);
+      // Loaded only here: the certificate code is not needed by any other command.
+      const { provisionWebhookCertificates } = await import('../webhook-certificates.js');
+      const provisioned = provisionWebhookCertificates(objects, (ns, name) => readSecret(k, ns, name));
+      const manifests = provisioned ? [...provisioned.objects, ...provisioned.secrets] : objects;
+      if (provisioned) process.stderr.write(`${provisioned.summary}\n`);
       process.stdout.write(
         kubectl(
           ['apply', ...k, '--server-side', `--field-manager=${manager}`, '-f', '-'],
-          render(dir, opts.image),
+          manifests.map((m) => stringify(m, { lineWidth: 0 })).join('---\n'),
         ),
       );
     });

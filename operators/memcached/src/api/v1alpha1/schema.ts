@@ -1,8 +1,8 @@
 import { conditionsSchema, int32, int64, resourceRequirements } from '@opkit/controller-runtime';
 import { type Static, Type } from '@sinclair/typebox';
 
-// The one definition of the Memcached API: the CRD's OpenAPI schema, the client-side validator and the
-// TypeScript types are all derived from it.
+// The Memcached API at v1alpha1: still served (deprecated) and converted to and from v1beta1, the hub; the
+// CRD's OpenAPI schema for this version, its validator and its TypeScript types are derived from it.
 
 export const GROUP = 'cache.example.com';
 export const VERSION = 'v1alpha1';

@@ -3,13 +3,13 @@ import type { MemcachedSpec, MemcachedStatus } from './schema.js';
 
 export type { MemcachedSpec, MemcachedStatus } from './schema.js';
 
-/** A Memcached custom resource. */
+/** A Memcached custom resource at v1alpha1 (the controller sees every object at v1beta1). */
 export interface Memcached extends KubeObject {
   spec: MemcachedSpec;
   status?: MemcachedStatus;
 }
 
-/** Spec values the operator falls back to when a field is unset (the CRD defaults them too). */
+/** The v1alpha1 schema's defaults. */
 export const DEFAULTS = {
   containerPort: 11211,
   memoryLimitMB: 64,

@@ -2,7 +2,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
 import { connect, createServer } from 'node:tls';
 import { describe, expect, it } from 'vitest';
-import { selfSignedCertificate } from './self-signed.js';
+import { certificateAuthority, issueServingCertificate, selfSignedCertificate } from './certificates.js';
 
 describe('selfSignedCertificate', () => {
   const now = new Date('2026-11-23T12:00:00Z');
@@ -45,6 +45,39 @@ describe('selfSignedCertificate', () => {
         expect(data.toString()).toBe('hello');
         socket.destroy();
       }
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('certificateAuthority and issueServingCertificate', () => {
+  const authority = certificateAuthority({ commonName: 'demo-webhook-ca' });
+  const serving = issueServingCertificate({
+    commonName: 'webhook-service.system.svc',
+    hosts: ['webhook-service.system.svc', 'localhost', '127.0.0.1'],
+    validityDays: 30,
+    authority,
+  });
+
+  it('issues serving certificates the authority signed, which clients trusting only the authority accept', async () => {
+    const ca = new X509Certificate(authority.cert);
+    const leaf = new X509Certificate(serving.cert);
+    expect(ca.ca).toBe(true);
+    expect(leaf.ca).toBe(false);
+    expect(leaf.issuer).toBe('CN=demo-webhook-ca');
+    expect(leaf.checkIssued(ca)).toBe(true);
+    expect(leaf.verify(ca.publicKey)).toBe(true);
+    const server = createServer({ ...serving, minVersion: 'TLSv1.2' }, (socket) => socket.end('hello'));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as { port: number };
+    try {
+      const socket = connect({ host: '127.0.0.1', port, ca: authority.cert, servername: 'localhost' });
+      const [data] = (await once(socket, 'data')) as [Buffer];
+      expect(socket.authorized).toBe(true);
+      expect(data.toString()).toBe('hello');
+      socket.destroy();
     } finally {
       server.close();
     }

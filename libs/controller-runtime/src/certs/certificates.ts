@@ -1,4 +1,11 @@
-import { generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
+import {
+  createPrivateKey,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  sign,
+  X509Certificate,
+} from 'node:crypto';
 import { isIP } from 'node:net';
 
 /** A serving certificate and its key, PEM-encoded. */
@@ -24,25 +31,84 @@ export interface SelfSignedOptions {
  * bearer token), valid for `hosts`. Node can sign but not build certificates, so the DER is written here.
  */
 export function selfSignedCertificate(options: SelfSignedOptions): CertificateAndKey {
+  return build({ ...options, role: 'self-signed' });
+}
+
+export interface AuthorityOptions {
+  readonly commonName: string;
+  /** @default 3650 days */
+  readonly validityDays?: number;
+  readonly now?: Date;
+}
+
+/** A certificate authority (ECDSA P-256) to sign serving certificates with: its certificate is the CA bundle. */
+export function certificateAuthority(options: AuthorityOptions): CertificateAndKey {
+  return build({ ...options, hosts: [], validityDays: options.validityDays ?? 3650, role: 'authority' });
+}
+
+/**
+ * A serving certificate for `hosts` signed by `authority`, so clients trust the authority once and serving
+ * certificates can be replaced without touching them.
+ */
+export function issueServingCertificate(
+  options: SelfSignedOptions & { readonly authority: CertificateAndKey },
+): CertificateAndKey {
+  return build({ ...options, role: 'leaf' });
+}
+
+function build(
+  options: SelfSignedOptions & {
+    readonly role: 'self-signed' | 'authority' | 'leaf';
+    readonly authority?: CertificateAndKey;
+  },
+): CertificateAndKey {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const now = options.now ?? new Date();
   // A minute back, so a client whose clock is slightly behind accepts it at once.
   const notBefore = new Date(now.getTime() - 60_000);
   const notAfter = new Date(now.getTime() + (options.validityDays ?? 365) * 86_400_000);
-  const name = sequence(set(sequence(oid(OID.commonName), utf8String(options.commonName))));
+  const subject = sequence(set(sequence(oid(OID.commonName), utf8String(options.commonName))));
+  const issuer = options.authority ? subjectOf(options.authority.cert) : subject;
+  const signingKey = options.authority ? createPrivateKey(options.authority.key) : privateKey;
   const tbs = sequence(
     explicit(0, integer(Buffer.from([2]))),
     integer(serialNumber()),
     ECDSA_WITH_SHA256,
-    name,
+    issuer,
     sequence(time(notBefore), time(notAfter)),
-    name,
+    subject,
     publicKey.export({ type: 'spki', format: 'der' }),
-    explicit(3, sequence(...extensions(options.hosts))),
+    explicit(3, sequence(...extensions(options.role, options.hosts))),
   );
-  const signature = sign('sha256', tbs, privateKey);
+  const signature = sign('sha256', tbs, signingKey);
   const certificate = sequence(tbs, ECDSA_WITH_SHA256, bitString(signature));
   return { cert: pem('CERTIFICATE', certificate), key: privateKeyPem(privateKey) };
+}
+
+/** The subject Name of a PEM certificate, as DER: the issuer field of what it signs. */
+function subjectOf(certPem: string): Buffer {
+  const der = new X509Certificate(certPem).raw;
+  const certificate = readTlv(der, 0);
+  const tbs = readTlv(der, certificate.contentStart);
+  // tbsCertificate: [0] version, serialNumber, signature, issuer, validity, subject, …
+  let field = readTlv(der, tbs.contentStart);
+  for (let i = 0; i < 5; i++) field = readTlv(der, field.end);
+  return der.subarray(field.start, field.end);
+}
+
+/** One DER element at `offset`: where it starts, where its content starts, where it ends. */
+function readTlv(der: Buffer, offset: number): { start: number; contentStart: number; end: number } {
+  const first = der[offset + 1] ?? 0;
+  let len = first;
+  let header = 2;
+  if (first & 0x80) {
+    const count = first & 0x7f;
+    len = 0;
+    for (let i = 0; i < count; i++) len = len * 256 + (der[offset + 2 + i] ?? 0);
+    header += count;
+  }
+  if (offset + header + len > der.length) throw new Error('certificate: truncated DER');
+  return { start: offset, contentStart: offset + header, end: offset + header + len };
 }
 
 const OID = {
@@ -57,17 +123,26 @@ const OID = {
 
 const ECDSA_WITH_SHA256 = sequence(oid(OID.ecdsaWithSha256));
 
-function extensions(hosts: readonly string[]): Buffer[] {
+function extensions(role: 'self-signed' | 'authority' | 'leaf', hosts: readonly string[]): Buffer[] {
   const names = hosts.map((host) => {
     const family = isIP(host);
     if (family === 0) return tagged(0x82, Buffer.from(host, 'ascii')); // [2] dNSName
     return tagged(0x87, ipBytes(host, family)); // [7] iPAddress
   });
+  if (role === 'authority') {
+    return [
+      extension(OID.basicConstraints, true, sequence(boolean(true))),
+      // digitalSignature, keyCertSign and cRLSign.
+      extension(OID.keyUsage, true, bitString(Buffer.from([0b10000110]), 1)),
+    ];
+  }
   return [
-    // A CA of its own, as controller-runtime's (client-go certutil) self-signed certificates are.
-    extension(OID.basicConstraints, true, sequence(boolean(true))),
-    // digitalSignature and keyCertSign.
-    extension(OID.keyUsage, true, bitString(Buffer.from([0b10000100]), 2)),
+    // Self-signed: a CA of its own, as controller-runtime's (client-go certutil) self-signed certificates are.
+    extension(OID.basicConstraints, true, sequence(...(role === 'self-signed' ? [boolean(true)] : []))),
+    // digitalSignature, and keyCertSign when it signs itself.
+    role === 'self-signed'
+      ? extension(OID.keyUsage, true, bitString(Buffer.from([0b10000100]), 2))
+      : extension(OID.keyUsage, true, bitString(Buffer.from([0b10000000]), 7)),
     extension(OID.extKeyUsage, false, sequence(oid(OID.serverAuth))),
     extension(OID.subjectAltName, false, sequence(...names)),
   ];
