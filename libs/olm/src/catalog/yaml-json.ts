@@ -1,5 +1,5 @@
 import { type Alias, type Document, isAlias, isMap, isScalar, isSeq, type Node, type Scalar } from 'yaml';
-import { goFieldName, goYamlScalarString, parseGoYamlDocument } from '../go-compat/index.js';
+import { goFieldName, goFloat32, goYamlScalarString, parseGoYamlDocument } from '../go-compat/index.js';
 import { goFloat } from './go-format.js';
 import type { GoType } from './go-json-decode.js';
 import { yamlDepthError } from './yaml-depth.js';
@@ -76,9 +76,22 @@ function resolveHint(c: string): 'S' | 'D' | 'M' | '.' | undefined {
   return undefined;
 }
 
-function keyString(key: unknown): string {
+/** YAML's spelling of the floats Go prints as `+Inf`, `-Inf`, `NaN`. */
+const YAML_NON_FINITE: Readonly<Record<string, string>> = { '+Inf': '.inf', '-Inf': '-.inf', NaN: '.nan' };
+
+/**
+ * A map key as sigs.k8s.io/yaml names it: go-yaml's ints in decimal, its floats with float32 precision (`1e7` is
+ * `1e+07`, `.inf` stays `.inf`). `source` is the key's text, which tells an int from an integral float.
+ */
+function keyString(key: unknown, source?: string): string {
   if (typeof key === 'string') return key;
-  if (typeof key === 'number') return Number.isInteger(key) ? String(key) : goFloat(key);
+  if (typeof key === 'number') {
+    const int = source === undefined ? undefined : parseGoInt(source.replaceAll('_', ''));
+    if (int !== undefined) return int.toString();
+    if (source === undefined && Number.isInteger(key)) return String(key);
+    const float = goFloat32(key);
+    return YAML_NON_FINITE[float] ?? float;
+  }
   if (typeof key === 'boolean') return String(key);
   throw new YamlConversionError(`error converting YAML to JSON: unsupported map key of type: ${typeof key}`);
 }
@@ -124,7 +137,7 @@ class Decoder {
         if (key === undefined || typeof key === 'object') {
           throw new YamlConversionError('error converting YAML to JSON: unsupported map key of type: map');
         }
-        const name = keyString(key);
+        const name = keyString(key, isScalar(keyNode) ? String(keyNode.value) : undefined);
         out[name] = this.toJson(pair.value as Node, target && fieldTarget(target, name));
       }
       return out;

@@ -125,6 +125,28 @@ describe('go-compat agrees with the Go libraries', () => {
     );
   }, 300_000);
 
+  it('names map keys go-yaml reads as numbers as sigs.k8s.io/yaml does', async () => {
+    const keys = [
+      '1',
+      '017',
+      '0x1F',
+      '1_000',
+      '1.0',
+      '1e7',
+      '0.1',
+      '3.14159265358979',
+      '-2.5e-8',
+      '.inf',
+      '-.Inf',
+      '.nan',
+    ];
+    const inputs = keys.map((k) => `${k}: x\n`);
+    const theirs = await askGoParsers(inputs.map((input) => ({ mode: 'yaml', input })));
+    expect(inputs.map((input) => Object.keys(yamlDocumentToJson(input) as object))).toStrictEqual(
+      theirs.map((a) => Object.keys(JSON.parse(String(a.ok && a.value)) as object)),
+    );
+  }, 300_000);
+
   it('quotes what it writes as sigs.k8s.io/yaml JSONToYAML does (dates, date-times with and without a zone)', async () => {
     const strings = [
       '2021-01-01T00:00:00',
