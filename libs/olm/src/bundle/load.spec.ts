@@ -120,12 +120,58 @@ describe('loadBundle', () => {
         field: 'operators.operatorframework.io.bundle.package.v1',
         reason: 'missing annotation',
       },
+    ]);
+  });
+
+  it('reads annotations as the Go tools do: scalars as strings, a default channel outside the channels', () => {
+    files({
+      'manifests/demo.clusterserviceversion.yaml': CSV,
+      'metadata/annotations.yaml': `annotations:
+  operators.operatorframework.io.bundle.mediatype.v1: registry+v1
+  operators.operatorframework.io.bundle.manifests.v1: manifests/
+  operators.operatorframework.io.bundle.metadata.v1: metadata/
+  operators.operatorframework.io.bundle.package.v1: demo
+  operators.operatorframework.io.bundle.channels.v1: stable
+  operators.operatorframework.io.bundle.channel.default.v1: fast
+  com.redhat.delivery.operator.bundle: true
+  com.redhat.openshift.versions: 4.10
+  operators.operatorframework.io.metrics.port: 0777
+  empty:
+`,
+    });
+    const bundle = loadBundle(dir);
+    expect(bundle.defaultChannel).toBe('fast');
+    expect(bundle.annotations).toMatchObject({
+      'com.redhat.delivery.operator.bundle': 'true',
+      'com.redhat.openshift.versions': '4.1',
+      'operators.operatorframework.io.metrics.port': '511',
+      empty: '',
+    });
+  });
+
+  it('names the file and the Go type error when an annotation is not a scalar', () => {
+    files({
+      'manifests/demo.clusterserviceversion.yaml': CSV,
+      'metadata/annotations.yaml': 'annotations:\n  nested: {a: b}\n',
+    });
+    expect(problems()).toStrictEqual([
       {
         file: 'metadata/annotations.yaml',
-        field: 'operators.operatorframework.io.bundle.channel.default.v1',
-        reason: '"fast" is not one of the channels',
+        reason:
+          'json: cannot unmarshal object into Go struct field AnnotationMetadata.annotations of type string',
       },
     ]);
+  });
+
+  it("reads a quoted scalar continued at its key's indentation, as go-yaml does", () => {
+    files({
+      'manifests/demo.clusterserviceversion.yaml': CSV.replace(
+        'spec:\n',
+        'spec:\n  description: "a long description that\n  continues"\n',
+      ),
+      'metadata/annotations.yaml': ANNOTATIONS,
+    });
+    expect(loadBundle(dir).csv.spec.description).toBe('a long description that continues');
   });
 
   it('reports a missing annotations file, a missing CSV and a bad CSV version', () => {

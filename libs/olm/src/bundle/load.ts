@@ -1,10 +1,13 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { decodeGo } from '../catalog/go-json-decode.js';
 import { type ClusterServiceVersion, CSV_KIND, isRecord, type KubeObject } from '../csv/types.js';
 import { tryParseVersionTolerant } from '../semver/index.js';
 import { BundleAnnotation, REGISTRY_V1 } from './annotations.js';
+import { readAnnotationsFile } from './annotations-file.js';
 import { BundleError, type BundleProblem, formatBundleProblem } from './errors.js';
+import { DEPENDENCIES_FILE, PROPERTIES_FILE } from './go-types.js';
 import { isSupportedKind } from './supported-kinds.js';
 import { parseYamlDocuments } from './yaml.js';
 
@@ -87,7 +90,7 @@ function readObject(dir: string, file: string, problems: BundleProblem[]): KubeO
 function readList(
   dir: string,
   file: string,
-  key: string,
+  key: 'dependencies' | 'properties',
   problems: BundleProblem[],
 ): { type: string; value: unknown }[] {
   const docs = parseYamlDocuments(readFileSync(join(dir, file), 'utf8'));
@@ -97,7 +100,11 @@ function readList(
     problems.push({ file, reason: `malformed YAML at line ${first.line}: ${first.reason}` });
     return [];
   }
-  const list = isRecord(first.value) ? first.value[key] : undefined;
+  // Field names match case-insensitively (`Dependencies:`, `Type:`), as opm decodes these files.
+  const type = key === 'dependencies' ? DEPENDENCIES_FILE : PROPERTIES_FILE;
+  const list = isRecord(first.value)
+    ? (decodeGo(first.value, type).value as Record<string, unknown>)[key]
+    : undefined;
   if (!Array.isArray(list)) {
     problems.push({ file, field: key, reason: 'missing or not a list' });
     return [];
@@ -115,33 +122,24 @@ function readList(
 
 function readAnnotations(dir: string, problems: BundleProblem[]): Record<string, string> | undefined {
   const file = 'metadata/annotations.yaml';
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = readFileSync(join(dir, file), 'utf8');
+    bytes = readFileSync(join(dir, file));
   } catch {
     problems.push({ file, reason: 'missing: a bundle needs metadata/annotations.yaml' });
     return undefined;
   }
-  const docs = parseYamlDocuments(text);
-  const first = docs[0];
-  if (first === undefined || !first.ok) {
-    problems.push({
-      file,
-      reason: first === undefined ? 'empty file' : `malformed YAML at line ${first.line}: ${first.reason}`,
-    });
+  const read = readAnnotationsFile(bytes);
+  if (!read.ok) {
+    problems.push({ file, reason: read.reason });
     return undefined;
   }
-  const annotations = isRecord(first.value) ? first.value.annotations : undefined;
-  if (!isRecord(annotations)) {
+  if (read.annotations === undefined) {
     problems.push({ file, field: 'annotations', reason: 'missing or not a mapping' });
     return undefined;
   }
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(annotations)) {
-    if (value === null) out[key] = '';
-    else if (typeof value !== 'string') problems.push({ file, field: key, reason: 'value must be a string' });
-    else out[key] = value;
-  }
+  const annotations = read.annotations;
+  const out: Record<string, string> = { ...annotations };
   const required: [string, string | undefined][] = [
     [BundleAnnotation.mediaType, REGISTRY_V1],
     [BundleAnnotation.manifests, 'manifests/'],
@@ -163,19 +161,10 @@ function readAnnotations(dir: string, problems: BundleProblem[]): Record<string,
       problems.push({ file, field: key, reason: 'must not be empty' });
     }
   }
-  const defaultChannel = out[BundleAnnotation.defaultChannel];
-  const channels = (out[BundleAnnotation.channels] ?? '').split(',').map((c) => c.trim());
-  if (defaultChannel !== undefined) {
-    if (defaultChannel === '')
-      problems.push({ file, field: BundleAnnotation.defaultChannel, reason: 'must not be empty' });
-    else if (!channels.includes(defaultChannel)) {
-      problems.push({
-        file,
-        field: BundleAnnotation.defaultChannel,
-        reason: `${JSON.stringify(defaultChannel)} is not one of the channels`,
-      });
-    }
-  }
+  // A default channel outside the channels is accepted: opm renders such a bundle all the same (the default
+  // channel is a package setting; the bundle's blob does not carry it).
+  if (out[BundleAnnotation.defaultChannel] === '')
+    problems.push({ file, field: BundleAnnotation.defaultChannel, reason: 'must not be empty' });
   return out;
 }
 

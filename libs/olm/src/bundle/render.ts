@@ -1,6 +1,9 @@
+import { decodeGo } from '../catalog/go-json-decode.js';
 import { isRecord, type JsonValue, type KubeObject } from '../csv/types.js';
+import { goSortSlice } from '../go-compat/index.js';
 import { BundleError } from './errors.js';
 import { compareGoStrings, goIndentJson, goJsonMarshal, RawJson, rawArrayMembers } from './go-json.js';
+import { DEPENDENCY_VALUES } from './go-types.js';
 import { type LoadedBundle, loadBundle } from './load.js';
 
 /** One property of an FBC `olm.bundle`. */
@@ -274,7 +277,8 @@ function relatedImagesOf(bundle: LoadedBundle, image: string): RenderedRelatedIm
       }
     }
   }
-  return images.sort((a, b) => compareGoStrings(a.image, b.image));
+  // opm sorts with sort.Slice, which is not stable: images listed twice keep Go's order, not the CSV's.
+  return goSortSlice(images, (a, b) => compareGoStrings(a.image, b.image) < 0);
 }
 
 /** Renders a loaded bundle to the `olm.bundle` blob opm would produce for it. */
@@ -326,7 +330,9 @@ export function renderLoadedBundle(bundle: LoadedBundle, options: RenderBundleOp
   const required = new Set<string>();
   const packageRequired: RawProperty[] = [];
   for (const dep of bundle.dependencies) {
-    const v = rec(dep.value);
+    // opm decodes the value into its Go struct: field names match case-insensitively.
+    const typed = DEPENDENCY_VALUES[dep.type];
+    const v = rec(typed === undefined ? dep.value : decodeGo(dep.value, typed).value);
     if (dep.type === 'olm.gvk') required.add(gvkJson(str(v.group), str(v.version), str(v.kind)));
     else if (dep.type === 'olm.package') {
       packageRequired.push({

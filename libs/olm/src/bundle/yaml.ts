@@ -1,12 +1,7 @@
-import {
-  Document,
-  type DocumentOptions,
-  type ParseOptions,
-  parseAllDocuments,
-  type SchemaOptions,
-  visit,
-} from 'yaml';
+import { Document, type DocumentOptions, type ParseOptions, type SchemaOptions, visit } from 'yaml';
 import { yamlDepthError } from '../catalog/yaml-depth.js';
+import { canUsePlain } from '../catalog/yaml-emit.js';
+import { parseGoYamlDocuments } from '../go-compat/index.js';
 
 /**
  * YAML the way the Go tools read and write it. They decode with go-yaml v2 (YAML 1.1: `yes`, `on`, `y` are
@@ -34,7 +29,7 @@ export function parseYamlDocuments(text: string): YamlDocumentResult[] {
   const results: YamlDocumentResult[] = [];
   const tooDeep = yamlDepthError(text);
   if (tooDeep !== undefined) return [{ ok: false, ...tooDeep }];
-  for (const doc of parseAllDocuments(text, GO_YAML)) {
+  for (const doc of parseGoYamlDocuments(text, GO_YAML)) {
     const start = doc.range[0];
     if (doc.errors.length > 0) {
       const first = doc.errors[0]!;
@@ -59,17 +54,21 @@ const YAML11_BREAKS = /[\u0085\u2028\u2029]/;
 
 /**
  * Encodes `value` as sigs.k8s.io/yaml does: keys sorted, sequences not indented, no line folding, and strings
- * quoted whenever YAML 1.1 would read them as something else (`"yes"`, `"0777"`). Strings holding a YAML 1.1
- * line break (NEL, LS, PS) are written double-quoted with escapes, so Go reads them back unchanged.
+ * quoted whenever go-yaml would read them as something else (`"yes"`, `"0777"`, `"2021-01-01"`). Strings holding
+ * a YAML 1.1 line break (NEL, LS, PS) are written double-quoted with escapes, so Go reads them back unchanged.
  */
 export function toGoYaml(value: unknown): string {
-  const doc = new Document(value, { version: '1.1', sortMapEntries: true, aliasDuplicateObjects: false });
+  const doc = new Document(value, { ...GO_YAML, sortMapEntries: true, aliasDuplicateObjects: false });
   let needsEscapes = false;
   visit(doc, {
     Scalar(_key, node) {
-      if (typeof node.value === 'string' && YAML11_BREAKS.test(node.value)) {
+      if (typeof node.value !== 'string') return;
+      if (YAML11_BREAKS.test(node.value)) {
         node.type = 'QUOTE_DOUBLE';
         needsEscapes = true;
+      } else if (!node.value.includes('\n') && !canUsePlain(node.value)) {
+        // go-yaml's own choice of what to quote (e.g. a date, but not a date-time without a zone).
+        node.type = 'QUOTE_DOUBLE';
       }
     },
   });

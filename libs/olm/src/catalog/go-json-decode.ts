@@ -1,3 +1,4 @@
+import { goFieldName } from '../go-compat/index.js';
 import { Base64Error, decodeGoBase64, encodeGoBase64 } from './go-base64.js';
 import { byteOrder } from './go-format.js';
 
@@ -62,22 +63,6 @@ function jsonKind(v: unknown): string {
 function shortName(structName: string): string {
   const dot = structName.lastIndexOf('.');
   return dot < 0 ? structName : structName.slice(dot + 1);
-}
-
-function foldKey(k: string): string {
-  return k.toLowerCase();
-}
-
-const FOLDED = new WeakMap<GoType, Map<string, string>>();
-
-/** The struct's JSON field names by case-folded name (computed once per type). */
-function foldedFields(t: Extract<GoType, { kind: 'struct' }>): Map<string, string> {
-  let folded = FOLDED.get(t);
-  if (folded === undefined) {
-    folded = new Map(Object.keys(t.fields).map((name) => [foldKey(name), name]));
-    FOLDED.set(t, folded);
-  }
-  return folded;
 }
 
 /**
@@ -165,11 +150,10 @@ export function decodeGo(input: unknown, type: GoType, options: GoDecodeOptions 
           return undefined;
         }
         const out: Record<string, unknown> = {};
-        const folded = foldedFields(t);
         const keys = Object.keys(v);
         if (keys.length > 1) keys.sort(byteOrder);
         for (const key of keys) {
-          const field = key in t.fields ? key : folded.get(foldKey(key));
+          const field = goFieldName(t.fields, key);
           if (field === undefined) {
             if (options.disallowUnknownFields) save(`json: unknown field ${JSON.stringify(key)}`);
             continue;

@@ -1,3 +1,4 @@
+import type { GoType } from './go-json-decode.js';
 import { encodeGoJson } from './go-json-encode.js';
 import { scanJsonValue } from './go-json-scan.js';
 import { type Meta, MetaError, toMeta } from './meta.js';
@@ -101,11 +102,12 @@ export function decodeCatalogStream(bytes: Uint8Array): DecodedStream {
 
 /**
  * Decodes only the first document of a JSON or YAML stream to a JSON value, the way opm's template commands read
- * a template (`YAMLOrJSONDecoder.Decode` once). `undefined` when the stream is empty.
+ * a template (`YAMLOrJSONDecoder.Decode` once). `undefined` when the stream is empty. With a `target`, YAML
+ * scalars bound for Go strings are read as strings, as decoding into that Go type does.
  *
  * @throws Error with opm's decoder message
  */
-export function decodeFirstDocument(bytes: Uint8Array): unknown {
+export function decodeFirstDocument(bytes: Uint8Array, target?: GoType): unknown {
   if (looksLikeJson(bytes)) {
     const scan = scanJsonValue(bytes, 0);
     if (scan.kind === 'value') return JSON.parse(decoder.decode(bytes.subarray(scan.start, scan.end)));
@@ -118,7 +120,7 @@ export function decodeFirstDocument(bytes: Uint8Array): unknown {
     try {
       for (const item of yamlDocuments(decoder.decode(bytes))) {
         if ('error' in item) break;
-        return yamlDocumentToJson(item.text);
+        return yamlDocumentToJson(item.text, target);
       }
     } catch {
       // the JSON error is the one reported
@@ -127,7 +129,7 @@ export function decodeFirstDocument(bytes: Uint8Array): unknown {
   }
   for (const item of yamlDocuments(decoder.decode(bytes))) {
     if ('error' in item) throw new Error(item.error);
-    return yamlDocumentToJson(item.text);
+    return yamlDocumentToJson(item.text, target);
   }
   return undefined;
 }

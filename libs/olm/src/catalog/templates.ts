@@ -484,6 +484,9 @@ function populatePackageMetadata(pkg: PackageBlob, catalog: Catalog, defaultChan
   }
 }
 
+/** The anonymous struct `detectSchema` of opm decodes a template's first document into. */
+const TEMPLATE_SCHEMA_TYPE: GoType = { kind: 'struct', name: '', fields: { schema: { kind: 'string' } } };
+
 /**
  * Renders a template of either kind, chosen by the first document's `schema` like `opm alpha render-template`
  * without an explicit type.
@@ -497,9 +500,11 @@ export function renderTemplate(
 ): Catalog {
   const file = options.file ?? '<template>';
   const doc = readInput(input, file, 'decoding template input: ');
-  const schema =
-    doc !== null && typeof doc === 'object' ? (doc as Record<string, unknown>).schema : undefined;
-  if (typeof schema !== 'string' || schema === '')
+  // opm reads the schema into a Go struct: `Schema:` names it too, and a non-string is a type error.
+  const { value, error } = decodeGo(doc, TEMPLATE_SCHEMA_TYPE);
+  if (error !== undefined) throw invalid(file, `unmarshalling template schema: ${error}`);
+  const schema = (value as { schema?: string } | undefined)?.schema;
+  if (schema === undefined || schema === '')
     throw invalid(file, "template input missing required 'schema' field");
   if (schema === SCHEMA_BASIC_TEMPLATE)
     return renderBasicTemplate(doc as Record<string, unknown>, bundles, options);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
+import { goSortSlice } from '../go-compat/index.js';
 import { goQuote } from '../semver/go-quote.js';
 import { CatalogWriteError } from './errors.js';
 import { byteOrder } from './go-format.js';
@@ -145,7 +146,9 @@ export function normalizeForRender(catalog: Catalog): Catalog {
         ...b,
         properties: [...b.properties.filter((p) => !isObject(p)), ...b.properties.filter(isObject)],
       };
-      if (b.relatedImages) out.relatedImages = stableSortBy(b.relatedImages, (r) => r.image);
+      // sort.Slice, as opm: not stable, so entries sharing an image come out in Go's order.
+      if (b.relatedImages)
+        out.relatedImages = goSortSlice([...b.relatedImages], (x, y) => byteOrder(x.image, y.image) < 0);
       return out;
     }),
   };

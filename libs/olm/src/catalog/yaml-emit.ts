@@ -1,3 +1,4 @@
+import { isGoYamlTimestamp } from '../go-compat/index.js';
 import { goFloat } from './go-format.js';
 import { resolvePlainScalar } from './yaml-json.js';
 
@@ -139,31 +140,10 @@ function analyzeScalar(cps: readonly number[]): ScalarAnalysis {
 }
 
 const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
-const TIMESTAMP =
-  /^(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt]|[ ]+)(\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$/;
-
-/** go-yaml's `parseTimestamp` (the subset of formats it accepts), used to decide whether a string needs quotes. */
-function isTimestamp(s: string): boolean {
-  const m = TIMESTAMP.exec(s);
-  if (!m) return false;
-  const [, , mo, d, h, mi, se, zone] = m;
-  if (h === undefined && zone !== undefined) return false;
-  if (h !== undefined && / /.test(s) && zone !== undefined) return false;
-  const month = Number(mo);
-  const day = Number(d);
-  if (month < 1 || month > 12 || day < 1) return false;
-  const year = Number(m[1]);
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
-  if (day > days) return false;
-  if (h !== undefined && (Number(h) > 23 || Number(mi) > 59 || Number(se) > 59)) return false;
-  return true;
-}
-
 /** Whether go-yaml would write the string unquoted (it reads back as a string). */
-function canUsePlain(s: string): boolean {
+export function canUsePlain(s: string): boolean {
   if (BASE60_FLOAT.test(s)) return false;
-  if (/^[0-9]/.test(s) && isTimestamp(s)) return false;
+  if (isGoYamlTimestamp(s)) return false;
   return typeof resolvePlainScalar(s) === 'string';
 }
 

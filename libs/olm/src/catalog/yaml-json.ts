@@ -1,15 +1,7 @@
-import {
-  type Alias,
-  type Document,
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  type Node,
-  parseDocument,
-  type Scalar,
-} from 'yaml';
+import { type Alias, type Document, isAlias, isMap, isScalar, isSeq, type Node, type Scalar } from 'yaml';
+import { goFieldName, goFloat32, goYamlScalarString, parseGoYamlDocument } from '../go-compat/index.js';
 import { goFloat } from './go-format.js';
+import type { GoType } from './go-json-decode.js';
 import { yamlDepthError } from './yaml-depth.js';
 
 /** Thrown when a YAML document cannot be converted to JSON; `message` follows sigs.k8s.io/yaml's wording. */
@@ -36,7 +28,7 @@ const INT64_MIN = -9223372036854775808n;
 const UINT64_MAX = 18446744073709551615n;
 
 /** Go's `strconv.ParseInt(s, 0, 64)` / `ParseUint(s, 0, 64)` accepting range; `undefined` when Go errors. */
-function parseGoInt(s: string): number | undefined {
+function parseGoInt(s: string): bigint | undefined {
   const m = /^([+-]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/.exec(s);
   if (!m) return undefined;
   const body = m[2]!;
@@ -48,7 +40,7 @@ function parseGoInt(s: string): number | undefined {
   const fitsInt64 = value >= INT64_MIN && value <= INT64_MAX;
   const fitsUint64 = m[1] === '' && value <= UINT64_MAX;
   if (!fitsInt64 && !fitsUint64) return undefined;
-  return Number(value);
+  return value;
 }
 
 /**
@@ -67,7 +59,7 @@ export function resolvePlainScalar(s: string): unknown {
   if (hint === 'D' || hint === 'S') {
     const plain = s.replaceAll('_', '');
     const int = parseGoInt(plain);
-    if (int !== undefined) return int;
+    if (int !== undefined) return Number(int);
     if (YAML_FLOAT.test(plain)) {
       const f = Number(plain);
       if (Number.isFinite(f)) return f;
@@ -84,9 +76,22 @@ function resolveHint(c: string): 'S' | 'D' | 'M' | '.' | undefined {
   return undefined;
 }
 
-function keyString(key: unknown): string {
+/** YAML's spelling of the floats Go prints as `+Inf`, `-Inf`, `NaN`. */
+const YAML_NON_FINITE: Readonly<Record<string, string>> = { '+Inf': '.inf', '-Inf': '-.inf', NaN: '.nan' };
+
+/**
+ * A map key as sigs.k8s.io/yaml names it: go-yaml's ints in decimal, its floats with float32 precision (`1e7` is
+ * `1e+07`, `.inf` stays `.inf`). `source` is the key's text, which tells an int from an integral float.
+ */
+function keyString(key: unknown, source?: string): string {
   if (typeof key === 'string') return key;
-  if (typeof key === 'number') return Number.isInteger(key) ? String(key) : goFloat(key);
+  if (typeof key === 'number') {
+    const int = source === undefined ? undefined : parseGoInt(source.replaceAll('_', ''));
+    if (int !== undefined) return int.toString();
+    if (source === undefined && Number.isInteger(key)) return String(key);
+    const float = goFloat32(key);
+    return YAML_NON_FINITE[float] ?? float;
+  }
   if (typeof key === 'boolean') return String(key);
   throw new YamlConversionError(`error converting YAML to JSON: unsupported map key of type: ${typeof key}`);
 }
@@ -106,22 +111,25 @@ class Decoder {
 
   constructor(private readonly doc: Document) {}
 
-  toJson(node: Node | null | undefined): unknown {
+  toJson(node: Node | null | undefined, target?: GoType): unknown {
     this.count();
     if (node === null || node === undefined) return null;
-    if (isAlias(node)) return this.alias(node);
+    if (isAlias(node)) return this.alias(node, target);
     if (isScalar(node)) {
-      const value = scalarToJson(node);
+      const value = target?.kind === 'string' ? scalarToString(node) : scalarToJson(node);
       if (typeof value === 'number' && !Number.isFinite(value)) this.nonFinite = true;
       return value;
     }
-    if (isSeq(node)) return node.items.map((item) => this.toJson(item as Node));
+    if (isSeq(node)) {
+      const elem = target?.kind === 'slice' ? target.elem : undefined;
+      return node.items.map((item) => this.toJson(item as Node, elem));
+    }
     if (isMap(node)) {
       const out: Record<string, unknown> = {};
       for (const pair of node.items) {
         const keyNode = pair.key as Node | null;
         if (isScalar(keyNode) && keyNode.type === 'PLAIN' && keyNode.value === '<<') {
-          this.merge(out, pair.value as Node);
+          this.merge(out, pair.value as Node, target);
           continue;
         }
         const key =
@@ -129,7 +137,8 @@ class Decoder {
         if (key === undefined || typeof key === 'object') {
           throw new YamlConversionError('error converting YAML to JSON: unsupported map key of type: map');
         }
-        out[keyString(key)] = this.toJson(pair.value as Node);
+        const name = keyString(key, isScalar(keyNode) ? String(keyNode.value) : undefined);
+        out[name] = this.toJson(pair.value as Node, target && fieldTarget(target, name));
       }
       return out;
     }
@@ -150,35 +159,35 @@ class Decoder {
     }
   }
 
-  private alias(node: Alias): unknown {
-    const target = node.resolve(this.doc) as Node | undefined;
-    if (target === undefined) {
+  private alias(node: Alias, target: GoType | undefined): unknown {
+    const resolved = node.resolve(this.doc) as Node | undefined;
+    if (resolved === undefined) {
       throw new YamlConversionError(
         `error converting YAML to JSON: yaml: unknown anchor '${node.source}' referenced`,
       );
     }
-    if (this.expanding.has(target)) {
+    if (this.expanding.has(resolved)) {
       throw new YamlConversionError(
         `error converting YAML to JSON: yaml: anchor '${node.source}' value contains itself`,
       );
     }
-    this.expanding.add(target);
+    this.expanding.add(resolved);
     this.aliasDepth++;
     try {
-      return this.toJson(target);
+      return this.toJson(resolved, target);
     } finally {
       this.aliasDepth--;
-      this.expanding.delete(target);
+      this.expanding.delete(resolved);
     }
   }
 
   /** go-yaml v2 merge keys: maps are merged in place (later keys win); a sequence merges right to left. */
-  private merge(out: Record<string, unknown>, node: Node): void {
+  private merge(out: Record<string, unknown>, node: Node, target: GoType | undefined): void {
     if (isSeq(node)) {
-      for (let i = node.items.length - 1; i >= 0; i--) this.merge(out, node.items[i] as Node);
+      for (let i = node.items.length - 1; i >= 0; i--) this.merge(out, node.items[i] as Node, target);
       return;
     }
-    const value = this.toJson(node);
+    const value = this.toJson(node, target);
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw new YamlConversionError(
         'error converting YAML to JSON: yaml: map merge requires map or sequence of maps',
@@ -193,6 +202,25 @@ function allowedAliasRatio(decodeCount: number): number {
   if (decodeCount <= 400_000) return 0.99;
   if (decodeCount >= 4_000_000) return 0.1;
   return 0.99 - 0.89 * ((decodeCount - 400_000) / 3_600_000);
+}
+
+/**
+ * The Go type a map entry decodes into: a map's element type, or the struct field the key names (exactly, else
+ * case-insensitively, as sigs.k8s.io/yaml looks it up).
+ */
+function fieldTarget(target: GoType, key: string): GoType | undefined {
+  if (target.kind === 'ptr') return fieldTarget(target.elem, key);
+  if (target.kind === 'map') return target.elem;
+  if (target.kind !== 'struct') return undefined;
+  const field = goFieldName(target.fields, key);
+  return field === undefined ? undefined : target.fields[field];
+}
+
+/** A scalar decoded into a Go string: sigs.k8s.io/yaml prints go-yaml's ints, floats and bools back. */
+function scalarToString(node: Scalar): unknown {
+  const value = scalarToJson(node);
+  if (typeof value !== 'number') return goYamlScalarString(value);
+  return goYamlScalarString(value, parseGoInt(String(node.value).replaceAll('_', '')));
 }
 
 function scalarToJson(node: Scalar): unknown {
@@ -265,23 +293,24 @@ function goYamlReason(text: string, error: YamlParseError): string {
 /**
  * Converts one YAML document (as split by {@link splitYamlDocuments}) to a JSON value with the semantics of
  * sigs.k8s.io/yaml `YAMLToJSON` on top of go-yaml v2. Parser messages come from the `yaml` package and so differ
- * from go-yaml's, but keep opm's `error converting YAML to JSON: yaml: line N:` shape.
+ * from go-yaml's, but keep opm's `error converting YAML to JSON: yaml: line N:` shape. With a `target`, it is
+ * `yaml.Unmarshal` into that Go type up to the JSON step: scalars bound for a Go string become strings.
  *
  * @throws YamlConversionError
  */
-export function yamlDocumentToJson(text: string): unknown {
+export function yamlDocumentToJson(text: string, target?: GoType): unknown {
   const tooDeep = yamlDepthError(text);
   if (tooDeep !== undefined) {
     throw new YamlConversionError(
       `error converting YAML to JSON: yaml: line ${tooDeep.line}: ${tooDeep.reason}`,
     );
   }
-  const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: false, strict: false });
+  const doc = parseGoYamlDocument(text, { schema: 'failsafe', uniqueKeys: false, strict: false });
   const error = doc.errors[0];
   if (error)
     throw new YamlConversionError(`error converting YAML to JSON: yaml: ${goYamlReason(text, error)}`);
   const decoder = new Decoder(doc);
-  const value = decoder.toJson(doc.contents as Node | null);
+  const value = decoder.toJson(doc.contents as Node | null, target);
   if (decoder.nonFinite) assertJsonNumbers(value);
   return value;
 }

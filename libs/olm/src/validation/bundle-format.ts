@@ -1,7 +1,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BundleAnnotation, REGISTRY_V1 } from '../bundle/annotations.js';
+import { readAnnotationsFile } from '../bundle/annotations-file.js';
+import { DEPENDENCIES_FILE, DEPENDENCY_VALUES } from '../bundle/go-types.js';
 import { parseYamlDocuments } from '../bundle/yaml.js';
+import { decodeGo } from '../catalog/go-json-decode.js';
 import { isRecord } from '../csv/types.js';
 import { tryParseVersion } from '../semver/index.js';
 import { goQuote } from './go-format.js';
@@ -89,7 +92,13 @@ function dependencyErrors(dependencies: unknown[]): string[] {
   for (const raw of dependencies) {
     const dep = isRecord(raw) ? raw : {};
     const type = typeof dep.type === 'string' ? dep.type : '';
-    const value = isRecord(dep.value) ? dep.value : undefined;
+    // Values decode into operator-registry's structs: field names match case-insensitively.
+    const goType = DEPENDENCY_VALUES[type];
+    const decoded = goType === undefined ? undefined : decodeGo(dep.value, goType);
+    const value =
+      decoded !== undefined && decoded.error === undefined && isRecord(decoded.value)
+        ? decoded.value
+        : undefined;
     const s = (v: unknown) => (typeof v === 'string' ? v : '');
     if (value === undefined || !['olm.gvk', 'olm.package', 'olm.label', 'olm.constraint'].includes(type)) {
       errs.push(`couldn't parse dependency of type ${type}`);
@@ -146,23 +155,19 @@ export function validateBundleFormat(dir: string): string[] {
   let annotations: Record<string, unknown> | undefined;
   let dependencies: unknown[] | undefined;
   for (const file of entries(metadataDir)) {
-    const doc = file.isDir ? undefined : firstDocument(join(metadataDir, file.name));
-    if (
-      annotations === undefined &&
-      isRecord(doc) &&
-      isRecord(doc.annotations) &&
-      Object.values(doc.annotations).every((v) => typeof v === 'string' || v === null)
-    ) {
-      annotations = doc.annotations;
+    const path = join(metadataDir, file.name);
+    const doc = file.isDir ? undefined : firstDocument(path);
+    const read =
+      annotations === undefined && !file.isDir ? readAnnotationsFile(readFileSync(path)) : undefined;
+    if (read?.ok && read.annotations !== undefined) {
+      annotations = read.annotations;
       continue;
     }
-    if (
-      dependencies === undefined &&
-      isRecord(doc) &&
-      Array.isArray(doc.dependencies) &&
-      doc.dependencies.length > 0
-    ) {
-      dependencies = doc.dependencies;
+    const listed = isRecord(doc) ? decodeGo(doc, DEPENDENCIES_FILE) : undefined;
+    const found =
+      listed?.error === undefined ? (listed?.value as { dependencies?: unknown[] } | undefined) : undefined;
+    if (dependencies === undefined && found?.dependencies !== undefined && found.dependencies.length > 0) {
+      dependencies = found.dependencies;
     }
   }
   if (annotations === undefined) {

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isRecord, type KubeObject } from '../csv/types.js';
+import { parseRequestUri } from '../go-compat/index.js';
 import {
   type FieldError,
   fieldForbidden,
@@ -311,12 +312,8 @@ function validateApiApproval(crd: KubeObject, group: string): FieldError[] {
     ];
   }
   if (annotation.startsWith('unapproved')) return [];
-  try {
-    const url = new URL(annotation);
-    if (url.host.length > 0 && url.protocol.length > 0) return [];
-  } catch {
-    // fall through: invalid
-  }
+  const url = parseRequestUri(annotation);
+  if (url.ok && url.host.length > 0 && url.scheme.length > 0) return [];
   return [
     fieldInvalid(
       field,

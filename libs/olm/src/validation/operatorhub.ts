@@ -1,4 +1,5 @@
 import { isRecord } from '../csv/types.js';
+import { parseRequestUri } from '../go-compat/index.js';
 import { tryParseVersionTolerant } from '../semver/index.js';
 import type { OptionalValues, ValidationBundle } from './bundle-model.js';
 import { minKubeVersionProblem } from './csv.js';
@@ -68,24 +69,6 @@ function mailProblem(email: string): string | undefined {
   return undefined;
 }
 
-/** Go `url.ParseRequestURI` for the common failures. */
-function urlProblem(url: string): string | undefined {
-  if (url.startsWith('/')) return undefined;
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url);
-  if (scheme === null) {
-    if (url.startsWith(':')) return `parse ${goQuote(url)}: missing protocol scheme`;
-    return `parse ${goQuote(url)}: invalid URI for request`;
-  }
-  const rest = url.slice(scheme[0].length);
-  if (rest.startsWith('//')) {
-    const host = rest.slice(2).split(/[/?#]/)[0]!;
-    const bad = /[ <>"{}|\\^`]/.exec(host);
-    if (bad !== null) return `parse ${goQuote(url)}: invalid character ${goQuote(bad[0])} in host name`;
-  }
-  if (/[\s]/.test(url)) return `parse ${goQuote(url)}: invalid character " " in URL`;
-  return undefined;
-}
-
 function checkProvider(spec: Record<string, unknown>, checks: Checks): void {
   if (str(rec(spec.provider).name).trim() === '') checks.errs.push('csv.Spec.Provider.Name not specified');
 }
@@ -111,9 +94,8 @@ function checkLinks(spec: Record<string, unknown>, checks: Checks): void {
       checks.errs.push('csv.Spec.Links elements should contain both name and url');
     }
     if (str(link.url) !== '') {
-      const problem = urlProblem(str(link.url));
-      if (problem !== undefined)
-        checks.errs.push(`csv.Spec.Links url ${str(link.url)} is invalid: ${problem}`);
+      const parsed = parseRequestUri(str(link.url));
+      if (!parsed.ok) checks.errs.push(`csv.Spec.Links url ${str(link.url)} is invalid: ${parsed.error}`);
     }
   }
 }

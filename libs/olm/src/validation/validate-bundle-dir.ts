@@ -1,11 +1,12 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { BundleAnnotation, REGISTRY_V1 } from '../bundle/annotations.js';
+import { readAnnotationsFile } from '../bundle/annotations-file.js';
 import { isSupportedKind } from '../bundle/supported-kinds.js';
-import { formatGvk, gvkOf, isRecord } from '../csv/types.js';
+import { formatGvk, gvkOf } from '../csv/types.js';
 import { loadApiBundle } from './api-loader.js';
 import { validateBundle } from './bundle.js';
-import { bundleMediaType, firstDocument, goJoin, validateBundleFormat } from './bundle-format.js';
+import { bundleMediaType, goJoin, validateBundleFormat } from './bundle-format.js';
 import type { OptionalValues, ValidationBundle } from './bundle-model.js';
 import { validateCrds } from './crd.js';
 import { validateCsv } from './csv.js';
@@ -46,16 +47,15 @@ export interface BundleValidationReport {
 /** operator-sdk's `FindBundleMetadata`: the annotations of `metadata/annotations.yaml`, or of any file. */
 function findBundleMetadata(dir: string): { annotations: Record<string, string> } | { fatal: string } {
   const read = (path: string): Record<string, string> | undefined => {
-    const doc = firstDocument(path);
-    if (!isRecord(doc) || !isRecord(doc.annotations)) return undefined;
-    const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(doc.annotations)) {
-      // Go decodes a YAML null into a string field as "".
-      if (v === null) out[k] = '';
-      else if (typeof v === 'string') out[k] = v;
-      else return undefined;
+    let bytes: Uint8Array;
+    try {
+      bytes = readFileSync(path);
+    } catch {
+      return undefined;
     }
-    return Object.keys(out).length > 0 ? out : undefined;
+    const file = readAnnotationsFile(bytes);
+    const annotations = file.ok ? file.annotations : undefined;
+    return annotations !== undefined && Object.keys(annotations).length > 0 ? { ...annotations } : undefined;
   };
   const preferred = read(goJoin(dir, 'metadata', 'annotations.yaml'));
   if (preferred !== undefined) return { annotations: preferred };

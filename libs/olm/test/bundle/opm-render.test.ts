@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { formatOlmBundleJson, renderBundle } from '../../src/bundle/render.js';
 import { writeBundle } from '../../src/bundle/write.js';
+import { parseCatalogContent, serializeCatalog } from '../../src/catalog/index.js';
 import { findBaseCsv } from '../../src/csv/base.js';
 import { generateCsv } from '../../src/csv/generate.js';
 import type { ClusterServiceVersion, KubeObject } from '../../src/csv/types.js';
@@ -182,6 +183,24 @@ describe('renderBundle agrees with opm render', () => {
       expect(JSON.parse(stdout)).toStrictEqual(JSON.parse(JSON.stringify(ours)));
       expect(ours.properties.some((p) => p.type === 'olm.bundle.object')).toBe(false);
     }
+  });
+
+  it('writes YAML as opm render -o yaml does: a createdAt without a zone, related images sharing an image', async () => {
+    const dir = valid.find((c) => c.name === 'created-at-and-shared-related-images')!.path;
+    const image = 'registry.example/widget-operator-bundle:v0.1.0';
+    const stdout = await opmRender(
+      dir,
+      '-o',
+      'yaml',
+      '--alpha-image-ref-template',
+      'registry.example/{{.Package}}-bundle:v{{.Version}}',
+      '--migrate-level',
+      'bundle-object-to-csv-metadata',
+    );
+    const blob = renderBundle(dir, { image, migrateLevel: 'bundle-object-to-csv-metadata' });
+    const ours = serializeCatalog(parseCatalogContent(formatOlmBundleJson(blob)), { format: 'yaml' });
+    expect(ours).toContain('createdAt: 2021-01-01T00:00:00\n');
+    expect(ours).toBe(stdout);
   });
 
   it('renders the bundle generated from the Memcached operator like the committed corpus copy', async () => {

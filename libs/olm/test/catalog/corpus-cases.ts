@@ -19,6 +19,11 @@ export interface CorpusCase {
 export const CORPUS: readonly CorpusCase[] = [
   // valid catalogs
   { name: 'valid-simple', valid: true, about: 'replaces chain with a skipRange on the head (YAML)' },
+  {
+    name: 'valid-quoted-continuation',
+    valid: true,
+    about: "quoted scalars continued at their key's indentation and below it, which go-yaml reads",
+  },
   { name: 'valid-skips', valid: true, about: 'a skipped entry is not stranded; the head replaces past it' },
   {
     name: 'valid-json-stream-subdir',

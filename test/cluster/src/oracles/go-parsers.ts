@@ -16,8 +16,8 @@ const MODULES = {
 } as const;
 
 /**
- * `go-parsers` (`./go-parsers/main.go`): what blang/semver, the docker/reference of go.podman.io/image and
- * sigs.k8s.io/yaml make of an input, for differential tests of our parsers. Versioned by its source's content.
+ * `go-parsers` (`./go-parsers/main.go`): what blang/semver, the docker/reference of go.podman.io/image,
+ * sigs.k8s.io/yaml and net/url make of an input, for differential tests of our parsers. Versioned by its source's content.
  */
 export const goParsersRecipe: ComponentRecipe = {
   name: 'go-parsers',
@@ -40,7 +40,14 @@ export const goParsersRecipe: ComponentRecipe = {
 
 /** One question to the oracle. `versions`: for `semver-range`, the versions to test against the range. */
 export interface GoParserRequest {
-  readonly mode: 'semver-version' | 'semver-range' | 'reference' | 'yaml';
+  readonly mode:
+    | 'semver-version'
+    | 'semver-range'
+    | 'reference'
+    | 'yaml'
+    | 'yaml-strings'
+    | 'json-to-yaml'
+    | 'request-uri';
   readonly input: string;
   readonly versions?: readonly string[];
 }

@@ -7,7 +7,10 @@
 // Modes: semver-version (blang/semver/v4 Parse, value: String()), semver-range (ParseRange; value: for each
 // of versions, whether the range includes it), reference (ParseNormalizedNamed of go.podman.io/image's
 // docker/reference, which operator-framework/api validates bundles with; value: String()), yaml
-// (sigs.k8s.io/yaml YAMLToJSON; value: the JSON text).
+// (sigs.k8s.io/yaml YAMLToJSON; value: the JSON text), yaml-strings (sigs.k8s.io/yaml Unmarshal into a
+// map[string]string, as bundle annotations are read; value: the map), json-to-yaml (sigs.k8s.io/yaml JSONToYAML,
+// as the Go tools write YAML; value: the YAML text), request-uri (net/url ParseRequestURI; value: scheme and
+// host).
 package main
 
 import (
@@ -17,6 +20,7 @@ import (
 	_ "crypto/sha512"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 
 	"github.com/blang/semver/v4"
@@ -66,6 +70,24 @@ func answerFor(r request) answer {
 			return answer{Error: err.Error()}
 		}
 		return answer{OK: true, Value: string(out)}
+	case "yaml-strings":
+		var out map[string]string
+		if err := yaml.Unmarshal([]byte(r.Input), &out); err != nil {
+			return answer{Error: err.Error()}
+		}
+		return answer{OK: true, Value: out}
+	case "json-to-yaml":
+		out, err := yaml.JSONToYAML([]byte(r.Input))
+		if err != nil {
+			return answer{Error: err.Error()}
+		}
+		return answer{OK: true, Value: string(out)}
+	case "request-uri":
+		u, err := url.ParseRequestURI(r.Input)
+		if err != nil {
+			return answer{Error: err.Error()}
+		}
+		return answer{OK: true, Value: map[string]string{"scheme": u.Scheme, "host": u.Host}}
 	}
 	return answer{Error: fmt.Sprintf("unknown mode %q", r.Mode)}
 }
