@@ -21,6 +21,12 @@ export interface Subscription {
     readonly currentCSV?: string;
     readonly installedCSV?: string;
     readonly installPlanRef?: { readonly name: string };
+    /** Resolution failures and catalog health, e.g. `ResolutionFailed` with OLM's message. */
+    readonly conditions?: readonly {
+      readonly type: string;
+      readonly status: string;
+      readonly message?: string;
+    }[];
   };
 }
 

@@ -84,9 +84,13 @@ export async function approveNextInstallPlan(
         `${OLM_V1ALPHA1}/namespaces/${namespace}/subscriptions/${subscription}`,
       );
       const name = sub.status?.installPlanRef?.name;
-      if (!name || sub.status?.state !== 'UpgradePending') return undefined;
+      // Not ready yet: the reason goes into the time-out error (OLM's resolution failures are conditions).
+      const state = () =>
+        `state ${sub.status?.state ?? '(none)'}, conditions ${JSON.stringify(sub.status?.conditions ?? [])}`;
+      if (!name || sub.status?.state !== 'UpgradePending') throw new Error(state());
       const current = await rest.request<InstallPlan>('GET', `${plans}/${name}`);
-      return current.status?.phase === 'RequiresApproval' && !current.spec.approved ? current : undefined;
+      if (current.status?.phase === 'RequiresApproval' && !current.spec.approved) return current;
+      throw new Error(`InstallPlan ${name} is ${current.status?.phase ?? 'new'}; ${state()}`);
     },
     { timeoutMs: options.timeoutMs ?? 120_000, intervalMs: 250 },
   );
@@ -95,6 +99,18 @@ export async function approveNextInstallPlan(
     contentType: 'application/merge-patch+json',
   });
   return plan.spec.clusterServiceVersionNames;
+}
+
+/**
+ * Makes OLM resolve the Subscription's namespace again. OLM treats "constraints not satisfiable" as final
+ * until something in the namespace changes: a resolution that ran while the CSV two upgrades back was still
+ * being replaced stays failed after that CSV is gone. Touching the Subscription is what an admin does.
+ */
+export async function resolveAgain(rest: KubeRest, namespace: string, subscription: string): Promise<void> {
+  await rest.request('PATCH', `${OLM_V1ALPHA1}/namespaces/${namespace}/subscriptions/${subscription}`, {
+    body: { metadata: { annotations: { 'test.opkit.dev/resolve-again': new Date().toISOString() } } },
+    contentType: 'application/merge-patch+json',
+  });
 }
 
 /** Waits for a CSV to reach `Succeeded` and returns it; on time-out the error carries OLM's last reason. */

@@ -13,6 +13,7 @@ import {
   approveNextInstallPlan,
   bundleUnpacks,
   createInstallNamespace,
+  resolveAgain,
   subscribe,
   waitForCsvSucceeded,
   waitForDeletion,
@@ -21,13 +22,17 @@ import {
 // Our catalog as a serving catalog image that OLM runs as its registry pod, naming our released bundles by their
 // pushed bundle images: the Memcached operator is installed at its first released version by a manually approved
 // Subscription (OLM's bundle-unpack Job pulls the bundle image), runs with nothing but the rights OLM gave its
-// ServiceAccount, and is upgraded along the channel's `replaces` edge.
+// ServiceAccount, and is upgraded along the channel's `replaces` edges: to 0.2.0, then to 0.3.0, which stores
+// API v1beta1 and serves v1alpha1 through its conversion webhook, with certificates OLM provisions.
 
 const OPERATOR_NAMESPACE = 'memcached-system';
 const APP_NAMESPACE = 'cache';
 const PACKAGE = 'memcached-operator';
 const FIRST = 'memcached-operator.v0.1.0';
 const NEXT = 'memcached-operator.v0.2.0';
+const THIRD = 'memcached-operator.v0.3.0';
+const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/memcacheds.cache.example.com';
+const MEMCACHEDS_V1BETA1 = `/apis/cache.example.com/v1beta1/namespaces/${APP_NAMESPACE}/memcacheds`;
 const MEMCACHEDS = `/apis/cache.example.com/v1alpha1/namespaces/${APP_NAMESPACE}/memcacheds`;
 const DEPLOYMENT = `/apis/apps/v1/namespaces/${OPERATOR_NAMESPACE}/deployments/memcached-operator-controller-manager`;
 
@@ -41,7 +46,13 @@ const world = useOlmWorld({
   catalogDir: () => join(repositoryRoot, 'catalog', 'configs'),
   delivery: 'serving-image',
   bundleImages: true,
-  images: { operator: 'operators/memcached', repository: 'memcached-operator', versions: ['0.1.0', '0.2.0'] },
+  // 0.1.0 and 0.2.0 run the code they were released with (the v1alpha1 controller), 0.3.0 the working tree.
+  images: {
+    operator: 'operators/memcached',
+    repository: 'memcached-operator',
+    versions: ['0.1.0', '0.2.0', '0.3.0'],
+    fromReleaseCommits: ['0.1.0', '0.2.0'],
+  },
 });
 let cluster: LocalCluster;
 let rest: KubeRest;
@@ -256,6 +267,131 @@ describe('the Memcached operator through OLM', () => {
       `/apis/apps/v1/namespaces/${APP_NAMESPACE}/deployments/sessions`,
     );
     expect(operand.spec.template.spec.containers[0]!.args).toContain('--memory-limit=128');
+    expect(await manager.log()).not.toMatch(RBAC_DENIED);
+  });
+
+  it('upgrades to 0.3.0: OLM wires the webhooks, every Memcached stored as v1alpha1 keeps working and is migrated', async () => {
+    // A second object stored as v1alpha1 under 0.2.0.
+    await rest.request('POST', MEMCACHEDS, {
+      body: {
+        apiVersion: 'cache.example.com/v1alpha1',
+        kind: 'Memcached',
+        metadata: { name: 'legacy' },
+        spec: { size: 1 },
+      },
+    });
+    await eventually(
+      'Memcached legacy to be Available',
+      async () => availableOrThrow(await rest.request<Memcached>('GET', `${MEMCACHEDS}/legacy`)),
+      { timeoutMs: 90_000, intervalMs: 500 },
+    );
+    const before = await rest.request<CustomResourceDefinition & { status: { storedVersions: string[] } }>(
+      'GET',
+      CRD_PATH,
+    );
+    expect(before.status.storedVersions).toEqual(['v1alpha1']);
+
+    // OLM tried to resolve 0.3.0 while 0.1.0 was still being replaced, and does not retry that on its own.
+    await resolveAgain(rest, OPERATOR_NAMESPACE, PACKAGE);
+    expect(await approveNextInstallPlan(rest, OPERATOR_NAMESPACE, PACKAGE)).toEqual([THIRD]);
+    await waitForCsvSucceeded(rest, OPERATOR_NAMESPACE, THIRD);
+    expect(await bundleUnpacks(rest, 'olm')).toContainEqual({
+      bundleImage: world().bundleImages.get(`${PACKAGE}/0.3.0`),
+      succeeded: true,
+    });
+    const manager = await operator();
+    expect(manager.image).toBe('registry.example/memcached-operator:0.3.0');
+
+    // OLM pointed the CRD's conversion at the operator's webhook, with the CA of the certificate it issued.
+    const crd = await rest.request<{
+      spec: {
+        conversion?: {
+          strategy: string;
+          webhook?: { clientConfig?: { caBundle?: string; service?: { path?: string } } };
+        };
+      };
+      status: { storedVersions: string[] };
+    }>('GET', CRD_PATH);
+    expect(crd.spec.conversion?.strategy).toBe('Webhook');
+    expect(crd.spec.conversion?.webhook?.clientConfig?.service?.path).toBe('/convert');
+    expect(crd.spec.conversion?.webhook?.clientConfig?.caBundle).toBeTruthy();
+
+    // Both objects are served at both versions, converted; the migration rewrote them as v1beta1.
+    type Beta = {
+      metadata: { name: string; generation: number };
+      spec: Record<string, unknown>;
+      status?: Memcached['status'];
+    };
+    const listed = async (path: string) =>
+      (await rest.request<{ items: { metadata: { name: string } }[] }>('GET', path)).items
+        .map((m) => m.metadata.name)
+        .sort();
+    expect(await listed(MEMCACHEDS)).toEqual(['legacy', 'sessions']);
+    expect(await listed(MEMCACHEDS_V1BETA1)).toEqual(['legacy', 'sessions']);
+    const sessions = await rest.request<Beta>('GET', `${MEMCACHEDS_V1BETA1}/sessions`);
+    expect(sessions.spec).toMatchObject({ replicas: 2, memory: '128Mi', port: { containerPort: 11211 } });
+    await explainedBy(
+      manager,
+      eventually(
+        'status.storedVersions to be trimmed to v1beta1',
+        async () => {
+          const c = await rest.request<{ status: { storedVersions: string[] } }>('GET', CRD_PATH);
+          return c.status.storedVersions.join(',') === 'v1beta1' || undefined;
+        },
+        { timeoutMs: 90_000, intervalMs: 1000 },
+      ),
+    );
+
+    // A round trip v1beta1 → v1alpha1 → v1beta1 loses nothing: v1alpha1 cannot say 1G, yet it comes back.
+    await rest.request('PATCH', `${MEMCACHEDS_V1BETA1}/sessions`, {
+      body: { spec: { memory: '1G' } },
+      contentType: 'application/merge-patch+json',
+    });
+    await eventually('an update at v1alpha1', async () => {
+      const old = await rest.request<Memcached & { spec: Record<string, unknown> }>(
+        'GET',
+        `${MEMCACHEDS}/sessions`,
+      );
+      expect(old.spec.memoryLimitMB).toBe(954);
+      return rest.request('PUT', `${MEMCACHEDS}/sessions`, {
+        body: { ...old, spec: { ...old.spec, size: 3 } },
+      });
+    });
+    const roundTripped = await rest.request<Beta>('GET', `${MEMCACHEDS_V1BETA1}/sessions`);
+    expect(roundTripped.spec).toMatchObject({ replicas: 3, memory: '1G' });
+    await explainedBy(
+      manager,
+      eventually(
+        'Memcached sessions to be Available with 3 servers',
+        async () => {
+          const m = availableOrThrow(await rest.request<Memcached>('GET', `${MEMCACHEDS_V1BETA1}/sessions`));
+          const operand = await rest.request<Deployment>(
+            'GET',
+            `/apis/apps/v1/namespaces/${APP_NAMESPACE}/deployments/sessions`,
+          );
+          return operand.spec.replicas === 3 &&
+            operand.spec.template.spec.containers[0]?.args?.includes('--memory-limit=954')
+            ? m
+            : undefined;
+        },
+        { timeoutMs: 90_000, intervalMs: 500 },
+      ),
+    );
+
+    // The validating webhook OLM registered refuses what the schema alone would accept.
+    const refused = await rest
+      .request('POST', MEMCACHEDS_V1BETA1, {
+        body: {
+          apiVersion: 'cache.example.com/v1beta1',
+          kind: 'Memcached',
+          metadata: { name: 'tight' },
+          spec: { replicas: 1, memory: '256Mi', resources: { limits: { memory: '256Mi' } } },
+        },
+      })
+      .catch((error: Error) => error.message);
+    expect(refused).toContain(
+      'spec.memory: Invalid value: "256Mi": with 32Mi for connections it must fit in resources.limits.memory (256Mi)',
+    );
     expect(await manager.log()).not.toMatch(RBAC_DENIED);
   });
 });

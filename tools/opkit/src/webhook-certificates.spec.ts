@@ -49,7 +49,7 @@ function cluster() {
 }
 
 const pem = (s: Manifest | undefined, key: string) =>
-  Buffer.from(String((s?.data as Record<string, string>)[key]), 'base64').toString();
+  Buffer.from(String((s?.data as Record<string, string> | undefined)?.[key]), 'base64').toString();
 
 describe('provisionWebhookCertificates (opkit deploy without cert-manager)', () => {
   it('issues a serving certificate for the webhook Service and sets the caBundle everywhere', () => {
@@ -70,11 +70,12 @@ describe('provisionWebhookCertificates (opkit deploy without cert-manager)', () 
     };
     expect(crd.spec.conversion.webhook.clientConfig.caBundle).toBe(bundle);
     expect(
-      (result?.objects[1]?.webhooks as { clientConfig: { caBundle: string } }[])[0]?.clientConfig.caBundle,
+      (result?.objects[1]?.webhooks as { clientConfig: { caBundle: string } }[] | undefined)?.[0]
+        ?.clientConfig.caBundle,
     ).toBe(bundle);
     expect(
-      (rendered[0]?.spec as { conversion: { webhook: { clientConfig: object } } }).conversion.webhook
-        .clientConfig,
+      (rendered[0]?.spec as { conversion: { webhook: { clientConfig: object } } } | undefined)?.conversion
+        .webhook.clientConfig,
     ).not.toHaveProperty('caBundle');
   });
 

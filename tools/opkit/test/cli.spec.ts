@@ -50,7 +50,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('the released bundles and the catalog', () => {
   it('every bundle validates, and opm renders each exactly as we do', async () => {
-    expect(bundleDirs()).toHaveLength(4);
+    expect(bundleDirs()).toHaveLength(5);
     for (const dir of bundleDirs()) {
       const result = await cli('bundle', 'validate', dir);
       expect(result, dir).toMatchObject({ code: 0 });

@@ -115,6 +115,31 @@ describe('validateCatalog', () => {
     ]);
     expect(validateCatalog(c, { warnings: false })).toEqual([]);
   });
+
+  it('warns when an upgrade stops serving an API version its predecessor served', () => {
+    const c = oneChannel([
+      { name: 'foo.v1.0.0' },
+      { name: 'foo.v2.0.0', replaces: 'foo.v1.0.0' },
+      { name: 'foo.v3.0.0', replaces: 'foo.v2.0.0' },
+    ]);
+    const gvk = (version: string) => ({
+      type: 'olm.gvk',
+      value: { group: 'example.com', kind: 'Widget', version },
+    });
+    c.bundles[0]!.properties.push(gvk('v1alpha1'));
+    c.bundles[1]!.properties.push(gvk('v1alpha1'), gvk('v1beta1'));
+    c.bundles[2]!.properties.push(gvk('v1beta1'));
+    const removed = validateCatalog(c).filter((r) => r.code === 'API_VERSION_REMOVED');
+    expect(removed).toMatchObject([
+      {
+        level: 'warning',
+        bundle: 'foo.v3.0.0',
+        message:
+          'bundle "foo.v3.0.0" no longer serves example.com/v1alpha1, Kind=Widget, which "foo.v2.0.0" does: objects stored in v1alpha1 must be rewritten in the new storage version and v1alpha1 removed from the CRD\'s status.storedVersions before this upgrade, or OLM refuses it',
+      },
+    ]);
+    expect(errors(c)).toEqual([]);
+  });
 });
 
 describe('formatValidationResults', () => {

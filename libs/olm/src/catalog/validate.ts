@@ -544,6 +544,7 @@ function lint(
   }
   for (const pkg of sortedValues(packages)) {
     for (const ch of sortedValues(pkg.channels)) {
+      for (const b of sortedValues(ch.bundles)) removedApiVersions(ch, b, props, warn);
       const chain = checkReplacesChain([...ch.bundles.values()]);
       const head = chain.head === undefined ? undefined : ch.bundles.get(chain.head)?.blob;
       const p = head ? props.get(head) : undefined;
@@ -554,6 +555,41 @@ function lint(
           { package: pkg.name, channel: ch.name, bundle: head.name, file: head.source?.file },
         );
       }
+    }
+  }
+}
+
+/**
+ * An upgrade edge that stops providing an API version its predecessor provided: the CRD installed by the
+ * predecessor may still store objects in that version (`status.storedVersions`), and OLM refuses such an
+ * upgrade ("risk of data loss") until they are rewritten and the version is trimmed from the CRD's status.
+ */
+function removedApiVersions(
+  ch: MChannel,
+  b: MBundle,
+  props: Map<BundleBlob, ParsedProperties>,
+  warn: (code: ValidationCode, message: string, where: Parameters<Add>[3]) => void,
+): void {
+  const provided = (bundle: MBundle | undefined) =>
+    new Map(
+      ((bundle?.blob && props.get(bundle.blob)?.gvks) ?? []).map((g) => [
+        `${g.group}/${g.version}, Kind=${g.kind}`,
+        g,
+      ]),
+    );
+  const next = provided(b);
+  if (next.size === 0) return;
+  for (const from of [b.replaces, ...b.skips].filter((name) => name !== '')) {
+    const previous = ch.bundles.get(from);
+    for (const [key, gvk] of provided(previous)) {
+      if (next.has(key)) continue;
+      const kindsStillThere = [...next.values()].some((g) => g.group === gvk.group && g.kind === gvk.kind);
+      if (!kindsStillThere) continue; // the kind is gone altogether: a different decision, not a version drop
+      warn(
+        'API_VERSION_REMOVED',
+        `bundle ${goQuote(b.name)} no longer serves ${key}, which ${goQuote(from)} does: objects stored in ${gvk.version} must be rewritten in the new storage version and ${gvk.version} removed from the CRD's status.storedVersions before this upgrade, or OLM refuses it`,
+        { package: b.blob?.package, channel: ch.name, bundle: b.name, file: b.blob?.source?.file },
+      );
     }
   }
 }

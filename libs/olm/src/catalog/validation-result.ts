@@ -57,7 +57,8 @@ export type ValidationCode =
   | 'BUNDLE_BUILD_METADATA_WITH_RELEASE'
   | 'UNKNOWN_SCHEMA'
   | 'CHANNEL_HEAD_WITHOUT_METADATA'
-  | 'BUNDLE_OBJECT_DEPRECATED';
+  | 'BUNDLE_OBJECT_DEPRECATED'
+  | 'API_VERSION_REMOVED';
 
 /** One finding of {@link validateCatalog}. `message` is opm's exact text for the problem (a leaf of its tree). */
 export interface ValidationResult {

@@ -77,8 +77,9 @@ const compareVersions = (a: string, b: string) => {
 
 /**
  * Where each released version's code is: the working tree for the operator's current version; for an older
- * one, the newest commit at which the operator's `package.json` had the lowest version at or above it (a
- * version released before versions were recorded runs the code of the first one recorded). Grouped by source.
+ * one, the last commit before the operator's `package.json` moved past it (the parent of the commit that
+ * changed its version away). A version released before versions were recorded runs the code of the first
+ * one recorded. Grouped by source.
  */
 async function releaseSources(
   repoRoot: string,
@@ -90,6 +91,7 @@ async function releaseSources(
   const version = (text: string) => (JSON.parse(text) as { version: string }).version;
   const current = version(readFileSync(join(repoRoot, manifest), 'utf8'));
   const { stdout } = await run('git', ['log', '--format=%H', '--', manifest], { cwd: repoRoot });
+  // Newest first: each commit that touched the file and the version it left there.
   const history: { commit: string; version: string }[] = [];
   for (const commit of stdout.split('\n').filter(Boolean)) {
     const shown = await run('git', ['show', `${commit}:${manifest}`], { cwd: repoRoot });
@@ -99,15 +101,18 @@ async function releaseSources(
   for (const v of versions) {
     let source = 'working-tree';
     if (v !== current && fromReleaseCommits.includes(v)) {
-      const candidates = history.filter((h) => compareVersions(h.version, v) >= 0 && h.version !== current);
-      const lowest = candidates.map((h) => h.version).sort(compareVersions)[0];
-      const commit = candidates.find((h) => h.version === lowest)?.commit; // git log lists the newest first
-      if (!commit) {
+      const recorded = history
+        .map((h) => h.version)
+        .filter((h) => compareVersions(h, v) >= 0 && h !== current);
+      const released = recorded.sort(compareVersions)[0];
+      const last = history.findIndex((h) => h.version === released);
+      const movedAway = last > 0 ? history[last - 1]?.commit : undefined;
+      if (!movedAway) {
         throw new Error(
-          `no commit of ${manifest} has version ${v} or a later one before ${current}: is this a shallow clone? (git fetch --unshallow)`,
+          `no commit of ${manifest} records version ${v} or a later one before ${current}: is this a shallow clone? (git fetch --unshallow)`,
         );
       }
-      source = commit;
+      source = (await run('git', ['rev-parse', `${movedAway}^`], { cwd: repoRoot })).stdout.trim();
     }
     sources.set(source, [...(sources.get(source) ?? []), v]);
   }
