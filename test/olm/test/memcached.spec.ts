@@ -326,6 +326,14 @@ describe('the Memcached operator through OLM', () => {
       (await rest.request<{ items: { metadata: { name: string } }[] }>('GET', path)).items
         .map((m) => m.metadata.name)
         .sort();
+    // Until kube-proxy routes to the new pod, the API server's cache of the CRD cannot re-initialize (429).
+    await eventually(
+      'both versions to be served',
+      async () => (await listed(MEMCACHEDS_V1BETA1)).length > 0,
+      {
+        timeoutMs: 60_000,
+      },
+    );
     expect(await listed(MEMCACHEDS)).toEqual(['legacy', 'sessions']);
     expect(await listed(MEMCACHEDS_V1BETA1)).toEqual(['legacy', 'sessions']);
     const sessions = await rest.request<Beta>('GET', `${MEMCACHEDS_V1BETA1}/sessions`);

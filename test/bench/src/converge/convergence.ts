@@ -1,5 +1,5 @@
 import { type KubeRest, listWatch } from '@opkit/test-cluster';
-import { DEPLOYMENTS, MEMCACHEDS } from './fleet.js';
+import { DEPLOYMENTS, type FleetApi, GUIDE_API, MEMCACHEDS } from './fleet.js';
 
 interface Condition {
   readonly type: string;
@@ -9,7 +9,7 @@ interface Condition {
 
 interface MemcachedObject {
   readonly metadata: { readonly name: string; readonly generation?: number };
-  readonly spec: { readonly size: number };
+  readonly spec: { readonly size?: number; readonly replicas?: number };
   readonly status?: { readonly conditions?: readonly Condition[] };
 }
 
@@ -26,16 +26,21 @@ interface DeploymentObject {
 
 /**
  * A Memcached counts as converged when its `Available` condition is `True` (for the generation it reports,
- * if it reports one) and its Deployment — same name — has rolled out `spec.size` replicas, all ready.
+ * if it reports one) and its Deployment — same name — has rolled out `spec.size` (`spec.replicas` at v1beta1)
+ * replicas, all ready.
  */
-export function isConverged(cr: MemcachedObject, deployment: DeploymentObject | undefined): boolean {
+export function isConverged(
+  cr: MemcachedObject,
+  deployment: DeploymentObject | undefined,
+  api: FleetApi = GUIDE_API,
+): boolean {
   const available = cr.status?.conditions?.find((c) => c.type === 'Available');
   if (available?.status !== 'True') return false;
   if (available.observedGeneration !== undefined && available.observedGeneration !== cr.metadata.generation) {
     return false;
   }
   if (!deployment) return false;
-  const size = cr.spec.size;
+  const size = cr.spec[api.sizeField];
   const status = deployment.status ?? {};
   return (
     deployment.spec?.replicas === size &&
@@ -58,10 +63,12 @@ export class FleetWatch {
   readonly #waiters = new Set<() => void>();
   #synced = 0;
   #size: number;
+  readonly #api: FleetApi;
 
-  /** `size`: the `spec.size` a Memcached must have to count as converged. */
-  constructor(rest: KubeRest, namespace: string, size: number) {
+  /** `size`: the number of servers a Memcached must ask for to count as converged; `api`: the fleet's version. */
+  constructor(rest: KubeRest, namespace: string, size: number, api: FleetApi) {
     this.#size = size;
+    this.#api = api;
     const track = <T extends { metadata: { name: string } }>(map: Map<string, T>) => ({
       sync: (items: T[]) => {
         map.clear();
@@ -80,7 +87,13 @@ export class FleetWatch {
         this.#notify();
       },
     });
-    void listWatch<MemcachedObject>(rest, MEMCACHEDS(namespace), {}, track(this.#crs), this.#stop.signal);
+    void listWatch<MemcachedObject>(
+      rest,
+      MEMCACHEDS(namespace, api),
+      {},
+      track(this.#crs),
+      this.#stop.signal,
+    );
     void listWatch<DeploymentObject>(
       rest,
       DEPLOYMENTS(namespace),
@@ -98,7 +111,8 @@ export class FleetWatch {
 
   #recheck(name: string): void {
     const cr = this.#crs.get(name);
-    if (cr && cr.spec.size === this.#size && isConverged(cr, this.#deployments.get(name))) {
+    const api = this.#api;
+    if (cr && cr.spec[api.sizeField] === this.#size && isConverged(cr, this.#deployments.get(name), api)) {
       this.#converged.add(name);
     } else this.#converged.delete(name);
   }
@@ -151,7 +165,7 @@ export class FleetWatch {
     });
   }
 
-  /** From now on a Memcached counts as converged only at this `spec.size`. */
+  /** From now on a Memcached counts as converged only at this size. */
   expectSize(size: number): void {
     this.#size = size;
     for (const name of this.#crs.keys()) this.#recheck(name);

@@ -2,8 +2,27 @@ import type { KubeRest } from '@opkit/test-cluster';
 
 // The benchmark's own client: creates, resizes and deletes the Memcached fleet as a user would, all at once.
 
-export const MEMCACHEDS = (namespace: string) =>
-  `/apis/cache.example.com/v1alpha1/namespaces/${namespace}/memcacheds`;
+/**
+ * The API a fleet is written in, as each operator's users write it: the kubebuilder guide's operator speaks
+ * v1alpha1 (`size`), ours stores and reconciles v1beta1 (`replicas`). The benchmark's CRD serves both without
+ * conversion, so neither run pays for a conversion webhook the other does not have.
+ */
+export interface FleetApi {
+  readonly version: 'v1alpha1' | 'v1beta1';
+  /** The spec field holding the number of servers. */
+  readonly sizeField: 'size' | 'replicas';
+}
+export const GUIDE_API: FleetApi = { version: 'v1alpha1', sizeField: 'size' };
+export const OPKIT_API: FleetApi = { version: 'v1beta1', sizeField: 'replicas' };
+
+export const MEMCACHEDS = (namespace: string, api: FleetApi = GUIDE_API) =>
+  `/apis/cache.example.com/${api.version}/namespaces/${namespace}/memcacheds`;
+
+/** The spec of a Memcached with `size` servers on port 11211, in `api`'s shape. */
+const specOf = (api: FleetApi, size: number) =>
+  api.sizeField === 'size'
+    ? { size, containerPort: 11211 }
+    : { replicas: size, port: { containerPort: 11211 } };
 export const DEPLOYMENTS = (namespace: string) => `/apis/apps/v1/namespaces/${namespace}/deployments`;
 
 /**
@@ -44,15 +63,16 @@ export async function createMemcacheds(
   namespace: string,
   names: readonly string[],
   size: number,
+  api: FleetApi,
   onCreated?: (created: CreatedObject) => Promise<unknown>,
 ): Promise<void> {
   await inPool(names, CLIENT_CONCURRENCY, async (name) => {
-    const created = await rest.request<CreatedObject>('POST', MEMCACHEDS(namespace), {
+    const created = await rest.request<CreatedObject>('POST', MEMCACHEDS(namespace, api), {
       body: {
-        apiVersion: 'cache.example.com/v1alpha1',
+        apiVersion: `cache.example.com/${api.version}`,
         kind: 'Memcached',
         metadata: { name, namespace },
-        spec: { size, containerPort: 11211 },
+        spec: specOf(api, size),
       },
     });
     await onCreated?.(created);
@@ -64,11 +84,12 @@ export async function resizeMemcacheds(
   namespace: string,
   names: readonly string[],
   size: number,
+  api: FleetApi,
   onResized?: (name: string) => Promise<unknown>,
 ): Promise<void> {
   await inPool(names, CLIENT_CONCURRENCY, async (name) => {
-    await rest.request('PATCH', `${MEMCACHEDS(namespace)}/${name}`, {
-      body: { spec: { size } },
+    await rest.request('PATCH', `${MEMCACHEDS(namespace, api)}/${name}`, {
+      body: { spec: { [api.sizeField]: size } },
       contentType: 'application/merge-patch+json',
     });
     await onResized?.(name);

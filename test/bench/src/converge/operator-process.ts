@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { type FleetApi, GUIDE_API, OPKIT_API } from './fleet.js';
 import { type RequestCounts, requestCountsByMethod } from './prometheus-text.js';
 
 /** The two operators the benchmark compares. */
@@ -15,6 +16,8 @@ export interface OperatorCommand {
   readonly args: readonly string[];
   /** Environment variable the operator reads the memcached image from. */
   readonly imageVariable: string;
+  /** The API version its users write Memcacheds in. */
+  readonly api: FleetApi;
 }
 
 const repoRoot = join(import.meta.dirname, '..', '..', '..', '..');
@@ -43,11 +46,12 @@ export async function bundleOpkitOperator(outDir: string): Promise<OperatorComma
     executable: process.execPath,
     args: [outfile],
     imageVariable: 'RELATED_IMAGE_MEMCACHED',
+    api: OPKIT_API,
   };
 }
 
 export function baselineOperator(binary: string): OperatorCommand {
-  return { name: 'baseline', executable: binary, args: [], imageVariable: 'MEMCACHED_IMAGE' };
+  return { name: 'baseline', executable: binary, args: [], imageVariable: 'MEMCACHED_IMAGE', api: GUIDE_API };
 }
 
 async function freePort(): Promise<number> {
@@ -127,6 +131,8 @@ export class OperatorProcess {
         KUBECONFIG: options.kubeconfigPath,
         WATCH_NAMESPACE: options.namespaces.join(','),
         POD_NAMESPACE: options.namespaces[0],
+        // The benchmark's CRD has no conversion: both runs create Memcacheds in their own operator's version.
+        ENABLE_WEBHOOKS: 'false',
         [command.imageVariable]: options.image,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

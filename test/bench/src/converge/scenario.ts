@@ -6,6 +6,7 @@ import {
   createNamespace,
   DEPLOYMENTS,
   deleteMemcacheds,
+  GUIDE_API,
   memcachedNames,
   resizeMemcacheds,
 } from './fleet.js';
@@ -132,7 +133,7 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
   const { rest, namespace, memcacheds: n } = o;
   const names = memcachedNames(n);
   await createNamespace(rest, namespace);
-  const fleet = new FleetWatch(rest, namespace, o.createSize);
+  const fleet = new FleetWatch(rest, namespace, o.createSize, command.api);
   const operator = await OperatorProcess.start(command, {
     kubeconfigPath: o.kubeconfigPath,
     namespaces: [namespace],
@@ -143,7 +144,7 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
     // Let the operator list its (empty) namespace and open its watches before the clock starts.
     await sleep(3000);
     const s0 = await sample(operator);
-    await createMemcacheds(rest, namespace, names, o.createSize);
+    await createMemcacheds(rest, namespace, names, o.createSize, command.api);
     const created = await fleet.until(
       fleet.allConverged(n),
       timeoutFor(n),
@@ -173,7 +174,7 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
 
     fleet.expectSize(o.updateSize);
     const s2 = await sample(operator);
-    await resizeMemcacheds(rest, namespace, names, o.updateSize);
+    await resizeMemcacheds(rest, namespace, names, o.updateSize, command.api);
     const resized = await fleet.until(
       fleet.allConverged(n),
       timeoutFor(n),
@@ -224,7 +225,7 @@ export async function runLimit(o: ScenarioOptions): Promise<LimitRun> {
   const { rest, namespace, memcacheds: n } = o;
   const names = memcachedNames(n);
   await createNamespace(rest, namespace);
-  const fleet = new FleetWatch(rest, namespace, o.createSize);
+  const fleet = new FleetWatch(rest, namespace, o.createSize, GUIDE_API);
   let size = o.createSize;
   const writer = new MinimalStatusWriter(rest, namespace, () => size);
   try {
@@ -232,7 +233,7 @@ export async function runLimit(o: ScenarioOptions): Promise<LimitRun> {
     const started = performance.now();
     let deploymentWrites = 0;
     const createDeployment = createDeploymentFor(rest, o.createSize, o.image);
-    await createMemcacheds(rest, namespace, names, o.createSize, async (cr) => {
+    await createMemcacheds(rest, namespace, names, o.createSize, GUIDE_API, async (cr) => {
       deploymentWrites++;
       await createDeployment(cr);
     });
@@ -252,7 +253,7 @@ export async function runLimit(o: ScenarioOptions): Promise<LimitRun> {
     fleet.expectSize(o.updateSize);
     const resizeStarted = performance.now();
     let resizeWrites = 0;
-    await resizeMemcacheds(rest, namespace, names, o.updateSize, async (name) => {
+    await resizeMemcacheds(rest, namespace, names, o.updateSize, GUIDE_API, async (name) => {
       resizeWrites++;
       await rest.request('PATCH', `${DEPLOYMENTS(namespace)}/${name}`, {
         body: { spec: { replicas: o.updateSize } },
