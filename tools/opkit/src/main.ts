@@ -1,4 +1,9 @@
 // The opkit command line: every command parses its options and calls a library function.
+//
+// Start-up matters (`opkit --help` should answer at once): registering the commands loads only commander and
+// the option definitions; each action imports the libraries it needs (OLM, OCI, gRPC, the Kubernetes
+// client, esbuild) when it runs.
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { isReportable } from './cli-error.js';
 import { registerBundleCommands } from './commands/bundle.js';
@@ -7,8 +12,15 @@ import { registerDeployCommands } from './commands/deploy.js';
 import { registerGraphCommand } from './commands/graph.js';
 import { registerImageCommands } from './commands/image.js';
 
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
 const program = new Command('opkit')
   .description('OLM tooling without Docker: bundles, file-based catalogs, upgrade graphs and OCI images.')
+  .version(version)
+  // Program options only before a command: `bundle generate --version` and `image build --version` are theirs.
+  .enablePositionalOptions()
   .showHelpAfterError();
 registerBundleCommands(program);
 registerCatalogCommands(program);

@@ -352,3 +352,43 @@ describe('bad input', () => {
     }
   });
 });
+
+describe('start-up', () => {
+  /** The modules a run of opkit loads, as URLs, from a module-loading hook. */
+  async function loadedModules(...args: string[]): Promise<{ stdout: string; modules: string[] }> {
+    const hook = `import { registerHooks } from 'node:module';
+registerHooks({ load(url, context, next) { process.stderr.write('loaded ' + url + '\\n'); return next(url, context); } });`;
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', `data:text/javascript,${encodeURIComponent(hook)}`, opkit, ...args],
+      { cwd: root },
+    );
+    return {
+      stdout,
+      modules: stderr.split('\n').flatMap((l) => (l.startsWith('loaded ') ? [l.slice(7)] : [])),
+    };
+  }
+
+  it('runs its build in its own process and prints its help without loading the libraries', async () => {
+    const { stdout, modules } = await loadedModules('--help');
+    expect(stdout).toMatch(/^Usage: opkit /);
+    expect(modules).toContain(new URL('../dist/main.js', new URL(`file://${opkit}`)).href);
+    const heavy = modules.filter((url) =>
+      /\/(libs\/(olm|oci)|@kubernetes|@grpc|esbuild|tsx|yaml|tar)\//.test(url),
+    );
+    expect(heavy).toEqual([]);
+  });
+
+  it('prints its version; the commands keep their own --version options', async () => {
+    const { version } = JSON.parse(readFileSync(join(root, 'tools/opkit/package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(await cli('--version')).toMatchObject({ code: 0, stdout: `${version}\n` });
+    const generate = await cli(
+      ...['bundle', 'generate', '--operator', join(scratch, 'nowhere'), '--package', 'p'],
+      ...['--version', '9.9.9', '--out', join(scratch, 'nowhere-bundle')],
+    );
+    expect(generate.code).toBe(1);
+    expect(generate.stdout).not.toContain(version);
+  });
+});

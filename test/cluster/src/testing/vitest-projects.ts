@@ -2,13 +2,19 @@ import { fileURLToPath } from 'node:url';
 import type { ViteUserConfig } from 'vitest/config';
 
 const globalSetup = fileURLToPath(new URL('./global-setup.ts', import.meta.url));
+const buildPackages = fileURLToPath(new URL('./build-packages.ts', import.meta.url));
 
 /**
  * The vitest configuration every package shares: a `unit` project for `src/**\/*.spec.ts` (fast, no cluster)
  * and an `e2e` project for `test/**\/*.spec.ts` that shares one local control plane across its files.
  * Workspace packages resolve to their TypeScript sources through the `@opkit/source` condition.
+ *
+ * `e2eRunsCli`: the e2e tests run the `opkit` command as users run it, from its build, so a bare `vitest run`
+ * builds it first (under Nx the test target's `dependsOn: ["opkit:build"]` has).
  */
-export function opkitVitestConfig(options: { e2eUsesCluster?: boolean } = {}): ViteUserConfig {
+export function opkitVitestConfig(
+  options: { e2eUsesCluster?: boolean; e2eRunsCli?: boolean } = {},
+): ViteUserConfig {
   const conditions = ['@opkit/source'];
   return {
     resolve: { conditions },
@@ -23,7 +29,10 @@ export function opkitVitestConfig(options: { e2eUsesCluster?: boolean } = {}): V
           test: {
             name: 'e2e',
             include: ['test/**/*.spec.ts'],
-            ...((options.e2eUsesCluster ?? true) ? { globalSetup: [globalSetup] } : {}),
+            globalSetup: [
+              ...(options.e2eRunsCli ? [buildPackages] : []),
+              ...((options.e2eUsesCluster ?? true) ? [globalSetup] : []),
+            ],
             testTimeout: 180_000,
             hookTimeout: 300_000,
             fileParallelism: false,

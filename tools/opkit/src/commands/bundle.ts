@@ -1,14 +1,12 @@
 import { resolve } from 'node:path';
-import { bundleImage, RegistryClient, writeLayout } from '@opkit/oci';
-import { formatJsonAlpha1, formatText, loadBundle, validateBundleDir } from '@opkit/olm';
+import type { RegistryClient } from '@opkit/oci';
 import type { Command } from 'commander';
-import { bundleLabels, generateBundle } from '../bundles.js';
 import { CliError } from '../cli-error.js';
-import { buildBundles, pushBundleImages } from '../pipelines/build-bundles.js';
 import { outputFormatOption } from './options.js';
 
 /** A registry client for pinning images to digests; `plainHttp` for a registry on loopback. */
-function registryClient(plainHttp: boolean): RegistryClient {
+async function registryClient(plainHttp: boolean): Promise<RegistryClient> {
+  const { RegistryClient } = await import('@opkit/oci');
   return new RegistryClient({ plainHttp });
 }
 
@@ -34,7 +32,8 @@ export function registerBundleCommands(program: Command): void {
         useImageDigests: boolean;
         plainHttp: boolean;
       }) => {
-        const client = opts.useImageDigests ? registryClient(opts.plainHttp) : undefined;
+        const { buildBundles } = await import('../pipelines/build-bundles.js');
+        const client = opts.useImageDigests ? await registryClient(opts.plainHttp) : undefined;
         try {
           await buildBundles({
             operatorsDir: opts.operators,
@@ -64,6 +63,7 @@ Examples:
   $ nx run bundle:push --repository=127.0.0.1:5000/opkit --plain-http`,
     )
     .action(async (opts: { repository: string; images: string; plainHttp: boolean }) => {
+      const { pushBundleImages } = await import('../pipelines/build-bundles.js');
       const pushed = await pushBundleImages({
         imagesDir: opts.images,
         repository: opts.repository,
@@ -95,7 +95,8 @@ Examples:
     )
     .option('--plain-http', 'reach registries over HTTP (with --use-image-digests)', false)
     .action(async (opts) => {
-      const client = opts.useImageDigests ? registryClient(opts.plainHttp) : undefined;
+      const { generateBundle } = await import('../bundles.js');
+      const client = opts.useImageDigests ? await registryClient(opts.plainHttp) : undefined;
       const dir = await generateBundle({
         operatorDir: resolve(opts.operator),
         packageName: opts.package,
@@ -122,7 +123,8 @@ Examples:
       ),
     )
     .option('--select-optional <selector>', 'also run optional validators, e.g. name=operatorhub')
-    .action((dir: string, opts: { output: string; selectOptional?: string }) => {
+    .action(async (dir: string, opts: { output: string; selectOptional?: string }) => {
+      const { formatJsonAlpha1, formatText, validateBundleDir } = await import('@opkit/olm');
       const report = validateBundleDir(dir, { selectOptional: opts.selectOptional });
       process.stdout.write(opts.output === 'json' ? formatJsonAlpha1(report) : formatText(report));
       if (!report.passed) process.exitCode = 1;
@@ -135,6 +137,11 @@ Examples:
     .requiredOption('--layout <dir>', 'OCI layout directory to write')
     .option('--tag <tag>', 'tag inside the layout', 'latest')
     .action(async (dir: string, opts: { layout: string; tag: string }) => {
+      const [{ bundleImage, writeLayout }, { loadBundle }, { bundleLabels }] = await Promise.all([
+        import('@opkit/oci'),
+        import('@opkit/olm'),
+        import('../bundles.js'),
+      ]);
       loadBundle(dir); // precise errors for a malformed bundle before anything is written
       const image = await bundleImage(dir, bundleLabels(dir));
       await writeLayout(opts.layout, [{ image, tag: opts.tag }]);

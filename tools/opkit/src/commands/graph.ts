@@ -1,11 +1,3 @@
-import {
-  buildUpgradeGraph,
-  loadCatalog,
-  nextUpgrade,
-  renderDot,
-  renderMermaid,
-  renderText,
-} from '@opkit/olm';
 import { type Command, InvalidArgumentError } from 'commander';
 
 const FORMATS = ['text', 'mermaid', 'dot'] as const;
@@ -34,6 +26,8 @@ export function registerGraphCommand(program: Command): void {
         dir: string,
         opts: { package: string; format: string; installed?: string; channel?: string },
       ) => {
+        const { buildUpgradeGraph, loadCatalog, nextUpgrade, renderDot, renderMermaid, renderText } =
+          await import('@opkit/olm');
         const catalog = await loadCatalog(dir);
         if (opts.installed) {
           const channel =

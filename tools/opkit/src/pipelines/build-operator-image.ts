@@ -24,11 +24,9 @@ import {
 } from '@opkit/oci';
 import { CliError } from '../cli-error.js';
 import { bundleOperator } from '../operator-bundle.js';
+import { DEFAULT_BASE_IMAGE, DEFAULT_USER } from './image-defaults.js';
 
-/** The base when none is given: distroless Node 24 on Debian 12, user `nonroot`; its entrypoint is `node`. */
-export const DEFAULT_BASE_IMAGE = 'gcr.io/distroless/nodejs24-debian12:nonroot';
-/** The user when none is given: distroless's `nonroot`, by number so Kubernetes can check `runAsNonRoot`. */
-export const DEFAULT_USER = '65532:65532';
+export { DEFAULT_BASE_IMAGE, DEFAULT_USER };
 /** Where Node lives in images that do not say (the official `node` images). */
 export const FALLBACK_NODE = '/usr/local/bin/node';
 /** The operator's bundle inside the image. */

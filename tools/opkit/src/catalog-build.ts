@@ -1,0 +1,106 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { bundleImage, type RegistryClient } from '@opkit/oci';
+import {
+  type BundleBlob,
+  type Catalog,
+  emptyCatalog,
+  formatOlmBundleJson,
+  formatValidationResults,
+  parseCatalogContent,
+  renderBundle,
+  renderTemplate,
+  validateCatalog,
+  writeCatalog,
+} from '@opkit/olm';
+import { bundleLabels } from './bundles.js';
+import { CliError } from './cli-error.js';
+
+/** Where the bundles' images were pushed (`opkit bundle push`), for a catalog that names them by digest. */
+export interface BundleImages {
+  /** `<registry>/<namespace>`: each bundle is `<repository>/<package>-bundle:v<version>`. */
+  readonly repository: string;
+  readonly client: RegistryClient;
+}
+
+/**
+ * Renders every bundle directory under `bundlesDir` (`<package>/<version>/`) as opm renders it. Without
+ * `images`: as opm renders a directory, empty image, manifests inline as `olm.bundle.object`, which is what a
+ * cluster without bundle images needs. With `images`: as opm renders the pushed image by digest — the same
+ * properties, `image` naming the digest and the bundle image among the related images — after checking that
+ * the registry holds exactly this bundle's image. Keys are the paths as templates name them
+ * (`bundles/<package>/<version>`, relative to the working directory).
+ */
+export async function renderBundles(
+  bundlesDir: string,
+  images?: BundleImages,
+): Promise<Map<string, BundleBlob>> {
+  const rendered = new Map<string, BundleBlob>();
+  for (const pkg of readdirSync(bundlesDir).filter((p) => statSync(join(bundlesDir, p)).isDirectory())) {
+    for (const version of readdirSync(join(bundlesDir, pkg))) {
+      const dir = join(bundlesDir, pkg, version);
+      if (!statSync(dir).isDirectory()) continue;
+      const image = images ? await pushedBundleImage(dir, pkg, version, images) : undefined;
+      const blob = parseCatalogContent(formatOlmBundleJson(renderBundle(dir, image ? { image } : {})), dir)
+        .bundles[0];
+      if (blob) rendered.set(join(bundlesDir, pkg, version), blob);
+    }
+  }
+  return rendered;
+}
+
+/** The digest reference of a bundle's pushed image, refused when the registry holds other content. */
+async function pushedBundleImage(
+  dir: string,
+  pkg: string,
+  version: string,
+  images: BundleImages,
+): Promise<string> {
+  const repository = `${images.repository.replace(/\/+$/, '')}/${pkg}-bundle`;
+  const reference = `${repository}:v${version}`;
+  const local = await bundleImage(dir, bundleLabels(dir));
+  let remote: string;
+  try {
+    remote = (await images.client.resolve(reference)).digest;
+  } catch (error) {
+    throw new CliError(
+      'OPKIT_BUNDLE_IMAGE_MISSING',
+      `${reference}: ${(error as Error).message} (push the bundle images first: nx run bundle:push)`,
+    );
+  }
+  if (remote !== local.digest) {
+    throw new CliError(
+      'OPKIT_BUNDLE_IMAGE_STALE',
+      `${reference} is ${remote}, but ${dir} images as ${local.digest}: push the bundle images again (nx run bundle:push)`,
+    );
+  }
+  return `${repository}@${remote}`;
+}
+
+/** Builds a file-based catalog from templates (one per package) and the rendered bundles; writes atomically. */
+export async function buildCatalog(
+  templates: readonly string[],
+  bundlesDir: string,
+  outDir: string,
+  images?: BundleImages,
+): Promise<Catalog> {
+  const bundles = await renderBundles(bundlesDir, images);
+  const merged = emptyCatalog();
+  for (const file of templates) {
+    const rendered = renderTemplate(readFileSync(file), bundles, { file });
+    merged.packages.push(...rendered.packages);
+    merged.channels.push(...rendered.channels);
+    merged.bundles.push(...rendered.bundles);
+    merged.deprecations.push(...rendered.deprecations);
+    merged.others.push(...rendered.others);
+  }
+  const problems = validateCatalog(merged).filter((r) => r.level === 'error');
+  if (problems.length > 0) {
+    throw new CliError(
+      'OPKIT_CATALOG_INVALID',
+      `the rendered catalog is invalid: ${formatValidationResults(problems).trim()}`,
+    );
+  }
+  await writeCatalog(outDir, merged);
+  return merged;
+}

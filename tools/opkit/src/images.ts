@@ -1,0 +1,136 @@
+// The work of `opkit image push` and the option parsing of `opkit image build`: loaded by their actions only.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  formatPlatform,
+  type ImageSource,
+  isImageIndex,
+  type Platform,
+  parseImageSource,
+  parsePlatform,
+  parseReference,
+  REF_NAME_ANNOTATION,
+  RegistryClient,
+  readLayoutEntry,
+  readLayoutIndex,
+} from '@opkit/oci';
+import { CliError } from './cli-error.js';
+
+/** The options of `opkit image push`. */
+export interface PushOptions {
+  image?: string;
+  tag?: string;
+  plainHttp: boolean;
+  username?: string;
+  password?: string;
+}
+
+/** `opkit image push [layout] [reference]`: an image or image index from an OCI layout to a registry. */
+export async function pushLayout(
+  layoutArg: string | undefined,
+  referenceArg: string | undefined,
+  opts: PushOptions,
+): Promise<void> {
+  const layout = layoutArg ?? (await defaultLayout());
+  const source = await layoutSource(layout, opts.tag);
+  const reference = await destination(source, referenceArg, opts.image);
+  const password = opts.password ?? process.env.OPKIT_REGISTRY_PASSWORD;
+  const client = new RegistryClient({
+    plainHttp: opts.plainHttp,
+    credentials: opts.username && password ? () => ({ username: opts.username!, password }) : undefined,
+    onProgress: (e) => {
+      if (e.bytes === e.total) process.stdout.write(`  ${e.digest} ${e.phase} ${e.total} bytes\n`);
+    },
+  });
+  try {
+    const content = await readLayoutEntry(source.dir, source.ref);
+    process.stdout.write(
+      `pushing ${layout} (${isImageIndex(content) ? 'image index' : 'image'}) to ${reference}\n`,
+    );
+    const result = await client.push(content, reference);
+    for (const entry of result.images ?? []) {
+      process.stdout.write(`  ${formatPlatform(entry.platform)} ${entry.digest}\n`);
+    }
+    process.stdout.write(`pushed ${result.reference}@${result.digest}\n`);
+  } finally {
+    client.close();
+  }
+}
+
+export function parsePlatforms(list: string | undefined): Platform[] | undefined {
+  if (list === undefined) return undefined;
+  try {
+    return list
+      .split(',')
+      .filter((p) => p.trim() !== '')
+      .map(parsePlatform);
+  } catch (error) {
+    throw new CliError('OPKIT_IMAGE_OPTION_INVALID', `--platform: ${(error as Error).message}`);
+  }
+}
+
+/** `dist/images/<opkit.package>` of the project in the current directory. */
+async function defaultLayout(): Promise<string> {
+  let name: string | undefined;
+  try {
+    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { opkit?: { package?: string } };
+    name = pkg.opkit?.package;
+  } catch {
+    // no project here: the layout must be named
+  }
+  if (name === undefined) {
+    throw new CliError(
+      'OPKIT_IMAGE_LAYOUT_MISSING',
+      'name the OCI layout to push (no package.json with opkit.package in the current directory)',
+    );
+  }
+  return join('dist', 'images', name);
+}
+
+async function layoutSource(
+  layout: string,
+  tag: string | undefined,
+): Promise<Extract<ImageSource, { kind: 'layout' }>> {
+  const source = await parseImageSource(`oci:${layout}`);
+  if (source.kind !== 'layout') throw new Error('unreachable: oci: sources are layouts');
+  if (tag !== undefined && source.ref !== undefined && tag !== source.ref) {
+    throw new CliError(
+      'OPKIT_IMAGE_OPTION_INVALID',
+      `${layout} names tag ${source.ref} but --tag says ${tag}`,
+    );
+  }
+  return tag === undefined ? source : { ...source, ref: tag };
+}
+
+/** The push destination: the argument, --image, or the layout's tag when it is a full reference. */
+async function destination(
+  source: Extract<ImageSource, { kind: 'layout' }>,
+  argument: string | undefined,
+  option: string | undefined,
+): Promise<string> {
+  if (argument !== undefined && option !== undefined && argument !== option) {
+    throw new CliError('OPKIT_IMAGE_OPTION_INVALID', `two destinations: ${argument} and --image ${option}`);
+  }
+  const given = argument ?? option;
+  if (given !== undefined) return given;
+  const tag = source.ref ?? (await readLayoutTags(source.dir)).at(0);
+  if (tag?.includes('/')) {
+    try {
+      parseReference(tag);
+      return tag;
+    } catch {
+      // not a reference: fall through to the error
+    }
+  }
+  throw new CliError(
+    'OPKIT_IMAGE_REFERENCE_MISSING',
+    'name the destination: opkit image push <layout> <registry/repository:tag> (or --image)',
+  );
+}
+
+async function readLayoutTags(dir: string): Promise<string[]> {
+  const index = await readLayoutIndex(dir);
+  return index.manifests.length === 1
+    ? index.manifests.flatMap((m) => m.annotations?.[REF_NAME_ANNOTATION] ?? [])
+    : [];
+}
