@@ -65,10 +65,10 @@ describe('provisionWebhookCertificates (opkit deploy without cert-manager)', () 
       `DNS:demo-webhook-service.${NS}.svc, DNS:demo-webhook-service.${NS}.svc.cluster.local`,
     );
     const bundle = Buffer.from(authority.toString()).toString('base64');
-    const crd = result?.objects[0] as {
-      spec: { conversion: { webhook: { clientConfig: { caBundle: string } } } };
-    };
-    expect(crd.spec.conversion.webhook.clientConfig.caBundle).toBe(bundle);
+    const crdSpec = result?.objects[0]?.spec as
+      | { conversion: { webhook: { clientConfig: { caBundle: string } } } }
+      | undefined;
+    expect(crdSpec?.conversion.webhook.clientConfig.caBundle).toBe(bundle);
     expect(
       (result?.objects[1]?.webhooks as { clientConfig: { caBundle: string } }[] | undefined)?.[0]
         ?.clientConfig.caBundle,
