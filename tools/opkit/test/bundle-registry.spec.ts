@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -177,12 +177,10 @@ describe('bundle push', () => {
 
 describe('catalog build --bundle-images', () => {
   const images = join(scratch, 'catalog-images');
-  const bundles = [
-    ['memcached-operator', '0.1.0'],
-    ['memcached-operator', '0.2.0'],
-    ['redis-operator', '0.1.0'],
-    ['redis-operator', '0.2.0'],
-  ] as const;
+  // Every released bundle of the repository, as the templates name them.
+  const bundles = readdirSync(join(root, 'bundles'), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) => readdirSync(join(root, 'bundles', d.name)).map((version) => [d.name, version] as const));
   // Templates name bundles by their path from the repository root, as catalog:build runs.
   const build = (out: string) =>
     run(

@@ -176,7 +176,9 @@ describe.skipIf(!tools)('opkit image build', () => {
         WorkingDir: '/app',
         Labels: {
           'org.opencontainers.image.title': 'memcached-operator',
-          'org.opencontainers.image.version': '0.2.0',
+          'org.opencontainers.image.version': JSON.parse(
+            readFileSync(join(root, 'operators', 'memcached', 'package.json'), 'utf8'),
+          ).version,
           'org.opencontainers.image.licenses': 'Apache-2.0',
         },
       });

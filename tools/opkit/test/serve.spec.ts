@@ -232,7 +232,7 @@ describe('opkit catalog serve answers exactly as opm serve', () => {
       startOpkit(dir, '--inline-bundles'),
       startOpkit(`${layout}:v1`),
     ]);
-    expect(image.log()).toMatch(/serving .*catalog-layout:v1 \(sha256:[0-9a-f]{64}\): 2 packages, 4 bundles/);
+    expect(image.log()).toMatch(/serving .*catalog-layout:v1 \(sha256:[0-9a-f]{64}\): 2 packages, 5 bundles/);
     const queries = await queriesFor(dir);
     await compareAll(opmAddress, plain.address, queries);
     await compareAll(opmAddress, inline.address, queries);

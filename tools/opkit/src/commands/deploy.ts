@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { parseAllDocuments, stringify } from 'yaml';
 import { CliError } from '../cli-error.js';
 import type { Manifest, SecretData } from '../webhook-certificates.js';
 
@@ -74,10 +73,11 @@ Examples:
       const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
       const manager = `${basename(dir)}-deploy`;
       const overlay = opts.certManager ? 'with-certmanager' : 'default';
+      // Loaded only here, as every command's libraries are: `opkit --help` stays fast.
+      const { parseAllDocuments, stringify } = await import('yaml');
       const objects = parseAllDocuments(render(dir, opts.image, overlay))
         .map((d) => d.toJS() as Manifest | null)
         .filter((o): o is Manifest => o !== null);
-      // Loaded only here: the certificate code is not needed by any other command.
       const { provisionWebhookCertificates } = await import('../webhook-certificates.js');
       const provisioned = provisionWebhookCertificates(objects, (ns, name) => readSecret(k, ns, name));
       const manifests = provisioned ? [...provisioned.objects, ...provisioned.secrets] : objects;
