@@ -197,6 +197,11 @@ function matches<T extends KubeObject>(schema: SchemaValidator | undefined, obj:
   return schema === undefined || schema(obj).length === 0;
 }
 
+/** Answers in the AdmissionReview version the request came in. */
+const replyIn =
+  (apiVersion: string) =>
+  (response: AdmissionResponse): AdmissionReview => ({ apiVersion, kind: 'AdmissionReview', response });
+
 /** The handler of a mutating webhook: runs the defaulter on CREATE and UPDATE and answers with its patch. */
 export function defaultingHandler<T extends KubeObject>(
   defaulter: Defaulter<T>,
@@ -204,11 +209,7 @@ export function defaultingHandler<T extends KubeObject>(
 ): AdmissionHandler {
   return async (review) => {
     const { apiVersion, request } = admissionRequestOf(review);
-    const reply = (response: AdmissionResponse): AdmissionReview => ({
-      apiVersion,
-      kind: 'AdmissionReview',
-      response,
-    });
+    const reply = replyIn(apiVersion);
     const obj = request.object;
     if ((request.operation !== 'CREATE' && request.operation !== 'UPDATE') || !obj || !matches(schema, obj)) {
       return reply({ uid: request.uid, allowed: true });
@@ -237,11 +238,7 @@ export function validatingHandler<T extends KubeObject>(
 ): AdmissionHandler {
   return async (review) => {
     const { apiVersion, request } = admissionRequestOf(review);
-    const reply = (response: AdmissionResponse): AdmissionReview => ({
-      apiVersion,
-      kind: 'AdmissionReview',
-      response,
-    });
+    const reply = replyIn(apiVersion);
     const typed = request as AdmissionRequest<T>;
     const { object: obj, oldObject: old } = request;
     let warnings: Warnings | undefined;

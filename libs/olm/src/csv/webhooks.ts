@@ -21,6 +21,15 @@ function deploymentForService(
   return undefined;
 }
 
+/** `containerPort` and `targetPort` from the Service port the webhook calls, when the Service has it. */
+function setServicePort(description: WebhookDescription, service: KubeObject | undefined, port: number): void {
+  const ports = rec(service?.spec).ports;
+  const match = (Array.isArray(ports) ? ports : []).filter(isRecord).find((p) => p.port === port);
+  if (match === undefined) return;
+  description.containerPort = port;
+  if (match.targetPort !== undefined) description.targetPort = match.targetPort as number | string;
+}
+
 /**
  * `spec.webhookdefinitions` from Validating/MutatingWebhookConfigurations, as `operator-sdk generate bundle`
  * derives them: the webhook's service is matched to a deployment by label selector, the service port gives
@@ -60,17 +69,7 @@ export function webhookDefinitions(
       const serviceRef = rec(rec(webhook.clientConfig).service);
       if (Object.keys(serviceRef).length > 0) {
         const service = services.find((s) => s.metadata.name === serviceRef.name);
-        const port = typeof serviceRef.port === 'number' ? serviceRef.port : 443;
-        for (const p of (Array.isArray(rec(service?.spec).ports)
-          ? (rec(service?.spec).ports as unknown[])
-          : []
-        ).filter(isRecord)) {
-          if (p.port === port) {
-            description.containerPort = port;
-            if (p.targetPort !== undefined) description.targetPort = p.targetPort as number | string;
-            break;
-          }
-        }
+        setServicePort(description, service, typeof serviceRef.port === 'number' ? serviceRef.port : 443);
         description.deploymentName =
           deploymentForService(service, deployments) ??
           String(serviceRef.name ?? '').replace(/-service$/, '');
@@ -121,17 +120,7 @@ function conversionDefinitions(
         conversionCRDs: crds,
         webhookPath: group.path,
       };
-      const port = group.port ?? 443;
-      for (const p of (Array.isArray(rec(service.spec).ports)
-        ? (rec(service.spec).ports as unknown[])
-        : []
-      ).filter(isRecord)) {
-        if (p.port === port) {
-          description.containerPort = port;
-          if (p.targetPort !== undefined) description.targetPort = p.targetPort as number | string;
-          break;
-        }
-      }
+      setServicePort(description, service, group.port ?? 443);
       description.deploymentName =
         deploymentForService(service, deployments) ??
         String(service.metadata.name ?? '').replace(/-service$/, '');

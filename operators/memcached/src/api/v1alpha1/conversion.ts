@@ -11,6 +11,12 @@ function defined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
+/** The fields both versions have, unchanged. */
+function sameInBoth(s: MemcachedSpec | HubSpec) {
+  const { maxConnections, threads, maxItemSize, extraArgs, image, resources } = s;
+  return { maxConnections, threads, maxItemSize, extraArgs, image, resources };
+}
+
 function specToHub(s: MemcachedSpec, stashed: Record<string, unknown> | undefined): HubSpec {
   const kept = stashed?.memory;
   // The spelling v1beta1 had (`1Gi`, `100M`) comes back unless the megabytes were changed at v1alpha1.
@@ -24,12 +30,7 @@ function specToHub(s: MemcachedSpec, stashed: Record<string, unknown> | undefine
     replicas: s.size,
     port: s.containerPort === undefined ? undefined : { containerPort: s.containerPort },
     memory,
-    maxConnections: s.maxConnections,
-    threads: s.threads,
-    maxItemSize: s.maxItemSize,
-    extraArgs: s.extraArgs,
-    image: s.image,
-    resources: s.resources,
+    ...sameInBoth(s),
   });
 }
 
@@ -39,12 +40,7 @@ function specFromHub(s: HubSpec): { spec: MemcachedSpec; stash: Record<string, u
     size: s.replicas,
     containerPort: s.port?.containerPort,
     memoryLimitMB,
-    maxConnections: s.maxConnections,
-    threads: s.threads,
-    maxItemSize: s.maxItemSize,
-    extraArgs: s.extraArgs,
-    image: s.image,
-    resources: s.resources,
+    ...sameInBoth(s),
   });
   const exact = s.memory === undefined || String(s.memory) === `${memoryLimitMB}Mi`;
   return { spec, stash: { memory: exact ? undefined : s.memory } };

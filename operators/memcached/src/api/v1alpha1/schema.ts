@@ -1,5 +1,6 @@
-import { conditionsSchema, int32, int64, resourceRequirements } from '@opkit/controller-runtime';
+import { int32 } from '@opkit/controller-runtime';
 import { type Static, Type } from '@sinclair/typebox';
+import { memcachedStatusSchema, unchangedSpecFields } from '../shared.js';
 
 // The Memcached API at v1alpha1: still served (deprecated) and converted to and from v1beta1, the hub; the
 // CRD's OpenAPI schema for this version, its validator and its TypeScript types are derived from it.
@@ -19,56 +20,16 @@ export const memcachedSpecSchema = Type.Object(
     memoryLimitMB: Type.Optional(
       int32({ minimum: 16, maximum: 65536, default: 64, description: 'Item memory in megabytes (-m).' }),
     ),
-    maxConnections: Type.Optional(
-      int32({
-        minimum: 1,
-        maximum: 65536,
-        default: 1024,
-        description: 'Maximum simultaneous connections (-c).',
-      }),
-    ),
+    maxConnections: unchangedSpecFields.maxConnections,
     threads: Type.Optional(
       int32({ minimum: 1, maximum: 128, default: 4, description: 'Worker threads (-t).' }),
     ),
-    maxItemSize: Type.Optional(
-      Type.String({
-        pattern: '^[0-9]+(k|m)$',
-        default: '1m',
-        description: 'Largest item size, e.g. 512k or 1m (-I).',
-      }),
-    ),
-    extraArgs: Type.Optional(
-      Type.Array(Type.String({ maxLength: 256 }), {
-        maxItems: 16,
-        description: 'More memcached arguments, appended after the ones the operator sets.',
-      }),
-    ),
-    image: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description: 'Memcached image for this instance; default: the operator’s RELATED_IMAGE_MEMCACHED.',
-      }),
-    ),
-    resources: Type.Optional(resourceRequirements('Compute resources of each memcached container.')),
+    maxItemSize: unchangedSpecFields.maxItemSize,
+    extraArgs: unchangedSpecFields.extraArgs,
+    image: unchangedSpecFields.image,
+    resources: unchangedSpecFields.resources,
   },
   { description: 'MemcachedSpec is the desired state of a Memcached.' },
-);
-
-export const memcachedStatusSchema = Type.Object(
-  {
-    conditions: Type.Optional(
-      conditionsSchema('Available, Progressing and Degraded, with Kubernetes condition semantics.'),
-    ),
-    nodes: Type.Optional(Type.Array(Type.String(), { description: 'Names of the memcached pods.' })),
-    servers: Type.Optional(
-      Type.Array(Type.String(), {
-        description: 'host:port of every ready server, for clients to hash over.',
-      }),
-    ),
-    readyReplicas: Type.Optional(int32({ minimum: 0 })),
-    observedGeneration: Type.Optional(int64({ minimum: 0 })),
-  },
-  { description: 'MemcachedStatus is the observed state of a Memcached.' },
 );
 
 export const memcachedSchema = Type.Object(
@@ -84,3 +45,4 @@ export const memcachedSchema = Type.Object(
 
 export type MemcachedSpec = Static<typeof memcachedSpecSchema>;
 export type MemcachedStatus = Static<typeof memcachedStatusSchema>;
+export { memcachedStatusSchema };

@@ -1,5 +1,6 @@
-import { conditionsSchema, int32, int64, quantity, resourceRequirements } from '@opkit/controller-runtime';
+import { int32, quantity } from '@opkit/controller-runtime';
 import { type Static, Type } from '@sinclair/typebox';
+import { memcachedStatusSchema, unchangedSpecFields } from '../shared.js';
 
 // The one definition of the Memcached API at v1beta1, the hub and storage version the controller works on:
 // the CRD's OpenAPI schema, the client-side validator and the TypeScript types are all derived from it.
@@ -31,14 +32,7 @@ export const memcachedSpecSchema = Type.Object(
         default: '64Mi',
       }),
     ),
-    maxConnections: Type.Optional(
-      int32({
-        minimum: 1,
-        maximum: 65536,
-        default: 1024,
-        description: 'Maximum simultaneous connections (-c).',
-      }),
-    ),
+    maxConnections: unchangedSpecFields.maxConnections,
     threads: Type.Optional(
       int32({
         minimum: 1,
@@ -47,45 +41,12 @@ export const memcachedSpecSchema = Type.Object(
           'Worker threads (-t); default: the CPU limit rounded up, at most 4, or 4 without a CPU limit.',
       }),
     ),
-    maxItemSize: Type.Optional(
-      Type.String({
-        pattern: '^[0-9]+(k|m)$',
-        default: '1m',
-        description: 'Largest item size, e.g. 512k or 1m (-I).',
-      }),
-    ),
-    extraArgs: Type.Optional(
-      Type.Array(Type.String({ maxLength: 256 }), {
-        maxItems: 16,
-        description: 'More memcached arguments, appended after the ones the operator sets.',
-      }),
-    ),
-    image: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description: 'Memcached image for this instance; default: the operator’s RELATED_IMAGE_MEMCACHED.',
-      }),
-    ),
-    resources: Type.Optional(resourceRequirements('Compute resources of each memcached container.')),
+    maxItemSize: unchangedSpecFields.maxItemSize,
+    extraArgs: unchangedSpecFields.extraArgs,
+    image: unchangedSpecFields.image,
+    resources: unchangedSpecFields.resources,
   },
   { description: 'MemcachedSpec is the desired state of a Memcached.' },
-);
-
-export const memcachedStatusSchema = Type.Object(
-  {
-    conditions: Type.Optional(
-      conditionsSchema('Available, Progressing and Degraded, with Kubernetes condition semantics.'),
-    ),
-    nodes: Type.Optional(Type.Array(Type.String(), { description: 'Names of the memcached pods.' })),
-    servers: Type.Optional(
-      Type.Array(Type.String(), {
-        description: 'host:port of every ready server, for clients to hash over.',
-      }),
-    ),
-    readyReplicas: Type.Optional(int32({ minimum: 0 })),
-    observedGeneration: Type.Optional(int64({ minimum: 0 })),
-  },
-  { description: 'MemcachedStatus is the observed state of a Memcached.' },
 );
 
 export const memcachedSchema = Type.Object(
@@ -101,3 +62,4 @@ export const memcachedSchema = Type.Object(
 
 export type MemcachedSpec = Static<typeof memcachedSpecSchema>;
 export type MemcachedStatus = Static<typeof memcachedStatusSchema>;
+export { memcachedStatusSchema };
