@@ -22,7 +22,11 @@ function deploymentForService(
 }
 
 /** `containerPort` and `targetPort` from the Service port the webhook calls, when the Service has it. */
-function setServicePort(description: WebhookDescription, service: KubeObject | undefined, port: number): void {
+function setServicePort(
+  description: WebhookDescription,
+  service: KubeObject | undefined,
+  port: number,
+): void {
   const ports = rec(service?.spec).ports;
   const match = (Array.isArray(ports) ? ports : []).filter(isRecord).find((p) => p.port === port);
   if (match === undefined) return;
