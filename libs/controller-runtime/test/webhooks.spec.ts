@@ -143,6 +143,7 @@ beforeAll(async () => {
     logger: createLogger({ level: 'error' }),
     metrics: new RuntimeMetrics({ processMetrics: false }),
     webhook: { host: '127.0.0.1', port: 0, certDir },
+    healthProbeBindAddress: '127.0.0.1:0',
   });
   manager.transport.onWarning = (w) => warnings.push(w);
   const registration = webhookManagedBy(manager)
@@ -236,6 +237,10 @@ describe('webhooks on a real API server', () => {
     expect(after.metadata.annotations).toBeUndefined();
     const listed = await api.list<GizmoV1>(V1, { namespace: ns.name });
     expect(listed.items.map((g) => g.spec.size)).toEqual([3]);
+
+    // Ready only while the webhook server completes TLS handshakes.
+    const readyz = await fetch(`http://127.0.0.1:${manager.healthProbeAddress?.port}/readyz?verbose`);
+    expect(await readyz.text()).toContain('[+]webhook ok');
 
     const counted = await manager.metrics.webhookRequests.get();
     for (const webhook of [

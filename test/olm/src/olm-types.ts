@@ -33,7 +33,14 @@ export interface Subscription {
 export interface InstallPlan {
   readonly metadata: KubeObjectMeta;
   readonly spec: { readonly approved: boolean; readonly clusterServiceVersionNames: readonly string[] };
-  readonly status?: { readonly phase?: string };
+  readonly status?: {
+    readonly phase?: string;
+    readonly conditions?: readonly {
+      readonly type: string;
+      readonly status: string;
+      readonly message?: string;
+    }[];
+  };
 }
 
 export interface ClusterServiceVersion {

@@ -101,6 +101,29 @@ export async function approveNextInstallPlan(
   return plan.spec.clusterServiceVersionNames;
 }
 
+/** Waits for the InstallPlan the Subscription points at to fail, and returns OLM's reason. */
+export async function installPlanFailure(
+  rest: KubeRest,
+  namespace: string,
+  subscription: string,
+): Promise<string> {
+  return eventually(`the InstallPlan of Subscription ${namespace}/${subscription} to fail`, async () => {
+    const sub = await rest.request<Subscription>(
+      'GET',
+      `${OLM_V1ALPHA1}/namespaces/${namespace}/subscriptions/${subscription}`,
+    );
+    const name = sub.status?.installPlanRef?.name;
+    if (!name) return undefined;
+    const plan = await rest.request<InstallPlan>(
+      'GET',
+      `${OLM_V1ALPHA1}/namespaces/${namespace}/installplans/${name}`,
+    );
+    if (plan.status?.phase !== 'Failed')
+      throw new Error(`InstallPlan ${name} is ${plan.status?.phase ?? 'new'}`);
+    return (plan.status.conditions ?? []).map((c) => c.message ?? '').join('\n') || 'failed';
+  });
+}
+
 /**
  * Makes OLM resolve the Subscription's namespace again. OLM treats "constraints not satisfiable" as final
  * until something in the namespace changes: a resolution that ran while the CSV two upgrades back was still

@@ -7,7 +7,11 @@ export interface SyntheticEntry {
   readonly replaces?: string;
   readonly skips?: readonly string[];
   readonly skipRange?: string;
+  /** The versions its CRD serves, one of them stored. @default v1, stored */
+  readonly crdVersions?: readonly { readonly name: string; readonly storage: boolean }[];
 }
+
+const DEFAULT_VERSIONS = [{ name: 'v1', storage: true }] as const;
 
 /** A small operator package whose bundles OLM can install on the local control plane. */
 export interface SyntheticPackage {
@@ -24,7 +28,7 @@ const inline = (object: object) => ({
   value: { data: Buffer.from(JSON.stringify(object)).toString('base64') },
 });
 
-function customResourceDefinition(pkg: SyntheticPackage) {
+function customResourceDefinition(pkg: SyntheticPackage, entry: SyntheticEntry) {
   const group = `${pkg.name}.upgrades.example.com`;
   const plural = `${pkg.kind.toLowerCase()}s`;
   return {
@@ -35,14 +39,12 @@ function customResourceDefinition(pkg: SyntheticPackage) {
       group,
       names: { kind: pkg.kind, listKind: `${pkg.kind}List`, plural, singular: pkg.kind.toLowerCase() },
       scope: 'Namespaced',
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-        },
-      ],
+      versions: (entry.crdVersions ?? DEFAULT_VERSIONS).map((v) => ({
+        name: v.name,
+        served: true,
+        storage: v.storage,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      })),
     },
   };
 }
@@ -68,15 +70,13 @@ function clusterServiceVersion(pkg: SyntheticPackage, entry: SyntheticEntry) {
         supported: true,
       })),
       customresourcedefinitions: {
-        owned: [
-          {
-            name: `${plural}.${group}`,
-            version: 'v1',
-            kind: pkg.kind,
-            displayName: pkg.kind,
-            description: `A ${pkg.kind}.`,
-          },
-        ],
+        owned: (entry.crdVersions ?? DEFAULT_VERSIONS).map((v) => ({
+          name: `${plural}.${group}`,
+          version: v.name,
+          kind: pkg.kind,
+          displayName: pkg.kind,
+          description: `A ${pkg.kind}.`,
+        })),
       },
       install: {
         strategy: 'deployment',
@@ -123,7 +123,6 @@ function clusterServiceVersion(pkg: SyntheticPackage, entry: SyntheticEntry) {
  */
 export function writeSyntheticCatalog(dir: string, packages: readonly SyntheticPackage[]): void {
   for (const pkg of packages) {
-    const crd = customResourceDefinition(pkg);
     const blobs: object[] = [
       { schema: 'olm.package', name: pkg.name, defaultChannel: pkg.channel },
       {
@@ -137,18 +136,24 @@ export function writeSyntheticCatalog(dir: string, packages: readonly SyntheticP
           ...(entry.skipRange ? { skipRange: entry.skipRange } : {}),
         })),
       },
-      ...pkg.entries.map((entry) => ({
-        schema: 'olm.bundle',
-        package: pkg.name,
-        name: csvName(pkg.name, entry.version),
-        image: '',
-        properties: [
-          { type: 'olm.package', value: { packageName: pkg.name, version: entry.version } },
-          { type: 'olm.gvk', value: { group: crd.spec.group, kind: pkg.kind, version: 'v1' } },
-          inline(crd),
-          inline(clusterServiceVersion(pkg, entry)),
-        ],
-      })),
+      ...pkg.entries.map((entry) => {
+        const crd = customResourceDefinition(pkg, entry);
+        return {
+          schema: 'olm.bundle',
+          package: pkg.name,
+          name: csvName(pkg.name, entry.version),
+          image: '',
+          properties: [
+            { type: 'olm.package', value: { packageName: pkg.name, version: entry.version } },
+            ...crd.spec.versions.map((v) => ({
+              type: 'olm.gvk',
+              value: { group: crd.spec.group, kind: pkg.kind, version: v.name },
+            })),
+            inline(crd),
+            inline(clusterServiceVersion(pkg, entry)),
+          ],
+        };
+      }),
     ];
     mkdirSync(join(dir, pkg.name), { recursive: true });
     writeFileSync(
