@@ -12,9 +12,17 @@ import { registerDeployCommands } from './commands/deploy.js';
 import { registerGraphCommand } from './commands/graph.js';
 import { registerImageCommands } from './commands/image.js';
 
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
+/** The package's version; a bundled copy (the catalog server in an image) has no package.json beside it. */
+function cliVersion(): string {
+  try {
+    return (
+      JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+    ).version;
+  } catch {
+    return 'unknown (bundled)';
+  }
+}
+const version = cliVersion();
 
 const program = new Command('opkit')
   .description('OLM tooling without Docker: bundles, file-based catalogs, upgrade graphs and OCI images.')

@@ -379,6 +379,24 @@ registerHooks({ load(url, context, next) { process.stderr.write('loaded ' + url 
     expect(heavy).toEqual([]);
   });
 
+  it('runs as the catalog image bundles it: one file, no package.json beside it', async () => {
+    const { bundleOperator } = await import('../src/operator-bundle.js');
+    const dir = mkdtempSync(join(tmpdir(), 'opkit-bundled-'));
+    try {
+      const cliDir = join(root, 'tools', 'opkit');
+      writeFileSync(
+        join(dir, 'main.mjs'),
+        await bundleOperator({ operatorDir: cliDir, entry: join(cliDir, 'src', 'main.ts') }),
+      );
+      const { stdout } = await run(process.execPath, [join(dir, 'main.mjs'), 'catalog', 'serve', '--help'], {
+        cwd: dir,
+      });
+      expect(stdout).toMatch(/^Usage: opkit catalog serve /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('prints its version; the commands keep their own --version options', async () => {
     const { version } = JSON.parse(readFileSync(join(root, 'tools/opkit/package.json'), 'utf8')) as {
       version: string;

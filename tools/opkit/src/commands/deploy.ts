@@ -84,7 +84,8 @@ Examples:
       if (provisioned) process.stderr.write(`${provisioned.summary}\n`);
       process.stdout.write(
         kubectl(
-          ['apply', ...k, '--server-side', `--field-manager=${manager}`, '-f', '-'],
+          // The deploy owns what it applies, whoever set a field before (a `kubectl apply` of the CRD, say).
+          ['apply', ...k, '--server-side', '--force-conflicts', `--field-manager=${manager}`, '-f', '-'],
           manifests.map((m) => stringify(m, { lineWidth: 0 })).join('---\n'),
         ),
       );
