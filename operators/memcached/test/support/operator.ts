@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createLogger,
+  ignoreNotFound,
   type KubeObject,
   type Manager,
   RuntimeMetrics,
@@ -12,7 +13,7 @@ import {
   withConversionWebhook,
 } from '@opkit/controller-runtime';
 import { testKubeConfig } from '@opkit/test-cluster/vitest';
-import { afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { type Memcached, memcachedCrd, memcachedWebhooks } from '../../src/index.js';
 import { createMemcachedOperator } from '../../src/operator.js';
 
@@ -42,22 +43,57 @@ async function installApi(webhook: { port: number; certDir: string }): Promise<v
   const caBundle = Buffer.from(serving.cert).toString('base64');
   const clientConfig = (path: string) => ({ url: `https://127.0.0.1:${webhook.port}${path}`, caBundle });
   const installer = createMemcachedOperator({ kubeConfig: testKubeConfig(), namespaces: ['default'] });
+  // A fresh start: a deployed operator may have left the CRD calling its Service instead.
+  await removeApi(installer);
   const { mutating, validating } = webhookConfigurations([memcachedWebhooks], clientConfig);
   for (const obj of [withConversionWebhook(memcachedCrd, clientConfig('/convert')), mutating, validating]) {
-    if (obj) await installer.apiReader.apply(obj, { fieldManager: 'memcached-test', force: true });
+    if (obj) await installer.apiReader.create(obj);
   }
   for (let i = 0; i < 100; i++) {
     try {
-      await installer.apiReader.list(
-        { apiVersion: 'cache.example.com/v1beta1', kind: 'Memcached' },
-        { limit: 1 },
-      );
+      await installer.apiReader.list(MEMCACHED_TYPE, { limit: 1 });
       break;
     } catch {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
   await installer.transport.close();
+}
+
+const MEMCACHED_TYPE = { apiVersion: 'cache.example.com/v1beta1', kind: 'Memcached' } as const;
+
+const installed = () => {
+  const { mutating, validating } = webhookConfigurations([memcachedWebhooks]);
+  return [mutating, validating, memcachedCrd].flatMap((o) =>
+    o ? [{ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name }] : [],
+  );
+};
+
+const CRD_TYPE = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;
+
+/**
+ * Deletes the CRD (and with it every Memcached: finalizers left by a stopped operator are dropped first) and
+ * the webhook configurations, and waits until the CRD is gone: nothing may be left calling a webhook this
+ * process no longer serves.
+ */
+async function removeApi(client: Manager): Promise<void> {
+  const api = client.apiReader;
+  const [mutating, validating, crd] = installed();
+  // The webhook configurations first: dropping finalizers is an update they would send to a closed port.
+  for (const ref of [mutating, validating]) if (ref) await ignoreNotFound(api.delete(ref));
+  // Fails when the kind is not served (no CRD yet): then there is nothing to unblock.
+  const left = await api.list<Memcached>(MEMCACHED_TYPE).catch(() => undefined);
+  for (const m of left?.items ?? []) {
+    if (!m.metadata.finalizers?.length) continue;
+    const ref = { ...MEMCACHED_TYPE, name: m.metadata.name ?? '', namespace: m.metadata.namespace };
+    await ignoreNotFound(api.patch(ref, { metadata: { finalizers: null } }, 'merge'));
+  }
+  if (crd) await ignoreNotFound(api.delete(crd));
+  for (let i = 0; i < 600; i++) {
+    if (!(await ignoreNotFound(api.get(CRD_TYPE, memcachedCrd.metadata.name)))) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${memcachedCrd.metadata.name} was not deleted within 60 s`);
 }
 
 /**
@@ -72,6 +108,11 @@ export function useOperator(namespace: () => string): { manager: () => Manager }
   beforeAll(async () => {
     webhook.port = await freePort();
     await installApi(webhook);
+  });
+  afterAll(async () => {
+    const remover = createMemcachedOperator({ kubeConfig: testKubeConfig(), namespaces: ['default'] });
+    await removeApi(remover);
+    await remover.transport.close();
   });
   beforeEach(async () => {
     manager = createMemcachedOperator({
