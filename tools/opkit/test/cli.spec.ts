@@ -255,6 +255,20 @@ describe('bad input', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it("prints opkit's own warnings without failing the catalog", async () => {
+    const dir = join(scratch, 'with-warning');
+    cpSync(join(root, 'catalog/configs'), dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'extra.json'),
+      JSON.stringify({ schema: 'olm.bundel', package: 'memcached-operator' }),
+    );
+    const result = await cli('catalog', 'validate', dir);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      'warning: blob with unknown schema "olm.bundel" is kept but not used by OLM',
+    );
+  });
+
   it('a catalog with two channel heads is refused as opm refuses it', async () => {
     const dir = join(scratch, 'two-heads');
     cpSync(join(root, 'catalog/configs'), dir, { recursive: true });

@@ -52,9 +52,13 @@ export function registerCatalogCommands(program: Command): void {
       const errors = results.filter((r) => r.level === 'error');
       if (opts.output === 'json')
         process.stdout.write(`${JSON.stringify({ passed: errors.length === 0, results }, null, 2)}\n`);
-      else if (results.length > 0) {
+      else {
+        // opm's report of the errors, then opkit's own warnings, which never fail the catalog.
         const report = formatValidationResults(results);
-        process.stderr.write(report.endsWith('\n') ? report : `${report}\n`);
+        if (report) process.stderr.write(report.endsWith('\n') ? report : `${report}\n`);
+        for (const w of results.filter((r) => r.level === 'warning')) {
+          process.stderr.write(`warning: ${w.message}${w.file ? ` (${w.file})` : ''}\n`);
+        }
       }
       if (errors.length > 0) process.exitCode = 1;
     });
