@@ -35,6 +35,8 @@ export interface InstallPlan {
   readonly spec: { readonly approved: boolean; readonly clusterServiceVersionNames: readonly string[] };
   readonly status?: {
     readonly phase?: string;
+    /** While OLM retries a failing step: `retrying execution due to error: …`. */
+    readonly message?: string;
     readonly conditions?: readonly {
       readonly type: string;
       readonly status: string;

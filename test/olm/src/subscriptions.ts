@@ -101,27 +101,34 @@ export async function approveNextInstallPlan(
   return plan.spec.clusterServiceVersionNames;
 }
 
-/** Waits for the InstallPlan the Subscription points at to fail, and returns OLM's reason. */
+/**
+ * Waits for the InstallPlan the Subscription points at to fail — phase Failed, or the error OLM reports in
+ * `status.message` while it retries the step (it gives up after its retry time-out) — and returns OLM's words.
+ */
 export async function installPlanFailure(
   rest: KubeRest,
   namespace: string,
   subscription: string,
 ): Promise<string> {
-  return eventually(`the InstallPlan of Subscription ${namespace}/${subscription} to fail`, async () => {
-    const sub = await rest.request<Subscription>(
-      'GET',
-      `${OLM_V1ALPHA1}/namespaces/${namespace}/subscriptions/${subscription}`,
-    );
-    const name = sub.status?.installPlanRef?.name;
-    if (!name) return undefined;
-    const plan = await rest.request<InstallPlan>(
-      'GET',
-      `${OLM_V1ALPHA1}/namespaces/${namespace}/installplans/${name}`,
-    );
-    if (plan.status?.phase !== 'Failed')
+  return eventually(
+    `the InstallPlan of Subscription ${namespace}/${subscription} to fail`,
+    async () => {
+      const sub = await rest.request<Subscription>(
+        'GET',
+        `${OLM_V1ALPHA1}/namespaces/${namespace}/subscriptions/${subscription}`,
+      );
+      const name = sub.status?.installPlanRef?.name;
+      if (!name) return undefined;
+      const plan = await rest.request<InstallPlan>(
+        'GET',
+        `${OLM_V1ALPHA1}/namespaces/${namespace}/installplans/${name}`,
+      );
+      const retrying = plan.status?.message?.startsWith('retrying execution due to error:');
+      if (plan.status?.phase === 'Failed' || retrying) return plan.status?.message ?? 'failed';
       throw new Error(`InstallPlan ${name} is ${plan.status?.phase ?? 'new'}`);
-    return (plan.status.conditions ?? []).map((c) => c.message ?? '').join('\n') || 'failed';
-  });
+    },
+    { timeoutMs: 120_000 },
+  );
 }
 
 /**
