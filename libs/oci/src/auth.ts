@@ -10,6 +10,11 @@ export interface AuthChallenge {
 export interface Credentials {
   readonly username: string;
   readonly password: string;
+  /**
+   * An OAuth2 refresh token (docker's `identitytoken`): exchanged at the token realm for an access token
+   * (`grant_type=refresh_token`) instead of sending the user name and password.
+   */
+  readonly identityToken?: string;
 }
 
 const TOKEN = /[!#$%&'*+.^_`|~0-9A-Za-z-]+/y;

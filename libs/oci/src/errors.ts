@@ -9,6 +9,7 @@ export type OciErrorCode =
   | 'OCI_NOT_FOUND'
   | 'OCI_REGISTRY_UNREACHABLE'
   | 'OCI_AUTH_FAILED'
+  | 'OCI_CREDENTIALS_INVALID'
   | 'OCI_REGISTRY_ERROR';
 
 /**
@@ -129,6 +130,14 @@ export class AuthFailedError extends OciError {
   ) {
     super('OCI_AUTH_FAILED', `authentication to ${registry} failed for ${reference}: ${reason}`);
     this.name = 'AuthFailedError';
+  }
+}
+
+/** A registry login file could not be read, or a credential helper failed. */
+export class CredentialsError extends OciError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('OCI_CREDENTIALS_INVALID', message, options);
+    this.name = 'CredentialsError';
   }
 }
 

@@ -14,7 +14,14 @@ export {
 } from './catalog-image.js';
 export { isDigest, sha256Digest } from './digest.js';
 export {
+  DOCKER_HUB_AUTH_KEY,
+  type DockerCredentialOptions,
+  dockerCredentials,
+  loginFilePaths,
+} from './docker-config.js';
+export {
   AuthFailedError,
+  CredentialsError,
   DigestMismatchError,
   InputInvalidError,
   LayerInvalidError,

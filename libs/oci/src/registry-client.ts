@@ -65,7 +65,7 @@ export interface RegistryClientOptions extends HttpTransportOptions {
   /** Credentials by registry (`host[:port]` as written in references), or a lookup function. */
   readonly credentials?:
     | Readonly<Record<string, Credentials>>
-    | ((registry: string) => Credentials | undefined);
+    | ((registry: string) => Credentials | undefined | Promise<Credentials | undefined>);
   /** Talk plain HTTP to every registry (`true`) or to the listed ones. Default: HTTPS everywhere. */
   readonly plainHttp?: boolean | readonly string[];
   /** Retries after a connection error, 429 or 5xx; default 3. */
@@ -568,7 +568,7 @@ export class RegistryClient {
     const state = this.#auth.get(t.registry);
     if (state === undefined) return undefined;
     if (state.kind === 'basic') {
-      const credentials = this.#credentials(t.registry);
+      const credentials = await this.#credentials(t.registry);
       return credentials === undefined ? undefined : basicAuthorization(credentials);
     }
     const cached = this.#tokens.get(`${t.registry} ${t.scope}`);
@@ -595,7 +595,7 @@ export class RegistryClient {
       return;
     }
     if (challenges.some((c) => c.scheme === 'basic')) {
-      if (this.#credentials(t.registry) === undefined) {
+      if ((await this.#credentials(t.registry)) === undefined) {
         throw new AuthFailedError(
           t.registry,
           t.display,
@@ -632,14 +632,36 @@ export class RegistryClient {
     if (state.service !== undefined) url.searchParams.set('service', state.service);
     for (const scope of mergeScopes([t.scope, challenge?.params.scope ?? '']))
       url.searchParams.append('scope', scope);
-    const credentials = this.#credentials(t.registry);
+    const credentials = await this.#credentials(t.registry);
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (credentials !== undefined) headers.authorization = basicAuthorization(credentials);
     const realm = `${url.origin}${url.pathname}`;
-    const res = await this.#sendWithRetries(t, { method: 'GET', url, headers });
+    let res: HttpResponse;
+    if (credentials?.identityToken !== undefined) {
+      // docker's OAuth2 exchange: the identity token is a refresh token, posted as a form.
+      const form = new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: credentials.identityToken,
+        client_id: 'opkit',
+        service: state.service ?? '',
+        scope: url.searchParams.getAll('scope').join(' '),
+      });
+      res = await this.#sendWithRetries(t, {
+        method: 'POST',
+        url: new URL(realm),
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+        body: Buffer.from(form.toString(), 'utf8'),
+      });
+    } else {
+      if (credentials !== undefined) headers.authorization = basicAuthorization(credentials);
+      res = await this.#sendWithRetries(t, { method: 'GET', url, headers });
+    }
     if (res.status === 401 || res.status === 403) {
       const who =
-        credentials === undefined ? 'anonymous access' : `the credentials of ${credentials.username}`;
+        credentials === undefined
+          ? 'anonymous access'
+          : credentials.identityToken !== undefined
+            ? 'the identity token'
+            : `the credentials of ${credentials.username}`;
       throw new AuthFailedError(
         t.registry,
         t.display,
@@ -668,10 +690,10 @@ export class RegistryClient {
     return token;
   }
 
-  #credentials(registry: string): Credentials | undefined {
+  async #credentials(registry: string): Promise<Credentials | undefined> {
     const source = this.#options.credentials;
     if (source === undefined) return undefined;
-    return typeof source === 'function' ? source(registry) : source[registry];
+    return typeof source === 'function' ? await source(registry) : source[registry];
   }
 
   #baseUrl(registry: string): URL {

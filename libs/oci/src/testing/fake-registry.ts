@@ -26,6 +26,8 @@ export type FakeAuth =
       /** When set, the token endpoint (`/token` on the same server) requires these basic credentials. */
       readonly username?: string;
       readonly password?: string;
+      /** When set, the token endpoint also takes this OAuth2 refresh token (`POST`, grant_type=refresh_token). */
+      readonly refreshToken?: string;
       readonly expiresIn?: number;
     };
 
@@ -136,7 +138,7 @@ export class FakeRegistry {
       );
 
     if (url.pathname === '/token') {
-      this.#token(req, url, reply);
+      this.#token(req, url, body, reply);
       return;
     }
     if (fault !== undefined && fault.afterHandling !== true) {
@@ -321,6 +323,7 @@ export class FakeRegistry {
   #token(
     req: http.IncomingMessage,
     url: URL,
+    body: Buffer,
     reply: (status: number, headers?: Record<string, string>, payload?: Buffer | string) => void,
   ): void {
     const auth = this.#options.auth;
@@ -330,6 +333,30 @@ export class FakeRegistry {
     });
     if (auth?.kind !== 'bearer') {
       reply(404);
+      return;
+    }
+    if (req.method === 'POST') {
+      // OAuth2: a refresh token (docker's identity token) for an access token; scopes space-separated.
+      const form = new URLSearchParams(body.toString('utf8'));
+      if (
+        auth.refreshToken === undefined ||
+        form.get('grant_type') !== 'refresh_token' ||
+        form.get('refresh_token') !== auth.refreshToken
+      ) {
+        reply(401, { 'content-type': 'application/json' }, '{"details":"invalid refresh token"}');
+        return;
+      }
+      const token = `tok-${this.#tokens.size + 1}`;
+      const expiresIn = auth.expiresIn ?? 300;
+      this.#tokens.set(token, {
+        scopes: (form.get('scope') ?? '').split(' ').filter((s) => s !== ''),
+        expiresAt: Date.now() + expiresIn * 1000,
+      });
+      reply(
+        200,
+        { 'content-type': 'application/json' },
+        JSON.stringify({ access_token: token, expires_in: expiresIn }),
+      );
       return;
     }
     if (auth.username !== undefined) {
