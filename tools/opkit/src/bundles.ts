@@ -45,14 +45,30 @@ export interface GenerateBundleOptions {
 
 /** `operator-sdk generate bundle`: CSV from the base CSV and the operator's manifests, then the bundle directory. */
 export async function generateBundle(o: GenerateBundleOptions): Promise<string> {
+  // operator-sdk takes the CSV name (<package>.v<version>); a bare version names this package's CSV.
+  const replacesVersion = o.replaces?.startsWith(`${o.packageName}.v`)
+    ? o.replaces.slice(o.packageName.length + 2)
+    : o.replaces;
+  if (o.replaces?.includes('.v') && replacesVersion === o.replaces) {
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `--replaces ${JSON.stringify(o.replaces)}: a CSV name of another package (this bundle is of ${o.packageName})`,
+    );
+  }
+  if (o.defaultChannel !== undefined && !o.channels.includes(o.defaultChannel)) {
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `--default-channel ${JSON.stringify(o.defaultChannel)}: not one of --channels ${o.channels.join(',')}`,
+    );
+  }
   for (const [flag, value] of [
     ['--version', o.version],
-    ['--replaces', o.replaces],
+    ['--replaces', replacesVersion],
   ] as const) {
     if (value !== undefined && tryParseVersion(value) === undefined) {
       throw new CliError(
         'OPKIT_ARGUMENT_INVALID',
-        `${flag} ${JSON.stringify(value)}: not a semantic version (e.g. 0.2.0, without a leading v)`,
+        `${flag} ${JSON.stringify(value)}: not a semantic version (e.g. 0.2.0, without a leading v)${flag === '--replaces' ? ` nor a CSV name ${o.packageName}.v<version>` : ''}`,
       );
     }
   }
@@ -82,7 +98,7 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<string> 
     packageName: o.packageName,
     objects: objects.filter((obj) => obj.kind !== 'ClusterServiceVersion'),
     version: o.version,
-    replaces: o.replaces ? `${o.packageName}.v${o.replaces}` : null,
+    replaces: replacesVersion ? `${o.packageName}.v${replacesVersion}` : null,
     operatorImage,
   });
   const written = await writeBundle(o.outDir, {

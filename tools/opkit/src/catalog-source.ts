@@ -4,16 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  CATALOG_CONFIGS_LABEL,
-  imageLabels,
-  type OciImage,
-  parseReference,
-  RegistryClient,
-  readLayout,
-} from '@opkit/oci';
+import { CATALOG_CONFIGS_LABEL, imageLabels, type OciImage, parseReference, readLayout } from '@opkit/oci';
 import { extract } from 'tar';
 import { CliError } from './cli-error.js';
+import { cliRegistryClient } from './registry-client.js';
 
 /** A catalog directory to serve, and how to clean up after it (images are unpacked into a temp dir). */
 export interface CatalogSource {
@@ -113,6 +107,7 @@ export async function resolveCatalogSource(
       `${source}: neither a catalog directory, an OCI layout nor an image reference (${(err as Error).message})`,
     );
   }
-  const image = await new RegistryClient({ plainHttp: options.plainHttp ?? false }).pull(source);
+  const client = cliRegistryClient({ plainHttp: options.plainHttp ?? false });
+  const image = await client.pull(source).finally(() => client.close());
   return unpackConfigs(image, source, options.limits);
 }

@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  buildImageIndex,
   formatPlatform,
   type ImageSource,
   isImageIndex,
@@ -10,11 +11,12 @@ import {
   parsePlatform,
   parseReference,
   REF_NAME_ANNOTATION,
-  RegistryClient,
   readLayoutEntry,
   readLayoutIndex,
+  writeLayout,
 } from '@opkit/oci';
 import { CliError } from './cli-error.js';
+import { cliRegistryClient, type LoginOptions } from './registry-client.js';
 
 /** The options of `opkit image push`. */
 export interface PushOptions {
@@ -34,10 +36,9 @@ export async function pushLayout(
   const layout = layoutArg ?? (await defaultLayout());
   const source = await layoutSource(layout, opts.tag);
   const reference = await destination(source, referenceArg, opts.image);
-  const password = opts.password ?? process.env.OPKIT_REGISTRY_PASSWORD;
-  const client = new RegistryClient({
+  const client = cliRegistryClient({
     plainHttp: opts.plainHttp,
-    credentials: opts.username && password ? () => ({ username: opts.username!, password }) : undefined,
+    ...login(opts),
     onProgress: (e) => {
       if (e.bytes === e.total) process.stdout.write(`  ${e.digest} ${e.phase} ${e.total} bytes\n`);
     },
@@ -55,6 +56,67 @@ export async function pushLayout(
   } finally {
     client.close();
   }
+}
+
+/** The options of `opkit image pull`. */
+export interface PullOptions {
+  platform?: string;
+  tag?: string;
+  plainHttp: boolean;
+  username?: string;
+  password?: string;
+}
+
+/**
+ * `opkit image pull <reference> <layout>`: an image, or an image index with the platforms asked for (one
+ * platform: that image alone, as `docker pull --platform` gives), into an OCI layout tagged with the reference.
+ */
+export async function pullToLayout(reference: string, layout: string, opts: PullOptions): Promise<void> {
+  parseReference(reference); // a malformed reference is refused before anything is fetched
+  const platforms = parsePlatforms(opts.platform);
+  if (platforms?.length === 0)
+    throw new CliError('OPKIT_IMAGE_OPTION_INVALID', '--platform: no platform named');
+  const tag = opts.tag ?? reference;
+  const client = cliRegistryClient({
+    plainHttp: opts.plainHttp,
+    ...login(opts),
+    onProgress: (e) => process.stderr.write(`  ${e.digest} ${e.phase} ${e.total} bytes\n`),
+  });
+  try {
+    process.stderr.write(`pulling ${reference}\n`);
+    const pulled =
+      platforms?.length === 1
+        ? await client.pull(reference, { platform: platforms[0] })
+        : await client.pullAll(reference, {
+            platforms: (p) =>
+              platforms === undefined || platforms.some((w) => formatPlatform(w) === formatPlatform(p)),
+          });
+    if (isImageIndex(pulled) && pulled.images.length === 0) {
+      throw new CliError(
+        'OPKIT_IMAGE_PLATFORM_MISSING',
+        `${reference} has none of the platforms ${opts.platform}`,
+      );
+    }
+    // Some platforms of an index: a new index of those (the registry's index names images not pulled).
+    const content =
+      isImageIndex(pulled) && pulled.images.length < pulled.index.manifests.length
+        ? buildImageIndex(pulled.images.map((entry) => entry.image))
+        : pulled;
+    await writeLayout(layout, [{ image: content, tag }]);
+    for (const entry of isImageIndex(content) ? content.images : []) {
+      process.stdout.write(`  ${formatPlatform(entry.platform)} ${entry.image.digest}\n`);
+    }
+    process.stdout.write(`pulled ${reference}@${content.digest} into ${layout}:${tag}\n`);
+  } finally {
+    client.close();
+  }
+}
+
+function login(opts: { username?: string; password?: string }): LoginOptions {
+  return {
+    ...(opts.username === undefined ? {} : { username: opts.username }),
+    ...(opts.password === undefined ? {} : { password: opts.password }),
+  };
 }
 
 export function parsePlatforms(list: string | undefined): Platform[] | undefined {

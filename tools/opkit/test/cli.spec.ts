@@ -293,7 +293,9 @@ describe('bad input', () => {
       const result = await cli(...args);
       expect(result.code, args.join(' ')).toBe(1);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toMatch(/argument 'xml' is invalid\. Allowed choices are \w+, \w+\./);
+      expect(result.stderr).toMatch(
+        /^error: .* argument 'xml' is invalid\. Allowed choices are [\w, -]+\.\n$/,
+      );
     }
     const generate = (out: string, ...flags: string[]) =>
       cli('bundle', 'generate', '--operator', 'operators/memcached', '--out', out, ...flags);
@@ -308,8 +310,46 @@ describe('bad input', () => {
     );
     expect(notVersion).toMatchObject({ code: 1, stdout: '' });
     expect(notVersion.stderr).toBe(
-      'opkit: --replaces "latest": not a semantic version (e.g. 0.2.0, without a leading v)\n',
+      'opkit: --replaces "latest": not a semantic version (e.g. 0.2.0, without a leading v) nor a CSV name memcached-operator.v<version>\n',
     );
+    for (const [flags, message] of [
+      [
+        ['--replaces', 'redis-operator.v0.1.0'],
+        'opkit: --replaces "redis-operator.v0.1.0": a CSV name of another package (this bundle is of memcached-operator)\n',
+      ],
+      [
+        ['--channels', 'alpha,stable', '--default-channel', 'beta'],
+        'opkit: --default-channel "beta": not one of --channels alpha,stable\n',
+      ],
+      [
+        ['--channels', 'alpha,,stable'],
+        "error: option '--channels <list>' argument 'alpha,,stable' is invalid. must be a comma-separated list without empty entries.\n",
+      ],
+    ] as const) {
+      const refused = await generate(
+        join(scratch, 'g3'),
+        '--package',
+        'memcached-operator',
+        '--version',
+        '0.3.0',
+        ...flags,
+      );
+      expect(refused, flags.join(' ')).toMatchObject({ code: 1, stdout: '', stderr: message });
+    }
+    // operator-sdk's form of --replaces, the CSV name, is taken as well.
+    const csvName = await generate(
+      join(scratch, 'g4'),
+      '--package',
+      'memcached-operator',
+      '--version',
+      '0.3.0',
+      '--replaces',
+      'memcached-operator.v0.2.0',
+    );
+    expect(csvName, csvName.stderr).toMatchObject({ code: 0 });
+    expect(
+      readFileSync(join(scratch, 'g4', 'manifests', 'memcached-operator.clusterserviceversion.yaml'), 'utf8'),
+    ).toContain('replaces: memcached-operator.v0.2.0');
     // The base CSV is written for memcached-operator: another package would silently lose it.
     const otherPackage = await generate(
       join(scratch, 'g2'),
@@ -324,6 +364,7 @@ describe('bad input', () => {
     );
     expect(existsSync(join(scratch, 'g1'))).toBe(false);
     expect(existsSync(join(scratch, 'g2'))).toBe(false);
+    expect(existsSync(join(scratch, 'g3'))).toBe(false);
   });
 
   it('hostile catalogs are refused in one line, as opm refuses them, by every command that reads them', async () => {

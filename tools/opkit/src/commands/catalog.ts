@@ -1,11 +1,16 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
-import { outputFormatOption } from './options.js';
+import { OUTPUT_FORMAT_FLAGS, outputFormatOption, withExamples } from './options.js';
 
 export function registerCatalogCommands(program: Command): void {
   const catalog = program.command('catalog').description('Build, validate and image file-based catalogs.');
-  catalog
+  withExamples(catalog, [
+    'opkit catalog build --template catalog/templates/memcached-operator.yaml --out catalog/configs',
+    'opkit catalog validate catalog/configs',
+    'opkit catalog render catalog/configs -o yaml',
+  ]);
+  const build = catalog
     .command('build')
     .description(
       'Render catalog templates (olm.semver or olm.template.basic) over the bundles into an FBC directory.',
@@ -17,51 +22,59 @@ export function registerCatalogCommands(program: Command): void {
       '--bundle-images <repository>',
       'name each bundle by its pushed image <repository>/<package>-bundle@<digest> (see bundle push) instead of inline manifests only',
     )
-    .option('--plain-http', 'reach the registry over HTTP (with --bundle-images)', false)
-    .action(
-      async (opts: {
-        template: string[];
-        bundles: string;
-        out: string;
-        bundleImages?: string;
-        plainHttp: boolean;
-      }) => {
-        const [{ RegistryClient }, { buildCatalog }] = await Promise.all([
-          import('@opkit/oci'),
-          import('../catalog-build.js'),
-        ]);
-        const client = opts.bundleImages ? new RegistryClient({ plainHttp: opts.plainHttp }) : undefined;
-        const built = await buildCatalog(
-          opts.template,
-          opts.bundles,
-          resolve(opts.out),
-          client && opts.bundleImages ? { repository: opts.bundleImages, client } : undefined,
-        ).finally(() => client?.close());
-        process.stdout.write(
-          `wrote ${opts.out}: ${built.packages.length} packages, ${built.channels.length} channels, ${built.bundles.length} bundles\n`,
-        );
-      },
-    );
-  catalog
+    .option('--plain-http', 'reach the registry over HTTP (with --bundle-images)', false);
+  withExamples(build, [
+    'opkit catalog build --template catalog/templates/*.yaml --bundles bundles --out catalog/configs',
+    'opkit catalog build --template catalog/templates/*.yaml --out catalog/configs --bundle-images quay.io/acme',
+  ]);
+  build.action(
+    async (opts: {
+      template: string[];
+      bundles: string;
+      out: string;
+      bundleImages?: string;
+      plainHttp: boolean;
+    }) => {
+      const [{ cliRegistryClient }, { buildCatalog }] = await Promise.all([
+        import('../registry-client.js'),
+        import('../catalog-build.js'),
+      ]);
+      const client = opts.bundleImages ? cliRegistryClient({ plainHttp: opts.plainHttp }) : undefined;
+      const built = await buildCatalog(
+        opts.template,
+        opts.bundles,
+        resolve(opts.out),
+        client && opts.bundleImages ? { repository: opts.bundleImages, client } : undefined,
+      ).finally(() => client?.close());
+      process.stdout.write(
+        `wrote ${opts.out}: ${built.packages.length} packages, ${built.channels.length} channels, ${built.bundles.length} bundles\n`,
+      );
+    },
+  );
+  const validate = catalog
     .command('validate <dir>')
     .description('Validate a file-based catalog as `opm validate` does.')
-    .addOption(outputFormatOption('--output <format>', ['text', 'json'], 'report format'))
-    .action(async (dir: string, opts: { output: 'text' | 'json' }) => {
-      const { formatValidationResults, validateCatalogDir } = await import('@opkit/olm');
-      const results = await validateCatalogDir(dir);
-      const errors = results.filter((r) => r.level === 'error');
-      if (opts.output === 'json')
-        process.stdout.write(`${JSON.stringify({ passed: errors.length === 0, results }, null, 2)}\n`);
-      else {
-        // opm's report of the errors, then opkit's own warnings, which never fail the catalog.
-        const report = formatValidationResults(results);
-        if (report) process.stderr.write(report.endsWith('\n') ? report : `${report}\n`);
-        for (const w of results.filter((r) => r.level === 'warning')) {
-          process.stderr.write(`warning: ${w.message}${w.file ? ` (${w.file})` : ''}\n`);
-        }
+    .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, ['text', 'json'], 'report format'));
+  withExamples(validate, [
+    'opkit catalog validate catalog/configs',
+    'opkit catalog validate catalog/configs -o json',
+  ]);
+  validate.action(async (dir: string, opts: { output: 'text' | 'json' }) => {
+    const { formatValidationResults, validateCatalogDir } = await import('@opkit/olm');
+    const results = await validateCatalogDir(dir);
+    const errors = results.filter((r) => r.level === 'error');
+    if (opts.output === 'json')
+      process.stdout.write(`${JSON.stringify({ passed: errors.length === 0, results }, null, 2)}\n`);
+    else {
+      // opm's report of the errors, then opkit's own warnings, which never fail the catalog.
+      const report = formatValidationResults(results);
+      if (report) process.stderr.write(report.endsWith('\n') ? report : `${report}\n`);
+      for (const w of results.filter((r) => r.level === 'warning')) {
+        process.stderr.write(`warning: ${w.message}${w.file ? ` (${w.file})` : ''}\n`);
       }
-      if (errors.length > 0) process.exitCode = 1;
-    });
+    }
+    if (errors.length > 0) process.exitCode = 1;
+  });
   catalog
     .command('render <source...>')
     .description(
@@ -74,10 +87,11 @@ Each <source> is a file-based catalog directory or a bundle directory (one with 
 bundles are rendered with their manifests inline (olm.bundle.object) and an empty image. The output has
 opm's order and bytes: packages by name, each with its package, channels, bundles and other blobs.
 
-Example:
-  opkit catalog render catalog/configs -o yaml > catalog.yaml`,
+Examples:
+  $ opkit catalog render catalog/configs -o yaml > catalog.yaml
+  $ opkit catalog render bundles/memcached-operator/0.2.0`,
     )
-    .addOption(outputFormatOption('-o, --output <format>', ['json', 'yaml'], 'output format'))
+    .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, ['json', 'yaml'], 'output format'))
     .action(async (sources: string[], opts: { output: 'json' | 'yaml' }) => {
       const { renderSources } = await import('../render.js');
       process.stdout.write(await renderSources(sources, opts.output));
@@ -101,7 +115,12 @@ empty), so OLM installs without a bundle-unpack Job — for clusters that cannot
 The manifests come from the catalog's olm.bundle.object properties, or else from
 <bundles-dir>/<package>/<version>/. Without it, bundles are served as opm serves them.
 
-Stops gracefully on SIGINT or SIGTERM.`,
+Stops gracefully on SIGINT or SIGTERM.
+
+Examples:
+  $ opkit catalog serve catalog/configs --port 50051
+  $ opkit catalog serve dist/images/opkit-catalog:latest --inline-bundles --port 0
+  $ opkit catalog serve quay.io/acme/catalog:v1`,
     )
     .option('--port <port>', 'gRPC port (0 picks a free one; the chosen port is logged)', '50051')
     .option('--host <address>', 'interface to listen on (opm listens on all of them)', '0.0.0.0')
@@ -145,10 +164,10 @@ printing each state it sees, until it is READY. If it is not READY within --time
 image\` without --base) works too.
 
 Examples:
-  opkit catalog serve catalog/configs --inline-bundles --port 50051 &
-  opkit catalog publish --name opkit --address 127.0.0.1:50051 --kubeconfig ./kubeconfig
-  opkit catalog publish --name opkit --image quay.io/acme/catalog:v1
-  opkit catalog publish --name opkit --image quay.io/acme/catalog-content:v1 --extract-content /configs`,
+  $ opkit catalog serve catalog/configs --inline-bundles --port 50051 &
+  $ opkit catalog publish --name opkit --address 127.0.0.1:50051 --kubeconfig ./kubeconfig
+  $ opkit catalog publish --name opkit --image quay.io/acme/catalog:v1
+  $ opkit catalog publish --name opkit --image quay.io/acme/catalog-content:v1 --extract-content /configs`,
     )
     .requiredOption('--name <name>', 'CatalogSource name')
     .option('--namespace <ns>', "namespace (OLM's global catalog namespace is olm)", 'olm')

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import type { PushOptions } from '../images.js';
+import type { PullOptions, PushOptions } from '../images.js';
 import { DEFAULT_BASE_IMAGE, DEFAULT_USER } from '../pipelines/image-defaults.js';
+import { withExamples } from './options.js';
 
 interface BuildOptions {
   operator: string;
@@ -21,6 +22,16 @@ export function registerImageCommands(program: Command): void {
   const image = program
     .command('image')
     .description('Build operator images, and push and pull OCI images over the distribution API.');
+  withExamples(
+    image,
+    [
+      'opkit image build --operator operators/memcached',
+      'opkit image push dist/images/memcached-operator quay.io/acme/memcached-operator:0.2.0',
+      'opkit image pull quay.io/acme/memcached-operator:0.2.0 ./memcached-layout',
+    ],
+    `Registry credentials come from docker's and podman's login files (docker login, podman login),
+including credential helpers; HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured.`,
+  );
   image
     .command('build')
     .description(
@@ -92,7 +103,7 @@ Examples:
     .option('--tag <tag>', 'image inside the layout (also as <layout>:<tag>; default: its only one)')
     .option('--plain-http', 'talk HTTP, not HTTPS (a registry on loopback)', false)
     .option('--username <name>', 'registry user (with --password or OPKIT_REGISTRY_PASSWORD)')
-    .option('--password <secret>', 'registry password')
+    .option('--password <secret>', 'registry password (default: docker login’s credentials)')
     .addHelpText(
       'after',
       `
@@ -107,5 +118,34 @@ Examples:
     .action(async (layout: string | undefined, reference: string | undefined, opts: PushOptions) => {
       const { pushLayout } = await import('../images.js');
       await pushLayout(layout, reference, opts);
+    });
+  image
+    .command('pull <reference> <layout>')
+    .description(
+      'Pull an image or a multi-platform image into an OCI layout (the inverse of image push), ' +
+        'verifying every manifest and blob against its digest and size.',
+    )
+    .option(
+      '--platform <list>',
+      'comma-separated platforms to keep of an image index, e.g. linux/arm64 (one: that image alone; default: all)',
+    )
+    .option('--tag <tag>', 'tag inside the layout (default: <reference> as given)')
+    .option('--plain-http', 'talk HTTP, not HTTPS (a registry on loopback)', false)
+    .option('--username <name>', 'registry user (with --password or OPKIT_REGISTRY_PASSWORD)')
+    .option('--password <secret>', 'registry password (default: docker login’s credentials)')
+    .addHelpText(
+      'after',
+      `
+The layout is replaced as a whole (written beside it, then renamed). \`opkit image push <layout>\` pushes it
+back, to the reference it was pulled from unless another is named.
+
+Examples:
+  $ opkit image pull quay.io/acme/memcached-operator:0.2.0 ./memcached-layout
+  $ opkit image pull docker.io/library/busybox:1.37 ./busybox --platform linux/arm64
+  $ opkit image pull 127.0.0.1:5000/opkit/catalog:latest ./catalog --plain-http --tag latest`,
+    )
+    .action(async (reference: string, layout: string, opts: PullOptions) => {
+      const { pullToLayout } = await import('../images.js');
+      await pullToLayout(reference, layout, opts);
     });
 }

@@ -1,8 +1,14 @@
-import { Option } from 'commander';
+// Conventions every opkit command shares, as users of operator-sdk, opm, docker and kubectl expect them:
+// `-o, --output <format>` for commands that print data, an Examples section in every `--help`, and option
+// values checked when they are parsed (a usage error, exit code 1) rather than silently taken.
+import { type Command, InvalidArgumentError, Option } from 'commander';
+
+/** The placeholder every output-format option uses; options named `--output <dir>` etc. take a path instead. */
+export const OUTPUT_FORMAT_FLAGS = '-o, --output <format>';
 
 /**
  * An `--output` option that accepts only the formats the command writes: an unknown format is a usage error
- * (exit code 1, naming the allowed ones), never silently the default.
+ * (exit code 1, naming the allowed ones), never silently the default. The first format is the default.
  */
 export function outputFormatOption(
   flags: string,
@@ -10,4 +16,35 @@ export function outputFormatOption(
   description: string,
 ): Option {
   return new Option(flags, description).choices(formats).default(formats[0]);
+}
+
+/** Appends the `Examples:` section of `--help` (each line a command as a user types it), with notes before it. */
+export function withExamples(command: Command, examples: readonly string[], notes?: string): Command {
+  const intro = notes === undefined ? '' : `\n${notes.trim()}\n`;
+  return command.addHelpText('after', `${intro}\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}`);
+}
+
+/** A parser for an option whose value must be one of `values`, naming them when it is not. */
+export function oneOf<T extends string>(values: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!(values as readonly string[]).includes(value))
+      throw new InvalidArgumentError(`must be one of ${values.join(', ')}.`);
+    return value as T;
+  };
+}
+
+/** A parser for a positive whole number (a count, a size), refusing `0`, `1.5`, `ten`. */
+export function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0)
+    throw new InvalidArgumentError('must be a positive whole number.');
+  return n;
+}
+
+/** A parser for a comma-separated list without empty entries (`a,,b` and `a,` are refused). */
+export function commaList(value: string): string[] {
+  const items = value.split(',').map((s) => s.trim());
+  if (items.some((s) => s === ''))
+    throw new InvalidArgumentError('must be a comma-separated list without empty entries.');
+  return items;
 }

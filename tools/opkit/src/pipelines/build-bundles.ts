@@ -1,9 +1,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { bundleImage, RegistryClient, readLayout, writeLayout } from '@opkit/oci';
+import { bundleImage, type RegistryClient, readLayout, writeLayout } from '@opkit/oci';
 import { formatText, validateBundleDir } from '@opkit/olm';
 import { bundleLabels, generateBundle } from '../bundles.js';
 import { CliError } from '../cli-error.js';
+import { cliRegistryClient } from '../registry-client.js';
 
 /** An operator's release settings: the `opkit` field of its package.json. */
 interface OperatorRelease {
@@ -91,7 +92,7 @@ export async function pushBundleImages(o: {
 }): Promise<PushedBundleImage[]> {
   const pushed: PushedBundleImage[] = [];
   if (!existsSync(o.imagesDir)) return pushed;
-  const client = new RegistryClient({ plainHttp: o.plainHttp });
+  const client = cliRegistryClient({ plainHttp: o.plainHttp });
   try {
     for (const entry of readdirSync(o.imagesDir)
       .filter((e) => e.endsWith('-bundle'))

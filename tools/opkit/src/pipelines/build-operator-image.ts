@@ -18,12 +18,12 @@ import {
   type OciImageIndex,
   type Platform,
   parseImageSource,
-  RegistryClient,
   sourceDateEpoch,
   writeLayout,
 } from '@opkit/oci';
 import { CliError } from '../cli-error.js';
 import { bundleOperator } from '../operator-bundle.js';
+import { cliRegistryClient } from '../registry-client.js';
 import { DEFAULT_BASE_IMAGE, DEFAULT_USER } from './image-defaults.js';
 
 export { DEFAULT_BASE_IMAGE, DEFAULT_USER };
@@ -235,7 +235,7 @@ async function loadBase(
   wanted: (platform: Platform) => boolean,
   o: BuildOperatorImageOptions,
 ): Promise<{ readonly base: OciImage | OciImageIndex; readonly source: ImageSource }> {
-  const client = new RegistryClient({
+  const client = cliRegistryClient({
     plainHttp: o.plainHttp ?? false,
     onProgress: (e) => o.log(`  pulled ${e.digest} (${formatBytes(e.total)})`),
   });
