@@ -1,5 +1,12 @@
 import http from 'node:http';
 import https from 'node:https';
+import {
+  type ProxySettings,
+  proxyAuthorization,
+  proxyFor,
+  proxyFromEnvironment,
+  TunnelingAgent,
+} from './proxy.js';
 
 /** One HTTP exchange with the body fully buffered. */
 export interface HttpResponse {
@@ -36,6 +43,11 @@ export interface HttpTransportOptions {
   /** Idle socket timeout per request; default 60 s. */
   readonly timeoutMs?: number;
   readonly userAgent?: string;
+  /**
+   * The proxies requests go through; default: `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` of the environment
+   * (as Go programs read them). `false` connects directly.
+   */
+  readonly proxy?: ProxySettings | false;
 }
 
 const UPLOAD_SLICE = 64 * 1024;
@@ -47,14 +59,20 @@ export class HttpTransport {
   readonly #httpsAgent: https.Agent;
   readonly #timeoutMs: number;
   readonly #userAgent: string;
+  readonly #proxy: ProxySettings;
+  readonly #tlsOptions: https.AgentOptions;
+  /** Tunnelling agents by proxy URL. */
+  readonly #tunnels = new Map<string, TunnelingAgent>();
 
   constructor(options: HttpTransportOptions = {}) {
+    this.#proxy = options.proxy === false ? {} : (options.proxy ?? proxyFromEnvironment());
     this.#httpAgent = new http.Agent({ keepAlive: true });
-    this.#httpsAgent = new https.Agent({
+    this.#tlsOptions = {
       keepAlive: true,
       ...(options.ca === undefined ? {} : { ca: options.ca }),
       rejectUnauthorized: options.insecureSkipTlsVerify !== true,
-    });
+    };
+    this.#httpsAgent = new https.Agent(this.#tlsOptions);
     this.#timeoutMs = options.timeoutMs ?? 60_000;
     this.#userAgent = options.userAgent ?? '@opkit/oci';
   }
@@ -83,12 +101,49 @@ export class HttpTransport {
   close(): void {
     this.#httpAgent.destroy();
     this.#httpsAgent.destroy();
+    for (const agent of this.#tunnels.values()) agent.destroy();
+  }
+
+  /** Where a request to `url` connects: directly, to a proxy in absolute form (http), or through a tunnel (https). */
+  #route(url: URL): {
+    readonly target: URL;
+    readonly path?: string;
+    readonly agent: http.Agent;
+    readonly headers: Record<string, string>;
+  } {
+    const proxy = proxyFor(this.#proxy, url);
+    const isHttps = url.protocol === 'https:';
+    if (proxy === undefined)
+      return { target: url, agent: isHttps ? this.#httpsAgent : this.#httpAgent, headers: {} };
+    if (isHttps) {
+      let agent = this.#tunnels.get(proxy.href);
+      if (agent === undefined) {
+        agent = new TunnelingAgent(proxy, this.#tlsOptions);
+        this.#tunnels.set(proxy.href, agent);
+      }
+      return { target: url, agent, headers: {} };
+    }
+    // A plain-http request goes to the proxy with the absolute URL as its target.
+    const authorization = proxyAuthorization(proxy);
+    return {
+      target: new URL(proxy.origin), // the proxy's own credentials go in Proxy-Authorization only
+      path: url.href,
+      agent: this.#httpAgent,
+      headers: {
+        host: url.host,
+        ...(authorization === undefined ? {} : { 'proxy-authorization': authorization }),
+      },
+    };
   }
 
   #once(request: HttpRequest): Promise<HttpResponse> {
     const { url, body } = request;
-    const isHttps = url.protocol === 'https:';
-    const headers: Record<string, string> = { 'user-agent': this.#userAgent, ...request.headers };
+    const route = this.#route(url);
+    const headers: Record<string, string> = {
+      'user-agent': this.#userAgent,
+      ...route.headers,
+      ...request.headers,
+    };
     if (
       body !== undefined ||
       request.method === 'PUT' ||
@@ -101,34 +156,39 @@ export class HttpTransport {
       const options: http.RequestOptions = {
         method: request.method,
         headers,
-        agent: isHttps ? this.#httpsAgent : this.#httpAgent,
+        agent: route.agent,
         timeout: this.#timeoutMs,
+        ...(route.path === undefined ? {} : { path: route.path }),
       };
-      const req = (isHttps ? https : http).request(url, options, (res) => {
-        const chunks: Buffer[] = [];
-        const limit = request.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-        let received = 0;
-        res.on('data', (chunk: Buffer) => {
-          received += chunk.length;
-          if (received > limit) {
-            req.destroy(
-              new Error(
-                `${request.method} ${url.href}: the answer is larger than the ${limit} bytes expected`,
-              ),
-            );
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('error', reject);
-        res.on('end', () => {
-          const out: Record<string, readonly string[]> = {};
-          for (const [key, values] of Object.entries(res.headersDistinct)) {
-            if (values !== undefined) out[key.toLowerCase()] = values;
-          }
-          resolvePromise({ status: res.statusCode ?? 0, url, headers: out, body: Buffer.concat(chunks) });
-        });
-      });
+      const req = (route.target.protocol === 'https:' ? https : http).request(
+        route.target,
+        options,
+        (res) => {
+          const chunks: Buffer[] = [];
+          const limit = request.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+          let received = 0;
+          res.on('data', (chunk: Buffer) => {
+            received += chunk.length;
+            if (received > limit) {
+              req.destroy(
+                new Error(
+                  `${request.method} ${url.href}: the answer is larger than the ${limit} bytes expected`,
+                ),
+              );
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on('error', reject);
+          res.on('end', () => {
+            const out: Record<string, readonly string[]> = {};
+            for (const [key, values] of Object.entries(res.headersDistinct)) {
+              if (values !== undefined) out[key.toLowerCase()] = values;
+            }
+            resolvePromise({ status: res.statusCode ?? 0, url, headers: out, body: Buffer.concat(chunks) });
+          });
+        },
+      );
       req.on('timeout', () => {
         const err = new Error(`request timed out after ${this.#timeoutMs} ms`) as NodeJS.ErrnoException;
         err.code = 'ETIMEDOUT';

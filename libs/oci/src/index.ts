@@ -91,6 +91,7 @@ export {
   readLayoutIndex,
   writeLayout,
 } from './layout.js';
+export { bypassesProxy, type ProxySettings, proxyFor, proxyFromEnvironment } from './proxy.js';
 export { formatReference, type ImageReference, parseReference } from './reference.js';
 export {
   type ProgressEvent,
