@@ -6,6 +6,7 @@ import { findBaseCsv, generateCsv, type KubeObject, tryParseVersion, writeBundle
 import { parseAllDocuments } from 'yaml';
 import { CliError } from './cli-error.js';
 import { deploymentImages, pinnedReference, withImages } from './image-digests.js';
+import { checkImageReference } from './registry-client.js';
 
 /** Renders an operator's `config/manifests` with kustomize (through kubectl) into objects. */
 export function renderOperatorManifests(operatorDir: string): KubeObject[] {
@@ -55,6 +56,7 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<string> 
       `--replaces ${JSON.stringify(o.replaces)}: a CSV name of another package (this bundle is of ${o.packageName})`,
     );
   }
+  if (o.operatorImage !== undefined) checkImageReference('--image', o.operatorImage);
   if (o.defaultChannel !== undefined && !o.channels.includes(o.defaultChannel)) {
     throw new CliError(
       'OPKIT_ARGUMENT_INVALID',

@@ -77,6 +77,19 @@ export async function publishCatalog(options: PublishOptions): Promise<void> {
       'give exactly one of --address <host:port> or --image <reference>',
     );
   }
+  if (
+    options.address !== undefined &&
+    !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(options.address)
+  ) {
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `--address ${JSON.stringify(options.address)}: give <host>:<port> of the registry server, e.g. 127.0.0.1:50051`,
+    );
+  }
+  if (options.image !== undefined) {
+    const { checkImageReference } = await import('./registry-client.js');
+    checkImageReference('--image', options.image);
+  }
   if (options.extractContent !== undefined) {
     if (options.image === undefined) {
       throw new CliError(

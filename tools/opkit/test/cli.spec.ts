@@ -365,6 +365,40 @@ describe('bad input', () => {
     expect(existsSync(join(scratch, 'g1'))).toBe(false);
     expect(existsSync(join(scratch, 'g2'))).toBe(false);
     expect(existsSync(join(scratch, 'g3'))).toBe(false);
+    for (const [args, message] of [
+      [
+        ['graph', 'catalog/configs', '--package', 'memcached-operator', '--channel', 'alpha'],
+        'opkit: --channel picks the subscription’s channel for --installed: give --installed too\n',
+      ],
+      [
+        ['graph', 'catalog/configs', '--package', 'memcached-operator', '--installed', '0.1.0', '-o', 'dot'],
+        'opkit: --installed explains in text: -o dot draws the graph, without --installed\n',
+      ],
+      [
+        ['catalog', 'image', 'catalog/configs', '--layout', join(scratch, 'l1'), '--inline-bundles'],
+        'opkit: --inline-bundles configures the server of a serving image: give --base too\n',
+      ],
+      [
+        ['catalog', 'publish', '--name', 'x', '--address', 'nonsense'],
+        'opkit: --address "nonsense": give <host>:<port> of the registry server, e.g. 127.0.0.1:50051\n',
+      ],
+      [
+        ['bundle', 'validate', 'bundles/memcached-operator/0.2.0', '--select-optional', 'name=bogus'],
+        'opkit: selector "name=bogus" does not match any validator labels\n',
+      ],
+      [
+        ['deploy', '--image', 'Not A Reference'],
+        'opkit: --image "Not A Reference": invalid image reference "Not A Reference": invalid repository component "Not A Reference"\n',
+      ],
+      [
+        ['image', 'pull', 'quay.io/acme/app:v1', join(scratch, 'l2'), '--username', 'me'],
+        'opkit: --username needs --password or OPKIT_REGISTRY_PASSWORD\n',
+      ],
+    ] as const) {
+      const refused = await cli(...args);
+      expect(refused, args.join(' ')).toMatchObject({ code: 1, stdout: '', stderr: message });
+    }
+    expect(existsSync(join(scratch, 'l1'))).toBe(false);
   });
 
   it('hostile catalogs are refused in one line, as opm refuses them, by every command that reads them', async () => {

@@ -111,6 +111,8 @@ export function selectOptionalValidators(selector: string): OptionalValidator[] 
     requirements.every((r) => (r.op === '=' ? v.labels[r.key] === r.value : v.labels[r.key] !== r.value)),
   );
   if (picked.length === 0)
-    throw new Error(`selector ${JSON.stringify(selector)} does not match any validator labels`);
+    throw new ValidatorSelectionError(
+      `selector ${JSON.stringify(selector)} does not match any validator labels`,
+    );
   return picked;
 }

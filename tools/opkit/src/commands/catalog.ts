@@ -228,6 +228,12 @@ Examples:
         dir: string,
         opts: { layout: string; tag: string; base?: string; inlineBundles: boolean; plainHttp: boolean },
       ) => {
+        if (opts.inlineBundles && opts.base === undefined) {
+          throw new CliError(
+            'OPKIT_ARGUMENT_INVALID',
+            '--inline-bundles configures the server of a serving image: give --base too',
+          );
+        }
         const { formatValidationResults, validateCatalogDir } = await import('@opkit/olm');
         const results = (await validateCatalogDir(dir)).filter((r) => r.level === 'error');
         if (results.length > 0) {

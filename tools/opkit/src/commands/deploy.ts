@@ -70,6 +70,8 @@ Examples:
   $ opkit deploy --operator . --image registry.example.com/memcached-operator:0.3.0 --cert-manager`,
     )
     .action(async (opts: { image: string; operator: string; kubeconfig?: string; certManager: boolean }) => {
+      const { checkImageReference } = await import('../registry-client.js');
+      checkImageReference('--image', opts.image);
       const dir = resolve(opts.operator);
       const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
       const manager = `${basename(dir)}-deploy`;

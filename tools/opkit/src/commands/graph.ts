@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { CliError } from '../cli-error.js';
 import { OUTPUT_FORMAT_FLAGS, oneOf, outputFormatOption, withExamples } from './options.js';
 
 const FORMATS = ['text', 'mermaid', 'dot'] as const;
@@ -26,6 +27,17 @@ export function registerGraphCommand(program: Command): void {
       opts: { package: string; output: string; format?: string; installed?: string; channel?: string },
     ) => {
       const format = opts.format ?? opts.output;
+      // The explanation of an upgrade is a sentence, not a graph; a channel only matters for it.
+      if (opts.installed !== undefined && format !== 'text')
+        throw new CliError(
+          'OPKIT_ARGUMENT_INVALID',
+          `--installed explains in text: -o ${format} draws the graph, without --installed`,
+        );
+      if (opts.installed === undefined && opts.channel !== undefined)
+        throw new CliError(
+          'OPKIT_ARGUMENT_INVALID',
+          '--channel picks the subscription’s channel for --installed: give --installed too',
+        );
       const { buildUpgradeGraph, loadCatalog, nextUpgrade, renderDot, renderMermaid, renderText } =
         await import('@opkit/olm');
       const catalog = await loadCatalog(dir);
