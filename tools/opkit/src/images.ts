@@ -25,6 +25,7 @@ export interface PushOptions {
   plainHttp: boolean;
   username?: string;
   password?: string;
+  output: 'text' | 'json';
 }
 
 /** `opkit image push [layout] [reference]`: an image or image index from an OCI layout to a registry. */
@@ -36,19 +37,25 @@ export async function pushLayout(
   const layout = layoutArg ?? (await defaultLayout());
   const source = await layoutSource(layout, opts.tag);
   const reference = await destination(source, referenceArg, opts.image);
+  // With -o json, stdout holds the result only; progress goes to stderr.
+  const progress = opts.output === 'json' ? process.stderr : process.stdout;
   const client = cliRegistryClient({
     plainHttp: opts.plainHttp,
     ...login(opts),
     onProgress: (e) => {
-      if (e.bytes === e.total) process.stdout.write(`  ${e.digest} ${e.phase} ${e.total} bytes\n`);
+      if (e.bytes === e.total) progress.write(`  ${e.digest} ${e.phase} ${e.total} bytes\n`);
     },
   });
   try {
     const content = await readLayoutEntry(source.dir, source.ref);
-    process.stdout.write(
+    progress.write(
       `pushing ${layout} (${isImageIndex(content) ? 'image index' : 'image'}) to ${reference}\n`,
     );
     const result = await client.push(content, reference);
+    if (opts.output === 'json') {
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      return;
+    }
     for (const entry of result.images ?? []) {
       process.stdout.write(`  ${formatPlatform(entry.platform)} ${entry.digest}\n`);
     }
@@ -65,6 +72,7 @@ export interface PullOptions {
   plainHttp: boolean;
   username?: string;
   password?: string;
+  output: 'text' | 'json';
 }
 
 /**
@@ -103,9 +111,18 @@ export async function pullToLayout(reference: string, layout: string, opts: Pull
         ? buildImageIndex(pulled.images.map((entry) => entry.image))
         : pulled;
     await writeLayout(layout, [{ image: content, tag }]);
-    for (const entry of isImageIndex(content) ? content.images : []) {
-      process.stdout.write(`  ${formatPlatform(entry.platform)} ${entry.image.digest}\n`);
+    const images = isImageIndex(content)
+      ? content.images.map((entry) => ({
+          platform: formatPlatform(entry.platform),
+          digest: entry.image.digest,
+        }))
+      : [];
+    if (opts.output === 'json') {
+      const pulled = { reference, digest: content.digest, mediaType: content.mediaType, layout, tag, images };
+      process.stdout.write(`${JSON.stringify(pulled, null, 2)}\n`);
+      return;
     }
+    for (const entry of images) process.stdout.write(`  ${entry.platform} ${entry.digest}\n`);
     process.stdout.write(`pulled ${reference}@${content.digest} into ${layout}:${tag}\n`);
   } finally {
     client.close();

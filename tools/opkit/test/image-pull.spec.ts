@@ -70,6 +70,22 @@ describe('opkit image pull', () => {
     const client = new RegistryClient({ plainHttp: true });
     expect((await client.resolve(copy)).digest).toBe(index.digest);
     client.close();
+
+    // -o json: the result alone on stdout, progress on stderr.
+    const json = await cli('image', 'pull', copy, join(scratch, 'json'), '--plain-http', '-o', 'json');
+    expect(json, json.stderr).toMatchObject({ code: 0 });
+    expect(JSON.parse(json.stdout)).toEqual({
+      reference: copy,
+      digest: index.digest,
+      mediaType: index.mediaType,
+      layout: join(scratch, 'json'),
+      tag: copy,
+      images: [
+        { platform: 'linux/amd64', digest: amd64.digest },
+        { platform: 'linux/arm64', digest: arm64.digest },
+      ],
+    });
+    expect(json.stderr).toContain(`pulling ${copy}`);
   });
 
   it('--platform keeps that image alone; an absent or malformed platform and a missing image are one-line errors', async () => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { PullOptions, PushOptions } from '../images.js';
 import { DEFAULT_BASE_IMAGE, DEFAULT_USER } from '../pipelines/image-defaults.js';
-import { withExamples } from './options.js';
+import { OUTPUT_FORMAT_FLAGS, outputFormatOption, withExamples } from './options.js';
 
 interface BuildOptions {
   operator: string;
@@ -104,6 +104,9 @@ Examples:
     .option('--plain-http', 'talk HTTP, not HTTPS (a registry on loopback)', false)
     .option('--username <name>', 'registry user (with --password or OPKIT_REGISTRY_PASSWORD)')
     .option('--password <secret>', 'registry password (default: docker login’s credentials)')
+    .addOption(
+      outputFormatOption(OUTPUT_FORMAT_FLAGS, ['text', 'json'], 'result format (json: digests, platforms)'),
+    )
     .addHelpText(
       'after',
       `
@@ -133,6 +136,9 @@ Examples:
     .option('--plain-http', 'talk HTTP, not HTTPS (a registry on loopback)', false)
     .option('--username <name>', 'registry user (with --password or OPKIT_REGISTRY_PASSWORD)')
     .option('--password <secret>', 'registry password (default: docker login’s credentials)')
+    .addOption(
+      outputFormatOption(OUTPUT_FORMAT_FLAGS, ['text', 'json'], 'result format (json: digests, platforms)'),
+    )
     .addHelpText(
       'after',
       `
