@@ -107,6 +107,29 @@ describe('registry credentials from docker and podman login files', () => {
     ]);
   });
 
+  it('takes the longest podman namespace key that holds the repository, then the registry’s own', async () => {
+    const registry = await registryWith(
+      { kind: 'basic', username: 'team', password: 'team-pw' },
+      { username: 'team', password: 'team-pw' },
+    );
+    const dir = home({
+      'auth.json': {
+        auths: {
+          [registry.host]: { auth: basic('team', 'registry-wide') },
+          [`${registry.host}/team`]: { auth: basic('team', 'team-pw') },
+          [`${registry.host}/other`]: { auth: basic('team', 'other') },
+        },
+      },
+    });
+    expect(await pullWith(registry, dir, { REGISTRY_AUTH_FILE: join(dir, 'auth.json') })).toBe(image.digest);
+    const lookup = dockerCredentials({ homeDir: dir, env: { REGISTRY_AUTH_FILE: join(dir, 'auth.json') } });
+    expect(await lookup(registry.host, 'team/app')).toEqual({ username: 'team', password: 'team-pw' });
+    expect(await lookup(registry.host, 'teamster/app')).toEqual({
+      username: 'team',
+      password: 'registry-wide',
+    });
+  });
+
   it('exchanges an identitytoken for an access token (OAuth2 refresh_token grant)', async () => {
     const registry = await registryWith(
       { kind: 'bearer', username: 'ci', password: 'pw', refreshToken: 'refresh-123' },

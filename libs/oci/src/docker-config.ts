@@ -62,18 +62,19 @@ export function loginFilePaths(options: DockerCredentialOptions = {}): string[] 
  */
 export function dockerCredentials(
   options: DockerCredentialOptions = {},
-): (registry: string) => Promise<Credentials | undefined> {
+): (registry: string, repository?: string) => Promise<Credentials | undefined> {
   let files: Promise<LoginFile[]> | undefined;
   const answers = new Map<string, Promise<Credentials | undefined>>();
   const env = options.env ?? process.env;
-  return (registry) => {
-    let answer = answers.get(registry);
+  return (registry, repository = '') => {
+    const key = `${registry}/${repository}`;
+    let answer = answers.get(key);
     if (answer === undefined) {
       files ??= Promise.all(loginFilePaths(options).map(readLoginFile)).then((all) =>
         all.filter((f): f is LoginFile => f !== undefined),
       );
-      answer = files.then((loaded) => lookup(loaded, registry, env));
-      answers.set(registry, answer);
+      answer = files.then((loaded) => lookup(loaded, registry, repository, env));
+      answers.set(key, answer);
     }
     return answer;
   };
@@ -82,13 +83,14 @@ export function dockerCredentials(
 async function lookup(
   files: readonly LoginFile[],
   registry: string,
+  repository: string,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Credentials | undefined> {
   const server = registry === DOCKER_HUB ? DOCKER_HUB_AUTH_KEY : registry;
   for (const file of files) {
     const helper = file.credHelpers.get(registry) ?? file.credHelpers.get(server);
     if (helper !== undefined) return runHelper(helper, server, env);
-    const entry = authEntry(file, registry);
+    const entry = authEntry(file, registry, repository);
     if (entry !== undefined) {
       const credentials = decodeEntry(file.path, registry, entry);
       if (credentials !== undefined) return credentials;
@@ -102,15 +104,27 @@ async function lookup(
   return undefined;
 }
 
-/** The `auths` entry of a registry: keys may be `host`, `https://host`, `https://host/v1/` (docker's form). */
-function authEntry(file: LoginFile, registry: string): AuthEntry | undefined {
-  const wanted =
-    registry === DOCKER_HUB
-      ? new Set([DOCKER_HUB, 'index.docker.io', 'registry-1.docker.io'])
-      : new Set([registry]);
+/**
+ * The `auths` entry of a repository: podman's keys may name a namespace (`quay.io/acme`), the longest one
+ * that holds the repository wins; then the registry's own entry, keyed `host`, `https://host` or
+ * `https://host/v1/` (docker's forms, whose path names no namespace).
+ */
+function authEntry(file: LoginFile, registry: string, repository: string): AuthEntry | undefined {
+  const hosts =
+    registry === DOCKER_HUB ? [DOCKER_HUB, 'index.docker.io', 'registry-1.docker.io'] : [registry];
+  const parts = repository === '' ? [] : repository.split('/');
+  for (let n = parts.length; n > 0; n--) {
+    const namespace = parts.slice(0, n).join('/');
+    for (const host of hosts) {
+      const entry = file.auths.get(`${host}/${namespace}`);
+      if (entry !== undefined) return entry;
+    }
+  }
   for (const [key, entry] of file.auths) {
+    const schemeless = !/^https?:\/\//.test(key);
+    if (schemeless && key.includes('/')) continue; // a namespace entry, matched above
     const host = key.replace(/^https?:\/\//, '').replace(/\/.*$/, '');
-    if (wanted.has(host)) return entry;
+    if (hosts.includes(host)) return entry;
   }
   return undefined;
 }

@@ -62,10 +62,13 @@ export type UploadMode = 'auto' | 'monolithic' | 'chunked';
 
 /** Options of a {@link RegistryClient}. */
 export interface RegistryClientOptions extends HttpTransportOptions {
-  /** Credentials by registry (`host[:port]` as written in references), or a lookup function. */
+  /**
+   * Credentials by registry (`host[:port]` as written in references), or a lookup function given the registry
+   * and the repository (empty for a ping).
+   */
   readonly credentials?:
     | Readonly<Record<string, Credentials>>
-    | ((registry: string) => Credentials | undefined | Promise<Credentials | undefined>);
+    | ((registry: string, repository: string) => Credentials | undefined | Promise<Credentials | undefined>);
   /** Talk plain HTTP to every registry (`true`) or to the listed ones. Default: HTTPS everywhere. */
   readonly plainHttp?: boolean | readonly string[];
   /** Retries after a connection error, 429 or 5xx; default 3. */
@@ -568,7 +571,7 @@ export class RegistryClient {
     const state = this.#auth.get(t.registry);
     if (state === undefined) return undefined;
     if (state.kind === 'basic') {
-      const credentials = await this.#credentials(t.registry);
+      const credentials = await this.#credentials(t);
       return credentials === undefined ? undefined : basicAuthorization(credentials);
     }
     const cached = this.#tokens.get(`${t.registry} ${t.scope}`);
@@ -595,7 +598,7 @@ export class RegistryClient {
       return;
     }
     if (challenges.some((c) => c.scheme === 'basic')) {
-      if ((await this.#credentials(t.registry)) === undefined) {
+      if ((await this.#credentials(t)) === undefined) {
         throw new AuthFailedError(
           t.registry,
           t.display,
@@ -632,7 +635,7 @@ export class RegistryClient {
     if (state.service !== undefined) url.searchParams.set('service', state.service);
     for (const scope of mergeScopes([t.scope, challenge?.params.scope ?? '']))
       url.searchParams.append('scope', scope);
-    const credentials = await this.#credentials(t.registry);
+    const credentials = await this.#credentials(t);
     const headers: Record<string, string> = { accept: 'application/json' };
     const realm = `${url.origin}${url.pathname}`;
     let res: HttpResponse;
@@ -690,10 +693,10 @@ export class RegistryClient {
     return token;
   }
 
-  async #credentials(registry: string): Promise<Credentials | undefined> {
+  async #credentials(t: Target): Promise<Credentials | undefined> {
     const source = this.#options.credentials;
     if (source === undefined) return undefined;
-    return typeof source === 'function' ? await source(registry) : source[registry];
+    return typeof source === 'function' ? await source(t.registry, t.repository) : source[t.registry];
   }
 
   #baseUrl(registry: string): URL {
