@@ -1,13 +1,14 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bundleImage,
   CATALOG_CONFIGS_LABEL,
   catalogImage,
+  dockerCredentials,
   type OciImage,
   RegistryClient,
   readLayout,
@@ -19,6 +20,23 @@ import { startTokenServer, type TokenServer } from './support/token-server.js';
 
 const run = promisify(execFile);
 const toolsPresent = haveTools('docker-registry', 'skopeo', 'umoci', 'openssl');
+
+/**
+ * Login-file credentials from a fresh home: `~/.docker/config.json` holding `config`, and on PATH a
+ * `docker-credential-test` that answers `user`/`secret` for any server.
+ */
+async function loginFiles(root: string, config: unknown, user: string, secret: string) {
+  const home = await mkdtemp(join(root, 'home-'));
+  await mkdir(join(home, '.docker'));
+  await writeFile(join(home, '.docker', 'config.json'), JSON.stringify(config));
+  const helper = join(home, 'docker-credential-test');
+  await writeFile(
+    helper,
+    `#!/bin/sh\ncat >/dev/null\necho '${JSON.stringify({ Username: user, Secret: secret })}'\n`,
+  );
+  await chmod(helper, 0o755);
+  return dockerCredentials({ homeDir: home, env: { PATH: `${home}${delimiter}${process.env.PATH}` } });
+}
 
 const labels: Record<string, string> = {
   'operators.operatorframework.io.bundle.mediatype.v1': 'registry+v1',
@@ -227,6 +245,21 @@ describe.skipIf(htpasswdLine === undefined)('htpasswd (basic auth) registry', ()
     expect(inspected.Labels).toEqual(labels);
   });
 
+  it('pulls with the credentials of docker’s login file and of a credential helper', async () => {
+    const ref = `${registry.host}/private/bundle:login`;
+    await newClient('s3cret').push(image, ref);
+    const auth = Buffer.from('alice:s3cret').toString('base64');
+    for (const config of [{ auths: { [registry.host]: { auth } } }, { credsStore: 'test' }]) {
+      const client = new RegistryClient({
+        plainHttp: true,
+        retries: 0,
+        credentials: await loginFiles(root, config, 'alice', 's3cret'),
+      });
+      clients.push(client);
+      expect((await client.pull(ref)).digest, JSON.stringify(config)).toBe(image.digest);
+    }
+  });
+
   it('fails with OCI_AUTH_FAILED without or with wrong credentials', async () => {
     const ref = `${registry.host}/private/bundle:v2`;
     await expect(newClient().push(image, ref)).rejects.toMatchObject({
@@ -279,6 +312,32 @@ describe.skipIf(!toolsPresent)('token (bearer) auth registry', () => {
       ]);
     } finally {
       client.close();
+    }
+  });
+
+  it('gets its token with the credentials of docker’s login file and of credHelpers', async () => {
+    const pusher = new RegistryClient({
+      plainHttp: true,
+      credentials: () => ({ username: 'alice', password: 'pw' }),
+    });
+    await pusher.push(image, `${registry.host}/team/bundle:login`);
+    pusher.close();
+    const auth = Buffer.from('alice:pw').toString('base64');
+    for (const config of [
+      { auths: { [`https://${registry.host}/v1/`]: { auth } } },
+      { credHelpers: { [registry.host]: 'test' } },
+    ]) {
+      const client = new RegistryClient({
+        plainHttp: true,
+        credentials: await loginFiles(root, config, 'alice', 'pw'),
+      });
+      try {
+        tokens.requests.length = 0;
+        expect((await client.pull(`${registry.host}/team/bundle:login`)).digest).toBe(image.digest);
+        expect(tokens.requests.map((r) => r.user)).toEqual(['alice']);
+      } finally {
+        client.close();
+      }
     }
   });
 
