@@ -46,6 +46,13 @@ export interface GenerateBundleOptions {
 
 /** `operator-sdk generate bundle`: CSV from the base CSV and the operator's manifests, then the bundle directory. */
 export async function generateBundle(o: GenerateBundleOptions): Promise<string> {
+  // The CSV is named <package>.v<version>: a Kubernetes object name (DNS-1123 subdomain).
+  if (!/^[a-z0-9]([-a-z0-9.]{0,200}[a-z0-9])?$/.test(o.packageName)) {
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `--package ${JSON.stringify(o.packageName)}: lower-case letters, digits, '-' and '.' only (it names the CSV <package>.v<version>)`,
+    );
+  }
   // operator-sdk takes the CSV name (<package>.v<version>); a bare version names this package's CSV.
   const replacesVersion = o.replaces?.startsWith(`${o.packageName}.v`)
     ? o.replaces.slice(o.packageName.length + 2)

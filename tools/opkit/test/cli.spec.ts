@@ -322,6 +322,10 @@ describe('bad input', () => {
         'opkit: --default-channel "beta": not one of --channels alpha,stable\n',
       ],
       [
+        ['--package', 'Memcached_Operator'],
+        "opkit: --package \"Memcached_Operator\": lower-case letters, digits, '-' and '.' only (it names the CSV <package>.v<version>)\n",
+      ],
+      [
         ['--channels', 'alpha,,stable'],
         "error: option '--channels <list>' argument 'alpha,,stable' is invalid. must be a comma-separated list without empty entries.\n",
       ],

@@ -33,14 +33,6 @@ export function oneOf<T extends string>(values: readonly T[]): (value: string) =
   };
 }
 
-/** A parser for a positive whole number (a count, a size), refusing `0`, `1.5`, `ten`. */
-export function positiveInteger(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0)
-    throw new InvalidArgumentError('must be a positive whole number.');
-  return n;
-}
-
 /** A parser for a comma-separated list without empty entries (`a,,b` and `a,` are refused). */
 export function commaList(value: string): string[] {
   const items = value.split(',').map((s) => s.trim());
