@@ -10,7 +10,7 @@ import { registerCatalogCommands } from './commands/catalog.js';
 import { registerDeployCommands } from './commands/deploy.js';
 import { registerGraphCommand } from './commands/graph.js';
 import { registerImageCommands } from './commands/image.js';
-import { withExamples } from './commands/options.js';
+import { examples } from './commands/options.js';
 
 /** The package's version; a bundled copy (the catalog server in an image) has no package.json beside it. */
 export function cliVersion(): string {
@@ -29,13 +29,16 @@ export function createProgram(): Command {
     .description('OLM tooling without Docker: bundles, file-based catalogs, upgrade graphs and OCI images.')
     .version(cliVersion(), '-v, --version', 'print the version of opkit')
     // Program options only before a command: `bundle generate --version` and `image build --version` are theirs.
-    .enablePositionalOptions();
-  withExamples(program, [
-    'opkit bundle validate bundles/memcached-operator/0.2.0',
-    'opkit catalog render catalog/configs -o yaml',
-    'opkit image pull quay.io/acme/memcached-operator:0.2.0 ./memcached-layout',
-    'opkit <command> --help',
-  ]);
+    .enablePositionalOptions()
+    .addHelpText(
+      'after',
+      examples([
+        'opkit bundle validate bundles/memcached-operator/0.2.0',
+        'opkit catalog render catalog/configs -o yaml',
+        'opkit image pull quay.io/acme/memcached-operator:0.2.0 ./memcached-layout',
+        'opkit <command> --help',
+      ]),
+    );
   registerBundleCommands(program);
   registerCatalogCommands(program);
   registerDeployCommands(program);

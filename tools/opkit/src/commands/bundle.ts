@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { RegistryClient } from '@opkit/oci';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
-import { commaList, OUTPUT_FORMAT_FLAGS, outputFormatOption, withExamples } from './options.js';
+import { commaList, examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from './options.js';
 
 /** A registry client for pinning images to digests; `plainHttp` for a registry on loopback. */
 async function registryClient(plainHttp: boolean): Promise<RegistryClient> {
@@ -11,12 +11,17 @@ async function registryClient(plainHttp: boolean): Promise<RegistryClient> {
 }
 
 export function registerBundleCommands(program: Command): void {
-  const bundle = program.command('bundle').description('Generate, validate and image registry+v1 bundles.');
-  withExamples(bundle, [
-    'opkit bundle generate --operator operators/memcached --package memcached-operator --version 0.3.0 --out bundles/memcached-operator/0.3.0',
-    'opkit bundle validate bundles/memcached-operator/0.3.0 -o json',
-  ]);
-  const buildAll = bundle
+  const bundle = program
+    .command('bundle')
+    .description('Generate, validate and image registry+v1 bundles.')
+    .addHelpText(
+      'after',
+      examples([
+        'opkit bundle generate --operator operators/memcached --package memcached-operator --version 0.3.0 --out bundles/memcached-operator/0.3.0',
+        'opkit bundle validate bundles/memcached-operator/0.3.0 -o json',
+      ]),
+    );
+  bundle
     .command('build-all')
     .description('Generate every operator’s current bundle, validate all bundles and build their images.')
     .option('--operators <dir>', 'operator projects (with an `opkit` field in package.json)', 'operators')
@@ -27,34 +32,34 @@ export function registerBundleCommands(program: Command): void {
       'pin the operator and RELATED_IMAGE_* images of the generated bundles to their current digests',
       false,
     )
-    .option('--plain-http', 'reach registries over HTTP (with --use-image-digests)', false);
-  withExamples(buildAll, [
-    'opkit bundle build-all',
-    'opkit bundle build-all --use-image-digests --images dist/images',
-  ]);
-  buildAll.action(
-    async (opts: {
-      operators: string;
-      bundles: string;
-      images: string;
-      useImageDigests: boolean;
-      plainHttp: boolean;
-    }) => {
-      const { buildBundles } = await import('../pipelines/build-bundles.js');
-      const client = opts.useImageDigests ? await registryClient(opts.plainHttp) : undefined;
-      try {
-        await buildBundles({
-          operatorsDir: opts.operators,
-          bundlesDir: opts.bundles,
-          imagesDir: opts.images,
-          ...(client ? { imageDigests: client } : {}),
-          log: (line) => process.stdout.write(`${line}\n`),
-        });
-      } finally {
-        client?.close();
-      }
-    },
-  );
+    .option('--plain-http', 'reach registries over HTTP (with --use-image-digests)', false)
+    .addHelpText(
+      'after',
+      examples(['opkit bundle build-all', 'opkit bundle build-all --use-image-digests --images dist/images']),
+    )
+    .action(
+      async (opts: {
+        operators: string;
+        bundles: string;
+        images: string;
+        useImageDigests: boolean;
+        plainHttp: boolean;
+      }) => {
+        const { buildBundles } = await import('../pipelines/build-bundles.js');
+        const client = opts.useImageDigests ? await registryClient(opts.plainHttp) : undefined;
+        try {
+          await buildBundles({
+            operatorsDir: opts.operators,
+            bundlesDir: opts.bundles,
+            imagesDir: opts.images,
+            ...(client ? { imageDigests: client } : {}),
+            log: (line) => process.stdout.write(`${line}\n`),
+          });
+        } finally {
+          client?.close();
+        }
+      },
+    );
   bundle
     .command('push')
     .description(
@@ -85,7 +90,7 @@ Examples:
         );
       }
     });
-  const generate = bundle
+  bundle
     .command('generate')
     .description('Generate a bundle (CSV, CRDs, metadata) from an operator’s config/manifests.')
     .requiredOption('--operator <dir>', 'operator project directory (with config/manifests)')
@@ -101,28 +106,31 @@ Examples:
       'pin the operator and RELATED_IMAGE_* images to the digests their registries serve now',
       false,
     )
-    .option('--plain-http', 'reach registries over HTTP (with --use-image-digests)', false);
-  withExamples(generate, [
-    'opkit bundle generate --operator operators/memcached --package memcached-operator --version 0.3.0 \\\n      --replaces 0.2.0 --channels alpha,stable --out bundles/memcached-operator/0.3.0',
-    'opkit bundle generate --operator . --package memcached-operator --version 0.3.0 --out bundle \\\n      --image quay.io/acme/memcached-operator:0.3.0 --use-image-digests',
-  ]);
-  generate.action(async (opts) => {
-    const { generateBundle } = await import('../bundles.js');
-    const client = opts.useImageDigests ? await registryClient(opts.plainHttp) : undefined;
-    const dir = await generateBundle({
-      operatorDir: resolve(opts.operator),
-      packageName: opts.package,
-      version: opts.version,
-      outDir: resolve(opts.out),
-      channels: opts.channels,
-      defaultChannel: opts.defaultChannel,
-      replaces: opts.replaces,
-      operatorImage: opts.image,
-      ...(client ? { imageDigests: client } : {}),
-    }).finally(() => client?.close());
-    process.stdout.write(`wrote bundle ${dir}\n`);
-  });
-  const validate = bundle
+    .option('--plain-http', 'reach registries over HTTP (with --use-image-digests)', false)
+    .addHelpText(
+      'after',
+      examples([
+        'opkit bundle generate --operator operators/memcached --package memcached-operator --version 0.3.0 \\\n      --replaces 0.2.0 --channels alpha,stable --out bundles/memcached-operator/0.3.0',
+        'opkit bundle generate --operator . --package memcached-operator --version 0.3.0 --out bundle \\\n      --image quay.io/acme/memcached-operator:0.3.0 --use-image-digests',
+      ]),
+    )
+    .action(async (opts) => {
+      const { generateBundle } = await import('../bundles.js');
+      const client = opts.useImageDigests ? await registryClient(opts.plainHttp) : undefined;
+      const dir = await generateBundle({
+        operatorDir: resolve(opts.operator),
+        packageName: opts.package,
+        version: opts.version,
+        outDir: resolve(opts.out),
+        channels: opts.channels,
+        defaultChannel: opts.defaultChannel,
+        replaces: opts.replaces,
+        operatorImage: opts.image,
+        ...(client ? { imageDigests: client } : {}),
+      }).finally(() => client?.close());
+      process.stdout.write(`wrote bundle ${dir}\n`);
+    });
+  bundle
     .command('validate <dir>')
     .description(
       'Validate a bundle as `operator-sdk bundle validate` does (errors and warnings, same messages).',
@@ -134,37 +142,43 @@ Examples:
         'report format (json is operator-sdk’s json-alpha1)',
       ),
     )
-    .option('--select-optional <selector>', 'also run optional validators, e.g. name=operatorhub');
-  withExamples(validate, [
-    'opkit bundle validate bundles/memcached-operator/0.2.0',
-    'opkit bundle validate ./bundle --select-optional name=operatorhub -o json-alpha1',
-  ]);
-  validate.action(async (dir: string, opts: { output: string; selectOptional?: string }) => {
-    const { formatJsonAlpha1, formatText, validateBundleDir } = await import('@opkit/olm');
-    const report = validateBundleDir(dir, { selectOptional: opts.selectOptional });
-    process.stdout.write(opts.output === 'text' ? formatText(report) : formatJsonAlpha1(report));
-    if (!report.passed) process.exitCode = 1;
-  });
-  const image = bundle
+    .option('--select-optional <selector>', 'also run optional validators, e.g. name=operatorhub')
+    .addHelpText(
+      'after',
+      examples([
+        'opkit bundle validate bundles/memcached-operator/0.2.0',
+        'opkit bundle validate ./bundle --select-optional name=operatorhub -o json-alpha1',
+      ]),
+    )
+    .action(async (dir: string, opts: { output: string; selectOptional?: string }) => {
+      const { formatJsonAlpha1, formatText, validateBundleDir } = await import('@opkit/olm');
+      const report = validateBundleDir(dir, { selectOptional: opts.selectOptional });
+      process.stdout.write(opts.output === 'text' ? formatText(report) : formatJsonAlpha1(report));
+      if (!report.passed) process.exitCode = 1;
+    });
+  bundle
     .command('image <dir>')
     .description(
       'Build the bundle image (FROM scratch, bundle labels) as an OCI image layout, without Docker.',
     )
     .requiredOption('--layout <dir>', 'OCI layout directory to write')
-    .option('--tag <tag>', 'tag inside the layout', 'latest');
-  withExamples(image, [
-    'opkit bundle image bundles/memcached-operator/0.2.0 --layout dist/images/memcached-operator-bundle --tag v0.2.0',
-    'opkit image push dist/images/memcached-operator-bundle:v0.2.0 quay.io/acme/memcached-operator-bundle:v0.2.0',
-  ]);
-  image.action(async (dir: string, opts: { layout: string; tag: string }) => {
-    const [{ bundleImage, writeLayout }, { loadBundle }, { bundleLabels }] = await Promise.all([
-      import('@opkit/oci'),
-      import('@opkit/olm'),
-      import('../bundles.js'),
-    ]);
-    loadBundle(dir); // precise errors for a malformed bundle before anything is written
-    const image = await bundleImage(dir, bundleLabels(dir));
-    await writeLayout(opts.layout, [{ image, tag: opts.tag }]);
-    process.stdout.write(`${image.digest} ${opts.layout}:${opts.tag}\n`);
-  });
+    .option('--tag <tag>', 'tag inside the layout', 'latest')
+    .addHelpText(
+      'after',
+      examples([
+        'opkit bundle image bundles/memcached-operator/0.2.0 --layout dist/images/memcached-operator-bundle --tag v0.2.0',
+        'opkit image push dist/images/memcached-operator-bundle:v0.2.0 quay.io/acme/memcached-operator-bundle:v0.2.0',
+      ]),
+    )
+    .action(async (dir: string, opts: { layout: string; tag: string }) => {
+      const [{ bundleImage, writeLayout }, { loadBundle }, { bundleLabels }] = await Promise.all([
+        import('@opkit/oci'),
+        import('@opkit/olm'),
+        import('../bundles.js'),
+      ]);
+      loadBundle(dir); // precise errors for a malformed bundle before anything is written
+      const image = await bundleImage(dir, bundleLabels(dir));
+      await writeLayout(opts.layout, [{ image, tag: opts.tag }]);
+      process.stdout.write(`${image.digest} ${opts.layout}:${opts.tag}\n`);
+    });
 }

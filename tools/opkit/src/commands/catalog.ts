@@ -1,16 +1,21 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
-import { OUTPUT_FORMAT_FLAGS, outputFormatOption, withExamples } from './options.js';
+import { examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from './options.js';
 
 export function registerCatalogCommands(program: Command): void {
-  const catalog = program.command('catalog').description('Build, validate and image file-based catalogs.');
-  withExamples(catalog, [
-    'opkit catalog build --template catalog/templates/memcached-operator.yaml --out catalog/configs',
-    'opkit catalog validate catalog/configs',
-    'opkit catalog render catalog/configs -o yaml',
-  ]);
-  const build = catalog
+  const catalog = program
+    .command('catalog')
+    .description('Build, validate and image file-based catalogs.')
+    .addHelpText(
+      'after',
+      examples([
+        'opkit catalog build --template catalog/templates/memcached-operator.yaml --out catalog/configs',
+        'opkit catalog validate catalog/configs',
+        'opkit catalog render catalog/configs -o yaml',
+      ]),
+    );
+  catalog
     .command('build')
     .description(
       'Render catalog templates (olm.semver or olm.template.basic) over the bundles into an FBC directory.',
@@ -22,59 +27,62 @@ export function registerCatalogCommands(program: Command): void {
       '--bundle-images <repository>',
       'name each bundle by its pushed image <repository>/<package>-bundle@<digest> (see bundle push) instead of inline manifests only',
     )
-    .option('--plain-http', 'reach the registry over HTTP (with --bundle-images)', false);
-  withExamples(build, [
-    'opkit catalog build --template catalog/templates/*.yaml --bundles bundles --out catalog/configs',
-    'opkit catalog build --template catalog/templates/*.yaml --out catalog/configs --bundle-images quay.io/acme',
-  ]);
-  build.action(
-    async (opts: {
-      template: string[];
-      bundles: string;
-      out: string;
-      bundleImages?: string;
-      plainHttp: boolean;
-    }) => {
-      const [{ cliRegistryClient }, { buildCatalog }] = await Promise.all([
-        import('../registry-client.js'),
-        import('../catalog-build.js'),
-      ]);
-      const client = opts.bundleImages ? cliRegistryClient({ plainHttp: opts.plainHttp }) : undefined;
-      const built = await buildCatalog(
-        opts.template,
-        opts.bundles,
-        resolve(opts.out),
-        client && opts.bundleImages ? { repository: opts.bundleImages, client } : undefined,
-      ).finally(() => client?.close());
-      process.stdout.write(
-        `wrote ${opts.out}: ${built.packages.length} packages, ${built.channels.length} channels, ${built.bundles.length} bundles\n`,
-      );
-    },
-  );
-  const validate = catalog
+    .option('--plain-http', 'reach the registry over HTTP (with --bundle-images)', false)
+    .addHelpText(
+      'after',
+      examples([
+        'opkit catalog build --template catalog/templates/*.yaml --bundles bundles --out catalog/configs',
+        'opkit catalog build --template catalog/templates/*.yaml --out catalog/configs --bundle-images quay.io/acme',
+      ]),
+    )
+    .action(
+      async (opts: {
+        template: string[];
+        bundles: string;
+        out: string;
+        bundleImages?: string;
+        plainHttp: boolean;
+      }) => {
+        const [{ cliRegistryClient }, { buildCatalog }] = await Promise.all([
+          import('../registry-client.js'),
+          import('../catalog-build.js'),
+        ]);
+        const client = opts.bundleImages ? cliRegistryClient({ plainHttp: opts.plainHttp }) : undefined;
+        const built = await buildCatalog(
+          opts.template,
+          opts.bundles,
+          resolve(opts.out),
+          client && opts.bundleImages ? { repository: opts.bundleImages, client } : undefined,
+        ).finally(() => client?.close());
+        process.stdout.write(
+          `wrote ${opts.out}: ${built.packages.length} packages, ${built.channels.length} channels, ${built.bundles.length} bundles\n`,
+        );
+      },
+    );
+  catalog
     .command('validate <dir>')
     .description('Validate a file-based catalog as `opm validate` does.')
-    .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, ['text', 'json'], 'report format'));
-  withExamples(validate, [
-    'opkit catalog validate catalog/configs',
-    'opkit catalog validate catalog/configs -o json',
-  ]);
-  validate.action(async (dir: string, opts: { output: 'text' | 'json' }) => {
-    const { formatValidationResults, validateCatalogDir } = await import('@opkit/olm');
-    const results = await validateCatalogDir(dir);
-    const errors = results.filter((r) => r.level === 'error');
-    if (opts.output === 'json')
-      process.stdout.write(`${JSON.stringify({ passed: errors.length === 0, results }, null, 2)}\n`);
-    else {
-      // opm's report of the errors, then opkit's own warnings, which never fail the catalog.
-      const report = formatValidationResults(results);
-      if (report) process.stderr.write(report.endsWith('\n') ? report : `${report}\n`);
-      for (const w of results.filter((r) => r.level === 'warning')) {
-        process.stderr.write(`warning: ${w.message}${w.file ? ` (${w.file})` : ''}\n`);
+    .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, ['text', 'json'], 'report format'))
+    .addHelpText(
+      'after',
+      examples(['opkit catalog validate catalog/configs', 'opkit catalog validate catalog/configs -o json']),
+    )
+    .action(async (dir: string, opts: { output: 'text' | 'json' }) => {
+      const { formatValidationResults, validateCatalogDir } = await import('@opkit/olm');
+      const results = await validateCatalogDir(dir);
+      const errors = results.filter((r) => r.level === 'error');
+      if (opts.output === 'json')
+        process.stdout.write(`${JSON.stringify({ passed: errors.length === 0, results }, null, 2)}\n`);
+      else {
+        // opm's report of the errors, then opkit's own warnings, which never fail the catalog.
+        const report = formatValidationResults(results);
+        if (report) process.stderr.write(report.endsWith('\n') ? report : `${report}\n`);
+        for (const w of results.filter((r) => r.level === 'warning')) {
+          process.stderr.write(`warning: ${w.message}${w.file ? ` (${w.file})` : ''}\n`);
+        }
       }
-    }
-    if (errors.length > 0) process.exitCode = 1;
-  });
+      if (errors.length > 0) process.exitCode = 1;
+    });
   catalog
     .command('render <source...>')
     .description(

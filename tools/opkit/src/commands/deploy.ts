@@ -4,7 +4,7 @@ import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import type { Manifest, SecretData } from '../webhook-certificates.js';
-import { withExamples } from './options.js';
+import { examples } from './options.js';
 
 function kubectl(args: string[], input?: string): string {
   const result = spawnSync('kubectl', args, { input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -93,22 +93,25 @@ Examples:
         ),
       );
     });
-  const undeploy = program
+  program
     .command('undeploy')
     .description('Remove what deploy installed (the CRDs too, and with them every custom resource).')
     .option('--operator <dir>', 'operator project directory', '.')
-    .option('--kubeconfig <path>', 'kubeconfig (default: $KUBECONFIG or ~/.kube/config)');
-  withExamples(undeploy, [
-    'opkit undeploy --operator operators/memcached',
-    'opkit undeploy --operator . --kubeconfig ./kubeconfig',
-  ]);
-  undeploy.action((opts: { operator: string; kubeconfig?: string }) => {
-    const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
-    process.stdout.write(
-      kubectl(
-        ['delete', ...k, '--ignore-not-found', '--wait=false', '-f', '-'],
-        render(resolve(opts.operator), undefined),
-      ),
-    );
-  });
+    .option('--kubeconfig <path>', 'kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
+    .addHelpText(
+      'after',
+      examples([
+        'opkit undeploy --operator operators/memcached',
+        'opkit undeploy --operator . --kubeconfig ./kubeconfig',
+      ]),
+    )
+    .action((opts: { operator: string; kubeconfig?: string }) => {
+      const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
+      process.stdout.write(
+        kubectl(
+          ['delete', ...k, '--ignore-not-found', '--wait=false', '-f', '-'],
+          render(resolve(opts.operator), undefined),
+        ),
+      );
+    });
 }

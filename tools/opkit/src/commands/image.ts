@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { PullOptions, PushOptions } from '../images.js';
 import { DEFAULT_BASE_IMAGE, DEFAULT_USER } from '../pipelines/image-defaults.js';
-import { OUTPUT_FORMAT_FLAGS, outputFormatOption, withExamples } from './options.js';
+import { examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from './options.js';
 
 interface BuildOptions {
   operator: string;
@@ -21,17 +21,19 @@ interface BuildOptions {
 export function registerImageCommands(program: Command): void {
   const image = program
     .command('image')
-    .description('Build operator images, and push and pull OCI images over the distribution API.');
-  withExamples(
-    image,
-    [
-      'opkit image build --operator operators/memcached',
-      'opkit image push dist/images/memcached-operator quay.io/acme/memcached-operator:0.2.0',
-      'opkit image pull quay.io/acme/memcached-operator:0.2.0 ./memcached-layout',
-    ],
-    `Registry credentials come from docker's and podman's login files (docker login, podman login),
+    .description('Build operator images, and push and pull OCI images over the distribution API.')
+    .addHelpText(
+      'after',
+      examples(
+        [
+          'opkit image build --operator operators/memcached',
+          'opkit image push dist/images/memcached-operator quay.io/acme/memcached-operator:0.2.0',
+          'opkit image pull quay.io/acme/memcached-operator:0.2.0 ./memcached-layout',
+        ],
+        `Registry credentials come from docker's and podman's login files (docker login, podman login),
 including credential helpers; HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured.`,
-  );
+      ),
+    );
   image
     .command('build')
     .description(

@@ -1,7 +1,7 @@
 // Conventions every opkit command shares, as users of operator-sdk, opm, docker and kubectl expect them:
 // `-o, --output <format>` for commands that print data, an Examples section in every `--help`, and option
 // values checked when they are parsed (a usage error, exit code 1) rather than silently taken.
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 
 /** The placeholder every output-format option uses; options named `--output <dir>` etc. take a path instead. */
 export const OUTPUT_FORMAT_FLAGS = '-o, --output <format>';
@@ -18,10 +18,13 @@ export function outputFormatOption(
   return new Option(flags, description).choices(formats).default(formats[0]);
 }
 
-/** Appends the `Examples:` section of `--help` (each line a command as a user types it), with notes before it. */
-export function withExamples(command: Command, examples: readonly string[], notes?: string): Command {
+/**
+ * The `Examples:` section of `--help` (each line a command as a user types it), with notes before it, for
+ * `.addHelpText('after', examples([...]))`.
+ */
+export function examples(lines: readonly string[], notes?: string): string {
   const intro = notes === undefined ? '' : `\n${notes.trim()}\n`;
-  return command.addHelpText('after', `${intro}\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}`);
+  return `${intro}\nExamples:\n${lines.map((e) => `  $ ${e}`).join('\n')}`;
 }
 
 /** A parser for an option whose value must be one of `values`, naming them when it is not. */
