@@ -77,6 +77,19 @@ export async function publishCatalog(options: PublishOptions): Promise<void> {
       'give exactly one of --address <host:port> or --image <reference>',
     );
   }
+  // Kubernetes would refuse these names too, but only after the kubeconfig is read and the server asked.
+  if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(options.name)) {
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `--name ${JSON.stringify(options.name)}: a CatalogSource name is lower-case letters, digits, '-' and '.'`,
+    );
+  }
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(options.namespace)) {
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `--namespace ${JSON.stringify(options.namespace)}: a namespace is lower-case letters, digits and '-' (at most 63)`,
+    );
+  }
   if (
     options.address !== undefined &&
     !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(options.address)

@@ -76,7 +76,11 @@ Examples:
   $ nx run bundle:push --repository=127.0.0.1:5000/opkit --plain-http`,
     )
     .action(async (opts: { repository: string; images: string; plainHttp: boolean }) => {
-      const { pushBundleImages } = await import('../pipelines/build-bundles.js');
+      const [{ pushBundleImages }, { checkImageReference }] = await Promise.all([
+        import('../pipelines/build-bundles.js'),
+        import('../registry-client.js'),
+      ]);
+      checkImageReference('--repository', opts.repository.replace(/\/+$/, ''));
       const pushed = await pushBundleImages({
         imagesDir: opts.images,
         repository: opts.repository,
