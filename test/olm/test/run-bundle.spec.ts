@@ -75,6 +75,12 @@ describe('opkit run bundle', () => {
       `${OLM_V1ALPHA1}/namespaces/${NAMESPACE}/clusterserviceversions/memcached-operator.v0.1.0`,
     );
     expect(csv.status?.phase).toBe('Succeeded');
+    // A second install of the package is refused in one line, before anything is pushed or created.
+    const again = await cli('run', 'bundle', `${bundles}:v0.1.0`, '--plain-http');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(
+      "opkit: package memcached-operator already has Subscription memcached-run/memcached-operator: upgrade with 'opkit run bundle-upgrade' or remove it with 'opkit cleanup memcached-operator'\n",
+    );
 
     const manager = await operator();
     expect(manager.image).toBe('registry.example/memcached-operator:0.1.0');
@@ -129,5 +135,10 @@ describe('opkit run bundle', () => {
     const again = await cli('cleanup', 'memcached-operator');
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('nothing to clean up');
+    const upgrade = await cli('run', 'bundle-upgrade', `${bundles}:v0.2.0`, '--plain-http');
+    expect(upgrade.code).toBe(1);
+    expect(upgrade.stderr).toMatch(
+      /^opkit: package memcached-operator was not installed in memcached-run by 'opkit run bundle'/,
+    );
   });
 });

@@ -73,7 +73,7 @@ export async function unpackFailure(
 }
 
 /** The failure OLM reports on a plan: phase Failed, a failed bundle lookup, or its retry message. */
-function planFailure(plan: InstallPlan): string | undefined {
+export function planFailure(plan: InstallPlan): string | undefined {
   for (const lookup of plan.status?.bundleLookups ?? []) {
     const failed = lookup.conditions?.find((c) => c.type === 'BundleLookupFailed' && c.status === 'True');
     if (failed) return `unpacking ${lookup.path} failed: ${failed.reason ?? ''}: ${failed.message ?? ''}`;
@@ -83,6 +83,13 @@ function planFailure(plan: InstallPlan): string | undefined {
     return plan.status.message ?? condition?.message ?? 'phase Failed';
   }
   return undefined;
+}
+
+/** Whether OLM's bundle-unpack Job for the plan is still running. */
+function unpacking(plan: InstallPlan): boolean {
+  return (plan.status?.bundleLookups ?? []).some((l) =>
+    l.conditions?.some((c) => c.type === 'BundleLookupPending' && c.status === 'True'),
+  );
 }
 
 /**
@@ -137,7 +144,7 @@ export async function approveAndWait(
         .filter((c) => c.status === 'True' && c.message)
         .map((c) => `${c.type}: ${c.message}`);
       state(
-        `Subscription ${sub.status?.state ?? 'not resolved yet'}${plan ? `, InstallPlan ${plan.metadata.name} ${plan.status?.phase ?? 'new'}${(plan.status?.bundleLookups?.length ?? 0) > 0 ? ' (unpacking the bundle)' : ''}` : ''}${conditions.length > 0 ? ` (${conditions.join('; ')})` : ''}`,
+        `Subscription ${sub.status?.state ?? 'not resolved yet'}${plan ? `, InstallPlan ${plan.metadata.name} ${plan.status?.phase ?? 'new'}${unpacking(plan) ? ' (unpacking the bundle)' : ''}` : ''}${conditions.length > 0 ? ` (${conditions.join('; ')})` : ''}`,
       );
       if (plan?.spec.clusterServiceVersionNames.includes(options.csvName) !== true) return undefined;
       if (plan.spec.approved) return plan;
