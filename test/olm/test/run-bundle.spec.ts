@@ -56,6 +56,20 @@ const operator = () => operatorPod(rest, NAMESPACE, 'memcached-operator-controll
 
 describe('opkit run bundle', () => {
   it('installs a bundle image through OLM: the CSV succeeds and the operator reconciles a Memcached', async () => {
+    const nowhere = await opkit([
+      'run',
+      'bundle',
+      `${bundles}:v0.1.0`,
+      '--plain-http',
+      '-n',
+      'nowhere',
+      '--kubeconfig',
+      cluster.kubeconfigPath,
+    ]);
+    expect([nowhere.code, nowhere.stderr]).toEqual([
+      1,
+      'opkit: namespace nowhere does not exist: create it first (kubectl create namespace nowhere)\n',
+    ]);
     const result = await cli(
       'run',
       'bundle',

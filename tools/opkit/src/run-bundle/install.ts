@@ -110,6 +110,8 @@ export async function runBundle(options: RunBundleOptions): Promise<void> {
   const cluster = connect(options.kubeconfig, options.namespace);
   const { namespace } = cluster;
   const client = registryClient(options);
+  // The package, once the first object for it is created.
+  let created: string | undefined;
   try {
     const deadline = new Deadline(options.timeoutMs);
     const pulled = await pullBundle(client, options.bundleImage);
@@ -120,6 +122,18 @@ export async function runBundle(options: RunBundleOptions): Promise<void> {
       throw new CliError('OPKIT_BUNDLE_IMAGE_INVALID', `${options.bundleImage}: the bundle names no channel`);
     }
     options.log(`bundle ${csvName} of package ${packageName}, channel ${channel} (${pulled.image})`);
+    if (
+      (await readOptional(cluster, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: namespace },
+      })) === undefined
+    ) {
+      throw new CliError(
+        'OPKIT_NAMESPACE_MISSING',
+        `namespace ${namespace} does not exist: create it first (kubectl create namespace ${namespace})`,
+      );
+    }
     const existing = (await list<Subscription>(cluster, OLM_V1ALPHA1, 'Subscription', { namespace })).find(
       (s) => s.spec.name === packageName,
     );
@@ -139,8 +153,9 @@ export async function runBundle(options: RunBundleOptions): Promise<void> {
     }
     const group = groups[0];
     if (group === undefined) {
-      const created = await apply(cluster, operatorGroupManifest(namespace, packageName, target));
-      options.log(`created OperatorGroup ${namespace}/${created.metadata.name} (${target.mode})`);
+      created = packageName;
+      const group = await apply(cluster, operatorGroupManifest(namespace, packageName, target));
+      options.log(`created OperatorGroup ${namespace}/${group.metadata.name} (${target.mode})`);
     } else if (!targetsMatch(group.spec?.targetNamespaces, target)) {
       throw new CliError(
         'OPKIT_OPERATOR_GROUP_CONFLICT',
@@ -156,6 +171,7 @@ export async function runBundle(options: RunBundleOptions): Promise<void> {
     options.log(`pushing catalog ${reference}`);
     const catalogImage = await pushCatalog(client, singleBundleCatalog(pulled.blob, channel), reference);
     options.log(`pushed catalog ${catalogImage}`);
+    created = packageName;
     await publish(cluster, packageName, catalogImage, deadline, options);
 
     const subscription = await apply(
@@ -171,6 +187,16 @@ export async function runBundle(options: RunBundleOptions): Promise<void> {
       log: options.log,
     });
     options.log(`${csvName} is installed in ${namespace}`);
+  } catch (err) {
+    // From the first object created on, a failure leaves them in place for inspection, as operator-sdk does.
+    if (err instanceof CliError && created !== undefined) {
+      throw new CliError(
+        err.code,
+        `${err.message} ('opkit cleanup ${created} -n ${namespace}' removes what was created)`,
+        { cause: err },
+      );
+    }
+    throw err;
   } finally {
     client.close();
   }
