@@ -56,13 +56,12 @@ export async function pushCatalogImage(options: {
 
 /**
  * Our released bundles as bundle images in the cluster's registry (`opkit bundle image`, `opkit bundle push`
- * to `<registry>/opkit`), and our catalog rebuilt from its templates to name them by digest (`opkit catalog
- * build --bundle-images`). Returns the catalog directory and each bundle's image by `<package>/<version>`.
+ * to `<registry>/opkit`, tagged `v<version>`). Returns each bundle's image by digest, by `<package>/<version>`.
  */
-export async function catalogWithBundleImages(options: {
+export async function pushBundleImages(options: {
   readonly registry: string;
   readonly workDir: string;
-}): Promise<{ readonly catalogDir: string; readonly bundleImages: ReadonlyMap<string, string> }> {
+}): Promise<ReadonlyMap<string, string>> {
   const bundlesDir = join(repositoryRoot, 'bundles');
   const imagesDir = join(options.workDir, 'images');
   for (const pkg of readdirSync(bundlesDir, { withFileTypes: true }).filter((d) => d.isDirectory())) {
@@ -95,6 +94,20 @@ export async function catalogWithBundleImages(options: {
   )) {
     bundleImages.set(`${name}/${version}`, `${repository}/${name}-bundle@${digest}`);
   }
+  return bundleImages;
+}
+
+/**
+ * Our released bundles as bundle images in the cluster's registry ({@link pushBundleImages}), and our catalog
+ * rebuilt from its templates to name them by digest (`opkit catalog build --bundle-images`). Returns the
+ * catalog directory and each bundle's image by `<package>/<version>`.
+ */
+export async function catalogWithBundleImages(options: {
+  readonly registry: string;
+  readonly workDir: string;
+}): Promise<{ readonly catalogDir: string; readonly bundleImages: ReadonlyMap<string, string> }> {
+  const bundleImages = await pushBundleImages(options);
+  const repository = `${options.registry}/opkit`;
   const catalogDir = join(options.workDir, 'catalog');
   const templates = readdirSync(join(repositoryRoot, 'catalog', 'templates')).map((f) =>
     join('catalog', 'templates', f),

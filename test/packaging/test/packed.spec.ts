@@ -215,7 +215,7 @@ describe('the packed opkit command', () => {
     };
     expect(await run(opkit(), ['--version'], consumer)).toBe(`${version}\n`);
     const help = await run(opkit(), ['--help'], consumer);
-    for (const command of ['bundle', 'catalog', 'deploy', 'graph', 'image']) {
+    for (const command of ['bundle', 'catalog', 'cleanup', 'deploy', 'graph', 'image', 'run']) {
       expect(help).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
   });

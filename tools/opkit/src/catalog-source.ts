@@ -2,11 +2,9 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { CATALOG_CONFIGS_LABEL, imageLabels, type OciImage, parseReference, readLayout } from '@opkit/oci';
-import { extract } from 'tar';
 import { CliError } from './cli-error.js';
+import { type UnpackLimits, unpackImageLayers } from './image-unpack.js';
 import { cliRegistryClient } from './registry-client.js';
 
 /** A catalog directory to serve, and how to clean up after it (images are unpacked into a temp dir). */
@@ -16,21 +14,12 @@ export interface CatalogSource {
   dispose(): Promise<void>;
 }
 
-/** How much a catalog image may unpack to: catalogs are megabytes; a layer that inflates beyond is refused. */
-export interface UnpackLimits {
-  /** @default 2 GiB */
-  readonly maxBytes?: number;
-  /** @default 1,000,000 */
-  readonly maxEntries?: number;
-}
-
-async function unpackConfigs(
+/** Unpacks a catalog image's `/configs` (the directory its index.configs label names) into a temp dir. */
+export async function unpackCatalogImage(
   image: OciImage,
   where: string,
   limits: UnpackLimits = {},
 ): Promise<CatalogSource> {
-  const maxBytes = limits.maxBytes ?? 2 * 1024 ** 3;
-  const maxEntries = limits.maxEntries ?? 1_000_000;
   const configs = imageLabels(image)[CATALOG_CONFIGS_LABEL];
   if (!configs) {
     throw new CliError(
@@ -40,25 +29,7 @@ async function unpackConfigs(
   }
   const root = await mkdtemp(join(tmpdir(), 'opkit-serve-'));
   try {
-    let bytes = 0;
-    let entries = 0;
-    let refusal: string | undefined;
-    for (const layer of image.layers) {
-      // node-tar strips absolute paths and refuses `..` and links out of `cwd`; sizes are bounded here.
-      const unpack = extract({
-        cwd: root,
-        gzip: true,
-        filter: (path, entry) => {
-          bytes += 'size' in entry ? (entry.size ?? 0) : 0;
-          entries += 1;
-          if (bytes > maxBytes) refusal ??= `it unpacks to more than ${maxBytes} bytes (at ${path})`;
-          if (entries > maxEntries) refusal ??= `it holds more than ${maxEntries} entries`;
-          return refusal === undefined;
-        },
-      });
-      await pipeline(Readable.from([Buffer.from(layer.bytes)]), unpack);
-      if (refusal !== undefined) throw new Error(refusal);
-    }
+    await unpackImageLayers(image, root, limits);
   } catch (err) {
     await rm(root, { recursive: true, force: true });
     throw new CliError(
@@ -94,7 +65,7 @@ export async function resolveCatalogSource(
   if (existsSync(layoutDir) && statSync(layoutDir).isDirectory()) {
     if (existsSync(join(layoutDir, 'oci-layout'))) {
       const tag = existsSync(source) ? undefined : layoutRef[2];
-      return unpackConfigs(await readLayout(layoutDir, tag), source, options.limits);
+      return unpackCatalogImage(await readLayout(layoutDir, tag), source, options.limits);
     }
     return { dir: source, description: source, dispose: async () => {} };
   }
@@ -109,5 +80,5 @@ export async function resolveCatalogSource(
   }
   const client = cliRegistryClient({ plainHttp: options.plainHttp ?? false });
   const image = await client.pull(source).finally(() => client.close());
-  return unpackConfigs(image, source, options.limits);
+  return unpackCatalogImage(image, source, options.limits);
 }

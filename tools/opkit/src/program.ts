@@ -10,6 +10,7 @@ import { registerCatalogCommands } from './commands/catalog.js';
 import { registerDeployCommands } from './commands/deploy.js';
 import { registerGraphCommand } from './commands/graph.js';
 import { registerImageCommands } from './commands/image.js';
+import { registerRunCommands } from './commands/run.js';
 import { examples } from './commands/options.js';
 
 /** The package's version; a bundled copy (the catalog server in an image) has no package.json beside it. */
@@ -44,5 +45,6 @@ export function createProgram(): Command {
   registerDeployCommands(program);
   registerGraphCommand(program);
   registerImageCommands(program);
+  registerRunCommands(program);
   return program;
 }

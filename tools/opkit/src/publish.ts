@@ -5,6 +5,8 @@ import { CliError } from './cli-error.js';
 export interface PublishOptions {
   readonly name: string;
   readonly namespace: string;
+  /** Labels of the CatalogSource (e.g. the one `opkit cleanup` finds its objects by). */
+  readonly labels?: Readonly<Record<string, string>>;
   /** `host:port` of a running registry server (spec.address), or … */
   readonly address?: string;
   /** … a catalog image reference OLM runs as a registry pod (spec.image). */
@@ -25,7 +27,7 @@ export interface PublishOptions {
 interface CatalogSource {
   apiVersion: 'operators.coreos.com/v1alpha1';
   kind: 'CatalogSource';
-  metadata: { name: string; namespace: string };
+  metadata: { name: string; namespace: string; labels?: Record<string, string> };
   spec: Record<string, unknown>;
   status?: { connectionState?: { lastObservedState?: string; address?: string; lastConnect?: string } };
 }
@@ -45,12 +47,17 @@ export function catalogSourceManifest(options: Omit<PublishOptions, 'log' | 'tim
   return {
     apiVersion: 'operators.coreos.com/v1alpha1',
     kind: 'CatalogSource',
-    metadata: { name: options.name, namespace: options.namespace },
+    metadata: {
+      name: options.name,
+      namespace: options.namespace,
+      ...(options.labels === undefined ? {} : { labels: { ...options.labels } }),
+    },
     spec,
   };
 }
 
-function apiError(what: string, err: unknown): CliError {
+/** A failed API call as one line: what was attempted, the HTTP status and the API server's message. */
+export function apiError(what: string, err: unknown): CliError {
   if (err instanceof ApiException) {
     let reason = String(err.body);
     try {
@@ -117,17 +124,7 @@ export async function publishCatalog(options: PublishOptions): Promise<void> {
       );
     }
   }
-  const kc = new KubeConfig();
-  try {
-    if (options.kubeconfig !== undefined) kc.loadFromFile(options.kubeconfig);
-    else kc.loadFromDefault();
-  } catch (err) {
-    throw new CliError(
-      'OPKIT_KUBECONFIG_INVALID',
-      `${options.kubeconfig ?? 'kubeconfig'}: ${(err as Error).message}`,
-      { cause: err },
-    );
-  }
+  const kc = loadKubeConfig(options.kubeconfig);
   const client = KubernetesObjectApi.makeApiClient(kc);
   const manifest = catalogSourceManifest(options);
   const where = `CatalogSource ${options.namespace}/${options.name}`;
@@ -172,6 +169,20 @@ export async function publishCatalog(options: PublishOptions): Promise<void> {
       setTimeout(r, Math.min(options.pollIntervalMs ?? 500, Math.max(0, deadline - Date.now()))),
     );
   }
+}
+
+/** The kubeconfig file given, else as kubectl finds it ($KUBECONFIG, ~/.kube/config, in-cluster). */
+export function loadKubeConfig(path: string | undefined): KubeConfig {
+  const kc = new KubeConfig();
+  try {
+    if (path !== undefined) kc.loadFromFile(path);
+    else kc.loadFromDefault();
+  } catch (err) {
+    throw new CliError('OPKIT_KUBECONFIG_INVALID', `${path ?? 'kubeconfig'}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  return kc;
 }
 
 /** Parses a duration such as `120s`, `2m`, `1500ms` or a plain number of seconds. */

@@ -10,6 +10,7 @@
  * them); packages, channels and bundles are validated in name order (opm uses Go map order); YAML syntax errors
  * come from the `yaml` package, reworded like go-yaml for the common cases; opkit adds `lint` warnings.
  */
+export { singleBundleCatalog, withUpgradeBundle } from './bundle-catalog.js';
 export {
   CatalogError,
   type CatalogErrorCode,

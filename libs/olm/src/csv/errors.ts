@@ -5,7 +5,9 @@ export type CsvErrorCode =
   /** The inputs cannot produce a CSV (bad version, no base name, conflicting related images, …). */
   | 'OLM_CSV_INPUT_INVALID'
   /** The generated CSV fails the CSV validator (as `operator-sdk generate bundle` refuses to write it). */
-  | 'OLM_CSV_INVALID';
+  | 'OLM_CSV_INVALID'
+  /** An install mode is malformed, or the CSV does not support the one asked for. */
+  | 'OLM_INSTALL_MODE_INVALID';
 
 /** Why a ClusterServiceVersion could not be generated. */
 export class CsvError extends Error {

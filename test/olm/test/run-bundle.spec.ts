@@ -1,0 +1,158 @@
+import { join } from 'node:path';
+import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
+import { eventually, pushReleasedOperatorImages } from '@opkit/test-cluster/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Condition } from '../src/kube-types.js';
+import { type ClusterServiceVersion, OLM_V1ALPHA1 } from '../src/olm-types.js';
+import { explainedBy, operatorPod } from '../src/operator-pod.js';
+import { opkit, pushBundleImages, repositoryRoot } from '../src/opkit-cli.js';
+import { getOptional } from '../src/subscriptions.js';
+
+// `opkit run bundle`, `run bundle-upgrade` and `cleanup` against real OLM, as a developer uses them: the
+// released Memcached bundle images (and the operator images of their release commits) in the cluster's
+// registry, installed, upgraded and removed with nothing but the CLI.
+
+const NAMESPACE = 'memcached-run';
+const CRD = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/memcacheds.cache.example.com';
+const MEMCACHEDS = `/apis/cache.example.com/v1alpha1/namespaces/${NAMESPACE}/memcacheds`;
+
+let cluster: LocalCluster;
+let rest: KubeRest;
+let bundles: string;
+
+beforeAll(async () => {
+  cluster = await startCluster({ olm: true });
+  rest = new KubeRest(cluster.kubeConfig);
+  const registry = cluster.registry;
+  if (!registry) throw new Error('the cluster has no registry (no real node)');
+  await pushReleasedOperatorImages({
+    repoRoot: repositoryRoot,
+    operator: 'operators/memcached',
+    registry,
+    repository: 'memcached-operator',
+    versions: ['0.1.0', '0.2.0'],
+    fromReleaseCommits: ['0.1.0', '0.2.0'],
+    layoutDir: join(cluster.dir, 'operator-images'),
+  });
+  await pushBundleImages({ registry, workDir: join(cluster.dir, 'bundle-images') });
+  bundles = `${registry}/opkit/memcached-operator-bundle`;
+  await rest.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
+  });
+});
+
+afterAll(async () => {
+  rest?.close();
+  await cluster?.stop();
+});
+
+const cli = (...args: string[]) =>
+  opkit([...args, '--namespace', NAMESPACE, '--kubeconfig', cluster.kubeconfigPath, '--timeout', '4m']);
+const names = async (path: string) =>
+  (await rest.request<{ items: { metadata: { name: string } }[] }>('GET', path)).items.map(
+    (i) => i.metadata.name,
+  );
+const operator = () => operatorPod(rest, NAMESPACE, 'memcached-operator-controller-manager');
+
+describe('opkit run bundle', () => {
+  it('installs a bundle image through OLM: the CSV succeeds and the operator reconciles a Memcached', async () => {
+    const nowhere = await opkit([
+      'run',
+      'bundle',
+      `${bundles}:v0.1.0`,
+      '--plain-http',
+      '-n',
+      'nowhere',
+      '--kubeconfig',
+      cluster.kubeconfigPath,
+    ]);
+    expect([nowhere.code, nowhere.stderr]).toEqual([
+      1,
+      'opkit: namespace nowhere does not exist: create it first (kubectl create namespace nowhere)\n',
+    ]);
+    const result = await cli(
+      'run',
+      'bundle',
+      `${bundles}:v0.1.0`,
+      '--plain-http',
+      // The operand image this cluster serves, in place of the upstream tag the bundle names.
+      '--env',
+      'RELATED_IMAGE_MEMCACHED=docker.io/library/memcached:1.6',
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('created OperatorGroup memcached-run/opkit-run-bundle (AllNamespaces)');
+    expect(result.stdout).toMatch(/approved InstallPlan memcached-run\/\S+ \(memcached-operator\.v0\.1\.0\)/);
+    expect(result.stdout).toContain('memcached-operator.v0.1.0 is installed in memcached-run');
+    const csv = await rest.request<ClusterServiceVersion>(
+      'GET',
+      `${OLM_V1ALPHA1}/namespaces/${NAMESPACE}/clusterserviceversions/memcached-operator.v0.1.0`,
+    );
+    expect(csv.status?.phase).toBe('Succeeded');
+    // A second install of the package is refused in one line, before anything is pushed or created.
+    const again = await cli('run', 'bundle', `${bundles}:v0.1.0`, '--plain-http');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(
+      "opkit: package memcached-operator already has Subscription memcached-run/memcached-operator: upgrade with 'opkit run bundle-upgrade' or remove it with 'opkit cleanup memcached-operator'\n",
+    );
+
+    const manager = await operator();
+    expect(manager.image).toBe('registry.example/memcached-operator:0.1.0');
+    await rest.request('POST', MEMCACHEDS, {
+      body: {
+        apiVersion: 'cache.example.com/v1alpha1',
+        kind: 'Memcached',
+        metadata: { name: 'cache' },
+        spec: { size: 1 },
+      },
+    });
+    await explainedBy(
+      manager,
+      eventually(
+        'Memcached cache to be Available',
+        async () => {
+          const m = await rest.request<{ status?: { conditions?: Condition[] } }>(
+            'GET',
+            `${MEMCACHEDS}/cache`,
+          );
+          return m.status?.conditions?.find((c) => c.type === 'Available')?.status === 'True' || undefined;
+        },
+        { timeoutMs: 90_000, intervalMs: 500 },
+      ),
+    );
+  });
+
+  it('upgrades to the next bundle image with run bundle-upgrade: the new CSV succeeds, the old one is gone', async () => {
+    const result = await cli('run', 'bundle-upgrade', `${bundles}:v0.2.0`, '--plain-http');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'memcached-operator.v0.2.0 replaced memcached-operator.v0.1.0 in memcached-run',
+    );
+    expect(await names(`${OLM_V1ALPHA1}/namespaces/${NAMESPACE}/clusterserviceversions`)).toEqual([
+      'memcached-operator.v0.2.0',
+    ]);
+    expect((await operator()).image).toBe('registry.example/memcached-operator:0.2.0');
+  });
+
+  it('removes everything with cleanup, and a second cleanup finds nothing to do', async () => {
+    const result = await cli('cleanup', 'memcached-operator');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('deleted CustomResourceDefinition memcacheds.cache.example.com');
+    for (const kind of ['subscriptions', 'clusterserviceversions', 'installplans', 'catalogsources']) {
+      expect(await names(`${OLM_V1ALPHA1}/namespaces/${NAMESPACE}/${kind}`), kind).toEqual([]);
+    }
+    expect(await names(`/apis/operators.coreos.com/v1/namespaces/${NAMESPACE}/operatorgroups`)).toEqual([]);
+    expect(await getOptional(rest, CRD)).toBeUndefined();
+
+    const again = await cli('cleanup', 'memcached-operator');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('nothing to clean up');
+    const upgrade = await cli('run', 'bundle-upgrade', `${bundles}:v0.2.0`, '--plain-http');
+    expect(upgrade.code).toBe(1);
+    expect(upgrade.stderr).toMatch(
+      /^opkit: package memcached-operator was not installed in memcached-run by 'opkit run bundle'/,
+    );
+  });
+});

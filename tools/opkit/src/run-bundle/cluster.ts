@@ -1,0 +1,157 @@
+// The Kubernetes side of `run bundle`, `run bundle-upgrade` and `cleanup`: typed reads, lists, applies and
+// deletes of the OLM objects, every failure one line naming the object.
+import { ApiException, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
+import { CliError } from '../cli-error.js';
+import { apiError, loadKubeConfig } from '../publish.js';
+import { FIELD_MANAGER, type OlmObject } from './olm-objects.js';
+
+/** A connection to the cluster and the namespace the command works in. */
+export interface Cluster {
+  readonly api: KubernetesObjectApi;
+  readonly namespace: string;
+  readonly kubeconfig: string | undefined;
+}
+
+/** Connects as kubectl does; the namespace is `--namespace`, else the current context's, else `default`. */
+export function connect(kubeconfig: string | undefined, namespace: string | undefined): Cluster {
+  const kc = loadKubeConfig(kubeconfig);
+  const contextNamespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
+  return {
+    api: KubernetesObjectApi.makeApiClient(kc),
+    namespace: namespace ?? (contextNamespace || 'default'),
+    kubeconfig,
+  };
+}
+
+function describe(o: { kind: string; metadata: { name?: string; namespace?: string } }): string {
+  return `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+}
+
+/** Reads an object; `undefined` when it does not exist. */
+export async function readOptional<T extends OlmObject>(
+  cluster: Cluster,
+  header: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } },
+): Promise<T | undefined> {
+  try {
+    return await cluster.api.read<T>(header);
+  } catch (err) {
+    if (err instanceof ApiException && err.code === 404) return undefined;
+    throw apiError(`read ${describe(header)}`, err);
+  }
+}
+
+/** Lists objects of a kind in the namespace (or cluster-wide for `namespace: undefined`), by label. */
+export async function list<T extends OlmObject>(
+  cluster: Cluster,
+  apiVersion: string,
+  kind: string,
+  options: { readonly namespace?: string; readonly labelSelector?: string } = {},
+): Promise<T[]> {
+  try {
+    const result = await cluster.api.list<T>(
+      apiVersion,
+      kind,
+      options.namespace,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      options.labelSelector,
+    );
+    return result.items;
+  } catch (err) {
+    throw apiError(`list ${kind}${options.namespace ? ` in ${options.namespace}` : ''}`, err);
+  }
+}
+
+/** Creates or updates an object with server-side apply (field manager `opkit`). */
+export async function apply<T extends OlmObject>(cluster: Cluster, object: T): Promise<T> {
+  try {
+    return await cluster.api.patch(
+      object,
+      undefined,
+      undefined,
+      FIELD_MANAGER,
+      true,
+      PatchStrategy.ServerSideApply,
+    );
+  } catch (err) {
+    throw apiError(`apply ${describe(object)}`, err);
+  }
+}
+
+/** A JSON merge patch of an object. */
+export async function mergePatch(
+  cluster: Cluster,
+  header: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } },
+  patch: Record<string, unknown>,
+): Promise<void> {
+  try {
+    await cluster.api.patch(
+      { ...patch, apiVersion: header.apiVersion, kind: header.kind, metadata: header.metadata },
+      undefined,
+      undefined,
+      FIELD_MANAGER,
+      undefined,
+      PatchStrategy.MergePatch,
+    );
+  } catch (err) {
+    throw apiError(`patch ${describe(header)}`, err);
+  }
+}
+
+/** Deletes an object (dependents in the background); one already gone counts as deleted. */
+export async function remove(
+  cluster: Cluster,
+  header: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } },
+): Promise<boolean> {
+  try {
+    await cluster.api.delete(header, undefined, undefined, undefined, undefined, 'Background');
+    return true;
+  } catch (err) {
+    if (err instanceof ApiException && err.code === 404) return false;
+    throw apiError(`delete ${describe(header)}`, err);
+  }
+}
+
+/** A deadline shared by every wait of one command (`--timeout`). */
+export class Deadline {
+  readonly #end: number;
+  constructor(readonly timeoutMs: number) {
+    this.#end = Date.now() + timeoutMs;
+  }
+  get remainingMs(): number {
+    return Math.max(0, this.#end - Date.now());
+  }
+  get passed(): boolean {
+    return Date.now() >= this.#end;
+  }
+}
+
+/**
+ * Calls `check` every `intervalMs` until it returns a value. When the deadline passes, the error names what
+ * was awaited and the last state `check` reported through `state`.
+ */
+export async function waitFor<T>(
+  what: string,
+  deadline: Deadline,
+  check: (state: (line: string) => void) => Promise<T | undefined>,
+  options: { readonly intervalMs?: number; readonly log?: (line: string) => void } = {},
+): Promise<T> {
+  let last: string | undefined;
+  const state = (line: string) => {
+    if (line !== last) options.log?.(line);
+    last = line;
+  };
+  for (;;) {
+    const value = await check(state);
+    if (value !== undefined) return value;
+    if (deadline.passed) {
+      throw new CliError(
+        'OPKIT_TIMEOUT',
+        `timed out after ${deadline.timeoutMs / 1000}s waiting for ${what}${last === undefined ? '' : `; last state: ${last}`} (raise --timeout)`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, Math.min(options.intervalMs ?? 500, deadline.remainingMs)));
+  }
+}
