@@ -11,6 +11,7 @@ import { registerCatalogCommands } from './commands/catalog.js';
 import { registerDeployCommands } from './commands/deploy.js';
 import { registerGraphCommand } from './commands/graph.js';
 import { registerImageCommands } from './commands/image.js';
+import { registerOlmCommands } from './commands/olm.js';
 
 /** The package's version; a bundled copy (the catalog server in an image) has no package.json beside it. */
 function cliVersion(): string {
@@ -35,6 +36,7 @@ registerCatalogCommands(program);
 registerDeployCommands(program);
 registerGraphCommand(program);
 registerImageCommands(program);
+registerOlmCommands(program);
 
 try {
   await program.parseAsync(process.argv);
