@@ -89,7 +89,11 @@ export class KubeObjects {
           headers: {
             ...base.headers,
             accept: 'application/json',
-            ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+            // An explicit length: Node sends a DELETE's body neither chunked nor sized otherwise, which
+            // desyncs the kept-alive connection for the next request.
+            ...(payload === undefined
+              ? {}
+              : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
           },
         },
         (res) => {
