@@ -195,5 +195,5 @@ describe('opkit olm', () => {
       'opkit: OLM is not installed: none of its objects exist',
     );
     expect(again.code).toBe(1);
-  });
+  }, 300_000);
 });

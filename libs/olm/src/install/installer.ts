@@ -210,17 +210,18 @@ const MANAGED_KINDS: readonly { readonly apiVersion: string; readonly kind: stri
   { apiVersion: 'operators.coreos.com/v1alpha1', kind: 'CatalogSource' },
   { apiVersion: 'operators.coreos.com/v2', kind: 'OperatorCondition' },
   { apiVersion: 'operators.coreos.com/v1', kind: 'OperatorGroup' },
-  { apiVersion: 'operators.coreos.com/v1', kind: 'Operator' },
   { apiVersion: 'operators.coreos.com/v1', kind: 'OLMConfig' },
 ];
+// Operators are not among them: the olm operator recreates an Operator while anything still carries its
+// component label (the CRDs an operator's CSV installed outlive it). Deleting the CRDs removes them.
 
 interface Listed {
   readonly metadata: { readonly name: string; readonly namespace?: string };
 }
 
 /**
- * Removes OLM: first every object OLM manages, in every namespace, then the install's own objects in
- * reverse order (the CRDs last), waiting until each is gone.
+ * Removes OLM: first every object OLM manages, in every namespace, then the packageserver's APIService, then
+ * the install's own objects in reverse order (the CRDs last), waiting until each is gone.
  *
  * @throws OlmInstallError `OLM_NOT_INSTALLED` when no object of the install exists; `OLM_NOT_REMOVED`
  * naming what still exists when the timeout passes.
@@ -257,12 +258,8 @@ export async function uninstallOlm(
       await gone(path, `${kind} ${namespace ? `${namespace}/` : ''}${name}`);
     }
   }
-  const own: AnyObject[] = [...[...manifests.resources].reverse(), ...manifests.crds];
-  for (const object of own) {
-    if (await api.delete(objectPath(object))) options.log(`deleting ${describe(object)}`);
-  }
-  for (const object of own) await gone(objectPath(object), describe(object));
-  // OLM's packageserver APIService outlives its CSV when OLM stops before removing it.
+  // The packageserver's APIService outlives its Deployment; while it names a Service that no longer answers,
+  // API discovery fails and the namespace controller cannot finish deleting any namespace.
   const apiService = {
     apiVersion: 'apiregistration.k8s.io/v1',
     kind: 'APIService',
@@ -272,4 +269,9 @@ export async function uninstallOlm(
     options.log(`deleting ${describe(apiService)}`);
     await gone(objectPath(apiService), describe(apiService));
   }
+  const own: AnyObject[] = [...[...manifests.resources].reverse(), ...manifests.crds];
+  for (const object of own) {
+    if (await api.delete(objectPath(object))) options.log(`deleting ${describe(object)}`);
+  }
+  for (const object of own) await gone(objectPath(object), describe(object));
 }

@@ -119,7 +119,6 @@ Examples:
     .command('status')
     .description("Print the state of each object of OLM's install; exit 1 unless all are there and healthy.")
     .addOption(versionOption())
-    .addOption(imageOption())
     .addOption(outputFormatOption('-o, --output <format>', ['text', 'json', 'yaml'], 'output format'))
     .addOption(kubeconfigOption())
     .addHelpText(
@@ -167,8 +166,8 @@ Examples:
       'after',
       `
 Deletes the Subscriptions, InstallPlans, ClusterServiceVersions (and with them the operators OLM deployed),
-CatalogSources, OperatorConditions, OperatorGroups and Operators of every namespace while OLM still runs,
-then OLM's Deployments, RBAC, namespaces and CRDs. Fails when OLM is not installed.
+CatalogSources, OperatorConditions and OperatorGroups of every namespace while OLM still runs, then OLM's
+Deployments, RBAC, namespaces and CRDs (with them the Operator objects). Fails when OLM is not installed.
 
 Example:
   $ opkit olm uninstall`,
