@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { installOlm, KubeObjects, olmInstallManifests } from '@opkit/olm/install';
 import {
   apiServerAddress,
   apiServerArgs,
@@ -60,11 +61,19 @@ export interface StartClusterOptions {
   /** Progress lines (builds, component start-up). */
   readonly onProgress?: (line: string) => void;
   /**
-   * Also run OLM: its CRDs, the `olm` and `operators` namespaces with the global OperatorGroup, and the
-   * `olm` and `catalog` operators (built from their Go module and cached like the control plane).
+   * Also run OLM: with a real node, installed as `opkit olm install` does (without the packageserver) and
+   * run in pods from OLM's image built into the cluster's registry; without one, its CRDs, the `olm` and
+   * `operators` namespaces with the global OperatorGroup, and the `olm` and `catalog` operators as host
+   * processes. Either way built from OLM's Go module and cached like the control plane.
    * @default false
    */
   readonly olm?: boolean;
+  /**
+   * Build and push OLM's images (OLM's own and opm's) to the registry of a real node without installing
+   * OLM, for installing it later from them, e.g. with `opkit olm install`.
+   * @default false (with `olm` they are pushed anyway)
+   */
+  readonly olmImages?: boolean;
 }
 
 /** The cluster's processes, by the name used in logs. */
@@ -155,6 +164,20 @@ async function waitFor(what: string, timeoutMs: number, check: () => Promise<boo
   );
 }
 
+/**
+ * OLM is up once the olm operator has processed the global OperatorGroup (it records the target namespaces
+ * in its status).
+ */
+async function waitForGlobalOperatorGroup(api: KubeRest, running: () => boolean): Promise<void> {
+  await waitFor('OLM to handle the global OperatorGroup', 90_000, async () => {
+    const group = await api.request<{ status?: { namespaces?: string[] } }>(
+      'GET',
+      '/apis/operators.coreos.com/v1/namespaces/operators/operatorgroups/global-operators',
+    );
+    return (group.status?.namespaces?.length ?? 0) > 0 && running();
+  });
+}
+
 /** The node's programs: the cached Go builds, and Debian's runc and CNI plugins. */
 function nodeBinaries(dirs: { kubernetes: string; containerd: string; coredns: string }): NodeBinaries {
   return {
@@ -179,13 +202,15 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
   const progress = options.onProgress ?? (() => {});
   const started = Date.now();
   const realNode = options.realNode ?? true;
+  // OLM on a real node runs from its images, so they are built whenever it is installed.
+  const olmImages = realNode && ((options.olm ?? false) || (options.olmImages ?? false));
   if (options.apiServerPort !== undefined) await assertPortFree(options.apiServerPort, 'kube-apiserver');
   if (realNode) assertNodePackagesInstalled();
   const recipes = [
     ...controlPlaneRecipes,
     ...(realNode ? nodeRecipes : []),
-    // With a real node, OLM also runs pods from its opm and util images, built from opm's and its own sources.
-    ...(options.olm ? (realNode ? olmRecipes : [olmRecipe]) : []),
+    // With a real node, OLM runs in pods from its own image and opm's, built from their sources.
+    ...(olmImages ? olmRecipes : options.olm ? [olmRecipe] : []),
   ];
   const built = await ensureComponents(recipes, { onProgress: progress });
   const componentDir = (name: string) => {
@@ -197,6 +222,9 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
   const olmImageInputs = (): OlmImageInputs => ({
     olmVersion: OLM_VERSION,
     opmVersion: OPM_VERSION,
+    olm: bin('olm', 'olm'),
+    catalog: bin('olm', 'catalog'),
+    packageServer: bin('olm', 'package-server'),
     cpb: bin('olm', 'cpb'),
     copyContent: bin('olm', 'copy-content'),
     opm: bin('opm', 'opm'),
@@ -268,7 +296,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
           const images = await ensureClusterImages({
             pauseBinary: bin('pause', 'pause'),
             onProgress: progress,
-            ...(options.olm ? { olm: olmImageInputs() } : {}),
+            ...(olmImages ? { olm: olmImageInputs() } : {}),
           });
           await pushClusterImages(images, registry.host, progress);
           return registry.host;
@@ -403,7 +431,27 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       await api.request('GET', '/api/v1/namespaces/default/serviceaccounts/default');
       return true;
     });
-    if (options.olm) {
+    if (options.olm && realNode) {
+      // OLM's own install, as `opkit olm install` lays it out, run from the images built into the registry.
+      const images = olmImageReferences({ olm: OLM_VERSION, opm: OPM_VERSION });
+      const objects = new KubeObjects(kubeConfig);
+      try {
+        await installOlm(
+          objects,
+          olmInstallManifests({
+            version: OLM_VERSION,
+            image: images.util,
+            opmImage: images.opm,
+            packageServer: false,
+          }),
+          { timeoutMs: 180_000, log: (line) => progress(`OLM: ${line.trim()}`) },
+        );
+      } finally {
+        objects.close();
+      }
+      await waitForGlobalOperatorGroup(api, () => true);
+      progress('OLM ready');
+    } else if (options.olm) {
       await installOlmCrds(api, join(componentDir('olm'), 'crds'));
       await createOlmNamespaces(api);
       const [olm, catalog] = await startOlmProcesses({
@@ -411,25 +459,11 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
         kubeconfig: kubeconfigPath,
         logDir: logs,
         cwd: dir,
-        ...(realNode
-          ? {
-              clusterDns: NODE_NETWORK.nodeIP,
-              helperImages: olmImageReferences({ olm: OLM_VERSION, opm: OPM_VERSION }),
-            }
-          : {}),
       });
       if (!olm || !catalog) throw new ClusterError('CLUSTER_START_FAILED', 'OLM did not start');
       processes.set('olm', olm);
       processes.set('catalog', catalog);
-      // OLM is up once the olm operator has processed the global OperatorGroup (it records the target
-      // namespaces in its status).
-      await waitFor('OLM to handle the global OperatorGroup', 90_000, async () => {
-        const group = await api.request<{ status?: { namespaces?: string[] } }>(
-          'GET',
-          '/apis/operators.coreos.com/v1/namespaces/operators/operatorgroups/global-operators',
-        );
-        return (group.status?.namespaces?.length ?? 0) > 0 && olm.running && catalog.running;
-      });
+      await waitForGlobalOperatorGroup(api, () => olm.running && catalog.running);
       progress('OLM ready');
     }
     const nodeNames = [...(realNode ? [REAL_NODE_NAME] : []), ...kwokNodeNames];

@@ -12,7 +12,8 @@ import {
 
 /**
  * How OLM gets the catalog:
- * - `host`: `opkit catalog serve --inline-bundles` on the host; a CatalogSource names its address.
+ * - `host`: `opkit catalog serve --inline-bundles` on the host, at the node's address (OLM's catalog
+ *   operator runs in a pod); a CatalogSource names that address.
  * - `serving-image`: our serving catalog image (`opkit catalog image --base`), which OLM runs as its
  *   registry pod as it is.
  * - `content-image`: a catalog-only image (`opkit catalog image`), whose content OLM copies out and serves
@@ -92,7 +93,8 @@ export function useOlmWorld(options: {
       }));
     }
     if (options.delivery === 'host') {
-      catalog = await serveCatalog(catalogDir, join(cluster.dir, 'catalog-serve.log'));
+      if (!cluster.realNode) throw new Error('the cluster has no real node');
+      catalog = await serveCatalog(catalogDir, join(cluster.dir, 'catalog-serve.log'), cluster.realNode.ip);
       world = { cluster, rest, catalog, bundleImages };
       return;
     }

@@ -166,29 +166,26 @@ export interface CatalogServer {
   stop(): Promise<void>;
 }
 
-/** Serves a catalog directory with inline bundles on a free loopback port until stopped. */
-export async function serveCatalog(catalogDir: string, logPath: string): Promise<CatalogServer> {
+/**
+ * Serves a catalog directory with inline bundles on a free port of `host` until stopped. OLM's catalog
+ * operator runs in a pod, so the host must be one it reaches: the real node's address.
+ */
+export async function serveCatalog(
+  catalogDir: string,
+  logPath: string,
+  host: string,
+): Promise<CatalogServer> {
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    [
-      opkitBin,
-      'catalog',
-      'serve',
-      catalogDir,
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--inline-bundles',
-    ],
+    [opkitBin, 'catalog', 'serve', catalogDir, '--host', host, '--port', String(port), '--inline-bundles'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const log = createWriteStream(logPath);
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const address = `127.0.0.1:${port}`;
+  const address = `${host}:${port}`;
   const failed = new Promise<never>((_, reject) =>
     child.once('exit', (code) =>
       reject(new Error(`opkit catalog serve exited with ${code}: ${readFileSync(logPath, 'utf8')}`)),

@@ -10,6 +10,7 @@ import { registerCatalogCommands } from './commands/catalog.js';
 import { registerDeployCommands } from './commands/deploy.js';
 import { registerGraphCommand } from './commands/graph.js';
 import { registerImageCommands } from './commands/image.js';
+import { registerOlmCommands } from './commands/olm.js';
 import { registerRunCommands } from './commands/run.js';
 import { examples } from './commands/options.js';
 
@@ -45,6 +46,7 @@ export function createProgram(): Command {
   registerDeployCommands(program);
   registerGraphCommand(program);
   registerImageCommands(program);
+  registerOlmCommands(program);
   registerRunCommands(program);
   return program;
 }

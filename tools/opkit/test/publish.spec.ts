@@ -23,10 +23,12 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
   }
 }
 
+/** Serves on the node's address: OLM's catalog operator runs in a pod, whose loopback is its own. */
 async function serveOurCatalog(): Promise<string> {
+  const host = cluster.realNode?.ip ?? '127.0.0.1';
   server = spawn(
     process.execPath,
-    [opkit, 'catalog', 'serve', 'catalog/configs', '--inline-bundles', '--port', '0', '--host', '127.0.0.1'],
+    [opkit, 'catalog', 'serve', 'catalog/configs', '--inline-bundles', '--port', '0', '--host', host],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let log = '';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { NODE_NETWORK } from '../node/addresses.js';
-import type { Pki } from './pki.js';
+import { FRONT_PROXY_CLIENT, type Pki } from './pki.js';
 
 /** Everything the component command lines are built from. */
 export interface ControlPlaneLayout {
@@ -69,6 +69,15 @@ export function apiServerArgs(l: ControlPlaneLayout): string[] {
     `--service-cluster-ip-range=${l.serviceCidr}`,
     '--authorization-mode=Node,RBAC',
     '--allow-privileged=true',
+    // The aggregation layer: requests proxied to aggregated API servers carry the user in these headers and
+    // the API server's front-proxy client certificate.
+    `--requestheader-client-ca-file=${pki.frontProxy.caCert}`,
+    `--requestheader-allowed-names=${FRONT_PROXY_CLIENT}`,
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    `--proxy-client-cert-file=${pki.frontProxy.client.cert}`,
+    `--proxy-client-key-file=${pki.frontProxy.client.key}`,
     ...(l.realNode
       ? [
           // logs, exec and port-forward: the kubelet is reached by its InternalIP (no DNS lookup of node

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ClusterError } from '../errors.js';
@@ -80,63 +80,25 @@ function olmEnvironment(kubeconfig: string): NodeJS.ProcessEnv {
 }
 
 /**
- * Runs a host process with the cluster's DNS, as it would have in a pod: in a mount namespace of its own
- * whose /etc/resolv.conf names CoreDNS on the node. OLM's catalog operator reaches the registry pods it
- * starts by their Service names (`<catalog>.<namespace>.svc:50051`).
+ * Starts OLM's two operators as local processes, for clusters without a real node (where pods run nothing);
+ * `olm` takes its kubeconfig from the environment only.
  */
-function withClusterDns(resolvConf: string, command: string, args: readonly string[]): [string, string[]] {
-  return [
-    'unshare',
-    [
-      '--mount',
-      '--propagation',
-      'private',
-      '--',
-      'sh',
-      '-c',
-      'mount --bind "$0" /etc/resolv.conf && exec "$@"',
-      resolvConf,
-      command,
-      ...args,
-    ],
-  ];
-}
-
-/** Starts OLM's two operators as local processes; `olm` takes its kubeconfig from the environment only. */
 export async function startOlmProcesses(options: {
   readonly binDir: string;
   readonly kubeconfig: string;
   readonly logDir: string;
   readonly cwd: string;
-  /** With a real node: CoreDNS's address, used as the processes' resolver. */
-  readonly clusterDns?: string;
-  /**
-   * With a real node: the images the catalog operator runs its helpers from — opm (bundle extraction,
-   * serving extracted catalogs) and OLM's utilities (`cpb`, `copy-content`).
-   */
-  readonly helperImages?: { readonly opm: string; readonly util: string };
 }): Promise<ManagedProcess[]> {
   const env = olmEnvironment(options.kubeconfig);
-  let resolvConf: string | undefined;
-  if (options.clusterDns) {
-    resolvConf = join(options.cwd, 'olm-resolv.conf');
-    writeFileSync(
-      resolvConf,
-      `nameserver ${options.clusterDns}\nsearch ${NODE_NETWORK.clusterDomain}\noptions ndots:5\n`,
-    );
-  }
-  const processSpec = (name: 'olm' | 'catalog', args: readonly string[]) => {
-    const binary = join(options.binDir, name);
-    const [command, argv] = resolvConf ? withClusterDns(resolvConf, binary, args) : [binary, [...args]];
-    return new ManagedProcess({
+  const processSpec = (name: 'olm' | 'catalog', args: readonly string[]) =>
+    new ManagedProcess({
       name,
-      command,
-      args: argv,
+      command: join(options.binDir, name),
+      args: [...args],
       env,
       cwd: options.cwd,
       logFile: join(options.logDir, `${name}.log`),
     });
-  };
   const olm = processSpec('olm', [
     '--namespace',
     OLM_NAMESPACE,
@@ -152,9 +114,6 @@ export async function startOlmProcesses(options: {
     options.kubeconfig,
     '--writeStatusName',
     '',
-    ...(options.helperImages
-      ? ['--opmImage', options.helperImages.opm, '--util-image', options.helperImages.util]
-      : []),
   ]);
   await olm.start();
   await catalog.start();

@@ -22,7 +22,18 @@ export interface Pki {
   readonly kubeletServing: { readonly cert: string; readonly key: string };
   /** Client certificates by user name. */
   readonly clients: Readonly<Record<ClientName, { cert: string; key: string }>>;
+  /**
+   * The aggregation layer's: a CA of its own and the API server's client certificate for requests it proxies
+   * to aggregated API servers (OLM's packageserver), which trust the user headers only from it.
+   */
+  readonly frontProxy: { readonly caCert: string; readonly client: { cert: string; key: string } };
 }
+
+/** The name aggregated API servers accept proxied requests from. */
+export const FRONT_PROXY_CLIENT = 'front-proxy-client';
+
+const CLIENT_EXTENSIONS =
+  'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n';
 
 /** The identities the control plane components and the test client use (CN = user, O = group). */
 export const CLIENT_IDENTITIES = {
@@ -111,7 +122,7 @@ const serverExtensions = (sans: readonly string[]) =>
   ].join('\n');
 
 /**
- * Generates a CA, the apiserver's serving certificate (valid for 127.0.0.1, the node IP, the service IP and
+ * Generates a CA, the aggregation layer's CA and client certificate, the apiserver's serving certificate (valid for 127.0.0.1, the node IP, the service IP and
  * the in-cluster service names), the kubelet's serving certificate, client certificates for the components
  * and an admin, and the service-account signing key pair.
  */
@@ -153,14 +164,36 @@ export async function generatePki(dir: string, serviceIp: string): Promise<Pki> 
     (Object.keys(CLIENT_IDENTITIES) as ClientName[]).map(async (name) => {
       const { cn, o } = CLIENT_IDENTITIES[name];
       const subject = o ? `/O=${o}/CN=${cn}` : `/CN=${cn}`;
-      clients[name] = await signedCert(
-        dir,
-        `client-${name}`,
-        subject,
-        'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n',
-        ca,
-      );
+      clients[name] = await signedCert(dir, `client-${name}`, subject, CLIENT_EXTENSIONS, ca);
     }),
+  );
+  const frontProxyKey = await newKey(dir, 'front-proxy-ca');
+  const frontProxyCa = join(dir, 'front-proxy-ca.crt');
+  await openssl(
+    [
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      frontProxyKey,
+      '-subj',
+      '/CN=opkit-front-proxy-ca',
+      '-days',
+      '30',
+      '-out',
+      frontProxyCa,
+    ],
+    dir,
+  );
+  const frontProxyClient = await signedCert(
+    dir,
+    'front-proxy-client',
+    `/CN=${FRONT_PROXY_CLIENT}`,
+    CLIENT_EXTENSIONS,
+    {
+      cert: frontProxyCa,
+      key: frontProxyKey,
+    },
   );
   const serviceAccountKey = await newKey(dir, 'service-account');
   const serviceAccountPub = join(dir, 'service-account.pub');
@@ -175,6 +208,7 @@ export async function generatePki(dir: string, serviceIp: string): Promise<Pki> 
     serviceAccountPub,
     kubeletServing,
     clients,
+    frontProxy: { caCert: frontProxyCa, client: frontProxyClient },
   };
 }
 

@@ -78,6 +78,9 @@ describe("OLM's helper images", () => {
   const olm = {
     olmVersion: '0.46.0',
     opmVersion: '1.73.0',
+    olm: '/b/olm',
+    catalog: '/b/catalog',
+    packageServer: '/b/package-server',
     cpb: '/b/cpb',
     copyContent: '/b/copy-content',
     opm: '/b/opm',
@@ -104,16 +107,21 @@ describe("OLM's helper images", () => {
     expect(`${image('opm')?.repositories[0]}:${imageVersion(image('opm')!, [])}`).toBe(references.opm);
   });
 
-  it("hold what OLM's pod specs call: /bin/cp and the utilities; opm and grpc_health_probe; as user 1001", () => {
+  it("hold what OLM's manifests and pod specs call, at upstream's paths, as user 1001", () => {
     for (const name of ['olm-util', 'opm']) {
       expect(image(name)?.symlinks).toContainEqual({ path: '/bin/cp', target: 'busybox' });
       expect(image(name)?.packages).toEqual(['busybox-static']);
       expect(image(name)?.user).toEqual({ uid: 1001, gid: 1001 });
     }
     expect(image('olm-util')?.files?.map((f) => [f.path, f.source])).toEqual([
-      ['/bin/cpb', '/b/cpb'],
+      ['/bin/olm', '/b/olm'],
+      ['/bin/catalog', '/b/catalog'],
+      ['/bin/package-server', '/b/package-server'],
       ['/bin/copy-content', '/b/copy-content'],
+      ['/bin/cpb', '/b/cpb'],
     ]);
+    expect(image('olm-util')?.entrypoint).toEqual(['/bin/olm']);
+    expect(image('olm-util')?.exposedPorts).toEqual(['8080/tcp', '5443/tcp']);
     expect(image('opm')?.files?.map((f) => [f.path, f.source])).toEqual([
       ['/bin/opm', '/b/opm'],
       ['/bin/grpc_health_probe', '/b/grpc_health_probe'],

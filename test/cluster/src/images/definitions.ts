@@ -62,7 +62,7 @@ export interface ImageInputs {
   readonly pauseBinary: string;
   /** The Node.js executable for the operators' base image. */
   readonly node: NodeBinary;
-  /** With OLM: the programs of OLM's `opm` and `util` images, which its catalog operator runs in pods. */
+  /** With OLM: the programs of OLM's own image and of its `opm` image. */
   readonly olm?: OlmImageInputs;
 }
 
@@ -70,6 +70,11 @@ export interface ImageInputs {
 export interface OlmImageInputs {
   readonly olmVersion: string;
   readonly opmVersion: string;
+  /** OLM's operators: `olm` (CSVs, OperatorGroups) and `catalog` (catalogs, Subscriptions, InstallPlans). */
+  readonly olm: string;
+  readonly catalog: string;
+  /** The aggregated API server of `packages.operators.coreos.com` (PackageManifests). */
+  readonly packageServer: string;
   /** `cpb`: copies a bundle image's manifests out (bundle-unpack Jobs). */
   readonly cpb: string;
   /** `copy-content`: copies a catalog image's content out (`grpcPodConfig.extractContent`). */
@@ -202,9 +207,10 @@ const OLM_UTIL_REPOSITORY = 'quay.io/operator-framework/olm';
 const OPM_REPOSITORY = 'quay.io/operator-framework/opm';
 
 /**
- * OLM's two helper images, as its catalog operator uses them (`--util-image`, `--opmImage`). Upstream builds
- * both on distroless' static:debug image; ours put busybox's `cp` where OLM's pod specs call it (`/bin/cp`
- * in the util image, `cp` on the path) and run as upstream's user 1001.
+ * OLM's image and opm's. OLM's holds its operators and utilities at the paths of upstream's Dockerfile, so
+ * its install manifests run from it, and the catalog operator uses it as `--util-image` and opm's as
+ * `--opmImage`. Upstream builds both on distroless' static:debug image; ours put busybox's `cp` where OLM's
+ * pod specs call it (`/bin/cp` in OLM's image, `cp` on the path) and run as upstream's user 1001.
  */
 function olmImageDefinitions(olm: OlmImageInputs): ImageDefinition[] {
   const staticBinary = (path: string, source: string): ImageFile => ({ path, source, mode: 0o755 });
@@ -216,12 +222,20 @@ function olmImageDefinitions(olm: OlmImageInputs): ImageDefinition[] {
       version: { fixed: `v${olm.olmVersion}` },
       tags: ['version'],
       description:
-        "OLM's utilities: cpb for bundle-unpack Jobs, copy-content for content-extracting catalogs",
+        'OLM: its olm and catalog operators, package-server, and the utilities cpb and copy-content',
       packages: ['busybox-static'],
-      files: [staticBinary('/bin/cpb', olm.cpb), staticBinary('/bin/copy-content', olm.copyContent)],
+      files: [
+        staticBinary('/bin/olm', olm.olm),
+        staticBinary('/bin/catalog', olm.catalog),
+        staticBinary('/bin/package-server', olm.packageServer),
+        staticBinary('/bin/copy-content', olm.copyContent),
+        staticBinary('/bin/cpb', olm.cpb),
+      ],
       symlinks: [busyboxCp],
       user: { uid: 1001, gid: 1001 },
       env: [DEFAULT_PATH],
+      exposedPorts: ['8080/tcp', '5443/tcp'],
+      entrypoint: ['/bin/olm'],
     },
     {
       name: 'opm',

@@ -169,18 +169,20 @@ export const opmRecipe: ComponentRecipe = {
 };
 
 /**
- * OLM's `olm` and `catalog` operators, run as local processes; `cpb` and `copy-content`, the utilities of
- * OLM's image that its bundle-unpack Jobs and content-extracting registry pods copy out of it; and OLM's
- * CRDs, which ship in the operator-framework/api module (copied next to the binaries, so starting OLM needs
+ * OLM's programs, as its image holds them: the `olm` and `catalog` operators and the `package-server`; `cpb`
+ * and `copy-content`, which its bundle-unpack Jobs and content-extracting registry pods copy out of it; and
+ * OLM's CRDs, which ship in the operator-framework/api module (copied next to the binaries, so starting OLM needs
  * no Go).
  */
 export const olmRecipe: ComponentRecipe = {
   name: 'olm',
   version: OLM_VERSION,
-  files: ['olm', 'catalog', 'cpb', 'copy-content', 'crds'],
+  files: ['olm', 'catalog', 'package-server', 'cpb', 'copy-content', 'crds'],
   async build(ctx) {
     const module = 'github.com/operator-framework/operator-lifecycle-manager';
-    const commands = ['cmd/olm', 'cmd/catalog', 'util/cpb', 'cmd/copy-content'].map((c) => `${module}/${c}`);
+    const commands = ['cmd/olm', 'cmd/catalog', 'cmd/package-server', 'util/cpb', 'cmd/copy-content'].map(
+      (c) => `${module}/${c}`,
+    );
     await wrapperModule(ctx, module, `v${OLM_VERSION}`, commands);
     await ctx.go([
       'build',

@@ -1,0 +1,277 @@
+import type { CrdManifest } from './crds.js';
+import { collectionPath, type KubeObjects, objectPath } from './kube.js';
+import {
+  CATALOG_OPERATOR,
+  type InstallObject,
+  OLM_NAMESPACE,
+  OLM_OPERATOR,
+  type OlmInstallManifests,
+  PACKAGE_SERVER,
+} from './manifests.js';
+
+/** Why an install, status or uninstall could not go on. */
+export class OlmInstallError extends Error {
+  constructor(
+    readonly code: 'OLM_ALREADY_INSTALLED' | 'OLM_NOT_INSTALLED' | 'OLM_NOT_READY' | 'OLM_NOT_REMOVED',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OlmInstallError';
+  }
+}
+
+/** One object of the install as found on the cluster. */
+export interface OlmResourceStatus {
+  readonly name: string;
+  readonly namespace: string;
+  readonly kind: string;
+  /** `Installed`, `Available`, a CSV phase, `Unavailable: …` or `Not found`. */
+  readonly status: string;
+  readonly healthy: boolean;
+}
+
+interface Condition {
+  readonly type: string;
+  readonly status: string;
+  readonly reason?: string;
+  readonly message?: string;
+}
+
+interface Observed {
+  readonly metadata?: { readonly deletionTimestamp?: string };
+  readonly spec?: { readonly replicas?: number };
+  readonly status?: {
+    readonly phase?: string;
+    readonly message?: string;
+    readonly availableReplicas?: number;
+    readonly conditions?: readonly Condition[];
+  };
+}
+
+type AnyObject = InstallObject | CrdManifest;
+
+/** Progress lines and the time allowed for waiting. */
+export interface InstallRunOptions {
+  readonly timeoutMs: number;
+  readonly log: (line: string) => void;
+  readonly pollIntervalMs?: number;
+}
+
+function describe(object: AnyObject): string {
+  const ns = 'namespace' in object.metadata ? object.metadata.namespace : undefined;
+  return `${object.kind} ${ns ? `${ns}/` : ''}${object.metadata.name}`;
+}
+
+function statusOf(object: AnyObject, found: Observed | undefined): OlmResourceStatus {
+  const namespace = ('namespace' in object.metadata ? object.metadata.namespace : undefined) ?? '';
+  const base = { name: object.metadata.name, namespace, kind: object.kind };
+  if (!found) return { ...base, status: 'Not found', healthy: false };
+  if (found.metadata?.deletionTimestamp) return { ...base, status: 'Terminating', healthy: false };
+  if (object.kind === 'Deployment') {
+    const available = found.status?.conditions?.find((c) => c.type === 'Available');
+    const ready = `${found.status?.availableReplicas ?? 0}/${found.spec?.replicas ?? 1} available`;
+    return available?.status === 'True'
+      ? { ...base, status: `Available (${ready})`, healthy: true }
+      : { ...base, status: `Unavailable (${ready})`, healthy: false };
+  }
+  if (object.kind === 'ClusterServiceVersion') {
+    const phase = found.status?.phase ?? 'Pending';
+    return {
+      ...base,
+      status:
+        phase === 'Succeeded' ? phase : `${phase}${found.status?.message ? `: ${found.status.message}` : ''}`,
+      healthy: phase === 'Succeeded',
+    };
+  }
+  if (object.kind === 'CustomResourceDefinition') {
+    const established = found.status?.conditions?.some(
+      (c) => c.type === 'Established' && c.status === 'True',
+    );
+    return established
+      ? { ...base, status: 'Installed', healthy: true }
+      : { ...base, status: 'Not established', healthy: false };
+  }
+  return { ...base, status: 'Installed', healthy: true };
+}
+
+/** The objects the packageserver CSV makes OLM deploy, checked along with the install's own. */
+function derivedObjects(manifests: OlmInstallManifests): AnyObject[] {
+  const hasPackageServer = manifests.resources.some(
+    (r) => r.kind === 'ClusterServiceVersion' && r.metadata.name === PACKAGE_SERVER,
+  );
+  return hasPackageServer
+    ? [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: PACKAGE_SERVER, namespace: OLM_NAMESPACE },
+        },
+      ]
+    : [];
+}
+
+function allObjects(manifests: OlmInstallManifests): AnyObject[] {
+  return [...manifests.crds, ...manifests.resources, ...derivedObjects(manifests)];
+}
+
+/** Each object of the install with its state on the cluster, in install order. */
+export async function olmStatus(
+  api: KubeObjects,
+  manifests: OlmInstallManifests,
+): Promise<OlmResourceStatus[]> {
+  return Promise.all(
+    allObjects(manifests).map(async (o) => statusOf(o, await api.get<Observed>(objectPath(o)))),
+  );
+}
+
+async function poll(
+  what: string,
+  options: InstallRunOptions,
+  deadline: number,
+  check: () => Promise<string | true>,
+): Promise<void> {
+  let last: string | undefined;
+  for (;;) {
+    const state = await check();
+    if (state === true) return;
+    if (state !== last) options.log(`  ${what}: ${state}`);
+    last = state;
+    if (Date.now() >= deadline) {
+      throw new OlmInstallError(
+        'OLM_NOT_READY',
+        `${what} was not ready within ${Math.round(options.timeoutMs / 1000)}s (last: ${state})`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.pollIntervalMs ?? 1000));
+  }
+}
+
+/**
+ * Installs OLM as operator-sdk's `olm install` does: refuses when any object of the install exists, creates
+ * the CRDs and waits until they are established, creates the rest, then waits for the olm-operator and
+ * catalog-operator Deployments and, when installed, the packageserver CSV.
+ *
+ * @throws OlmInstallError `OLM_ALREADY_INSTALLED` naming the first object found, `OLM_NOT_READY` naming
+ * what was not ready in time.
+ */
+export async function installOlm(
+  api: KubeObjects,
+  manifests: OlmInstallManifests,
+  options: InstallRunOptions,
+): Promise<OlmResourceStatus[]> {
+  const deadline = Date.now() + options.timeoutMs;
+  options.log('checking for an existing OLM install');
+  const existing = (await olmStatus(api, manifests)).find((s) => s.status !== 'Not found');
+  if (existing) {
+    throw new OlmInstallError(
+      'OLM_ALREADY_INSTALLED',
+      `OLM is already installed (found ${existing.kind} ${existing.namespace ? `${existing.namespace}/` : ''}${existing.name}): uninstall it first with \`opkit olm uninstall\``,
+    );
+  }
+  options.log(`creating ${manifests.crds.length} CustomResourceDefinitions`);
+  for (const crd of manifests.crds) await api.create(collectionPath(crd.apiVersion, crd.kind), crd);
+  for (const crd of manifests.crds) {
+    await poll(describe(crd), options, deadline, async () => {
+      const s = statusOf(crd, await api.get<Observed>(objectPath(crd)));
+      return s.healthy || s.status;
+    });
+  }
+  options.log(`creating ${manifests.resources.length} resources`);
+  for (const object of manifests.resources) {
+    await api.create(collectionPath(object.apiVersion, object.kind, object.metadata.namespace), object);
+    options.log(`  created ${describe(object)}`);
+  }
+  const waitFor = async (object: AnyObject) => {
+    options.log(`waiting for ${describe(object)}`);
+    await poll(describe(object), options, deadline, async () => {
+      const s = statusOf(object, await api.get<Observed>(objectPath(object)));
+      return s.healthy || s.status;
+    });
+  };
+  for (const name of [OLM_OPERATOR, CATALOG_OPERATOR]) {
+    const deployment = manifests.resources.find((r) => r.kind === 'Deployment' && r.metadata.name === name);
+    if (deployment) await waitFor(deployment);
+  }
+  const csv = manifests.resources.find((r) => r.kind === 'ClusterServiceVersion');
+  if (csv) await waitFor(csv);
+  for (const derived of derivedObjects(manifests)) await waitFor(derived);
+  return olmStatus(api, manifests);
+}
+
+/**
+ * What OLM manages, deleted before OLM itself (while its operators still run): Subscriptions first so
+ * nothing is reinstalled, then InstallPlans, CSVs (OLM's garbage collection removes the operators'
+ * Deployments with them), CatalogSources and the rest.
+ */
+const MANAGED_KINDS: readonly { readonly apiVersion: string; readonly kind: string }[] = [
+  { apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription' },
+  { apiVersion: 'operators.coreos.com/v1alpha1', kind: 'InstallPlan' },
+  { apiVersion: 'operators.coreos.com/v1alpha1', kind: 'ClusterServiceVersion' },
+  { apiVersion: 'operators.coreos.com/v1alpha1', kind: 'CatalogSource' },
+  { apiVersion: 'operators.coreos.com/v2', kind: 'OperatorCondition' },
+  { apiVersion: 'operators.coreos.com/v1', kind: 'OperatorGroup' },
+  { apiVersion: 'operators.coreos.com/v1', kind: 'OLMConfig' },
+];
+// Operators are not among them: the olm operator recreates an Operator while anything still carries its
+// component label (the CRDs an operator's CSV installed outlive it). Deleting the CRDs removes them.
+
+interface Listed {
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+}
+
+/**
+ * Removes OLM: first every object OLM manages, in every namespace, then the packageserver's APIService, then
+ * the install's own objects in reverse order (the CRDs last), waiting until each is gone.
+ *
+ * @throws OlmInstallError `OLM_NOT_INSTALLED` when no object of the install exists; `OLM_NOT_REMOVED`
+ * naming what still exists when the timeout passes.
+ */
+export async function uninstallOlm(
+  api: KubeObjects,
+  manifests: OlmInstallManifests,
+  options: InstallRunOptions,
+): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
+  if ((await olmStatus(api, manifests)).every((s) => s.status === 'Not found')) {
+    throw new OlmInstallError('OLM_NOT_INSTALLED', 'OLM is not installed: none of its objects exist');
+  }
+  const gone = async (path: string, what: string) => {
+    for (;;) {
+      if ((await api.get(path)) === undefined) return;
+      if (Date.now() >= deadline) {
+        throw new OlmInstallError(
+          'OLM_NOT_REMOVED',
+          `${what} still exists after ${Math.round(options.timeoutMs / 1000)}s`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, options.pollIntervalMs ?? 500));
+    }
+  };
+  for (const { apiVersion, kind } of MANAGED_KINDS) {
+    const items = await api.list<Listed>(collectionPath(apiVersion, kind));
+    if (items.length === 0) continue;
+    options.log(`deleting ${items.length} ${kind}${items.length === 1 ? '' : 's'}`);
+    const paths = items.map((item) => objectPath({ apiVersion, kind, metadata: item.metadata }));
+    for (const path of paths) await api.delete(path);
+    for (const [i, path] of paths.entries()) {
+      const { name, namespace } = items[i]?.metadata ?? { name: path };
+      await gone(path, `${kind} ${namespace ? `${namespace}/` : ''}${name}`);
+    }
+  }
+  // The packageserver's APIService outlives its Deployment; while it names a Service that no longer answers,
+  // API discovery fails and the namespace controller cannot finish deleting any namespace.
+  const apiService = {
+    apiVersion: 'apiregistration.k8s.io/v1',
+    kind: 'APIService',
+    metadata: { name: 'v1.packages.operators.coreos.com' },
+  };
+  if (await api.delete(objectPath(apiService))) {
+    options.log(`deleting ${describe(apiService)}`);
+    await gone(objectPath(apiService), describe(apiService));
+  }
+  const own: AnyObject[] = [...[...manifests.resources].reverse(), ...manifests.crds];
+  for (const object of own) {
+    if (await api.delete(objectPath(object))) options.log(`deleting ${describe(object)}`);
+  }
+  for (const object of own) await gone(objectPath(object), describe(object));
+}

@@ -1,0 +1,199 @@
+import { join } from 'node:path';
+import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
+import { pushReleasedOperatorImages } from '@opkit/test-cluster/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OLM_V1ALPHA1 } from '../src/olm-types.js';
+import { opkit, publishCatalog, pushCatalogImage, repositoryRoot } from '../src/opkit-cli.js';
+import {
+  approveNextInstallPlan,
+  createInstallNamespace,
+  getOptional,
+  subscribe,
+  waitForCsvSucceeded,
+} from '../src/subscriptions.js';
+
+// `opkit olm install | status | uninstall` on a cluster that starts without OLM: OLM runs in pods from the
+// images in the cluster's registry (under their upstream names, which `olm install` uses by default), installs
+// the Redis operator from our catalog by a Subscription, and leaves nothing behind when uninstalled.
+
+const OPERATOR_NAMESPACE = 'redis-system';
+const PACKAGE = 'redis-operator';
+const CSV = 'redis-operator.v0.2.0';
+const OPM_IMAGE = 'quay.io/operator-framework/opm:v1.73.0';
+
+let cluster: LocalCluster;
+let rest: KubeRest;
+let catalogImage: string;
+let kubeconfig: string[];
+
+beforeAll(async () => {
+  cluster = await startCluster({ olmImages: true });
+  rest = new KubeRest(cluster.kubeConfig);
+  kubeconfig = ['--kubeconfig', cluster.kubeconfigPath];
+  const registry = cluster.registry;
+  if (!registry) throw new Error('the cluster has no registry (no real node)');
+  await pushReleasedOperatorImages({
+    repoRoot: repositoryRoot,
+    operator: 'operators/redis',
+    registry,
+    repository: 'redis-operator',
+    versions: ['0.2.0'],
+    layoutDir: join(cluster.dir, 'redis-operator-image'),
+  });
+  catalogImage = await pushCatalogImage({
+    catalogDir: join(repositoryRoot, 'catalog', 'configs'),
+    registry,
+    layoutDir: join(cluster.dir, 'catalog-image'),
+    serving: true,
+    inlineBundles: true,
+  });
+});
+
+afterAll(async () => {
+  rest?.close();
+  await cluster?.stop();
+});
+
+interface StatusReport {
+  readonly installed: boolean;
+  readonly healthy: boolean;
+  readonly resources: readonly { name: string; namespace: string; kind: string; status: string }[];
+}
+
+async function names(path: string, suffix = ''): Promise<string[]> {
+  const list = await rest.request<{ items: { metadata: { name: string } }[] }>('GET', path);
+  return list.items.map((i) => i.metadata.name).filter((n) => n.endsWith(suffix));
+}
+
+describe('opkit olm', () => {
+  it('status exits 1 on a cluster without OLM', async () => {
+    const status = await opkit(['olm', 'status', ...kubeconfig]);
+    expect(status.stderr.trim()).toBe('opkit: OLM is not installed');
+    expect(status.code).toBe(1);
+  });
+
+  it('install lays out OLM and waits until its operators and the packageserver are ready', async () => {
+    const install = await opkit([
+      'olm',
+      'install',
+      '--opm-image',
+      OPM_IMAGE,
+      '--timeout',
+      '4m',
+      ...kubeconfig,
+    ]);
+    expect(install.stderr).toContain('waiting for Deployment olm/catalog-operator');
+    expect(install.stderr).toContain('OLM is installed');
+    expect(install.code).toBe(0);
+    expect(install.stdout.split('\n')[0]).toMatch(/^NAME\s+NAMESPACE\s+KIND\s+STATUS$/);
+    expect(install.stdout).toMatch(/olm-operator\s+olm\s+Deployment\s+Available \(1\/1 available\)/);
+    expect(install.stdout).toMatch(/packageserver\s+olm\s+ClusterServiceVersion\s+Succeeded/);
+
+    const pods = await rest.request<{ items: { spec: { containers: { image: string }[] } }[] }>(
+      'GET',
+      '/api/v1/namespaces/olm/pods',
+    );
+    expect(new Set(pods.items.map((p) => p.spec.containers[0]?.image))).toEqual(
+      new Set(['quay.io/operator-framework/olm:v0.46.0']),
+    );
+    // The packageserver serves the PackageManifest API through the aggregator.
+    const apiService = await rest.request<{ status?: { conditions?: { type: string; status: string }[] } }>(
+      'GET',
+      '/apis/apiregistration.k8s.io/v1/apiservices/v1.packages.operators.coreos.com',
+    );
+    expect(apiService.status?.conditions?.find((c) => c.type === 'Available')?.status).toBe('True');
+  });
+
+  it('status reports every object healthy, as a table or as data', async () => {
+    const json = await opkit(['olm', 'status', '-o', 'json', ...kubeconfig]);
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout) as StatusReport;
+    expect(report.installed).toBe(true);
+    expect(report.healthy).toBe(true);
+    expect(report.resources).toContainEqual({
+      name: 'subscriptions.operators.coreos.com',
+      namespace: '',
+      kind: 'CustomResourceDefinition',
+      status: 'Installed',
+    });
+    expect(report.resources).toContainEqual({
+      name: 'global-operators',
+      namespace: 'operators',
+      kind: 'OperatorGroup',
+      status: 'Installed',
+    });
+    const table = await opkit(['olm', 'status', ...kubeconfig]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/catalog-operator\s+olm\s+Deployment\s+Available/);
+    const unknown = await opkit(['olm', 'status', '-o', 'wide', ...kubeconfig]);
+    expect(unknown.code).toBe(1);
+  });
+
+  it('install refuses a cluster that has OLM already', async () => {
+    const again = await opkit(['olm', 'install', ...kubeconfig]);
+    expect(again.stderr.trim().split('\n').at(-1)).toBe(
+      'opkit: OLM is already installed (found CustomResourceDefinition catalogsources.operators.coreos.com): uninstall it first with `opkit olm uninstall`',
+    );
+    expect(again.code).toBe(1);
+  });
+
+  it('the installed OLM installs our Redis operator from a CatalogSource by a Subscription', async () => {
+    const published = await publishCatalog({
+      name: 'opkit',
+      namespace: 'olm',
+      image: catalogImage,
+      kubeconfigPath: cluster.kubeconfigPath,
+    });
+    expect(published.code).toBe(0);
+    await createInstallNamespace(rest, OPERATOR_NAMESPACE);
+    await subscribe(rest, {
+      namespace: OPERATOR_NAMESPACE,
+      packageName: PACKAGE,
+      channel: 'stable-v0',
+      source: 'opkit',
+      sourceNamespace: 'olm',
+      startingCSV: CSV,
+      env: { RELATED_IMAGE_REDIS: 'docker.io/library/redis:7.0' },
+    });
+    expect(await approveNextInstallPlan(rest, OPERATOR_NAMESPACE, PACKAGE)).toEqual([CSV]);
+    await waitForCsvSucceeded(rest, OPERATOR_NAMESPACE, CSV);
+  });
+
+  it('uninstall removes what OLM manages, then OLM itself, and leaves no OLM object', async () => {
+    const uninstall = await opkit(['olm', 'uninstall', '--timeout', '4m', ...kubeconfig]);
+    expect(uninstall.stderr).toContain('deleting 1 Subscription');
+    expect(uninstall.stderr).toContain('OLM is uninstalled');
+    expect(uninstall.code).toBe(0);
+
+    expect(
+      await names('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', '.operators.coreos.com'),
+    ).toEqual([]);
+    const namespaces = await names('/api/v1/namespaces');
+    expect(namespaces).not.toContain('olm');
+    expect(namespaces).not.toContain('operators');
+    expect(await names('/apis/rbac.authorization.k8s.io/v1/clusterroles')).not.toContain(
+      'system:controller:operator-lifecycle-manager',
+    );
+    expect(await names('/apis/apiregistration.k8s.io/v1/apiservices')).not.toContain(
+      'v1.packages.operators.coreos.com',
+    );
+    // The operator OLM deployed went with its CSV.
+    expect(
+      await getOptional(
+        rest,
+        `/apis/apps/v1/namespaces/${OPERATOR_NAMESPACE}/deployments/redis-operator-controller-manager`,
+      ),
+    ).toBeUndefined();
+    expect(
+      await getOptional(rest, `${OLM_V1ALPHA1}/namespaces/${OPERATOR_NAMESPACE}/subscriptions`),
+    ).toBeUndefined();
+
+    const status = await opkit(['olm', 'status', ...kubeconfig]);
+    expect(status.code).toBe(1);
+    const again = await opkit(['olm', 'uninstall', ...kubeconfig]);
+    expect(again.stderr.trim().split('\n').at(-1)).toBe(
+      'opkit: OLM is not installed: none of its objects exist',
+    );
+    expect(again.code).toBe(1);
+  }, 300_000);
+});

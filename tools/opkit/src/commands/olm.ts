@@ -1,0 +1,188 @@
+import { type Command, Option } from 'commander';
+import { CliError } from '../cli-error.js';
+import { examples, outputFormatOption } from './options.js';
+
+/** OLM's release whose install opkit lays out. */
+const OLM_VERSION = '0.46.0';
+
+interface ClusterOptions {
+  readonly version: string;
+  readonly image?: string;
+  readonly kubeconfig?: string;
+}
+
+/** The kubeconfig's cluster, the install's manifests, and the CLI-side modules they need. */
+async function connect(
+  opts: ClusterOptions & { readonly packageServer?: boolean; readonly opmImage?: string },
+) {
+  const [{ KubeConfig }, install] = await Promise.all([
+    import('@kubernetes/client-node'),
+    import('@opkit/olm/install'),
+  ]);
+  if (!/^\d+\.\d+\.\d+$/.test(opts.version)) {
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `--version ${JSON.stringify(opts.version)}: give a release such as ${OLM_VERSION}`,
+    );
+  }
+  const kc = new KubeConfig();
+  try {
+    if (opts.kubeconfig !== undefined) kc.loadFromFile(opts.kubeconfig);
+    else kc.loadFromDefault();
+  } catch (err) {
+    throw new CliError(
+      'OPKIT_KUBECONFIG_INVALID',
+      `${opts.kubeconfig ?? 'kubeconfig'}: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  }
+  if (!kc.getCurrentCluster()) {
+    throw new CliError('OPKIT_KUBECONFIG_INVALID', `${opts.kubeconfig ?? 'kubeconfig'}: no current cluster`);
+  }
+  const api = new install.KubeObjects(kc);
+  const manifests = install.olmInstallManifests({
+    version: opts.version,
+    ...(opts.image ? { image: opts.image } : {}),
+    ...(opts.opmImage ? { opmImage: opts.opmImage } : {}),
+    ...(opts.packageServer === false ? { packageServer: false } : {}),
+  });
+  return { api, manifests, install };
+}
+
+function statusTable(
+  rows: readonly { name: string; namespace: string; kind: string; status: string }[],
+): string {
+  const header = { name: 'NAME', namespace: 'NAMESPACE', kind: 'KIND', status: 'STATUS' };
+  const all = [header, ...rows];
+  const width = (key: 'name' | 'namespace' | 'kind') => Math.max(...all.map((r) => r[key].length)) + 4;
+  const [n, ns, k] = [width('name'), width('namespace'), width('kind')];
+  return all
+    .map((r) => `${r.name.padEnd(n)}${r.namespace.padEnd(ns)}${r.kind.padEnd(k)}${r.status}\n`)
+    .join('');
+}
+
+async function parseTimeout(value: string): Promise<number> {
+  const { parseDuration } = await import('../publish.js');
+  return parseDuration(value);
+}
+
+const versionOption = () => new Option('--version <version>', "OLM's release").default(OLM_VERSION);
+const imageOption = () =>
+  new Option('--image <ref>', "OLM's image (default: quay.io/operator-framework/olm:v<version>)");
+const kubeconfigOption = () =>
+  new Option('--kubeconfig <path>', 'kubeconfig (default: $KUBECONFIG or ~/.kube/config)');
+
+/** `olm install | status | uninstall`, as operator-sdk's commands of the same names. */
+export function registerOlmCommands(program: Command): void {
+  const olm = program
+    .command('olm')
+    .description('Install, check and remove OLM (Operator Lifecycle Manager) on a cluster.')
+    .addHelpText('after', examples(['opkit olm install', 'opkit olm status -o json', 'opkit olm uninstall']));
+  olm
+    .command('install')
+    .description(
+      'Install OLM: its CRDs, namespaces, RBAC, operators and packageserver; wait until they are ready.',
+    )
+    .addOption(versionOption())
+    .addOption(imageOption())
+    .option('--opm-image <ref>', "opm's image for the catalog operator's pods (default: OLM's own choice)")
+    .option('--no-packageserver', 'leave out the packageserver (the PackageManifest API)')
+    .option('--timeout <duration>', 'how long to wait for OLM to be ready (e.g. 90s, 2m)', '2m')
+    .addOption(kubeconfigOption())
+    .addHelpText(
+      'after',
+      `
+Lays out OLM's release manifests (its CRDs first; the olm and operators namespaces; the olm-operator and
+catalog-operator Deployments; the global-operators OperatorGroup; the packageserver CSV) without downloading
+them, so it works offline; the default operatorhub.io catalog is not installed. Refuses when any object of
+the install already exists. Prints the status of every object when done.
+
+Examples:
+  $ opkit olm install
+  $ opkit olm install --timeout 5m --image registry.example.com/olm:v0.46.0`,
+    )
+    .action(async (opts: ClusterOptions & { opmImage?: string; packageserver: boolean; timeout: string }) => {
+      const timeoutMs = await parseTimeout(opts.timeout);
+      const { api, manifests, install } = await connect({ ...opts, packageServer: opts.packageserver });
+      try {
+        const log = (line: string) => process.stderr.write(`${line}\n`);
+        log(`installing OLM v${opts.version} on ${api.server}`);
+        const status = await install.installOlm(api, manifests, { timeoutMs, log });
+        process.stdout.write(statusTable(status));
+        log('OLM is installed');
+      } finally {
+        api.close();
+      }
+    });
+  olm
+    .command('status')
+    .description("Print the state of each object of OLM's install; exit 1 unless all are there and healthy.")
+    .addOption(versionOption())
+    .addOption(outputFormatOption('-o, --output <format>', ['text', 'json', 'yaml'], 'output format'))
+    .addOption(kubeconfigOption())
+    .addHelpText(
+      'after',
+      `
+Deployments are healthy when available, the packageserver CSV when Succeeded, CRDs when established.
+
+Examples:
+  $ opkit olm status
+  $ opkit olm status -o json`,
+    )
+    .action(async (opts: ClusterOptions & { output: 'text' | 'json' | 'yaml' }) => {
+      const { api, manifests, install } = await connect(opts);
+      try {
+        const status = await install.olmStatus(api, manifests);
+        const installed = status.some((s) => s.status !== 'Not found');
+        const healthy = status.every((s) => s.healthy);
+        const rows = status.map(({ name, namespace, kind, status }) => ({ name, namespace, kind, status }));
+        if (opts.output === 'json') {
+          process.stdout.write(`${JSON.stringify({ installed, healthy, resources: rows }, null, 2)}\n`);
+        } else if (opts.output === 'yaml') {
+          const { stringify } = await import('yaml');
+          process.stdout.write(stringify({ installed, healthy, resources: rows }));
+        } else if (installed) {
+          process.stdout.write(statusTable(rows));
+        }
+        if (!installed) throw new CliError('OPKIT_OLM_NOT_INSTALLED', 'OLM is not installed');
+        if (!healthy) {
+          const bad = status.filter((s) => !s.healthy).map((s) => `${s.kind} ${s.name}: ${s.status}`);
+          throw new CliError('OPKIT_OLM_UNHEALTHY', `OLM is not healthy: ${bad.join('; ')}`);
+        }
+      } finally {
+        api.close();
+      }
+    });
+  olm
+    .command('uninstall')
+    .description(
+      'Remove OLM: every object it manages (Subscriptions, CSVs, …), then its own; wait until gone.',
+    )
+    .addOption(versionOption())
+    .option('--timeout <duration>', 'how long to wait for everything to be gone (e.g. 90s, 2m)', '2m')
+    .addOption(kubeconfigOption())
+    .addHelpText(
+      'after',
+      `
+Deletes the Subscriptions, InstallPlans, ClusterServiceVersions (and with them the operators OLM deployed),
+CatalogSources, OperatorConditions and OperatorGroups of every namespace while OLM still runs, then OLM's
+Deployments, RBAC, namespaces and CRDs (with them the Operator objects). Fails when OLM is not installed.
+
+Examples:
+  $ opkit olm uninstall`,
+    )
+    .action(async (opts: ClusterOptions & { timeout: string }) => {
+      const timeoutMs = await parseTimeout(opts.timeout);
+      const { api, manifests, install } = await connect(opts);
+      try {
+        const log = (line: string) => process.stderr.write(`${line}\n`);
+        log(`uninstalling OLM from ${api.server}`);
+        await install.uninstallOlm(api, manifests, { timeoutMs, log });
+        log('OLM is uninstalled');
+      } finally {
+        api.close();
+      }
+    });
+}
