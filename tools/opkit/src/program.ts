@@ -11,8 +11,8 @@ import { registerDeployCommands } from './commands/deploy.js';
 import { registerGraphCommand } from './commands/graph.js';
 import { registerImageCommands } from './commands/image.js';
 import { registerOlmCommands } from './commands/olm.js';
-import { registerRunCommands } from './commands/run.js';
 import { examples } from './commands/options.js';
+import { registerRunCommands } from './commands/run.js';
 
 /** The package's version; a bundled copy (the catalog server in an image) has no package.json beside it. */
 export function cliVersion(): string {
