@@ -1,13 +1,21 @@
 // The packages as a user gets them: `npm pack` each publishable package (its build, from `nx run <p>:build`),
 // install the tarballs into an empty project outside the workspace (dependencies from the npm registry), then
 // type-check and run an operator against the packed runtime and run the packed `opkit` command.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  eventually,
+  KubeApiError,
+  KubeRest,
+  testKubeConfig,
+  useTestNamespace,
+} from '@opkit/test-cluster/vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse } from 'yaml';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const require = createRequire(import.meta.url);
@@ -67,6 +75,36 @@ function importedPackages(source: string): Set<string> {
     if (!builtinModules.includes(name)) names.add(name);
   }
   return names;
+}
+
+const GREETING = { apiVersion: 'example.opkit.dev/v1', kind: 'Greeting' } as const;
+
+interface GreetingObject {
+  readonly metadata: { readonly finalizers?: readonly string[] };
+  readonly status?: { readonly conditions?: readonly { type: string; status: string }[] };
+}
+
+/** The Greeting CRD exactly as the runtime's README shows it beside the minimal operator. */
+async function installGreetingCrd(rest: KubeRest): Promise<void> {
+  const readme = readFileSync(join(root, 'libs/controller-runtime/README.md'), 'utf8');
+  const block = /## A minimal operator[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+  expect(block, 'the README shows the CRD of the minimal operator').toBeDefined();
+  const crd = parse(block ?? '') as { kind: string; metadata: { name: string } };
+  expect(crd.kind).toBe('CustomResourceDefinition');
+  const path = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+  try {
+    await rest.request('POST', path, { body: crd });
+  } catch (error) {
+    // The cluster of OPKIT_TEST_KUBECONFIG may have it from an earlier run.
+    if (!(error instanceof KubeApiError && error.status === 409)) throw error;
+  }
+  await eventually('the Greeting CRD to be established', async () => {
+    const live = await rest.request<{ status?: { conditions?: { type: string; status: string }[] } }>(
+      'GET',
+      `${path}/${crd.metadata.name}`,
+    );
+    return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+  });
 }
 
 let scratch: string;
@@ -137,13 +175,19 @@ describe('the tarballs', () => {
 });
 
 describe('an operator project on the packed runtime', () => {
-  it('type-checks against the declarations and reconciles with the fake client', async () => {
+  const namespace = useTestNamespace({ prefix: 'packed' });
+
+  // Type-checks the project against the packages' declarations (tsc fails the hook otherwise) and compiles it.
+  beforeAll(async () => {
     // The README's minimal operator, importing the packages as an operator outside this repository does.
     const example = readFileSync(join(root, 'libs/controller-runtime/examples/minimal-operator.ts'), 'utf8');
     const operator = example
       .replace("from '../src/index.js'", "from '@opkit/controller-runtime'")
-      .replace("from '../src/testing/index.js'", "from '@opkit/controller-runtime/testing'");
-    expect(operator).not.toMatch(/from '\.\.\/src\//);
+      .replace("from '../src/testing/index.js'", "from '@opkit/controller-runtime/testing'")
+      // Free ports for its metrics and probes: the test machine may have 8080 and 8081 taken.
+      .replace("metricsBindAddress: ':8080'", "metricsBindAddress: '127.0.0.1:0'")
+      .replace("healthProbeBindAddress: ':8081'", "healthProbeBindAddress: '127.0.0.1:0'");
+    expect(operator).not.toMatch(/from '\.\.\/src\/|:808[01]'/);
     writeFileSync(join(consumer, 'operator.ts'), operator);
     // Its reconciler without the manager that would connect to a cluster, for a unit test as the README shows.
     const managerAt = operator.indexOf('\nconst manager = new Manager(');
@@ -202,7 +246,66 @@ process.stdout.write('reconciled\\n');
       }),
     );
     await run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], consumer);
+  }, 300_000);
+
+  it('reconciles with the fake client', async () => {
     expect(await run(process.execPath, ['out/smoke.js'], consumer)).toBe('reconciled\n');
+  });
+
+  it('runs as an operator against a cluster: creates, updates and finalizes', async () => {
+    const kubeconfig = inject('opkitKubeconfig');
+    const rest = new KubeRest(testKubeConfig());
+    await installGreetingCrd(rest);
+    const ns = namespace.name;
+    const operator = spawn(process.execPath, ['out/operator.js'], {
+      cwd: consumer,
+      env: { ...cleanEnv(), KUBECONFIG: kubeconfig, WATCH_NAMESPACE: ns, POD_NAMESPACE: ns },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    operator.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    operator.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => operator.on('exit', (code) => resolve(code)));
+    try {
+      const greetings = `/apis/example.opkit.dev/v1/namespaces/${ns}/greetings`;
+      const configMap = `/api/v1/namespaces/${ns}/configmaps/hello-greeting`;
+      await rest.request('POST', greetings, {
+        body: { ...GREETING, metadata: { name: 'hello' }, spec: { message: 'hi' } },
+      });
+      await eventually('the ConfigMap and the Ready condition', async () => {
+        const cm = await rest.request<{ data?: Record<string, string> }>('GET', configMap);
+        const greeting = await rest.request<GreetingObject>('GET', `${greetings}/hello`);
+        const ready = greeting.status?.conditions?.find((c) => c.type === 'Ready');
+        return (
+          cm.data?.message === 'hi' && ready?.status === 'True' && greeting.metadata.finalizers?.length === 1
+        );
+      });
+
+      await rest.request('PATCH', `${greetings}/hello`, {
+        body: { spec: { message: 'hello again' } },
+        contentType: 'application/merge-patch+json',
+      });
+      await eventually('the ConfigMap to follow the spec', async () => {
+        const cm = await rest.request<{ data?: Record<string, string> }>('GET', configMap);
+        return cm.data?.message === 'hello again';
+      });
+
+      // The finalizer holds the Greeting until the operator has run its cleanup and removed it.
+      await rest.request('DELETE', `${greetings}/hello`);
+      await eventually('the Greeting to be finalized and gone', async () => {
+        try {
+          await rest.request('GET', `${greetings}/hello`);
+          return false;
+        } catch (error) {
+          return error instanceof KubeApiError && error.status === 404;
+        }
+      });
+      expect(log).not.toMatch(/"level":"error"/);
+    } finally {
+      operator.kill('SIGTERM');
+    }
+    // A graceful stop on SIGTERM, as in a pod.
+    expect(await exited, log).toBe(0);
   });
 });
 
