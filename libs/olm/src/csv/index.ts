@@ -1,6 +1,7 @@
 export * from './base.js';
 export * from './errors.js';
 export * from './generate.js';
+export * from './kustomize-base.js';
 export * from './owned-crds.js';
 export * from './permissions.js';
 export * from './related-images.js';
