@@ -1,9 +1,10 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { generateKustomizeManifests } from './kustomize-manifests.js';
+import { createProgram } from './program.js';
 
 const root = resolve(import.meta.dirname, '../../..');
 const operators = [
@@ -187,5 +188,28 @@ describe('generateKustomizeManifests', () => {
     expect(() =>
       generateKustomizeManifests({ projectDir: op.dir, packageName: 'Bad_Name', outputDir: temp() }),
     ).toThrow(/--package "Bad_Name": lower-case letters/);
+  });
+
+  it('opkit generate kustomize manifests lists the files as json and refuses --interactive', async () => {
+    const out = temp();
+    const args = ['generate', 'kustomize', 'manifests', '--project', operators[1]!.dir, '--output-dir', out];
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      await createProgram().parseAsync([...args, '-o', 'json'], { from: 'user' });
+      await expect(createProgram().parseAsync([...args, '--interactive'], { from: 'user' })).rejects.toThrow(
+        '--interactive: opkit never prompts; only false is taken',
+      );
+    } finally {
+      spy.mockRestore();
+    }
+    const files = JSON.parse(written.join('')) as { path: string; changed: boolean }[];
+    expect(files.map((f) => [f.path.split('/').pop(), f.changed])).toEqual([
+      ['redis-operator.clusterserviceversion.yaml', true],
+      ['kustomization.yaml', true],
+    ]);
   });
 });

@@ -21,10 +21,11 @@ export function registerGenerateCommands(program: Command): void {
     .option('--input-dir <dir>', 'where an existing base is read from (default: <project>/config/manifests)')
     .option('--output-dir <dir>', 'where the base and kustomization go (default: <project>/config/manifests)')
     .option(
-      '--interactive <bool>',
+      '--interactive [bool]',
       'operator-sdk’s prompts; opkit never prompts, so only false is taken',
       'false',
     )
+    .option('-q, --quiet', 'print nothing (the written files are not listed)', false)
     .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, ['text', 'json'], 'how the written files are listed'))
     .addHelpText(
       'after',
@@ -44,14 +45,15 @@ export function registerGenerateCommands(program: Command): void {
         package?: string;
         inputDir?: string;
         outputDir?: string;
-        interactive: string;
+        interactive: string | boolean;
+        quiet: boolean;
         output: 'text' | 'json';
       }) => {
         const [{ generateKustomizeManifests }, { CliError }] = await Promise.all([
           import('../kustomize-manifests.js'),
           import('../cli-error.js'),
         ]);
-        if (opts.interactive !== 'false')
+        if (String(opts.interactive) !== 'false')
           throw new CliError(
             'OPKIT_ARGUMENT_INVALID',
             '--interactive: opkit never prompts; only false is taken',
@@ -62,6 +64,7 @@ export function registerGenerateCommands(program: Command): void {
           ...(opts.inputDir !== undefined ? { inputDir: opts.inputDir } : {}),
           ...(opts.outputDir !== undefined ? { outputDir: opts.outputDir } : {}),
         });
+        if (opts.quiet) return;
         if (opts.output === 'json') process.stdout.write(`${JSON.stringify(result.files, null, 2)}\n`);
         else
           for (const f of result.files)
