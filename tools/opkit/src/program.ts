@@ -8,6 +8,7 @@ import { Command } from 'commander';
 import { registerBundleCommands } from './commands/bundle.js';
 import { registerCatalogCommands } from './commands/catalog.js';
 import { registerDeployCommands } from './commands/deploy.js';
+import { registerGenerateCommands } from './commands/generate.js';
 import { registerGraphCommand } from './commands/graph.js';
 import { registerImageCommands } from './commands/image.js';
 import { registerOlmCommands } from './commands/olm.js';
@@ -37,6 +38,7 @@ export function createProgram(): Command {
       examples([
         'opkit bundle validate bundles/memcached-operator/0.2.0',
         'opkit catalog render catalog/configs -o yaml',
+        'opkit generate kustomize manifests --project operators/memcached',
         'opkit image pull quay.io/acme/memcached-operator:0.2.0 ./memcached-layout',
         'opkit <command> --help',
       ]),
@@ -44,6 +46,7 @@ export function createProgram(): Command {
   registerBundleCommands(program);
   registerCatalogCommands(program);
   registerDeployCommands(program);
+  registerGenerateCommands(program);
   registerGraphCommand(program);
   registerImageCommands(program);
   registerOlmCommands(program);

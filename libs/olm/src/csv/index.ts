@@ -2,6 +2,7 @@ export * from './base.js';
 export * from './errors.js';
 export * from './generate.js';
 export * from './install-mode.js';
+export * from './kustomize-base.js';
 export * from './owned-crds.js';
 export * from './permissions.js';
 export * from './related-images.js';

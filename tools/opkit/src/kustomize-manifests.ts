@@ -1,0 +1,140 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { type KubeObject, kustomizeBaseCsv, manifestsKustomization, packageNameOf } from '@opkit/olm';
+import { parse, parseAllDocuments } from 'yaml';
+import { CliError } from './cli-error.js';
+
+export interface KustomizeManifestsOptions {
+  /** The operator project (with package.json and config/). */
+  readonly projectDir: string;
+  /** The package name; by default the `opkit.package` field of the project's package.json. */
+  readonly packageName?: string;
+  /** Where an existing base is read from (`<dir>/bases/`); by default `<project>/config/manifests`. */
+  readonly inputDir?: string;
+  /** Where the base and kustomization are written; by default `<project>/config/manifests`. */
+  readonly outputDir?: string;
+}
+
+/** The files written, relative to the current directory, and whether each changed. */
+export interface KustomizeManifestsResult {
+  readonly files: readonly { path: string; changed: boolean }[];
+}
+
+const CSV_SUFFIX = '.clusterserviceversion.yaml';
+const PACKAGE_NAME = /^[a-z0-9]([-a-z0-9.]{0,200}[a-z0-9])?$/;
+
+function projectPackageJson(projectDir: string): { description?: unknown; opkit?: { package?: unknown } } {
+  const file = join(projectDir, 'package.json');
+  if (!existsSync(projectDir) || !statSync(projectDir).isDirectory())
+    throw new CliError('OPKIT_ARGUMENT_INVALID', `--project ${projectDir}: no such directory`);
+  if (!existsSync(file))
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `--project ${projectDir}: no package.json, not an opkit project`,
+    );
+  return JSON.parse(readFileSync(file, 'utf8')) as { description?: unknown; opkit?: { package?: unknown } };
+}
+
+/** The CRDs the project's schemas generate, from `config/crd/bases/`. */
+function projectCrds(projectDir: string): KubeObject[] {
+  const dir = join(projectDir, 'config', 'crd', 'bases');
+  if (!existsSync(dir))
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `${dir}: no generated CRDs (run the project's manifests target first), not an opkit project`,
+    );
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
+    .sort()
+    .flatMap((f) =>
+      parseAllDocuments(readFileSync(join(dir, f), 'utf8')).map((d) => d.toJS() as KubeObject | null),
+    )
+    .filter((o): o is KubeObject => o !== null && o.kind === 'CustomResourceDefinition');
+}
+
+/** Writes `file` only when its text differs; reports whether it did. */
+function writeIfChanged(file: string, text: string): boolean {
+  if (existsSync(file) && readFileSync(file, 'utf8') === text) return false;
+  writeFileSync(file, text);
+  return true;
+}
+
+/**
+ * `operator-sdk generate kustomize manifests` for an opkit project: the base CSV
+ * `<output>/bases/<package>.clusterserviceversion.yaml` with the owned CRDs of `config/crd/bases/` (kept
+ * hand edits, see `kustomizeBaseCsv`), and `<output>/kustomization.yaml` when there is none yet.
+ */
+export function generateKustomizeManifests(o: KustomizeManifestsOptions): KustomizeManifestsResult {
+  const pkg = projectPackageJson(o.projectDir);
+  const manifestsDir = join(o.projectDir, 'config', 'manifests');
+  const inputDir = o.inputDir ?? manifestsDir;
+  const outputDir = o.outputDir ?? manifestsDir;
+  const packageName =
+    o.packageName ?? (typeof pkg.opkit?.package === 'string' ? pkg.opkit.package : undefined);
+  if (packageName === undefined)
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `${join(o.projectDir, 'package.json')}: no opkit.package field; pass --package <name>`,
+    );
+  if (!PACKAGE_NAME.test(packageName))
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `--package ${JSON.stringify(packageName)}: lower-case letters, digits, '-' and '.' only (it names the CSV <package>.v<version>)`,
+    );
+  for (const dir of [outputDir, join(outputDir, 'bases')]) {
+    if (existsSync(dir) && !statSync(dir).isDirectory())
+      throw new CliError(
+        'OPKIT_ARGUMENT_INVALID',
+        `--output-dir ${outputDir}: ${dir} is a file, not a directory`,
+      );
+  }
+
+  const basesIn = join(inputDir, 'bases');
+  const existingBases = existsSync(basesIn) ? readdirSync(basesIn).filter((f) => f.endsWith(CSV_SUFFIX)) : [];
+  const inputFile = join(basesIn, `${packageName}${CSV_SUFFIX}`);
+  let existing: string | undefined;
+  if (existsSync(inputFile)) {
+    existing = readFileSync(inputFile, 'utf8');
+    const name = (parse(existing) as { metadata?: { name?: unknown } } | null)?.metadata?.name;
+    const basePackage = typeof name === 'string' ? packageNameOf(name) : undefined;
+    if (basePackage !== packageName)
+      throw new CliError(
+        'OPKIT_PACKAGE_MISMATCH',
+        `--package ${packageName} does not match ${inputFile} (metadata.name ${JSON.stringify(name)}, package ${basePackage ?? 'none'})`,
+      );
+  } else if (existingBases[0] !== undefined) {
+    const other = existingBases[0].slice(0, -CSV_SUFFIX.length);
+    throw new CliError(
+      'OPKIT_PACKAGE_MISMATCH',
+      `--package ${packageName} does not match the base CSV ${join(basesIn, existingBases[0])} (package ${other})`,
+    );
+  }
+
+  const description = typeof pkg.description === 'string' ? pkg.description.trim() : '';
+  if (existing === undefined && description === '')
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `${join(o.projectDir, 'package.json')}: no description for the new base CSV's spec.description; add one`,
+    );
+  let csv: string;
+  try {
+    csv = kustomizeBaseCsv(projectCrds(o.projectDir), existing, packageName, { description });
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError('OPKIT_CSV_INVALID', `${inputFile}: ${(error as Error).message}`, { cause: error });
+  }
+
+  mkdirSync(join(outputDir, 'bases'), { recursive: true });
+  const csvFile = join(outputDir, 'bases', `${packageName}${CSV_SUFFIX}`);
+  const files = [{ path: relative(process.cwd(), csvFile), changed: writeIfChanged(csvFile, csv) }];
+  const kustomization = join(outputDir, 'kustomization.yaml');
+  if (!existsSync(kustomization)) {
+    const parts = ['default', 'samples']
+      .map((d) => join(o.projectDir, 'config', d))
+      .filter((d) => existsSync(d))
+      .map((d) => relative(outputDir, d).split(sep).join('/'));
+    writeFileSync(kustomization, manifestsKustomization(packageName, parts));
+    files.push({ path: relative(process.cwd(), kustomization), changed: true });
+  }
+  return { files };
+}
