@@ -5,8 +5,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadYaml } from '@kubernetes/client-node';
 import { KubeApiError, KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
+import { parse } from 'yaml';
 import { memcachedBaselineBinary } from './converge/baseline-binary.js';
 import { baselineOperator, bundleOpkitOperator, type OperatorCommand } from './converge/operator-process.js';
 import { type ConvergeOptions, parseConvergeOptions } from './converge/options.js';
@@ -32,7 +32,7 @@ const CRD_FILE = join(
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function installCrd(rest: KubeRest): Promise<void> {
-  const crd = loadYaml<{ metadata: { name: string } }>(readFileSync(CRD_FILE, 'utf8'));
+  const crd = parse(readFileSync(CRD_FILE, 'utf8')) as unknown;
   await rest.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
   const deadline = Date.now() + 60_000;
   for (;;) {

@@ -5,7 +5,8 @@ import type { KubeRest } from '@opkit/test-cluster';
 /**
  * The API a fleet is written in, as each operator's users write it: the kubebuilder guide's operator speaks
  * v1alpha1 (`size`), ours stores and reconciles v1beta1 (`replicas`). The benchmark's CRD serves both without
- * conversion, so neither run pays for a conversion webhook the other does not have.
+ * conversion, so neither run pays for a conversion webhook the other does not have; before each run the
+ * fleet's version becomes the storage version ({@link storeFleetVersion}).
  */
 export interface FleetApi {
   readonly version: 'v1alpha1' | 'v1beta1';
@@ -46,6 +47,33 @@ export async function inPool<T>(
 
 export function memcachedNames(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `mc-${String(i).padStart(5, '0')}`);
+}
+
+const CRD = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/memcacheds.cache.example.com';
+
+interface MemcachedCrd {
+  readonly spec: { readonly versions: { readonly name: string; storage: boolean }[] };
+  readonly status?: { readonly storedVersions?: readonly string[] };
+}
+
+/**
+ * Makes the fleet's API version the storage version. Without conversion the API server stores an object as
+ * written, pruned by the storage version's schema: v1alpha1's `size` written into v1beta1 storage would be
+ * dropped, and the guide's controller would read (and write back) a Memcached without a size.
+ */
+export async function storeFleetVersion(rest: KubeRest, api: FleetApi): Promise<void> {
+  const crd = await rest.request<MemcachedCrd>('GET', CRD);
+  if (crd.spec.versions.find((v) => v.storage)?.name === api.version) return;
+  for (const version of crd.spec.versions) version.storage = version.name === api.version;
+  await rest.request('PUT', CRD, { body: crd });
+  // The API server adds the new storage version to storedVersions once it writes with it.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const live = await rest.request<MemcachedCrd>('GET', CRD);
+    if (live.status?.storedVersions?.includes(api.version)) break;
+    if (Date.now() > deadline) throw new Error(`the Memcached CRD does not store ${api.version} after 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 export async function createNamespace(rest: KubeRest, name: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONVERGE_OPTIONS, parseConvergeOptions } from './options.js';
+import { DEFAULT_CONVERGE_OPTIONS, parseConvergeOptions, QUICK_CONVERGE_OPTIONS } from './options.js';
 
 describe('parseConvergeOptions', () => {
   it('takes the defaults and overrides them flag by flag', () => {
@@ -11,6 +11,20 @@ describe('parseConvergeOptions', () => {
     });
     expect(parseConvergeOptions(['--sizes', '10,20', '--runs', '20:1,10:5']).runs).toEqual([5, 1]);
     expect(parseConvergeOptions(['--sizes', '10']).runs).toEqual([3]);
+  });
+
+  it('--quick is one run of a few hundred with a short steady window; flags beside it win', () => {
+    expect(parseConvergeOptions(['--quick'])).toEqual({
+      ...DEFAULT_CONVERGE_OPTIONS,
+      ...QUICK_CONVERGE_OPTIONS,
+    });
+    expect(parseConvergeOptions(['--quick', '--steady-seconds', '5', '--skip-limit'])).toMatchObject({
+      sizes: [200],
+      runs: [1],
+      steadySeconds: 5,
+      limit: false,
+    });
+    expect(parseConvergeOptions(['--quick', '--sizes', '50']).runs).toEqual([3]);
   });
 
   it('names the flag and the reason for bad input', () => {

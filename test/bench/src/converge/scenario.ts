@@ -9,6 +9,7 @@ import {
   GUIDE_API,
   memcachedNames,
   resizeMemcacheds,
+  storeFleetVersion,
 } from './fleet.js';
 import { createDeploymentFor, MinimalStatusWriter } from './limit.js';
 import { type OperatorCommand, OperatorProcess } from './operator-process.js';
@@ -132,6 +133,7 @@ export async function retireNamespace(rest: KubeRest, namespace: string, progres
 export async function runOperator(command: OperatorCommand, o: ScenarioOptions): Promise<OperatorRun> {
   const { rest, namespace, memcacheds: n } = o;
   const names = memcachedNames(n);
+  await storeFleetVersion(rest, command.api);
   await createNamespace(rest, namespace);
   const fleet = new FleetWatch(rest, namespace, o.createSize, command.api);
   const operator = await OperatorProcess.start(command, {
@@ -224,6 +226,7 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
 export async function runLimit(o: ScenarioOptions): Promise<LimitRun> {
   const { rest, namespace, memcacheds: n } = o;
   const names = memcachedNames(n);
+  await storeFleetVersion(rest, GUIDE_API);
   await createNamespace(rest, namespace);
   const fleet = new FleetWatch(rest, namespace, o.createSize, GUIDE_API);
   let size = o.createSize;
