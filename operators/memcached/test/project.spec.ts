@@ -28,6 +28,25 @@ describe('the project’s config/', () => {
     expect(sampleProblems(root, manifestsSpec)).toEqual([]);
   });
 
+  it('runs locally (nx run memcached:run) with the operand image the deployed manager is given', () => {
+    const manager = parseAllDocuments(readFileSync(join(root, 'config/manager/manager.yaml'), 'utf8'))
+      .map((d) => d.toJS() as { kind?: string })
+      .find((o) => o.kind === 'Deployment') as {
+      spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } };
+    };
+    const deployed = manager.spec.template.spec.containers[0]?.env?.find(
+      (e) => e.name === 'RELATED_IMAGE_MEMCACHED',
+    )?.value;
+    expect(deployed).toMatch(/^docker\.io\/library\//);
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      nx: { targets: { run: { options: { command: string } } } };
+    };
+    // A default only: an image the user exports wins, and a deployed operator without one still says so.
+    expect(pkg.nx.targets.run.options.command).toContain(
+      `RELATED_IMAGE_MEMCACHED="\${RELATED_IMAGE_MEMCACHED:-${deployed}}"`,
+    );
+  });
+
   it('renders with kustomize into the kubebuilder set of objects', async () => {
     const { stdout } = await run('kubectl', ['kustomize', join(root, 'config', 'default')]);
     const kinds = parseAllDocuments(stdout).map((d) => {
