@@ -11,6 +11,7 @@ import { registerDeployCommands } from './commands/deploy.js';
 import { registerGraphCommand } from './commands/graph.js';
 import { registerImageCommands } from './commands/image.js';
 import { examples } from './commands/options.js';
+import { registerScorecardCommand } from './commands/scorecard.js';
 
 /** The package's version; a bundled copy (the catalog server in an image) has no package.json beside it. */
 export function cliVersion(): string {
@@ -44,5 +45,6 @@ export function createProgram(): Command {
   registerDeployCommands(program);
   registerGraphCommand(program);
   registerImageCommands(program);
+  registerScorecardCommand(program);
   return program;
 }
