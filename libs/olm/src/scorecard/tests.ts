@@ -64,10 +64,12 @@ const crGroup = (cr: JsonObject): string => String(cr.apiVersion ?? '').split('/
 const ownedCrds = (bundle: LoadedBundle): CrdDescription[] =>
   bundle.csv.spec?.customresourcedefinitions?.owned ?? [];
 
-/** The owned CRD description a CR example belongs to (by kind and group of the CRD name). */
+/** The owned CRD description a CR example belongs to (kind, the CRD name's group, and version). */
 function ownedFor(bundle: LoadedBundle, cr: JsonObject): CrdDescription | undefined {
+  const version = String(cr.apiVersion ?? '').split('/')[1];
   return ownedCrds(bundle).find(
-    (o) => o.kind === cr.kind && o.name.slice(o.name.indexOf('.') + 1) === crGroup(cr),
+    (o) =>
+      o.kind === cr.kind && o.name.slice(o.name.indexOf('.') + 1) === crGroup(cr) && o.version === version,
   );
 }
 
@@ -164,9 +166,10 @@ function descriptors(
       continue;
     }
     const list = (field === 'spec' ? owned.specDescriptors : owned.statusDescriptors) ?? [];
-    const paths = new Set(list.map((d) => d.path));
+    // A descriptor of a nested path (`port.containerPort`) describes its top-level field too.
+    const tops = new Set(list.map((d) => d.path.split('.')[0]));
     for (const key of Object.keys(value)) {
-      if (paths.has(key)) continue;
+      if (tops.has(key)) continue;
       errors.push(`${key} does not have a ${field} descriptor`);
       suggestions.push(`Add a ${field} descriptor for ${key} to ${owned.name} in the CSV`);
     }
