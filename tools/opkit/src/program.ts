@@ -14,6 +14,7 @@ import { registerImageCommands } from './commands/image.js';
 import { registerOlmCommands } from './commands/olm.js';
 import { examples } from './commands/options.js';
 import { registerRunCommands } from './commands/run.js';
+import { registerScorecardCommand } from './commands/scorecard.js';
 
 /** The package's version; a bundled copy (the catalog server in an image) has no package.json beside it. */
 export function cliVersion(): string {
@@ -51,5 +52,6 @@ export function createProgram(): Command {
   registerImageCommands(program);
   registerOlmCommands(program);
   registerRunCommands(program);
+  registerScorecardCommand(program);
   return program;
 }
