@@ -544,3 +544,75 @@ registerHooks({ load(url, context, next) { process.stderr.write('loaded ' + url 
     expect(generate.stdout).not.toContain(version);
   });
 });
+
+describe('opkit scorecard', () => {
+  const config = join(scratch, 'scorecard-config.yaml');
+  const test = (name: string, suite: string) =>
+    `  - entrypoint: [scorecard-test, ${name}]\n    image: quay.io/operator-framework/scorecard-test:v1.42.0\n    labels: {suite: ${suite}, test: ${name}-test}\n`;
+  beforeAll(() => {
+    writeFileSync(
+      config,
+      'apiVersion: scorecard.operatorframework.io/v1alpha3\nkind: Configuration\nmetadata: {name: config}\n' +
+        `stages:\n- parallel: true\n  tests:\n${[
+          test('basic-check-spec', 'basic'),
+          test('olm-bundle-validation', 'olm'),
+          test('olm-crds-have-validation', 'olm'),
+          test('olm-crds-have-resources', 'olm'),
+          test('olm-spec-descriptors', 'olm'),
+          test('olm-status-descriptors', 'olm'),
+        ]
+          .join('')
+          .replace(/^/gm, '  ')}`,
+    );
+  });
+
+  interface TestList {
+    kind: string;
+    items: { status: { results: { name: string; state: string; errors?: string[] }[] } }[];
+  }
+  const results = (stdout: string) =>
+    (JSON.parse(stdout) as TestList).items.flatMap((item) => item.status.results);
+
+  it('passes memcached-operator 0.1.0 on both suites, as a v1alpha3 TestList', async () => {
+    const { code, stdout } = await cli(
+      'scorecard',
+      'bundles/memcached-operator/0.1.0',
+      '--config',
+      config,
+      '-o',
+      'json',
+    );
+    expect((JSON.parse(stdout) as TestList).kind).toBe('TestList');
+    expect(results(stdout).map((r) => `${r.name}: ${r.state}`)).toEqual([
+      'basic-check-spec: pass',
+      'olm-bundle-validation: pass',
+      'olm-crds-have-validation: pass',
+      'olm-crds-have-resources: pass',
+      'olm-spec-descriptors: pass',
+      'olm-status-descriptors: pass',
+    ]);
+    expect(code).toBe(0);
+  });
+
+  it('fails a bundle whose example uses a spec field without a descriptor, exit code 1', async () => {
+    // 0.3.0's v1alpha1 example sets memoryLimitMB, which the CSV describes for no version.
+    const { code, stdout } = await cli(
+      ...['scorecard', 'bundles/memcached-operator/0.3.0', '--config', config],
+      ...['-l', 'test=olm-spec-descriptors-test', '-o', 'json'],
+    );
+    expect(results(stdout)).toEqual([
+      expect.objectContaining({
+        name: 'olm-spec-descriptors',
+        state: 'fail',
+        errors: ['memoryLimitMB does not have a spec descriptor'],
+      }),
+    ]);
+    expect(code).toBe(1);
+  });
+
+  it('says what is missing when a bundle has no scorecard config', async () => {
+    const { code, stderr } = await cli('scorecard', 'bundles/memcached-operator/0.1.0');
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/no scorecard config \(pass --config or add tests\/scorecard\/config\.yaml\)/);
+  });
+});
