@@ -1,6 +1,8 @@
 // Forms and keeps a Redis Cluster from the operator process, talking RESP to every pod. Every step reads the
 // cluster's own state first (CLUSTER NODES from each node) and does only what is missing, so a reconcile that
 // dies half-way (operator killed, node restarted) is resumed by the next one.
+
+import { replicaQuota } from '../api/v1/shape.js';
 import {
   type ClusterNode,
   evenShare,
@@ -551,11 +553,19 @@ async function step(
   // 7. Replicas: every other member follows a primary; each primary gets replicasPerPrimary of them,
   //    preferably on another Kubernetes node.
   const kept = new Map<Observed, Observed[]>(targets.map((t) => [t, []]));
+  // A size that does not divide evenly gives some primaries one replica more than the others: those that
+  // already have the most followers, so no replica moves from one pass (or failover) to the next.
+  const byFollowers = [...targets].sort(
+    (a, b) =>
+      followers(members, b).length - followers(members, a).length || targets.indexOf(a) - targets.indexOf(b),
+  );
+  const replicaTarget = (t: Observed) =>
+    Math.min(input.replicasPerPrimary, replicaQuota(input.size, targets.length, byFollowers.indexOf(t)));
   const pool: Observed[] = [];
   for (const m of members) {
     if (targets.includes(m)) continue;
     const primary = targets.find((t) => t.self.id === m.self.primaryId);
-    if (m.self.role === 'replica' && primary && kept.get(primary)!.length < input.replicasPerPrimary) {
+    if (m.self.role === 'replica' && primary && kept.get(primary)!.length < replicaTarget(primary)) {
       kept.get(primary)!.push(m);
     } else {
       pool.push(m);
@@ -568,7 +578,7 @@ async function step(
   let attached = 0;
   for (;;) {
     const short = targets
-      .filter((t) => kept.get(t)!.length < input.replicasPerPrimary)
+      .filter((t) => kept.get(t)!.length < replicaTarget(t))
       .sort((a, b) => kept.get(a)!.length - kept.get(b)!.length)[0];
     if (!short || movable.length === 0) break;
     const pick =
@@ -607,7 +617,7 @@ async function step(
 
   // 9. Done when every node says cluster_state:ok and serves its share.
   const notOk = members.filter((m) => m.info.cluster_state !== 'ok');
-  const short = targets.filter((t) => kept.get(t)!.length < input.replicasPerPrimary);
+  const short = targets.filter((t) => kept.get(t)!.length < replicaTarget(t));
   if (notOk.length > 0) {
     return report('Settling', `waiting for cluster_state:ok on ${notOk.map((m) => m.pod.name).join(', ')}`);
   }
@@ -676,7 +686,7 @@ async function step(
 
   return report(
     'Ready',
-    `${targets.length} primaries with ${input.replicasPerPrimary} replica(s) each serve all ${SLOTS} slots`,
+    `${targets.length} primaries with ${targets.map(replicaTarget).join('/')} replica(s) serve all ${SLOTS} slots`,
     {
       ready: true,
     },

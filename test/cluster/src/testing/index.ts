@@ -7,12 +7,14 @@ import { KubeApiError, KubeRest } from '../kube/rest.js';
 import { CGROUP_ROOT } from '../node/host-claim.js';
 
 export { KubeApiError, KubeRest } from '../kube/rest.js';
+export { type GuideCommand, guideCommands } from './guide-commands.js';
 export { type DeployedOperator, deployOperator } from './operator-deploy.js';
 export {
   type PushedOperatorImage,
   pushOperatorImage,
   pushReleasedOperatorImages,
 } from './operator-image.js';
+export { type CommandRun, outputOf, runWalkthrough, type WalkthroughOptions } from './walkthrough.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -51,9 +51,6 @@ export const OPERATOR_OWNED_CONFIG = [
   'supervised',
 ] as const;
 
-/** `has(...) ? ... : default` in CEL, for rules that read optional fields. */
-const REPLICAS_CEL = `(has(self.replicasPerPrimary) ? self.replicasPerPrimary : ${DEFAULT_REPLICAS_PER_PRIMARY})`;
-
 const configSchema = Type.Unsafe<Record<string, string>>({
   type: 'object',
   maxProperties: 64,
@@ -84,14 +81,15 @@ export const redisClusterSpecSchema = Type.Object(
       minimum: 3,
       maximum: 120,
       description:
-        'Number of Redis nodes (pods). Primaries are size / (replicasPerPrimary + 1), at least 3; size must divide evenly.',
+        'Number of Redis nodes (pods). Primaries are ceil(size / (replicasPerPrimary + 1)), at least 3; nodes left over follow the first primaries.',
     }),
     replicasPerPrimary: Type.Optional(
       int32({
         minimum: 0,
         maximum: 5,
         default: DEFAULT_REPLICAS_PER_PRIMARY,
-        description: 'Replicas of each primary.',
+        description:
+          'Most replicas a primary keeps; a size that does not divide evenly gives some primaries fewer.',
       }),
     ),
     image: Type.Optional(
@@ -136,18 +134,6 @@ export const redisClusterSpecSchema = Type.Object(
   {
     description: 'RedisClusterSpec is the desired state of a RedisCluster.',
     'x-kubernetes-validations': [
-      {
-        rule: `self.size % (${REPLICAS_CEL} + 1) == 0`,
-        message: 'spec.size must be a multiple of spec.replicasPerPrimary + 1',
-        fieldPath: '.size',
-        reason: 'FieldValueInvalid',
-      },
-      {
-        rule: `self.size / (${REPLICAS_CEL} + 1) >= ${MIN_PRIMARIES}`,
-        message: `spec.size / (spec.replicasPerPrimary + 1) must give at least ${MIN_PRIMARIES} primaries`,
-        fieldPath: '.size',
-        reason: 'FieldValueInvalid',
-      },
       {
         rule: 'has(self.storage) == has(oldSelf.storage)',
         message: 'spec.storage cannot be added or removed after creation',

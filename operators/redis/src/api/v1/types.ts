@@ -1,5 +1,6 @@
 import type { KubeObject } from '@opkit/controller-runtime';
 import { DEFAULT_REPLICAS_PER_PRIMARY, type RedisClusterSpec, type RedisClusterStatus } from './schema.js';
+import { clusterShape } from './shape.js';
 
 export type { RedisClusterSpec, RedisClusterStatus, RedisNodeStatus } from './schema.js';
 
@@ -13,7 +14,7 @@ export function replicasPerPrimary(cr: Pick<RedisCluster, 'spec'>): number {
   return cr.spec.replicasPerPrimary ?? DEFAULT_REPLICAS_PER_PRIMARY;
 }
 
-/** Primaries the spec asks for: size / (replicasPerPrimary + 1). */
+/** Primaries the spec asks for: see {@link clusterShape}. */
 export function primariesOf(cr: Pick<RedisCluster, 'spec'>): number {
-  return Math.floor(cr.spec.size / (replicasPerPrimary(cr) + 1));
+  return clusterShape(cr.spec.size, replicasPerPrimary(cr)).primaries;
 }

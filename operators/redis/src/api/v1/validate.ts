@@ -1,10 +1,5 @@
 import { type SchemaProblem, schemaValidator } from '@opkit/controller-runtime';
-import {
-  DEFAULT_REPLICAS_PER_PRIMARY,
-  MIN_PRIMARIES,
-  OPERATOR_OWNED_CONFIG,
-  redisClusterSchema,
-} from './schema.js';
+import { OPERATOR_OWNED_CONFIG, redisClusterSchema } from './schema.js';
 import type { RedisCluster } from './types.js';
 
 /** One problem found by {@link validateRedisCluster}: the field path (e.g. `spec.size`) and the reason. */
@@ -14,17 +9,6 @@ export type ValidationProblem = SchemaProblem;
 function celProblems(obj: RedisCluster): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
   const spec = obj.spec;
-  const replicas = spec.replicasPerPrimary ?? DEFAULT_REPLICAS_PER_PRIMARY;
-  if (spec.size % (replicas + 1) !== 0)
-    problems.push({
-      field: 'spec.size',
-      message: 'spec.size must be a multiple of spec.replicasPerPrimary + 1',
-    });
-  if (Math.floor(spec.size / (replicas + 1)) < MIN_PRIMARIES)
-    problems.push({
-      field: 'spec.size',
-      message: `spec.size / (spec.replicasPerPrimary + 1) must give at least ${MIN_PRIMARIES} primaries`,
-    });
   const keys = Object.keys(spec.config ?? {});
   if (!keys.every((k) => /^[a-z][a-z0-9-]*$/.test(k)))
     problems.push({

@@ -1,0 +1,28 @@
+import { MIN_PRIMARIES } from './schema.js';
+
+/**
+ * How `size` nodes split into primaries and replicas. Redis Cluster needs at least 3 primaries; beyond that
+ * there are as few primaries as let each keep at most `replicasPerPrimary` replicas, so a size that does not
+ * divide evenly still forms a cluster: the spare nodes follow the first primaries (size 3 → 3 primaries,
+ * size 5 → 3 primaries, 2 of them with a replica).
+ */
+export interface ClusterShape {
+  readonly primaries: number;
+  /** Replicas of primary i, i in [0, primaries): the first ones take the remainder. */
+  readonly replicas: readonly number[];
+}
+
+export function clusterShape(size: number, replicasPerPrimary: number): ClusterShape {
+  const primaries = Math.min(size, Math.max(MIN_PRIMARIES, Math.ceil(size / (replicasPerPrimary + 1))));
+  const followers = size - primaries;
+  const base = Math.floor(followers / primaries);
+  const extra = followers % primaries;
+  return { primaries, replicas: Array.from({ length: primaries }, (_, i) => base + (i < extra ? 1 : 0)) };
+}
+
+/** Replicas primary `index` of a cluster of `size` nodes keeps (0 past the last primary). */
+export function replicaQuota(size: number, primaries: number, index: number): number {
+  if (index >= primaries) return 0;
+  const followers = Math.max(0, size - primaries);
+  return Math.floor(followers / primaries) + (index < followers % primaries ? 1 : 0);
+}
