@@ -8,6 +8,11 @@ LABEL operators.operatorframework.io.bundle.package.v1=redis-operator
 LABEL operators.operatorframework.io.bundle.channels.v1=alpha
 LABEL operators.operatorframework.io.bundle.channel.default.v1=alpha
 
+# Labels for testing.
+LABEL operators.operatorframework.io.test.mediatype.v1=scorecard+v1
+LABEL operators.operatorframework.io.test.config.v1=tests/scorecard/
+
 # Copy files to locations specified by labels.
 COPY manifests /manifests/
 COPY metadata /metadata/
+COPY tests/scorecard /tests/scorecard/

@@ -102,10 +102,20 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<string> 
       `${join(o.operatorDir, 'config', 'manifests')}: the base CSV ${names} is not of package ${o.packageName} (its name must start with "${o.packageName}."): give the package the base is written for, or rename the base`,
     );
   }
+  // The scorecard's configuration goes to tests/scorecard/, not among the manifests, as operator-sdk does it.
+  const isScorecardConfig = (obj: KubeObject) =>
+    obj.kind === 'Configuration' && obj.apiVersion === 'scorecard.operatorframework.io/v1alpha3';
+  const scorecardConfigs = objects.filter(isScorecardConfig);
+  if (scorecardConfigs.length > 1) {
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `${join(o.operatorDir, 'config', 'manifests')}: ${scorecardConfigs.length} scorecard Configurations; a bundle holds one`,
+    );
+  }
   const { csv, manifests } = generateCsv({
     base,
     packageName: o.packageName,
-    objects: objects.filter((obj) => obj.kind !== 'ClusterServiceVersion'),
+    objects: objects.filter((obj) => obj.kind !== 'ClusterServiceVersion' && !isScorecardConfig(obj)),
     version: o.version,
     replaces: replacesVersion ? `${o.packageName}.v${replacesVersion}` : null,
     operatorImage,
@@ -116,6 +126,7 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<string> 
     defaultChannel: o.defaultChannel ?? o.channels[0],
     csv,
     objects: manifests,
+    ...(scorecardConfigs[0] !== undefined ? { scorecardConfig: scorecardConfigs[0] } : {}),
   });
   return written.dir;
 }

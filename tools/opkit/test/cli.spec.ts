@@ -595,9 +595,9 @@ describe('opkit scorecard', () => {
   });
 
   it('fails a bundle whose example uses a spec field without a descriptor, exit code 1', async () => {
-    // 0.3.0's v1alpha1 example sets memoryLimitMB, which the CSV describes for no version.
+    // 0.2.0, as released, has a v1alpha1 example with memoryLimitMB, which its CSV does not describe.
     const { code, stdout } = await cli(
-      ...['scorecard', 'bundles/memcached-operator/0.3.0', '--config', config],
+      ...['scorecard', 'bundles/memcached-operator/0.2.0', '--config', config],
       ...['-l', 'test=olm-spec-descriptors-test', '-o', 'json'],
     );
     expect(results(stdout)).toEqual([
@@ -609,6 +609,17 @@ describe('opkit scorecard', () => {
     ]);
     expect(code).toBe(1);
   });
+
+  it.each(['memcached-operator/0.3.0', 'redis-operator/0.2.0'])(
+    'passes the current bundle %s with the scorecard config it ships',
+    async (bundle) => {
+      const { code, stdout } = await cli('scorecard', `bundles/${bundle}`, '-o', 'json');
+      const states = results(stdout).map((r) => `${r.name}: ${r.state}`);
+      expect(states).toHaveLength(6);
+      expect(states.filter((s) => !s.endsWith(': pass'))).toEqual([]);
+      expect(code).toBe(0);
+    },
+  );
 
   it('says what is missing when a bundle has no scorecard config', async () => {
     const { code, stderr } = await cli('scorecard', 'bundles/memcached-operator/0.1.0');
