@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isMap, parseDocument } from 'yaml';
-import { DEFAULT_INSTALL_MODES, displayNameOf } from './base.js';
+import { DEFAULT_INSTALL_MODES, defaultBaseCsv } from './base.js';
 import { ownedCrdDescriptions } from './owned-crds.js';
-import { type ClusterServiceVersion, CSV_API_VERSION, CSV_KIND, isRecord, type KubeObject } from './types.js';
+import { type ClusterServiceVersion, isRecord, type KubeObject } from './types.js';
 
 /** What a base CSV is made from when the project has none yet. */
 export interface FreshBaseFields {
@@ -16,23 +16,9 @@ export interface FreshBaseFields {
  * rather than filled with values the OperatorHub validator would reject.
  */
 export function freshBaseCsv(packageName: string, fields: FreshBaseFields): ClusterServiceVersion {
-  return {
-    apiVersion: CSV_API_VERSION,
-    kind: CSV_KIND,
-    metadata: {
-      name: `${packageName}.v0.0.0`,
-      namespace: 'placeholder',
-      annotations: { 'alm-examples': '[]', capabilities: 'Basic Install' },
-    },
-    spec: {
-      displayName: displayNameOf(packageName),
-      description: fields.description,
-      maturity: 'alpha',
-      keywords: [packageName],
-      installModes: DEFAULT_INSTALL_MODES.map((m) => ({ ...m })),
-      install: { strategy: 'deployment', spec: { deployments: [] } },
-    },
-  };
+  const { spec, ...csv } = defaultBaseCsv(packageName);
+  const { links: _links, icon: _icon, provider: _provider, maintainers: _maintainers, ...kept } = spec;
+  return { ...csv, spec: { ...kept, description: fields.description } };
 }
 
 /**
