@@ -128,6 +128,7 @@ export {
   webhooksEnabled,
 } from './manager/operator-main.js';
 export {
+  type ConfigApi,
   type ConfigManifestsSpec,
   configManifests,
   sampleProblems,

@@ -13,16 +13,19 @@ const schema = {
 };
 const spec: ConfigManifestsSpec = {
   generator: 'nx run widgets:manifests',
-  crd: customResourceDefinition({
-    group: 'example.com',
-    kind: 'Widget',
-    plural: 'widgets',
-    versions: [{ name: 'v1', served: true, storage: true, schema }],
-  }),
+  apis: [
+    {
+      crd: customResourceDefinition({
+        group: 'example.com',
+        kind: 'Widget',
+        plural: 'widgets',
+        versions: [{ name: 'v1', served: true, storage: true, schema }],
+      }),
+      validateSample: schemaValidator(schema),
+    },
+  ],
   managerRules: [{ apiGroups: ['example.com'], resources: ['widgets'], verbs: ['get', 'list', 'watch'] }],
   namespacedRules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }],
-  sampleKind: 'Widget',
-  validateSample: schemaValidator(schema),
 };
 
 let dir: string | undefined;

@@ -8,15 +8,18 @@ import { memcachedControllerRbac, monitoringRbac } from '../controller/rbac.js';
 
 export const manifestsSpec: ConfigManifestsSpec = {
   generator: 'nx run memcached:manifests',
-  crd: memcachedCrd,
+  apis: [
+    {
+      crd: memcachedCrd,
+      // Samples exist for both served versions; each is checked against its own version's schema.
+      validateSample: (sample) =>
+        (sample as { apiVersion?: string }).apiVersion === v1alpha1.MEMCACHED.apiVersion
+          ? v1alpha1.validateMemcached(sample)
+          : validateMemcached(sample),
+    },
+  ],
   managerRules: memcachedControllerRbac,
   namespacedRules: monitoringRbac,
-  sampleKind: 'Memcached',
-  // Samples exist for both served versions; each is checked against its own version's schema.
-  validateSample: (sample) =>
-    (sample as { apiVersion?: string }).apiVersion === v1alpha1.MEMCACHED.apiVersion
-      ? v1alpha1.validateMemcached(sample)
-      : validateMemcached(sample),
   webhooks: [memcachedWebhooks],
 };
 

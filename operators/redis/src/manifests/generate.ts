@@ -7,10 +7,8 @@ import { redisClusterControllerRbac } from '../controller/rbac.js';
 
 export const manifestsSpec: ConfigManifestsSpec = {
   generator: 'nx run redis:manifests',
-  crd: redisClusterCrd,
+  apis: [{ crd: redisClusterCrd, validateSample: validateRedisCluster }],
   managerRules: redisClusterControllerRbac,
-  sampleKind: 'RedisCluster',
-  validateSample: validateRedisCluster,
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -14,6 +14,13 @@ export {
   pushOperatorImage,
   pushReleasedOperatorImages,
 } from './operator-image.js';
+export {
+  type InProcessOperator,
+  installCrds,
+  removeCrds,
+  type TestCrd,
+  useOperator,
+} from './operator-in-process.js';
 export { type CommandRun, outputOf, runWalkthrough, type WalkthroughOptions } from './walkthrough.js';
 
 declare module 'vitest' {

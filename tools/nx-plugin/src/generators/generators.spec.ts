@@ -1,0 +1,148 @@
+import type { Tree } from '@nx/devkit';
+import { readJson } from '@nx/devkit';
+import { createTreeWithEmptyWorkspace } from '@nx/devkit/testing';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { apiGenerator } from './api/api.js';
+import { operatorGenerator } from './operator/operator.js';
+
+// The generators on an in-memory workspace: what they write and what they refuse. (test/scaffold.spec.ts
+// runs the generated project's own tests, the bundle and the catalog build in a copy of this workspace.)
+
+let tree: Tree;
+beforeEach(() => {
+  tree = createTreeWithEmptyWorkspace();
+  tree.write('package.json', JSON.stringify({ name: '@acme/source', workspaces: ['operators/*'] }));
+  tree.write('catalog/templates/.keep', '');
+});
+
+const read = (path: string) => tree.read(path, 'utf-8') ?? '';
+
+describe('the operator generator', () => {
+  it('scaffolds the project in the kubebuilder layout, with release metadata and a catalog entry', async () => {
+    await operatorGenerator(tree, { name: 'postgres-lite', domain: 'acme.io' });
+    const root = 'operators/postgres-lite';
+    for (const file of [
+      'src/main.ts',
+      'src/operator.ts',
+      'src/api/index.ts',
+      'src/controller/index.ts',
+      'src/manifests/generate.ts',
+      'config/default/kustomization.yaml',
+      'config/manager/manager.yaml',
+      'config/manifests/bases/postgres-lite-operator.clusterserviceversion.yaml',
+      'config/rbac/kustomization.yaml',
+      'config/scorecard/bases/config.yaml',
+      'test/manager.spec.ts',
+      'README.md',
+    ]) {
+      expect(tree.exists(`${root}/${file}`), file).toBe(true);
+    }
+    const pkg = readJson(tree, `${root}/package.json`);
+    expect(pkg.name).toBe('@acme/postgres-lite-operator');
+    expect(pkg.nx.name).toBe('postgres-lite');
+    expect(pkg.nx.tags).toEqual(['operator']);
+    expect(pkg.opkit).toEqual({
+      package: 'postgres-lite-operator',
+      channels: ['alpha'],
+      image: 'registry.example/postgres-lite-operator',
+      resources: [],
+    });
+    expect(read(`${root}/src/operator.ts`)).toContain("leaderElectionId: 'postgres-lite-operator.acme.io'");
+    expect(read(`${root}/vitest.config.ts`)).toContain("'../../test/cluster/src/testing/vitest-projects.js'");
+    const template = parse(read('catalog/templates/postgres-lite-operator.yaml')) as {
+      entries: { schema: string; image?: string }[];
+    };
+    expect(template.entries.find((e) => e.schema === 'olm.bundle')?.image).toBe(
+      'bundles/postgres-lite-operator/0.1.0',
+    );
+  });
+
+  it('refuses a name that cannot name a package, and a project that exists', async () => {
+    await expect(operatorGenerator(tree, { name: 'Bad_Name!' })).rejects.toThrow(/use lower-case letters/);
+    await operatorGenerator(tree, { name: 'db' });
+    await expect(operatorGenerator(tree, { name: 'db' })).rejects.toThrow(/operators\/db exists already/);
+  });
+});
+
+describe('the api generator', () => {
+  beforeEach(async () => {
+    await operatorGenerator(tree, { name: 'postgres-lite' });
+  });
+
+  it('adds the kind: schema, CRD, controller, sample, roles, CSV entry, and the lists of kinds', async () => {
+    await apiGenerator(tree, { api: 'db.example.com/v1alpha1/PostgresInstance', project: 'postgres-lite' });
+    const root = 'operators/postgres-lite';
+    for (const file of [
+      'src/api/v1alpha1/postgres-instance.ts',
+      'src/api/postgres-instance-crd.ts',
+      'src/controller/postgres-instance-controller.ts',
+      'src/controller/postgres-instance-controller.spec.ts',
+      'config/samples/db_v1alpha1_postgresinstance.yaml',
+      'config/rbac/postgresinstance_editor_role.yaml',
+      'config/rbac/postgresinstance_viewer_role.yaml',
+      'test/postgres-instance.spec.ts',
+    ]) {
+      expect(tree.exists(`${root}/${file}`), file).toBe(true);
+    }
+    expect(readJson(tree, `${root}/package.json`).opkit.resources).toEqual([
+      { group: 'db.example.com', version: 'v1alpha1', kind: 'PostgresInstance', plural: 'postgresinstances' },
+    ]);
+    expect(read(`${root}/src/controller/index.ts`)).toContain('setupPostgresInstanceController(manager');
+    expect(read(`${root}/src/api/index.ts`)).toContain(
+      '{ crd: postgresInstanceCrd, validateSample: validatePostgresInstance }',
+    );
+    expect(parse(read(`${root}/config/crd/kustomization.yaml`))).toEqual({
+      resources: ['bases/db.example.com_postgresinstances.yaml'],
+    });
+    expect(parse(read(`${root}/config/samples/kustomization.yaml`))).toEqual({
+      resources: ['db_v1alpha1_postgresinstance.yaml'],
+    });
+    const csvText = read(`${root}/config/manifests/bases/postgres-lite-operator.clusterserviceversion.yaml`);
+    expect(csvText).toContain('# Hand-written part of the ClusterServiceVersion');
+    const csv = parse(csvText) as {
+      spec: { customresourcedefinitions: { owned: { name: string; specDescriptors: { path: string }[] }[] } };
+    };
+    expect(csv.spec.customresourcedefinitions.owned).toMatchObject([
+      { name: 'postgresinstances.db.example.com', specDescriptors: [{ path: 'message' }] },
+    ]);
+  });
+
+  it('keeps every kind when a second one is added', async () => {
+    await apiGenerator(tree, { api: 'db.example.com/v1alpha1/PostgresInstance', project: 'postgres-lite' });
+    await apiGenerator(tree, { api: 'db.example.com/v1/Policy', project: 'postgres-lite' });
+    const root = 'operators/postgres-lite';
+    expect(parse(read(`${root}/config/crd/kustomization.yaml`))).toEqual({
+      resources: ['bases/db.example.com_postgresinstances.yaml', 'bases/db.example.com_policies.yaml'],
+    });
+    const controllers = read(`${root}/src/controller/index.ts`);
+    expect(controllers).toContain('setupPostgresInstanceController(manager');
+    expect(controllers).toContain('setupPolicyController(manager');
+    const csv = parse(
+      read(`${root}/config/manifests/bases/postgres-lite-operator.clusterserviceversion.yaml`),
+    ) as { spec: { customresourcedefinitions: { owned: { kind: string }[] } } };
+    expect(csv.spec.customresourcedefinitions.owned.map((o) => o.kind)).toEqual([
+      'PostgresInstance',
+      'Policy',
+    ]);
+  });
+
+  it('refuses a kind the project has, a malformed API and a project it did not scaffold', async () => {
+    await apiGenerator(tree, { api: 'db.example.com/v1alpha1/Backup', project: 'postgres-lite' });
+    await expect(
+      apiGenerator(tree, { api: 'db.example.com/v1/Backup', project: 'postgres-lite' }),
+    ).rejects.toThrow(/has the kind Backup \(db.example.com\/v1alpha1\) already/);
+    await expect(apiGenerator(tree, { api: 'db/v1/Widget', project: 'postgres-lite' })).rejects.toThrow(
+      /api group "db": a DNS subdomain with at least one dot/,
+    );
+    await expect(
+      apiGenerator(tree, { api: 'db.example.com/1/Widget', project: 'postgres-lite' }),
+    ).rejects.toThrow(/api version "1"/);
+    await expect(
+      apiGenerator(tree, { api: 'db.example.com/v1/widget', project: 'postgres-lite' }),
+    ).rejects.toThrow(/kind "widget": an upper-camel-case name/);
+    await expect(apiGenerator(tree, { api: 'db.example.com/v1/Widget', project: 'nothing' })).rejects.toThrow(
+      /no project named "nothing"/,
+    );
+  });
+});

@@ -1,0 +1,154 @@
+// `nx g @opkit/nx:operator <name>`: a new operator project, as `kubebuilder init` and `operator-sdk init`
+// scaffold one, in this workspace's layout.
+import { join } from 'node:path';
+import {
+  type GeneratorCallback,
+  generateFiles,
+  getProjects,
+  logger,
+  offsetFromRoot,
+  readJson,
+  type Tree,
+} from '@nx/devkit';
+import { operatorNames } from '../../names.js';
+import { formatChangedFiles } from '../format-files.js';
+import { writeProjectIndex } from '../project-index.js';
+import { runManifests } from '../run-manifests.js';
+
+export interface OperatorGeneratorSchema {
+  readonly name: string;
+  readonly directory?: string;
+  readonly domain?: string;
+  readonly image?: string;
+  readonly channel?: string;
+}
+
+/** The npm scope of the workspace's packages, from the root package.json's name (`@opkit/source` → `@opkit`). */
+function npmScope(tree: Tree): string {
+  const name = readJson<{ name?: string }>(tree, 'package.json').name ?? '';
+  return name.startsWith('@') ? name.split('/')[0] : '@opkit';
+}
+
+export async function operatorGenerator(
+  tree: Tree,
+  schema: OperatorGeneratorSchema,
+): Promise<GeneratorCallback> {
+  const names = operatorNames(schema.name);
+  const root = `${schema.directory ?? 'operators'}/${names.name}`;
+  if (tree.exists(root)) throw new Error(`${root} exists already: choose another name or --directory`);
+  if (getProjects(tree).has(names.name)) throw new Error(`a project named ${names.name} exists already`);
+  const domain = schema.domain ?? 'example.com';
+  const image = schema.image ?? `registry.example/${names.packageName}`;
+  const channel = schema.channel ?? 'alpha';
+  const offset = offsetFromRoot(root);
+  generateFiles(tree, join(import.meta.dirname, 'files'), root, {
+    ...names,
+    domain,
+    image,
+    channel,
+    offset,
+    tmpl: '',
+  });
+
+  const opkitCli = `node ${offset}tools/opkit/bin/opkit.js`;
+  const cliTarget = (command: string) => ({
+    executor: 'nx:run-commands',
+    dependsOn: ['opkit:build'],
+    cache: false,
+    options: { command, cwd: '{projectRoot}', forwardAllArgs: true },
+  });
+  const packageJson = {
+    name: `${npmScope(tree)}/${names.packageName}`,
+    version: '0.1.0',
+    private: true,
+    type: 'module',
+    description: `The ${names.displayName}, on @opkit/controller-runtime`,
+    exports: {
+      '.': { '@opkit/source': './src/index.ts', types: './dist/index.d.ts', default: './dist/index.js' },
+    },
+    dependencies: { '@opkit/controller-runtime': '*', '@sinclair/typebox': '^0.34.0' },
+    devDependencies: { '@opkit/test-cluster': '*', yaml: '^2.9.1' },
+    nx: {
+      name: names.name,
+      tags: ['operator'],
+      targets: {
+        lint: {},
+        typecheck: {},
+        manifests: {
+          executor: 'nx:run-commands',
+          cache: false,
+          options: {
+            command: 'node --conditions=@opkit/source --import tsx src/manifests/generate.ts',
+            cwd: '{projectRoot}',
+          },
+        },
+        run: {
+          executor: 'nx:run-commands',
+          cache: false,
+          continuous: true,
+          options: {
+            command: 'node --conditions=@opkit/source --import tsx src/main.ts',
+            cwd: '{projectRoot}',
+            forwardAllArgs: true,
+            env: { ENABLE_WEBHOOKS: 'false' },
+          },
+        },
+        deploy: cliTarget(`${opkitCli} deploy --operator .`),
+        undeploy: cliTarget(`${opkitCli} undeploy --operator .`),
+        image: cliTarget(`${opkitCli} image build --operator .`),
+        push: cliTarget(`${opkitCli} image push dist/images/${names.packageName}`),
+        test: {
+          executor: 'nx:run-commands',
+          dependsOn: ['cluster:prepare'],
+          cache: false,
+          options: { command: 'vitest run', cwd: '{projectRoot}' },
+        },
+      },
+    },
+    opkit: { package: names.packageName, channels: [channel], image, resources: [] },
+  };
+  tree.write(`${root}/package.json`, `${JSON.stringify(packageJson, null, 2)}\n`);
+  writeProjectIndex(tree, root, names.name, []);
+
+  // The catalog lists the operator's releases from the start; each new version is one more entry.
+  const template = `catalog/templates/${names.packageName}.yaml`;
+  if (tree.exists('catalog/templates') && !tree.exists(template)) {
+    tree.write(
+      template,
+      `# The ${names.displayName}'s channels, written out (olm.template.basic): add each release here.
+schema: olm.template.basic
+entries:
+  - schema: olm.package
+    name: ${names.packageName}
+    defaultChannel: ${channel}
+  - schema: olm.channel
+    package: ${names.packageName}
+    name: ${channel}
+    entries:
+      - name: ${names.packageName}.v0.1.0
+  - schema: olm.bundle
+    image: bundles/${names.packageName}/0.1.0
+`,
+    );
+  }
+
+  const lockfileTool = 'tools/lockfile/complete-platform-packages.mjs';
+  const install = tree.exists(lockfileTool) ? `npm install && node ${lockfileTool}` : 'npm install';
+  const format = formatChangedFiles(tree);
+  const manifests = runManifests(root, names.name);
+  return () => {
+    format();
+    manifests();
+    logger.info(
+      [
+        `${root}: the ${names.displayName} (OLM package ${names.packageName}).`,
+        'Next:',
+        `  ${install}   # records the new workspace package in the lock file`,
+        `  npx nx g @opkit/nx:api <group>/<version>/<Kind> --project ${names.name}`,
+        `  npx nx run ${names.name}:test`,
+      ].join('\n'),
+    );
+  };
+}
+
+export default operatorGenerator;

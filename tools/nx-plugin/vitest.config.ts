@@ -1,0 +1,6 @@
+import { defineConfig } from 'vitest/config';
+import { opkitVitestConfig } from '../../test/cluster/src/testing/vitest-projects.js';
+
+// The end-to-end test scaffolds an operator in a copy of the workspace (which builds the CLI itself) and
+// starts its own control plane, without a real node, for the generated operator's tests.
+export default defineConfig(opkitVitestConfig({ e2eUsesCluster: false }));
