@@ -1,41 +1,170 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CATALOG_CONFIGS_LABEL, imageLabels, type OciImage, parseReference, readLayout } from '@opkit/oci';
 import {
   type Catalog,
   type CatalogFormat,
   emptyCatalog,
   formatOlmBundleJson,
   loadCatalog,
+  type MigrationLevel,
+  migrateCatalog,
   parseCatalogContent,
   renderBundle,
   serializeCatalog,
+  writeCatalog,
 } from '@opkit/olm';
+import { unpackCatalogImage } from './catalog-source.js';
+import { CliError } from './cli-error.js';
+import { unpackImageLayers } from './image-unpack.js';
+import { cliRegistryClient } from './registry-client.js';
+
+/** The label every registry+v1 bundle image carries (its metadata/annotations.yaml). */
+const BUNDLE_MEDIATYPE_LABEL = 'operators.operatorframework.io.bundle.mediatype.v1';
+
+export interface RenderSourceOptions {
+  /** Pull image references over HTTP (a registry on loopback), as opm's `--use-http`. */
+  readonly plainHttp?: boolean;
+  /** Run opm's migrations up to this level on what was rendered. */
+  readonly migrateLevel?: MigrationLevel;
+}
+
+/** One rendered source, and whether it was a catalog (what `migrate` accepts) or a bundle. */
+interface Rendered {
+  readonly catalog: Catalog;
+  readonly kind: 'catalog' | 'bundle';
+}
 
 /** A bundle directory has its annotations where operator-sdk and opm look for them. */
 function isBundleDirectory(dir: string): boolean {
   return existsSync(join(dir, 'metadata', 'annotations.yaml'));
 }
 
-async function load(source: string): Promise<Catalog> {
-  if (isBundleDirectory(source)) {
-    return parseCatalogContent(formatOlmBundleJson(renderBundle(source)), source);
-  }
-  return loadCatalog(source);
+function bundleCatalog(dir: string, image: string, where: string): Catalog {
+  return parseCatalogContent(formatOlmBundleJson(renderBundle(dir, { image })), where);
 }
 
 /**
- * `opkit catalog render`: file-based catalog directories and bundle directories, merged into one stream as
- * `opm render -o json|yaml` writes it (same order, same bytes).
+ * A catalog image's `/configs`, or a bundle image rendered as opm renders a bundle image: its manifests
+ * inline and `image` set to the reference it was given.
  */
-export async function renderSources(sources: readonly string[], format: CatalogFormat): Promise<string> {
+async function renderImage(image: OciImage, reference: string): Promise<Rendered> {
+  const labels = imageLabels(image);
+  if (labels[CATALOG_CONFIGS_LABEL]) {
+    const unpacked = await unpackCatalogImage(image, reference);
+    try {
+      return { catalog: await loadCatalog(unpacked.dir), kind: 'catalog' };
+    } finally {
+      await unpacked.dispose();
+    }
+  }
+  if (labels[BUNDLE_MEDIATYPE_LABEL]) {
+    const root = await mkdtemp(join(tmpdir(), 'opkit-render-'));
+    try {
+      await unpackImageLayers(image, root).catch((err: unknown) => {
+        throw new CliError(
+          'OPKIT_IMAGE_INVALID',
+          `${reference}: cannot unpack a layer: ${(err as Error).message}`,
+        );
+      });
+      return { catalog: bundleCatalog(root, reference, reference), kind: 'bundle' };
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  }
+  throw new CliError(
+    'OPKIT_IMAGE_INVALID',
+    `${reference}: neither a catalog image (label ${CATALOG_CONFIGS_LABEL}) nor a bundle image (label ${BUNDLE_MEDIATYPE_LABEL})`,
+  );
+}
+
+/**
+ * What `render` and `migrate` take: a file-based catalog directory, a bundle directory, an OCI image layout
+ * (`<layout>` or `<layout>:<tag>`, as `opkit catalog image` and `bundle build-all` write them) or an image
+ * reference in a registry, holding a catalog or a bundle.
+ */
+async function renderSource(source: string, options: RenderSourceOptions): Promise<Rendered> {
+  const layout = /^(.*?)(?::([\w][\w.-]{0,127}))?$/.exec(source);
+  const dir = existsSync(source) ? source : (layout?.[1] ?? source);
+  const tag = existsSync(source) ? undefined : layout?.[2];
+  if (existsSync(dir) && statSync(dir).isDirectory()) {
+    if (existsSync(join(dir, 'oci-layout'))) return renderImage(await readLayout(dir, tag), source);
+    if (tag === undefined && isBundleDirectory(dir))
+      return { catalog: bundleCatalog(dir, '', dir), kind: 'bundle' };
+    if (tag === undefined) return { catalog: await loadCatalog(dir), kind: 'catalog' };
+  }
+  if (existsSync(source)) {
+    throw new CliError(
+      'OPKIT_RENDER_SOURCE_INVALID',
+      `${source}: not a directory (a catalog, a bundle or an OCI layout)`,
+    );
+  }
+  try {
+    parseReference(source);
+  } catch (err) {
+    throw new CliError(
+      'OPKIT_RENDER_SOURCE_INVALID',
+      `${source}: neither a catalog or bundle directory, an OCI layout nor an image reference (${(err as Error).message})`,
+    );
+  }
+  const client = cliRegistryClient({ plainHttp: options.plainHttp ?? false });
+  const image = await client.pull(source).finally(() => client.close());
+  return renderImage(image, source);
+}
+
+/**
+ * `opkit catalog render`: catalogs and bundles, from directories, OCI layouts or registries, merged into one
+ * stream as `opm render -o json|yaml` writes it (same order, same bytes), after the migrations asked for.
+ */
+export async function renderSources(
+  sources: readonly string[],
+  format: CatalogFormat,
+  options: RenderSourceOptions = {},
+): Promise<string> {
   const merged = emptyCatalog();
   for (const source of sources) {
-    const catalog = await load(source);
+    const { catalog } = await renderSource(source, options);
     merged.packages.push(...catalog.packages);
     merged.channels.push(...catalog.channels);
     merged.bundles.push(...catalog.bundles);
     merged.deprecations.push(...catalog.deprecations);
     merged.others.push(...catalog.others);
   }
-  return serializeCatalog(merged, { format });
+  const migrated = options.migrateLevel ? migrateCatalog(merged, options.migrateLevel) : merged;
+  return serializeCatalog(migrated, { format });
+}
+
+/**
+ * `opkit catalog migrate`: a catalog (directory, OCI layout or image) written as a directory of one
+ * `<package>/catalog.<ext>` per package, as `opm migrate` writes it, after the migrations asked for.
+ * The output directory must be empty or absent, as opm requires.
+ *
+ * @returns the files written, relative to `outDir`
+ */
+export async function migrateSource(
+  source: string,
+  outDir: string,
+  format: CatalogFormat,
+  options: RenderSourceOptions = {},
+): Promise<string[]> {
+  const existing = await readdir(outDir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `${outDir}: cannot read the output directory: ${err.message}`,
+    );
+  });
+  if (existing.length > 0)
+    throw new CliError('OPKIT_ARGUMENT_INVALID', `output dir "${outDir}" must be empty`);
+  const { catalog, kind } = await renderSource(source, options);
+  if (kind !== 'catalog') {
+    throw new CliError(
+      'OPKIT_RENDER_SOURCE_INVALID',
+      `${source}: a bundle, not a catalog: migrate takes catalogs only`,
+    );
+  }
+  const migrated = options.migrateLevel ? migrateCatalog(catalog, options.migrateLevel) : catalog;
+  return writeCatalog(resolve(outDir), migrated, { format });
 }

@@ -22,6 +22,12 @@ export {
 export { formatValidationResults } from './format.js';
 export { type LoadCatalogOptions, listCatalogFiles, loadCatalog, parseCatalogContent } from './load.js';
 export {
+  MIGRATION_LEVELS,
+  type MigrationLevel,
+  migrateCatalog,
+  parseMigrationLevel,
+} from './migrations.js';
+export {
   type BundleObjects,
   bundleVersion,
   type CsvMetadataProperty,

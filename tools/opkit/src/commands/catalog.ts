@@ -1,7 +1,23 @@
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error.js';
 import { examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from './options.js';
+
+/** What `--migrate-level` accepts (opm v1.73's migrations, and `all`). */
+const MIGRATION_LEVEL_NAMES = ['none', 'bundle-object-to-csv-metadata', 'all'] as const;
+type MigrationLevelName = (typeof MIGRATION_LEVEL_NAMES)[number];
+
+const MIGRATE_LEVEL_HELP = `
+--migrate-level runs opm's migrations up to the one named: bundle-object-to-csv-metadata replaces the
+olm.bundle.object properties of every bundle that has an image by one olm.csv.metadata (OLM then pulls the
+manifests from the image); all runs every migration.
+`;
+
+function migrateLevelOption(): Option {
+  return new Option('--migrate-level <level>', "the last of opm's migrations to run").choices(
+    MIGRATION_LEVEL_NAMES,
+  );
+}
 
 export function registerCatalogCommands(program: Command): void {
   const catalog = program
@@ -86,24 +102,79 @@ export function registerCatalogCommands(program: Command): void {
   catalog
     .command('render <source...>')
     .description(
-      'Print file-based catalog directories and bundle directories as one FBC stream, as `opm render` does.',
+      'Print catalogs and bundles — directories, OCI layouts or images — as one FBC stream, as `opm render` does.',
     )
     .addHelpText(
       'after',
       `
-Each <source> is a file-based catalog directory or a bundle directory (one with metadata/annotations.yaml);
-bundles are rendered with their manifests inline (olm.bundle.object) and an empty image. The output has
-opm's order and bytes: packages by name, each with its package, channels, bundles and other blobs.
-
+Each <source> is a file-based catalog directory, a bundle directory (one with metadata/annotations.yaml),
+an OCI image layout (<layout-dir> or <layout-dir>:<tag>) or an image reference in a registry, of a catalog
+image or a bundle image. A bundle directory renders with an empty image, a bundle image with the reference
+given; both with their manifests inline (olm.bundle.object). The output has opm's order and bytes: packages
+by name, each with its package, channels, bundles and other blobs.
+${MIGRATE_LEVEL_HELP}
 Examples:
   $ opkit catalog render catalog/configs -o yaml > catalog.yaml
-  $ opkit catalog render bundles/memcached-operator/0.2.0`,
+  $ opkit catalog render bundles/memcached-operator/0.2.0
+  $ opkit catalog render quay.io/acme/memcached-operator-bundle:v0.2.0 --migrate-level all
+  $ opkit catalog render dist/images/opkit-catalog:latest`,
     )
     .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, ['json', 'yaml'], 'output format'))
-    .action(async (sources: string[], opts: { output: 'json' | 'yaml' }) => {
-      const { renderSources } = await import('../render.js');
-      process.stdout.write(await renderSources(sources, opts.output));
-    });
+    .addOption(migrateLevelOption())
+    .option('--plain-http', 'pull image references over HTTP, not HTTPS (a registry on loopback)', false)
+    .action(
+      async (
+        sources: string[],
+        opts: { output: 'json' | 'yaml'; migrateLevel?: MigrationLevelName; plainHttp: boolean },
+      ) => {
+        const [{ renderSources }, { parseMigrationLevel }] = await Promise.all([
+          import('../render.js'),
+          import('@opkit/olm'),
+        ]);
+        process.stdout.write(
+          await renderSources(sources, opts.output, {
+            plainHttp: opts.plainHttp,
+            ...(opts.migrateLevel ? { migrateLevel: parseMigrationLevel(opts.migrateLevel) } : {}),
+          }),
+        );
+      },
+    );
+  catalog
+    .command('migrate <source> <out-dir>')
+    .description(
+      'Write a catalog — directory, OCI layout or image — as one directory per package, as `opm migrate` does.',
+    )
+    .addHelpText(
+      'after',
+      `
+<source> is a file-based catalog directory, an OCI image layout of a catalog image (<layout-dir> or
+<layout-dir>:<tag>) or a catalog image reference. <out-dir> must be empty or absent; it receives
+<package>/catalog.json (or .yaml) for every package, with opm's order and bytes.
+${MIGRATE_LEVEL_HELP}
+Examples:
+  $ opkit catalog migrate quay.io/acme/catalog:v1 catalog/configs
+  $ opkit catalog migrate old-catalog/ catalog/configs -o yaml --migrate-level bundle-object-to-csv-metadata`,
+    )
+    .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, ['json', 'yaml'], 'format of the files written'))
+    .addOption(migrateLevelOption())
+    .option('--plain-http', 'pull an image reference over HTTP, not HTTPS (a registry on loopback)', false)
+    .action(
+      async (
+        source: string,
+        outDir: string,
+        opts: { output: 'json' | 'yaml'; migrateLevel?: MigrationLevelName; plainHttp: boolean },
+      ) => {
+        const [{ migrateSource }, { parseMigrationLevel }] = await Promise.all([
+          import('../render.js'),
+          import('@opkit/olm'),
+        ]);
+        const written = await migrateSource(source, outDir, opts.output, {
+          plainHttp: opts.plainHttp,
+          ...(opts.migrateLevel ? { migrateLevel: parseMigrationLevel(opts.migrateLevel) } : {}),
+        });
+        process.stderr.write(`wrote ${outDir}: ${written.length} files\n`);
+      },
+    );
   catalog
     .command('serve <catalog>')
     .description(
