@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildImage, buildImageIndex, layerFromEntries, writeLayout } from '@opkit/oci';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { createProgram } from '../program.js';
@@ -79,6 +80,48 @@ describe('-o text|json|yaml of the commands that build something', { timeout: 60
     expect(JSON.parse(json.stdout)).toEqual(expected);
     const yaml = await opkit('catalog', 'image', configs, '--layout', layout, '-o', 'yaml');
     expect(parse(yaml.stdout)).toEqual(expected);
+  });
+
+  it('catalog image --base: the build’s lines as text; with json, those on stderr and the result on stdout', async () => {
+    // A tiny two-platform "Node" base: the image is the CLI bundled onto each platform's image.
+    const base = join(scratch, 'base');
+    const platforms = ['amd64', 'arm64'].map((architecture) =>
+      buildImage([layerFromEntries([{ path: `etc/${architecture}`, content: architecture }])], {
+        architecture,
+      }),
+    );
+    await writeLayout(base, [{ image: buildImageIndex(platforms), tag: 'node' }]);
+    const layout = join(scratch, 'serving');
+    const configs = join(root, 'catalog', 'configs');
+    const json = await opkit(
+      'catalog',
+      'image',
+      configs,
+      '--layout',
+      layout,
+      '--base',
+      `${base}:node`,
+      '-o',
+      'json',
+    );
+    const descriptor = layoutDescriptor(layout, 'latest');
+    const result = JSON.parse(json.stdout);
+    expect(result).toEqual({
+      reference: `${layout}:latest`,
+      layout,
+      tag: 'latest',
+      ...descriptor,
+      platforms: [
+        { platform: 'linux/amd64', digest: expect.stringMatching(/^sha256:/) },
+        { platform: 'linux/arm64', digest: expect.stringMatching(/^sha256:/) },
+      ],
+    });
+    expect(descriptor.mediaType).toBe('application/vnd.oci.image.index.v1+json');
+    expect(json.stderr).toMatch(/^bundling .*main\.ts to \/app\/main\.mjs$/m);
+    expect(json.stderr).toContain(`digest ${descriptor.digest}\n`);
+    const text = await opkit('catalog', 'image', configs, '--layout', layout, '--base', `${base}:node`);
+    const untimed = (lines: string) => lines.replace(/ in \d+ ms$/m, '');
+    expect({ ...text, stdout: untimed(text.stdout) }).toEqual({ stdout: untimed(json.stderr), stderr: '' });
   });
 
   it('catalog build: the counts as text, the directory and every name as json and yaml', async () => {
