@@ -104,6 +104,7 @@ describe('registry credentials from docker and podman login files', () => {
       '/run/user/1/containers/auth.json',
       '/h/.config/containers/auth.json',
       '/h/.docker/config.json',
+      '/h/.dockercfg',
     ]);
   });
 
@@ -194,6 +195,92 @@ describe('registry credentials from docker and podman login files', () => {
     ).rejects.toThrow('credHelpers["quay.io"] is not a helper name');
     await expect(lookup({ '.docker/config.json': ' '.repeat(2 * 1024 * 1024) })).rejects.toThrow(
       "more than a login file's 1048576",
+    );
+  });
+
+  it('reads the legacy ~/.dockercfg (registry → {auth, email}) after ~/.docker/config.json', async () => {
+    const registry = await registryWith(
+      { kind: 'basic', username: 'old', password: 'timer' },
+      { username: 'old', password: 'timer' },
+    );
+    const legacy = {
+      [`https://${registry.host}`]: { auth: basic('old', 'timer'), email: 'old@example.com' },
+    };
+    expect(await pullWith(registry, home({ '.dockercfg': legacy }))).toBe(image.digest);
+    expect(registry.requests.at(-1)?.authorization).toBe(`Basic ${basic('old', 'timer')}`);
+    // config.json without an entry for the registry (another registry, an empty auths) leaves it to .dockercfg.
+    const other = { auths: { 'quay.io': { auth: basic('q', 'q') } } };
+    expect(await pullWith(registry, home({ '.docker/config.json': other, '.dockercfg': legacy }))).toBe(
+      image.digest,
+    );
+    // $DOCKER_CONFIG moves config.json, not ~/.dockercfg.
+    expect(
+      await pullWith(registry, home({ '.dockercfg': legacy }), { DOCKER_CONFIG: join(scratch, 'nowhere') }),
+    ).toBe(image.digest);
+    // Docker Hub's legacy key is the one docker login wrote then.
+    const hub = dockerCredentials({
+      homeDir: home({ '.dockercfg': { [DOCKER_HUB_AUTH_KEY]: { auth: basic('d', 'h'), email: '' } } }),
+      env: {},
+    });
+    expect(await hub('docker.io')).toEqual({ username: 'd', password: 'h' });
+    expect(await hub('quay.io')).toBeUndefined();
+  });
+
+  it('takes ~/.docker/config.json’s entry over ~/.dockercfg’s, and any earlier file’s', async () => {
+    const lookup = (files: Record<string, unknown>, env: Record<string, string> = {}) =>
+      dockerCredentials({ homeDir: home(files), env })('quay.io');
+    const legacy = { 'quay.io': { auth: basic('legacy', 'pw'), email: 'e@example.com' } };
+    expect(
+      await lookup({
+        '.docker/config.json': { auths: { 'quay.io': { auth: basic('new', 'pw') } } },
+        '.dockercfg': legacy,
+      }),
+    ).toEqual({ username: 'new', password: 'pw' });
+    expect(
+      await lookup({
+        '.config/containers/auth.json': { auths: { 'quay.io': { auth: basic('podman', 'pw') } } },
+        '.dockercfg': legacy,
+      }),
+    ).toEqual({ username: 'podman', password: 'pw' });
+    // A config.json credential helper for the registry answers before .dockercfg is read.
+    const keychain = helper('keychain-first', `echo '{"Username":"helper","Secret":"pw"}'`);
+    expect(
+      await lookup(
+        { '.docker/config.json': { credHelpers: { 'quay.io': 'keychain-first' } }, '.dockercfg': '{' },
+        { PATH: keychain.path },
+      ),
+    ).toEqual({ username: 'helper', password: 'pw' });
+    // A malformed .dockercfg is not read while an earlier file answers, as containers/image reads them.
+    expect(
+      await lookup({
+        '.docker/config.json': { auths: { 'quay.io': { auth: basic('new', 'pw') } } },
+        '.dockercfg': 'not json',
+      }),
+    ).toEqual({ username: 'new', password: 'pw' });
+  });
+
+  it('names ~/.dockercfg by its path when it is malformed', async () => {
+    const lookup = (dockercfg: unknown) => {
+      const dir = home({ '.dockercfg': dockercfg });
+      return {
+        path: join(dir, '.dockercfg'),
+        answer: dockerCredentials({ homeDir: dir, env: {} })('quay.io'),
+      };
+    };
+    const notJson = lookup('{"quay.io": {');
+    await expect(notJson.answer).rejects.toMatchObject({
+      code: 'OCI_CREDENTIALS_INVALID',
+      message: expect.stringContaining(`${notJson.path}: not JSON`),
+    });
+    const notObject = lookup(['quay.io']);
+    await expect(notObject.answer).rejects.toThrow(`${notObject.path}: not a JSON object`);
+    const entry = lookup({ 'quay.io': 'dXNlcjpwdw==' });
+    await expect(entry.answer).rejects.toThrow(`${entry.path}: ["quay.io"] is not an object`);
+    const auth = lookup({ 'quay.io': { auth: 42 } });
+    await expect(auth.answer).rejects.toThrow(`${auth.path}: ["quay.io"].auth is not a string`);
+    const decoded = lookup({ 'quay.io': { auth: Buffer.from('no-colon').toString('base64') } });
+    await expect(decoded.answer).rejects.toThrow(
+      `${decoded.path}: ["quay.io"].auth is not base64 of user:password`,
     );
   });
 

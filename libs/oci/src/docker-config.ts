@@ -1,6 +1,8 @@
 // Registry credentials where `docker login` and `podman login` (containers/image, which opm also reads) keep
 // them: `auths` entries (base64 `user:password` or an identity token), per-registry `credHelpers` and a
-// default `credsStore`, the helpers run as docker runs them.
+// default `credsStore`, the helpers run as docker runs them; and, last, the legacy `~/.dockercfg` (docker before
+// 1.7: a top-level map of registry to `{auth, email}`), which containers/image reads still (docker, when it has no
+// config.json).
 import { execFile } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -33,47 +35,79 @@ interface AuthEntry {
 
 interface LoginFile {
   readonly path: string;
+  /** The pre-1.7 `~/.dockercfg` format: entries at the top level, no `auths` wrapper, no helpers. */
+  readonly legacy: boolean;
   readonly auths: ReadonlyMap<string, AuthEntry>;
   readonly credHelpers: ReadonlyMap<string, string>;
   readonly credsStore?: string;
 }
 
+/** docker's login file before 1.7, in the home directory (`$DOCKER_CONFIG` does not move it). */
+const LEGACY_DOCKER_CONFIG = '.dockercfg';
+
 /**
  * The login files in the order containers/image reads them (the first that knows a registry answers):
  * `$REGISTRY_AUTH_FILE`, `$XDG_RUNTIME_DIR/containers/auth.json`, `$XDG_CONFIG_HOME/containers/auth.json`
- * (default `~/.config`), then docker's `$DOCKER_CONFIG/config.json` (default `~/.docker`).
+ * (default `~/.config`), docker's `$DOCKER_CONFIG/config.json` (default `~/.docker`), then the legacy
+ * `~/.dockercfg`.
  */
 export function loginFilePaths(options: DockerCredentialOptions = {}): string[] {
+  return loginFiles(options).map((f) => f.path);
+}
+
+/** {@link loginFilePaths}, each marked with its format. */
+function loginFiles(options: DockerCredentialOptions): Array<{ path: string; legacy: boolean }> {
   const env = options.env ?? process.env;
   const home = options.homeDir ?? homedir();
-  const paths = [
-    env.REGISTRY_AUTH_FILE,
-    env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'containers', 'auth.json') : undefined,
-    join(env.XDG_CONFIG_HOME || join(home, '.config'), 'containers', 'auth.json'),
-    join(env.DOCKER_CONFIG || join(home, '.docker'), 'config.json'),
+  const files = [
+    { path: env.REGISTRY_AUTH_FILE, legacy: false },
+    {
+      path: env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'containers', 'auth.json') : undefined,
+      legacy: false,
+    },
+    { path: join(env.XDG_CONFIG_HOME || join(home, '.config'), 'containers', 'auth.json'), legacy: false },
+    { path: join(env.DOCKER_CONFIG || join(home, '.docker'), 'config.json'), legacy: false },
+    { path: join(home, LEGACY_DOCKER_CONFIG), legacy: true },
   ];
-  return [...new Set(paths.filter((p): p is string => p !== undefined && p !== ''))];
+  const seen = new Set<string>();
+  return files.flatMap(({ path, legacy }) => {
+    if (path === undefined || path === '' || seen.has(path)) return [];
+    seen.add(path);
+    return [{ path, legacy }];
+  });
 }
 
 /**
  * Credentials by registry (`host[:port]` as references name it) from the login files of docker and podman,
- * for {@link RegistryClientOptions.credentials}. Files are read when first needed; helper answers are kept
- * per registry. A registry none of them knows gets no credentials (anonymous access).
+ * for {@link RegistryClientOptions.credentials}. Files are read in order when first needed, and only until
+ * one knows the registry (as containers/image reads them: a malformed file after the one that answers is not
+ * an error); helper answers are kept per registry. A registry none of them knows gets no credentials
+ * (anonymous access).
  */
 export function dockerCredentials(
   options: DockerCredentialOptions = {},
 ): (registry: string, repository?: string) => Promise<Credentials | undefined> {
-  let files: Promise<LoginFile[]> | undefined;
+  const files = new Map<string, Promise<LoginFile | undefined>>();
+  const read = (path: string, legacy: boolean) => {
+    let file = files.get(path);
+    if (file === undefined) {
+      file = readLoginFile(path, legacy);
+      files.set(path, file);
+    }
+    return file;
+  };
   const answers = new Map<string, Promise<Credentials | undefined>>();
   const env = options.env ?? process.env;
   return (registry, repository = '') => {
     const key = `${registry}/${repository}`;
     let answer = answers.get(key);
     if (answer === undefined) {
-      files ??= Promise.all(loginFilePaths(options).map(readLoginFile)).then((all) =>
-        all.filter((f): f is LoginFile => f !== undefined),
+      const loaders = loginFiles(options).map(
+        ({ path, legacy }) =>
+          () =>
+            read(path, legacy),
       );
-      answer = files.then((loaded) => lookup(loaded, registry, repository, env));
+      answer = lookup(loaders, registry, repository, env);
       answers.set(key, answer);
     }
     return answer;
@@ -81,18 +115,20 @@ export function dockerCredentials(
 }
 
 async function lookup(
-  files: readonly LoginFile[],
+  files: readonly (() => Promise<LoginFile | undefined>)[],
   registry: string,
   repository: string,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Credentials | undefined> {
   const server = registry === DOCKER_HUB ? DOCKER_HUB_AUTH_KEY : registry;
-  for (const file of files) {
+  for (const load of files) {
+    const file = await load();
+    if (file === undefined) continue;
     const helper = file.credHelpers.get(registry) ?? file.credHelpers.get(server);
     if (helper !== undefined) return runHelper(helper, server, env);
     const entry = authEntry(file, registry, repository);
     if (entry !== undefined) {
-      const credentials = decodeEntry(file.path, registry, entry);
+      const credentials = decodeEntry(file.path, file.legacy, registry, entry);
       if (credentials !== undefined) return credentials;
     }
     // With a credentials store, the file's `auths` only mark which registries the store holds.
@@ -129,14 +165,21 @@ function authEntry(file: LoginFile, registry: string, repository: string): AuthE
   return undefined;
 }
 
-function decodeEntry(path: string, registry: string, entry: AuthEntry): Credentials | undefined {
+function decodeEntry(
+  path: string,
+  legacy: boolean,
+  registry: string,
+  entry: AuthEntry,
+): Credentials | undefined {
   let username = entry.username ?? '';
   let password = entry.password ?? '';
   if (entry.auth !== undefined && entry.auth !== '') {
     const decoded = Buffer.from(entry.auth, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0)
-      throw new CredentialsError(`${path}: auths["${registry}"].auth is not base64 of user:password`);
+      throw new CredentialsError(
+        `${path}: ${legacy ? '' : 'auths'}["${registry}"].auth is not base64 of user:password`,
+      );
     username = decoded.slice(0, colon);
     password = decoded.slice(colon + 1);
   }
@@ -145,7 +188,7 @@ function decodeEntry(path: string, registry: string, entry: AuthEntry): Credenti
   return username === '' && password === '' ? undefined : { username, password };
 }
 
-async function readLoginFile(path: string): Promise<LoginFile | undefined> {
+async function readLoginFile(path: string, legacy: boolean): Promise<LoginFile | undefined> {
   let text: string;
   try {
     const handle = await open(path, 'r');
@@ -173,15 +216,19 @@ async function readLoginFile(path: string): Promise<LoginFile | undefined> {
     throw new CredentialsError(`${path}: not JSON (${(error as Error).message})`, { cause: error });
   }
   if (!isObject(doc)) throw new CredentialsError(`${path}: not a JSON object`);
+  // The legacy file is the `auths` map itself (its entries' `email` is not used); it names no helpers.
+  const entries = legacy ? doc : field(path, doc, 'auths');
+  const where = legacy ? '' : 'auths';
   const auths = new Map<string, AuthEntry>();
-  for (const [key, value] of Object.entries(field(path, doc, 'auths'))) {
-    if (!isObject(value)) throw new CredentialsError(`${path}: auths["${key}"] is not an object`);
+  for (const [key, value] of Object.entries(entries)) {
+    if (!isObject(value)) throw new CredentialsError(`${path}: ${where}["${key}"] is not an object`);
     for (const name of ['auth', 'username', 'password', 'identitytoken'] as const) {
       if (value[name] !== undefined && typeof value[name] !== 'string')
-        throw new CredentialsError(`${path}: auths["${key}"].${name} is not a string`);
+        throw new CredentialsError(`${path}: ${where}["${key}"].${name} is not a string`);
     }
     auths.set(key, value as AuthEntry);
   }
+  if (legacy) return { path, legacy, auths, credHelpers: new Map() };
   const credHelpers = new Map<string, string>();
   for (const [key, value] of Object.entries(field(path, doc, 'credHelpers'))) {
     if (typeof value !== 'string' || !isHelperName(value))
@@ -193,6 +240,7 @@ async function readLoginFile(path: string): Promise<LoginFile | undefined> {
     throw new CredentialsError(`${path}: credsStore is not a helper name`);
   return {
     path,
+    legacy,
     auths,
     credHelpers,
     ...(typeof store === 'string' && store !== '' ? { credsStore: store } : {}),

@@ -104,3 +104,30 @@ export async function buildCatalog(
   await writeCatalog(outDir, merged);
   return merged;
 }
+
+/** What `opkit catalog build -o json|yaml` prints: the directory written and the names it holds. */
+export interface CatalogBuildResult {
+  readonly out: string;
+  readonly packages: readonly string[];
+  readonly channels: ReadonlyArray<{ readonly package: string; readonly name: string }>;
+  /** Each bundle with its image when it is named by one (`--bundle-images`). */
+  readonly bundles: ReadonlyArray<{
+    readonly package: string;
+    readonly name: string;
+    readonly image?: string;
+  }>;
+}
+
+/** The result of building `catalog` into `out`, in the catalog's order. */
+export function catalogBuildResult(out: string, catalog: Catalog): CatalogBuildResult {
+  return {
+    out,
+    packages: catalog.packages.map((p) => p.name),
+    channels: catalog.channels.map((c) => ({ package: c.package, name: c.name })),
+    bundles: catalog.bundles.map((b) => ({
+      package: b.package,
+      name: b.name,
+      ...(b.image === '' ? {} : { image: b.image }),
+    })),
+  };
+}

@@ -63,8 +63,27 @@ describe('the conventions every opkit command keeps', () => {
       }
     }
     expect(checked).toEqual(
-      expect.arrayContaining(['bundle validate', 'catalog validate', 'catalog render', 'graph']),
+      expect.arrayContaining([
+        'bundle validate',
+        'bundle image',
+        'catalog validate',
+        'catalog render',
+        'catalog build',
+        'catalog image',
+        'deploy',
+        'graph',
+      ]),
     );
+  });
+
+  it('the commands that build or apply something print text by default, or one json or yaml result', () => {
+    const program = createProgram();
+    for (const path of ['bundle image', 'catalog build', 'catalog image', 'deploy']) {
+      const command = commands(program).find((c) => c.path.join(' ') === path)?.command;
+      const [option] = command ? outputOptions(command) : [];
+      expect(option?.argChoices, path).toEqual(['text', 'json', 'yaml']);
+      expect(option?.defaultValue, path).toBe('text');
+    }
   });
 
   it('--version and -v print the package version', async () => {

@@ -2,7 +2,14 @@ import { resolve } from 'node:path';
 import type { RegistryClient } from '@opkit/oci';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
-import { commaList, examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from './options.js';
+import {
+  commaList,
+  examples,
+  OUTPUT_FORMAT_FLAGS,
+  outputFormatOption,
+  RESULT_FORMATS,
+  type ResultFormat,
+} from './options.js';
 
 /** A registry client for pinning images to digests; `plainHttp` for a registry on loopback. */
 async function registryClient(plainHttp: boolean): Promise<RegistryClient> {
@@ -167,22 +174,33 @@ Examples:
     )
     .requiredOption('--layout <dir>', 'OCI layout directory to write')
     .option('--tag <tag>', 'tag inside the layout', 'latest')
+    .addOption(
+      outputFormatOption(
+        OUTPUT_FORMAT_FLAGS,
+        RESULT_FORMATS,
+        'result format (text: "<digest> <layout>:<tag>"; json, yaml: reference, digest, media type, size)',
+      ),
+    )
     .addHelpText(
       'after',
       examples([
         'opkit bundle image bundles/memcached-operator/0.2.0 --layout dist/images/memcached-operator-bundle --tag v0.2.0',
+        'opkit bundle image bundles/memcached-operator/0.2.0 --layout dist/images/memcached-operator-bundle -o json',
         'opkit image push dist/images/memcached-operator-bundle:v0.2.0 quay.io/acme/memcached-operator-bundle:v0.2.0',
       ]),
     )
-    .action(async (dir: string, opts: { layout: string; tag: string }) => {
-      const [{ bundleImage, writeLayout }, { loadBundle }, { bundleLabels }] = await Promise.all([
-        import('@opkit/oci'),
-        import('@opkit/olm'),
-        import('../bundles.js'),
-      ]);
+    .action(async (dir: string, opts: { layout: string; tag: string; output: ResultFormat }) => {
+      const [{ bundleImage, writeLayout }, { loadBundle }, { bundleLabels }, { imageResult, writeResult }] =
+        await Promise.all([
+          import('@opkit/oci'),
+          import('@opkit/olm'),
+          import('../bundles.js'),
+          import('../output.js'),
+        ]);
       loadBundle(dir); // precise errors for a malformed bundle before anything is written
       const image = await bundleImage(dir, bundleLabels(dir));
       await writeLayout(opts.layout, [{ image, tag: opts.tag }]);
-      process.stdout.write(`${image.digest} ${opts.layout}:${opts.tag}\n`);
+      const result = imageResult(opts.layout, opts.tag, image);
+      await writeResult(opts.output, result, `${result.digest} ${result.reference}\n`);
     });
 }

@@ -1,7 +1,13 @@
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error.js';
-import { examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from './options.js';
+import {
+  examples,
+  OUTPUT_FORMAT_FLAGS,
+  outputFormatOption,
+  RESULT_FORMATS,
+  type ResultFormat,
+} from './options.js';
 
 /** What `--migrate-level` accepts (opm v1.73's migrations, and `all`). */
 const MIGRATION_LEVEL_NAMES = ['none', 'bundle-object-to-csv-metadata', 'all'] as const;
@@ -44,11 +50,19 @@ export function registerCatalogCommands(program: Command): void {
       'name each bundle by its pushed image <repository>/<package>-bundle@<digest> (see bundle push) instead of inline manifests only',
     )
     .option('--plain-http', 'reach the registry over HTTP (with --bundle-images)', false)
+    .addOption(
+      outputFormatOption(
+        OUTPUT_FORMAT_FLAGS,
+        RESULT_FORMATS,
+        'result format (json, yaml: the directory and the package, channel and bundle names)',
+      ),
+    )
     .addHelpText(
       'after',
       examples([
         'opkit catalog build --template catalog/templates/*.yaml --bundles bundles --out catalog/configs',
         'opkit catalog build --template catalog/templates/*.yaml --out catalog/configs --bundle-images quay.io/acme',
+        'opkit catalog build --template catalog/templates/*.yaml --out catalog/configs -o json',
       ]),
     )
     .action(
@@ -58,11 +72,14 @@ export function registerCatalogCommands(program: Command): void {
         out: string;
         bundleImages?: string;
         plainHttp: boolean;
+        output: ResultFormat;
       }) => {
-        const [{ cliRegistryClient }, { buildCatalog }] = await Promise.all([
-          import('../registry-client.js'),
-          import('../catalog-build.js'),
-        ]);
+        const [{ cliRegistryClient }, { buildCatalog, catalogBuildResult }, { writeResult }] =
+          await Promise.all([
+            import('../registry-client.js'),
+            import('../catalog-build.js'),
+            import('../output.js'),
+          ]);
         const client = opts.bundleImages ? cliRegistryClient({ plainHttp: opts.plainHttp }) : undefined;
         const built = await buildCatalog(
           opts.template,
@@ -70,8 +87,11 @@ export function registerCatalogCommands(program: Command): void {
           resolve(opts.out),
           client && opts.bundleImages ? { repository: opts.bundleImages, client } : undefined,
         ).finally(() => client?.close());
-        process.stdout.write(
-          `wrote ${opts.out}: ${built.packages.length} packages, ${built.channels.length} channels, ${built.bundles.length} bundles\n`,
+        const result = catalogBuildResult(opts.out, built);
+        await writeResult(
+          opts.output,
+          result,
+          `wrote ${opts.out}: ${result.packages.length} packages, ${result.channels.length} channels, ${result.bundles.length} bundles\n`,
         );
       },
     );
@@ -293,6 +313,7 @@ registry pod runs as its probes. A CatalogSource with spec.image runs it as it i
 
 Examples:
   $ opkit catalog image catalog/configs --layout dist/images/opkit-catalog
+  $ opkit catalog image catalog/configs --layout dist/images/opkit-catalog -o json
   $ opkit catalog image catalog/configs --layout dist/images/opkit-catalog --tag quay.io/acme/catalog:v1 \\
       --base gcr.io/distroless/nodejs24-debian12:nonroot --inline-bundles
   $ opkit image push dist/images/opkit-catalog quay.io/acme/catalog:v1`,
@@ -302,10 +323,24 @@ Examples:
     .option('--base <image>', 'a Node base image (registry reference or layout dir[:tag]): the image serves')
     .option('--inline-bundles', 'the server puts bundle manifests inline (with --base)', false)
     .option('--plain-http', 'pull the base over HTTP (a registry on loopback)', false)
+    .addOption(
+      outputFormatOption(
+        OUTPUT_FORMAT_FLAGS,
+        RESULT_FORMATS,
+        'result format (json, yaml: reference, digest, media type, size; progress goes to stderr)',
+      ),
+    )
     .action(
       async (
         dir: string,
-        opts: { layout: string; tag: string; base?: string; inlineBundles: boolean; plainHttp: boolean },
+        opts: {
+          layout: string;
+          tag: string;
+          base?: string;
+          inlineBundles: boolean;
+          plainHttp: boolean;
+          output: ResultFormat;
+        },
       ) => {
         if (opts.inlineBundles && opts.base === undefined) {
           throw new CliError(
@@ -318,23 +353,39 @@ Examples:
         if (results.length > 0) {
           throw new CliError('OPKIT_CATALOG_INVALID', `${dir}: ${formatValidationResults(results).trim()}`);
         }
+        const { imageResult, progressLog, writeResult } = await import('../output.js');
         if (opts.base === undefined) {
           const { catalogImage, writeLayout } = await import('@opkit/oci');
           const image = await catalogImage(dir);
           await writeLayout(opts.layout, [{ image, tag: opts.tag }]);
-          process.stdout.write(`${image.digest} ${opts.layout}:${opts.tag}\n`);
+          const result = imageResult(opts.layout, opts.tag, image);
+          await writeResult(opts.output, result, `${result.digest} ${result.reference}\n`);
           return;
         }
         const { buildServingCatalogImage } = await import('../pipelines/build-catalog-image.js');
-        await buildServingCatalogImage({
+        const built = await buildServingCatalogImage({
           configsDir: dir,
           base: opts.base,
           layout: opts.layout,
           tag: opts.tag,
           inlineBundles: opts.inlineBundles,
           plainHttp: opts.plainHttp,
-          log: (line) => process.stdout.write(`${line}\n`),
+          log: progressLog(opts.output),
         });
+        // The text lines are the build's progress, already printed.
+        await writeResult(
+          opts.output,
+          {
+            reference: `${built.layout}:${built.tag}`,
+            layout: built.layout,
+            tag: built.tag,
+            digest: built.digest,
+            mediaType: built.mediaType,
+            size: built.size,
+            platforms: built.images,
+          },
+          '',
+        );
       },
     );
 }

@@ -4,7 +4,13 @@ import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import type { Manifest, SecretData } from '../webhook-certificates.js';
-import { examples } from './options.js';
+import {
+  examples,
+  OUTPUT_FORMAT_FLAGS,
+  outputFormatOption,
+  RESULT_FORMATS,
+  type ResultFormat,
+} from './options.js';
 
 function kubectl(args: string[], input?: string): string {
   const result = spawnSync('kubectl', args, { input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -42,6 +48,60 @@ function readSecret(kubeconfig: string[], namespace: string, name: string): Secr
   return text.trim() === '' ? undefined : (JSON.parse(text) as SecretData);
 }
 
+/** The options of `opkit deploy`. */
+interface DeployOptions {
+  image: string;
+  operator: string;
+  kubeconfig?: string;
+  certManager: boolean;
+  output: ResultFormat;
+}
+
+/** What `opkit deploy -o json|yaml` prints: where the manifests came from and each object applied. */
+export interface DeployResult {
+  readonly operator: string;
+  readonly image: string;
+  /** The kustomize overlay rendered, relative to the operator: config/default or config/with-certmanager. */
+  readonly overlay: string;
+  /** The server-side apply field manager that owns the applied fields. */
+  readonly fieldManager: string;
+  /** Every object applied, in the order applied (the names only: never a Secret's data). */
+  readonly applied: ReadonlyArray<{
+    readonly apiVersion: string;
+    readonly kind: string;
+    readonly name: string;
+    readonly namespace?: string;
+  }>;
+  /** What deploy did about the webhook serving certificate, when it issued or kept one. */
+  readonly webhookCertificate?: string;
+}
+
+/** The result of applying `manifests`. */
+export function deployResult(
+  manifests: readonly Manifest[],
+  o: {
+    readonly operator: string;
+    readonly image: string;
+    readonly overlay: string;
+    readonly fieldManager: string;
+    readonly webhookCertificate?: string;
+  },
+): DeployResult {
+  return {
+    operator: o.operator,
+    image: o.image,
+    overlay: `config/${o.overlay}`,
+    fieldManager: o.fieldManager,
+    applied: manifests.map((m) => ({
+      apiVersion: m.apiVersion,
+      kind: m.kind,
+      name: m.metadata.name ?? '',
+      ...(m.metadata.namespace === undefined ? {} : { namespace: m.metadata.namespace }),
+    })),
+    ...(o.webhookCertificate === undefined ? {} : { webhookCertificate: o.webhookCertificate }),
+  };
+}
+
 /** `deploy` / `undeploy` for an operator project in the kubebuilder layout (what `make deploy` does). */
 export function registerDeployCommands(program: Command): void {
   program
@@ -57,6 +117,13 @@ export function registerDeployCommands(program: Command): void {
       'render config/with-certmanager: cert-manager issues the webhook certificate instead of opkit',
       false,
     )
+    .addOption(
+      outputFormatOption(
+        OUTPUT_FORMAT_FLAGS,
+        RESULT_FORMATS,
+        "result format (text: kubectl's lines; json, yaml: the objects applied, kubectl's lines on stderr)",
+      ),
+    )
     .addHelpText(
       'after',
       `
@@ -67,9 +134,10 @@ new one up without a restart. With --cert-manager, cert-manager does this instea
 
 Examples:
   $ opkit deploy --operator operators/memcached --image registry.example.com/memcached-operator:0.3.0
-  $ opkit deploy --operator . --image registry.example.com/memcached-operator:0.3.0 --cert-manager`,
+  $ opkit deploy --operator . --image registry.example.com/memcached-operator:0.3.0 --cert-manager
+  $ opkit deploy --operator operators/memcached --image registry.example.com/memcached-operator:0.3.0 -o json`,
     )
-    .action(async (opts: { image: string; operator: string; kubeconfig?: string; certManager: boolean }) => {
+    .action(async (opts: DeployOptions) => {
       const { checkImageReference } = await import('../registry-client.js');
       checkImageReference('--image', opts.image);
       const dir = resolve(opts.operator);
@@ -85,13 +153,25 @@ Examples:
       const provisioned = provisionWebhookCertificates(objects, (ns, name) => readSecret(k, ns, name));
       const manifests = provisioned ? [...provisioned.objects, ...provisioned.secrets] : objects;
       if (provisioned) process.stderr.write(`${provisioned.summary}\n`);
-      process.stdout.write(
-        kubectl(
-          // The deploy owns what it applies, whoever set a field before (a `kubectl apply` of the CRD, say).
-          ['apply', ...k, '--server-side', '--force-conflicts', `--field-manager=${manager}`, '-f', '-'],
-          manifests.map((m) => stringify(m, { lineWidth: 0 })).join('---\n'),
-        ),
+      const applied = kubectl(
+        // The deploy owns what it applies, whoever set a field before (a `kubectl apply` of the CRD, say).
+        ['apply', ...k, '--server-side', '--force-conflicts', `--field-manager=${manager}`, '-f', '-'],
+        manifests.map((m) => stringify(m, { lineWidth: 0 })).join('---\n'),
       );
+      if (opts.output === 'text') {
+        process.stdout.write(applied);
+        return;
+      }
+      process.stderr.write(applied);
+      const { writeResult } = await import('../output.js');
+      const result = deployResult(manifests, {
+        operator: dir,
+        image: opts.image,
+        overlay,
+        fieldManager: manager,
+        ...(provisioned ? { webhookCertificate: provisioned.summary } : {}),
+      });
+      await writeResult(opts.output, result, applied);
     });
   program
     .command('undeploy')

@@ -7,6 +7,13 @@ import { InvalidArgumentError, Option } from 'commander';
 export const OUTPUT_FORMAT_FLAGS = '-o, --output <format>';
 
 /**
+ * The formats of a command that builds or applies something: `text`, its human lines (the default), or one
+ * result object as JSON or YAML on stdout, with progress lines on stderr.
+ */
+export const RESULT_FORMATS = ['text', 'json', 'yaml'] as const;
+export type ResultFormat = (typeof RESULT_FORMATS)[number];
+
+/**
  * An `--output` option that accepts only the formats the command writes: an unknown format is a usage error
  * (exit code 1, naming the allowed ones), never silently the default. The first format is the default.
  */

@@ -85,6 +85,10 @@ export interface OperatorImage {
   readonly tag: string;
   /** Digest of the index (for an index base) or of the image. */
   readonly digest: string;
+  /** Media type of the index or image manifest. */
+  readonly mediaType: string;
+  /** Size in bytes of the index or image manifest. */
+  readonly size: number;
   readonly images: ReadonlyArray<{ readonly platform: string; readonly digest: string }>;
   /** The application layer: the bundle's size, and the gzip blob's digest and size. */
   readonly layer: { readonly bundleBytes: number; readonly digest: string; readonly size: number };
@@ -206,6 +210,8 @@ export async function buildOperatorImage(o: BuildOperatorImageOptions): Promise<
     layout,
     tag,
     digest: image.digest,
+    mediaType: image.mediaType,
+    size: (isImageIndex(image) ? image.indexBytes : image.manifestBytes).byteLength,
     images,
     layer: { bundleBytes: bundle.byteLength, digest: layer.gzDigest, size: layer.size },
   };
