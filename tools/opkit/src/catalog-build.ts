@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleImage, type RegistryClient } from '@opkit/oci';
 import {
@@ -10,6 +10,7 @@ import {
   parseCatalogContent,
   renderBundle,
   renderTemplate,
+  TemplateError,
   validateCatalog,
   writeCatalog,
 } from '@opkit/olm';
@@ -77,17 +78,41 @@ async function pushedBundleImage(
   return `${repository}@${remote}`;
 }
 
+/**
+ * Renders one template. The bundles it names are the rendered bundle directories, or else bundle images
+ * (a registry reference or an OCI layout), pulled and rendered as opm renders them — a substitutes
+ * template's substitutes are images, for one.
+ */
+async function renderTemplateFile(
+  file: string,
+  bundles: Map<string, BundleBlob>,
+  options: { plainHttp: boolean },
+): Promise<Catalog> {
+  const text = readFileSync(file);
+  for (;;) {
+    try {
+      return renderTemplate(text, bundles, { file });
+    } catch (error) {
+      const reference = error instanceof TemplateError ? error.reference : undefined;
+      if (reference === undefined || bundles.has(reference) || existsSync(reference)) throw error;
+      const { renderBundleImage } = await import('./render.js');
+      bundles.set(reference, await renderBundleImage(reference, options));
+    }
+  }
+}
+
 /** Builds a file-based catalog from templates (one per package) and the rendered bundles; writes atomically. */
 export async function buildCatalog(
   templates: readonly string[],
   bundlesDir: string,
   outDir: string,
   images?: BundleImages,
+  options: { readonly plainHttp?: boolean } = {},
 ): Promise<Catalog> {
   const bundles = await renderBundles(bundlesDir, images);
   const merged = emptyCatalog();
   for (const file of templates) {
-    const rendered = renderTemplate(readFileSync(file), bundles, { file });
+    const rendered = await renderTemplateFile(file, bundles, { plainHttp: options.plainHttp ?? false });
     merged.packages.push(...rendered.packages);
     merged.channels.push(...rendered.channels);
     merged.bundles.push(...rendered.bundles);

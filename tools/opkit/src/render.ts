@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CATALOG_CONFIGS_LABEL, imageLabels, type OciImage, parseReference, readLayout } from '@opkit/oci';
 import {
+  type BundleBlob,
   type Catalog,
   type CatalogFormat,
   emptyCatalog,
@@ -112,6 +113,22 @@ async function renderSource(source: string, options: RenderSourceOptions): Promi
   const client = cliRegistryClient({ plainHttp: options.plainHttp ?? false });
   const image = await client.pull(source).finally(() => client.close());
   return renderImage(image, source);
+}
+
+/**
+ * The `olm.bundle` of a bundle image (in a registry or an OCI layout), as opm renders the image a template
+ * names: manifests inline, `image` the reference.
+ */
+export async function renderBundleImage(
+  reference: string,
+  options: RenderSourceOptions = {},
+): Promise<BundleBlob> {
+  const { catalog, kind } = await renderSource(reference, options);
+  const [bundle] = catalog.bundles;
+  if (kind !== 'bundle' || !bundle) {
+    throw new CliError('OPKIT_RENDER_SOURCE_INVALID', `${reference}: a catalog, not a bundle image`);
+  }
+  return bundle;
 }
 
 /**

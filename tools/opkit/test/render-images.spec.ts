@@ -50,6 +50,13 @@ beforeAll(async () => {
   opm = await opmBinary();
   registry = await startImageRegistry(join(scratch, 'registry'));
   const client = new RegistryClient({ plainHttp: true });
+  for (const version of ['0.1.0', '0.3.0']) {
+    const dir = join(root, 'bundles', 'memcached-operator', version);
+    await client.push(
+      await bundleImage(dir, bundleLabels(dir)),
+      `${registry.host}/memcached-operator-bundle:v${version}`,
+    );
+  }
   const bundle = await bundleImage(bundleDir, bundleLabels(bundleDir));
   bundleRef = `${registry.host}/memcached-operator-bundle:v0.2.0`;
   await client.push(bundle, bundleRef);
@@ -134,6 +141,52 @@ describe('catalog render of images', () => {
   it('refuses an image that is neither a catalog nor a bundle, naming the labels it looked for', async () => {
     await expect(opkit('catalog', 'render', `${registry.host}/plain:v1`, '--plain-http')).rejects.toThrow(
       /plain:v1: neither a catalog image \(label operators.operatorframework.io.index.configs.v1\) nor a bundle image/,
+    );
+  });
+});
+
+describe('catalog build of a substitutes template', () => {
+  it('puts a newer bundle image in the place of a released bundle as opm alpha render-template does', async () => {
+    const image = (version: string) => `${registry.host}/memcached-operator-bundle:v${version}`;
+    const rendered = async (version: string) =>
+      JSON.parse(await opkit('catalog', 'render', image(version), '--plain-http')) as Record<string, unknown>;
+    const template = {
+      schema: 'olm.template.substitutes',
+      entries: [
+        { schema: 'olm.package', name: 'memcached-operator', defaultChannel: 'alpha' },
+        {
+          schema: 'olm.channel',
+          package: 'memcached-operator',
+          name: 'alpha',
+          entries: [
+            { name: 'memcached-operator.v0.1.0' },
+            { name: 'memcached-operator.v0.2.0', replaces: 'memcached-operator.v0.1.0' },
+          ],
+        },
+        await rendered('0.1.0'),
+        await rendered('0.2.0'),
+      ],
+      substitutions: [{ name: image('0.3.0'), base: 'memcached-operator.v0.2.0' }],
+    };
+    const file = join(scratch, 'substitutes.json');
+    writeFileSync(file, JSON.stringify(template));
+    const out = join(scratch, 'substituted');
+    mkdirSync(join(scratch, 'no-bundles'), { recursive: true });
+    await opkit(
+      'catalog',
+      'build',
+      '--template',
+      file,
+      '--bundles',
+      join(scratch, 'no-bundles'),
+      '--out',
+      out,
+      '--plain-http',
+    );
+    const ours = await opkit('catalog', 'render', out);
+    expect(ours).toBe(await opmOut('alpha', 'render-template', 'substitutes', file, '-o', 'json'));
+    expect(ours).toContain(
+      '"replaces": "memcached-operator.v0.1.0",\n            "skips": [\n                "memcached-operator.v0.2.0"',
     );
   });
 });

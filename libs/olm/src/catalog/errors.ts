@@ -61,6 +61,8 @@ export class TemplateError extends CatalogError {
     message: string,
     readonly file?: string,
     readonly entry?: string,
+    /** The bundle reference no rendered bundle was given for (`TEMPLATE_UNKNOWN_BUNDLE`). */
+    readonly reference?: string,
   ) {
     super(code, message);
     this.name = 'TemplateError';

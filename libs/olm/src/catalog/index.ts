@@ -49,6 +49,11 @@ export {
   readBundleObjects,
 } from './properties.js';
 export { channelHead, checkReplacesChain, type ReplacesChainResult } from './replaces-chain.js';
+export {
+  renderSubstitutesTemplate,
+  SCHEMA_SUBSTITUTES_TEMPLATE,
+  type Substitution,
+} from './substitutes-template.js';
 export { type SyntheticCatalogOptions, syntheticCatalog } from './synthetic.js';
 export {
   parseSemverTemplate,

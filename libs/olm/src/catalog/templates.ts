@@ -1,14 +1,22 @@
 import { goQuote } from '../semver/go-quote.js';
 import { compareVersions, formatVersion, parseVersion, type Version } from '../semver/version.js';
 import { addMeta } from './blobs.js';
-import { TemplateError } from './errors.js';
 import { decodeGoBase64, encodeGoBase64 } from './go-base64.js';
 import { byteOrder } from './go-format.js';
 import { decodeGo, type GoType } from './go-json-decode.js';
 import { encodeGoJson } from './go-json-encode.js';
 import { MetaError, toMeta } from './meta.js';
 import { PropertyParseError, parseProperties, readBundleObjects } from './properties.js';
-import { decodeFirstDocument } from './stream.js';
+import { renderSubstitutesTemplate, SCHEMA_SUBSTITUTES_TEMPLATE } from './substitutes-template.js';
+import {
+  invalid,
+  lookup,
+  type RenderedBundles,
+  type RenderTemplateOptions,
+  readInput,
+  type TemplateInput,
+  unknownBundle,
+} from './template-input.js';
 import {
   type BundleBlob,
   type Catalog,
@@ -25,50 +33,7 @@ export const SCHEMA_BASIC_TEMPLATE = 'olm.template.basic';
 /** Schema of the semver template. */
 export const SCHEMA_SEMVER_TEMPLATE = 'olm.semver';
 
-/**
- * Already rendered `olm.bundle` blobs keyed by the reference a template uses for them (a bundle image, or a
- * bundle directory path). opm renders these by pulling images; here the caller supplies them.
- */
-export type RenderedBundles = ReadonlyMap<string, BundleBlob> | Readonly<Record<string, BundleBlob>>;
-
-/** Options of the template renderers. */
-export interface RenderTemplateOptions {
-  /** The template's file name, used in error messages and as the source of the rendered blobs. */
-  readonly file?: string;
-}
-
-/** What a template can be given as: its text (JSON or YAML; only the first document is read) or its parsed value. */
-export type TemplateInput = string | Uint8Array | Record<string, unknown>;
-
-function lookup(bundles: RenderedBundles, ref: string): BundleBlob | undefined {
-  return bundles instanceof Map ? bundles.get(ref) : (bundles as Readonly<Record<string, BundleBlob>>)[ref];
-}
-
-function readInput(input: TemplateInput, file: string, wrap: string): unknown {
-  if (typeof input !== 'string' && !(input instanceof Uint8Array)) return input;
-  const bytes = typeof input === 'string' ? new TextEncoder().encode(input) : input;
-  try {
-    return decodeFirstDocument(bytes) ?? null;
-  } catch (err) {
-    throw new TemplateError('TEMPLATE_INVALID', `${file}: ${wrap}${(err as Error).message}`, file);
-  }
-}
-
-const invalid = (file: string, message: string, entry?: string): TemplateError =>
-  new TemplateError(
-    'TEMPLATE_INVALID',
-    entry ? `${file}: ${entry}: ${message}` : `${file}: ${message}`,
-    file,
-    entry,
-  );
-
-const unknownBundle = (file: string, entry: string, ref: string): TemplateError =>
-  new TemplateError(
-    'TEMPLATE_UNKNOWN_BUNDLE',
-    `${file}: ${entry}: bundle reference ${goQuote(ref)} is not among the rendered bundles`,
-    file,
-    entry,
-  );
+export type { RenderedBundles, RenderTemplateOptions, TemplateInput } from './template-input.js';
 
 const BASIC_TEMPLATE_TYPE: GoType = {
   kind: 'struct',
@@ -488,7 +453,7 @@ function populatePackageMetadata(pkg: PackageBlob, catalog: Catalog, defaultChan
 const TEMPLATE_SCHEMA_TYPE: GoType = { kind: 'struct', name: '', fields: { schema: { kind: 'string' } } };
 
 /**
- * Renders a template of either kind, chosen by the first document's `schema` like `opm alpha render-template`
+ * Renders a template of any of the three kinds (basic, semver, substitutes), chosen by the first document's `schema` like `opm alpha render-template`
  * without an explicit type.
  *
  * @throws TemplateError (`template input missing required 'schema' field`, unknown schema, or the renderer's errors)
@@ -510,5 +475,7 @@ export function renderTemplate(
     return renderBasicTemplate(doc as Record<string, unknown>, bundles, options);
   if (schema === SCHEMA_SEMVER_TEMPLATE)
     return renderSemverTemplate(doc as Record<string, unknown>, bundles, options);
+  if (schema === SCHEMA_SUBSTITUTES_TEMPLATE)
+    return renderSubstitutesTemplate(doc as Record<string, unknown>, bundles, options);
   throw invalid(file, `unknown template schema ${goQuote(schema)}`);
 }

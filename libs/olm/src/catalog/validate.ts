@@ -1,13 +1,7 @@
 import { SemverError } from '../semver/errors.js';
 import { goQuote } from '../semver/go-quote.js';
 import { parseRange } from '../semver/range.js';
-import {
-  formatVersion,
-  type PrereleaseIdentifier,
-  parsePrerelease,
-  parseVersion,
-  type Version,
-} from '../semver/version.js';
+import { formatVersion, type PrereleaseIdentifier, parseVersion, type Version } from '../semver/version.js';
 import { byteOrder, goStringSlice } from './go-format.js';
 import {
   type ParsedProperties,
@@ -32,6 +26,7 @@ import {
   SCHEMA_PACKAGE,
 } from './types.js';
 import type { ValidationCode, ValidationResult, ValidationStage } from './validation-result.js';
+import { parseRelease } from './version-release.js';
 
 /** Options of {@link validateCatalog}. */
 export interface ValidateCatalogOptions {
@@ -63,29 +58,6 @@ interface MPackage {
   readonly channels: Map<string, MChannel>;
   defaultChannel?: MChannel;
   deprecation?: string;
-}
-
-const RELEASE_MAX_LENGTH = 20;
-
-/** opm's `model.NewRelease`: dot-separated prerelease identifiers, at most 20 characters. */
-function parseRelease(release: string): PrereleaseIdentifier[] {
-  if (release === '') return [];
-  if (release.length > RELEASE_MAX_LENGTH) {
-    throw new Error(
-      `invalid release ${goQuote(release)}: exceeds maximum length of ${RELEASE_MAX_LENGTH} characters`,
-    );
-  }
-  const errors: string[] = [];
-  const out: PrereleaseIdentifier[] = [];
-  release.split('.').forEach((segment, i) => {
-    try {
-      out.push(parsePrerelease(segment));
-    } catch (err) {
-      errors.push(`segment ${i}: ${(err as Error).message}`);
-    }
-  });
-  if (errors.length > 0) throw new Error(`invalid release ${goQuote(release)}: ${errors.join('\n')}`);
-  return out;
 }
 
 function versionString(b: MBundle): string {

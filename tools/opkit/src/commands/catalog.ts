@@ -40,7 +40,7 @@ export function registerCatalogCommands(program: Command): void {
   catalog
     .command('build')
     .description(
-      'Render catalog templates (olm.semver or olm.template.basic) over the bundles into an FBC directory.',
+      'Render catalog templates (olm.template.basic, olm.semver, olm.template.substitutes) into an FBC directory.',
     )
     .requiredOption('--template <file...>', 'template files, one per package')
     .option('--bundles <dir>', 'bundle directories, as <package>/<version>/', 'bundles')
@@ -49,7 +49,11 @@ export function registerCatalogCommands(program: Command): void {
       '--bundle-images <repository>',
       'name each bundle by its pushed image <repository>/<package>-bundle@<digest> (see bundle push) instead of inline manifests only',
     )
-    .option('--plain-http', 'reach the registry over HTTP (with --bundle-images)', false)
+    .option(
+      '--plain-http',
+      'reach registries over HTTP (--bundle-images, and bundle images the templates name)',
+      false,
+    )
     .addOption(
       outputFormatOption(
         OUTPUT_FORMAT_FLAGS,
@@ -86,6 +90,7 @@ export function registerCatalogCommands(program: Command): void {
           opts.bundles,
           resolve(opts.out),
           client && opts.bundleImages ? { repository: opts.bundleImages, client } : undefined,
+          { plainHttp: opts.plainHttp },
         ).finally(() => client?.close());
         const result = catalogBuildResult(opts.out, built);
         await writeResult(
