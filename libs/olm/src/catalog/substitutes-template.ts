@@ -2,12 +2,10 @@
 // build of a released bundle put in that bundle's place (what the olm.substitutesFor annotation did for
 // sqlite catalogs), written as `substitutions: [{ name: <bundle image>, base: <bundle name> }]`.
 import { goQuote } from '../semver/go-quote.js';
-import { addMeta } from './blobs.js';
 import { decodeGo, type GoType } from './go-json-decode.js';
-import { encodeGoJson } from './go-json-encode.js';
-import { MetaError, toMeta } from './meta.js';
 import {
   invalid,
+  loadTemplateEntries,
   lookup,
   type RenderedBundles,
   type RenderTemplateOptions,
@@ -15,7 +13,7 @@ import {
   type TemplateInput,
   unknownBundle,
 } from './template-input.js';
-import { type BundleBlob, type Catalog, type ChannelEntry, emptyCatalog } from './types.js';
+import type { BundleBlob, Catalog, ChannelEntry } from './types.js';
 import { validateCatalog } from './validate.js';
 import { bundleVersionRelease, compareVersionReleases } from './version-release.js';
 
@@ -101,21 +99,8 @@ function loadTemplate(
       `render: unable to parse template: template has unknown schema (${goQuote(data.schema ?? '')}), should be ${goQuote(SCHEMA_SUBSTITUTES_TEMPLATE)}`,
     );
   }
-  const catalog = emptyCatalog();
-  (data.entries ?? []).forEach((entry, i) => {
-    let message: string | undefined;
-    try {
-      message = addMeta(catalog, toMeta(entry, encodeGoJson(entry)), { file, index: i });
-    } catch (err) {
-      if (!(err instanceof MetaError)) throw err;
-      message = err.message;
-    }
-    if (message !== undefined)
-      throw invalid(
-        file,
-        `render: unable to create declarative config from entries: ${message}`,
-        `entries[${i}]`,
-      );
+  const catalog = loadTemplateEntries(data.entries ?? [], file, {
+    prefix: 'render: unable to create declarative config from entries: ',
   });
   const entriesError = modelError(catalog);
   if (entriesError !== undefined) throw invalid(file, `render: entries are not valid FBC: ${entriesError}`);

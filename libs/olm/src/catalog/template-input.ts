@@ -1,8 +1,11 @@
 // What every template renderer shares: how a template is given, the bundles it names, and its errors.
 import { goQuote } from '../semver/go-quote.js';
+import { addMeta } from './blobs.js';
 import { TemplateError } from './errors.js';
+import { encodeGoJson } from './go-json-encode.js';
+import { MetaError, toMeta } from './meta.js';
 import { decodeFirstDocument } from './stream.js';
-import type { BundleBlob } from './types.js';
+import { type BundleBlob, type Catalog, emptyCatalog } from './types.js';
 
 /**
  * Already rendered `olm.bundle` blobs keyed by the reference a template uses for them (a bundle image, or a
@@ -49,3 +52,27 @@ export const unknownBundle = (file: string, entry: string, ref: string): Templat
     entry,
     ref,
   );
+
+/**
+ * A template's `entries` loaded as FBC blobs, one by one as opm's loader adds them; the first that does not
+ * load is refused with opm's message, naming the entry: after `prefix`, and for an entry that does not even
+ * decode into its schema's Go type, after `decodePrefix` too.
+ */
+export function loadTemplateEntries(
+  entries: readonly unknown[],
+  file: string,
+  { prefix = '', decodePrefix = '' }: { readonly prefix?: string; readonly decodePrefix?: string },
+): Catalog {
+  const loaded = emptyCatalog();
+  entries.forEach((entry, i) => {
+    let message: string | undefined;
+    try {
+      message = addMeta(loaded, toMeta(entry, encodeGoJson(entry)), { file, index: i });
+    } catch (err) {
+      if (!(err instanceof MetaError)) throw err;
+      message = `${decodePrefix}${err.message}`;
+    }
+    if (message !== undefined) throw invalid(file, `${prefix}${message}`, `entries[${i}]`);
+  });
+  return loaded;
+}

@@ -1,15 +1,13 @@
 import { goQuote } from '../semver/go-quote.js';
 import { compareVersions, formatVersion, parseVersion, type Version } from '../semver/version.js';
-import { addMeta } from './blobs.js';
 import { decodeGoBase64, encodeGoBase64 } from './go-base64.js';
 import { byteOrder } from './go-format.js';
 import { decodeGo, type GoType } from './go-json-decode.js';
-import { encodeGoJson } from './go-json-encode.js';
-import { MetaError, toMeta } from './meta.js';
 import { PropertyParseError, parseProperties, readBundleObjects } from './properties.js';
 import { renderSubstitutesTemplate, SCHEMA_SUBSTITUTES_TEMPLATE } from './substitutes-template.js';
 import {
   invalid,
+  loadTemplateEntries,
   lookup,
   type RenderedBundles,
   type RenderTemplateOptions,
@@ -68,16 +66,8 @@ export function renderBasicTemplate(
       `template has unknown schema (${goQuote(data.schema ?? '')}), should be ${goQuote(SCHEMA_BASIC_TEMPLATE)}`,
     );
   }
-  const loaded = emptyCatalog();
-  (data.entries ?? []).forEach((entry, i) => {
-    let message: string | undefined;
-    try {
-      message = addMeta(loaded, toMeta(entry, encodeGoJson(entry)), { file, index: i });
-    } catch (err) {
-      if (!(err instanceof MetaError)) throw err;
-      message = `unmarshalling template: ${err.message}`;
-    }
-    if (message !== undefined) throw invalid(file, message, `entries[${i}]`);
+  const loaded = loadTemplateEntries(data.entries ?? [], file, {
+    decodePrefix: 'unmarshalling template: ',
   });
   const out: Catalog = { ...loaded, bundles: [] };
   for (const b of loaded.bundles) {
