@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { KubeRest } from '../kube/rest.js';
+import { parse } from 'yaml';
+import { KubeApiError, type KubeRest } from '../kube/rest.js';
 import { eventually } from './index.js';
 import { pushOperatorImage } from './operator-image.js';
 
@@ -35,7 +36,41 @@ function httpsGet(url: string, token?: string): Promise<{ status: number; body: 
     req.end();
   });
 }
+
+/** A CRD and where the API serves its objects, at its storage version. */
+interface CrdRef {
+  readonly name: string;
+  /** `/apis/<group>/<version>` */
+  readonly api: string;
+  readonly plural: string;
+}
+
+/** The CRDs `config/crd/bases` defines (what `opkit deploy` installs with the operator). */
+function operatorCrds(operatorDir: string): CrdRef[] {
+  const dir = join(operatorDir, 'config', 'crd', 'bases');
+  return readdirSync(dir)
+    .filter((file) => /\.ya?ml$/.test(file))
+    .map((file) => {
+      const crd = parse(readFileSync(join(dir, file), 'utf8')) as {
+        metadata: { name: string };
+        spec: { group: string; names: { plural: string }; versions: { name: string; storage: boolean }[] };
+      };
+      const version = crd.spec.versions.find((v) => v.storage) ?? crd.spec.versions[0];
+      return {
+        name: crd.metadata.name,
+        api: `/apis/${crd.spec.group}/${version?.name}`,
+        plural: crd.spec.names.plural,
+      };
+    });
+}
+
+const notFound = (error: unknown) => error instanceof KubeApiError && error.status === 404;
+
 const opkit = join(import.meta.dirname, '..', '..', '..', '..', 'tools', 'opkit', 'bin', 'opkit.js');
+
+interface CustomObjects {
+  readonly items: readonly { readonly metadata: { readonly name: string; readonly namespace?: string } }[];
+}
 
 interface ManagerPod {
   readonly metadata: { readonly name: string };
@@ -63,7 +98,11 @@ export interface DeployedOperator {
    * ClusterRole when `reader` (the binding goes with `undeploy`).
    */
   scraperToken(name: string, options: { readonly reader: boolean }): Promise<string>;
-  /** `opkit undeploy`, then waits until the operator's namespace is gone. */
+  /**
+   * Deletes every object of the operator's CRDs and waits until they are gone while the manager still runs
+   * (their finalizers are its to remove), then `opkit undeploy`, then waits until the operator's namespace and
+   * its CRDs are gone.
+   */
   undeploy(): Promise<void>;
 }
 
@@ -83,6 +122,7 @@ export async function deployOperator(options: {
   readonly namespace: string;
 }): Promise<DeployedOperator> {
   const { rest, namespace } = options;
+  const crds = operatorCrds(options.operatorDir);
   const pushed = await pushOperatorImage({
     operatorDir: options.operatorDir,
     registry: options.registry,
@@ -159,19 +199,50 @@ export async function deployOperator(options: {
       for (const binding of bindings.splice(0)) {
         await rest.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${binding}`);
       }
+      // `opkit undeploy` deletes the manager and the CRDs at once: an object deleted with them keeps a
+      // finalizer nobody removes any more, and its CRD stays terminating, refusing the next install of it.
+      for (const crd of crds) {
+        const list = await rest.request<CustomObjects>('GET', `${crd.api}/${crd.plural}`);
+        for (const { metadata } of list.items) {
+          const ns = metadata.namespace ? `/namespaces/${metadata.namespace}` : '';
+          await rest
+            .request('DELETE', `${crd.api}${ns}/${crd.plural}/${metadata.name}`)
+            .catch((error: unknown) => {
+              if (!notFound(error)) throw error;
+            });
+        }
+      }
+      for (const crd of crds) {
+        await eventually(
+          `the operator to finalize every object of ${crd.name}`,
+          async () => {
+            const left = await rest.request<CustomObjects>('GET', `${crd.api}/${crd.plural}`);
+            return left.items.length === 0;
+          },
+          { timeoutMs: 120_000, intervalMs: 500 },
+        );
+      }
       await run(process.execPath, [opkit, 'undeploy', '--operator', options.operatorDir], { env });
-      await eventually(
-        'the operator namespace to be gone',
-        async () => {
-          try {
-            await rest.request('GET', `/api/v1/namespaces/${namespace}`);
-            return false;
-          } catch (error) {
-            return (error as { status?: number }).status === 404;
-          }
-        },
-        { timeoutMs: 120_000, intervalMs: 500 },
-      );
+      const gone = (what: string, path: string) =>
+        eventually(
+          what,
+          async () => {
+            try {
+              await rest.request('GET', path);
+              return false;
+            } catch (error) {
+              return notFound(error);
+            }
+          },
+          { timeoutMs: 120_000, intervalMs: 500 },
+        );
+      await gone('the operator namespace to be gone', `/api/v1/namespaces/${namespace}`);
+      for (const crd of crds) {
+        await gone(
+          `${crd.name} to be gone`,
+          `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.name}`,
+        );
+      }
     },
   };
 }

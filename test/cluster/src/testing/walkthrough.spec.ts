@@ -34,6 +34,31 @@ describe('runWalkthrough (a guide’s commands, without a cluster)', () => {
     expect(() => outputOf(runs, 'kubectl')).toThrow('the walk-through runs no command with "kubectl"');
   });
 
+  it('returns once a background command and what it started have stopped, in a session of their own too', async () => {
+    const { file, dir } = guide('sh operator.sh', 'echo started');
+    // Like `nx run`: the operator runs in a session of its own, gets SIGTERM from its parent and takes a
+    // moment to shut down.
+    writeFileSync(
+      join(dir, 'operator.sh'),
+      [
+        `setsid sh -c 'trap "sleep 1; touch stopped; exit 0" TERM; while :; do sleep 0.1; done' &`,
+        'operator=$!',
+        `trap 'kill -TERM $operator; exit 0' TERM`,
+        'wait',
+        '',
+      ].join('\n'),
+    );
+    const runs = await runWalkthrough({
+      file,
+      section: 'Steps',
+      cwd: dir,
+      kubeconfig: '/k/config',
+      background: /operator\.sh/,
+    });
+    expect(runs.map((r) => r.how)).toEqual(['background', 'ran']);
+    expect(readFileSync(join(dir, 'stopped'), 'utf8')).toBe('');
+  });
+
   it('stops at the first failing command, naming file, line, command and output', async () => {
     const { file, dir } = guide('echo first', 'echo broken >&2; exit 3', 'touch not-reached');
     await expect(

@@ -1,7 +1,7 @@
 // Runs a guide's commands one after the other against the test cluster, as a reader types them, so the guide
 // is what is tested: only the steps that create the cluster are left to the suite's own cluster.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { type GuideCommand, guideCommands } from './guide-commands.js';
 
 /** What one command did. */
@@ -23,7 +23,10 @@ export interface WalkthroughOptions {
   readonly kubeconfig: string;
   /** Commands that start a cluster: not run, the suite's cluster stands in. @default `nx run cluster:up` */
   readonly standIn?: RegExp;
-  /** Commands that run until stopped (an operator): started, left running, stopped at the end. */
+  /**
+   * Commands that run until stopped (an operator): started, left running, stopped at the end (SIGTERM to their
+   * process group; the walk-through returns once they and what they started have exited).
+   */
   readonly background?: RegExp;
   /** Longest a command may take. @default 10 minutes */
   readonly timeoutMs?: number;
@@ -33,8 +36,8 @@ const EXPORT = /^export\s+([A-Za-z_]\w*)=(.*)$/;
 
 /**
  * Runs the walk-through of `options.file`'s `options.section`, command for command; a command that fails stops
- * it with an error naming the file, line, command and its output. Background processes are stopped before it
- * returns, also on failure.
+ * it with an error naming the file, line, command and its output. Background processes are stopped, and have
+ * exited, before it returns, also on failure.
  */
 export async function runWalkthrough(options: WalkthroughOptions): Promise<CommandRun[]> {
   const commands = guideCommands(readFileSync(options.file, 'utf8'), options.section, options.file);
@@ -68,7 +71,7 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Comma
       runs.push({ command, how: 'ran', stdout: result.stdout, stderr: result.stderr });
     }
   } finally {
-    for (const child of started) stop(child);
+    await Promise.all(started.map(stop));
   }
   return runs;
 }
@@ -106,12 +109,74 @@ function run(
   });
 }
 
-/** Stops a background command and what it started (its own process group). */
-function stop(child: ChildProcess): void {
+/** A process's state and parent from `/proc/<pid>/stat`; undefined once it is gone. */
+function procStat(pid: number): { state: string; ppid: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command name, which may hold spaces and parentheses: state, ppid, ...
+    const [state = '', ppid = ''] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state, ppid: Number(ppid) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A process that has not exited (a zombie has: only its parent has yet to reap it). */
+function running(pid: number): boolean {
+  const state = procStat(pid)?.state;
+  return state !== undefined && state !== 'Z' && state !== 'X';
+}
+
+/** The processes `pid` started and theirs, wherever they are (`nx` runs a command in a session of its own). */
+function descendants(pid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const children = new Map<number, number[]>();
+  for (const entry of entries) {
+    const stat = /^\d+$/.test(entry) ? procStat(Number(entry)) : undefined;
+    if (stat) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  for (let queue = [pid]; queue.length > 0; ) {
+    const next = children.get(queue.shift() as number) ?? [];
+    found.push(...next);
+    queue.push(...next);
+  }
+  return found;
+}
+
+async function exited(pids: readonly number[], timeoutMs: number): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+    if (!pids.some(running)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return !pids.some(running);
+}
+
+/**
+ * Stops a background command: SIGTERM to its process group, then waits until it and everything it started
+ * have exited, so that nothing it runs (an operator, say) still acts on the cluster once the walk-through has
+ * returned; what is still running after 30 s gets SIGKILL.
+ */
+async function stop(child: ChildProcess): Promise<void> {
   if (child.pid === undefined || child.exitCode !== null) return;
+  const pids = [child.pid, ...descendants(child.pid)];
   try {
     process.kill(-child.pid, 'SIGTERM');
   } catch {
     // Already gone.
   }
+  if (await exited(pids, 30_000)) return;
+  for (const pid of pids.filter(running)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  await exited(pids, 5_000);
 }
