@@ -37,40 +37,20 @@ function httpsGet(url: string, token?: string): Promise<{ status: number; body: 
   });
 }
 
-/** A CRD and where the API serves its objects, at its storage version. */
-interface CrdRef {
-  readonly name: string;
-  /** `/apis/<group>/<version>` */
-  readonly api: string;
-  readonly plural: string;
-}
-
-/** The CRDs `config/crd/bases` defines (what `opkit deploy` installs with the operator). */
-function operatorCrds(operatorDir: string): CrdRef[] {
+/** The names of the CRDs `config/crd/bases` defines (what `opkit deploy` installs with the operator). */
+function operatorCrds(operatorDir: string): string[] {
   const dir = join(operatorDir, 'config', 'crd', 'bases');
   return readdirSync(dir)
     .filter((file) => /\.ya?ml$/.test(file))
-    .map((file) => {
-      const crd = parse(readFileSync(join(dir, file), 'utf8')) as {
-        metadata: { name: string };
-        spec: { group: string; names: { plural: string }; versions: { name: string; storage: boolean }[] };
-      };
-      const version = crd.spec.versions.find((v) => v.storage) ?? crd.spec.versions[0];
-      return {
-        name: crd.metadata.name,
-        api: `/apis/${crd.spec.group}/${version?.name}`,
-        plural: crd.spec.names.plural,
-      };
-    });
+    .map(
+      (file) =>
+        (parse(readFileSync(join(dir, file), 'utf8')) as { metadata: { name: string } }).metadata.name,
+    );
 }
 
 const notFound = (error: unknown) => error instanceof KubeApiError && error.status === 404;
 
 const opkit = join(import.meta.dirname, '..', '..', '..', '..', 'tools', 'opkit', 'bin', 'opkit.js');
-
-interface CustomObjects {
-  readonly items: readonly { readonly metadata: { readonly name: string; readonly namespace?: string } }[];
-}
 
 interface ManagerPod {
   readonly metadata: { readonly name: string };
@@ -99,9 +79,8 @@ export interface DeployedOperator {
    */
   scraperToken(name: string, options: { readonly reader: boolean }): Promise<string>;
   /**
-   * Deletes every object of the operator's CRDs and waits until they are gone while the manager still runs
-   * (their finalizers are its to remove), then `opkit undeploy`, then waits until the operator's namespace and
-   * its CRDs are gone.
+   * `opkit undeploy` (which deletes the custom resources while the manager still runs, then the rest), then
+   * waits until the operator's namespace and its CRDs are gone.
    */
   undeploy(): Promise<void>;
 }
@@ -199,29 +178,7 @@ export async function deployOperator(options: {
       for (const binding of bindings.splice(0)) {
         await rest.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${binding}`);
       }
-      // `opkit undeploy` deletes the manager and the CRDs at once: an object deleted with them keeps a
-      // finalizer nobody removes any more, and its CRD stays terminating, refusing the next install of it.
-      for (const crd of crds) {
-        const list = await rest.request<CustomObjects>('GET', `${crd.api}/${crd.plural}`);
-        for (const { metadata } of list.items) {
-          const ns = metadata.namespace ? `/namespaces/${metadata.namespace}` : '';
-          await rest
-            .request('DELETE', `${crd.api}${ns}/${crd.plural}/${metadata.name}`)
-            .catch((error: unknown) => {
-              if (!notFound(error)) throw error;
-            });
-        }
-      }
-      for (const crd of crds) {
-        await eventually(
-          `the operator to finalize every object of ${crd.name}`,
-          async () => {
-            const left = await rest.request<CustomObjects>('GET', `${crd.api}/${crd.plural}`);
-            return left.items.length === 0;
-          },
-          { timeoutMs: 120_000, intervalMs: 500 },
-        );
-      }
+      // undeploy deletes the custom resources first and waits while the manager finalizes them.
       await run(process.execPath, [opkit, 'undeploy', '--operator', options.operatorDir], { env });
       const gone = (what: string, path: string) =>
         eventually(
@@ -238,10 +195,7 @@ export async function deployOperator(options: {
         );
       await gone('the operator namespace to be gone', `/api/v1/namespaces/${namespace}`);
       for (const crd of crds) {
-        await gone(
-          `${crd.name} to be gone`,
-          `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.name}`,
-        );
+        await gone(`${crd} to be gone`, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}`);
       }
     },
   };

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { parseAllDocuments } from 'yaml';
 import { CliError } from '../cli-error.js';
 import type { Manifest, SecretData } from '../webhook-certificates.js';
 import {
@@ -178,20 +179,77 @@ Examples:
     .description('Remove what deploy installed (the CRDs too, and with them every custom resource).')
     .option('--operator <dir>', 'operator project directory', '.')
     .option('--kubeconfig <path>', 'kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
+    .option('--timeout <duration>', 'how long the operator may take to finalize its custom resources', '120s')
     .addHelpText(
       'after',
-      examples([
-        'opkit undeploy --operator operators/memcached',
-        'opkit undeploy --operator . --kubeconfig ./kubeconfig',
-      ]),
+      examples(
+        [
+          'opkit undeploy --operator operators/memcached',
+          'opkit undeploy --operator . --kubeconfig ./kubeconfig --timeout 5m',
+        ],
+        `Every custom resource of the operator's CRDs is deleted first, while the operator still runs, and
+undeploy waits until they are gone: their finalizers are the operator's to remove. Deleted together with
+the operator, they would keep their finalizers and hold their CRD in Terminating. Then everything
+config/default holds is deleted.`,
+      ),
     )
-    .action((opts: { operator: string; kubeconfig?: string }) => {
+    .action((opts: { operator: string; kubeconfig?: string; timeout: string }) => {
       const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
+      const manifests = render(resolve(opts.operator), undefined);
+      for (const resource of customResourceTypes(manifests)) {
+        deleteCustomResources(k, resource, opts.timeout);
+      }
       process.stdout.write(
-        kubectl(
-          ['delete', ...k, '--ignore-not-found', '--wait=false', '-f', '-'],
-          render(resolve(opts.operator), undefined),
-        ),
+        kubectl(['delete', ...k, '--ignore-not-found', '--wait=false', '-f', '-'], manifests),
       );
     });
+}
+
+/** `<plural>.<group>` of every CRD among the rendered manifests. */
+function customResourceTypes(manifests: string): string[] {
+  return parseAllDocuments(manifests).flatMap((doc) => {
+    const obj = doc.toJS() as {
+      kind?: string;
+      spec?: { group?: string; names?: { plural?: string } };
+    } | null;
+    const plural = obj?.spec?.names?.plural;
+    return obj?.kind === 'CustomResourceDefinition' && plural && obj.spec?.group
+      ? [`${plural}.${obj.spec.group}`]
+      : [];
+  });
+}
+
+/**
+ * Deletes every object of one custom resource type in all namespaces and waits until they are gone. A type
+ * the cluster does not serve (not deployed, or already removed) has nothing to delete.
+ */
+function deleteCustomResources(kubeconfig: string[], resource: string, timeout: string): void {
+  const result = spawnSync(
+    'kubectl',
+    [
+      'delete',
+      ...kubeconfig,
+      resource,
+      '--all',
+      '--all-namespaces',
+      '--ignore-not-found',
+      '--wait',
+      `--timeout=${timeout}`,
+    ],
+    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
+  if (result.error)
+    throw new CliError(
+      'OPKIT_KUBECTL_MISSING',
+      `kubectl could not run (${result.error.message}): install kubectl`,
+    );
+  process.stdout.write(result.stdout);
+  if (result.status === 0 || /doesn't have a resource type/.test(result.stderr)) return;
+  if (/timed out waiting/.test(result.stderr)) {
+    throw new CliError(
+      'OPKIT_UNDEPLOY_STUCK',
+      `${resource}: objects are still there after ${timeout}; the operator did not finalize them (is it running? kubectl get ${resource} -A)`,
+    );
+  }
+  throw new CliError('OPKIT_KUBECTL_FAILED', `kubectl delete ${resource} failed: ${result.stderr.trim()}`);
 }
