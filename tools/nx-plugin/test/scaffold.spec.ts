@@ -72,6 +72,8 @@ describe('scaffolding an operator with @opkit/nx', () => {
     await nx('g', '@opkit/nx:operator', 'postgres-lite', '--no-interactive');
     await nx('g', '@opkit/nx:api', 'db.example.com/v1alpha1/PostgresInstance', '--project', 'postgres-lite');
     await nx('g', '@opkit/nx:api', 'db.example.com/v1/Backup', '--project', 'postgres-lite');
+    await nx('g', '@opkit/nx:webhook', '--project', 'postgres-lite', '--kind', 'PostgresInstance');
+    await nx('g', '@opkit/nx:webhook', '--project', 'postgres-lite', '--kind', 'Backup', '--no-defaulting');
     const project = join(copy, 'operators', 'postgres-lite');
     expect(readdirSync(join(project, 'config', 'crd', 'bases')).sort()).toEqual([
       'db.example.com_backups.yaml',
@@ -96,9 +98,9 @@ describe('scaffolding an operator with @opkit/nx', () => {
       ],
       { OPKIT_TEST_KUBECONFIG: cluster.kubeconfigPath },
     );
-    // unit: the two reconcilers; e2e: the manager and the two kinds
-    expect(checked).toMatch(/Test Files\s+5 passed \(5\)/);
-    for (const file of ['backup-controller.spec.ts', 'manager.spec.ts', 'postgres-instance.spec.ts'])
+    // unit: the two reconcilers and the two kinds' webhooks; e2e: the manager, the two kinds and their webhooks
+    expect(checked).toMatch(/Test Files\s+9 passed \(9\)/);
+    for (const file of ['backup-controller.spec.ts', 'manager.spec.ts', 'postgres-instance-webhooks.spec.ts'])
       expect(checked).toContain(file);
 
     // The main job picks it up: its bundle, validated and imaged; then the catalog target's render of the
@@ -122,7 +124,18 @@ describe('scaffolding an operator with @opkit/nx', () => {
     );
     const csv = parse(
       readFileSync(join(bundle, 'manifests', 'postgres-lite-operator.clusterserviceversion.yaml'), 'utf8'),
-    ) as { spec: { customresourcedefinitions: { owned: { kind: string }[] } } };
+    ) as {
+      spec: {
+        customresourcedefinitions: { owned: { kind: string }[] };
+        webhookdefinitions?: { type: string; generateName: string }[];
+      };
+    };
+    // the webhooks travel in the CSV, for OLM to serve them with its own certificate
+    expect(csv.spec.webhookdefinitions?.map((w) => w.type).sort()).toEqual([
+      'MutatingAdmissionWebhook',
+      'ValidatingAdmissionWebhook',
+      'ValidatingAdmissionWebhook',
+    ]);
     expect(csv.spec.customresourcedefinitions.owned.map((c) => c.kind).sort()).toEqual([
       'Backup',
       'PostgresInstance',

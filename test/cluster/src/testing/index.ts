@@ -6,6 +6,7 @@ import { afterEach, beforeEach, inject } from 'vitest';
 import { KubeApiError, KubeRest } from '../kube/rest.js';
 import { CGROUP_ROOT } from '../node/host-claim.js';
 
+export { freePort } from '../control-plane/ports.js';
 export { KubeApiError, KubeRest } from '../kube/rest.js';
 export { type GuideCommand, guideCommands } from './guide-commands.js';
 export { type DeployedOperator, deployOperator } from './operator-deploy.js';
@@ -19,6 +20,7 @@ export {
   installCrds,
   removeCrds,
   type TestCrd,
+  type TestWebhookConfiguration,
   useOperator,
 } from './operator-in-process.js';
 export { type CommandRun, outputOf, runWalkthrough, type WalkthroughOptions } from './walkthrough.js';

@@ -24,6 +24,21 @@ export interface TestCrd {
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
+/** A webhook configuration that calls the operator in this process (by URL, with its CA bundle). */
+export interface TestWebhookConfiguration {
+  readonly kind: 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration';
+  readonly metadata: { readonly name?: string };
+}
+
+const webhookConfigurationPath = (c: TestWebhookConfiguration) =>
+  `/apis/admissionregistration.k8s.io/v1/${c.kind.toLowerCase()}s`;
+
+async function deleteIgnoringNotFound(rest: KubeRest, path: string): Promise<void> {
+  await rest.request('DELETE', path).catch((error: unknown) => {
+    if (!(error instanceof KubeApiError && error.status === 404)) throw error;
+  });
+}
+
 function crdName(crd: TestCrd): string {
   return crd.metadata.name ?? `${crd.spec.names.plural}.${crd.spec.group}`;
 }
@@ -81,9 +96,7 @@ export async function removeCrds(rest: KubeRest, crds: readonly TestCrd[]): Prom
       }
     }
     const path = `${CRDS}/${crdName(crd)}`;
-    await rest.request('DELETE', path).catch((error: unknown) => {
-      if (!(error instanceof KubeApiError && error.status === 404)) throw error;
-    });
+    await deleteIgnoringNotFound(rest, path);
     await eventually(
       `${crdName(crd)} deleted`,
       async () => {
@@ -107,6 +120,11 @@ export async function removeCrds(rest: KubeRest, crds: readonly TestCrd[]): Prom
  */
 export function useOperator<M extends InProcessOperator>(options: {
   readonly crds: readonly TestCrd[];
+  /**
+   * Webhook configurations calling the operator's webhook server in this process: created after the CRDs,
+   * deleted first (nothing may call a webhook this process no longer serves).
+   */
+  readonly webhookConfigurations?: readonly TestWebhookConfiguration[];
   readonly namespace: () => string;
   readonly create: (namespace: string) => M;
 }): { readonly manager: () => M } {
@@ -117,9 +135,21 @@ export function useOperator<M extends InProcessOperator>(options: {
   beforeAll(async () => {
     rest = new KubeRest(testKubeConfig());
     await installCrds(rest, options.crds);
+    for (const configuration of options.webhookConfigurations ?? []) {
+      const path = webhookConfigurationPath(configuration);
+      await deleteIgnoringNotFound(rest, `${path}/${configuration.metadata.name}`);
+      await rest.request('POST', path, { body: configuration });
+    }
   });
   afterAll(async () => {
-    if (rest) await removeCrds(rest, options.crds);
+    if (!rest) return;
+    for (const configuration of options.webhookConfigurations ?? []) {
+      await deleteIgnoringNotFound(
+        rest,
+        `${webhookConfigurationPath(configuration)}/${configuration.metadata.name}`,
+      );
+    }
+    await removeCrds(rest, options.crds);
   });
   beforeEach(async () => {
     manager = options.create(options.namespace());

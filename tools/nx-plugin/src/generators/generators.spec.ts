@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { apiGenerator } from './api/api.js';
 import { operatorGenerator } from './operator/operator.js';
+import { webhookGenerator } from './webhook/webhook.js';
 
 // The generators on an in-memory workspace: what they write and what they refuse. (test/scaffold.spec.ts
 // runs the generated project's own tests, the bundle and the catalog build in a copy of this workspace.)
@@ -144,5 +145,53 @@ describe('the api generator', () => {
     await expect(apiGenerator(tree, { api: 'db.example.com/v1/Widget', project: 'nothing' })).rejects.toThrow(
       /no project named "nothing"/,
     );
+  });
+});
+
+describe('the webhook generator', () => {
+  beforeEach(async () => {
+    await operatorGenerator(tree, { name: 'postgres-lite' });
+    await apiGenerator(tree, { api: 'db.example.com/v1alpha1/PostgresInstance', project: 'postgres-lite' });
+  });
+
+  it('adds the kind’s webhooks, the webhook Service and certificate mount, and serves them in the cluster', async () => {
+    await webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance', defaulting: false });
+    const root = 'operators/postgres-lite';
+    const webhooks = read(`${root}/src/api/v1alpha1/postgres-instance-webhooks.ts`);
+    expect(webhooks).toContain('validator: postgresInstanceValidator');
+    expect(webhooks).not.toContain('Defaulter');
+    expect(readJson(tree, `${root}/package.json`).opkit.resources[0].webhooks).toEqual({
+      defaulting: false,
+      validation: true,
+    });
+    expect(read(`${root}/src/api/index.ts`)).toContain(
+      'registerWebhooks(manager, postgresInstanceWebhooks);',
+    );
+    expect(parse(read(`${root}/config/default/kustomization.yaml`))).toMatchObject({
+      resources: expect.arrayContaining(['../webhook']),
+      patches: [{ path: 'manager_webhook_patch.yaml' }],
+    });
+    expect(tree.exists(`${root}/config/webhook/service.yaml`)).toBe(true);
+    const manager = read(`${root}/config/manager/manager.yaml`);
+    expect(manager).not.toContain('ENABLE_WEBHOOKS');
+    expect(manager).toContain('pod-security.kubernetes.io/enforce: restricted');
+  });
+
+  it('refuses a kind the project lacks, a kind with webhooks, and no webhook at all', async () => {
+    await expect(webhookGenerator(tree, { project: 'postgres-lite', kind: 'Backup' })).rejects.toThrow(
+      'postgres-lite has no kind "Backup" (its kinds: PostgresInstance)',
+    );
+    await webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance' });
+    await expect(
+      webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance' }),
+    ).rejects.toThrow('PostgresInstance has webhooks already');
+    await expect(
+      webhookGenerator(tree, {
+        project: 'postgres-lite',
+        kind: 'PostgresInstance',
+        defaulting: false,
+        validation: false,
+      }),
+    ).rejects.toThrow('nothing to scaffold');
   });
 });

@@ -67,7 +67,7 @@ export async function apiGenerator(tree: Tree, schema: ApiGeneratorSchema): Prom
     json.opkit.resources = all;
     return json;
   });
-  writeProjectIndex(tree, root, schema.project, all);
+  writeProjectIndex(tree, root, { project: schema.project, packageName }, all);
   addOwnedCrd(tree, `${root}/config/manifests/bases/${packageName}.clusterserviceversion.yaml`, resource);
   const format = formatChangedFiles(tree);
   const manifests = schema.skipManifests ? undefined : runManifests(root, schema.project);

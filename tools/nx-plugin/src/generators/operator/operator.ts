@@ -108,7 +108,7 @@ export async function operatorGenerator(
     opkit: { package: names.packageName, channels: [channel], image, resources: [] },
   };
   tree.write(`${root}/package.json`, `${JSON.stringify(packageJson, null, 2)}\n`);
-  writeProjectIndex(tree, root, names.name, []);
+  writeProjectIndex(tree, root, { project: names.name, packageName: names.packageName }, []);
 
   // The catalog lists the operator's releases from the start; each new version is one more entry.
   const template = `catalog/templates/${names.packageName}.yaml`;

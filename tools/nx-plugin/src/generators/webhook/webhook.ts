@@ -1,0 +1,102 @@
+// `nx g @opkit/nx:webhook --project <operator> --kind <Kind>`: admission webhooks for a kind, as
+// `kubebuilder create webhook --defaulting --programmatic-validation` scaffolds them.
+import { join } from 'node:path';
+import {
+  type GeneratorCallback,
+  generateFiles,
+  getProjects,
+  readJson,
+  type Tree,
+  updateJson,
+} from '@nx/devkit';
+import { isMap, isSeq, parseDocument } from 'yaml';
+import { kindNames, operatorNames } from '../../names.js';
+import { formatChangedFiles } from '../format-files.js';
+import { type ApiResource, writeProjectIndex } from '../project-index.js';
+import { runManifests } from '../run-manifests.js';
+
+export interface WebhookGeneratorSchema {
+  readonly project: string;
+  readonly kind: string;
+  readonly defaulting?: boolean;
+  readonly validation?: boolean;
+  readonly skipManifests?: boolean;
+}
+
+interface OperatorPackageJson {
+  readonly opkit?: { readonly package: string; readonly resources?: readonly ApiResource[] };
+}
+
+export async function webhookGenerator(
+  tree: Tree,
+  schema: WebhookGeneratorSchema,
+): Promise<GeneratorCallback> {
+  const defaulting = schema.defaulting ?? true;
+  const validation = schema.validation ?? true;
+  if (!defaulting && !validation) throw new Error('nothing to scaffold: keep --defaulting or --validation');
+  const project = getProjects(tree).get(schema.project);
+  if (!project) throw new Error(`no project named ${JSON.stringify(schema.project)} in the workspace`);
+  const root = project.root;
+  const pkg = readJson<OperatorPackageJson>(tree, `${root}/package.json`);
+  if (!pkg.opkit?.resources) {
+    throw new Error(
+      `${schema.project} is not an operator project scaffolded by @opkit/nx:operator (its package.json has no "opkit.resources")`,
+    );
+  }
+  const resources = pkg.opkit.resources;
+  const resource = resources.find((r) => r.kind === schema.kind);
+  if (!resource) {
+    const known = resources.map((r) => r.kind).join(', ') || 'none yet: add one with @opkit/nx:api';
+    throw new Error(`${schema.project} has no kind ${JSON.stringify(schema.kind)} (its kinds: ${known})`);
+  }
+  if (resource.webhooks)
+    throw new Error(`${schema.kind} has webhooks already (src/api/${resource.version}/)`);
+  const packageName = pkg.opkit.package;
+  generateFiles(tree, join(import.meta.dirname, 'files'), root, {
+    ...kindNames(resource.kind, resource.plural),
+    ...operatorNames(schema.project),
+    packageName,
+    project: schema.project,
+    version: resource.version,
+    defaulting,
+    validation,
+    tmpl: '',
+  });
+  const all = resources.map((r) => (r === resource ? { ...r, webhooks: { defaulting, validation } } : r));
+  updateJson(tree, `${root}/package.json`, (json: { opkit: { resources: ApiResource[] } }) => {
+    json.opkit.resources = all;
+    return json;
+  });
+  writeProjectIndex(tree, root, { project: schema.project, packageName }, all);
+  enableWebhooksInManager(tree, `${root}/config/manager/manager.yaml`);
+  const format = formatChangedFiles(tree);
+  const manifests = schema.skipManifests ? undefined : runManifests(root, schema.project);
+  return () => {
+    format();
+    manifests?.();
+  };
+}
+
+/**
+ * The deployed manager serves webhooks from now on: the scaffold's `ENABLE_WEBHOOKS=false` goes from its
+ * Deployment (comments and the rest of the file stay as written).
+ */
+function enableWebhooksInManager(tree: Tree, path: string): void {
+  const text = tree.read(path, 'utf-8');
+  if (text === null) throw new Error(`${path}: missing (the manager Deployment)`);
+  const docs = text.split(/^---\n/m).map((part) => parseDocument(part));
+  for (const doc of docs) {
+    if (doc.get('kind') !== 'Deployment') continue;
+    const containers = doc.getIn(['spec', 'template', 'spec', 'containers']);
+    if (!isSeq(containers)) continue;
+    for (const container of containers.items) {
+      if (!isMap(container)) continue;
+      const env = container.get('env');
+      if (!isSeq(env)) continue;
+      env.items = env.items.filter((item) => !(isMap(item) && item.get('name') === 'ENABLE_WEBHOOKS'));
+    }
+  }
+  tree.write(path, docs.map((doc) => doc.toString({ lineWidth: 0 })).join('---\n'));
+}
+
+export default webhookGenerator;
