@@ -5,6 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { certificateAuthority, issueServingCertificate, selfSignedCertificate } from './certificates.js';
 
 describe('selfSignedCertificate', () => {
+  it('always encodes as OpenSSL reads it, whatever the random serial number (one in 256 began with a zero byte)', () => {
+    for (let i = 0; i < 1000; i++) {
+      const { cert, key } = selfSignedCertificate({ commonName: `c${i}`, hosts: ['127.0.0.1'] });
+      const x509 = new X509Certificate(cert);
+      expect(x509.checkPrivateKey(createPrivateKey(key))).toBe(true);
+      expect(x509.serialNumber).not.toMatch(/^00[0-7]/);
+    }
+  });
+
   const now = new Date('2026-11-23T12:00:00Z');
   const { cert, key } = selfSignedCertificate({
     commonName: 'demo-metrics',

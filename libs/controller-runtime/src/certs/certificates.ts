@@ -197,9 +197,15 @@ function explicit(n: number, content: Buffer): Buffer {
   return tagged(0xa0 | n, content);
 }
 
+/**
+ * A non-negative DER INTEGER: minimal, as DER requires and OpenSSL enforces ("illegal padding"): no leading
+ * zero byte unless the next byte's high bit is set (which would make it negative).
+ */
 function integer(bytes: Buffer): Buffer {
-  // A leading 1 bit would make it negative.
-  return tagged(0x02, (bytes[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0 && ((bytes[start + 1] ?? 0) & 0x80) === 0) start++;
+  const minimal = bytes.subarray(start);
+  return tagged(0x02, (minimal[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), minimal]) : minimal);
 }
 
 function boolean(value: boolean): Buffer {
