@@ -12,12 +12,14 @@ import {
   webhookConfigurations,
   withConversionWebhook,
 } from '@opkit/controller-runtime';
-import { testKubeConfig } from '@opkit/test-cluster/vitest';
+import { KubeRest, removeCrds, testKubeConfig } from '@opkit/test-cluster/vitest';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { type Memcached, memcachedCrd, memcachedWebhooks } from '../../src/index.js';
 import { createMemcachedOperator } from '../../src/operator.js';
 
 export const MEMCACHED_IMAGE = 'docker.io/library/memcached:1.6';
+
+const MEMCACHED_TYPE = { apiVersion: 'cache.example.com/v1beta1', kind: 'Memcached' } as const;
 
 /** A free loopback port for the webhook server, the same for every test of the file. */
 function freePort(): Promise<number> {
@@ -60,40 +62,21 @@ async function installApi(webhook: { port: number; certDir: string }): Promise<v
   await installer.transport.close();
 }
 
-const MEMCACHED_TYPE = { apiVersion: 'cache.example.com/v1beta1', kind: 'Memcached' } as const;
-
-const installed = () => {
-  const { mutating, validating } = webhookConfigurations([memcachedWebhooks]);
-  return [mutating, validating, memcachedCrd].flatMap((o) =>
-    o ? [{ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name }] : [],
-  );
-};
-
-const CRD_TYPE = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;
-
 /**
- * Deletes the CRD (and with it every Memcached: finalizers left by a stopped operator are dropped first) and
- * the webhook configurations, and waits until the CRD is gone: nothing may be left calling a webhook this
+ * Deletes the webhook configurations, then the CRD and with it every Memcached (finalizers left by a stopped
+ * operator are dropped first), and waits until the CRD is gone: nothing may be left calling a webhook this
  * process no longer serves.
  */
 async function removeApi(client: Manager): Promise<void> {
-  const api = client.apiReader;
-  const [mutating, validating, crd] = installed();
+  const { mutating, validating } = webhookConfigurations([memcachedWebhooks]);
   // The webhook configurations first: dropping finalizers is an update they would send to a closed port.
-  for (const ref of [mutating, validating]) if (ref) await ignoreNotFound(api.delete(ref));
-  // Fails when the kind is not served (no CRD yet): then there is nothing to unblock.
-  const left = await api.list<Memcached>(MEMCACHED_TYPE).catch(() => undefined);
-  for (const m of left?.items ?? []) {
-    if (!m.metadata.finalizers?.length) continue;
-    const ref = { ...MEMCACHED_TYPE, name: m.metadata.name ?? '', namespace: m.metadata.namespace };
-    await ignoreNotFound(api.patch(ref, { metadata: { finalizers: null } }, 'merge'));
+  for (const c of [mutating, validating]) {
+    if (c)
+      await ignoreNotFound(
+        client.apiReader.delete({ apiVersion: c.apiVersion, kind: c.kind, name: c.metadata.name ?? '' }),
+      );
   }
-  if (crd) await ignoreNotFound(api.delete(crd));
-  for (let i = 0; i < 600; i++) {
-    if (!(await ignoreNotFound(api.get(CRD_TYPE, memcachedCrd.metadata.name)))) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${memcachedCrd.metadata.name} was not deleted within 60 s`);
+  await removeCrds(new KubeRest(testKubeConfig()), [memcachedCrd]);
 }
 
 /**

@@ -35,15 +35,16 @@ describe('runWalkthrough (a guide’s commands, without a cluster)', () => {
   });
 
   it('returns once a background command and what it started have stopped, in a session of their own too', async () => {
-    const { file, dir } = guide('sh operator.sh', 'echo started');
+    // The guide's next step waits until the operator is up (its signal handlers set), as a reader would.
+    const { file, dir } = guide('sh operator.sh', 'while [ ! -e ready ]; do sleep 0.05; done');
     // Like `nx run`: the operator runs in a session of its own, gets SIGTERM from its parent and takes a
     // moment to shut down.
     writeFileSync(
       join(dir, 'operator.sh'),
       [
-        `setsid sh -c 'trap "sleep 1; touch stopped; exit 0" TERM; while :; do sleep 0.1; done' &`,
-        'operator=$!',
         `trap 'kill -TERM $operator; exit 0' TERM`,
+        `setsid sh -c 'trap "sleep 1; touch stopped; exit 0" TERM; touch ready; while :; do sleep 0.1; done' &`,
+        'operator=$!',
         'wait',
         '',
       ].join('\n'),
