@@ -43,6 +43,8 @@ afterAll(() => {
 describe('nx release with version plans', () => {
   it('bumps the planned packages and their dependents and writes each CHANGELOG.md', async () => {
     const before = { oci: version('libs/oci'), opkit: version('tools/opkit'), olm: version('libs/olm') };
+    // Only this test's plan: the checkout's pending plans are the next real release's.
+    rmSync(join(copy, '.nx', 'version-plans'), { recursive: true, force: true });
     mkdirSync(join(copy, '.nx', 'version-plans'), { recursive: true });
     writeFileSync(
       join(copy, '.nx', 'version-plans', 'proxies.md'),

@@ -79,6 +79,22 @@ async function pushedBundleImage(
 }
 
 /**
+ * Whether a template's bundle reference names an image rather than a bundle directory: an OCI layout
+ * (`<dir>[:<tag>]`), or a reference whose first component is a registry host (`quay.io/…`, `localhost:5000/…`,
+ * as Docker tells hosts from paths). `bundles/<package>/<version>` is a directory, never Docker Hub.
+ */
+function namesAnImage(reference: string): boolean {
+  const layout = reference.replace(/:[\w][\w.-]{0,127}$/, '');
+  if (existsSync(join(layout, 'oci-layout'))) return true;
+  const [first, ...rest] = reference.split('/');
+  return (
+    rest.length > 0 &&
+    first !== undefined &&
+    (first.includes('.') || first.includes(':') || first === 'localhost')
+  );
+}
+
+/**
  * Renders one template. The bundles it names are the rendered bundle directories, or else bundle images
  * (a registry reference or an OCI layout), pulled and rendered as opm renders them — a substitutes
  * template's substitutes are images, for one.
@@ -94,9 +110,15 @@ async function renderTemplateFile(
       return renderTemplate(text, bundles, { file });
     } catch (error) {
       const reference = error instanceof TemplateError ? error.reference : undefined;
-      if (reference === undefined || bundles.has(reference) || existsSync(reference)) throw error;
+      if (reference === undefined || bundles.has(reference) || !namesAnImage(reference)) throw error;
       const { renderBundleImage } = await import('./render.js');
-      bundles.set(reference, await renderBundleImage(reference, options));
+      const bundle = await renderBundleImage(reference, options).catch((pull: unknown) => {
+        throw new CliError(
+          'OPKIT_TEMPLATE_BUNDLE',
+          `${(error as Error).message}: ${(pull as Error).message}`,
+        );
+      });
+      bundles.set(reference, bundle);
     }
   }
 }

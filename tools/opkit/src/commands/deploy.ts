@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { parseAllDocuments } from 'yaml';
 import { CliError } from '../cli-error.js';
 import type { Manifest, SecretData } from '../webhook-certificates.js';
 import {
@@ -193,7 +192,8 @@ the operator, they would keep their finalizers and hold their CRD in Terminating
 config/default holds is deleted.`,
       ),
     )
-    .action((opts: { operator: string; kubeconfig?: string; timeout: string }) => {
+    .action(async (opts: { operator: string; kubeconfig?: string; timeout: string }) => {
+      const { customResourceTypes, deleteCustomResources } = await import('../undeploy.js');
       const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
       const manifests = render(resolve(opts.operator), undefined);
       for (const resource of customResourceTypes(manifests)) {
@@ -203,53 +203,4 @@ config/default holds is deleted.`,
         kubectl(['delete', ...k, '--ignore-not-found', '--wait=false', '-f', '-'], manifests),
       );
     });
-}
-
-/** `<plural>.<group>` of every CRD among the rendered manifests. */
-function customResourceTypes(manifests: string): string[] {
-  return parseAllDocuments(manifests).flatMap((doc) => {
-    const obj = doc.toJS() as {
-      kind?: string;
-      spec?: { group?: string; names?: { plural?: string } };
-    } | null;
-    const plural = obj?.spec?.names?.plural;
-    return obj?.kind === 'CustomResourceDefinition' && plural && obj.spec?.group
-      ? [`${plural}.${obj.spec.group}`]
-      : [];
-  });
-}
-
-/**
- * Deletes every object of one custom resource type in all namespaces and waits until they are gone. A type
- * the cluster does not serve (not deployed, or already removed) has nothing to delete.
- */
-function deleteCustomResources(kubeconfig: string[], resource: string, timeout: string): void {
-  const result = spawnSync(
-    'kubectl',
-    [
-      'delete',
-      ...kubeconfig,
-      resource,
-      '--all',
-      '--all-namespaces',
-      '--ignore-not-found',
-      '--wait',
-      `--timeout=${timeout}`,
-    ],
-    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-  );
-  if (result.error)
-    throw new CliError(
-      'OPKIT_KUBECTL_MISSING',
-      `kubectl could not run (${result.error.message}): install kubectl`,
-    );
-  process.stdout.write(result.stdout);
-  if (result.status === 0 || /doesn't have a resource type/.test(result.stderr)) return;
-  if (/timed out waiting/.test(result.stderr)) {
-    throw new CliError(
-      'OPKIT_UNDEPLOY_STUCK',
-      `${resource}: objects are still there after ${timeout}; the operator did not finalize them (is it running? kubectl get ${resource} -A)`,
-    );
-  }
-  throw new CliError('OPKIT_KUBECTL_FAILED', `kubectl delete ${resource} failed: ${result.stderr.trim()}`);
 }
