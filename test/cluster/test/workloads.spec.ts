@@ -258,21 +258,35 @@ describe('a real node', () => {
         },
       ],
     });
+    // The kubelet backs off: it says so in an event, and the status between attempts reads either
+    // waiting/CrashLoopBackOff or, until its next status sync, the attempt that just ended.
     const waiting = await eventually(
       'CrashLoopBackOff',
       async () => {
         const p = await rest.request<V1Pod>('GET', `/api/v1/namespaces/${ns}/pods/crashing`);
         const status = p.status?.containerStatuses?.[0];
-        return status?.state?.waiting?.reason === 'CrashLoopBackOff' ? status : undefined;
+        if (!status || status.restartCount < 1) return undefined;
+        if (status.state?.waiting?.reason === 'CrashLoopBackOff') return status;
+        const events = await rest.request<{ items: { reason?: string }[] }>(
+          'GET',
+          `/api/v1/namespaces/${ns}/events`,
+          { query: { fieldSelector: 'involvedObject.name=crashing,reason=BackOff' } },
+        );
+        return events.items.length > 0 && status.state?.terminated ? status : undefined;
       },
       { timeoutMs: 60_000 },
     );
     expect(waiting.restartCount).toBeGreaterThanOrEqual(1);
     expect(waiting.lastState?.terminated?.exitCode).toBe(3);
-    // Between two attempts the kubelet may already be removing the older one's log: ask again then.
-    const previous = await eventually('the previous attempt’s log', async () => {
-      const log = await kubectl('logs', 'crashing', '--previous');
-      return /^attempt at \d+\n$/.test(log) ? log : undefined;
+    // The last attempt's output: `--previous` while the kubelet waits to restart, or the container's own log
+    // while its status still shows the attempt that ended. Between two attempts the kubelet may already be
+    // removing the older one's log: ask again then.
+    const previous = await eventually('the last attempt’s log', async () => {
+      for (const args of [['--previous'], []]) {
+        const log = await kubectl('logs', 'crashing', ...args).catch(() => '');
+        if (/^attempt at \d+\n$/.test(log)) return log;
+      }
+      return undefined;
     });
     expect(previous).toMatch(/^attempt at \d+\n$/);
   });
