@@ -326,12 +326,13 @@ describe('the Memcached operator through OLM', () => {
       (await rest.request<{ items: { metadata: { name: string } }[] }>('GET', path)).items
         .map((m) => m.metadata.name)
         .sort();
-    // Until kube-proxy routes to the new pod, the API server's cache of the CRD cannot re-initialize (429).
+    // Until kube-proxy routes to the new pod, the API server's cache of the CRD cannot re-initialize (429); it
+    // retries with a growing back-off, which on a loaded 2-core machine has taken over a minute.
     await eventually(
       'both versions to be served',
       async () => (await listed(MEMCACHEDS_V1BETA1)).length > 0,
       {
-        timeoutMs: 60_000,
+        timeoutMs: 120_000,
       },
     );
     expect(await listed(MEMCACHEDS)).toEqual(['legacy', 'sessions']);
