@@ -1,17 +1,11 @@
 // `nx g @opkit/nx:api <group>/<version>/<Kind> --project <operator>`: a new kind in an operator project, as
 // `kubebuilder create api` scaffolds one: schema, CRD, controller with RBAC, sample, roles, CSV entry, tests.
 import { join } from 'node:path';
-import {
-  type GeneratorCallback,
-  generateFiles,
-  getProjects,
-  readJson,
-  type Tree,
-  updateJson,
-} from '@nx/devkit';
+import { type GeneratorCallback, generateFiles, type Tree, updateJson } from '@nx/devkit';
 import { isMap, isSeq, parseDocument } from 'yaml';
 import { kindNames, operatorNames, parseApi } from '../../names.js';
 import { formatChangedFiles } from '../format-files.js';
+import { readOperatorProject } from '../operator-project.js';
 import { type ApiResource, sampleFile, writeProjectIndex } from '../project-index.js';
 import { runManifests } from '../run-manifests.js';
 
@@ -22,22 +16,9 @@ export interface ApiGeneratorSchema {
   readonly skipManifests?: boolean;
 }
 
-interface OperatorPackageJson {
-  readonly opkit?: { readonly package: string; readonly resources?: readonly ApiResource[] };
-}
-
 export async function apiGenerator(tree: Tree, schema: ApiGeneratorSchema): Promise<GeneratorCallback> {
   const { group, version, kind } = parseApi(schema.api);
-  const project = getProjects(tree).get(schema.project);
-  if (!project) throw new Error(`no project named ${JSON.stringify(schema.project)} in the workspace`);
-  const root = project.root;
-  const pkg = readJson<OperatorPackageJson>(tree, `${root}/package.json`);
-  if (!pkg.opkit || !tree.exists(`${root}/src/controller/index.ts`)) {
-    throw new Error(
-      `${schema.project} is not an operator project scaffolded by @opkit/nx:operator (it needs package.json "opkit" and src/controller/index.ts)`,
-    );
-  }
-  const resources = pkg.opkit.resources ?? [];
+  const { root, packageName, resources } = readOperatorProject(tree, schema.project);
   const names = kindNames(kind, schema.plural);
   const clash = resources.find(
     (r) => r.kind === kind || kindNames(r.kind, r.plural).fileName === names.fileName,
@@ -51,7 +32,6 @@ export async function apiGenerator(tree: Tree, schema: ApiGeneratorSchema): Prom
     throw new Error(`${schema.project} serves ${names.plural}.${group} already`);
   }
   const resource: ApiResource = { group, version, kind, plural: names.plural };
-  const packageName = pkg.opkit.package;
   generateFiles(tree, join(import.meta.dirname, 'files'), root, {
     ...names,
     ...operatorNames(schema.project),

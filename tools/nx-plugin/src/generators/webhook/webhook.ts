@@ -1,17 +1,11 @@
 // `nx g @opkit/nx:webhook --project <operator> --kind <Kind>`: admission webhooks for a kind, as
 // `kubebuilder create webhook --defaulting --programmatic-validation` scaffolds them.
 import { join } from 'node:path';
-import {
-  type GeneratorCallback,
-  generateFiles,
-  getProjects,
-  readJson,
-  type Tree,
-  updateJson,
-} from '@nx/devkit';
+import { type GeneratorCallback, generateFiles, type Tree, updateJson } from '@nx/devkit';
 import { isMap, isSeq, parseDocument } from 'yaml';
 import { kindNames, operatorNames } from '../../names.js';
 import { formatChangedFiles } from '../format-files.js';
+import { readOperatorProject } from '../operator-project.js';
 import { type ApiResource, writeProjectIndex } from '../project-index.js';
 import { runManifests } from '../run-manifests.js';
 
@@ -23,10 +17,6 @@ export interface WebhookGeneratorSchema {
   readonly skipManifests?: boolean;
 }
 
-interface OperatorPackageJson {
-  readonly opkit?: { readonly package: string; readonly resources?: readonly ApiResource[] };
-}
-
 export async function webhookGenerator(
   tree: Tree,
   schema: WebhookGeneratorSchema,
@@ -34,16 +24,7 @@ export async function webhookGenerator(
   const defaulting = schema.defaulting ?? true;
   const validation = schema.validation ?? true;
   if (!defaulting && !validation) throw new Error('nothing to scaffold: keep --defaulting or --validation');
-  const project = getProjects(tree).get(schema.project);
-  if (!project) throw new Error(`no project named ${JSON.stringify(schema.project)} in the workspace`);
-  const root = project.root;
-  const pkg = readJson<OperatorPackageJson>(tree, `${root}/package.json`);
-  if (!pkg.opkit?.resources) {
-    throw new Error(
-      `${schema.project} is not an operator project scaffolded by @opkit/nx:operator (its package.json has no "opkit.resources")`,
-    );
-  }
-  const resources = pkg.opkit.resources;
+  const { root, packageName, resources } = readOperatorProject(tree, schema.project);
   const resource = resources.find((r) => r.kind === schema.kind);
   if (!resource) {
     const known = resources.map((r) => r.kind).join(', ') || 'none yet: add one with @opkit/nx:api';
@@ -51,7 +32,6 @@ export async function webhookGenerator(
   }
   if (resource.webhooks)
     throw new Error(`${schema.kind} has webhooks already (src/api/${resource.version}/)`);
-  const packageName = pkg.opkit.package;
   generateFiles(tree, join(import.meta.dirname, 'files'), root, {
     ...kindNames(resource.kind, resource.plural),
     ...operatorNames(schema.project),
