@@ -1,10 +1,5 @@
 export * from './api/index.js';
-export {
-  FINALIZER,
-  memcachedReconciler,
-  setupMemcachedController,
-} from './controller/memcached-controller.js';
-export { memcachedControllerRbac, monitoringRbac } from './controller/rbac.js';
+export * from './controller/index.js';
 export {
   desiredDeployment,
   desiredPodDisruptionBudget,
@@ -12,5 +7,9 @@ export {
   labelsFor,
   memcachedArgs,
 } from './controller/resources.js';
-export { memcachedPrometheusRule, prometheusRuleInstaller } from './monitoring/prometheus-rule.js';
+export {
+  memcachedPrometheusRule,
+  monitoringRbac,
+  prometheusRuleInstaller,
+} from './monitoring/prometheus-rule.js';
 export { createMemcachedOperator, type MemcachedOperatorOptions } from './operator.js';

@@ -3,34 +3,29 @@ import {
   type OperatorOptions,
   operatorManager,
   operatorNamespace,
-  registerWebhooks,
   storageVersionMigrator,
   webhooksEnabled,
 } from '@opkit/controller-runtime';
-import { memcachedCrd } from './api/crd.js';
-import { memcachedWebhooks } from './api/webhooks.js';
-import { setupMemcachedController } from './controller/memcached-controller.js';
+import { memcachedCrd, setupWebhooks } from './api/index.js';
+import { setupControllers } from './controller/index.js';
 import { prometheusRuleInstaller } from './monitoring/prometheus-rule.js';
 
 /** The operator's options; its own namespace also holds the operator's alert rules. */
 export type MemcachedOperatorOptions = OperatorOptions;
 
 /**
- * Builds the operator's manager: the Memcached controller, its webhooks and the storage version migration
- * (unless `ENABLE_WEBHOOKS=false`, for a run outside the cluster, where v1alpha1 cannot be served) and the
- * alert-rule installer.
+ * Builds the operator's manager: the Memcached controller (see src/controller/index.ts), its webhooks and the
+ * storage version migration (unless `ENABLE_WEBHOOKS=false`, for a run outside the cluster, where v1alpha1
+ * cannot be served) and the alert-rule installer.
  */
 export function createMemcachedOperator(options: MemcachedOperatorOptions = {}): Manager {
   const manager = operatorManager(options, {
     name: 'memcached-operator',
     leaderElectionId: 'memcached-operator.cache.example.com',
   });
-  setupMemcachedController(manager, {
-    env: options.env ?? process.env,
-    maxConcurrentReconciles: options.maxConcurrentReconciles,
-  });
+  setupControllers(manager, options);
   if (webhooksEnabled(options)) {
-    registerWebhooks(manager, memcachedWebhooks);
+    setupWebhooks(manager);
     // Objects stored as v1alpha1 before the upgrade to v1beta1 storage are rewritten, so a later version can
     // stop serving v1alpha1 (reading them needs the conversion webhook, hence only with webhooks).
     manager.add(storageVersionMigrator(manager.apiReader, memcachedCrd.metadata.name, manager.logger));

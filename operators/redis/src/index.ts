@@ -1,10 +1,6 @@
-export * from './api/v1/index.js';
-export { redisClusterControllerRbac } from './controller/rbac.js';
-export {
-  clusterMetrics,
-  redisClusterReconciler,
-  setupRedisClusterController,
-} from './controller/redis-cluster-controller.js';
+export * from './api/index.js';
+export * from './api/v1/redis-cluster-shape.js';
+export * from './controller/index.js';
 export {
   authConf,
   desiredClientService,

@@ -1,18 +1,14 @@
 import { type Manager, type OperatorOptions, operatorManager } from '@opkit/controller-runtime';
-import { setupRedisClusterController } from './controller/redis-cluster-controller.js';
+import { setupControllers } from './controller/index.js';
 
 export type RedisOperatorOptions = OperatorOptions;
 
-/** Builds the operator's manager: the RedisCluster controller. */
+/** Builds the operator's manager with the RedisCluster controller (see src/controller/index.ts). */
 export function createRedisOperator(options: RedisOperatorOptions = {}): Manager {
   const manager = operatorManager(options, {
     name: 'redis-operator',
     leaderElectionId: 'redis-operator.cache.example.com',
   });
-  setupRedisClusterController(manager, {
-    env: options.env ?? process.env,
-    logger: manager.logger,
-    maxConcurrentReconciles: options.maxConcurrentReconciles,
-  });
+  setupControllers(manager, options);
   return manager;
 }

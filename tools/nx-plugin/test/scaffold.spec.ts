@@ -172,7 +172,14 @@ describe('scaffolding an operator with @opkit/nx', () => {
       /api group "cache": a DNS subdomain with at least one dot/,
     );
     await expect(
-      nx('g', '@opkit/nx:api', 'cache.example.com/v1/Widget', '--project', 'memcached'),
-    ).rejects.toThrow(/memcached is not an operator project scaffolded by @opkit\/nx:operator/);
+      nx('g', '@opkit/nx:api', 'cache.example.com/v1/Widget', '--project', 'opkit'),
+    ).rejects.toThrow(/opkit is not an operator project scaffolded by @opkit\/nx:operator/);
+    // The example operators have the generated layout, so the generators know their kinds.
+    await expect(
+      nx('g', '@opkit/nx:api', 'cache.example.com/v1/Memcached', '--project', 'memcached'),
+    ).rejects.toThrow(/memcached has the kind Memcached \(cache.example.com\/v1beta1\) already/);
+    await expect(
+      nx('g', '@opkit/nx:webhook', '--project', 'memcached', '--kind', 'Memcached'),
+    ).rejects.toThrow(/Memcached has webhooks already/);
   }, 120_000);
 });

@@ -5,7 +5,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { customResourceDefinition } from '../crd/custom-resource-definition.js';
 import { schemaValidator } from '../crd/schema-validator.js';
-import { type ConfigManifestsSpec, configManifests, writeConfigManifests } from './config-manifests.js';
+import {
+  type ConfigManifestsSpec,
+  configManifests,
+  sampleProblems,
+  writeConfigManifests,
+} from './config-manifests.js';
 
 const schema = {
   type: 'object',
@@ -73,5 +78,25 @@ describe('config manifests of an operator project', () => {
     }
     expect(errors).toEqual(['config/samples/example_v1_widget.yaml: spec.size: must be >= 1\n']);
     expect(() => readFileSync(join(root, 'config', 'rbac', 'role.yaml'))).toThrow();
+  });
+
+  it('checks each sample at its own version when the kind serves several', () => {
+    const v1beta1 = {
+      type: 'object',
+      properties: { spec: { type: 'object', properties: { replicas: { type: 'integer', maximum: 3 } } } },
+    };
+    const twoVersions: ConfigManifestsSpec = {
+      ...spec,
+      apis: [{ ...spec.apis[0]!, otherVersions: { v1beta1: schemaValidator(v1beta1) } }],
+    };
+    const root = project('apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 0}\n');
+    writeFileSync(
+      join(root, 'config', 'samples', 'example_v1beta1_widget.yaml'),
+      'apiVersion: example.com/v1beta1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 0, replicas: 4}\n',
+    );
+    expect(sampleProblems(root, twoVersions)).toEqual([
+      'config/samples/example_v1_widget.yaml: spec.size: must be >= 1',
+      'config/samples/example_v1beta1_widget.yaml: spec.replicas: must be <= 3',
+    ]);
   });
 });

@@ -6,11 +6,16 @@ import type { SchemaValidator } from '../crd/schema-validator.js';
 import { clusterRole, leaderElectionRules, mergePolicyRules, type PolicyRule } from '../rbac/policy-rules.js';
 import { type AnyKindWebhooks, conversionPatch, webhookConfigurations } from '../webhook/kind-webhooks.js';
 
-/** One API of an operator: its CRD, and the validator `config/samples` of its kind are checked with. */
+/** One API of an operator: its CRD, and the validators `config/samples` of its kind are checked with. */
 export interface ConfigApi {
   readonly crd: CustomResourceDefinition;
-  /** Checks a sample of the CRD's kind (samples of other kinds are left to their own API's validator). */
+  /**
+   * Checks a sample of the CRD's kind at its storage version (samples of other kinds are left to their own
+   * API's validator).
+   */
   readonly validateSample: SchemaValidator;
+  /** Validators of the other served versions, by version name: a sample is checked at its own apiVersion. */
+  readonly otherVersions?: Readonly<Record<string, SchemaValidator>>;
 }
 
 /** What an operator project generates into its kubebuilder-layout `config/` directory. */
@@ -72,11 +77,12 @@ export function sampleProblems(projectRoot: string, spec: ConfigManifestsSpec): 
   const problems: string[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')) {
     for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {
-      const obj = doc.toJS() as { kind?: string } | null;
+      const obj = doc.toJS() as { apiVersion?: unknown; kind?: string } | null;
       const api = spec.apis.find(({ crd }) => crd.spec.names.kind === obj?.kind);
       if (!api) continue;
-      for (const p of api.validateSample(obj))
-        problems.push(`config/samples/${file}: ${p.field}: ${p.message}`);
+      const version = typeof obj?.apiVersion === 'string' ? obj.apiVersion.split('/')[1] : undefined;
+      const validate = (version !== undefined && api.otherVersions?.[version]) || api.validateSample;
+      for (const p of validate(obj)) problems.push(`config/samples/${file}: ${p.field}: ${p.message}`);
     }
   }
   return problems;

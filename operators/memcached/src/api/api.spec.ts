@@ -6,14 +6,11 @@ import {
 } from '@opkit/controller-runtime';
 import { prng } from '@opkit/controller-runtime/testing';
 import { describe, expect, it } from 'vitest';
-import { memcachedCrd } from './crd.js';
-import * as v1alpha1 from './v1alpha1/index.js';
-import {
-  type Memcached,
-  memcachedDefaulter,
-  memcachedValidator,
-  validateMemcached,
-} from './v1beta1/index.js';
+import { memcachedCrd } from './memcached-crd.js';
+import * as v1alpha1 from './v1alpha1/memcached.js';
+import { STASH_ANNOTATION, v1alpha1Spoke } from './v1alpha1/memcached-conversion.js';
+import { type Memcached, validateMemcached } from './v1beta1/memcached.js';
+import { memcachedDefaulter, memcachedValidator } from './v1beta1/memcached-webhooks.js';
 
 const meta = { name: 'm', namespace: 'ns', uid: 'u-1', resourceVersion: '9' };
 const beta = (spec: Memcached['spec']): Memcached => ({
@@ -70,7 +67,7 @@ describe('validation from the schema', () => {
 });
 
 describe('conversion v1alpha1 ⇄ v1beta1', () => {
-  const { toHub, fromHub } = v1alpha1.v1alpha1Spoke;
+  const { toHub, fromHub } = v1alpha1Spoke;
 
   it('renames and reshapes the fields', () => {
     expect(toHub(alpha({ size: 2, containerPort: 11311, memoryLimitMB: 128, threads: 2 })).spec).toEqual({
@@ -81,7 +78,7 @@ describe('conversion v1alpha1 ⇄ v1beta1', () => {
     });
     const down = fromHub(beta({ replicas: 3, memory: '1Gi', port: {} }));
     expect(down.spec).toEqual({ size: 3, memoryLimitMB: 1024 });
-    expect(down.metadata.annotations).toEqual({ [v1alpha1.STASH_ANNOTATION]: '{"memory":"1Gi"}' });
+    expect(down.metadata.annotations).toEqual({ [STASH_ANNOTATION]: '{"memory":"1Gi"}' });
     expect(toHub(down).spec).toEqual({ replicas: 3, memory: '1Gi' });
   });
 

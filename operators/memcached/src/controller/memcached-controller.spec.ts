@@ -2,7 +2,7 @@ import { EventRecorder, type EventsV1Event, type KubeObject } from '@opkit/contr
 import { FakeClient } from '@opkit/controller-runtime/testing';
 import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { MEMCACHED, type Memcached } from '../api/v1beta1/index.js';
+import { MEMCACHED, type Memcached } from '../api/v1beta1/memcached.js';
 import { FINALIZER, memcachedReconciler } from './memcached-controller.js';
 
 // The reconciler on its own, against the in-memory fake client: what it creates, what it reports, and that it

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Memcached } from '../api/v1beta1/index.js';
+import type { Memcached } from '../api/v1beta1/memcached.js';
 import { desiredDeployment, ImageNotConfiguredError, imageFor, memcachedArgs } from './resources.js';
 
 const cr: Memcached = {

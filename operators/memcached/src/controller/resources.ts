@@ -1,5 +1,5 @@
 import { type KubeObject, setControllerReference } from '@opkit/controller-runtime';
-import { DEFAULTS, defaultThreads, type Memcached, memoryMegabytes } from '../api/v1beta1/index.js';
+import { DEFAULTS, defaultThreads, type Memcached, memoryMegabytes } from '../api/v1beta1/memcached.js';
 
 /** Labels on everything one Memcached owns; `instance` keeps two Memcacheds in a namespace apart. */
 export function labelsFor(cr: Memcached): Record<string, string> {

@@ -3,10 +3,21 @@ import {
   type KubeClient,
   type Logger,
   NoKindMatchError,
+  type PolicyRule,
   type Runnable,
 } from '@opkit/controller-runtime';
 
 export const PROMETHEUS_RULE = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule' } as const;
+
+/** What the operator needs in its own namespace: the alerting rule (when Prometheus Operator is installed). */
+export const monitoringRbac: readonly PolicyRule[] = [
+  {
+    apiGroups: ['monitoring.coreos.com'],
+    resources: ['prometheusrules'],
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'],
+  },
+  { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get'] },
+];
 
 /** The operator's alerting rules, as the Operator SDK monitoring guide defines them. */
 export function memcachedPrometheusRule(namespace: string) {

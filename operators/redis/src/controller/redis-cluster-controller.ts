@@ -13,19 +13,15 @@ import {
   type KubeObject,
   type Logger,
   type Manager,
+  type PolicyRule,
   type Reconciler,
   type Result,
   selectorFromLabels,
   setStatusConditions,
 } from '@opkit/controller-runtime';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import {
-  primariesOf,
-  REDIS_CLUSTER,
-  type RedisCluster,
-  type RedisClusterStatus,
-  replicasPerPrimary,
-} from '../api/v1/index.js';
+import { REDIS_CLUSTER, type RedisCluster, type RedisClusterStatus } from '../api/v1/redis-cluster.js';
+import { primariesOf, replicasPerPrimary } from '../api/v1/redis-cluster-shape.js';
 import {
   AUTH_CONF_KEY,
   authConf,
@@ -88,11 +84,47 @@ interface Secret extends KubeObject {
 /** The password from the Secret, or why there is none (a condition reason and a message). */
 type PasswordSource = { password: string } | { reason: string; message: string };
 
+/**
+ * Everything the RedisCluster controller does with the API, declared next to it (as kubebuilder markers are);
+ * `nx run redis:manifests` turns it into config/rbac/role.yaml. Keep it in step with the controller.
+ */
+export const redisClusterControllerRbac: readonly PolicyRule[] = [
+  {
+    apiGroups: ['cache.example.com'],
+    resources: ['redisclusters'],
+    verbs: ['get', 'list', 'watch', 'update', 'patch'],
+  },
+  {
+    apiGroups: ['cache.example.com'],
+    resources: ['redisclusters/status'],
+    verbs: ['get', 'update', 'patch'],
+  },
+  {
+    apiGroups: ['apps'],
+    resources: ['statefulsets'],
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+  },
+  {
+    apiGroups: [''],
+    resources: ['services', 'configmaps', 'secrets'],
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+  },
+  {
+    apiGroups: ['policy'],
+    resources: ['poddisruptionbudgets'],
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+  },
+  // delete: the rolling restart (pods are recreated by the StatefulSet from the current template).
+  { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'delete'] },
+  { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+];
+
 export interface RedisClusterControllerOptions {
   /** @default 2 */
   readonly maxConcurrentReconciles?: number;
   /** The operator's environment (for RELATED_IMAGE_REDIS). @default process.env */
   readonly env?: NodeJS.ProcessEnv;
+  /** @default the manager's logger */
   readonly logger?: Logger;
 }
 
@@ -162,7 +194,7 @@ export function setupRedisClusterController(
   const secretUsers = new Map<string, Set<string>>();
   const reconcile = redisClusterReconciler(manager.client, events, metrics, {
     env: options.env ?? process.env,
-    logger: options.logger,
+    logger: options.logger ?? manager.logger,
     secretUsers,
   });
   controllerManagedBy(manager)

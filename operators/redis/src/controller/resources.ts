@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type KubeObject, setControllerReference } from '@opkit/controller-runtime';
-import type { RedisCluster } from '../api/v1/index.js';
+import type { RedisCluster } from '../api/v1/redis-cluster.js';
 
 export const REDIS_PORT = 6379;
 export const BUS_PORT = 16379;

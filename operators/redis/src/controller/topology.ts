@@ -2,7 +2,7 @@
 // cluster's own state first (CLUSTER NODES from each node) and does only what is missing, so a reconcile that
 // dies half-way (operator killed, node restarted) is resumed by the next one.
 
-import { replicaQuota } from '../api/v1/shape.js';
+import { replicaQuota } from '../api/v1/redis-cluster-shape.js';
 import {
   type ClusterNode,
   evenShare,

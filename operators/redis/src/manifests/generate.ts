@@ -2,13 +2,14 @@
 // RBAC roles from the controller's declared needs — and checks the samples against the schema.
 import { join } from 'node:path';
 import { type ConfigManifestsSpec, writeConfigManifests } from '@opkit/controller-runtime';
-import { redisClusterCrd, validateRedisCluster } from '../api/v1/index.js';
-import { redisClusterControllerRbac } from '../controller/rbac.js';
+import { apis, webhooks } from '../api/index.js';
+import { controllerRbac } from '../controller/index.js';
 
 export const manifestsSpec: ConfigManifestsSpec = {
   generator: 'nx run redis:manifests',
-  apis: [{ crd: redisClusterCrd, validateSample: validateRedisCluster }],
-  managerRules: redisClusterControllerRbac,
+  apis,
+  managerRules: controllerRbac,
+  webhooks,
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -155,6 +155,15 @@ describe('the webhook generator', () => {
   });
 
   it('adds the kind’s webhooks, the webhook Service and certificate mount, and serves them in the cluster', async () => {
+    // An entry of the author's own in config/default stays.
+    const defaults = 'operators/postgres-lite/config/default/kustomization.yaml';
+    tree.write(
+      defaults,
+      read(defaults).replace(
+        '  - metrics_service.yaml\n',
+        '  - metrics_service.yaml\n  - ../prometheus # alerts\n',
+      ),
+    );
     await webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance', defaulting: false });
     const root = 'operators/postgres-lite';
     const webhooks = read(`${root}/src/api/v1alpha1/postgres-instance-webhooks.ts`);
@@ -168,9 +177,23 @@ describe('the webhook generator', () => {
       'registerWebhooks(manager, postgresInstanceWebhooks);',
     );
     expect(parse(read(`${root}/config/default/kustomization.yaml`))).toMatchObject({
-      resources: expect.arrayContaining(['../webhook']),
+      resources: expect.arrayContaining(['../webhook', '../prometheus']),
       patches: [{ path: 'manager_webhook_patch.yaml' }],
     });
+    expect(read(`${root}/config/default/kustomization.yaml`)).toContain(
+      "  - ../manager\n  # The webhooks' serving certificate is not part of it: `opkit deploy` issues it.\n  - ../webhook\n",
+    );
+    expect(parse(read(`${root}/config/manifests/kustomization.yaml`)).patches).toEqual([
+      {
+        target: {
+          group: 'apps',
+          version: 'v1',
+          kind: 'Deployment',
+          name: 'postgres-lite-operator-controller-manager',
+        },
+        patch: expect.stringContaining('path: /spec/template/spec/volumes'),
+      },
+    ]);
     expect(tree.exists(`${root}/config/webhook/service.yaml`)).toBe(true);
     const manager = read(`${root}/config/manager/manager.yaml`);
     expect(manager).not.toContain('ENABLE_WEBHOOKS');

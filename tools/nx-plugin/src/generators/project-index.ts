@@ -1,21 +1,32 @@
 // The files of an operator project that list its kinds: written whole from the project's record of its APIs
 // (package.json `opkit.resources`), so adding a kind never edits code by hand-placed markers.
 import type { Tree } from '@nx/devkit';
+import { type Document, isMap, isScalar, isSeq, parseDocument, Scalar } from 'yaml';
 import { kindNames } from '../names.js';
 
 /** One API of the project, as `package.json` records it under `opkit.resources`. */
 export interface ApiResource {
   readonly group: string;
+  /** The version the controller works on and the CRD stores: `src/api/<version>/<kind>.ts`. */
   readonly version: string;
   readonly kind: string;
   readonly plural: string;
-  /** The kind's admission webhooks, once the webhook generator has added them. */
-  readonly webhooks?: { readonly defaulting: boolean; readonly validation: boolean };
+  /**
+   * Older versions still served, each in `src/api/<version>/<kind>.ts` and exported as the namespace
+   * `<version>`; their samples are checked against their own schema.
+   */
+  readonly otherVersions?: readonly string[];
+  /** The kind's webhooks, once the webhook generator (or, for conversion, the author) has added them. */
+  readonly webhooks?: {
+    readonly defaulting: boolean;
+    readonly validation: boolean;
+    readonly conversion?: boolean;
+  };
 }
 
 /** The sample's file name, as kubebuilder names it: `<first label of the group>_<version>_<kind>`. */
-export function sampleFile(r: ApiResource): string {
-  return `${r.group.split('.')[0]}_${r.version}_${r.kind.toLowerCase()}`;
+export function sampleFile(r: ApiResource, version = r.version): string {
+  return `${r.group.split('.')[0]}_${version}_${r.kind.toLowerCase()}`;
 }
 
 /** Biome's order of import and export sources within one group: by path, compared as plain strings. */
@@ -23,33 +34,74 @@ function bySource<T extends { readonly source: string }>(items: T[]): T[] {
   return items.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
 }
 
+/** Each older served version's namespace, refused when two kinds would export the same one. */
+function olderVersionNamespaces(resources: readonly ApiResource[]): Map<string, ApiResource> {
+  const namespaces = new Map<string, ApiResource>();
+  for (const r of resources) {
+    for (const v of r.otherVersions ?? []) {
+      const other = namespaces.get(v);
+      if (other) {
+        throw new Error(
+          `${other.kind} and ${r.kind} both serve an older ${v}: src/api/index.ts exports one namespace ${v}, so list such versions by hand`,
+        );
+      }
+      namespaces.set(v, r);
+    }
+  }
+  return namespaces;
+}
+
+interface IndexModule {
+  readonly source: string;
+  /** Named imports, or the namespace a whole module is imported and exported as. */
+  readonly names?: readonly string[];
+  readonly namespace?: string;
+}
+
 function apiIndex(resources: readonly ApiResource[]): string {
   const kinds = resources.map((r) => ({ r, n: kindNames(r.kind, r.plural) }));
   const withWebhooks = kinds.filter(({ r }) => r.webhooks);
-  const modules = bySource(
-    kinds.flatMap(({ r, n }) => [
+  const namespaces = olderVersionNamespaces(resources);
+  const modules = bySource<IndexModule>([
+    ...kinds.flatMap(({ r, n }) => [
       { source: `./${r.version}/${n.fileName}.js`, names: [`validate${r.kind}`] },
       { source: `./${n.fileName}-crd.js`, names: [`${n.propertyName}Crd`] },
       ...(r.webhooks
         ? [{ source: `./${r.version}/${n.fileName}-webhooks.js`, names: [`${n.propertyName}Webhooks`] }]
         : []),
     ]),
-  );
+    ...[...namespaces].map(([v, r]) => ({
+      source: `./${v}/${kindNames(r.kind, r.plural).fileName}.js`,
+      namespace: v,
+    })),
+  ]);
   const unused = withWebhooks.length === 0 ? '_' : '';
+  const otherVersions = (r: ApiResource) =>
+    r.otherVersions?.length
+      ? `, otherVersions: { ${r.otherVersions.map((v) => `${v}: ${v}.validate${r.kind}`).join(', ')} }`
+      : '';
   return [
     "// The project's APIs, one entry per kind; `nx g @opkit/nx:api` and `nx g @opkit/nx:webhook` rewrite this file.",
     `import { type AnyKindWebhooks, type ConfigApi, type Manager${withWebhooks.length ? ', registerWebhooks' : ''} } from '@opkit/controller-runtime';`,
-    ...modules.map((m) => `import { ${m.names.join(', ')} } from '${m.source}';`),
-    '',
     ...modules.map((m) =>
-      m.source.endsWith('-crd.js')
-        ? `export { ${m.names.join(', ')} } from '${m.source}';`
-        : `export * from '${m.source}';`,
+      m.namespace
+        ? `import * as ${m.namespace} from '${m.source}';`
+        : `import { ${m.names?.join(', ')} } from '${m.source}';`,
     ),
     '',
-    "/** Every kind's CRD, and the validator its samples are checked with. */",
+    ...modules.map((m) =>
+      m.namespace
+        ? `export * as ${m.namespace} from '${m.source}';`
+        : m.source.endsWith('-crd.js')
+          ? `export { ${m.names?.join(', ')} } from '${m.source}';`
+          : `export * from '${m.source}';`,
+    ),
+    '',
+    "/** Every kind's CRD, and the validators its samples are checked with. */",
     'export const apis: readonly ConfigApi[] = [',
-    ...kinds.map(({ r, n }) => `  { crd: ${n.propertyName}Crd, validateSample: validate${r.kind} },`),
+    ...kinds.map(
+      ({ r, n }) => `  { crd: ${n.propertyName}Crd, validateSample: validate${r.kind}${otherVersions(r)} },`,
+    ),
     '];',
     '',
     "/** Every kind's webhooks: the manifests generate config/webhook from them. */",
@@ -92,10 +144,7 @@ export const controllerRbac: readonly PolicyRule[] = [];
     '',
     '/** Sets up every controller of the project on the manager. */',
     'export function setupControllers(manager: Manager, options: OperatorOptions = {}): void {',
-    ...kinds.map(
-      ({ r }) =>
-        `  setup${r.kind}Controller(manager, { maxConcurrentReconciles: options.maxConcurrentReconciles });`,
-    ),
+    ...kinds.map(({ r }) => `  setup${r.kind}Controller(manager, options);`),
     '}',
     '',
     '/** What the controllers do with the API: config/rbac/role.yaml. */',
@@ -116,25 +165,36 @@ function kustomization(comment: string, resources: readonly string[]): string {
 export function writeProjectIndex(
   tree: Tree,
   root: string,
-  names: { readonly project: string; readonly packageName: string },
+  project: string,
   resources: readonly ApiResource[],
 ): void {
-  const { project, packageName } = names;
-  const webhooks = resources.some((r) => r.webhooks);
   tree.write(`${root}/src/api/index.ts`, apiIndex(resources));
   tree.write(`${root}/src/controller/index.ts`, controllerIndex(resources));
+  const conversions = resources.filter((r) => r.webhooks?.conversion);
+  const crds = kustomization(
+    `One CRD per kind, written by \`nx run ${project}:manifests\` from the schemas; the api generator keeps this list.`,
+    resources.map((r) => `bases/${r.group}_${r.plural}.yaml`),
+  );
   tree.write(
     `${root}/config/crd/kustomization.yaml`,
-    kustomization(
-      `One CRD per kind, written by \`nx run ${project}:manifests\` from the schemas; the api generator keeps this list.`,
-      resources.map((r) => `bases/${r.group}_${r.plural}.yaml`),
-    ),
+    conversions.length === 0
+      ? crds
+      : `${crds}# The conversion webhook's stanza, written by \`nx run ${project}:manifests\` for kinds that convert.
+patches:
+${conversions.map((r) => `  - path: patches/webhook_in_${r.plural}.yaml\n`).join('')}configurations:
+  - kustomizeconfig.yaml
+`,
   );
+  if (conversions.length > 0 && !tree.exists(`${root}/config/crd/kustomizeconfig.yaml`)) {
+    tree.write(`${root}/config/crd/kustomizeconfig.yaml`, CRD_KUSTOMIZECONFIG);
+  }
   tree.write(
     `${root}/config/samples/kustomization.yaml`,
     kustomization(
       'A sample of each kind (the CSV carries them as alm-examples); the api generator keeps this list.',
-      resources.map((r) => `${sampleFile(r)}.yaml`),
+      resources.flatMap((r) =>
+        [...(r.otherVersions ?? []), r.version].map((v) => `${sampleFile(r, v)}.yaml`),
+      ),
     ),
   );
   tree.write(
@@ -157,49 +217,112 @@ export function writeProjectIndex(
       ],
     ),
   );
-  tree.write(`${root}/config/default/kustomization.yaml`, defaultKustomization(packageName, webhooks));
-  tree.write(`${root}/config/manifests/kustomization.yaml`, manifestsKustomization(packageName, webhooks));
-  if (webhooks) {
-    for (const [file, text] of Object.entries(webhookConfig(packageName)))
-      tree.write(`${root}/${file}`, text);
-  }
 }
 
-function defaultKustomization(packageName: string, webhooks: boolean): string {
-  return `# Everything the operator needs, in namespace ${packageName}-system: \`kubectl kustomize config/default\`.
-${webhooks ? "# The webhooks' serving certificate is not part of it: `opkit deploy` issues it.\n" : ''}namespace: ${packageName}-system
+const CRD_KUSTOMIZECONFIG = `# Lets kustomize's namePrefix and namespace reach the Service the conversion webhook names.
+nameReference:
+  - kind: Service
+    version: v1
+    fieldSpecs:
+      - kind: CustomResourceDefinition
+        version: v1
+        group: apiextensions.k8s.io
+        path: spec/conversion/webhook/clientConfig/service/name
+namespace:
+  - kind: CustomResourceDefinition
+    version: v1
+    group: apiextensions.k8s.io
+    path: spec/conversion/webhook/clientConfig/service/namespace
+    create: false
+`;
+
+/**
+ * The operator's deployment (config/default) and bundle input (config/manifests), as the operator generator
+ * writes them; they are the author's from then on (the webhook generator edits them, keeping the rest).
+ */
+export function writeDeploymentConfig(tree: Tree, root: string, packageName: string): void {
+  tree.write(
+    `${root}/config/default/kustomization.yaml`,
+    `# Everything the operator needs, in namespace ${packageName}-system: \`kubectl kustomize config/default\`.
+namespace: ${packageName}-system
 namePrefix: ${packageName}-
 resources:
   - ../crd
   - ../rbac
   - ../manager
-${webhooks ? '  - ../webhook\n' : ''}  - metrics_service.yaml
-${webhooks ? 'patches:\n  - path: manager_webhook_patch.yaml\n' : ''}`;
-}
-
-function manifestsKustomization(packageName: string, webhooks: boolean): string {
-  const base = `# Input of the OLM bundle: the base CSV, the operator, its samples and the scorecard configuration.
+  - metrics_service.yaml
+`,
+  );
+  tree.write(
+    `${root}/config/manifests/kustomization.yaml`,
+    `# Input of the OLM bundle: the base CSV, the operator, its samples and the scorecard configuration.
 resources:
   - bases/${packageName}.clusterserviceversion.yaml
   - ../default
   - ../samples
   - ../scorecard
-`;
-  if (!webhooks) return base;
-  return `${base}# OLM issues the webhook certificate and mounts it where the manager reads it: the bundle's Deployment does
-# not mount the Secret \`opkit deploy\` fills.
-patches:
-  - target:
-      group: apps
-      version: v1
-      kind: Deployment
-      name: ${packageName}-controller-manager
-    patch: |-
-      - op: remove
-        path: /spec/template/spec/containers/0/volumeMounts
-      - op: remove
-        path: /spec/template/spec/volumes
-`;
+`,
+  );
+}
+
+/**
+ * Serves webhooks from the deployed manager: config/webhook and the manager's certificate mount (unless the
+ * project has them), \`../webhook\` and the mount in config/default, and in config/manifests the patch that leaves
+ * the certificate to OLM. Edits the kustomizations as YAML documents, so the author's entries and comments stay.
+ */
+export function enableWebhookConfig(tree: Tree, root: string, packageName: string): void {
+  for (const [file, text] of Object.entries(webhookConfig(packageName))) {
+    if (!tree.exists(`${root}/${file}`)) tree.write(`${root}/${file}`, text);
+  }
+  editYaml(tree, `${root}/config/default/kustomization.yaml`, (doc) => {
+    const resources = doc.get('resources');
+    if (isSeq(resources) && !resources.items.some((i) => isScalar(i) && i.value === '../webhook')) {
+      const manager = resources.items.findIndex((i) => isScalar(i) && i.value === '../manager');
+      const webhook = doc.createNode('../webhook');
+      webhook.commentBefore =
+        " The webhooks' serving certificate is not part of it: `opkit deploy` issues it.";
+      resources.items.splice(manager + 1, 0, webhook);
+    }
+    addPatch(doc, { path: 'manager_webhook_patch.yaml' });
+  });
+  editYaml(tree, `${root}/config/manifests/kustomization.yaml`, (doc) => {
+    const patch = doc.createNode({
+      target: {
+        group: 'apps',
+        version: 'v1',
+        kind: 'Deployment',
+        name: `${packageName}-controller-manager`,
+      },
+      patch: new Scalar(
+        '- op: remove\n  path: /spec/template/spec/containers/0/volumeMounts\n- op: remove\n  path: /spec/template/spec/volumes',
+      ),
+    });
+    const text = patch.get('patch', true);
+    if (isScalar(text)) text.type = Scalar.BLOCK_LITERAL;
+    patch.commentBefore =
+      " OLM issues the webhook certificate and mounts it where the manager reads it: the bundle's Deployment\n does not mount the Secret `opkit deploy` fills.";
+    addPatch(doc, patch);
+  });
+}
+
+function editYaml(tree: Tree, path: string, edit: (doc: Document) => void): void {
+  const text = tree.read(path, 'utf-8');
+  if (text === null) throw new Error(`${path}: missing`);
+  const doc = parseDocument(text);
+  edit(doc);
+  tree.write(path, doc.toString({ lineWidth: 0 }));
+}
+
+/** Appends a kustomize patch unless one with the same path or target is there already. */
+function addPatch(doc: Document, patch: unknown): void {
+  const key = (p: unknown) => JSON.stringify(isMap(p) ? (p.get('path') ?? p.toJSON().target) : p);
+  const node = isMap(patch) ? patch : doc.createNode(patch);
+  const patches = doc.get('patches');
+  if (isSeq(patches)) {
+    if (!patches.items.some((p) => key(p) === key(node))) patches.items.push(node);
+  } else {
+    doc.set('patches', doc.createNode([node]));
+  }
 }
 
 /** The webhook Service, the manager's webhook port and certificate, and kustomize's name references. */

@@ -25,7 +25,7 @@ export async function apiGenerator(tree: Tree, schema: ApiGeneratorSchema): Prom
   );
   if (clash) {
     throw new Error(
-      `${schema.project} has the kind ${clash.kind} (${clash.group}/${clash.version}) already: a new version of a kind is added by hand, in src/api/<version>/ and the versions of its CRD`,
+      `${schema.project} has the kind ${clash.kind} (${clash.group}/${clash.version}) already: a new version of a kind is added by hand (its module in src/api/<version>/, the version in its CRD, and the older version in package.json opkit.resources[].otherVersions)`,
     );
   }
   if (resources.some((r) => r.group === group && r.plural === names.plural)) {
@@ -47,7 +47,7 @@ export async function apiGenerator(tree: Tree, schema: ApiGeneratorSchema): Prom
     json.opkit.resources = all;
     return json;
   });
-  writeProjectIndex(tree, root, { project: schema.project, packageName }, all);
+  writeProjectIndex(tree, root, schema.project, all);
   addOwnedCrd(tree, `${root}/config/manifests/bases/${packageName}.clusterserviceversion.yaml`, resource);
   const format = formatChangedFiles(tree);
   const manifests = schema.skipManifests ? undefined : runManifests(root, schema.project);

@@ -12,7 +12,7 @@ import {
 } from '@nx/devkit';
 import { operatorNames } from '../../names.js';
 import { formatChangedFiles } from '../format-files.js';
-import { writeProjectIndex } from '../project-index.js';
+import { writeDeploymentConfig, writeProjectIndex } from '../project-index.js';
 import { runManifests } from '../run-manifests.js';
 
 export interface OperatorGeneratorSchema {
@@ -108,7 +108,8 @@ export async function operatorGenerator(
     opkit: { package: names.packageName, channels: [channel], image, resources: [] },
   };
   tree.write(`${root}/package.json`, `${JSON.stringify(packageJson, null, 2)}\n`);
-  writeProjectIndex(tree, root, { project: names.name, packageName: names.packageName }, []);
+  writeProjectIndex(tree, root, names.name, []);
+  writeDeploymentConfig(tree, root, names.packageName);
 
   // The catalog lists the operator's releases from the start; each new version is one more entry.
   const template = `catalog/templates/${names.packageName}.yaml`;

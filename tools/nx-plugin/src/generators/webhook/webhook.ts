@@ -6,7 +6,7 @@ import { isMap, isSeq, parseDocument } from 'yaml';
 import { kindNames, operatorNames } from '../../names.js';
 import { formatChangedFiles } from '../format-files.js';
 import { readOperatorProject } from '../operator-project.js';
-import { type ApiResource, writeProjectIndex } from '../project-index.js';
+import { type ApiResource, enableWebhookConfig, writeProjectIndex } from '../project-index.js';
 import { runManifests } from '../run-manifests.js';
 
 export interface WebhookGeneratorSchema {
@@ -47,7 +47,8 @@ export async function webhookGenerator(
     json.opkit.resources = all;
     return json;
   });
-  writeProjectIndex(tree, root, { project: schema.project, packageName }, all);
+  writeProjectIndex(tree, root, schema.project, all);
+  enableWebhookConfig(tree, root, packageName);
   enableWebhooksInManager(tree, `${root}/config/manager/manager.yaml`);
   const format = formatChangedFiles(tree);
   const manifests = schema.skipManifests ? undefined : runManifests(root, schema.project);

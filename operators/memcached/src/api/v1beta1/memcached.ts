@@ -1,4 +1,11 @@
-import { int32, quantity } from '@opkit/controller-runtime';
+import {
+  int32,
+  type KubeObject,
+  quantity,
+  quantityCeil,
+  type SchemaProblem,
+  schemaValidator,
+} from '@opkit/controller-runtime';
 import { type Static, Type } from '@sinclair/typebox';
 import { memcachedStatusSchema, unchangedSpecFields } from '../shared.js';
 
@@ -63,3 +70,56 @@ export const memcachedSchema = Type.Object(
 export type MemcachedSpec = Static<typeof memcachedSpecSchema>;
 export type MemcachedStatus = Static<typeof memcachedStatusSchema>;
 export { memcachedStatusSchema };
+
+/** A Memcached custom resource at v1beta1, the version the controller works on. */
+export interface Memcached extends KubeObject {
+  spec: MemcachedSpec;
+  status?: MemcachedStatus;
+}
+
+/**
+ * Spec values the operator falls back to when a field is unset: the CRD's schema defaults them on every write,
+ * and objects stored before a default existed are read with it too, but a fake client or an old object in a
+ * cache may still lack one.
+ */
+export const DEFAULTS = {
+  containerPort: 11211,
+  memory: '64Mi',
+  maxConnections: 1024,
+  threads: 4,
+  maxItemSize: '1m',
+} as const;
+
+/** One problem found by {@link validateMemcached}: the field path (e.g. `spec.replicas`) and the reason. */
+export type ValidationProblem = SchemaProblem;
+
+/**
+ * Checks a Memcached against the same schema the CRD carries, before it reaches the API server (e.g. samples
+ * in CI). Returns the problems, empty when valid.
+ */
+export const validateMemcached = schemaValidator<Memcached>(memcachedSchema);
+
+export function isMemcached(obj: unknown): obj is Memcached {
+  return validateMemcached(obj).length === 0;
+}
+
+const MI = 1024n * 1024n;
+
+/**
+ * Worker threads when the spec names none: one per CPU of the container's limit (rounded up), at most
+ * memcached's own default of 4; 4 without a CPU limit. Conditional on another field, so no schema default
+ * can say it: the defaulting webhook writes it into the object, and the controller uses the same rule for
+ * objects that never passed the webhook.
+ */
+export function defaultThreads(spec: MemcachedSpec): number {
+  const cpu = spec.resources?.limits?.cpu;
+  const cores = cpu === undefined ? undefined : quantityCeil(cpu);
+  if (cores === undefined) return DEFAULTS.threads;
+  return Number(cores < 1n ? 1n : cores > BigInt(DEFAULTS.threads) ? BigInt(DEFAULTS.threads) : cores);
+}
+
+/** The item memory in whole megabytes as memcached's `-m` counts them (MiB), rounded up. */
+export function memoryMegabytes(memory: string | number): number | undefined {
+  const bytes = quantityCeil(memory);
+  return bytes === undefined ? undefined : Number((bytes + MI - 1n) / MI);
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evenShare, SLOTS } from '../../redis/cluster.js';
-import { clusterShape, replicaQuota } from './shape.js';
+import { clusterShape, replicaQuota } from './redis-cluster-shape.js';
 
 const SIZES = Array.from({ length: 118 }, (_, i) => i + 3);
 const REPLICAS = [0, 1, 2, 3, 4, 5];

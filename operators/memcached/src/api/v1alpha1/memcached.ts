@@ -1,4 +1,4 @@
-import { int32 } from '@opkit/controller-runtime';
+import { int32, type KubeObject, type SchemaProblem, schemaValidator } from '@opkit/controller-runtime';
 import { type Static, Type } from '@sinclair/typebox';
 import { memcachedStatusSchema, unchangedSpecFields } from '../shared.js';
 
@@ -46,3 +46,31 @@ export const memcachedSchema = Type.Object(
 export type MemcachedSpec = Static<typeof memcachedSpecSchema>;
 export type MemcachedStatus = Static<typeof memcachedStatusSchema>;
 export { memcachedStatusSchema };
+
+/** A Memcached custom resource at v1alpha1 (the controller sees every object at v1beta1). */
+export interface Memcached extends KubeObject {
+  spec: MemcachedSpec;
+  status?: MemcachedStatus;
+}
+
+/** The v1alpha1 schema's defaults. */
+export const DEFAULTS = {
+  containerPort: 11211,
+  memoryLimitMB: 64,
+  maxConnections: 1024,
+  threads: 4,
+  maxItemSize: '1m',
+} as const;
+
+/** One problem found by {@link validateMemcached}: the field path (e.g. `spec.size`) and the reason. */
+export type ValidationProblem = SchemaProblem;
+
+/**
+ * Checks a Memcached against the same schema the CRD carries, before it reaches the API server (e.g. samples
+ * in CI). Returns the problems, empty when valid.
+ */
+export const validateMemcached = schemaValidator<Memcached>(memcachedSchema);
+
+export function isMemcached(obj: unknown): obj is Memcached {
+  return validateMemcached(obj).length === 0;
+}

@@ -1,6 +1,6 @@
 import { customResourceDefinition } from '@opkit/controller-runtime';
-import * as v1alpha1 from './v1alpha1/schema.js';
-import * as v1beta1 from './v1beta1/schema.js';
+import * as v1alpha1 from './v1alpha1/memcached.js';
+import * as v1beta1 from './v1beta1/memcached.js';
 
 /**
  * The Memcached CRD, generated from the schemas: v1beta1 is stored, v1alpha1 still served (deprecated) and

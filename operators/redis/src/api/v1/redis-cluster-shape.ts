@@ -1,4 +1,4 @@
-import { MIN_PRIMARIES } from './schema.js';
+import { DEFAULT_REPLICAS_PER_PRIMARY, MIN_PRIMARIES, type RedisCluster } from './redis-cluster.js';
 
 /**
  * How `size` nodes split into primaries and replicas. Redis Cluster needs at least 3 primaries; beyond that
@@ -25,4 +25,13 @@ export function replicaQuota(size: number, primaries: number, index: number): nu
   if (index >= primaries) return 0;
   const followers = Math.max(0, size - primaries);
   return Math.floor(followers / primaries) + (index < followers % primaries ? 1 : 0);
+}
+
+export function replicasPerPrimary(cr: Pick<RedisCluster, 'spec'>): number {
+  return cr.spec.replicasPerPrimary ?? DEFAULT_REPLICAS_PER_PRIMARY;
+}
+
+/** Primaries the spec asks for: see {@link clusterShape}. */
+export function primariesOf(cr: Pick<RedisCluster, 'spec'>): number {
+  return clusterShape(cr.spec.size, replicasPerPrimary(cr)).primaries;
 }

@@ -1,7 +1,10 @@
 import { type Spoke, stashFields, takeStashedFields } from '@opkit/controller-runtime';
-import { memoryMegabytes as megabytes } from '../v1beta1/derived.js';
-import type { Memcached as Hub, MemcachedSpec as HubSpec } from '../v1beta1/types.js';
-import type { Memcached, MemcachedSpec } from './types.js';
+import {
+  type Memcached as Hub,
+  type MemcachedSpec as HubSpec,
+  memoryMegabytes as megabytes,
+} from '../v1beta1/memcached.js';
+import type { Memcached, MemcachedSpec } from './memcached.js';
 
 /** Where a v1alpha1 object keeps what v1beta1 says and v1alpha1 cannot (the memory's own spelling). */
 export const STASH_ANNOTATION = 'cache.example.com/v1beta1-fields';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { redisClusterCrd } from './crd.js';
-import { OPERATOR_OWNED_CONFIG } from './schema.js';
-import { validateRedisCluster } from './validate.js';
+import { redisClusterCrd } from '../redis-cluster-crd.js';
+import { OPERATOR_OWNED_CONFIG, validateRedisCluster } from './redis-cluster.js';
 
 const valid = {
   apiVersion: 'cache.example.com/v1',

@@ -2,12 +2,21 @@ import {
   type Defaulter,
   type FieldProblem,
   invalidObject,
+  type KindWebhooks,
   quantityCeil,
   type Validator,
   type Warnings,
 } from '@opkit/controller-runtime';
-import { defaultThreads } from './derived.js';
-import { DEFAULTS, type Memcached, type MemcachedSpec } from './types.js';
+import { v1alpha1Spoke } from '../v1alpha1/memcached-conversion.js';
+import {
+  DEFAULTS,
+  defaultThreads,
+  MEMCACHED,
+  type Memcached,
+  type MemcachedSpec,
+  PLURAL,
+  validateMemcached,
+} from './memcached.js';
 
 const MI = 1024n * 1024n;
 /** memcached's connection and hash-table buffers, on top of the item memory, inside the container. */
@@ -79,4 +88,18 @@ export const memcachedValidator: Validator<Memcached> = {
       ...(port(old) !== port(memcached) ? ['changing spec.port restarts every memcached server'] : []),
     ];
   },
+};
+
+/**
+ * The Memcached webhooks: defaulting and validating at v1beta1, and conversion between v1alpha1 and v1beta1
+ * (the hub), without which the API server cannot serve v1alpha1. The operator registers this declaration and
+ * `nx run memcached:manifests` generates `config/webhook` and the CRD's conversion patch from it.
+ */
+export const memcachedWebhooks: KindWebhooks<Memcached> = {
+  type: MEMCACHED,
+  plural: PLURAL,
+  schema: validateMemcached,
+  defaulter: memcachedDefaulter,
+  validator: memcachedValidator,
+  conversion: { hub: 'v1beta1', spokes: { v1alpha1: v1alpha1Spoke } },
 };

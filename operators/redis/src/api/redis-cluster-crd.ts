@@ -1,5 +1,5 @@
 import { customResourceDefinition } from '@opkit/controller-runtime';
-import { GROUP, KIND, PLURAL, redisClusterSchema, VERSION } from './schema.js';
+import { GROUP, KIND, PLURAL, redisClusterSchema, VERSION } from './v1/redis-cluster.js';
 
 /** The RedisCluster CRD, generated from the schema. */
 export const redisClusterCrd = customResourceDefinition({
