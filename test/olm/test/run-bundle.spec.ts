@@ -53,6 +53,28 @@ const names = async (path: string) =>
     (i) => i.metadata.name,
   );
 const operator = () => operatorPod(rest, NAMESPACE, 'memcached-operator-controller-manager');
+const CATALOG_SOURCE = `${OLM_V1ALPHA1}/namespaces/${NAMESPACE}/catalogsources/memcached-operator-catalog`;
+
+/** The security context OLM gave the catalog's registry pod, and what the CatalogSource asks for. */
+async function registryPodSecurity() {
+  const source = await rest.request<{ spec: { grpcPodConfig?: { securityContextConfig?: string } } }>(
+    'GET',
+    CATALOG_SOURCE,
+  );
+  const pods = await rest.request<{
+    items: { spec: { securityContext?: { runAsNonRoot?: boolean; seccompProfile?: { type: string } } } }[];
+  }>(
+    'GET',
+    `/api/v1/namespaces/${NAMESPACE}/pods?labelSelector=olm.catalogSource%3Dmemcached-operator-catalog`,
+  );
+  return {
+    config: source.spec.grpcPodConfig?.securityContextConfig,
+    pods: pods.items.map((p) => ({
+      runAsNonRoot: p.spec.securityContext?.runAsNonRoot,
+      seccompProfile: p.spec.securityContext?.seccompProfile?.type,
+    })),
+  };
+}
 
 describe('opkit run bundle', () => {
   it('installs a bundle image through OLM: the CSV succeeds and the operator reconciles a Memcached', async () => {
@@ -75,12 +97,19 @@ describe('opkit run bundle', () => {
       'bundle',
       `${bundles}:v0.1.0`,
       '--plain-http',
+      '--security-context-config',
+      'restricted',
       // The operand image this cluster serves, in place of the upstream tag the bundle names.
       '--env',
       'RELATED_IMAGE_MEMCACHED=docker.io/library/memcached:1.6',
     );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
+    const typo = await cli('run', 'bundle', `${bundles}:v0.1.0`, '--security-context-config', 'strict');
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain(
+      "option '--security-context-config <config>' argument 'strict' is invalid. Allowed choices are legacy, restricted.",
+    );
     expect(result.stdout).toContain('created OperatorGroup memcached-run/opkit-run-bundle (AllNamespaces)');
     expect(result.stdout).toMatch(/approved InstallPlan memcached-run\/\S+ \(memcached-operator\.v0\.1\.0\)/);
     expect(result.stdout).toContain('memcached-operator.v0.1.0 is installed in memcached-run');
@@ -89,6 +118,11 @@ describe('opkit run bundle', () => {
       `${OLM_V1ALPHA1}/namespaces/${NAMESPACE}/clusterserviceversions/memcached-operator.v0.1.0`,
     );
     expect(csv.status?.phase).toBe('Succeeded');
+    // OLM ran the registry pod as the restricted Pod Security Standard asks.
+    expect(await registryPodSecurity()).toEqual({
+      config: 'restricted',
+      pods: [{ runAsNonRoot: true, seccompProfile: 'RuntimeDefault' }],
+    });
     // A second install of the package is refused in one line, before anything is pushed or created.
     const again = await cli('run', 'bundle', `${bundles}:v0.1.0`, '--plain-http');
     expect(again.code).toBe(1);
@@ -133,6 +167,8 @@ describe('opkit run bundle', () => {
       'memcached-operator.v0.2.0',
     ]);
     expect((await operator()).image).toBe('registry.example/memcached-operator:0.2.0');
+    // The CatalogSource, re-pointed at the new catalog, keeps the security context run bundle gave it.
+    expect((await registryPodSecurity()).config).toBe('restricted');
   });
 
   it('removes everything with cleanup, and a second cleanup finds nothing to do', async () => {

@@ -1,6 +1,10 @@
 import { ApiException, KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import { CliError } from './cli-error.js';
 
+/** OLM's two settings for a registry pod's security context. */
+export const SECURITY_CONTEXT_CONFIGS = ['legacy', 'restricted'] as const;
+export type SecurityContextConfig = (typeof SECURITY_CONTEXT_CONFIGS)[number];
+
 /** Options of `opkit catalog publish`. */
 export interface PublishOptions {
   readonly name: string;
@@ -16,6 +20,12 @@ export interface PublishOptions {
    * serves it with its own opm (`spec.grpcPodConfig.extractContent`), so the image need not serve.
    */
   readonly extractContent?: string;
+  /**
+   * The registry pod's security context (`spec.grpcPodConfig.securityContextConfig`): `restricted` runs in a
+   * namespace that enforces the restricted Pod Security Standard, `legacy` suits old catalog images. Unset,
+   * OLM chooses by the namespace's enforced level.
+   */
+  readonly securityContextConfig?: SecurityContextConfig;
   readonly displayName?: string;
   readonly timeoutMs: number;
   readonly kubeconfig?: string;
@@ -40,9 +50,13 @@ export function catalogSourceManifest(options: Omit<PublishOptions, 'log' | 'tim
   const spec: Record<string, unknown> = { sourceType: 'grpc' };
   if (options.address !== undefined) spec.address = options.address;
   if (options.image !== undefined) spec.image = options.image;
-  if (options.extractContent !== undefined) {
-    spec.grpcPodConfig = { extractContent: { catalogDir: options.extractContent } };
+  const grpcPodConfig: Record<string, unknown> = {};
+  if (options.extractContent !== undefined)
+    grpcPodConfig.extractContent = { catalogDir: options.extractContent };
+  if (options.securityContextConfig !== undefined) {
+    grpcPodConfig.securityContextConfig = options.securityContextConfig;
   }
+  if (Object.keys(grpcPodConfig).length > 0) spec.grpcPodConfig = grpcPodConfig;
   if (options.displayName !== undefined) spec.displayName = options.displayName;
   return {
     apiVersion: 'operators.coreos.com/v1alpha1',

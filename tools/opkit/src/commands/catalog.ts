@@ -7,6 +7,7 @@ import {
   outputFormatOption,
   RESULT_FORMATS,
   type ResultFormat,
+  securityContextOption,
 } from './options.js';
 
 /** What `--migrate-level` accepts (opm v1.73's migrations, and `all`). */
@@ -278,6 +279,7 @@ Examples:
     .option('--address <host:port>', 'address of a running registry gRPC server (spec.address)')
     .option('--image <reference>', 'catalog image for OLM to run (spec.image)')
     .option('--extract-content <dir>', "the catalog's directory in --image, served by OLM's own opm")
+    .addOption(securityContextOption())
     .option('--display-name <text>', 'spec.displayName')
     .option('--timeout <duration>', 'how long to wait for READY (e.g. 120s, 2m)', '120s')
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
@@ -288,6 +290,7 @@ Examples:
         address?: string;
         image?: string;
         extractContent?: string;
+        securityContextConfig?: 'legacy' | 'restricted';
         displayName?: string;
         timeout: string;
         kubeconfig?: string;

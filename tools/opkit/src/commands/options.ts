@@ -50,3 +50,11 @@ export function commaList(value: string): string[] {
     throw new InvalidArgumentError('must be a comma-separated list without empty entries.');
   return items;
 }
+
+/** The catalog's registry pod: `restricted` for namespaces that enforce it, `legacy` for old catalog images. */
+export function securityContextOption(): Option {
+  return new Option(
+    '--security-context-config <config>',
+    "the registry pod's security context (CatalogSource spec.grpcPodConfig.securityContextConfig; default: OLM's choice by the namespace's Pod Security level)",
+  ).choices(['legacy', 'restricted']);
+}

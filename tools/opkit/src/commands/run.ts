@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { examples } from './options.js';
+import { examples, securityContextOption } from './options.js';
 
 interface ClusterFlags {
   namespace?: string;
@@ -9,6 +9,7 @@ interface ClusterFlags {
 interface RegistryFlags {
   plainHttp: boolean;
   skipTlsVerify: boolean;
+  securityContextConfig?: 'legacy' | 'restricted';
 }
 
 function clusterOptions(command: Command): Command {
@@ -24,7 +25,8 @@ function clusterOptions(command: Command): Command {
 function registryOptions(command: Command): Command {
   return command
     .option('--plain-http', 'talk HTTP, not HTTPS, to the registry (a local registry)', false)
-    .option('--skip-tls-verify', "accept a registry's TLS certificate without verifying it", false);
+    .option('--skip-tls-verify', "accept a registry's TLS certificate without verifying it", false)
+    .addOption(securityContextOption());
 }
 
 export function registerRunCommands(program: Command): void {
@@ -95,6 +97,9 @@ Examples:
         timeoutMs: parseDuration(opts.timeout),
         plainHttp: opts.plainHttp,
         skipTlsVerify: opts.skipTlsVerify,
+        ...(opts.securityContextConfig === undefined
+          ? {}
+          : { securityContextConfig: opts.securityContextConfig }),
         log: (line) => process.stdout.write(`${line}\n`),
       });
     },
@@ -128,6 +133,9 @@ Examples:
         timeoutMs: parseDuration(opts.timeout),
         plainHttp: opts.plainHttp,
         skipTlsVerify: opts.skipTlsVerify,
+        ...(opts.securityContextConfig === undefined
+          ? {}
+          : { securityContextConfig: opts.securityContextConfig }),
         log: (line) => process.stdout.write(`${line}\n`),
       });
     },

@@ -9,7 +9,7 @@ import {
   withUpgradeBundle,
 } from '@opkit/olm';
 import { CliError } from '../cli-error.js';
-import { publishCatalog } from '../publish.js';
+import { publishCatalog, type SecurityContextConfig } from '../publish.js';
 import { cliRegistryClient } from '../registry-client.js';
 import { approveAndWait } from './approve.js';
 import {
@@ -50,6 +50,8 @@ export interface RunOptions {
   readonly timeoutMs: number;
   readonly plainHttp: boolean;
   readonly skipTlsVerify: boolean;
+  /** The registry pod's security context; `bundle-upgrade` keeps the CatalogSource's when unset. */
+  readonly securityContextConfig?: SecurityContextConfig;
   readonly log: (line: string) => void;
 }
 
@@ -93,6 +95,9 @@ async function publish(
     namespace: cluster.namespace,
     image,
     extractContent: CATALOG_DIR,
+    ...(options.securityContextConfig === undefined
+      ? {}
+      : { securityContextConfig: options.securityContextConfig }),
     labels: catalogSourceLabels(packageName),
     timeoutMs: deadline.remainingMs,
     ...(cluster.kubeconfig === undefined ? {} : { kubeconfig: cluster.kubeconfig }),
@@ -267,7 +272,13 @@ export async function upgradeBundle(options: RunOptions): Promise<void> {
     options.log(`pushing catalog ${reference} (${installed} → ${csvName})`);
     const catalogImage = await pushCatalog(client, catalog, reference);
     options.log(`pushed catalog ${catalogImage}`);
-    await publish(cluster, packageName, catalogImage, deadline, options);
+    // Server-side apply drops what this apply leaves out: the pod's security context stays as run bundle set it.
+    const securityContextConfig =
+      options.securityContextConfig ?? source.spec.grpcPodConfig?.securityContextConfig;
+    await publish(cluster, packageName, catalogImage, deadline, {
+      ...options,
+      ...(securityContextConfig === undefined ? {} : { securityContextConfig }),
+    });
     // OLM re-resolves a namespace when something in it changes; a touched Subscription makes that certain.
     await mergePatch(cluster, header('Subscription', names.subscription), {
       metadata: { annotations: { 'opkit.dev/catalog-image': catalogImage } },

@@ -2,6 +2,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { OperatorGroupTarget } from '@opkit/olm';
 import { CliError } from '../cli-error.js';
+import type { SecurityContextConfig } from '../publish.js';
 
 /** Marks every object `run bundle` creates; the value is the package. `cleanup` deletes only what carries it. */
 export const RUN_BUNDLE_LABEL = 'opkit.dev/run-bundle';
@@ -73,7 +74,11 @@ export interface ClusterServiceVersion extends OlmObject {
 }
 
 export interface CatalogSourceObject extends OlmObject {
-  spec: { image?: string; sourceType?: string };
+  spec: {
+    image?: string;
+    sourceType?: string;
+    grpcPodConfig?: { securityContextConfig?: SecurityContextConfig };
+  };
   status?: { connectionState?: { lastObservedState?: string } };
 }
 
