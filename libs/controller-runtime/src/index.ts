@@ -109,6 +109,8 @@ export * from './events/index.js';
 export * from './finalizer/index.js';
 export * from './handler/handlers.js';
 export { type Checker, ProbeServer } from './healthz/probe-server.js';
+// built-in kinds, typed by the client library's models in their JSON form
+export * from './kinds/index.js';
 export { LeaderElectionLostError, LeaderElector, type Lease } from './leaderelection/leader-elector.js';
 export * from './log/index.js';
 export { type ManagerFlags, managerCommand, parseManagerFlags } from './manager/flags.js';

@@ -1,4 +1,13 @@
-import { type KubeObject, setControllerReference } from '@opkit/controller-runtime';
+import {
+  containerResources,
+  DEPLOYMENT,
+  type Deployment,
+  POD_DISRUPTION_BUDGET,
+  type PodDisruptionBudget,
+  SERVICE,
+  type Service,
+  setControllerReference,
+} from '@opkit/controller-runtime';
 import { DEFAULTS, defaultThreads, type Memcached, memoryMegabytes } from '../api/v1beta1/memcached.js';
 
 /** Labels on everything one Memcached owns; `instance` keeps two Memcacheds in a namespace apart. */
@@ -51,19 +60,16 @@ export function memcachedArgs(cr: Memcached): string[] {
   ];
 }
 
-type Owned<T> = KubeObject & T;
-
 /**
  * The Deployment: `replicas` servers of memcached under the restricted Pod Security profile (non-root, no
  * privilege escalation, no capabilities, RuntimeDefault seccomp, and no fixed UID so OpenShift's restricted
  * SCC can assign one), ready when the port accepts connections.
  */
-export function desiredDeployment(cr: Memcached, image: string): Owned<{ spec: object }> {
+export function desiredDeployment(cr: Memcached, image: string): Deployment {
   const labels = labelsFor(cr);
   const port = portOf(cr);
-  const deployment = {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
+  const deployment: Deployment = {
+    ...DEPLOYMENT,
     metadata: { name: cr.metadata.name!, namespace: cr.metadata.namespace!, labels },
     spec: {
       replicas: cr.spec.replicas,
@@ -111,7 +117,7 @@ export function desiredDeployment(cr: Memcached, image: string): Owned<{ spec: o
                 capabilities: { drop: ['ALL'] },
                 seccompProfile: { type: 'RuntimeDefault' },
               },
-              ...(cr.spec.resources ? { resources: cr.spec.resources } : {}),
+              ...(cr.spec.resources ? { resources: containerResources(cr.spec.resources) } : {}),
             },
           ],
         },
@@ -123,10 +129,9 @@ export function desiredDeployment(cr: Memcached, image: string): Owned<{ spec: o
 }
 
 /** A headless Service: DNS returns every server, so clients can hash keys over all of them. */
-export function desiredService(cr: Memcached): Owned<{ spec: object }> {
-  const service = {
-    apiVersion: 'v1',
-    kind: 'Service',
+export function desiredService(cr: Memcached): Service {
+  const service: Service = {
+    ...SERVICE,
     metadata: { name: cr.metadata.name!, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
     spec: {
       clusterIP: 'None',
@@ -139,10 +144,9 @@ export function desiredService(cr: Memcached): Owned<{ spec: object }> {
 }
 
 /** With more than one server, voluntary disruptions (drains) take at most one at a time. */
-export function desiredPodDisruptionBudget(cr: Memcached): Owned<{ spec: object }> {
-  const pdb = {
-    apiVersion: 'policy/v1',
-    kind: 'PodDisruptionBudget',
+export function desiredPodDisruptionBudget(cr: Memcached): PodDisruptionBudget {
+  const pdb: PodDisruptionBudget = {
+    ...POD_DISRUPTION_BUDGET,
     metadata: { name: cr.metadata.name!, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
     spec: { maxUnavailable: 1, selector: { matchLabels: selectorFor(cr) } },
   };

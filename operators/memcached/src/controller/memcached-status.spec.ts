@@ -1,0 +1,149 @@
+import type { Deployment, Pod } from '@opkit/controller-runtime';
+import { describe, expect, it } from 'vitest';
+import { MEMCACHED, type Memcached } from '../api/v1beta1/memcached.js';
+import {
+  conditionEventType,
+  imageNotConfiguredStatus,
+  type ObservedServers,
+  observedStatus,
+} from './memcached-status.js';
+
+// The status rules on their own: what a Memcached reports for what the reconciler saw.
+
+const cr: Memcached = {
+  ...MEMCACHED,
+  metadata: { name: 'sessions', namespace: 'cache', generation: 4 },
+  spec: { replicas: 2 },
+};
+
+function pod(name: string, ready: boolean, extra: Partial<Pod> = {}): Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, ...extra.metadata },
+    status: {
+      podIP: `10.0.0.${name.charCodeAt(0) - 96}`,
+      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+      ...extra.status,
+    },
+  };
+}
+
+const rolledOut: Deployment = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'sessions', generation: 7 },
+  status: { observedGeneration: 7, replicas: 2, updatedReplicas: 2, readyReplicas: 2 },
+};
+
+const seen = (over: Partial<ObservedServers>): ObservedServers => ({
+  deployment: rolledOut,
+  outcome: 'unchanged',
+  pods: [pod('b', true), pod('a', true)],
+  port: 11211,
+  ...over,
+});
+
+const condition = (status: ReturnType<typeof observedStatus>, type: string) =>
+  status.conditions?.find((c) => c.type === type);
+
+describe('the status of a Memcached', () => {
+  it('is Available once every replica of the unchanged Deployment is rolled out and ready', () => {
+    const status = observedStatus(cr, seen({}));
+    expect(condition(status, 'Available')).toMatchObject({
+      status: 'True',
+      reason: 'AllServersReady',
+      observedGeneration: 4,
+    });
+    expect(condition(status, 'Progressing')).toMatchObject({ status: 'False', reason: 'RolloutComplete' });
+    expect(condition(status, 'Degraded')).toMatchObject({ status: 'False', reason: 'AsExpected' });
+    expect(status).toMatchObject({
+      nodes: ['a', 'b'],
+      servers: ['10.0.0.1:11211', '10.0.0.2:11211'],
+      readyReplicas: 2,
+      observedGeneration: 4,
+    });
+  });
+
+  it('is not Available while this reconcile changed the Deployment, however ready the old pods are', () => {
+    const status = observedStatus(cr, seen({ outcome: 'updated' }));
+    expect(condition(status, 'Available')).toMatchObject({
+      status: 'False',
+      reason: 'ServersNotReady',
+      message: '2 of 2 servers ready',
+    });
+    expect(condition(status, 'Progressing')).toMatchObject({ status: 'True', reason: 'RollingOut' });
+  });
+
+  it('names what the servers wait for, and leaves out pods being deleted', () => {
+    const waiting = pod('c', false, {
+      status: {
+        containerStatuses: [
+          {
+            name: 'memcached',
+            image: 'm',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: { waiting: { reason: 'ImagePullBackOff' } },
+          },
+        ],
+      },
+    });
+    const leaving = pod('d', true, { metadata: { name: 'd', deletionTimestamp: '2026-01-01T00:00:00Z' } });
+    const status = observedStatus(cr, seen({ pods: [waiting, leaving] }));
+    expect(condition(status, 'Available')).toMatchObject({
+      status: 'False',
+      reason: 'NoServersReady',
+      message: '0 of 2 servers ready (c: ImagePullBackOff)',
+    });
+    expect(status.nodes).toEqual(['c']);
+    expect(status.servers).toEqual([]);
+  });
+
+  it('is Degraded with the Deployment’s reason when its rollout stalled', () => {
+    const stalled: Deployment = {
+      ...rolledOut,
+      status: {
+        ...rolledOut.status,
+        conditions: [
+          { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: 'too slow' },
+        ],
+      },
+    };
+    const status = observedStatus(cr, seen({ deployment: stalled, pods: [pod('a', false)] }));
+    expect(condition(status, 'Degraded')).toMatchObject({
+      status: 'True',
+      reason: 'ProgressDeadlineExceeded',
+      message: 'too slow',
+    });
+    expect(condition(status, 'Progressing')).toMatchObject({
+      status: 'False',
+      reason: 'ProgressDeadlineExceeded',
+    });
+  });
+
+  it('says so when no image is configured, keeping what it reported before', () => {
+    const status = imageNotConfiguredStatus({ ...cr, status: { readyReplicas: 1 } }, 'no memcached image');
+    expect(status.readyReplicas).toBe(1);
+    expect(condition(status, 'Available')).toMatchObject({ status: 'False', reason: 'ImageNotConfigured' });
+    expect(condition(status, 'Degraded')).toMatchObject({ status: 'True', reason: 'ImageNotConfigured' });
+  });
+});
+
+describe('the events a condition change is worth', () => {
+  it.each([
+    [undefined, 'Available', 'True', 'Normal'],
+    [undefined, 'Available', 'False', undefined],
+    [undefined, 'Degraded', 'True', 'Warning'],
+    [undefined, 'Degraded', 'False', undefined],
+    ['True', 'Available', 'False', 'Warning'],
+    ['False', 'Available', 'True', 'Normal'],
+    ['True', 'Degraded', 'False', 'Normal'],
+    ['False', 'Progressing', 'True', undefined],
+    ['True', 'Available', 'True', undefined],
+    ['True', 'Available', 'Unknown', undefined],
+  ])('%s → %s=%s: %s', (before, type, status, expected) => {
+    expect(conditionEventType(before, { type, status })).toBe(expected);
+  });
+});

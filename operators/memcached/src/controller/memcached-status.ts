@@ -1,0 +1,148 @@
+import {
+  type ConditionUpdate,
+  type Deployment,
+  isPodReady,
+  type OperationResult,
+  type Pod,
+  setStatusConditions,
+} from '@opkit/controller-runtime';
+import type { Memcached, MemcachedStatus } from '../api/v1beta1/memcached.js';
+
+// What a Memcached's status says, from what the reconciler saw: pure functions, so each rule is a unit test.
+
+/** The status of a Memcached the operator cannot run: no image is configured. */
+export function imageNotConfiguredStatus(cr: Memcached, message: string): MemcachedStatus {
+  const generation = cr.metadata.generation;
+  const failed = {
+    status: 'False' as const,
+    reason: 'ImageNotConfigured',
+    message,
+    observedGeneration: generation,
+  };
+  return {
+    ...cr.status,
+    observedGeneration: generation,
+    conditions: setStatusConditions(
+      cr.status?.conditions,
+      { type: 'Available', ...failed },
+      { type: 'Degraded', ...failed, status: 'True' },
+    ),
+  };
+}
+
+/** The status of a Memcached being deleted, once its finalizer's work is done. */
+export function finalizingStatus(dying: Memcached): MemcachedStatus {
+  return {
+    ...dying.status,
+    conditions: setStatusConditions(dying.status?.conditions, {
+      type: 'Degraded',
+      status: 'True',
+      reason: 'Finalizing',
+      message: `Finalizer operations for custom resource ${dying.metadata.name} were successfully accomplished`,
+      observedGeneration: dying.metadata.generation,
+    }),
+  };
+}
+
+/** What the reconciler saw of a Memcached's servers. */
+export interface ObservedServers {
+  /** The Deployment as read before this reconcile applied it (undefined: it did not exist). */
+  readonly deployment: Deployment | undefined;
+  /** What applying the desired Deployment did. */
+  readonly outcome: OperationResult;
+  /** The Memcached's pods. */
+  readonly pods: readonly Pod[];
+  readonly port: number;
+}
+
+/**
+ * Available, Progressing and Degraded, the pods in `nodes` and the ready servers' addresses in `servers`.
+ * Available only once the Deployment, unchanged by this reconcile, has rolled out every replica and each is
+ * ready; a Deployment whose rollout stalled (Progressing=False) makes the Memcached Degraded with its reason.
+ */
+export function observedStatus(cr: Memcached, seen: ObservedServers): MemcachedStatus {
+  const replicas = cr.spec.replicas;
+  const live = seen.pods
+    .filter((p) => !p.metadata.deletionTimestamp)
+    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  const ready = live.filter(isPodReady);
+  const status = seen.deployment?.status ?? {};
+  const rolledOut =
+    seen.outcome === 'unchanged' &&
+    status.observedGeneration === seen.deployment?.metadata.generation &&
+    (status.updatedReplicas ?? 0) === replicas &&
+    (status.replicas ?? 0) === replicas;
+  const allReady = rolledOut && ready.length === replicas && (status.readyReplicas ?? 0) === replicas;
+  const stuck = status.conditions?.find((c) => c.type === 'Progressing' && c.status === 'False');
+  const waiting = live.flatMap((p) =>
+    (p.status?.containerStatuses ?? []).flatMap((s) =>
+      s.state?.waiting ? [`${p.metadata.name}: ${s.state.waiting.reason}`] : [],
+    ),
+  );
+  const notReady = `${ready.length} of ${replicas} servers ready${waiting.length ? ` (${waiting.join(', ')})` : ''}`;
+  const stalled = {
+    status: 'False' as const,
+    reason: stuck?.reason ?? 'RolloutStuck',
+    message: stuck?.message ?? notReady,
+  };
+
+  const available: ConditionUpdate = allReady
+    ? {
+        type: 'Available',
+        status: 'True',
+        reason: 'AllServersReady',
+        message: `${ready.length} memcached servers ready`,
+      }
+    : {
+        type: 'Available',
+        status: 'False',
+        reason: ready.length > 0 ? 'ServersNotReady' : 'NoServersReady',
+        message: notReady,
+      };
+  const progressing: ConditionUpdate = allReady
+    ? {
+        type: 'Progressing',
+        status: 'False',
+        reason: 'RolloutComplete',
+        message: `Deployment ${cr.metadata.name} is rolled out`,
+      }
+    : stuck
+      ? { type: 'Progressing', ...stalled }
+      : { type: 'Progressing', status: 'True', reason: 'RollingOut', message: notReady };
+  const degraded: ConditionUpdate = stuck
+    ? { type: 'Degraded', ...stalled, status: 'True' }
+    : { type: 'Degraded', status: 'False', reason: 'AsExpected', message: 'No failures' };
+  const generation = cr.metadata.generation;
+  return {
+    conditions: setStatusConditions(
+      cr.status?.conditions,
+      ...[available, progressing, degraded].map((c) => ({ ...c, observedGeneration: generation })),
+    ),
+    nodes: live.flatMap((p) => (p.metadata.name ? [p.metadata.name] : [])),
+    servers: ready.flatMap((p) => (p.status?.podIP ? [`${p.status.podIP}:${seen.port}`] : [])),
+    readyReplicas: ready.length,
+    observedGeneration: generation,
+  };
+}
+
+/**
+ * Whether a condition change is news for `kubectl describe`: availability gained or lost, degradation raised
+ * or cleared. Progressing comes and goes with every rollout, and a condition's first value is only news when
+ * it is good (Available) or bad (Degraded); each event is an API write, so the rest stay in the status.
+ */
+export function conditionEventType(
+  before: string | undefined,
+  c: { readonly type: string; readonly status: string },
+): 'Normal' | 'Warning' | undefined {
+  if (before === c.status || c.type === 'Progressing' || c.status === 'Unknown') return undefined;
+  const bad =
+    (c.type === 'Degraded' && c.status === 'True') || (c.type === 'Available' && c.status === 'False');
+  const good =
+    (c.type === 'Available' && c.status === 'True') || (c.type === 'Degraded' && c.status === 'False');
+  if (before === undefined || before === 'Unknown') {
+    if (c.type === 'Available' && good) return 'Normal';
+    if (c.type === 'Degraded' && bad) return 'Warning';
+    return undefined;
+  }
+  return bad ? 'Warning' : 'Normal';
+}
