@@ -91,6 +91,7 @@ export {
 export {
   conditionSchema,
   conditionsSchema,
+  customResourceSchema,
   int32,
   int64,
   QUANTITY_PATTERN,

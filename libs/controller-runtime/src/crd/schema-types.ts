@@ -1,4 +1,11 @@
-import { type TInteger, type TObject, type TOptional, type TUnsafe, Type } from '@sinclair/typebox';
+import {
+  type TInteger,
+  type TObject,
+  type TOptional,
+  type TSchema,
+  type TUnsafe,
+  Type,
+} from '@sinclair/typebox';
 
 // The Kubernetes types an operator's TypeBox API schema is made of, written once as the API server's
 // OpenAPI has them (as kubebuilder's markers produce them), so CRDs of every operator agree.
@@ -75,4 +82,25 @@ export function conditionsSchema(description: string) {
     'x-kubernetes-list-map-keys': ['type'],
     description,
   });
+}
+
+/**
+ * A custom resource's top-level schema as controller-gen writes it: `apiVersion`, `kind`, `metadata` (left to
+ * the API server), the spec and an optional status.
+ */
+export function customResourceSchema<Spec extends TSchema, Status extends TSchema>(
+  spec: Spec,
+  status: Status,
+  description: string,
+) {
+  return Type.Object(
+    {
+      apiVersion: Type.Optional(Type.String()),
+      kind: Type.Optional(Type.String()),
+      metadata: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object' })),
+      spec,
+      status: Type.Optional(status),
+    },
+    { description },
+  );
 }

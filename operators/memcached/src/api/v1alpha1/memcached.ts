@@ -1,4 +1,10 @@
-import { int32, type KubeObject, type SchemaProblem, schemaValidator } from '@opkit/controller-runtime';
+import {
+  customResourceSchema,
+  int32,
+  type KubeObject,
+  type SchemaProblem,
+  schemaValidator,
+} from '@opkit/controller-runtime';
 import { type Static, Type } from '@sinclair/typebox';
 import { memcachedStatusSchema, unchangedSpecFields } from '../shared.js';
 
@@ -32,15 +38,10 @@ export const memcachedSpecSchema = Type.Object(
   { description: 'MemcachedSpec is the desired state of a Memcached.' },
 );
 
-export const memcachedSchema = Type.Object(
-  {
-    apiVersion: Type.Optional(Type.String()),
-    kind: Type.Optional(Type.String()),
-    metadata: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object' })),
-    spec: memcachedSpecSchema,
-    status: Type.Optional(memcachedStatusSchema),
-  },
-  { description: 'Memcached is the Schema for the memcacheds API.' },
+export const memcachedSchema = customResourceSchema(
+  memcachedSpecSchema,
+  memcachedStatusSchema,
+  'Memcached is the Schema for the memcacheds API.',
 );
 
 export type MemcachedSpec = Static<typeof memcachedSpecSchema>;

@@ -1,4 +1,5 @@
 import {
+  customResourceSchema,
   int32,
   type KubeObject,
   quantity,
@@ -56,15 +57,10 @@ export const memcachedSpecSchema = Type.Object(
   { description: 'MemcachedSpec is the desired state of a Memcached.' },
 );
 
-export const memcachedSchema = Type.Object(
-  {
-    apiVersion: Type.Optional(Type.String()),
-    kind: Type.Optional(Type.String()),
-    metadata: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object' })),
-    spec: memcachedSpecSchema,
-    status: Type.Optional(memcachedStatusSchema),
-  },
-  { description: 'Memcached is the Schema for the memcacheds API.' },
+export const memcachedSchema = customResourceSchema(
+  memcachedSpecSchema,
+  memcachedStatusSchema,
+  'Memcached is the Schema for the memcacheds API.',
 );
 
 export type MemcachedSpec = Static<typeof memcachedSpecSchema>;

@@ -1,5 +1,6 @@
 import {
   conditionsSchema,
+  customResourceSchema,
   int32,
   int64,
   type KubeObject,
@@ -190,15 +191,10 @@ export const redisClusterStatusSchema = Type.Object(
   { description: 'RedisClusterStatus is the observed state of a RedisCluster.' },
 );
 
-export const redisClusterSchema = Type.Object(
-  {
-    apiVersion: Type.Optional(Type.String()),
-    kind: Type.Optional(Type.String()),
-    metadata: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object' })),
-    spec: redisClusterSpecSchema,
-    status: Type.Optional(redisClusterStatusSchema),
-  },
-  { description: 'RedisCluster is the Schema for the redisclusters API: a sharded Redis Cluster.' },
+export const redisClusterSchema = customResourceSchema(
+  redisClusterSpecSchema,
+  redisClusterStatusSchema,
+  'RedisCluster is the Schema for the redisclusters API: a sharded Redis Cluster.',
 );
 
 export type RedisClusterSpec = Static<typeof redisClusterSpecSchema>;
