@@ -18,18 +18,18 @@ const NOT_SHIPPED_KINDS = new Set([
  * with a warning.
  */
 export function bundleManifests(
-  sorted: OperatorObjects,
+  operator: OperatorObjects,
   remainingRbac: readonly KubeObject[],
 ): { manifests: KubeObject[]; warnings: string[] } {
   const manifests: KubeObject[] = [
-    ...sorted.crds.map((c) => deepCopy(c)),
+    ...operator.crds.map((c) => deepCopy(c)),
     ...remainingRbac.map((o) => deepCopy(o)),
   ];
   const warnings: string[] = [];
-  for (const obj of sorted.objects) {
-    if (obj.kind === CRD_KIND || FOLDED_RBAC_KINDS.has(obj.kind) || sorted.isSample(obj)) continue;
+  for (const obj of operator.objects) {
+    if (obj.kind === CRD_KIND || FOLDED_RBAC_KINDS.has(obj.kind) || operator.isSample(obj)) continue;
     if (NOT_SHIPPED_KINDS.has(obj.kind)) continue;
-    if (obj.kind === 'ServiceAccount' && sorted.serviceAccounts.has(obj.metadata.name ?? '')) continue;
+    if (obj.kind === 'ServiceAccount' && operator.serviceAccounts.has(obj.metadata.name ?? '')) continue;
     if (!isSupportedKind(obj.kind)) {
       warnings.push(
         `${obj.kind} ${JSON.stringify(obj.metadata.name ?? '')} dropped: not a supported kind for a registry+v1 bundle`,

@@ -5,7 +5,7 @@ import { formatValidationError, hasErrors, type ManifestResult } from '../valida
 import { DEFAULT_INSTALL_MODES, defaultBaseCsv, findBaseCsv, packageNameOf } from './base.js';
 import { bundleManifests } from './bundle-manifests.js';
 import { CsvError } from './errors.js';
-import { sortOperatorObjects } from './operator-objects.js';
+import { classifyOperatorObjects } from './operator-objects.js';
 import { ownedCrdDescriptions } from './owned-crds.js';
 import { type FoldedPermissions, foldPermissions } from './permissions.js';
 import { collectRelatedImages, mergeRelatedImages } from './related-images.js';
@@ -102,17 +102,21 @@ function rfc3339(value: Date | string): string {
 export function generateCsv(input: GenerateCsvInput): GeneratedCsv {
   assertStrictSemver(input.version);
   const { csv, packageName } = startingCsv(input);
-  const sorted = sortOperatorObjects(input.objects, input.operatorImage, input.extraServiceAccounts ?? []);
-  const rbac = foldPermissions(sorted.objects, sorted.serviceAccounts);
+  const operator = classifyOperatorObjects(
+    input.objects,
+    input.operatorImage,
+    input.extraServiceAccounts ?? [],
+  );
+  const rbac = foldPermissions(operator.objects, operator.serviceAccounts);
   // Each step sets its fields in place; the order of the steps is the order new keys appear in the output.
-  setInstallStrategy(csv, sorted.deployments, rbac);
-  setCustomResourceDefinitions(csv, sorted.crds);
-  const webhooks = webhookDefinitions(sorted.objects, sorted.deployments);
+  setInstallStrategy(csv, operator.deployments, rbac);
+  setCustomResourceDefinitions(csv, operator.crds);
+  const webhooks = webhookDefinitions(operator.objects, operator.deployments);
   if (webhooks.length > 0) csv.spec.webhookdefinitions = webhooks;
-  const imageWarnings = setRelatedImages(csv, sorted.deployments);
-  setAnnotations(csv, input, sorted.samples);
+  const imageWarnings = setRelatedImages(csv, operator.deployments);
+  setAnnotations(csv, input, operator.samples);
   setVersionAndUpgradeEdges(csv, input, packageName);
-  const { manifests, warnings: manifestWarnings } = bundleManifests(sorted, rbac.remaining);
+  const { manifests, warnings: manifestWarnings } = bundleManifests(operator, rbac.remaining);
   return {
     csv,
     manifests,

@@ -3,7 +3,7 @@ import { CRD_KIND, CSV_KIND, deepCopy, groupOf, isRecord, type KubeObject, versi
 const WATCH_NAMESPACE = 'WATCH_NAMESPACE';
 const TARGET_NAMESPACES_REF = "metadata.annotations['olm.targetNamespaces']";
 
-/** The rendered operator objects, sorted into what a CSV is generated from. */
+/** The rendered operator objects, classified into what a CSV is generated from. */
 export interface OperatorObjects {
   /** Every object except ClusterServiceVersions. */
   readonly objects: readonly KubeObject[];
@@ -17,8 +17,8 @@ export interface OperatorObjects {
   readonly serviceAccounts: ReadonlySet<string>;
 }
 
-/** Sorts the rendered objects; `operatorImage` replaces the manager container's image. */
-export function sortOperatorObjects(
+/** Classifies the rendered objects; `operatorImage` replaces the manager container's image. */
+export function classifyOperatorObjects(
   rendered: readonly KubeObject[],
   operatorImage: string | undefined,
   extraServiceAccounts: readonly string[],
@@ -35,7 +35,7 @@ export function sortOperatorObjects(
   return { objects, deployments, crds, samples: objects.filter(isSample), isSample, serviceAccounts };
 }
 
-export function podSpecOf(deployment: KubeObject): Record<string, unknown> {
+function podSpecOf(deployment: KubeObject): Record<string, unknown> {
   const spec = isRecord(deployment.spec) ? deployment.spec : {};
   const template = isRecord(spec.template) ? spec.template : {};
   return isRecord(template.spec) ? template.spec : {};
