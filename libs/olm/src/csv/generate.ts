@@ -1,24 +1,22 @@
 import { goJsonMarshal } from '../bundle/go-json.js';
-import { isSupportedKind } from '../bundle/supported-kinds.js';
 import { parseVersion } from '../semver/index.js';
 import { validateCsv } from '../validation/csv.js';
 import { formatValidationError, hasErrors, type ManifestResult } from '../validation/result.js';
 import { DEFAULT_INSTALL_MODES, defaultBaseCsv, findBaseCsv, packageNameOf } from './base.js';
+import { bundleManifests } from './bundle-manifests.js';
 import { CsvError } from './errors.js';
+import { classifyOperatorObjects } from './operator-objects.js';
 import { ownedCrdDescriptions } from './owned-crds.js';
-import { foldPermissions } from './permissions.js';
+import { type FoldedPermissions, foldPermissions } from './permissions.js';
 import { collectRelatedImages, mergeRelatedImages } from './related-images.js';
 import {
   type ClusterServiceVersion,
-  CRD_KIND,
   CSV_API_VERSION,
   CSV_KIND,
   deepCopy,
-  groupOf,
   isRecord,
   type KubeObject,
   type StrategyDeploymentSpec,
-  versionOf,
 } from './types.js';
 import { webhookDefinitions } from './webhooks.js';
 
@@ -72,20 +70,7 @@ export interface GeneratedCsv {
   readonly validation: ManifestResult;
 }
 
-const WATCH_NAMESPACE = 'WATCH_NAMESPACE';
-const TARGET_NAMESPACES_REF = "metadata.annotations['olm.targetNamespaces']";
 const SKIP_RANGE = 'olm.skipRange';
-
-function podSpecOf(deployment: KubeObject): Record<string, unknown> {
-  const spec = isRecord(deployment.spec) ? deployment.spec : {};
-  const template = isRecord(spec.template) ? spec.template : {};
-  return isRecord(template.spec) ? template.spec : {};
-}
-
-function containersOf(deployment: KubeObject): Record<string, unknown>[] {
-  const list = podSpecOf(deployment).containers;
-  return (Array.isArray(list) ? list : []).filter(isRecord);
-}
 
 /** RFC 3339 in UTC with seconds precision, as Go's `time.RFC3339` prints it. */
 function rfc3339(value: Date | string): string {
@@ -93,24 +78,6 @@ function rfc3339(value: Date | string): string {
   if (Number.isNaN(date.getTime()))
     throw new CsvError('OLM_CSV_INPUT_INVALID', `invalid createdAt ${String(value)}`);
   return `${date.toISOString().slice(0, 19)}Z`;
-}
-
-function prepareDeployment(dep: KubeObject, operatorImage: string | undefined, first: boolean): KubeObject {
-  const copy = deepCopy(dep);
-  const containers = containersOf(copy);
-  if (operatorImage !== undefined) {
-    const manager = containers.find((c) => c.name === 'manager') ?? (first ? containers[0] : undefined);
-    if (manager !== undefined) manager.image = operatorImage;
-  }
-  for (const c of containers) {
-    if (!Array.isArray(c.env)) continue;
-    c.env = c.env.map((env: unknown) =>
-      isRecord(env) && env.name === WATCH_NAMESPACE
-        ? { name: WATCH_NAMESPACE, valueFrom: { fieldRef: { fieldPath: TARGET_NAMESPACES_REF } } }
-        : env,
-    );
-  }
-  return copy;
 }
 
 /**
@@ -133,14 +100,44 @@ function prepareDeployment(dep: KubeObject, operatorImage: string | undefined, f
  *   validator (as the SDK refuses to write an invalid CSV).
  */
 export function generateCsv(input: GenerateCsvInput): GeneratedCsv {
+  assertStrictSemver(input.version);
+  const { csv, packageName } = startingCsv(input);
+  const operator = classifyOperatorObjects(
+    input.objects,
+    input.operatorImage,
+    input.extraServiceAccounts ?? [],
+  );
+  const rbac = foldPermissions(operator.objects, operator.serviceAccounts);
+  // Each step sets its fields in place; the order of the steps is the order new keys appear in the output.
+  setInstallStrategy(csv, operator.deployments, rbac);
+  setCustomResourceDefinitions(csv, operator.crds);
+  const webhooks = webhookDefinitions(operator.objects, operator.deployments);
+  if (webhooks.length > 0) csv.spec.webhookdefinitions = webhooks;
+  const imageWarnings = setRelatedImages(csv, operator.deployments);
+  setAnnotations(csv, input, operator.samples);
+  setVersionAndUpgradeEdges(csv, input, packageName);
+  const { manifests, warnings: manifestWarnings } = bundleManifests(operator, rbac.remaining);
+  return {
+    csv,
+    manifests,
+    warnings: [...imageWarnings, ...manifestWarnings],
+    validation: validGeneratedCsv(csv),
+  };
+}
+
+function assertStrictSemver(version: string): void {
   try {
-    parseVersion(input.version);
+    parseVersion(version);
   } catch (error) {
     throw new CsvError(
       'OLM_CSV_INPUT_INVALID',
-      `invalid version ${JSON.stringify(input.version)}: ${(error as Error).message}`,
+      `invalid version ${JSON.stringify(version)}: ${(error as Error).message}`,
     );
   }
+}
+
+/** A copy of the base CSV (given, found among the objects, or the default one) with its required fields set. */
+function startingCsv(input: GenerateCsvInput): { csv: ClusterServiceVersion; packageName: string } {
   const foundBase = input.base ?? findBaseCsv(input.objects, input.packageName);
   const packageName =
     input.packageName ?? (foundBase !== undefined ? packageNameOf(foundBase.metadata.name ?? '') : undefined);
@@ -155,86 +152,70 @@ export function generateCsv(input: GenerateCsvInput): GeneratedCsv {
   csv.kind = CSV_KIND;
   if (!isRecord(csv.metadata)) csv.metadata = {};
   if (!isRecord(csv.spec)) csv.spec = { displayName: '', install: { strategy: 'deployment' } };
-  const warnings: string[] = [];
+  return { csv, packageName };
+}
 
-  const objects = input.objects.filter((o) => o.kind !== CSV_KIND);
-  const deployments = objects
-    .filter((o) => o.kind === 'Deployment' && groupOf(o.apiVersion) === 'apps')
-    .map((d, i) => prepareDeployment(d, input.operatorImage, i === 0));
-  const crds = objects.filter((o) => o.kind === CRD_KIND);
-  const served = new Set<string>();
-  for (const crd of crds) {
-    const spec = isRecord(crd.spec) ? crd.spec : {};
-    const kind = isRecord(spec.names) ? String(spec.names.kind ?? '') : '';
-    const versions = Array.isArray(spec.versions)
-      ? spec.versions.filter(isRecord).map((v) => String(v.name ?? ''))
-      : [];
-    if (typeof spec.version === 'string') versions.push(spec.version);
-    for (const v of versions) served.add(`${String(spec.group ?? '')}/${v}/${kind}`);
-  }
-  const isSample = (o: KubeObject) =>
-    served.has(`${groupOf(o.apiVersion)}/${versionOf(o.apiVersion)}/${o.kind}`);
-  const samples = objects.filter(isSample);
-
-  const serviceAccounts = new Set([
-    ...deployments.map((d) => {
-      const name = podSpecOf(d).serviceAccountName;
-      return typeof name === 'string' && name !== '' ? name : 'default';
-    }),
-    ...(input.extraServiceAccounts ?? []),
-  ]);
-  const rbac = foldPermissions(objects, serviceAccounts);
-
-  // spec.install
+/** `spec.install`: the base's strategy (default `deployment`) with every deployment and the folded RBAC. */
+function setInstallStrategy(
+  csv: ClusterServiceVersion,
+  deployments: readonly KubeObject[],
+  rbac: FoldedPermissions,
+): void {
   const install = isRecord(csv.spec.install) ? csv.spec.install : { strategy: '' };
   const strategy =
     typeof install.strategy === 'string' && install.strategy !== '' ? install.strategy : 'deployment';
-  const deploymentSpecs: StrategyDeploymentSpec[] = deployments.map((d) => {
-    const entry: StrategyDeploymentSpec = {
-      name: d.metadata.name ?? '',
-      spec: (isRecord(d.spec) ? d.spec : {}) as Record<string, unknown>,
-    };
-    if (d.metadata.labels !== undefined && Object.keys(d.metadata.labels).length > 0)
-      entry.label = { ...d.metadata.labels };
-    return entry;
-  });
   csv.spec.install = {
     ...install,
     strategy,
     spec: {
-      deployments: deploymentSpecs,
+      deployments: deployments.map(strategyDeployment),
       ...(rbac.permissions.length > 0 ? { permissions: rbac.permissions } : {}),
       ...(rbac.clusterPermissions.length > 0 ? { clusterPermissions: rbac.clusterPermissions } : {}),
     },
   };
+}
 
-  // spec.customresourcedefinitions
+function strategyDeployment(deployment: KubeObject): StrategyDeploymentSpec {
+  const entry: StrategyDeploymentSpec = {
+    name: deployment.metadata.name ?? '',
+    spec: (isRecord(deployment.spec) ? deployment.spec : {}) as Record<string, unknown>,
+  };
+  const labels = deployment.metadata.labels;
+  if (labels !== undefined && Object.keys(labels).length > 0) entry.label = { ...labels };
+  return entry;
+}
+
+/** `spec.customresourcedefinitions`: owned entries from the CRDs (merged with the base's), required as in the base. */
+function setCustomResourceDefinitions(csv: ClusterServiceVersion, crds: readonly KubeObject[]): void {
   const baseCrds = isRecord(csv.spec.customresourcedefinitions) ? csv.spec.customresourcedefinitions : {};
   const owned = ownedCrdDescriptions(crds, Array.isArray(baseCrds.owned) ? baseCrds.owned : []);
   const required = Array.isArray(baseCrds.required) ? baseCrds.required : [];
-  if (owned.length > 0 || required.length > 0) {
-    csv.spec.customresourcedefinitions = {
-      ...(owned.length > 0 ? { owned } : {}),
-      ...(required.length > 0 ? { required } : {}),
-    };
-  } else {
+  if (owned.length === 0 && required.length === 0) {
     delete csv.spec.customresourcedefinitions;
+    return;
   }
+  csv.spec.customresourcedefinitions = {
+    ...(owned.length > 0 ? { owned } : {}),
+    ...(required.length > 0 ? { required } : {}),
+  };
+}
 
-  // webhooks
-  const webhooks = webhookDefinitions(objects, deployments);
-  if (webhooks.length > 0) csv.spec.webhookdefinitions = webhooks;
-
-  // related images
+/** `spec.relatedImages`: the base's plus those the deployments reference; returns what was dropped or merged. */
+function setRelatedImages(csv: ClusterServiceVersion, deployments: readonly KubeObject[]): string[] {
   const collected = collectRelatedImages(deployments);
   const merged = mergeRelatedImages(
     Array.isArray(csv.spec.relatedImages) ? csv.spec.relatedImages : [],
     collected.images,
   );
-  warnings.push(...collected.warnings, ...merged.warnings);
   if (merged.images.length > 0) csv.spec.relatedImages = merged.images;
+  return [...collected.warnings, ...merged.warnings];
+}
 
-  // metadata, version and upgrade edges
+function setAnnotations(
+  csv: ClusterServiceVersion,
+  input: GenerateCsvInput,
+  samples: readonly KubeObject[],
+): void {
   const annotations = { ...(csv.metadata.annotations ?? {}) };
   annotations['alm-examples'] = goJsonMarshal(samples, { indent: '  ' });
   if (input.skipRange === null) delete annotations[SKIP_RANGE];
@@ -245,6 +226,14 @@ export function generateCsv(input: GenerateCsvInput): GeneratedCsv {
     annotations['operators.operatorframework.io/project_layout'] = input.projectLayout;
   if (input.operatorImage !== undefined) annotations.containerImage = input.operatorImage;
   csv.metadata.annotations = annotations;
+}
+
+/** Name and version, the upgrade edges and minimum Kubernetes version given, and install modes when none are set. */
+function setVersionAndUpgradeEdges(
+  csv: ClusterServiceVersion,
+  input: GenerateCsvInput,
+  packageName: string,
+): void {
   csv.metadata.name = `${packageName}.v${input.version}`;
   csv.spec.version = input.version;
   if (input.replaces === null) delete csv.spec.replaces;
@@ -255,29 +244,10 @@ export function generateCsv(input: GenerateCsvInput): GeneratedCsv {
   if (!Array.isArray(csv.spec.installModes) || csv.spec.installModes.length === 0) {
     csv.spec.installModes = DEFAULT_INSTALL_MODES.map((m) => ({ ...m }));
   }
+}
 
-  // the other bundle manifests
-  const folded = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
-  const manifests: KubeObject[] = [
-    ...crds.map((c) => deepCopy(c)),
-    ...rbac.remaining.map((o) => deepCopy(o)),
-  ];
-  for (const obj of objects) {
-    if (obj.kind === CRD_KIND || folded.has(obj.kind) || isSample(obj)) continue;
-    if (obj.kind === 'Deployment' || obj.kind === 'Namespace') continue;
-    if (obj.kind === 'ValidatingWebhookConfiguration' || obj.kind === 'MutatingWebhookConfiguration')
-      continue;
-    if (obj.kind === 'ServiceAccount' && serviceAccounts.has(obj.metadata.name ?? '')) continue;
-    if (!isSupportedKind(obj.kind)) {
-      warnings.push(
-        `${obj.kind} ${JSON.stringify(obj.metadata.name ?? '')} dropped: not a supported kind for a registry+v1 bundle`,
-      );
-      continue;
-    }
-    manifests.push(deepCopy(obj));
-  }
-  for (const m of manifests) delete m.metadata.namespace;
-
+/** The CSV validator's findings; the SDK refuses to write a CSV with errors, and so do we. */
+function validGeneratedCsv(csv: ClusterServiceVersion): ManifestResult {
   const validation = validateCsv(csv);
   if (hasErrors(validation)) {
     throw new CsvError(
@@ -289,5 +259,5 @@ export function generateCsv(input: GenerateCsvInput): GeneratedCsv {
       [validation],
     );
   }
-  return { csv, manifests, warnings, validation };
+  return validation;
 }

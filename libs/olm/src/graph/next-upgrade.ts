@@ -1,5 +1,5 @@
 import { bundleVersion } from '../catalog/properties.js';
-import type { Catalog, ChannelEntry } from '../catalog/types.js';
+import type { Catalog, ChannelBlob, ChannelEntry, PackageBlob } from '../catalog/types.js';
 import { goQuote } from '../semver/go-quote.js';
 import { rangeIncludes, tryParseRange } from '../semver/range.js';
 import { compareVersions, formatVersion, tryParseVersion, type Version } from '../semver/version.js';
@@ -71,6 +71,30 @@ export function nextUpgrade(
 ): UpgradeDecision {
   const pkgBlob = catalog.packages.find((p) => p.name === pkg);
   if (pkgBlob === undefined) throw new GraphError('GRAPH_UNKNOWN_PACKAGE', `unknown package ${goQuote(pkg)}`);
+  const current = parseInstalledVersion(installedVersion);
+  const versions = bundleVersionsOf(catalog, pkg);
+  const installed: Installed = {
+    name: options.installedName ?? findInstalled(pkg, versions, current),
+    version: current,
+    versionText: installedVersion,
+  };
+  const channels = subscribedChannels(catalog, pkgBlob, channel);
+  const ordered = orderedEntries(pkg, channels);
+  const candidates = upgradeCandidates(ordered, installed, versions);
+  const best = candidates[0];
+  if (best !== undefined) return upgradeTo(best, installed, channels, ordered, candidates);
+  return stayOn(installed, channels, ordered, candidates);
+}
+
+/** The installed bundle: its name, when known, and its version. */
+interface Installed {
+  readonly name: string | undefined;
+  readonly version: Version;
+  /** The version as the caller gave it. */
+  readonly versionText: string;
+}
+
+function parseInstalledVersion(installedVersion: string): Version {
   const current = tryParseVersion(installedVersion);
   if (current === undefined) {
     throw new GraphError(
@@ -78,14 +102,23 @@ export function nextUpgrade(
       `installed version ${goQuote(installedVersion)} is not a valid semver version`,
     );
   }
+  return current;
+}
+
+/** The `olm.package` version of each bundle of the package, by bundle name (the first blob of a name wins). */
+function bundleVersionsOf(catalog: Catalog, pkg: string): Map<string, string> {
   const versions = new Map<string, string>();
   for (const b of catalog.bundles) {
     if (b.package !== pkg) continue;
     const v = bundleVersion(b);
     if (v !== undefined && !versions.has(b.name)) versions.set(b.name, v);
   }
-  const installedName = options.installedName ?? findInstalled(pkg, versions, current);
+  return versions;
+}
 
+/** The channels the Subscription follows: the named one, or all of them with the default channel first. */
+function subscribedChannels(catalog: Catalog, pkgBlob: PackageBlob, channel: string): ChannelBlob[] {
+  const pkg = pkgBlob.name;
   const channels = catalog.channels.filter(
     (c) => c.package === pkg && (channel === '' || c.name === channel),
   );
@@ -96,74 +129,112 @@ export function nextUpgrade(
         : `unknown channel ${goQuote(channel)} of package ${goQuote(pkg)}`;
     throw new GraphError('GRAPH_UNKNOWN_CHANNEL', what);
   }
-  channels.sort((a, b) => {
+  return channels.sort((a, b) => {
     const ad = a.name === pkgBlob.defaultChannel;
     const bd = b.name === pkgBlob.defaultChannel;
     if (ad !== bd) return ad ? -1 : 1;
     return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
   });
+}
 
+/** Every entry of the channels, channel by channel, each channel from its head down (OLM's order). */
+function orderedEntries(pkg: string, channels: readonly ChannelBlob[]): Entry[] {
   const ordered: Entry[] = [];
   for (const c of channels) {
     const byName = new Map(c.entries.map((e) => [e.name, e]));
-    for (const name of sortChannel(pkg, c.name, c.entries))
-      ordered.push({ entry: byName.get(name)!, channel: c.name });
+    for (const name of sortChannel(pkg, c.name, c.entries)) {
+      const entry = byName.get(name);
+      if (entry !== undefined) ordered.push({ entry, channel: c.name });
+    }
   }
+  return ordered;
+}
 
+/** The entries with a direct edge from the installed bundle, in OLM's order, with every edge kind they have. */
+function upgradeCandidates(
+  ordered: readonly Entry[],
+  installed: Installed,
+  versions: ReadonlyMap<string, string>,
+): UpgradeCandidate[] {
+  const installedName = installed.name;
   const candidates: UpgradeCandidate[] = [];
-  for (const { entry, channel: ch } of ordered) {
+  for (const { entry, channel } of ordered) {
     if (entry.name === installedName) continue;
     const via: EdgeKind[] = [];
     if (installedName !== undefined && entry.replaces === installedName) via.push('replaces');
     if (installedName !== undefined && entry.skips?.includes(installedName)) via.push('skips');
     const range = entry.skipRange ? tryParseRange(entry.skipRange) : undefined;
-    if (range && rangeIncludes(range, current)) via.push('skipRange');
+    if (range && rangeIncludes(range, installed.version)) via.push('skipRange');
     if (via.length === 0) continue;
     const version = versions.get(entry.name);
-    candidates.push({ name: entry.name, channel: ch, via, ...(version === undefined ? {} : { version }) });
+    candidates.push({ name: entry.name, channel, via, ...(version === undefined ? {} : { version }) });
   }
+  return candidates;
+}
 
-  const from =
-    installedName === undefined
-      ? { version: installedVersion }
-      : { name: installedName, version: installedVersion };
-  const best = candidates[0];
-  if (best !== undefined) {
-    const reason = best.via[0]!;
-    const edge =
-      reason === 'replaces'
-        ? `replaces ${installedName}`
-        : reason === 'skips'
-          ? `skips ${installedName}`
-          : `has skipRange ${goQuote(channels.flatMap((c) => c.entries).find((e) => e.name === best.name)?.skipRange ?? '')} including ${formatVersion(current)}`;
-    const position = ordered.findIndex((o) => o.entry.name === best.name && o.channel === best.channel);
-    const closest =
-      position === 0 || ordered[position - 1]?.channel !== best.channel
-        ? 'the head'
-        : 'the entry closest to the head';
-    return {
-      from,
-      to: {
-        name: best.name,
-        channel: best.channel,
-        ...(best.version === undefined ? {} : { version: best.version }),
-      },
-      reason,
-      explanation: `${best.name} ${edge}; it is ${closest} of channel ${goQuote(best.channel)} with a direct edge from the installed bundle`,
-      candidates,
-    };
-  }
+function fromOf(installed: Installed): UpgradeDecision['from'] {
+  return installed.name === undefined
+    ? { version: installed.versionText }
+    : { name: installed.name, version: installed.versionText };
+}
 
-  const heads = channels.map((c) => ({
-    channel: c.name,
-    head: ordered.find((o) => o.channel === c.name)?.entry.name,
-  }));
-  const headOf = heads.find((h) => h.head !== undefined && h.head === installedName);
-  if (headOf) {
+/** The decision to move to the best candidate, explained by the edge that selects it. */
+function upgradeTo(
+  best: UpgradeCandidate,
+  installed: Installed,
+  channels: readonly ChannelBlob[],
+  ordered: readonly Entry[],
+  candidates: UpgradeCandidate[],
+): UpgradeDecision {
+  const reason = best.via[0]!; // a candidate has at least one edge
+  const current = formatVersion(installed.version);
+  const skipRange = () =>
+    channels.flatMap((c) => c.entries).find((e) => e.name === best.name)?.skipRange ?? '';
+  const edge =
+    reason === 'replaces'
+      ? `replaces ${installed.name}`
+      : reason === 'skips'
+        ? `skips ${installed.name}`
+        : `has skipRange ${goQuote(skipRange())} including ${current}`;
+  const position = ordered.findIndex((o) => o.entry.name === best.name && o.channel === best.channel);
+  const closest =
+    position === 0 || ordered[position - 1]?.channel !== best.channel
+      ? 'the head'
+      : 'the entry closest to the head';
+  return {
+    from: fromOf(installed),
+    to: {
+      name: best.name,
+      channel: best.channel,
+      ...(best.version === undefined ? {} : { version: best.version }),
+    },
+    reason,
+    explanation: `${best.name} ${edge}; it is ${closest} of channel ${goQuote(best.channel)} with a direct edge from the installed bundle`,
+    candidates,
+  };
+}
+
+/**
+ * The decision to stay: the installed bundle heads a channel, or nothing has a direct edge from it (when entries
+ * do point at it, they are skipped themselves: the non-transitive skips trap).
+ */
+function stayOn(
+  installed: Installed,
+  channels: readonly ChannelBlob[],
+  ordered: readonly Entry[],
+  candidates: UpgradeCandidate[],
+): UpgradeDecision {
+  const installedName = installed.name;
+  const from = fromOf(installed);
+  const headed = channels.find((c) => {
+    const head = ordered.find((o) => o.channel === c.name)?.entry.name;
+    return head !== undefined && head === installedName;
+  });
+  if (headed) {
     return {
       from,
       reason: 'up-to-date',
-      explanation: `${installedName} is the head of channel ${goQuote(headOf.channel)}`,
+      explanation: `${installedName} is the head of channel ${goQuote(headed.name)}`,
       candidates,
     };
   }
@@ -174,14 +245,15 @@ export function nextUpgrade(
         installedName !== undefined && (e.skips?.includes(installedName) || e.replaces === installedName),
     )
     .map((e) => e.name);
-  const who = installedName ?? formatVersion(current);
+  const current = formatVersion(installed.version);
+  const who = installedName ?? current;
   return {
     from,
     reason: 'no-edge',
     explanation:
       trappedBy.length > 0
         ? `only ${trappedBy.join(', ')} point at ${who}, and they are skipped by other entries, so OLM never offers them: skips are not transitive`
-        : `no entry replaces or skips ${who} or has a skipRange including ${formatVersion(current)}`,
+        : `no entry replaces or skips ${who} or has a skipRange including ${current}`,
     candidates,
     ...(trappedBy.length > 0 ? { trappedBy } : {}),
   };

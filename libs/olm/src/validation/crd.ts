@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isRecord, type KubeObject } from '../csv/types.js';
 import { parseRequestUri } from '../go-compat/index.js';
+import { type InternalSpec, type InternalVersion, str, toInternal } from './crd-internal.js';
 import {
   type FieldError,
   fieldForbidden,
@@ -24,106 +25,6 @@ import type { ManifestResult } from './result.js';
  * with `preserveUnknownFields`, `preserveUnknownFields: true`, and the approval annotation of protected
  * groups. Schema structure checks are not implemented (upstream discards most of them anyway).
  */
-
-interface InternalVersion {
-  name: string;
-  served: boolean;
-  storage: boolean;
-  deprecated: boolean;
-  deprecationWarning?: unknown;
-  schema?: unknown;
-  subresources?: unknown;
-  columns?: unknown[];
-}
-
-interface InternalSpec {
-  group: string;
-  scope: string;
-  names: Record<string, unknown>;
-  version: string;
-  versions: InternalVersion[];
-  validation?: unknown;
-  subresources?: unknown;
-  columns: unknown[];
-  preserveUnknownFields?: boolean;
-  conversion?: Record<string, unknown>;
-}
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
-/** Defaults and converts a v1 or v1beta1 CRD the way apiextensions does before validation. */
-function toInternal(crd: KubeObject): InternalSpec {
-  const spec = isRecord(crd.spec) ? crd.spec : {};
-  const v1beta1 = crd.apiVersion === 'apiextensions.k8s.io/v1beta1';
-  const names: Record<string, unknown> = isRecord(spec.names) ? { ...spec.names } : {};
-  if (str(names.singular) === '') names.singular = str(names.kind).toLowerCase();
-  if (str(names.listKind) === '' && str(names.kind) !== '') names.listKind = `${str(names.kind)}List`;
-  let versions: InternalVersion[] = (Array.isArray(spec.versions) ? spec.versions : []).map((raw) => {
-    const v = isRecord(raw) ? raw : {};
-    const out: InternalVersion = {
-      name: str(v.name),
-      served: v.served === true,
-      storage: v.storage === true,
-      deprecated: v.deprecated === true,
-      deprecationWarning: v.deprecationWarning,
-    };
-    if (v.schema !== undefined && v.schema !== null) out.schema = v.schema;
-    if (v.subresources !== undefined && v.subresources !== null) out.subresources = v.subresources;
-    if (Array.isArray(v.additionalPrinterColumns)) out.columns = v.additionalPrinterColumns;
-    return out;
-  });
-  let version = str(spec.version);
-  const conversion: Record<string, unknown> = isRecord(spec.conversion)
-    ? { ...spec.conversion }
-    : { strategy: 'None' };
-  const internal: InternalSpec = {
-    group: str(spec.group),
-    scope: str(spec.scope),
-    names,
-    version,
-    versions,
-    columns: [],
-    conversion,
-  };
-  if (v1beta1) {
-    if (internal.scope === '') internal.scope = 'Namespaced';
-    if (versions.length === 0 && version !== '') {
-      versions = [{ name: version, served: true, storage: true, deprecated: false }];
-      internal.versions = versions;
-    }
-    if (version === '' && versions.length > 0) version = versions[0]!.name;
-    internal.version = version;
-    if (conversion.strategy === 'Webhook' && !Array.isArray(conversion.conversionReviewVersions)) {
-      conversion.conversionReviewVersions = ['v1beta1'];
-    }
-    internal.preserveUnknownFields =
-      spec.preserveUnknownFields === undefined ? true : spec.preserveUnknownFields === true;
-    if (spec.validation !== undefined && spec.validation !== null) internal.validation = spec.validation;
-    if (spec.subresources !== undefined && spec.subresources !== null)
-      internal.subresources = spec.subresources;
-    if (Array.isArray(spec.additionalPrinterColumns)) internal.columns = spec.additionalPrinterColumns;
-  } else {
-    internal.preserveUnknownFields = spec.preserveUnknownFields === true;
-    if (versions.length > 0) {
-      internal.version = versions[0]!.name;
-      // Per-version fields that are identical everywhere are promoted to the spec.
-      const first = versions[0]!;
-      if (versions.every((v) => isDeepStrictEqual(v.subresources, first.subresources))) {
-        internal.subresources = first.subresources;
-        for (const v of versions) delete v.subresources;
-      }
-      if (versions.every((v) => isDeepStrictEqual(v.schema, first.schema))) {
-        internal.validation = first.schema;
-        for (const v of versions) delete v.schema;
-      }
-      if (versions.every((v) => isDeepStrictEqual(v.columns, first.columns))) {
-        internal.columns = first.columns ?? [];
-        for (const v of versions) delete v.columns;
-      }
-    }
-  }
-  return internal;
-}
 
 function schemaHas(schema: unknown, key: string): boolean {
   if (Array.isArray(schema)) return schema.some((s) => schemaHas(s, key));
@@ -323,51 +224,82 @@ function validateApiApproval(crd: KubeObject, group: string): FieldError[] {
   ];
 }
 
+type CrdRule = (spec: InternalSpec, crd: KubeObject) => FieldError[];
+
+/** Kubernetes' `ValidateCustomResourceDefinition` rules, in its order (which is the order of the findings). */
+const CRD_RULES: readonly CrdRule[] = [
+  metadataErrors,
+  groupErrors,
+  scopeErrors,
+  defaultsNeedPruningErrors,
+  perVersionErrors,
+  topLevelAndPerVersionExclusiveErrors,
+  perVersionNotAllIdenticalErrors,
+  uniqueVersionNamesErrors,
+  storageVersionErrors,
+  legacyVersionErrors,
+  requiredNamesErrors,
+  (spec) => validateNames(spec.names),
+  (spec) => validateSubresources(spec.subresources, 'spec.subresources'),
+  (spec) => spec.columns.flatMap((c, i) => validateColumn(c, `spec.additionalPrinterColumns[${i}]`)),
+  conversionNeedsPruningErrors,
+  (spec) => validateConversion(spec.conversion),
+  (spec, crd) => validateApiApproval(crd, spec.group),
+  preserveUnknownFieldsErrors,
+];
+
 /** Kubernetes' findings for one CRD, before operator-framework/api filters them. */
 export function kubernetesCrdErrors(crd: KubeObject): FieldError[] {
   const spec = toInternal(crd);
-  const errs: FieldError[] = [];
-  errs.push(
-    ...validateObjectMeta(crd.metadata, {
-      requiresNamespace: false,
-      nameFn: (name) => {
-        const msgs = isDns1123Subdomain(name);
-        if (name !== `${str(spec.names.plural)}.${spec.group}`)
-          msgs.push('must be spec.names.plural+"."+spec.group');
-        return msgs;
-      },
-    }),
-  );
-  if (spec.group.length === 0) errs.push(fieldRequired('spec.group', ''));
-  else {
-    const msgs = isDns1123Subdomain(spec.group);
-    if (msgs.length > 0) errs.push(fieldInvalid('spec.group', spec.group, msgs.join(',')));
-    else if (spec.group.split('.').length < 2)
-      errs.push(fieldInvalid('spec.group', spec.group, 'should be a domain with at least one dot'));
+  return CRD_RULES.flatMap((rule) => rule(spec, crd));
+}
+
+/** Object metadata; the name must be `<plural>.<group>`. */
+function metadataErrors(spec: InternalSpec, crd: KubeObject): FieldError[] {
+  return validateObjectMeta(crd.metadata, {
+    requiresNamespace: false,
+    nameFn: (name) => {
+      const msgs = isDns1123Subdomain(name);
+      if (name !== `${str(spec.names.plural)}.${spec.group}`)
+        msgs.push('must be spec.names.plural+"."+spec.group');
+      return msgs;
+    },
+  });
+}
+
+function groupErrors(spec: InternalSpec): FieldError[] {
+  if (spec.group.length === 0) return [fieldRequired('spec.group', '')];
+  const msgs = isDns1123Subdomain(spec.group);
+  if (msgs.length > 0) return [fieldInvalid('spec.group', spec.group, msgs.join(','))];
+  if (spec.group.split('.').length < 2) {
+    return [fieldInvalid('spec.group', spec.group, 'should be a domain with at least one dot')];
   }
-  if (spec.scope === '') errs.push(fieldRequired('spec.scope', ''));
-  else if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced') {
-    errs.push(fieldNotSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
+  return [];
+}
+
+function scopeErrors(spec: InternalSpec): FieldError[] {
+  if (spec.scope === '') return [fieldRequired('spec.scope', '')];
+  if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced') {
+    return [fieldNotSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced'])];
   }
+  return [];
+}
+
+/** Defaults in a schema are only applied to pruned objects. */
+function defaultsNeedPruningErrors(spec: InternalSpec): FieldError[] {
   const hasDefaults =
     schemaHas(openApiSchemaOf(spec.validation), 'default') ||
     spec.versions.some((v) => schemaHas(openApiSchemaOf(v.schema), 'default'));
-  if (hasDefaults && spec.preserveUnknownFields !== false) {
-    errs.push(
-      fieldInvalid(
-        'spec.preserveUnknownFields',
-        true,
-        'must be false in order to use defaults in the schema',
-      ),
-    );
-  }
-  let storage = 0;
-  const seen = new Set<string>();
-  let unique = true;
-  spec.versions.forEach((v, i) => {
-    if (v.storage) storage++;
-    if (seen.has(v.name)) unique = false;
-    else seen.add(v.name);
+  if (!hasDefaults || spec.preserveUnknownFields === false) return [];
+  return [
+    fieldInvalid('spec.preserveUnknownFields', true, 'must be false in order to use defaults in the schema'),
+  ];
+}
+
+/** Each version's name, deprecation warning, subresources and printer columns. */
+function perVersionErrors(spec: InternalSpec): FieldError[] {
+  return spec.versions.flatMap((v, i) => {
+    const errs: FieldError[] = [];
     const msgs = isDns1035Label(v.name);
     if (msgs.length > 0) errs.push(fieldInvalid(`spec.versions[${i}].name`, v.name, msgs.join(',')));
     if (!v.deprecated && v.deprecationWarning !== undefined && v.deprecationWarning !== null) {
@@ -383,7 +315,12 @@ export function kubernetesCrdErrors(crd: KubeObject): FieldError[] {
     (v.columns ?? []).forEach((c, j) => {
       errs.push(...validateColumn(c, `spec.versions[${i}].additionalPrinterColumns[${j}]`));
     });
+    return errs;
   });
+}
+
+function topLevelAndPerVersionExclusiveErrors(spec: InternalSpec): FieldError[] {
+  const errs: FieldError[] = [];
   if (spec.validation !== undefined && spec.versions.some((v) => v.schema !== undefined)) {
     errs.push(fieldForbidden('spec.validation', 'top-level and per-version schemas are mutually exclusive'));
   }
@@ -400,87 +337,85 @@ export function kubernetesCrdErrors(crd: KubeObject): FieldError[] {
       ),
     );
   }
+  return errs;
+}
+
+/** A per-version field set to the same value in every version belongs at the top level. */
+function perVersionNotAllIdenticalErrors(spec: InternalSpec): FieldError[] {
+  const [first] = spec.versions;
   const identical = (pick: (v: InternalVersion) => unknown) =>
-    spec.versions.length > 0 &&
-    pick(spec.versions[0]!) !== undefined &&
-    spec.versions.every((v) => pick(v) !== undefined && isDeepStrictEqual(pick(v), pick(spec.versions[0]!)));
-  if (identical((v) => v.schema)) {
-    errs.push(
-      fieldInvalid(
-        'spec.versions',
-        versionsValue(spec),
-        'per-version schemas may not all be set to identical values (top-level validation should be used instead)',
-      ),
+    first !== undefined &&
+    pick(first) !== undefined &&
+    spec.versions.every((v) => pick(v) !== undefined && isDeepStrictEqual(pick(v), pick(first)));
+  const errs: FieldError[] = [];
+  const notIdentical = (what: string, topLevel: string) =>
+    fieldInvalid(
+      'spec.versions',
+      versionsValue(spec),
+      `per-version ${what} may not all be set to identical values (top-level ${topLevel} should be used instead)`,
     );
-  }
-  if (identical((v) => v.subresources)) {
-    errs.push(
-      fieldInvalid(
-        'spec.versions',
-        versionsValue(spec),
-        'per-version subresources may not all be set to identical values (top-level subresources should be used instead)',
-      ),
-    );
-  }
+  if (identical((v) => v.schema)) errs.push(notIdentical('schemas', 'validation'));
+  if (identical((v) => v.subresources)) errs.push(notIdentical('subresources', 'subresources'));
   if (identical((v) => v.columns)) {
-    errs.push(
-      fieldInvalid(
-        'spec.versions',
-        versionsValue(spec),
-        'per-version additionalPrinterColumns may not all be set to identical values (top-level additionalPrinterColumns should be used instead)',
-      ),
-    );
-  }
-  if (!unique)
-    errs.push(fieldInvalid('spec.versions', versionsValue(spec), 'must contain unique version names'));
-  if (storage !== 1)
-    errs.push(
-      fieldInvalid(
-        'spec.versions',
-        versionsValue(spec),
-        'must have exactly one version marked as storage version',
-      ),
-    );
-  if (spec.version.length > 0) {
-    const msgs = isDns1035Label(spec.version);
-    if (msgs.length > 0) errs.push(fieldInvalid('spec.version', spec.version, msgs.join(',')));
-    if (spec.versions.length >= 1 && spec.versions[0]!.name !== spec.version) {
-      errs.push(fieldInvalid('spec.version', spec.version, 'must match the first version in spec.versions'));
-    }
-  }
-  for (const key of ['plural', 'singular', 'kind', 'listKind']) {
-    if (str(spec.names[key]) === '') errs.push(fieldRequired(`spec.names.${key}`, ''));
-  }
-  errs.push(...validateNames(spec.names));
-  errs.push(...validateSubresources(spec.subresources, 'spec.subresources'));
-  spec.columns.forEach((c, i) => {
-    errs.push(...validateColumn(c, `spec.additionalPrinterColumns[${i}]`));
-  });
-  if (
-    str(spec.conversion?.strategy) !== 'None' &&
-    str(spec.conversion?.strategy) !== '' &&
-    spec.preserveUnknownFields !== false
-  ) {
-    errs.push(
-      fieldInvalid(
-        'spec.conversion.strategy',
-        str(spec.conversion?.strategy),
-        'must be None if spec.preserveUnknownFields is true',
-      ),
-    );
-  }
-  errs.push(...validateConversion(spec.conversion));
-  errs.push(...validateApiApproval(crd, spec.group));
-  if (spec.preserveUnknownFields === true) {
-    errs.push(
-      fieldInvalid(
-        'spec.preserveUnknownFields',
-        { json: true, goValue: 'true' },
-        'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead',
-      ),
-    );
+    errs.push(notIdentical('additionalPrinterColumns', 'additionalPrinterColumns'));
   }
   return errs;
+}
+
+function uniqueVersionNamesErrors(spec: InternalSpec): FieldError[] {
+  const names = spec.versions.map((v) => v.name);
+  if (new Set(names).size === names.length) return [];
+  return [fieldInvalid('spec.versions', versionsValue(spec), 'must contain unique version names')];
+}
+
+function storageVersionErrors(spec: InternalSpec): FieldError[] {
+  if (spec.versions.filter((v) => v.storage).length === 1) return [];
+  return [
+    fieldInvalid(
+      'spec.versions',
+      versionsValue(spec),
+      'must have exactly one version marked as storage version',
+    ),
+  ];
+}
+
+/** The deprecated `spec.version` must be a valid version name and the first of `spec.versions`. */
+function legacyVersionErrors(spec: InternalSpec): FieldError[] {
+  if (spec.version.length === 0) return [];
+  const errs: FieldError[] = [];
+  const msgs = isDns1035Label(spec.version);
+  if (msgs.length > 0) errs.push(fieldInvalid('spec.version', spec.version, msgs.join(',')));
+  const [first] = spec.versions;
+  if (first !== undefined && first.name !== spec.version) {
+    errs.push(fieldInvalid('spec.version', spec.version, 'must match the first version in spec.versions'));
+  }
+  return errs;
+}
+
+function requiredNamesErrors(spec: InternalSpec): FieldError[] {
+  return ['plural', 'singular', 'kind', 'listKind']
+    .filter((key) => str(spec.names[key]) === '')
+    .map((key) => fieldRequired(`spec.names.${key}`, ''));
+}
+
+/** Conversion other than `None` needs pruned objects. */
+function conversionNeedsPruningErrors(spec: InternalSpec): FieldError[] {
+  const strategy = str(spec.conversion?.strategy);
+  if (strategy === 'None' || strategy === '' || spec.preserveUnknownFields === false) return [];
+  return [
+    fieldInvalid('spec.conversion.strategy', strategy, 'must be None if spec.preserveUnknownFields is true'),
+  ];
+}
+
+function preserveUnknownFieldsErrors(spec: InternalSpec): FieldError[] {
+  if (spec.preserveUnknownFields !== true) return [];
+  return [
+    fieldInvalid(
+      'spec.preserveUnknownFields',
+      { json: true, goValue: 'true' },
+      'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead',
+    ),
+  ];
 }
 
 /** Validates one CRD (`apiextensions.k8s.io/v1` or `v1beta1`); the result is named only when it has errors. */

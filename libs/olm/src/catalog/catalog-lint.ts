@@ -1,0 +1,107 @@
+import { goQuote } from '../semver/go-quote.js';
+import { type CatalogModel, type ModelBundle, type ModelChannel, sortedValues } from './catalog-model.js';
+import { type ParsedProperties, PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA } from './properties.js';
+import { checkReplacesChain } from './replaces-chain.js';
+import { type BundleBlob, type Catalog, SCHEMA_DEPRECATIONS } from './types.js';
+import type { ReportFinding } from './validation-report.js';
+
+type BundleProperties = ReadonlyMap<BundleBlob, ParsedProperties>;
+
+/** opkit's own warnings; they never make a catalog invalid. */
+export function lintCatalog(catalog: Catalog, model: CatalogModel, warn: ReportFinding): void {
+  warnUnknownSchemas(catalog, warn);
+  warnBundleObjectsWithoutCsvMetadata(catalog, model.properties, warn);
+  for (const pkg of sortedValues(model.packages)) {
+    for (const channel of sortedValues(pkg.channels)) {
+      for (const bundle of sortedValues(channel.bundles)) {
+        warnRemovedApiVersions(channel, bundle, model.properties, warn);
+      }
+      warnHeadWithoutMetadata(pkg.name, channel, model.properties, warn);
+    }
+  }
+}
+
+function warnUnknownSchemas(catalog: Catalog, warn: ReportFinding): void {
+  for (const other of catalog.others) {
+    if (other.schema === SCHEMA_DEPRECATIONS) continue;
+    warn('UNKNOWN_SCHEMA', `blob with unknown schema ${goQuote(other.schema)} is kept but not used by OLM`, {
+      package: other.package || undefined,
+      file: other.source?.file,
+    });
+  }
+}
+
+function warnBundleObjectsWithoutCsvMetadata(
+  catalog: Catalog,
+  properties: BundleProperties,
+  warn: ReportFinding,
+): void {
+  for (const blob of catalog.bundles) {
+    const parsed = properties.get(blob);
+    if (parsed === undefined || parsed.bundleObjects.length === 0 || parsed.csvMetadatas.length > 0) continue;
+    warn(
+      'BUNDLE_OBJECT_DEPRECATED',
+      `bundle ${goQuote(blob.name)} carries deprecated ${goQuote(PROPERTY_BUNDLE_OBJECT)} properties without ${goQuote(PROPERTY_CSV_METADATA)}`,
+      { package: blob.package, bundle: blob.name, file: blob.source?.file },
+    );
+  }
+}
+
+/** Consoles describe a channel by its head's CSV metadata; without any, they show nothing. */
+function warnHeadWithoutMetadata(
+  packageName: string,
+  channel: ModelChannel,
+  properties: BundleProperties,
+  warn: ReportFinding,
+): void {
+  const chain = checkReplacesChain([...channel.bundles.values()]);
+  const head = chain.head === undefined ? undefined : channel.bundles.get(chain.head)?.blob;
+  const parsed = head ? properties.get(head) : undefined;
+  if (head === undefined || parsed === undefined) return;
+  if (parsed.csvMetadatas.length > 0 || parsed.bundleObjects.length > 0) return;
+  warn(
+    'CHANNEL_HEAD_WITHOUT_METADATA',
+    `channel head ${goQuote(head.name)} has neither ${goQuote(PROPERTY_CSV_METADATA)} nor ${goQuote(PROPERTY_BUNDLE_OBJECT)}: consoles show no description for it`,
+    { package: packageName, channel: channel.name, bundle: head.name, file: head.source?.file },
+  );
+}
+
+/**
+ * An upgrade edge that stops providing an API version its predecessor provided: the CRD installed by the
+ * predecessor may still store objects in that version (`status.storedVersions`), and OLM refuses such an
+ * upgrade ("risk of data loss") until they are rewritten and the version is trimmed from the CRD's status.
+ */
+function warnRemovedApiVersions(
+  channel: ModelChannel,
+  bundle: ModelBundle,
+  properties: BundleProperties,
+  warn: ReportFinding,
+): void {
+  const provided = (b: ModelBundle | undefined) =>
+    new Map(
+      ((b?.blob && properties.get(b.blob)?.gvks) ?? []).map((g) => [
+        `${g.group}/${g.version}, Kind=${g.kind}`,
+        g,
+      ]),
+    );
+  const next = provided(bundle);
+  if (next.size === 0) return;
+  for (const from of [bundle.replaces, ...bundle.skips].filter((name) => name !== '')) {
+    const previous = channel.bundles.get(from);
+    for (const [key, gvk] of provided(previous)) {
+      if (next.has(key)) continue;
+      const kindsStillThere = [...next.values()].some((g) => g.group === gvk.group && g.kind === gvk.kind);
+      if (!kindsStillThere) continue; // the kind is gone altogether: a different decision, not a version drop
+      warn(
+        'API_VERSION_REMOVED',
+        `bundle ${goQuote(bundle.name)} no longer serves ${key}, which ${goQuote(from)} does: objects stored in ${gvk.version} must be rewritten in the new storage version and ${gvk.version} removed from the CRD's status.storedVersions before this upgrade, or OLM refuses it`,
+        {
+          package: bundle.blob?.package,
+          channel: channel.name,
+          bundle: bundle.name,
+          file: bundle.blob?.source?.file,
+        },
+      );
+    }
+  }
+}

@@ -1,0 +1,187 @@
+import { SemverError } from '../semver/errors.js';
+import { goQuote } from '../semver/go-quote.js';
+import { parseRange } from '../semver/range.js';
+import {
+  type CatalogModel,
+  type ModelBundle,
+  type ModelChannel,
+  type ModelPackage,
+  sortedValues,
+  versionString,
+} from './catalog-model.js';
+import { byteOrder } from './go-format.js';
+import { readBundleObjects } from './properties.js';
+import { checkReplacesChain, type ReplacesChainResult } from './replaces-chain.js';
+import type { ReportFinding } from './validation-report.js';
+import type { ValidationCode } from './validation-result.js';
+
+/** One broken rule: opm's message for it. */
+interface Problem {
+  readonly code: ValidationCode;
+  readonly message: string;
+}
+
+type PackageRule = (pkg: ModelPackage) => Problem[];
+type ChannelRule = (channel: ModelChannel) => Problem[];
+type BundleRule = (bundle: ModelBundle, pkg: ModelPackage) => Problem[];
+
+const DEPRECATION_MESSAGE_MISSING: Problem = {
+  code: 'DEPRECATION_MESSAGE_MISSING',
+  message: 'invalid deprecation: message must be set',
+};
+
+/** Package rules checked before the package's channels, as opm's `Package.Validate` orders them. */
+const packageRulesBeforeChannels: readonly PackageRule[] = [defaultChannelSet, hasChannels];
+const packageRulesAfterChannels: readonly PackageRule[] = [uniqueVersions, packageDeprecationHasMessage];
+/** Channel rules checked before the channel's bundles. */
+const channelRulesBeforeBundles: readonly ChannelRule[] = [bundlesFormOneReplacesChain];
+const channelRulesAfterBundles: readonly ChannelRule[] = [channelDeprecationHasMessage];
+const bundleRules: readonly BundleRule[] = [
+  bundleNameSet,
+  bundleNameNormalized,
+  skipsNotEmpty,
+  skipRangeValid,
+  imageOrObjectsSet,
+  bundleDeprecationHasMessage,
+  noBuildMetadataWithRelease,
+];
+
+/** opm's `model.Validate`, in a deterministic order (packages, channels and bundles sorted by name). */
+export function validateModel(model: CatalogModel, report: ReportFinding): void {
+  for (const pkg of sortedValues(model.packages)) {
+    const packageWhere = { package: pkg.name, file: pkg.blob.source?.file };
+    const reportAll = (problems: Problem[], where: Parameters<ReportFinding>[2]): void => {
+      for (const { code, message } of problems) report(code, message, where);
+    };
+    for (const rule of packageRulesBeforeChannels) reportAll(rule(pkg), packageWhere);
+    for (const channel of sortedValues(pkg.channels)) {
+      const channelWhere = {
+        package: pkg.name,
+        channel: channel.name,
+        file: channel.blob?.source?.file ?? packageWhere.file,
+      };
+      for (const rule of channelRulesBeforeBundles) reportAll(rule(channel), channelWhere);
+      for (const bundle of sortedValues(channel.bundles)) {
+        const bundleWhere = {
+          package: pkg.name,
+          channel: channel.name,
+          bundle: bundle.name,
+          file: bundle.blob?.source?.file ?? channel.blob?.source?.file,
+        };
+        for (const rule of bundleRules) reportAll(rule(bundle, pkg), bundleWhere);
+      }
+      for (const rule of channelRulesAfterBundles) reportAll(rule(channel), channelWhere);
+    }
+    for (const rule of packageRulesAfterChannels) reportAll(rule(pkg), packageWhere);
+  }
+}
+
+function defaultChannelSet(pkg: ModelPackage): Problem[] {
+  return pkg.defaultChannel === undefined
+    ? [{ code: 'DEFAULT_CHANNEL_MISSING', message: 'default channel must be set' }]
+    : [];
+}
+
+function hasChannels(pkg: ModelPackage): Problem[] {
+  return pkg.channels.size === 0
+    ? [{ code: 'PACKAGE_NO_CHANNELS', message: 'package must contain at least one channel' }]
+    : [];
+}
+
+/** No two bundles of the package, in any channels, share a version (with release). */
+function uniqueVersions(pkg: ModelPackage): Problem[] {
+  const namesByVersion = new Map<string, Set<string>>();
+  for (const channel of pkg.channels.values()) {
+    for (const bundle of channel.bundles.values()) {
+      const version = versionString(bundle);
+      const names = namesByVersion.get(version) ?? new Set<string>();
+      names.add(bundle.name);
+      namesByVersion.set(version, names);
+    }
+  }
+  const duplicates = [...namesByVersion.entries()]
+    .filter(([, names]) => names.size > 1)
+    .sort(([a], [b]) => byteOrder(a, b))
+    .map(([version, names]) => `{${version}: [${[...names].sort(byteOrder).join(', ')}]}`);
+  if (duplicates.length === 0) return [];
+  return [
+    { code: 'DUPLICATE_VERSIONS', message: `duplicate versions found in bundles: [${duplicates.join(' ')}]` },
+  ];
+}
+
+function packageDeprecationHasMessage(pkg: ModelPackage): Problem[] {
+  return pkg.deprecation === '' ? [DEPRECATION_MESSAGE_MISSING] : [];
+}
+
+/** A channel has bundles, and its replaces edges form one chain from a single head. */
+function bundlesFormOneReplacesChain(channel: ModelChannel): Problem[] {
+  if (channel.bundles.size === 0) {
+    return [{ code: 'CHANNEL_EMPTY', message: 'channel must contain at least one bundle' }];
+  }
+  const chain = checkReplacesChain([...channel.bundles.values()]);
+  return chain.error === undefined ? [] : [{ code: replacesChainCode(chain.kind), message: chain.error }];
+}
+
+function replacesChainCode(kind: ReplacesChainResult['kind']): ValidationCode {
+  switch (kind) {
+    case 'cycle':
+      return 'CHANNEL_REPLACES_CYCLE';
+    case 'stranded':
+      return 'CHANNEL_STRANDED_BUNDLES';
+    case 'no-head':
+      return 'CHANNEL_NO_HEAD';
+    default:
+      return 'CHANNEL_MULTIPLE_HEADS';
+  }
+}
+
+function channelDeprecationHasMessage(channel: ModelChannel): Problem[] {
+  return channel.deprecation === '' ? [DEPRECATION_MESSAGE_MISSING] : [];
+}
+
+function bundleNameSet(bundle: ModelBundle): Problem[] {
+  return bundle.name === '' ? [{ code: 'BUNDLE_NAME_MISSING', message: 'name must be set' }] : [];
+}
+
+/** A bundle with a release must be named `<package>-v<version>-<release>`. */
+function bundleNameNormalized(bundle: ModelBundle, pkg: ModelPackage): Problem[] {
+  const normalized = bundle.release.length > 0 ? `${pkg.name}-v${versionString(bundle)}` : bundle.name;
+  if (bundle.name === normalized) return [];
+  const message = `name ${goQuote(bundle.name)} does not match normalized name ${goQuote(normalized)}`;
+  return [{ code: 'BUNDLE_NAME_NOT_NORMALIZED', message }];
+}
+
+function skipsNotEmpty(bundle: ModelBundle): Problem[] {
+  return bundle.skips.flatMap((skip, index) =>
+    skip === '' ? [{ code: 'BUNDLE_SKIP_EMPTY' as const, message: `skip[${index}] is empty` }] : [],
+  );
+}
+
+function skipRangeValid(bundle: ModelBundle): Problem[] {
+  if (bundle.skipRange === '') return [];
+  try {
+    parseRange(bundle.skipRange);
+    return [];
+  } catch (err) {
+    if (!(err instanceof SemverError)) throw err;
+    const message = `invalid skipRange ${goQuote(bundle.skipRange)}: ${err.message}`;
+    return [{ code: 'BUNDLE_SKIP_RANGE_INVALID', message }];
+  }
+}
+
+/** A bundle needs an image unless it carries its manifests as `olm.bundle.object` properties. */
+function imageOrObjectsSet(bundle: ModelBundle): Problem[] {
+  const blob = bundle.blob;
+  if (blob === undefined || blob.image !== '' || readBundleObjects(blob).objects.length > 0) return [];
+  return [{ code: 'BUNDLE_IMAGE_MISSING', message: 'bundle image must be set' }];
+}
+
+function bundleDeprecationHasMessage(bundle: ModelBundle): Problem[] {
+  return bundle.deprecation === '' ? [DEPRECATION_MESSAGE_MISSING] : [];
+}
+
+function noBuildMetadataWithRelease(bundle: ModelBundle): Problem[] {
+  if ((bundle.version?.build.length ?? 0) === 0 || bundle.release.length === 0) return [];
+  const message = 'cannot use build metadata in version with a release version';
+  return [{ code: 'BUNDLE_BUILD_METADATA_WITH_RELEASE', message }];
+}

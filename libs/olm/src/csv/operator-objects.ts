@@ -1,0 +1,89 @@
+import { CRD_KIND, CSV_KIND, deepCopy, groupOf, isRecord, type KubeObject, versionOf } from './types.js';
+
+const WATCH_NAMESPACE = 'WATCH_NAMESPACE';
+const TARGET_NAMESPACES_REF = "metadata.annotations['olm.targetNamespaces']";
+
+/** The rendered operator objects, classified into what a CSV is generated from. */
+export interface OperatorObjects {
+  /** Every object except ClusterServiceVersions. */
+  readonly objects: readonly KubeObject[];
+  /** Copies of the `apps` Deployments, prepared to run under OLM (see {@link prepareDeployment}). */
+  readonly deployments: readonly KubeObject[];
+  readonly crds: readonly KubeObject[];
+  /** Custom resources of a kind one of the CRDs serves: the `alm-examples`. */
+  readonly samples: readonly KubeObject[];
+  readonly isSample: (object: KubeObject) => boolean;
+  /** The deployments' service accounts (`default` when unset), then the extra ones. */
+  readonly serviceAccounts: ReadonlySet<string>;
+}
+
+/** Classifies the rendered objects; `operatorImage` replaces the manager container's image. */
+export function classifyOperatorObjects(
+  rendered: readonly KubeObject[],
+  operatorImage: string | undefined,
+  extraServiceAccounts: readonly string[],
+): OperatorObjects {
+  const objects = rendered.filter((o) => o.kind !== CSV_KIND);
+  const deployments = objects
+    .filter((o) => o.kind === 'Deployment' && groupOf(o.apiVersion) === 'apps')
+    .map((d, i) => prepareDeployment(d, operatorImage, i === 0));
+  const crds = objects.filter((o) => o.kind === CRD_KIND);
+  const served = servedKinds(crds);
+  const isSample = (o: KubeObject) =>
+    served.has(`${groupOf(o.apiVersion)}/${versionOf(o.apiVersion)}/${o.kind}`);
+  const serviceAccounts = new Set([...deployments.map(serviceAccountOf), ...extraServiceAccounts]);
+  return { objects, deployments, crds, samples: objects.filter(isSample), isSample, serviceAccounts };
+}
+
+function podSpecOf(deployment: KubeObject): Record<string, unknown> {
+  const spec = isRecord(deployment.spec) ? deployment.spec : {};
+  const template = isRecord(spec.template) ? spec.template : {};
+  return isRecord(template.spec) ? template.spec : {};
+}
+
+function containersOf(deployment: KubeObject): Record<string, unknown>[] {
+  const list = podSpecOf(deployment).containers;
+  return (Array.isArray(list) ? list : []).filter(isRecord);
+}
+
+/**
+ * A copy of the deployment with the operator image on its manager container (named `manager`, else the first
+ * container of the first deployment) and `WATCH_NAMESPACE` read from the namespaces OLM targets.
+ */
+function prepareDeployment(dep: KubeObject, operatorImage: string | undefined, first: boolean): KubeObject {
+  const copy = deepCopy(dep);
+  const containers = containersOf(copy);
+  if (operatorImage !== undefined) {
+    const manager = containers.find((c) => c.name === 'manager') ?? (first ? containers[0] : undefined);
+    if (manager !== undefined) manager.image = operatorImage;
+  }
+  for (const c of containers) {
+    if (!Array.isArray(c.env)) continue;
+    c.env = c.env.map((env: unknown) =>
+      isRecord(env) && env.name === WATCH_NAMESPACE
+        ? { name: WATCH_NAMESPACE, valueFrom: { fieldRef: { fieldPath: TARGET_NAMESPACES_REF } } }
+        : env,
+    );
+  }
+  return copy;
+}
+
+/** `group/version/kind` of every version the CRDs serve (`spec.versions`, and the legacy `spec.version`). */
+function servedKinds(crds: readonly KubeObject[]): Set<string> {
+  const served = new Set<string>();
+  for (const crd of crds) {
+    const spec = isRecord(crd.spec) ? crd.spec : {};
+    const kind = isRecord(spec.names) ? String(spec.names.kind ?? '') : '';
+    const versions = Array.isArray(spec.versions)
+      ? spec.versions.filter(isRecord).map((v) => String(v.name ?? ''))
+      : [];
+    if (typeof spec.version === 'string') versions.push(spec.version);
+    for (const v of versions) served.add(`${String(spec.group ?? '')}/${v}/${kind}`);
+  }
+  return served;
+}
+
+function serviceAccountOf(deployment: KubeObject): string {
+  const name = podSpecOf(deployment).serviceAccountName;
+  return typeof name === 'string' && name !== '' ? name : 'default';
+}
