@@ -2,6 +2,7 @@
 export { type ApiGeneratorSchema, apiGenerator } from './generators/api/api.js';
 export { type OperatorGeneratorSchema, operatorGenerator } from './generators/operator/operator.js';
 export { type ApiResource, sampleFile } from './generators/project-index.js';
+export { type VersionGeneratorSchema, versionGenerator } from './generators/version/version.js';
 export { type WebhookGeneratorSchema, webhookGenerator } from './generators/webhook/webhook.js';
 export {
   type KindNames,

@@ -96,6 +96,14 @@ export function kindNames(kind: string, plural?: string): KindNames {
   };
 }
 
+/** A Kubernetes API version (`v1`, `v1alpha1`, `v2beta3`), refused with an example otherwise. */
+export function parseVersion(version: string): string {
+  if (!/^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/.test(version)) {
+    throw new Error(`api version ${JSON.stringify(version)}: e.g. v1, v1alpha1 or v2beta3`);
+  }
+  return version;
+}
+
 export interface ApiCoordinates {
   readonly group: string;
   readonly version: string;
@@ -119,9 +127,7 @@ export function parseApi(api: string): ApiCoordinates {
       `api group ${JSON.stringify(group)}: a DNS subdomain with at least one dot, e.g. cache.example.com`,
     );
   }
-  if (!/^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/.test(version)) {
-    throw new Error(`api version ${JSON.stringify(version)}: e.g. v1, v1alpha1 or v2beta3`);
-  }
+  parseVersion(version);
   kindNames(kind);
   return { group, version, kind };
 }

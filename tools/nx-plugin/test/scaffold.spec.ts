@@ -74,6 +74,7 @@ describe('scaffolding an operator with @opkit/nx', () => {
     await nx('g', '@opkit/nx:api', 'db.example.com/v1/Backup', '--project', 'postgres-lite');
     await nx('g', '@opkit/nx:webhook', '--project', 'postgres-lite', '--kind', 'PostgresInstance');
     await nx('g', '@opkit/nx:webhook', '--project', 'postgres-lite', '--kind', 'Backup', '--no-defaulting');
+    await nx('g', '@opkit/nx:version', 'v1beta1', '--project', 'postgres-lite', '--kind', 'PostgresInstance');
     const project = join(copy, 'operators', 'postgres-lite');
     expect(readdirSync(join(project, 'config', 'crd', 'bases')).sort()).toEqual([
       'db.example.com_backups.yaml',
@@ -98,9 +99,15 @@ describe('scaffolding an operator with @opkit/nx', () => {
       ],
       { OPKIT_TEST_KUBECONFIG: cluster.kubeconfigPath },
     );
-    // unit: the two reconcilers and the two kinds' webhooks; e2e: the manager, the two kinds and their webhooks
-    expect(checked).toMatch(/Test Files\s+9 passed \(9\)/);
-    for (const file of ['backup-controller.spec.ts', 'manager.spec.ts', 'postgres-instance-webhooks.spec.ts'])
+    // unit: the two reconcilers and the two kinds' webhooks; e2e: the manager, the two kinds, their webhooks
+    // and PostgresInstance at v1beta1 through the conversion webhook
+    expect(checked).toMatch(/Test Files\s+10 passed \(10\)/);
+    for (const file of [
+      'backup-controller.spec.ts',
+      'manager.spec.ts',
+      'postgres-instance-webhooks.spec.ts',
+      'postgres-instance-v1beta1.spec.ts',
+    ])
       expect(checked).toContain(file);
 
     // The main job picks it up: its bundle, validated and imaged; then the catalog target's render of the
@@ -126,19 +133,21 @@ describe('scaffolding an operator with @opkit/nx', () => {
       readFileSync(join(bundle, 'manifests', 'postgres-lite-operator.clusterserviceversion.yaml'), 'utf8'),
     ) as {
       spec: {
-        customresourcedefinitions: { owned: { kind: string }[] };
+        customresourcedefinitions: { owned: { kind: string; version: string }[] };
         webhookdefinitions?: { type: string; generateName: string }[];
       };
     };
     // the webhooks travel in the CSV, for OLM to serve them with its own certificate
     expect(csv.spec.webhookdefinitions?.map((w) => w.type).sort()).toEqual([
+      'ConversionWebhook',
       'MutatingAdmissionWebhook',
       'ValidatingAdmissionWebhook',
       'ValidatingAdmissionWebhook',
     ]);
-    expect(csv.spec.customresourcedefinitions.owned.map((c) => c.kind).sort()).toEqual([
-      'Backup',
-      'PostgresInstance',
+    expect(csv.spec.customresourcedefinitions.owned.map((c) => `${c.kind} ${c.version}`).sort()).toEqual([
+      'Backup v1',
+      'PostgresInstance v1alpha1',
+      'PostgresInstance v1beta1',
     ]);
     const rendered = await inCopy(process.execPath, [
       'tools/opkit/bin/opkit.js',

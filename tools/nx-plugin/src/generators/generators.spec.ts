@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { apiGenerator } from './api/api.js';
 import { operatorGenerator } from './operator/operator.js';
+import { versionGenerator } from './version/version.js';
 import { webhookGenerator } from './webhook/webhook.js';
 
 // The generators on an in-memory workspace: what they write and what they refuse. (test/scaffold.spec.ts
@@ -216,5 +217,87 @@ describe('the webhook generator', () => {
         validation: false,
       }),
     ).rejects.toThrow('nothing to scaffold');
+  });
+});
+
+describe('the version generator', () => {
+  const root = 'operators/postgres-lite';
+  beforeEach(async () => {
+    await operatorGenerator(tree, { name: 'postgres-lite' });
+    await apiGenerator(tree, { api: 'db.example.com/v1alpha1/PostgresInstance', project: 'postgres-lite' });
+  });
+
+  it('serves the kind at the new version, converted to and from its storage version by a conversion webhook', async () => {
+    await versionGenerator(tree, { version: 'v1beta1', project: 'postgres-lite', kind: 'PostgresInstance' });
+    expect(read(`${root}/src/api/v1beta1/postgres-instance.ts`)).toContain(
+      "apiVersion: 'db.example.com/v1beta1', kind: 'PostgresInstance'",
+    );
+    expect(read(`${root}/src/api/v1beta1/postgres-instance-conversion.ts`)).toContain(
+      'export const v1beta1Spoke: Spoke<PostgresInstance, Hub>',
+    );
+    const crd = read(`${root}/src/api/postgres-instance-crd.ts`);
+    expect(crd).toContain("import * as v1beta1 from './v1beta1/postgres-instance.js';");
+    expect(crd).toMatch(
+      /name: 'v1beta1',\s+served: true,\s+storage: false,\s+schema: v1beta1\.postgresInstanceSchema/,
+    );
+    expect(crd).toMatch(/name: 'v1alpha1',\s+served: true,\s+storage: true,/);
+    // No admission webhooks yet: a declaration with the conversion alone.
+    const webhooks = read(`${root}/src/api/v1alpha1/postgres-instance-webhooks.ts`);
+    expect(webhooks).toContain("conversion: { hub: 'v1alpha1', spokes: { v1beta1: v1beta1Spoke } },");
+    expect(webhooks).not.toContain('validator:');
+    expect(readJson(tree, `${root}/package.json`).opkit.resources[0]).toMatchObject({
+      otherVersions: ['v1beta1'],
+      webhooks: { defaulting: false, validation: false, conversion: true },
+    });
+    expect(read(`${root}/src/api/index.ts`)).toContain(
+      "export * as v1beta1 from './v1beta1/postgres-instance.js';",
+    );
+    expect(parse(read(`${root}/config/crd/kustomization.yaml`))).toMatchObject({
+      patches: [{ path: 'patches/webhook_in_postgresinstances.yaml' }],
+      configurations: ['kustomizeconfig.yaml'],
+    });
+    expect(read(`${root}/config/samples/db_v1beta1_postgresinstance.yaml`)).toContain(
+      'apiVersion: db.example.com/v1beta1',
+    );
+    const csv = parse(
+      read(`${root}/config/manifests/bases/postgres-lite-operator.clusterserviceversion.yaml`),
+    );
+    expect(csv.spec.customresourcedefinitions.owned.map((o: { version: string }) => o.version)).toEqual([
+      'v1alpha1',
+      'v1beta1',
+    ]);
+    expect(csv.spec.installModes.filter((m: { supported: boolean }) => m.supported)).toEqual([
+      { type: 'AllNamespaces', supported: true },
+    ]);
+    expect(read(`${root}/config/manager/manager.yaml`)).not.toContain('ENABLE_WEBHOOKS');
+  });
+
+  it('adds the conversion to the admission webhooks a kind has, and a third version to both', async () => {
+    await webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance' });
+    await versionGenerator(tree, { version: 'v1beta1', project: 'postgres-lite', kind: 'PostgresInstance' });
+    await versionGenerator(tree, { version: 'v1', project: 'postgres-lite', kind: 'PostgresInstance' });
+    const webhooks = read(`${root}/src/api/v1alpha1/postgres-instance-webhooks.ts`);
+    expect(webhooks).toContain('validator: postgresInstanceValidator');
+    expect(webhooks).toMatch(
+      /conversion: \{ hub: 'v1alpha1', spokes: \{ v1beta1: v1beta1Spoke, v1: v1Spoke \} \}/,
+    );
+    expect(webhooks).toContain("import { v1Spoke } from '../v1/postgres-instance-conversion.js';");
+    expect(readJson(tree, `${root}/package.json`).opkit.resources[0]).toMatchObject({
+      otherVersions: ['v1beta1', 'v1'],
+      webhooks: { defaulting: true, validation: true, conversion: true },
+    });
+    expect(read(`${root}/src/api/postgres-instance-crd.ts`).match(/storage: false/g)).toHaveLength(2);
+  });
+
+  it('refuses a version the kind is served at, a malformed version and a kind the project lacks', async () => {
+    await expect(
+      versionGenerator(tree, { version: 'v1alpha1', project: 'postgres-lite', kind: 'PostgresInstance' }),
+    ).rejects.toThrow('PostgresInstance is served at v1alpha1 already');
+    await expect(
+      versionGenerator(tree, { version: 'beta2', project: 'postgres-lite', kind: 'PostgresInstance' }),
+    ).rejects.toThrow('api version "beta2": e.g. v1, v1alpha1 or v2beta3');
+    await expect(
+      versionGenerator(tree, { version: 'v2', project: 'postgres-lite', kind: 'Backup' }),
+    ).rejects.toThrow('postgres-lite has no kind "Backup"');
   });
 });

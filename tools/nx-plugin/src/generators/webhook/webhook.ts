@@ -2,9 +2,9 @@
 // `kubebuilder create webhook --defaulting --programmatic-validation` scaffolds them.
 import { join } from 'node:path';
 import { type GeneratorCallback, generateFiles, type Tree, updateJson } from '@nx/devkit';
-import { isMap, isSeq, parseDocument } from 'yaml';
 import { kindNames, operatorNames } from '../../names.js';
 import { formatChangedFiles } from '../format-files.js';
+import { enableWebhooksInManager } from '../manager-deployment.js';
 import { readOperatorProject } from '../operator-project.js';
 import { type ApiResource, enableWebhookConfig, writeProjectIndex } from '../project-index.js';
 import { runManifests } from '../run-manifests.js';
@@ -40,6 +40,7 @@ export async function webhookGenerator(
     version: resource.version,
     defaulting,
     validation,
+    spokes: [],
     tmpl: '',
   });
   const all = resources.map((r) => (r === resource ? { ...r, webhooks: { defaulting, validation } } : r));
@@ -56,28 +57,6 @@ export async function webhookGenerator(
     format();
     manifests?.();
   };
-}
-
-/**
- * The deployed manager serves webhooks from now on: the scaffold's `ENABLE_WEBHOOKS=false` goes from its
- * Deployment (comments and the rest of the file stay as written).
- */
-function enableWebhooksInManager(tree: Tree, path: string): void {
-  const text = tree.read(path, 'utf-8');
-  if (text === null) throw new Error(`${path}: missing (the manager Deployment)`);
-  const docs = text.split(/^---\n/m).map((part) => parseDocument(part));
-  for (const doc of docs) {
-    if (doc.get('kind') !== 'Deployment') continue;
-    const containers = doc.getIn(['spec', 'template', 'spec', 'containers']);
-    if (!isSeq(containers)) continue;
-    for (const container of containers.items) {
-      if (!isMap(container)) continue;
-      const env = container.get('env');
-      if (!isSeq(env)) continue;
-      env.items = env.items.filter((item) => !(isMap(item) && item.get('name') === 'ENABLE_WEBHOOKS'));
-    }
-  }
-  tree.write(path, docs.map((doc) => doc.toString({ lineWidth: 0 })).join('---\n'));
 }
 
 export default webhookGenerator;
