@@ -1,10 +1,10 @@
 import {
-  type Client,
   controllerManagedBy,
   type EventRecorder,
   isNotFound,
   type Logger,
   type Manager,
+  type ObjectClient,
   type PolicyRule,
   type Reconciler,
   type Result,
@@ -170,7 +170,7 @@ async function reconcileCluster(pass: ClusterPass, failovers: FailoverTracker): 
 }
 
 export function redisClusterReconciler(
-  client: Client,
+  client: ObjectClient,
   events: EventRecorder,
   metrics: ClusterMetrics,
   options: {

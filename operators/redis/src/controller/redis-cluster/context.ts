@@ -1,12 +1,12 @@
 // What one reconcile of a RedisCluster works with: the reconciler's collaborators and the object at hand.
 
-import type { Client, EventRecorder, Logger } from '@opkit/controller-runtime';
+import type { EventRecorder, Logger, ObjectClient } from '@opkit/controller-runtime';
 import type { RedisCluster } from '../../api/v1/redis-cluster.js';
 import { names } from '../resources.js';
 import type { ClusterMetrics } from './metrics.js';
 
 export interface ReconcilerDeps {
-  readonly client: Client;
+  readonly client: ObjectClient;
   readonly events: EventRecorder;
   readonly metrics: ClusterMetrics;
   /** The operator's environment (for RELATED_IMAGE_REDIS). */
