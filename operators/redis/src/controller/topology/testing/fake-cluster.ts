@@ -151,12 +151,7 @@ export class FakeCluster {
     return this;
   }
 
-  /** The node IDs as the model has them now, by pod. */
-  idOf(pod: string): string {
-    return this.#byPod(pod).id;
-  }
-
-  /** Slot ranges a pod's node serves now. */
+  /** The slots a pod's node serves now. */
   slotsOf(pod: string): number[] {
     return [...this.#byPod(pod).slots].sort((a, b) => a - b);
   }
@@ -167,10 +162,11 @@ export class FakeCluster {
     return id ? this.#nodes.get(id)?.pod?.name : undefined;
   }
 
-  /** What a pass sees now: every pod, and the nodes that answer. */
+  /** What a pass sees now: every pod, and the nodes that answer, by ordinal as syncCluster lists them. */
   observe(): { pods: PodInfo[]; observed: Observed[] } {
     const observed: Observed[] = [];
-    for (const node of this.#nodes.values()) {
+    const byOrdinal = [...this.#nodes.values()].sort((a, b) => (a.pod?.ordinal ?? 0) - (b.pod?.ordinal ?? 0));
+    for (const node of byOrdinal) {
       if (!node.pod?.ready) continue;
       const view = parseClusterNodes(this.#clusterNodes(node));
       observed.push({
