@@ -206,7 +206,8 @@ const restrictedContainer = {
 /**
  * The StatefulSet: stable pod names `<name>-0…`, parallel pod management (the operator, not start order,
  * forms the cluster), restricted Pod Security, the password only as a file from a Secret volume, the pod IP
- * (an address, not a secret) announced on the command line, /data in a claim or an emptyDir.
+ * (an address, not a secret) announced on the command line, /data in a claim or an emptyDir. One object
+ * literal, longer than a function should be: the manifest reads whole, as the API server will show it.
  */
 export function desiredStatefulSet(
   cr: RedisCluster,

@@ -1,0 +1,93 @@
+import { EventRecorder, type EventsV1Event, type KubeObject } from '@opkit/controller-runtime';
+import { FakeClient } from '@opkit/controller-runtime/testing';
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { REDIS_CLUSTER, type RedisCluster } from '../api/v1/redis-cluster.js';
+import { clusterMetrics, redisClusterReconciler } from './redis-cluster-controller.js';
+
+// The reconciler against the in-memory API client, before any Redis pod exists (so no RESP is spoken): what
+// it creates and what it reports. The end-to-end tests run it against a real cluster.
+
+const env = { RELATED_IMAGE_REDIS: 'docker.io/library/redis:7.0' };
+
+function setup(spec: RedisCluster['spec'], operatorEnv: NodeJS.ProcessEnv = env) {
+  const cr: RedisCluster = {
+    ...REDIS_CLUSTER,
+    metadata: { name: 'cache', namespace: 'ns', uid: 'u-1' },
+    spec,
+  };
+  const client = new FakeClient({ objects: [cr], statusSubresource: [REDIS_CLUSTER] });
+  const recorded: EventsV1Event[] = [];
+  const events = new EventRecorder({
+    sink: {
+      create: async (_ns, event) => {
+        recorded.push(event);
+        return event;
+      },
+      patch: async () => ({}) as EventsV1Event,
+    },
+    reportingController: 'cache.example.com/redis-operator',
+    reportingInstance: 'test',
+  });
+  const reconcile = redisClusterReconciler(client, events, clusterMetrics(new Registry()), {
+    env: operatorEnv,
+  });
+  const run = () =>
+    reconcile(
+      { namespace: 'ns', name: 'cache' },
+      { signal: new AbortController().signal, reconcileID: 'r', controller: 'c' },
+    );
+  const get = <T extends KubeObject>(apiVersion: string, kind: string, name = 'cache') =>
+    client.get<T>({ apiVersion, kind }, name, 'ns');
+  const conditions = async () =>
+    Object.fromEntries(
+      ((await get<RedisCluster>(REDIS_CLUSTER.apiVersion, REDIS_CLUSTER.kind)).status?.conditions ?? []).map(
+        (c) => [c.type, `${c.status} ${c.reason}`],
+      ),
+    );
+  return { client, events, recorded, run, get, conditions };
+}
+
+describe('the RedisCluster reconciler', () => {
+  it('first only says it starts, then creates the owned objects and waits for the pods', async () => {
+    const { run, get, events, recorded, conditions } = setup({ size: 6 });
+    expect(await run()).toBeUndefined();
+    expect(await conditions()).toEqual({ Available: 'Unknown Reconciling', Progressing: 'True Reconciling' });
+
+    expect(await run()).toEqual({ requeueAfterMs: 1000 });
+    const sts = await get<KubeObject & { spec: { replicas: number } }>('apps/v1', 'StatefulSet');
+    expect(sts.spec.replicas).toBe(6);
+    await get('v1', 'Service');
+    await get('v1', 'Service', 'cache-headless');
+    await get('v1', 'ConfigMap', 'cache-config');
+    await get('policy/v1', 'PodDisruptionBudget');
+    await get('v1', 'Secret', 'cache-auth');
+    await get('v1', 'Secret', 'cache-auth-conf');
+    expect(await conditions()).toEqual({
+      Available: 'False ClusterNotFormed',
+      Progressing: 'True WaitingForPods',
+      Degraded: 'False AsExpected',
+    });
+    await events.flush();
+    expect(recorded.map((e) => e.reason)).toEqual(expect.arrayContaining(['PasswordGenerated', 'Created']));
+  });
+
+  it('reports a missing Redis image as Degraded and creates nothing', async () => {
+    const { run, get, conditions } = setup({ size: 3 }, {});
+    await run();
+    expect(await run()).toBeUndefined();
+    expect(await conditions()).toMatchObject({
+      Available: 'False ImageNotConfigured',
+      Degraded: 'True ImageNotConfigured',
+    });
+    await expect(get('apps/v1', 'StatefulSet')).rejects.toThrow(/not found/);
+  });
+
+  it('waits for a user password Secret that does not exist, and looks again in 30 s', async () => {
+    const { run, get, conditions } = setup({ size: 3, auth: { secretName: 'mine' } });
+    await run();
+    expect(await run()).toEqual({ requeueAfterMs: 30_000 });
+    expect(await conditions()).toMatchObject({ Degraded: 'True AuthSecretNotFound' });
+    await expect(get('apps/v1', 'StatefulSet')).rejects.toThrow(/not found/);
+  });
+});

@@ -1,0 +1,39 @@
+// What one reconcile of a RedisCluster works with: the reconciler's collaborators and the object at hand.
+
+import type { EventRecorder, Logger, ObjectClient } from '@opkit/controller-runtime';
+import type { RedisCluster } from '../../api/v1/redis-cluster.js';
+import { names } from '../resources.js';
+import type { ClusterMetrics } from './metrics.js';
+
+export interface ReconcilerDeps {
+  readonly client: ObjectClient;
+  readonly events: EventRecorder;
+  readonly metrics: ClusterMetrics;
+  /** The operator's environment (for RELATED_IMAGE_REDIS). */
+  readonly env: NodeJS.ProcessEnv;
+  readonly logger?: Logger;
+  /** Secret (namespace/name) → the RedisClusters reading their password from it, to requeue them on change. */
+  readonly secretUsers?: Map<string, Set<string>>;
+}
+
+/** One reconcile of one RedisCluster. */
+export interface ClusterPass extends ReconcilerDeps {
+  readonly cr: RedisCluster;
+  readonly namespace: string;
+  readonly generation: number | undefined;
+  /** The metric labels, also put on every log line. */
+  readonly labels: { readonly namespace: string; readonly name: string };
+  readonly names: ReturnType<typeof names>;
+}
+
+export function startPass(deps: ReconcilerDeps, cr: RedisCluster): ClusterPass {
+  const namespace = cr.metadata.namespace!;
+  return {
+    ...deps,
+    cr,
+    namespace,
+    generation: cr.metadata.generation,
+    labels: { namespace, name: cr.metadata.name! },
+    names: names(cr),
+  };
+}

@@ -1,0 +1,159 @@
+// The RedisCluster's status: its conditions from a pass over the cluster, and how it is written (with an
+// event for each condition that changes).
+
+import {
+  type Condition,
+  findStatusCondition,
+  isSubset,
+  type Result,
+  setStatusConditions,
+} from '@opkit/controller-runtime';
+import { REDIS_CLUSTER, type RedisCluster, type RedisClusterStatus } from '../../api/v1/redis-cluster.js';
+import { passwordSecretName } from '../resources.js';
+import type { SyncResult } from '../topology.js';
+import type { ClusterPass, ReconcilerDeps } from './context.js';
+
+/** A condition reason and message. */
+export interface Problem {
+  readonly reason: string;
+  readonly message: string;
+}
+
+export function condition(
+  type: 'Available' | 'Progressing' | 'Degraded',
+  status: Condition['status'],
+  reason: string,
+  message: string,
+  generation: number | undefined,
+): Omit<Condition, 'lastTransitionTime'> {
+  return { type, status, reason, message, observedGeneration: generation };
+}
+
+/** Patches the status subresource unless `next` says nothing new; an event for each condition that changes. */
+export async function writeStatus(
+  { client, events }: Pick<ReconcilerDeps, 'client' | 'events'>,
+  cr: RedisCluster,
+  next: RedisClusterStatus,
+): Promise<void> {
+  const current = cr.status ?? {};
+  if (
+    isSubset(next, current) &&
+    isSubset(current.conditions ?? [], next.conditions ?? []) &&
+    (current.members?.length ?? 0) === (next.members?.length ?? 0)
+  )
+    return;
+  for (const c of next.conditions ?? []) {
+    const before = findStatusCondition(current.conditions, c.type);
+    if (before?.status !== c.status && !(c.type === 'Available' && c.status === 'Unknown')) {
+      const warning =
+        (c.type === 'Degraded' && c.status === 'True') || (c.type === 'Available' && c.status === 'False');
+      events.event(cr, warning ? 'Warning' : 'Normal', c.reason, `${c.type}=${c.status}`, c.message);
+    }
+  }
+  await client.patch(
+    { ...REDIS_CLUSTER, name: cr.metadata.name!, namespace: cr.metadata.namespace },
+    { status: next },
+    'merge',
+    { subresource: 'status' },
+  );
+}
+
+/** The first status of a new RedisCluster. */
+export function startingStatus(cr: RedisCluster): RedisClusterStatus {
+  return {
+    conditions: setStatusConditions(
+      cr.status?.conditions,
+      condition('Available', 'Unknown', 'Reconciling', 'Starting reconciliation', cr.metadata.generation),
+      condition('Progressing', 'True', 'Reconciling', 'Starting reconciliation', cr.metadata.generation),
+    ),
+  };
+}
+
+/** Nothing can run (no image, an invalid config, no password): unavailable and degraded, for `problem`. */
+export async function writeFailure(pass: ClusterPass, { reason, message }: Problem): Promise<void> {
+  const { cr, generation } = pass;
+  await writeStatus(pass, cr, {
+    ...cr.status,
+    observedGeneration: generation,
+    conditions: setStatusConditions(
+      cr.status?.conditions,
+      condition('Available', 'False', reason, message, generation),
+      condition('Degraded', 'True', reason, message, generation),
+    ),
+  });
+}
+
+/** A command to Redis failed: still progressing, degraded. */
+export async function writeOperationFailed(pass: ClusterPass, message: string): Promise<void> {
+  const { cr, generation } = pass;
+  await writeStatus(pass, cr, {
+    ...cr.status,
+    observedGeneration: generation,
+    conditions: setStatusConditions(
+      cr.status?.conditions,
+      condition('Progressing', 'True', 'ClusterOperationFailed', message, generation),
+      condition('Degraded', 'True', 'ClusterOperationFailed', message, generation),
+    ),
+  });
+}
+
+/** The pass is done with the cluster: every pod scaled in that may go, and the shape ready. */
+export const settled = (cr: RedisCluster, sync: SyncResult, replicas: number) =>
+  sync.ready && replicas === cr.spec.size;
+
+/** The status after a pass over the cluster. */
+export function clusterStatus(
+  cr: RedisCluster,
+  sync: SyncResult,
+  replicas: number,
+  secretProblem: Problem | undefined,
+): RedisClusterStatus {
+  const generation = cr.metadata.generation;
+  const available = sync.clusterState === 'ok' && sync.slotsAssigned === 16384;
+  const conditions = setStatusConditions(
+    cr.status?.conditions,
+    available
+      ? condition('Available', 'True', 'ClusterOK', `cluster_state:ok, all 16384 slots served`, generation)
+      : condition(
+          'Available',
+          'False',
+          sync.slotsAssigned === 0 ? 'ClusterNotFormed' : 'ClusterFail',
+          sync.message,
+          generation,
+        ),
+    settled(cr, sync, replicas)
+      ? condition('Progressing', 'False', 'Ready', sync.message, generation)
+      : condition('Progressing', 'True', sync.phase, sync.message, generation),
+    secretProblem
+      ? condition('Degraded', 'True', secretProblem.reason, secretProblem.message, generation)
+      : sync.phase === 'Degraded'
+        ? condition('Degraded', 'True', 'NodesFailing', sync.message, generation)
+        : sync.phase === 'SlotsLost'
+          ? condition('Degraded', 'True', 'SlotsLost', sync.message, generation)
+          : condition('Degraded', 'False', 'AsExpected', 'No failures', generation),
+  );
+  return {
+    conditions,
+    nodes: sync.members.map((m) => m.pod),
+    members: sync.members,
+    clusterState: sync.clusterState,
+    primaries: sync.primaries,
+    readyNodes: sync.readyNodes,
+    slotsAssigned: sync.slotsAssigned,
+    secretName: passwordSecretName(cr),
+    observedGeneration: generation,
+  };
+}
+
+/** When to look again: seldom once settled or waiting for the user, at once while slots move. */
+export function requeueAfter(
+  cr: RedisCluster,
+  sync: SyncResult,
+  replicas: number,
+  secretProblem: Problem | undefined,
+): Result {
+  if (settled(cr, sync, replicas)) return { requeueAfterMs: secretProblem ? 30_000 : 10_000 };
+  // Waiting for the user: no point in asking Redis every second.
+  if (sync.phase === 'RestartBlocked' || sync.phase === 'SlotsLost') return { requeueAfterMs: 30_000 };
+  return { requeueAfterMs: sync.phase === 'MigratingSlots' ? 100 : 1000 };
+}

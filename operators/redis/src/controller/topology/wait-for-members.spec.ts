@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { FakeCluster } from './testing/fake-cluster.js';
+import { formedCluster, freshNodes } from './testing/shapes.js';
+import { reachable, waitForMembers } from './wait-for-members.js';
+
+const shape = { size: 6, primaries: 3, replicasPerPrimary: 1 };
+
+describe('waitForMembers', () => {
+  it('waits for new pods that are still starting', () => {
+    const cluster = new FakeCluster(
+      freshNodes(6).map((n) => (n.pod === 'redis-5' ? { ...n, down: true } : n)),
+    );
+    const ctx = cluster.context(shape);
+    expect(reachable(ctx)).toBeUndefined();
+    const result = waitForMembers(ctx);
+    expect(result.phase).toBe('WaitingForPods');
+    expect(result.message).toBe('5 of 6 Redis nodes reachable (waiting for redis-5)');
+    expect(result.readyNodes).toBe(5);
+    expect(cluster.commands).toEqual([]);
+  });
+
+  it('calls a formed cluster whose member stopped answering degraded', () => {
+    const cluster = new FakeCluster(
+      formedCluster().map((n) => (n.pod === 'redis-1' ? { ...n, down: true } : n)),
+    );
+    const result = waitForMembers(cluster.context(shape));
+    expect(result.phase).toBe('Degraded');
+    expect(result.message).toBe('5 of 6 Redis nodes reachable (waiting for redis-1)');
+    expect(result.members.find((m) => m.pod === 'redis-1')).toEqual({
+      pod: 'redis-1',
+      ip: '10.0.0.2',
+      role: 'unknown',
+    });
+  });
+
+  it('lets the pass go on, anchored on ordinal 0, once every member answers', () => {
+    const ctx = reachable(new FakeCluster(formedCluster()).context(shape));
+    expect(ctx?.anchor.pod.name).toBe('redis-0');
+  });
+});
