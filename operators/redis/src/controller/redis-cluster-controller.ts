@@ -1,27 +1,25 @@
 import {
+  CONFIG_MAP,
   controllerManagedBy,
   type EventRecorder,
   isNotFound,
   type Logger,
   type Manager,
   type ObjectClient,
+  POD,
+  POD_DISRUPTION_BUDGET,
+  type Pod,
   type PolicyRule,
   type Reconciler,
   type Result,
-} from '@opkit/controller-runtime';
-import { REDIS_CLUSTER, type RedisCluster } from '../api/v1/redis-cluster.js';
-import { type ClusterPass, startPass } from './redis-cluster/context.js';
-import { FailoverTracker } from './redis-cluster/failovers.js';
-import {
-  CONFIG_MAP,
-  PDB,
-  POD,
-  type Pod,
   SECRET,
   SERVICE,
   type Secret,
   STATEFUL_SET,
-} from './redis-cluster/kinds.js';
+} from '@opkit/controller-runtime';
+import { REDIS_CLUSTER, type RedisCluster } from '../api/v1/redis-cluster.js';
+import { type ClusterPass, startPass } from './redis-cluster/context.js';
+import { FailoverTracker } from './redis-cluster/failovers.js';
 import { type ClusterMetrics, clusterMetrics, recordGauges, removeGauges } from './redis-cluster/metrics.js';
 import { applySpecObjects, applyStatefulSet, scaleIn } from './redis-cluster/owned-objects.js';
 import { dropPreviousPassword, resolveAuth } from './redis-cluster/password.js';
@@ -106,7 +104,7 @@ export function setupRedisClusterController(
     .owns(SERVICE)
     .owns(CONFIG_MAP)
     .owns(SECRET)
-    .owns(PDB)
+    .owns(POD_DISRUPTION_BUDGET)
     .watches<Pod>(POD, (pod) => {
       const instance = pod.metadata.labels?.['app.kubernetes.io/instance'];
       const managed = pod.metadata.labels?.['app.kubernetes.io/managed-by'] === MANAGED_BY;

@@ -1,5 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type KubeObject, setControllerReference } from '@opkit/controller-runtime';
+import {
+  type ConfigMap,
+  containerResources,
+  type PodDisruptionBudget,
+  type Secret,
+  type Service,
+  type StatefulSet,
+  setControllerReference,
+} from '@opkit/controller-runtime';
 import type { RedisCluster } from '../api/v1/redis-cluster.js';
 
 export const REDIS_PORT = 6379;
@@ -9,8 +17,6 @@ export const MANAGED_BY = 'redis-operator';
 export const DATA_DIR = '/data';
 export const CONFIG_DIR = '/etc/redis';
 export const AUTH_DIR = '/etc/redis-auth';
-
-type Owned<T> = KubeObject & T;
 
 /** Labels on everything one RedisCluster owns; `instance` keeps two clusters in a namespace apart. */
 export function labelsFor(cr: RedisCluster): Record<string, string> {
@@ -140,7 +146,7 @@ export function generatePassword(): string {
   return randomBytes(24).toString('base64url');
 }
 
-export function desiredConfigMap(cr: RedisCluster): Owned<{ data: Record<string, string> }> {
+export function desiredConfigMap(cr: RedisCluster): ConfigMap {
   const cm = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -152,7 +158,7 @@ export function desiredConfigMap(cr: RedisCluster): Owned<{ data: Record<string,
 }
 
 /** The generated password Secret (created once; its password is never changed by the operator). */
-export function desiredPasswordSecret(cr: RedisCluster, password: string): Owned<{ stringData: object }> {
+export function desiredPasswordSecret(cr: RedisCluster, password: string): Secret {
   const secret = {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -172,7 +178,7 @@ export function desiredAuthConfSecret(
   cr: RedisCluster,
   password: string,
   previous?: string,
-): Owned<{ data: Record<string, string> }> {
+): Secret & { data: Record<string, string> } {
   const base64 = (text: string) => Buffer.from(text).toString('base64');
   const secret = {
     apiVersion: 'v1',
@@ -214,7 +220,7 @@ export function desiredStatefulSet(
   image: string,
   replicas: number,
   configDigest: string,
-): Owned<{ spec: { replicas: number } }> {
+): StatefulSet {
   const labels = labelsFor(cr);
   const n = names(cr);
   const storage = cr.spec.storage;
@@ -279,7 +285,7 @@ export function desiredStatefulSet(
                 { name: 'auth', mountPath: AUTH_DIR, readOnly: true },
               ],
               securityContext: restrictedContainer,
-              ...(cr.spec.resources ? { resources: cr.spec.resources } : {}),
+              ...(cr.spec.resources ? { resources: containerResources(cr.spec.resources) } : {}),
             },
           ],
           volumes: [
@@ -303,7 +309,7 @@ export function desiredStatefulSet(
                 metadata: { name: 'data', labels },
                 spec: {
                   accessModes: ['ReadWriteOnce'],
-                  resources: { requests: { storage: storage.size } },
+                  resources: containerResources({ requests: { storage: storage.size } }),
                   ...(storage.storageClassName ? { storageClassName: storage.storageClassName } : {}),
                 },
               },
@@ -317,7 +323,7 @@ export function desiredStatefulSet(
 }
 
 /** The headless Service that gives the StatefulSet's pods their DNS names (also for not-ready pods). */
-export function desiredHeadlessService(cr: RedisCluster): Owned<{ spec: object }> {
+export function desiredHeadlessService(cr: RedisCluster): Service {
   const service = {
     apiVersion: 'v1',
     kind: 'Service',
@@ -337,7 +343,7 @@ export function desiredHeadlessService(cr: RedisCluster): Owned<{ spec: object }
 }
 
 /** The client Service: a stable address for a cluster-aware client's first connection. */
-export function desiredClientService(cr: RedisCluster): Owned<{ spec: object }> {
+export function desiredClientService(cr: RedisCluster): Service {
   const service = {
     apiVersion: 'v1',
     kind: 'Service',
@@ -353,7 +359,7 @@ export function desiredClientService(cr: RedisCluster): Owned<{ spec: object }> 
 }
 
 /** Voluntary disruptions (drains) take one Redis node at a time, so a primary and its replica never go together. */
-export function desiredPodDisruptionBudget(cr: RedisCluster): Owned<{ spec: object }> {
+export function desiredPodDisruptionBudget(cr: RedisCluster): PodDisruptionBudget {
   const pdb = {
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',

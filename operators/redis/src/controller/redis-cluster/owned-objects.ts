@@ -1,7 +1,15 @@
 // The Kubernetes objects a RedisCluster owns: those that follow from the spec alone, and the StatefulSet of
 // Redis nodes, which grows at once and shrinks only once the Redis Cluster has let its last pods go.
 
-import { applyIfChanged, ignoreNotFound } from '@opkit/controller-runtime';
+import {
+  applyIfChanged,
+  CONFIG_MAP,
+  ignoreNotFound,
+  POD_DISRUPTION_BUDGET,
+  SERVICE,
+  STATEFUL_SET,
+  type StatefulSet,
+} from '@opkit/controller-runtime';
 import {
   authConf,
   desiredClientService,
@@ -14,7 +22,6 @@ import {
 } from '../resources.js';
 import type { SyncResult } from '../topology.js';
 import type { ClusterPass } from './context.js';
-import { CONFIG_MAP, PDB, SERVICE, STATEFUL_SET, type StatefulSet } from './kinds.js';
 
 /** The objects that follow from the spec alone: applied when the cache shows them differing. */
 export async function applySpecObjects({ client, cr, namespace }: ClusterPass): Promise<void> {
@@ -22,7 +29,7 @@ export async function applySpecObjects({ client, cr, namespace }: ClusterPass): 
     [CONFIG_MAP, desiredConfigMap(cr)],
     [SERVICE, desiredHeadlessService(cr)],
     [SERVICE, desiredClientService(cr)],
-    [PDB, desiredPodDisruptionBudget(cr)],
+    [POD_DISRUPTION_BUDGET, desiredPodDisruptionBudget(cr)],
   ] as const) {
     const live = await ignoreNotFound(client.get(type, desired.metadata.name ?? '', namespace));
     await applyIfChanged(client, desired, live);

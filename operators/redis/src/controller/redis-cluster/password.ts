@@ -1,7 +1,7 @@
 // The cluster's password: read from its Secret (created when the operator generates it), written into the
 // auth.conf Secret the pods start with, and carried over a rotation until every node runs the new one.
 
-import { ignoreNotFound, isSubset } from '@opkit/controller-runtime';
+import { ignoreNotFound, isSubset, SECRET, type Secret } from '@opkit/controller-runtime';
 import {
   AUTH_CONF_KEY,
   desiredAuthConfSecret,
@@ -14,7 +14,6 @@ import {
 } from '../resources.js';
 import type { SyncResult } from '../topology.js';
 import type { ClusterPass } from './context.js';
-import { SECRET, type Secret } from './kinds.js';
 import { type Problem, writeFailure } from './status.js';
 
 /** The password from the Secret, or why there is none (a condition reason and a message). */

@@ -1,11 +1,17 @@
 // The StatefulSet's pods as the topology sees them, and the restart of one of them (rolling restart).
 
-import { isConflict, isNotFound, isPodReady, selectorFromLabels } from '@opkit/controller-runtime';
+import {
+  isConflict,
+  isNotFound,
+  isPodReady,
+  POD,
+  type Pod,
+  selectorFromLabels,
+} from '@opkit/controller-runtime';
 import type { RedisCluster } from '../../api/v1/redis-cluster.js';
 import { selectorFor } from '../resources.js';
 import type { PodInfo, SyncResult } from '../topology.js';
 import type { ClusterPass } from './context.js';
-import { POD, type Pod } from './kinds.js';
 
 /** Pods carry the revision of the StatefulSet template they were created from. */
 const REVISION_LABEL = 'controller-revision-hash';
