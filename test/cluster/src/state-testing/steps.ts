@@ -158,7 +158,7 @@ export function generateSteps<Spec>(options: StepGeneratorOptions<Spec>, count: 
       if (millis === undefined || millis < 0n) return [];
       return quantitySpellings(millis)
         .filter((s) => s !== value)
-        .map((s) => ({ value: s, why: `spelled ${JSON.stringify(s)}` }));
+        .map((s) => ({ value: s, why: `was ${JSON.stringify(value)}` }));
     }
     if (isObject(value) && Object.keys(value).length > 1) {
       const keys = Object.keys(value);
