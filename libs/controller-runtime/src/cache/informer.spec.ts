@@ -121,6 +121,16 @@ describe('SharedInformer initial list', () => {
       expect(informer.store.get(key)?.metadata.annotations).toEqual({ keep: 'yes' });
     }
   });
+
+  it('GIVEN objects with server-side apply entries WHEN stripped THEN only those entries stay, for applyIfChanged', () => {
+    const applied = { manager: 'op', operation: 'Apply', fieldsV1: { 'f:data': { 'f:a': {} } } };
+    const updated = { manager: 'kube-controller-manager', operation: 'Update', fieldsV1: { 'f:data': {} } };
+    const stripped = stripManagedFields({
+      ...configMap('m', 'm1', '13'),
+      metadata: { ...configMap('m', 'm1', '13').metadata, managedFields: [applied, updated] },
+    });
+    expect(stripped.metadata.managedFields).toEqual([applied]);
+  });
 });
 
 describe('SharedInformer watch events', () => {

@@ -40,9 +40,18 @@ export interface InformerOptions<T extends KubeObject> {
   readonly onError?: (error: Error) => void;
 }
 
-/** Strips what controllers never read and what makes cached objects large: managedFields and last-applied. */
+/**
+ * Strips what controllers never read and what makes cached objects large: last-applied, and managedFields
+ * but for server-side apply's own entries, which tell `applyIfChanged` the fields a controller applied
+ * before (so it can tell when its next apply would remove one).
+ */
 export function stripManagedFields<T extends KubeObject>(obj: T): T {
-  if (obj.metadata.managedFields) delete obj.metadata.managedFields;
+  const managed = obj.metadata.managedFields;
+  if (managed) {
+    const applied = managed.filter((entry) => (entry as { operation?: string }).operation === 'Apply');
+    if (applied.length > 0) obj.metadata.managedFields = applied;
+    else delete obj.metadata.managedFields;
+  }
   const annotations = obj.metadata.annotations;
   if (annotations?.['kubectl.kubernetes.io/last-applied-configuration']) {
     delete annotations['kubectl.kubernetes.io/last-applied-configuration'];

@@ -1,5 +1,6 @@
 import type { TypeRef } from '../client/client.js';
 import type { KubeObject } from '../object.js';
+import { droppedAppliedFields } from './applied-fields.js';
 import { isSubset } from './semantic.js';
 
 /** What a write did, as controller-runtime's `controllerutil.OperationResult` reports it. */
@@ -7,14 +8,22 @@ export type OperationResult = 'created' | 'updated' | 'unchanged';
 
 /**
  * `controllerutil.CreateOrPatch` for server-side apply: applies `desired` when `live` (as read from the cache)
- * lacks any of its fields or values, and says what happened. An unchanged world costs no write.
+ * lacks any of its fields or values, or still has a field the client applied before and `desired` no longer
+ * sets (the apply removes it), and says what happened. An unchanged world costs no write.
  */
 export async function applyIfChanged(
-  client: { apply(obj: KubeObject): Promise<unknown> },
+  client: { apply(obj: KubeObject): Promise<unknown>; readonly fieldManager?: string },
   desired: KubeObject,
   live: KubeObject | undefined,
 ): Promise<OperationResult> {
-  if (live && isSubset(desired, live)) return 'unchanged';
+  if (
+    live &&
+    isSubset(desired, live) &&
+    (client.fieldManager === undefined ||
+      droppedAppliedFields(live, desired, client.fieldManager).length === 0)
+  ) {
+    return 'unchanged';
+  }
   await client.apply(desired);
   return live ? 'updated' : 'created';
 }

@@ -141,6 +141,13 @@ describe('isSubset', () => {
     expect(isSubset({ emptyDir: { sizeLimit: '1024Mi' } }, { emptyDir: { sizeLimit: '1Gi' } })).toBe(true);
   });
 
+  it('takes an empty list of resources as none, since the API server does not store it', () => {
+    expect(isSubset(container({ requests: {} }), container({}))).toBe(true);
+    expect(isSubset(container({ requests: {}, limits: {} }), container({ limits: { cpu: '1' } }))).toBe(true);
+    expect(isSubset(container({ requests: { cpu: '1' } }), container({}))).toBe(false);
+    expect(isSubset({ emptyDir: {} }, {})).toBe(false);
+  });
+
   it('compares every other field as written', () => {
     expect(isSubset({ data: { size: '1024Mi' } }, { data: { size: '1Gi' } })).toBe(false);
     expect(isSubset({ replicas: 2 }, { replicas: '2' })).toBe(false);

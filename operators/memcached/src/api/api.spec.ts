@@ -150,7 +150,7 @@ describe('the defaulting and validating webhooks', () => {
     expect(await threads({ replicas: 1, threads: 9 })).toBe(9);
   });
 
-  it('refuses item memory that does not fit the container, and warns about overriding flags', async () => {
+  it('refuses item memory that does not fit the container and requests above limits, and warns about overriding flags', async () => {
     const request: AdmissionRequest<Memcached> = {
       uid: 'x',
       kind: { group: 'cache.example.com', version: 'v1beta1', kind: 'Memcached' },
@@ -170,6 +170,22 @@ describe('the defaulting and validating webhooks', () => {
     expect(() => validateCreate?.(beta({ replicas: 1, memory: '8Mi' }), request)).toThrow(
       'must be from 16Mi to 64Gi',
     );
+    // The pod would refuse it: the operator could never roll the Deployment out.
+    expect(() =>
+      validateCreate?.(
+        beta({ replicas: 1, resources: { limits: { cpu: '100m' }, requests: { cpu: 8 } } }),
+        request,
+      ),
+    ).toThrow('spec.resources.requests.cpu: Invalid value: 8: must be at most resources.limits.cpu (100m)');
+    expect(
+      await validateCreate?.(
+        beta({
+          replicas: 1,
+          resources: { limits: { cpu: '0.5' }, requests: { cpu: '500m', memory: '1Gi' } },
+        }),
+        request,
+      ),
+    ).toEqual([]);
     expect(
       await validateCreate?.(beta({ replicas: 1, extraArgs: ['-m', '128', '-v', '--threads=2'] }), request),
     ).toEqual(["spec.extraArgs -m --threads=2 override what the spec's own fields set"]);

@@ -1,8 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import type { ViteUserConfig } from 'vitest/config';
+import { configDefaults, type ViteUserConfig } from 'vitest/config';
 
 const globalSetup = fileURLToPath(new URL('./global-setup.ts', import.meta.url));
 const buildPackages = fileURLToPath(new URL('./build-packages.ts', import.meta.url));
+const kwokNodesSetup = fileURLToPath(new URL('./kwok-nodes-setup.ts', import.meta.url));
 
 /**
  * The vitest configuration every package shares: a `unit` project for `src/**\/*.spec.ts` (fast, no cluster)
@@ -11,11 +12,16 @@ const buildPackages = fileURLToPath(new URL('./build-packages.ts', import.meta.u
  *
  * `e2eRunsCli`: the e2e tests run the `opkit` command as users run it, from its build, so a bare `vitest run`
  * builds it first (under Nx the test target's `dependsOn: ["opkit:build"]` has).
+ *
+ * `kwokSpecs`: test files whose pods only need to become Ready run in a third project, `kwok`, against a
+ * kwok-only control plane with kwok nodes (no real node), and not in `e2e`.
  */
 export function opkitVitestConfig(
-  options: { e2eUsesCluster?: boolean; e2eRunsCli?: boolean } = {},
+  options: { e2eUsesCluster?: boolean; e2eRunsCli?: boolean; kwokSpecs?: readonly string[] } = {},
 ): ViteUserConfig {
   const conditions = ['@opkit/source'];
+  const kwokSpecs = [...(options.kwokSpecs ?? [])];
+  const clusterTest = { testTimeout: 180_000, hookTimeout: 300_000, fileParallelism: false };
   return {
     resolve: { conditions },
     ssr: { resolve: { conditions, externalConditions: conditions } },
@@ -29,15 +35,22 @@ export function opkitVitestConfig(
           test: {
             name: 'e2e',
             include: ['test/**/*.spec.ts'],
+            exclude: [...configDefaults.exclude, ...kwokSpecs],
             globalSetup: [
               ...(options.e2eRunsCli ? [buildPackages] : []),
               ...((options.e2eUsesCluster ?? true) ? [globalSetup] : []),
             ],
-            testTimeout: 180_000,
-            hookTimeout: 300_000,
-            fileParallelism: false,
+            ...clusterTest,
           },
         },
+        ...(kwokSpecs.length > 0
+          ? [
+              {
+                extends: true as const,
+                test: { name: 'kwok', include: kwokSpecs, globalSetup: [kwokNodesSetup], ...clusterTest },
+              },
+            ]
+          : []),
       ],
     },
   };

@@ -1,4 +1,5 @@
 import {
+  compareQuantities,
   type Defaulter,
   type FieldProblem,
   invalidObject,
@@ -59,6 +60,17 @@ function problems(spec: MemcachedSpec): FieldProblem[] {
       value: memory,
       message: `with ${MEMORY_OVERHEAD_MI}Mi for connections it must fit in resources.limits.memory (${limit})`,
     });
+  }
+  // The pod's own rule, checked here: a request above its limit would be accepted and never run.
+  for (const [name, request] of Object.entries(spec.resources?.requests ?? {})) {
+    const limit = spec.resources?.limits?.[name];
+    if (limit !== undefined && compareQuantities(request, limit) === 1) {
+      found.push({
+        field: `spec.resources.requests.${name}`,
+        value: request,
+        message: `must be at most resources.limits.${name} (${limit})`,
+      });
+    }
   }
   return found;
 }

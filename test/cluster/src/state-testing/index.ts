@@ -1,0 +1,18 @@
+export type { FieldHint, FieldHints } from './hints.js';
+export { formatPath, type Json, jsonEqual, type Path } from './json-path.js';
+export { isQuantitySchema, type OpenApiSchema, type SchemaCrd, specSchemaOf } from './openapi.js';
+export { quantitiesEqual, quantityCeilIn, quantityMillis, quantitySpellings } from './quantity.js';
+export { type Random, seededRandom } from './random.js';
+export {
+  type LiveObject,
+  type Oracle,
+  type OracleContext,
+  runStateTest,
+  StateTestFailure,
+  type StateTestOptions,
+  type StateTestReport,
+  type StepFailure,
+} from './runner.js';
+export { shrinkSequence } from './shrink.js';
+export { generateSteps, type Step, type StepGeneratorOptions } from './steps.js';
+export { type ResourceType, type SeenWrite, WriteWatch } from './write-watch.js';
