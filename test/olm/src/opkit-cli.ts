@@ -167,18 +167,30 @@ export interface CatalogServer {
 }
 
 /**
- * Serves a catalog directory with inline bundles on a free port of `host` until stopped. OLM's catalog
+ * Serves a catalog directory on a free port of `host` until stopped, with its bundles inline unless
+ * `inlineBundles` is false (then OLM unpacks each bundle's image). OLM's catalog
  * operator runs in a pod, so the host must be one it reaches: the real node's address.
  */
 export async function serveCatalog(
   catalogDir: string,
   logPath: string,
   host: string,
+  options: { readonly inlineBundles?: boolean } = {},
 ): Promise<CatalogServer> {
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    [opkitBin, 'catalog', 'serve', catalogDir, '--host', host, '--port', String(port), '--inline-bundles'],
+    [
+      opkitBin,
+      'catalog',
+      'serve',
+      catalogDir,
+      '--host',
+      host,
+      '--port',
+      String(port),
+      ...((options.inlineBundles ?? true) ? ['--inline-bundles'] : []),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const log = createWriteStream(logPath);

@@ -117,6 +117,34 @@ function clusterServiceVersion(pkg: SyntheticPackage, entry: SyntheticEntry) {
 }
 
 /**
+ * One synthetic bundle as a registry+v1 bundle directory (`manifests/` with its CRD and CSV as YAML-compatible
+ * JSON, `metadata/annotations.yaml`), for building a bundle image of it.
+ */
+export function writeSyntheticBundle(dir: string, pkg: SyntheticPackage, entry: SyntheticEntry): void {
+  const crd = customResourceDefinition(pkg, entry);
+  mkdirSync(join(dir, 'manifests'), { recursive: true });
+  mkdirSync(join(dir, 'metadata'), { recursive: true });
+  writeFileSync(join(dir, 'manifests', `${crd.metadata.name}.yaml`), `${JSON.stringify(crd, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'manifests', `${pkg.name}.clusterserviceversion.yaml`),
+    `${JSON.stringify(clusterServiceVersion(pkg, entry), null, 2)}\n`,
+  );
+  writeFileSync(
+    join(dir, 'metadata', 'annotations.yaml'),
+    [
+      'annotations:',
+      '  operators.operatorframework.io.bundle.mediatype.v1: registry+v1',
+      '  operators.operatorframework.io.bundle.manifests.v1: manifests/',
+      '  operators.operatorframework.io.bundle.metadata.v1: metadata/',
+      `  operators.operatorframework.io.bundle.package.v1: ${pkg.name}`,
+      `  operators.operatorframework.io.bundle.channels.v1: ${pkg.channel}`,
+      `  operators.operatorframework.io.bundle.channel.default.v1: ${pkg.channel}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+/**
  * Writes a file-based catalog of synthetic packages, every bundle inline (`image: ""`) so OLM installs it
  * without pulling bundle images. The operators' Deployments run a busybox that only sleeps, so each CSV can
  * succeed.
