@@ -14,3 +14,4 @@ export {
   type Verb,
 } from './fake-client.js';
 export { prng } from './prng.js';
+export { recordingEvents } from './recording-events.js';

@@ -1,5 +1,5 @@
-import { EventRecorder, type EventsV1Event, type KubeObject } from '@opkit/controller-runtime';
-import { FakeClient } from '@opkit/controller-runtime/testing';
+import type { KubeObject } from '@opkit/controller-runtime';
+import { FakeClient, recordingEvents } from '@opkit/controller-runtime/testing';
 import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { MEMCACHED, type Memcached } from '../api/v1beta1/memcached.js';
@@ -18,18 +18,7 @@ function setup(spec: Memcached['spec'], operatorEnv: NodeJS.ProcessEnv = env) {
     spec,
   };
   const client = new FakeClient({ objects: [cr], statusSubresource: [MEMCACHED] });
-  const recorded: EventsV1Event[] = [];
-  const events = new EventRecorder({
-    sink: {
-      create: async (_ns, event) => {
-        recorded.push(event);
-        return event;
-      },
-      patch: async (_ns, _name) => ({}) as EventsV1Event,
-    },
-    reportingController: 'cache.example.com/memcached-operator',
-    reportingInstance: 'test',
-  });
+  const { events, recorded } = recordingEvents('cache.example.com/memcached-operator');
   const undesiredSize = new Counter({ name: 'undesired_size', help: 'h', registers: [new Registry()] });
   const reconcile = memcachedReconciler(client, events, undesiredSize, operatorEnv);
   const run = () =>

@@ -1,5 +1,5 @@
-import { EventRecorder, type EventsV1Event, type KubeObject } from '@opkit/controller-runtime';
-import { FakeClient } from '@opkit/controller-runtime/testing';
+import type { KubeObject } from '@opkit/controller-runtime';
+import { FakeClient, recordingEvents } from '@opkit/controller-runtime/testing';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { REDIS_CLUSTER, type RedisCluster } from '../api/v1/redis-cluster.js';
@@ -17,18 +17,7 @@ function setup(spec: RedisCluster['spec'], operatorEnv: NodeJS.ProcessEnv = env)
     spec,
   };
   const client = new FakeClient({ objects: [cr], statusSubresource: [REDIS_CLUSTER] });
-  const recorded: EventsV1Event[] = [];
-  const events = new EventRecorder({
-    sink: {
-      create: async (_ns, event) => {
-        recorded.push(event);
-        return event;
-      },
-      patch: async () => ({}) as EventsV1Event,
-    },
-    reportingController: 'cache.example.com/redis-operator',
-    reportingInstance: 'test',
-  });
+  const { events, recorded } = recordingEvents('cache.example.com/redis-operator');
   const reconcile = redisClusterReconciler(client, events, clusterMetrics(new Registry()), {
     env: operatorEnv,
   });

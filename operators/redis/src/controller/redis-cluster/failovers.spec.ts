@@ -1,5 +1,4 @@
-import { EventRecorder, type EventsV1Event } from '@opkit/controller-runtime';
-import { FakeClient } from '@opkit/controller-runtime/testing';
+import { FakeClient, recordingEvents } from '@opkit/controller-runtime/testing';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { REDIS_CLUSTER, type RedisCluster } from '../../api/v1/redis-cluster.js';
@@ -14,18 +13,7 @@ function setup() {
     metadata: { name: 'cache', namespace: 'ns' },
     spec: { size: 6 },
   };
-  const recorded: EventsV1Event[] = [];
-  const events = new EventRecorder({
-    sink: {
-      create: async (_ns, event) => {
-        recorded.push(event);
-        return event;
-      },
-      patch: async () => ({}) as EventsV1Event,
-    },
-    reportingController: 'cache.example.com/redis-operator',
-    reportingInstance: 'test',
-  });
+  const { events, recorded } = recordingEvents('cache.example.com/redis-operator');
   const registry = new Registry();
   const pass = startPass(
     { client: new FakeClient(), events, metrics: clusterMetrics(registry), env: {} },
