@@ -218,13 +218,8 @@ export class Manager {
     return { cert: read('tls.crt'), key: read('tls.key') };
   }
 
-  /**
-   * Runs until `signal` aborts (then shuts down gracefully and resolves) or leadership is lost (then stops
-   * the controllers at once and rejects with LeaderElectionLostError: exit the process).
-   */
-  async start(signal: AbortSignal): Promise<void> {
-    if (this.#started) throw new Error('a manager starts only once');
-    this.#started = true;
+  /** Starts the metrics and health-probe servers the options ask for; returns them, to be closed at the end. */
+  async #serve(): Promise<ProbeServer[]> {
     const log = this.logger;
     const servers: ProbeServer[] = [];
     const metricsBind = parseBindAddress(this.#o.metricsBindAddress);
@@ -253,7 +248,90 @@ export class Manager {
         address: `${this.healthProbeAddress.address}:${this.healthProbeAddress.port}`,
       });
     }
+    return servers;
+  }
 
+  /**
+   * Waits for the leader lease when leader election is on, then keeps renewing it until `leaderStop` aborts.
+   * `lost` rejects when a renewal fails past its deadline; it never settles without an election.
+   */
+  async #lead(
+    signal: AbortSignal,
+    leaderStop: AbortSignal,
+  ): Promise<{ elector?: LeaderElector; lost: Promise<void> }> {
+    const election = this.#o.leaderElection;
+    if (!election) return { lost: new Promise(() => {}) };
+    const log = this.logger;
+    const elector = new LeaderElector(this.apiReader, {
+      id: election.id,
+      namespace: election.namespace ?? defaultLeaseNamespace(),
+      identity: election.identity,
+      leaseDurationMs: election.leaseDurationMs,
+      renewDeadlineMs: election.renewDeadlineMs,
+      retryPeriodMs: election.retryPeriodMs,
+    });
+    log.info('attempting to acquire leader lease', { lease: election.id, identity: elector.identity });
+    this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
+    const acquired = await elector.acquire(signal, (e) =>
+      log.warn('lease acquire failed', { error: e.message }),
+    );
+    if (!acquired) return { elector, lost: new Promise(() => {}) };
+    log.info('acquired leader lease', { lease: election.id });
+    this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 1);
+    return {
+      elector,
+      lost: elector.renew(leaderStop, (e) => log.warn('lease renew failed', { error: e.message })),
+    };
+  }
+
+  /** Leadership is gone: another replica may soon be reconciling, so no write from here on and no drain. */
+  #abandon(lossError: LeaderElectionLostError, leaderStop: AbortController): void {
+    this.transport.fenceWrites(lossError);
+    const election = this.#o.leaderElection;
+    if (election) this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
+    this.logger.error('leader election lost', lossError);
+    leaderStop.abort(lossError);
+  }
+
+  /**
+   * A graceful stop: the runnables get their stop signal and up to the shutdown timeout to finish their
+   * in-flight work; then the lease is released, so a successor need not wait for it to expire.
+   */
+  async #drain(
+    finished: Promise<unknown>,
+    leaderStop: AbortController,
+    reason: unknown,
+    elector: LeaderElector | undefined,
+  ): Promise<void> {
+    const log = this.logger;
+    const timeoutMs = this.#o.gracefulShutdownTimeoutMs ?? 30_000;
+    log.info('stopping; waiting for in-flight reconciles', { timeoutMs });
+    leaderStop.abort(reason);
+    let timer: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([
+      finished.then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!drained) log.warn('graceful shutdown timed out; leaving reconciles unfinished', { timeoutMs });
+    const election = this.#o.leaderElection;
+    if (elector?.isLeader && (election?.releaseOnCancel ?? true)) {
+      await elector.release();
+      if (election) this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
+      log.info('released leader lease', { lease: election?.id });
+    }
+  }
+
+  /**
+   * Runs until `signal` aborts (then shuts down gracefully and resolves) or leadership is lost (then stops
+   * the controllers at once and rejects with LeaderElectionLostError: exit the process).
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#started) throw new Error('a manager starts only once');
+    this.#started = true;
+    const servers = await this.#serve();
     const cacheStop = new AbortController();
     this.cache.start(cacheStop.signal);
     const runners: Promise<void>[] = [];
@@ -265,7 +343,7 @@ export class Manager {
     });
     const run = (r: Runnable, s: AbortSignal) =>
       r.start(s).catch((error: Error) => {
-        log.error('runnable failed; stopping the manager', error);
+        this.logger.error('runnable failed; stopping the manager', error);
         failure ??= error;
         reportFailure();
       });
@@ -275,29 +353,7 @@ export class Manager {
     const leaderStop = new AbortController();
     const onStop = () => leaderStop.abort(signal.reason);
     signal.addEventListener('abort', onStop, { once: true });
-    let elector: LeaderElector | undefined;
-    let lost: Promise<void> = new Promise(() => {});
-    const election = this.#o.leaderElection;
-    if (election) {
-      elector = new LeaderElector(this.apiReader, {
-        id: election.id,
-        namespace: election.namespace ?? defaultLeaseNamespace(),
-        identity: election.identity,
-        leaseDurationMs: election.leaseDurationMs,
-        renewDeadlineMs: election.renewDeadlineMs,
-        retryPeriodMs: election.retryPeriodMs,
-      });
-      log.info('attempting to acquire leader lease', { lease: election.id, identity: elector.identity });
-      this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
-      const acquired = await elector.acquire(signal, (e) =>
-        log.warn('lease acquire failed', { error: e.message }),
-      );
-      if (acquired) {
-        log.info('acquired leader lease', { lease: election.id });
-        this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 1);
-        lost = elector.renew(leaderStop.signal, (e) => log.warn('lease renew failed', { error: e.message }));
-      }
-    }
+    const { elector, lost } = await this.#lead(signal, leaderStop.signal);
     if (!signal.aborted) {
       this.#resolveElected();
       for (const r of this.#runnables.filter((r) => r.needLeaderElection !== false)) {
@@ -305,61 +361,29 @@ export class Manager {
       }
     }
 
-    const finished = Promise.allSettled(runners);
     const stopped = new Promise<void>((resolve) => {
       if (signal.aborted) resolve();
       else signal.addEventListener('abort', () => resolve(), { once: true });
     });
-    let lossError: Error | undefined;
+    let lossError: LeaderElectionLostError | undefined;
     await Promise.race([
       stopped,
       failed,
       lost.catch((error: Error) => {
-        lossError = error;
+        lossError =
+          error instanceof LeaderElectionLostError ? error : new LeaderElectionLostError(error.message);
       }),
     ]);
+    if (lossError) this.#abandon(lossError, leaderStop);
+    else await this.#drain(Promise.allSettled(runners), leaderStop, signal.reason, elector);
 
-    if (lossError) {
-      // Another replica may soon be reconciling: no write from here on, stop at once, no graceful drain.
-      this.transport.fenceWrites(
-        lossError instanceof LeaderElectionLostError
-          ? lossError
-          : new LeaderElectionLostError(lossError.message),
-      );
-      if (election) this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
-      log.error('leader election lost', lossError);
-      leaderStop.abort(lossError);
-    } else {
-      log.info('stopping; waiting for in-flight reconciles', {
-        timeoutMs: this.#o.gracefulShutdownTimeoutMs ?? 30_000,
-      });
-      leaderStop.abort(signal.reason);
-      const timeoutMs = this.#o.gracefulShutdownTimeoutMs ?? 30_000;
-      let timer: NodeJS.Timeout | undefined;
-      const drained = await Promise.race([
-        finished.then(() => true),
-        new Promise<boolean>((resolve) => {
-          timer = setTimeout(() => resolve(false), timeoutMs);
-        }),
-      ]);
-      clearTimeout(timer);
-      if (!drained) log.warn('graceful shutdown timed out; leaving reconciles unfinished', { timeoutMs });
-      if (elector?.isLeader && (election?.releaseOnCancel ?? true)) {
-        await elector.release();
-        if (election) this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
-        log.info('released leader lease', { lease: election?.id });
-      }
-    }
     signal.removeEventListener('abort', onStop);
     cacheStop.abort();
     await Promise.all(this.#recorders.map((r) => r.close().catch(() => {})));
     await Promise.all(servers.map((s) => s.close()));
     await this.cache.stopped();
     await this.transport.close();
-    if (lossError)
-      throw lossError instanceof LeaderElectionLostError
-        ? lossError
-        : new LeaderElectionLostError(lossError.message);
+    if (lossError) throw lossError;
     if (failure) throw failure;
   }
 }

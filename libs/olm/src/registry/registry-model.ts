@@ -15,7 +15,7 @@ import {
   readBundleObjects,
 } from '../catalog/properties.js';
 import { channelHead } from '../catalog/replaces-chain.js';
-import type { BundleBlob, Catalog, PackageBlob } from '../catalog/types.js';
+import type { BundleBlob, Catalog, ChannelBlob, PackageBlob } from '../catalog/types.js';
 import { goQuote } from '../semver/go-quote.js';
 import type { ApiBundle, ApiDeprecation, ApiGroupVersionKind, ApiTypedValue } from './api.js';
 import { csvJsonFromMetadata } from './csv-from-metadata.js';
@@ -207,124 +207,16 @@ function convertBundle(
  */
 export function buildRegistryModel(catalog: Catalog, options: BuildRegistryModelOptions = {}): RegistryModel {
   const deprecations = deprecationsOf(catalog);
-  const bundlesByPackage = new Map<string, Map<string, BundleBlob>>();
-  for (const b of catalog.bundles) {
-    const m = bundlesByPackage.get(b.package) ?? new Map<string, BundleBlob>();
-    bundlesByPackage.set(b.package, m);
-    m.set(b.name, b);
-  }
-  const channelsByPackage = new Map<string, typeof catalog.channels>();
-  for (const c of catalog.channels) {
-    const list = channelsByPackage.get(c.package) ?? [];
-    channelsByPackage.set(c.package, list);
-    list.push(c);
-  }
+  const bundlesByPackage = groupBy(catalog.bundles, (b) => b.package);
+  const channelsByPackage = groupBy(catalog.channels, (c) => c.package);
   const packages = new Map<string, RegistryPackage>();
   for (const pkg of catalog.packages) {
     const dep = deprecations.get(pkg.name);
-    // Converted once per bundle, then copied into each channel that lists it.
-    // Start-up checks only what opm's cache build would refuse; the conversion itself (decoding objects,
-    // synthesizing CSVs) happens on first use, once per bundle, so a large catalog is served at once.
-    type Converted = ReturnType<typeof convertBundle>;
-    const prepared = new Map<string, { providedApis: ApiGroupVersionKind[]; convert: () => Converted }>();
-    const prepare = (blob: BundleBlob) => {
-      let p = prepared.get(blob.name);
-      if (p !== undefined) return p;
-      const csvMetadatas = blob.properties.filter((x) => x.type === PROPERTY_CSV_METADATA).length;
-      if (csvMetadatas > 1) {
-        throw new RegistryError(
-          'REGISTRY_BUNDLE_INVALID',
-          `package ${goQuote(pkg.name)}, bundle ${goQuote(blob.name)}: parse properties: expected at most 1 property of type "olm.csv.metadata", found ${csvMetadatas}`,
-        );
-      }
-      let b = blob;
-      let fromDir: BundleContent | undefined;
-      if (options.inlineBundles) {
-        if (!b.properties.some((x) => x.type === PROPERTY_BUNDLE_OBJECT)) {
-          const version = packageVersion(b);
-          fromDir =
-            options.bundlesDir !== undefined
-              ? contentFromDirectory(options.bundlesDir, pkg.name, version)
-              : undefined;
-          if (fromDir === undefined) {
-            throw new RegistryError(
-              'REGISTRY_INLINE_CONTENT_MISSING',
-              `package ${goQuote(pkg.name)}, bundle ${goQuote(b.name)}: no olm.bundle.object properties to serve inline` +
-                (options.bundlesDir !== undefined
-                  ? ` and no bundle directory ${join(options.bundlesDir, pkg.name, version)}`
-                  : ' and no bundles directory given'),
-            );
-          }
-        }
-        b = { ...b, image: '' };
-      }
-      let converted: Converted | undefined;
-      const bundle = b;
-      p = {
-        providedApis: b.properties
-          .filter((x) => x.type === PROPERTY_GVK)
-          .map((x) => gvk(x.value as GvkProperty)),
-        convert: () => {
-          converted ??= convertBundle(
-            pkg,
-            bundle,
-            parseProperties(bundle.properties),
-            fromDir ?? contentOf(bundle),
-            dep?.bundles.get(bundle.name),
-          );
-          return converted;
-        },
-      };
-      prepared.set(blob.name, p);
-      return p;
-    };
+    const bundles = new Map((bundlesByPackage.get(pkg.name) ?? []).map((b) => [b.name, b]));
+    const prepare = bundlePreparer(pkg, dep, options);
     const channels = new Map<string, RegistryChannel>();
     for (const ch of channelsByPackage.get(pkg.name) ?? []) {
-      const head = channelHead(ch.entries);
-      if ('error' in head) {
-        throw new RegistryError(
-          'REGISTRY_CATALOG_INVALID',
-          `package ${goQuote(pkg.name)}, channel ${goQuote(ch.name)}: ${head.error}`,
-        );
-      }
-      const entries = new Map<string, RegistryEntry>();
-      for (const e of ch.entries) {
-        const blob = bundlesByPackage.get(pkg.name)?.get(e.name);
-        if (blob === undefined) {
-          throw new RegistryError(
-            'REGISTRY_CATALOG_INVALID',
-            `package ${goQuote(pkg.name)}, channel ${goQuote(ch.name)}: no olm.bundle blob for entry ${goQuote(e.name)}`,
-          );
-        }
-        const { providedApis, convert } = prepare(blob);
-        const skips = e.skips ?? [];
-        let bundle: ApiBundle | undefined;
-        entries.set(e.name, {
-          packageName: pkg.name,
-          channelName: ch.name,
-          name: e.name,
-          replaces: e.replaces ?? '',
-          skips,
-          providedApis,
-          get bundle(): ApiBundle {
-            bundle ??= {
-              ...convert(),
-              channelName: ch.name,
-              skipRange: e.skipRange ?? '',
-              replaces: e.replaces ?? '',
-              skips: [...skips],
-            };
-            return bundle;
-          },
-        });
-      }
-      const chDep = dep?.channels.get(ch.name);
-      channels.set(ch.name, {
-        name: ch.name,
-        head: head.head,
-        entries,
-        ...(chDep !== undefined ? { deprecation: { message: chDep } } : {}),
-      });
+      channels.set(ch.name, registryChannel(pkg, ch, bundles, prepare, dep?.channels.get(ch.name)));
     }
     packages.set(pkg.name, {
       name: pkg.name,
@@ -334,4 +226,148 @@ export function buildRegistryModel(catalog: Catalog, options: BuildRegistryModel
     });
   }
   return { packages };
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const list = groups.get(key(item)) ?? [];
+    groups.set(key(item), list);
+    list.push(item);
+  }
+  return groups;
+}
+
+type Converted = ReturnType<typeof convertBundle>;
+
+/** A bundle ready to serve: the APIs it provides now, its conversion to an API bundle on first use. */
+interface PreparedBundle {
+  readonly providedApis: ApiGroupVersionKind[];
+  readonly convert: () => Converted;
+}
+
+/**
+ * Prepares each bundle of a package once, however many channels list it. Start-up checks only what opm's
+ * cache build would refuse; the conversion itself (decoding objects, synthesizing CSVs) happens on first use,
+ * once per bundle, so a large catalog is served at once.
+ */
+function bundlePreparer(
+  pkg: PackageBlob,
+  dep: PackageDeprecations | undefined,
+  options: BuildRegistryModelOptions,
+): (blob: BundleBlob) => PreparedBundle {
+  const prepared = new Map<string, PreparedBundle>();
+  return (blob) => {
+    const known = prepared.get(blob.name);
+    if (known !== undefined) return known;
+    const csvMetadatas = blob.properties.filter((x) => x.type === PROPERTY_CSV_METADATA).length;
+    if (csvMetadatas > 1) {
+      throw new RegistryError(
+        'REGISTRY_BUNDLE_INVALID',
+        `package ${goQuote(pkg.name)}, bundle ${goQuote(blob.name)}: parse properties: expected at most 1 property of type "olm.csv.metadata", found ${csvMetadatas}`,
+      );
+    }
+    const fromDir = options.inlineBundles ? inlineContent(pkg, blob, options) : undefined;
+    const bundle = options.inlineBundles ? { ...blob, image: '' } : blob;
+    let converted: Converted | undefined;
+    const p: PreparedBundle = {
+      providedApis: bundle.properties
+        .filter((x) => x.type === PROPERTY_GVK)
+        .map((x) => gvk(x.value as GvkProperty)),
+      convert: () => {
+        converted ??= convertBundle(
+          pkg,
+          bundle,
+          parseProperties(bundle.properties),
+          fromDir ?? contentOf(bundle),
+          dep?.bundles.get(bundle.name),
+        );
+        return converted;
+      },
+    };
+    prepared.set(blob.name, p);
+    return p;
+  };
+}
+
+/**
+ * With `inlineBundles`, a bundle without `olm.bundle.object` properties is served from its directory under
+ * `bundlesDir`; undefined when it has them.
+ * @throws RegistryError when it has neither.
+ */
+function inlineContent(
+  pkg: PackageBlob,
+  blob: BundleBlob,
+  options: BuildRegistryModelOptions,
+): BundleContent | undefined {
+  if (blob.properties.some((x) => x.type === PROPERTY_BUNDLE_OBJECT)) return undefined;
+  const version = packageVersion(blob);
+  const fromDir =
+    options.bundlesDir !== undefined
+      ? contentFromDirectory(options.bundlesDir, pkg.name, version)
+      : undefined;
+  if (fromDir === undefined) {
+    throw new RegistryError(
+      'REGISTRY_INLINE_CONTENT_MISSING',
+      `package ${goQuote(pkg.name)}, bundle ${goQuote(blob.name)}: no olm.bundle.object properties to serve inline` +
+        (options.bundlesDir !== undefined
+          ? ` and no bundle directory ${join(options.bundlesDir, pkg.name, version)}`
+          : ' and no bundles directory given'),
+    );
+  }
+  return fromDir;
+}
+
+/** A channel with its head and one entry per bundle it lists, each bundle converted when first asked for. */
+function registryChannel(
+  pkg: PackageBlob,
+  ch: ChannelBlob,
+  bundles: ReadonlyMap<string, BundleBlob>,
+  prepare: (blob: BundleBlob) => PreparedBundle,
+  deprecation: string | undefined,
+): RegistryChannel {
+  const head = channelHead(ch.entries);
+  if ('error' in head) {
+    throw new RegistryError(
+      'REGISTRY_CATALOG_INVALID',
+      `package ${goQuote(pkg.name)}, channel ${goQuote(ch.name)}: ${head.error}`,
+    );
+  }
+  const entries = new Map<string, RegistryEntry>();
+  for (const e of ch.entries) {
+    const blob = bundles.get(e.name);
+    if (blob === undefined) {
+      throw new RegistryError(
+        'REGISTRY_CATALOG_INVALID',
+        `package ${goQuote(pkg.name)}, channel ${goQuote(ch.name)}: no olm.bundle blob for entry ${goQuote(e.name)}`,
+      );
+    }
+    const { providedApis, convert } = prepare(blob);
+    const skips = e.skips ?? [];
+    let bundle: ApiBundle | undefined;
+    entries.set(e.name, {
+      packageName: pkg.name,
+      channelName: ch.name,
+      name: e.name,
+      replaces: e.replaces ?? '',
+      skips,
+      providedApis,
+      get bundle(): ApiBundle {
+        bundle ??= {
+          ...convert(),
+          channelName: ch.name,
+          skipRange: e.skipRange ?? '',
+          replaces: e.replaces ?? '',
+          skips: [...skips],
+        };
+        return bundle;
+      },
+    });
+  }
+  return {
+    name: ch.name,
+    head: head.head,
+    entries,
+    ...(deprecation !== undefined ? { deprecation: { message: deprecation } } : {}),
+  };
 }

@@ -144,7 +144,12 @@ export async function deployOperator(options: {
         'GET',
         `/api/v1/namespaces/${namespace}/services/${options.repository}-controller-manager-metrics-service`,
       );
-      return httpsGet(`https://${service.spec.clusterIP}:8443/metrics`, token);
+      const url = `https://${service.spec.clusterIP}:8443/metrics`;
+      // kube-proxy routes a Service to a pod some time after the pod is ready; until then it refuses.
+      return eventually(`the metrics Service routing to the manager (${url})`, () => httpsGet(url, token), {
+        timeoutMs: 30_000,
+        intervalMs: 250,
+      });
     },
     async scraperToken(name, { reader }) {
       await rest.request('POST', `/api/v1/namespaces/${namespace}/serviceaccounts`, {
