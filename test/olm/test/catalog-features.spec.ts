@@ -4,7 +4,13 @@ import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
 import { eventually } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OLM_V1ALPHA1, type Subscription } from '../src/olm-types.js';
-import { type CatalogServer, opkit, publishCatalog, serveCatalog } from '../src/opkit-cli.js';
+import {
+  type CatalogServer,
+  opkit,
+  publishCatalog,
+  pushCatalogImage,
+  serveCatalog,
+} from '../src/opkit-cli.js';
 import {
   approveNextInstallPlan,
   createInstallNamespace,
@@ -17,7 +23,8 @@ import { type SyntheticPackage, writeSyntheticBundle } from '../src/synthetic-ca
 // - bundles that carry only `olm.csv.metadata` (opm's migration `bundle-object-to-csv-metadata`), which OLM
 //   installs by unpacking each bundle's image;
 // - `olm.deprecations`, which OLM reports on the Subscription as PackageDeprecated, ChannelDeprecated,
-//   BundleDeprecated and the roll-up Deprecated.
+//   BundleDeprecated and the roll-up Deprecated, and drops once the catalog withdraws them.
+// The same catalog is then installed from our serving catalog image, run by OLM as the catalog pod.
 
 const PKG: SyntheticPackage = {
   name: 'widget-operator',
@@ -241,5 +248,40 @@ describe('opm catalog features through OLM', () => {
       { timeoutMs: 120_000, intervalMs: 1000 },
     );
     expect((await subscription()).status?.installedCSV).toBe(`${PKG.name}.v1.1.0`);
+  });
+
+  it('installs the same catalog from our catalog image, which OLM runs as the catalog pod', {
+    timeout: 300_000,
+  }, async () => {
+    const { registry } = cluster;
+    if (!registry) throw new Error('the cluster has no registry');
+    // Our server in the image, bundles not inline: the catalog pod answers with each bundle's image.
+    const image = await pushCatalogImage({
+      catalogDir,
+      registry,
+      layoutDir: join(cluster.dir, 'catalog-image'),
+      serving: true,
+      inlineBundles: false,
+    });
+    const published = await publishCatalog({
+      name: 'features-image',
+      namespace: 'olm',
+      image,
+      kubeconfigPath: cluster.kubeconfigPath,
+      timeout: '240s',
+    });
+    expect(published.code, published.stderr).toBe(0);
+    const namespace = 'widgets-from-image';
+    await createInstallNamespace(rest, namespace, { targetNamespaces: [namespace] });
+    await subscribe(rest, {
+      namespace,
+      packageName: PKG.name,
+      channel: PKG.channel,
+      source: 'features-image',
+      sourceNamespace: 'olm',
+      startingCSV: `${PKG.name}.v1.1.0`,
+    });
+    expect(await approveNextInstallPlan(rest, namespace, PKG.name)).toEqual([`${PKG.name}.v1.1.0`]);
+    await waitForCsvSucceeded(rest, namespace, `${PKG.name}.v1.1.0`);
   });
 });
