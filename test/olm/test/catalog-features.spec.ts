@@ -4,7 +4,13 @@ import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
 import { eventually } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OLM_V1ALPHA1, type Subscription } from '../src/olm-types.js';
-import { type CatalogServer, opkit, publishCatalog, serveCatalog } from '../src/opkit-cli.js';
+import {
+  type CatalogServer,
+  opkit,
+  publishCatalog,
+  pushCatalogImage,
+  serveCatalog,
+} from '../src/opkit-cli.js';
 import {
   approveNextInstallPlan,
   createInstallNamespace,
@@ -17,7 +23,8 @@ import { type SyntheticPackage, writeSyntheticBundle } from '../src/synthetic-ca
 // - bundles that carry only `olm.csv.metadata` (opm's migration `bundle-object-to-csv-metadata`), which OLM
 //   installs by unpacking each bundle's image;
 // - `olm.deprecations`, which OLM reports on the Subscription as PackageDeprecated, ChannelDeprecated,
-//   BundleDeprecated and the roll-up Deprecated.
+//   BundleDeprecated and the roll-up Deprecated, and drops once the catalog withdraws them.
+// The same catalog is then installed from our serving catalog image, run by OLM as the catalog pod.
 
 const PKG: SyntheticPackage = {
   name: 'widget-operator',
@@ -44,6 +51,36 @@ let cluster: LocalCluster;
 let rest: KubeRest;
 let catalogDir: string;
 let server: CatalogServer | undefined;
+let bundleBlobs: object[] = [];
+
+/** The catalog: package, channel, the migrated bundles, then whatever else is given. */
+function writeCatalog(extra: readonly object[]): void {
+  const blobs = [
+    { schema: 'olm.package', name: PKG.name, defaultChannel: PKG.channel },
+    {
+      schema: 'olm.channel',
+      package: PKG.name,
+      name: PKG.channel,
+      entries: [
+        { name: `${PKG.name}.v1.0.0` },
+        { name: `${PKG.name}.v1.1.0`, replaces: `${PKG.name}.v1.0.0` },
+      ],
+    },
+    ...bundleBlobs,
+    ...extra,
+  ];
+  writeFileSync(
+    join(catalogDir, PKG.name, 'catalog.json'),
+    `${blobs.map((b) => JSON.stringify(b, null, 2)).join('\n')}\n`,
+  );
+}
+
+/** Serves the catalog directory as it is: OLM gets each bundle's image, not its manifests. */
+function serve(logName: string): Promise<CatalogServer> {
+  const host = cluster.realNode?.ip;
+  if (host === undefined) throw new Error('the cluster has no real node');
+  return serveCatalog(catalogDir, join(cluster.dir, logName), host, { inlineBundles: false });
+}
 
 /** Bundle blobs of the pushed bundle images, rendered and migrated to `olm.csv.metadata` as opm does. */
 async function renderedBundles(images: readonly string[]): Promise<object[]> {
@@ -67,8 +104,8 @@ async function renderedBundles(images: readonly string[]): Promise<object[]> {
 beforeAll(async () => {
   cluster = await startCluster({ olm: true });
   rest = new KubeRest(cluster.kubeConfig);
-  const { registry, realNode } = cluster;
-  if (!registry || !realNode) throw new Error('the cluster has no registry and real node');
+  const { registry } = cluster;
+  if (!registry || !cluster.realNode) throw new Error('the cluster has no registry and real node');
 
   // The bundles as bundle images in the cluster's registry.
   const images = join(cluster.dir, 'bundle-images');
@@ -104,28 +141,9 @@ beforeAll(async () => {
   // The catalog: package, channel, the migrated bundles and the deprecations.
   catalogDir = join(cluster.dir, 'catalog');
   mkdirSync(join(catalogDir, PKG.name), { recursive: true });
-  const blobs = [
-    { schema: 'olm.package', name: PKG.name, defaultChannel: PKG.channel },
-    {
-      schema: 'olm.channel',
-      package: PKG.name,
-      name: PKG.channel,
-      entries: [
-        { name: `${PKG.name}.v1.0.0` },
-        { name: `${PKG.name}.v1.1.0`, replaces: `${PKG.name}.v1.0.0` },
-      ],
-    },
-    ...(await renderedBundles(references)),
-    DEPRECATIONS,
-  ];
-  writeFileSync(
-    join(catalogDir, PKG.name, 'catalog.json'),
-    `${blobs.map((b) => JSON.stringify(b, null, 2)).join('\n')}\n`,
-  );
-  // Served as it is: OLM gets each bundle's image, not its manifests.
-  server = await serveCatalog(catalogDir, join(cluster.dir, 'catalog-serve.log'), realNode.ip, {
-    inlineBundles: false,
-  });
+  bundleBlobs = await renderedBundles(references);
+  writeCatalog([DEPRECATIONS]);
+  server = await serve('catalog-serve.log');
 });
 
 afterAll(async () => {
@@ -205,5 +223,65 @@ describe('opm catalog features through OLM', () => {
     );
     const [pkg, channel] = reported();
     expect(conditions.find((c) => c.type === 'Deprecated')?.message).toBe(`${pkg}; ${channel}`);
+  });
+
+  it('clears the deprecation conditions once an updated catalog withdraws them', async () => {
+    // The update: the same catalog without its olm.deprecations, served anew and published in place.
+    await server?.stop();
+    writeCatalog([]);
+    server = await serve('catalog-serve-updated.log');
+    const published = await publishCatalog({
+      name: 'features',
+      namespace: 'olm',
+      address: server.address,
+      kubeconfigPath: cluster.kubeconfigPath,
+    });
+    expect(published.code, published.stderr).toBe(0);
+    const deprecationTypes = ['Deprecated', 'PackageDeprecated', 'ChannelDeprecated', 'BundleDeprecated'];
+    await eventually(
+      'the Subscription to drop its deprecation conditions',
+      async () => {
+        const found = (await subscription()).status?.conditions ?? [];
+        const types = found.map((c) => c.type).filter((t) => deprecationTypes.includes(t));
+        return types.length === 0 ? found : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 1000 },
+    );
+    expect((await subscription()).status?.installedCSV).toBe(`${PKG.name}.v1.1.0`);
+  });
+
+  it('installs the same catalog from our catalog image, which OLM runs as the catalog pod', {
+    timeout: 300_000,
+  }, async () => {
+    const { registry } = cluster;
+    if (!registry) throw new Error('the cluster has no registry');
+    // Our server in the image, bundles not inline: the catalog pod answers with each bundle's image.
+    const image = await pushCatalogImage({
+      catalogDir,
+      registry,
+      layoutDir: join(cluster.dir, 'catalog-image'),
+      serving: true,
+      inlineBundles: false,
+    });
+    const published = await publishCatalog({
+      name: 'features-image',
+      namespace: 'olm',
+      image,
+      kubeconfigPath: cluster.kubeconfigPath,
+      timeout: '240s',
+    });
+    expect(published.code, published.stderr).toBe(0);
+    const namespace = 'widgets-from-image';
+    await createInstallNamespace(rest, namespace, { targetNamespaces: [namespace] });
+    await subscribe(rest, {
+      namespace,
+      packageName: PKG.name,
+      channel: PKG.channel,
+      source: 'features-image',
+      sourceNamespace: 'olm',
+      startingCSV: `${PKG.name}.v1.1.0`,
+    });
+    expect(await approveNextInstallPlan(rest, namespace, PKG.name)).toEqual([`${PKG.name}.v1.1.0`]);
+    await waitForCsvSucceeded(rest, namespace, `${PKG.name}.v1.1.0`);
   });
 });

@@ -211,13 +211,33 @@ afterAll(async () => {
 });
 
 describe('opkit catalog serve answers exactly as opm serve', () => {
-  it('on a catalog with several channels, skips, skipRange, deprecations, csv.metadata and dependencies', async () => {
+  it('on a catalog with several channels, skips, skipRange, deprecations (of inline and csv.metadata bundles), csv.metadata and dependencies', async () => {
     const [opmAddress, ours] = await Promise.all([startOpm(fixture), startOpkit(fixture)]);
     const queries = await queriesFor(fixture);
     const errors = await compareAll(opmAddress, ours.address, queries);
     // The comparison covered both answers and not-found errors.
     expect(queries.length).toBeGreaterThan(60);
     expect(errors).toBeGreaterThan(10);
+    // …and deprecations: a bundle known only by its CSV metadata carries its own, as OLM reads it.
+    const client = new Registry(ours.address, credentials.createInsecure());
+    try {
+      const request = {
+        pkgName: 'widget-operator',
+        channelName: 'stable',
+        csvName: 'widget-operator.v1.1.0',
+      };
+      const served = (await unary(client, 'GetBundle', request)) as {
+        ok: { object: unknown[]; csvJson: { kind: string }; deprecation: { message: string } | null };
+      };
+      expect(served.ok.deprecation?.message).toBe(
+        '1.1.0 is known only by its CSV metadata and is deprecated too.',
+      );
+      // opm builds a CSV from the metadata and serves it as the bundle's only object.
+      expect(served.ok.csvJson.kind).toBe('ClusterServiceVersion');
+      expect(served.ok.object).toEqual([served.ok.csvJson]);
+    } finally {
+      client.close();
+    }
   });
 
   it('on our catalog: the directory, with --inline-bundles (its bundles are inline already), and its image', async () => {
