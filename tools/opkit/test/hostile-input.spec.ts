@@ -1,5 +1,13 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -131,6 +139,23 @@ const cases: Case[] = [
       },
     ];
   }),
+  // A sparse file past the catalog reader's 512 MiB limit: refused by its size, never read.
+  ...(['catalog validate', 'catalog render', 'catalog migrate', 'graph'] as const).map(
+    (command): Case => ({
+      name: `huge file: ${command}`,
+      args: () => {
+        const file = put(join('catalog-huge', 'catalog.json'), '');
+        truncateSync(file, 513 * 1024 * 1024);
+        const dir = join(scratch, 'catalog-huge');
+        return [
+          ...command.split(' '),
+          dir,
+          ...(command === 'catalog migrate' ? ['OUT'] : command === 'graph' ? ['--package', 'p'] : []),
+        ];
+      },
+      message: /catalog\.json.*exceeds the limit of 536870912 bytes/,
+    }),
+  ),
   // `bundle validate` reports as operator-sdk does, on stdout; it names the manifests directory it gave up on.
   ...(
     [
