@@ -16,3 +16,16 @@ export function isReportable(error: unknown): error is Error & { code: string } 
     !(error instanceof TypeError)
   );
 }
+
+/**
+ * The one line for a reportable error. A catalog that failed to load carries opm's words for the first broken
+ * file, which often do not name it (`document contains excessive aliasing`); the file is put in front then.
+ */
+export function reportLine(error: Error): string {
+  const problems = (error as { problems?: unknown }).problems;
+  const first: unknown = Array.isArray(problems) ? problems[0] : undefined;
+  const file = typeof first === 'object' && first !== null ? (first as { file?: unknown }).file : undefined;
+  if (typeof file === 'string' && file !== '' && !error.message.includes(file))
+    return `${file}: ${error.message}`;
+  return error.message;
+}

@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { OciImage } from '@opkit/oci';
@@ -11,11 +12,35 @@ export interface UnpackLimits {
   readonly maxEntries?: number;
 }
 
+/** Whether `path` (relative to the root, `/`-separated) stays inside it. */
+function staysInside(path: string): boolean {
+  if (path.startsWith('/') || path.includes('\0')) return false;
+  const n = posix.normalize(path);
+  return n !== '..' && !n.startsWith('../');
+}
+
 /**
- * Unpacks an image's layers, in order, into `root`. node-tar strips absolute paths and refuses `..` and links
- * out of `root`; sizes and entry counts are bounded here.
+ * Why an entry must not be unpacked: an absolute or `..` path, or a link whose target leaves the root. node-tar
+ * would only skip such paths with a warning and would create the symlink, which a reader of the tree then
+ * follows out of the image; an image that tries either is refused whole.
+ */
+function escapeReason(path: string, type: string, linkpath: string | undefined): string | undefined {
+  if (!staysInside(path)) return `entry ${JSON.stringify(path)} leaves the image root`;
+  if (type === 'SymbolicLink' && linkpath !== undefined) {
+    const target = linkpath.startsWith('/') ? linkpath : posix.join(posix.dirname(path), linkpath);
+    if (!staysInside(target)) return `symlink ${JSON.stringify(path)} points out of the image (${linkpath})`;
+  }
+  if (type === 'Link' && linkpath !== undefined && !staysInside(linkpath)) {
+    return `hard link ${JSON.stringify(path)} points out of the image (${linkpath})`;
+  }
+  return undefined;
+}
+
+/**
+ * Unpacks an image's layers, in order, into `root`. Entries that would leave `root` (absolute or `..` paths,
+ * links pointing out) are refused, and sizes and entry counts are bounded.
  *
- * @throws Error naming what exceeded the limits, or tar's reason for a malformed layer
+ * @throws Error naming the entry that escapes or what exceeded the limits, or tar's reason for a malformed layer
  */
 export async function unpackImageLayers(
   image: OciImage,
@@ -32,6 +57,8 @@ export async function unpackImageLayers(
       cwd: root,
       gzip: true,
       filter: (path, entry) => {
+        const linkpath = 'linkpath' in entry ? entry.linkpath : undefined;
+        refusal ??= escapeReason(path, 'type' in entry ? entry.type : '', linkpath);
         bytes += 'size' in entry ? (entry.size ?? 0) : 0;
         entries += 1;
         if (bytes > maxBytes) refusal ??= `it unpacks to more than ${maxBytes} bytes (at ${path})`;

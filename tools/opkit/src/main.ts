@@ -1,5 +1,5 @@
 // The `opkit` entry point: parses the command line and turns failures into one line and exit code 1.
-import { isReportable } from './cli-error.js';
+import { isReportable, reportLine } from './cli-error.js';
 import { createProgram } from './program.js';
 
 try {
@@ -7,7 +7,7 @@ try {
 } catch (error) {
   // Known failures are one line naming the file, field and reason. Anything else is a bug of ours: one line
   // too, with its stack on request.
-  if (isReportable(error)) process.stderr.write(`opkit: ${error.message}\n`);
+  if (isReportable(error)) process.stderr.write(`opkit: ${reportLine(error)}\n`);
   else if (process.env.OPKIT_DEBUG)
     process.stderr.write(`opkit: ${(error as Error).stack ?? String(error)}\n`);
   else {

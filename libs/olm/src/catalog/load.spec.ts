@@ -36,6 +36,21 @@ describe('loadCatalog (opm declcfg.LoadFS rules)', () => {
     expect(await listCatalogFiles(dir)).toEqual(['ok.yaml']);
   });
 
+  it('refuses a file over the size limit before reading it, naming the file and the limit', async () => {
+    await put('ok.yaml', 'schema: olm.package\nname: a\n');
+    await put('big/catalog.json', `${JSON.stringify({ schema: 'olm.package', name: 'b' })}\n`.repeat(10));
+    const load = loadCatalog(dir, { maxFileBytes: 100 });
+    await expect(load).rejects.toBeInstanceOf(CatalogLoadError);
+    await expect(load).rejects.toMatchObject({
+      problems: [
+        {
+          file: 'big/catalog.json',
+          message: 'read big/catalog.json: file of 360 bytes exceeds the limit of 100 bytes',
+        },
+      ],
+    });
+  });
+
   it('keeps blobs of unknown schemas as others', async () => {
     await put('c.yaml', 'schema: example.com/thing\npackage: p\nname: t\nx: 1\n');
     const { others } = await loadCatalog(dir);

@@ -13,7 +13,15 @@ import { type Catalog, emptyCatalog } from './types.js';
 export interface LoadCatalogOptions {
   /** How many files are read at once (opm parses NumCPU files concurrently). Default 16. */
   readonly concurrency?: number;
+  /**
+   * Files larger than this are refused before they are read. The default, 512 MiB, is about the longest string
+   * V8 can hold, so no readable catalog file is refused; it keeps a huge file from exhausting memory first.
+   */
+  readonly maxFileBytes?: number;
 }
+
+/** The default of {@link LoadCatalogOptions.maxFileBytes}. */
+export const MAX_CATALOG_FILE_BYTES = 512 * 1024 * 1024;
 
 interface WalkEntry {
   readonly rel: string;
@@ -95,6 +103,7 @@ export async function loadCatalog(dir: string, options: LoadCatalogOptions = {})
     );
   }
   const files = await listCatalogFiles(dir);
+  const maxFileBytes = options.maxFileBytes ?? MAX_CATALOG_FILE_BYTES;
   const results: { catalog: Catalog; problem?: LoadProblem }[] = new Array(files.length);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -104,6 +113,12 @@ export async function loadCatalog(dir: string, options: LoadCatalogOptions = {})
       const catalog = emptyCatalog();
       let bytes: Uint8Array;
       try {
+        const { size } = await stat(join(dir, file));
+        if (size > maxFileBytes) {
+          const message = `read ${file}: file of ${size} bytes exceeds the limit of ${maxFileBytes} bytes`;
+          results[i] = { catalog, problem: { file, message } };
+          continue;
+        }
         bytes = await readFile(join(dir, file));
       } catch (err) {
         // Like os.DirFS: an open error names the relative path, a read error (a directory) the joined one.

@@ -1,0 +1,88 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ReferenceInvalidError } from './errors.js';
+import { formatReference, parseReference } from './reference.js';
+
+// A fixed seed keeps `npm test` reproducible; FUZZ_RUNS=100000 searches longer on demand.
+const params = { seed: 20261126, numRuns: Number(process.env.FUZZ_RUNS ?? 300) };
+// A long search is unbounded in time; the default runs stay within vitest's usual timeout.
+const long = process.env.FUZZ_RUNS === undefined ? {} : { timeout: 0 };
+
+const component = fc.stringMatching(/^[a-z0-9]{1,6}(?:(?:\.|_|__|-{1,2})[a-z0-9]{1,6}){0,2}$/);
+const host = fc.oneof(
+  fc.constant('localhost'),
+  fc.stringMatching(/^[a-z0-9]{1,8}\.[a-z]{2,4}$/),
+  fc
+    .tuple(fc.constantFrom('127.0.0.1', 'localhost', 'registry.test'), fc.integer({ min: 1, max: 65535 }))
+    .map(([h, p]) => `${h}:${p}`),
+);
+const reference = fc
+  .record(
+    {
+      registry: host,
+      path: fc.array(component, { minLength: 1, maxLength: 3 }),
+      tag: fc.stringMatching(/^\w[\w.-]{0,20}$/),
+      digest: fc.stringMatching(/^[a-f0-9]{64}$/).map((h) => `sha256:${h}`),
+    },
+    { requiredKeys: ['path'] },
+  )
+  // As Docker: without a registry, a first component with a `.` (or `localhost`) would be read as the registry.
+  .filter(
+    ({ registry, path }) => registry !== undefined || (!path[0]!.includes('.') && path[0] !== 'localhost'),
+  )
+  .map(({ registry, path, tag, digest }) =>
+    [
+      registry === undefined ? '' : `${registry}/`,
+      path.join('/'),
+      tag === undefined ? '' : `:${tag}`,
+      digest === undefined ? '' : `@${digest}`,
+    ].join(''),
+  );
+
+/** Text near the reference grammar: separators, upper case, spaces and non-ASCII, so every branch is reached. */
+const referenceish = fc.string({
+  unit: fc.constantFrom(...'ab09.-_:/@ A[]:\u00e9\u0000sha256'.split('')),
+  maxLength: 40,
+});
+
+describe('image references, by property', long, () => {
+  it('parse, format and parse again give the same reference', () => {
+    fc.assert(
+      fc.property(reference, (s) => {
+        const parsed = parseReference(s);
+        expect(parseReference(formatReference(parsed))).toEqual(parsed);
+      }),
+      params,
+    );
+  });
+
+  it('keeps the tag and digest it was given', () => {
+    fc.assert(
+      fc.property(reference, (s) => {
+        const parsed = parseReference(s);
+        expect(
+          s.endsWith(
+            `${parsed.tag === undefined ? '' : `:${parsed.tag}`}${parsed.digest === undefined ? '' : `@${parsed.digest}`}`,
+          ),
+        ).toBe(true);
+      }),
+      params,
+    );
+  });
+
+  it('refuses anything else with a one-line ReferenceInvalidError that quotes the input', () => {
+    fc.assert(
+      fc.property(fc.oneof(referenceish, fc.string({ maxLength: 300 })), (s) => {
+        try {
+          const parsed = parseReference(s);
+          expect(parseReference(formatReference(parsed))).toEqual(parsed);
+        } catch (err) {
+          expect(err).toBeInstanceOf(ReferenceInvalidError);
+          expect((err as Error).message).toContain(JSON.stringify(s));
+          expect((err as Error).message.split('\n')).toHaveLength(JSON.stringify(s).split('\n').length);
+        }
+      }),
+      params,
+    );
+  });
+});

@@ -1,0 +1,318 @@
+import { execFile } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeLayout } from '@opkit/oci';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleImageOf, catalogImageOf, ESCAPING_LAYERS } from './support/hostile-images.js';
+
+const root = join(import.meta.dirname, '..', '..', '..');
+const opkit = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
+const scratch = mkdtempSync(join(tmpdir(), 'opkit-hostile-'));
+const timeV = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
+interface Outcome {
+  readonly code: number;
+  readonly stderr: string;
+  readonly stdout: string;
+  readonly seconds: number;
+  /** Maximum resident set size of the CLI process in MiB, when `time -v` is there to tell. */
+  readonly rssMiB?: number;
+}
+
+/** Runs the built CLI, measured by `time -v` when present; never rejects. */
+function cli(args: readonly string[]): Promise<Outcome> {
+  const [file, argv] = timeV
+    ? [timeV, ['-v', process.execPath, opkit, ...args]]
+    : [process.execPath, [opkit, ...args]];
+  const started = performance.now();
+  return new Promise((resolve) => {
+    execFile(file, argv, { cwd: scratch, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+      const seconds = (performance.now() - started) / 1000;
+      const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+      // `time -v` appends its report after the child's own stderr.
+      const own = timeV ? stderr.slice(0, stderr.search(/\t?Command (being timed|exited)/)) : stderr;
+      resolve({
+        code: error ? Number((error as { code?: number }).code ?? 1) : 0,
+        stdout,
+        stderr: own.replace(/Command exited with non-zero status \d+\n?$/, ''),
+        seconds,
+        ...(rss ? { rssMiB: Math.round(Number(rss[1]) / 1024) } : {}),
+      });
+    });
+  });
+}
+
+const put = (rel: string, content: string): string => {
+  const path = join(scratch, rel);
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, content);
+  return path;
+};
+
+const aliasBomb = readFileSync(
+  join(root, 'libs/olm/test/catalog/corpus/yaml-alias-bomb/catalog.yaml'),
+  'utf8',
+);
+const deepYaml = `schema: olm.package\nname: p\nx: ${'['.repeat(200_000)}${']'.repeat(200_000)}\n`;
+const deepJson = `{"schema":"olm.package","name":"p","x":${'['.repeat(200_000)}1${']'.repeat(200_000)}}\n`;
+const annotations =
+  'annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n' +
+  '  operators.operatorframework.io.bundle.manifests.v1: manifests/\n' +
+  '  operators.operatorframework.io.bundle.metadata.v1: metadata/\n' +
+  '  operators.operatorframework.io.bundle.package.v1: demo\n' +
+  '  operators.operatorframework.io.bundle.channels.v1: alpha\n';
+
+const CSV_HEAD =
+  'apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: demo.v0.1.0\n';
+
+/** A catalog directory holding one hostile file. */
+const catalogWith = (name: string, file: string, content: string) => {
+  put(join(name, file), content);
+  return name;
+};
+/** A bundle directory whose CSV is the hostile text. */
+const bundleWith = (name: string, content: string) => {
+  put(join(name, 'metadata', 'annotations.yaml'), annotations);
+  put(join(name, 'manifests', 'demo.clusterserviceversion.yaml'), content);
+  return name;
+};
+
+interface Case {
+  readonly name: string;
+  /** Arguments; `OUT` stands for an output location that must not appear. */
+  readonly args: () => Promise<string[]> | string[];
+  /** What the one-line message must say (the file, field or source, and the reason). */
+  readonly message: RegExp;
+  /** Where the one line goes (stderr unless the command's output format says otherwise). */
+  readonly stream?: 'stdout';
+}
+
+const escaping = Object.entries(ESCAPING_LAYERS);
+let registry: Server;
+let registryHost = '';
+
+const cases: Case[] = [
+  ...(
+    [
+      ['alias bomb', 'catalog.yaml', aliasBomb, 'yaml: document contains excessive aliasing'],
+      ['deep YAML', 'catalog.yaml', deepYaml, 'yaml: line 3: exceeded max depth of 500'],
+      ['deep JSON', 'catalog.json', deepJson, "invalid character '[' exceeded max depth"],
+    ] as const
+  ).flatMap(([kind, file, content, reason]): Case[] => {
+    const dir = `catalog-${kind.replace(' ', '-')}`.toLowerCase();
+    const escaped = reason.replaceAll(/[[\]().]/g, '\\$&');
+    // `catalog validate` prints opm validate's report, which gives the reason alone; the others name the file.
+    const named = new RegExp(`^opkit: ${file.replace('.', '\\.')}: .*${escaped}$`);
+    return [
+      {
+        name: `${kind}: catalog validate`,
+        args: () => ['catalog', 'validate', catalogWith(dir, file, content)],
+        message: new RegExp(escaped),
+      },
+      {
+        name: `${kind}: catalog render`,
+        args: () => ['catalog', 'render', catalogWith(dir, file, content)],
+        message: named,
+      },
+      {
+        name: `${kind}: catalog migrate`,
+        args: () => ['catalog', 'migrate', catalogWith(dir, file, content), 'OUT'],
+        message: named,
+      },
+      {
+        name: `${kind}: graph`,
+        args: () => ['graph', catalogWith(dir, file, content), '--package', 'p'],
+        message: named,
+      },
+    ];
+  }),
+  // A sparse file past the catalog reader's 512 MiB limit: refused by its size, never read.
+  ...(['catalog validate', 'catalog render', 'catalog migrate', 'graph'] as const).map(
+    (command): Case => ({
+      name: `huge file: ${command}`,
+      args: () => {
+        const file = put(join('catalog-huge', 'catalog.json'), '');
+        truncateSync(file, 513 * 1024 * 1024);
+        const dir = join(scratch, 'catalog-huge');
+        return [
+          ...command.split(' '),
+          dir,
+          ...(command === 'catalog migrate' ? ['OUT'] : command === 'graph' ? ['--package', 'p'] : []),
+        ];
+      },
+      message: /catalog\.json.*exceeds the limit of 536870912 bytes/,
+    }),
+  ),
+  // `bundle validate` reports as operator-sdk does, on stdout; it names the manifests directory it gave up on.
+  ...(
+    [
+      ['alias bomb', aliasBomb.split('\n').slice(2).join('\n')],
+      ['deep YAML', deepYaml.split('\n').slice(2).join('\n')],
+    ] as const
+  ).map(
+    ([kind, body]): Case => ({
+      name: `${kind}: bundle validate`,
+      args: () => [
+        'bundle',
+        'validate',
+        bundleWith(`bundle-${kind.replace(' ', '-')}`, `${CSV_HEAD}${body}`),
+      ],
+      message: /bundle-.*manifests/,
+      stream: 'stdout',
+    }),
+  ),
+  ...escaping.flatMap(([kind, entries]): Case[] => {
+    const slug = kind.replaceAll(/\W+/g, '-');
+    const catalogLayout = async () => {
+      const dir = join(scratch, `catalog-layout-${slug}`);
+      if (!existsSync(dir)) await writeLayout(dir, [{ image: catalogImageOf(entries), tag: 'v1' }]);
+      return dir;
+    };
+    const bundleLayout = async () => {
+      const dir = join(scratch, `bundle-layout-${slug}`);
+      const withMetadata = [
+        ...entries,
+        { path: 'metadata/annotations.yaml', type: 'file' as const, content: annotations },
+      ];
+      if (!existsSync(dir)) await writeLayout(dir, [{ image: bundleImageOf(withMetadata), tag: 'v1' }]);
+      return dir;
+    };
+    const outOfImage = /leaves the image root|points out of the image/;
+    return [
+      {
+        name: `tar with ${kind}: catalog render <catalog layout>`,
+        args: async () => ['catalog', 'render', await catalogLayout()],
+        message: outOfImage,
+      },
+      {
+        name: `tar with ${kind}: catalog migrate <catalog layout>`,
+        args: async () => ['catalog', 'migrate', await catalogLayout(), 'OUT'],
+        message: outOfImage,
+      },
+      {
+        name: `tar with ${kind}: catalog render <bundle layout>`,
+        args: async () => ['catalog', 'render', await bundleLayout()],
+        message: outOfImage,
+      },
+    ];
+  }),
+  ...(['manifest digest', 'blob digest', 'blob length', 'blob size'] as const).map(
+    (lie): Case => ({
+      name: `registry lying about the ${lie}: catalog render <image>`,
+      args: () => ['catalog', 'render', '--plain-http', `${registryHost}/lie/${lie.replace(' ', '-')}:v1`],
+      message: /digest|length|size|truncated|unexpected/i,
+    }),
+  ),
+];
+
+const figures: string[] = [];
+
+beforeAll(async () => {
+  registry = await lyingRegistry();
+  registryHost = `127.0.0.1:${(registry.address() as AddressInfo).port}`;
+});
+
+afterAll(() => {
+  registry?.close();
+  rmSync(scratch, { recursive: true, force: true });
+  console.log(`hostile input, per case (wall s, max RSS MiB, message):\n${figures.join('\n')}`);
+});
+
+describe('hostile input to every reader of the CLI', () => {
+  it.each(cases)(
+    '$name: exit 1, one line without a stack, nothing written',
+    async ({ name, args, message, stream }) => {
+      const out = join(scratch, `out-${figures.length}`);
+      const argv = (await args()).map((a) => (a === 'OUT' ? out : a));
+      const result = await cli(argv);
+      const said = stream === 'stdout' ? result.stdout : result.stderr;
+      figures.push(`${name}\t${result.seconds.toFixed(2)}\t${result.rssMiB ?? '?'}\t${said.trimEnd()}`);
+      expect(result.code, said).toBe(1);
+      const lines = said.trimEnd().split('\n');
+      expect(lines, said).toHaveLength(1);
+      expect(said).not.toMatch(/\n\s+at /);
+      expect(lines[0]).toMatch(message);
+      expect(existsSync(out)).toBe(false);
+      // Generous bounds: a refusal comes from a limit, not from exhausting the machine.
+      expect(result.seconds).toBeLessThan(30);
+      if (result.rssMiB !== undefined) expect(result.rssMiB).toBeLessThan(1024);
+    },
+  );
+});
+
+/**
+ * A registry on loopback that serves one honest catalog image except for one lie per repository: a manifest
+ * whose bytes do not match the digest it is fetched by, a blob whose bytes do not match its digest, or a blob
+ * whose Content-Length promises more than is sent, or a blob far larger than its descriptor's size.
+ */
+async function lyingRegistry(): Promise<Server> {
+  const image = catalogImageOf(ESCAPING_LAYERS['a ../ path']!.slice(0, 1));
+  const blobs = new Map<string, Uint8Array>([
+    [image.manifest.config.digest, image.configBytes],
+    ...image.layers.map((l) => [l.descriptor.digest, l.bytes] as const),
+  ]);
+  const server = createServer((req, res) => {
+    const url = req.url ?? '';
+    const m = /^\/v2\/lie\/([\w-]+)\/(manifests|blobs)\/(.+)$/.exec(url);
+    if (url === '/v2/' || url === '/v2') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      return;
+    }
+    if (!m) {
+      res.writeHead(404).end();
+      return;
+    }
+    const [, lie, kind, ref] = m as unknown as [string, string, string, string];
+    if (kind === 'manifests') {
+      const body =
+        lie === 'manifest-digest'
+          ? Buffer.concat([image.manifestBytes, Buffer.from(' ')])
+          : image.manifestBytes;
+      res.writeHead(200, {
+        'content-type': image.mediaType,
+        'docker-content-digest': image.digest,
+        'content-length': String(body.byteLength),
+      });
+      res.end(req.method === 'HEAD' ? undefined : body);
+      return;
+    }
+    const blob = blobs.get(ref);
+    if (blob === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    if (lie === 'blob-digest' && ref !== image.manifest.config.digest) {
+      const wrong = Buffer.from(blob);
+      wrong[wrong.length - 1] ^= 0xff;
+      res.writeHead(200, { 'content-length': String(wrong.byteLength) }).end(wrong);
+      return;
+    }
+    if (lie === 'blob-size' && ref !== image.manifest.config.digest) {
+      // Honest about its own length, but 64 MiB more than the manifest's descriptor says.
+      const oversized = Buffer.concat([blob, Buffer.alloc(64 << 20)]);
+      res.writeHead(200, { 'content-length': String(oversized.byteLength) }).end(oversized);
+      return;
+    }
+    if (lie === 'blob-length' && ref !== image.manifest.config.digest) {
+      res.writeHead(200, { 'content-length': String(blob.byteLength + 1_000_000) });
+      res.write(blob);
+      // Hang up early: the body is shorter than promised.
+      res.destroy();
+      return;
+    }
+    res.writeHead(200, { 'content-length': String(blob.byteLength) }).end(blob);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
