@@ -542,14 +542,17 @@ describe('the RedisCluster operator', () => {
         { apiVersion: 'v1', kind: 'Secret', name: 'roll-auth', namespace: ns.name },
         { stringData: { password: rotated } },
       );
-      await eventually(
+      // The pods roll right after the nodes take the password, so each attempt reads the members anew: a
+      // restarted pod answers at its new address.
+      cr = await eventually(
         'every node to accept the new password',
         async () => {
-          for (const address of addresses(cr))
+          const current = await get('roll');
+          for (const address of addresses(current))
             (await RedisConnection.connect(address, { password: rotated })).close();
-          return true;
+          return current;
         },
-        { timeoutMs: 60_000, intervalMs: 200 },
+        { timeoutMs: 120_000, intervalMs: 200 },
       );
       client.close();
       client = new ClusterClient(addresses(cr), { password: rotated });
