@@ -158,7 +158,7 @@ export function bundleVersion(bundle: Pick<BundleBlob, 'properties'>): string | 
 export interface BundleObjects {
   /** Every object, as JSON text. */
   readonly objects: string[];
-  /** The ClusterServiceVersion among them, if any. */
+  /** The ClusterServiceVersion among them, if any: the first object of that kind, found on first use. */
   readonly csv?: Record<string, unknown>;
 }
 
@@ -178,7 +178,8 @@ export class BundleObjectError extends Error {
  */
 export function readBundleObjects(bundle: BundleBlob): BundleObjects {
   const objects: string[] = [];
-  let csv: Record<string, unknown> | undefined;
+  // Objects given as YAML are parsed on the way to JSON; JSON text is parsed only when the CSV is looked for.
+  const parsedYaml = new Map<number, unknown>();
   bundle.properties.forEach((p, i) => {
     if (p.type !== PROPERTY_BUNDLE_OBJECT) return;
     const where = `package ${goQuote(bundle.package)}, bundle ${goQuote(bundle.name)}`;
@@ -191,32 +192,54 @@ export function readBundleObjects(bundle: BundleBlob): BundleObjects {
     }
     const data = ((value ?? {}) as { data?: string }).data ?? '';
     const text = Buffer.from(decodeGoBase64(data)).toString('utf8');
-    let json: string;
-    let parsed: unknown;
-    if (text.trimStart().startsWith('{')) {
+    if (JSON_PREFIX.test(text)) {
       // apimachinery's ToJSON passes JSON-looking data through unchecked.
-      json = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-    } else {
-      try {
-        parsed = yamlDocumentToJson(text);
-      } catch (err) {
-        const reason = err instanceof YamlConversionError ? err.message : String(err);
-        throw new BundleObjectError(
-          `${where}: convert bundle object property at index ${i} to JSON: ${reason}`,
-        );
-      }
-      json = JSON.stringify(parsed);
+      objects.push(text);
+      return;
     }
-    objects.push(json);
-    if (csv === undefined && parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      if ((parsed as Record<string, unknown>).kind === 'ClusterServiceVersion')
-        csv = parsed as Record<string, unknown>;
+    let parsed: unknown;
+    try {
+      parsed = yamlDocumentToJson(text);
+    } catch (err) {
+      const reason = err instanceof YamlConversionError ? err.message : String(err);
+      throw new BundleObjectError(
+        `${where}: convert bundle object property at index ${i} to JSON: ${reason}`,
+      );
     }
+    parsedYaml.set(objects.length, parsed);
+    objects.push(JSON.stringify(parsed));
   });
-  return csv === undefined ? { objects } : { objects, csv };
+  let csv: { readonly found?: Record<string, unknown> } | undefined;
+  return {
+    objects,
+    get csv() {
+      csv ??= { found: firstCsv(objects, parsedYaml) };
+      return csv.found;
+    },
+  };
+}
+
+const JSON_PREFIX = /^\s*\{/;
+
+/** opm's `extractCSV`: the first object that parses and has kind `ClusterServiceVersion`. */
+function firstCsv(
+  objects: readonly string[],
+  parsed: ReadonlyMap<number, unknown>,
+): Record<string, unknown> | undefined {
+  for (const [i, json] of objects.entries()) {
+    // Only an object whose text names the kind, plainly or with escapes, can be one: most CRDs are skipped
+    // without parsing them.
+    if (!parsed.has(i) && !json.includes('ClusterServiceVersion') && !json.includes('\\u')) continue;
+    let value: unknown;
+    try {
+      value = parsed.has(i) ? parsed.get(i) : JSON.parse(json);
+    } catch {
+      continue;
+    }
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      if ((value as Record<string, unknown>).kind === 'ClusterServiceVersion')
+        return value as Record<string, unknown>;
+    }
+  }
+  return undefined;
 }

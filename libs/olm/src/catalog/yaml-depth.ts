@@ -12,40 +12,59 @@ export const MAX_YAML_DEPTH = 500;
  * {@link MAX_YAML_DEPTH} and go-yaml's wording for it, or `undefined` when it is within bounds.
  */
 export function yamlDepthError(text: string): { readonly line: number; readonly reason: string } | undefined {
+  // Catalog YAML is mostly long plain scalars (base64 of bundle objects): jump from one character that matters to
+  // the next instead of visiting every character.
   let flow = 0;
   let line = 1;
-  let lineStart = true;
-  let indent = 0;
-  let quote: '"' | "'" | undefined;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '\n') {
-      line++;
-      lineStart = true;
-      indent = 0;
-      continue;
+  let quote: typeof DOUBLE_QUOTED | typeof SINGLE_QUOTED | undefined;
+  let i = 0;
+  for (;;) {
+    // At a line start: the indentation bounds block nesting (inside quoted scalars too, as it is measured here).
+    let indent = 0;
+    while (text.charCodeAt(i) === SPACE) {
+      if (++indent > MAX_YAML_DEPTH) return exceeded(line);
+      i++;
     }
-    if (lineStart) {
-      if (c === ' ') {
-        if (++indent > MAX_YAML_DEPTH) return exceeded(line);
-        continue;
+    // The rest of the line.
+    for (;;) {
+      const stop = quote ?? PLAIN;
+      stop.lastIndex = i;
+      const found = stop.exec(text);
+      if (found === null) return undefined;
+      i = found.index + 1;
+      const c = found[0];
+      if (c === '\n') break;
+      if (quote === DOUBLE_QUOTED && c === '\\') {
+        if (text.charCodeAt(i) !== NEWLINE) i++;
+      } else if (quote !== undefined) {
+        quote = undefined;
+      } else if (c === '"') {
+        quote = DOUBLE_QUOTED;
+      } else if (c === "'") {
+        quote = SINGLE_QUOTED;
+      } else if (c === '#') {
+        if (found.index === 0 || /\s/.test(text[found.index - 1] ?? '')) {
+          const end = text.indexOf('\n', i);
+          if (end < 0) return undefined;
+          i = end + 1;
+          break;
+        }
+      } else if (c === '[' || c === '{') {
+        if (++flow > MAX_YAML_DEPTH) return exceeded(line);
+      } else if (flow > 0) {
+        flow--;
       }
-      lineStart = false;
     }
-    if (quote !== undefined) {
-      if (c === '\\' && quote === '"') i++;
-      else if (c === quote) quote = undefined;
-      continue;
-    }
-    if (c === '"' || c === "'") quote = c;
-    else if (c === '#' && (i === 0 || /\s/.test(text[i - 1] ?? ''))) {
-      while (i + 1 < text.length && text[i + 1] !== '\n') i++;
-    } else if (c === '[' || c === '{') {
-      if (++flow > MAX_YAML_DEPTH) return exceeded(line);
-    } else if ((c === ']' || c === '}') && flow > 0) flow--;
+    line++;
   }
-  return undefined;
 }
+
+const SPACE = 0x20;
+const NEWLINE = 0x0a;
+/** Where a plain (unquoted) stretch can change depth, quoting or line. */
+const PLAIN = /[\n"'#[\]{}]/g;
+const DOUBLE_QUOTED = /[\n"\\]/g;
+const SINGLE_QUOTED = /[\n']/g;
 
 function exceeded(line: number): { readonly line: number; readonly reason: string } {
   return { line, reason: `exceeded max depth of ${MAX_YAML_DEPTH}` };

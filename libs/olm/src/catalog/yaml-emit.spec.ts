@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeGoYaml, yamlKeyLess } from './yaml-emit.js';
+import { encodeGoYaml, encodeGoYamlWithoutShortcuts, yamlKeyLess } from './yaml-emit.js';
 
 describe('encodeGoYaml (sigs.k8s.io/yaml JSONToYAML over go-yaml v2)', () => {
   it('quotes strings that would read back as another type', () => {
@@ -41,5 +42,46 @@ describe('encodeGoYaml (sigs.k8s.io/yaml JSONToYAML over go-yaml v2)', () => {
       'a9',
       'a10',
     ]);
+  });
+});
+
+describe('encodeGoYaml shortcuts', () => {
+  it('write every string, key and nesting exactly as the general path does', () => {
+    // Words close to the shortcut's edge: indicators, dots and dashes first, numbers, booleans, timestamps, colons,
+    // spaces, non-ASCII, surrogate pairs.
+    const piece = fc.constantFrom(
+      ...'aZ09+/=_.-:#?&* \'"'.split(''),
+      'true',
+      'null',
+      '0x1F',
+      '1e3',
+      '2026-01-01',
+      '---',
+      '...',
+      'é',
+      '😀',
+      'QUJDRA==',
+    );
+    const word = fc.array(piece, { maxLength: 12, size: 'max' }).map((p) => p.join(''));
+    const doc = fc.dictionary(word, fc.oneof(word, fc.array(word, { maxLength: 3 })), { maxKeys: 4 });
+    fc.assert(
+      fc.property(doc, (value) => {
+        expect(encodeGoYaml(value)).toBe(encodeGoYamlWithoutShortcuts(value));
+      }),
+      { seed: 20261127, numRuns: Number(process.env.FUZZ_RUNS ?? 500) },
+    );
+  });
+
+  it('counts columns in characters, not bytes, as libyaml does, when it decides where to fold', () => {
+    // 3 + 78 = 81 columns before the first space: past 80, so the line breaks there; after 76 it breaks one
+    // word later (at 81 columns again). Counting bytes would break both at the first space.
+    expect(encodeGoYaml({ k: `${'é'.repeat(78)} a b` })).toBe(`k: ${'é'.repeat(78)}\n  a b\n`);
+    expect(encodeGoYaml({ k: `${'é'.repeat(76)} a b` })).toBe(`k: ${'é'.repeat(76)} a\n  b\n`);
+  });
+
+  it('keeps the column right after long words, so the next folded string breaks where go-yaml breaks it', () => {
+    const long = 'QUJD'.repeat(30);
+    const value = { a: [long, `${long} ${'word '.repeat(30)}`], b: long };
+    expect(encodeGoYaml(value)).toBe(encodeGoYamlWithoutShortcuts(value));
   });
 });

@@ -196,7 +196,24 @@ function numberText(n: number): string {
   return goFloat(n);
 }
 
+/** ASCII words that libyaml's analysis allows plain in block context: no indicator first, no space or break. */
+const PLAIN_WORD = /^[A-Za-z0-9+/=_][A-Za-z0-9+/=._-]*$/;
+/** The characters libyaml counts as line breaks. */
+const LINE_BREAK = /[\r\n\u0085\u2028\u2029]/;
+
+/** The number of code points of `s` (what libyaml counts as columns). */
+function codePoints(s: string): number {
+  let n = s.length;
+  for (let i = 1; i < s.length; i++) {
+    // A low surrogate after a high one completes a pair: one code point, not two.
+    if ((s.charCodeAt(i) & 0xfc00) === 0xdc00 && (s.charCodeAt(i - 1) & 0xfc00) === 0xd800) n--;
+  }
+  return n;
+}
+
 class Emitter {
+  /** Whether the shortcut for plain words is taken (the general path alone is kept for tests to compare with). */
+  constructor(private readonly shortcuts = true) {}
   out = '';
   column = 0;
   whitespace = true;
@@ -207,7 +224,7 @@ class Emitter {
 
   put(s: string): void {
     this.out += s;
-    this.column += [...s].length;
+    this.column += codePoints(s);
   }
 
   putBreak(): void {
@@ -399,6 +416,16 @@ class Emitter {
 
   /** yaml_emitter_emit_scalar for a string. */
   stringScalar(s: string, simpleKey: boolean): void {
+    if (this.shortcuts && PLAIN_WORD.test(s) && canUsePlain(s)) {
+      // One word without indicators, spaces or breaks (base64 data, names, images): plain, never folded. This is
+      // what the general path below writes for it, without visiting megabytes of base64 one code point at a time.
+      if (!this.whitespace) this.put(' ');
+      this.out += s;
+      this.column += s.length;
+      this.whitespace = false;
+      this.indention = false;
+      return;
+    }
     const cps = [...s].map((ch) => ch.codePointAt(0)!);
     let style: Style = s.includes('\n') ? 'literal' : canUsePlain(s) ? 'plain' : 'double';
     const a = analyzeScalar(cps);
@@ -461,10 +488,7 @@ class Emitter {
     for (const key of keys) {
       this.writeIndent();
       // libyaml's check_simple_key: at most 128 bytes and a single line; otherwise a "? key" / ": value" pair.
-      if (
-        new TextEncoder().encode(key).length <= 128 &&
-        !analyzeScalar([...key].map((c) => c.codePointAt(0)!)).multiline
-      ) {
+      if (Buffer.byteLength(key) <= 128 && !LINE_BREAK.test(key)) {
         this.node(key, true, true);
         this.writeIndicator(':', false, false, false);
       } else {
@@ -497,7 +521,16 @@ function toPlain(v: unknown): unknown {
 
 /** Encodes one document like sigs.k8s.io/yaml `JSONToYAML` (go-yaml v2), ending with a newline. */
 export function encodeGoYaml(value: unknown): string {
-  const e = new Emitter();
+  return encodeDocument(value, true);
+}
+
+/** {@link encodeGoYaml} through libyaml's general path only, for tests that check the shortcuts against it. */
+export function encodeGoYamlWithoutShortcuts(value: unknown): string {
+  return encodeDocument(value, false);
+}
+
+function encodeDocument(value: unknown, shortcuts: boolean): string {
+  const e = new Emitter(shortcuts);
   e.node(toPlain(value), false);
   e.writeIndent();
   if (e.openEnded) {
