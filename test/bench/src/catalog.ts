@@ -1,15 +1,15 @@
-// `nx run bench:catalog`: `opkit catalog render` against `opm render`, `opkit catalog validate` against
-// `opm validate`, and `opkit catalog serve` against
-// `opm serve` start-up (process start until the gRPC health check answers SERVING), on one synthetic catalog of
-// 5,000 bundles in 50 packages, in the same run. opkit runs as its distributable form: one esbuild bundle on Node.
+// `nx run bench:catalog`: `opkit catalog render` (JSON and YAML), `validate` and `serve` start-up against opm's, on
+// two catalogs in the same run: 5,000 small bundles in 50 packages, and a catalog shaped like the community
+// catalogs users install from (a few dozen packages whose bundles carry their CSV and CRDs inline, about 18 MB).
+// opkit runs as users run it: `tools/opkit/bin/opkit.js`, which loads the CLI's build (`nx run opkit:build`).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadCatalog, syntheticCatalog, validateCatalog, writeCatalog } from '@opkit/olm';
 import { opmBinary } from '@opkit/test-cluster';
-import { build } from 'esbuild';
+import { communityCatalog } from './catalog/community-catalog.js';
 import { freePort, timeServeStartup } from './catalog/serve-startup.js';
 import { formatMachine, machineInfo } from './machine.js';
 import { formatTable, type Metric, metric, writeJson } from './report.js';
@@ -17,6 +17,7 @@ import { formatTable, type Metric, metric, writeJson } from './report.js';
 const run = promisify(execFile);
 const RUNS = 5;
 const root = join(import.meta.dirname, '..', '..', '..');
+const opkitBin = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
@@ -24,135 +25,184 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-async function main(): Promise<void> {
-  const scratch = mkdtempSync(join(tmpdir(), 'opkit-bench-catalog-'));
-  try {
-    const opm = await opmBinary((line) => process.stderr.write(`${line}\n`));
-    const cli = join(scratch, 'opkit.mjs');
-    await build({
-      entryPoints: [join(root, 'tools', 'opkit', 'src', 'main.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node24',
-      conditions: ['@opkit/source'],
-      outfile: cli,
-      banner: {
-        js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-      },
-      logLevel: 'error',
-    });
-    const dir = join(scratch, 'catalog');
-    const catalog = syntheticCatalog({ packages: 50, bundlesPerPackage: 100 });
-    await writeCatalog(dir, catalog);
-    process.stdout.write(
-      `synthetic catalog: ${catalog.packages.length} packages, ${catalog.bundles.length} bundles\n`,
-    );
+/** A catalog to race on: where it is written and how it is described in the table. */
+interface Contender {
+  readonly id: string;
+  readonly title: string;
+  readonly dir: string;
+}
 
-    const opmRuns: number[] = [];
-    const opkitRuns: number[] = [];
-    const inProcess: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      // Interleaved, so both see the same machine state.
-      opmRuns.push(await time(() => run(opm, ['validate', dir], { maxBuffer: 64 << 20 })));
-      opkitRuns.push(
-        await time(() => run(process.execPath, [cli, 'catalog', 'validate', dir], { maxBuffer: 64 << 20 })),
-      );
-      inProcess.push(await time(async () => validateCatalog(await loadCatalog(dir))));
-    }
-    // Render: the whole catalog to stdout as JSON. The outputs must be the same bytes, or the race is void.
-    const renderArgs = ['render', dir, '-o', 'json'];
-    const opmRender: number[] = [];
-    const opkitRender: number[] = [];
-    let rendered: { opm: string; opkit: string } | undefined;
+/** The figures of one catalog and the ratios opkit / opm of their medians (below 1: opkit is faster). */
+interface Race {
+  readonly metrics: Metric[];
+  readonly ratios: Record<string, number>;
+}
+
+async function race(c: Contender, opm: string, scratch: string): Promise<Race> {
+  const opkit = (args: readonly string[]) =>
+    run(process.execPath, [opkitBin, ...args], { maxBuffer: 1 << 30 });
+  const series = new Map<string, number[]>();
+  const record = (name: string, ms: number) => {
+    series.set(name, [...(series.get(name) ?? []), ms]);
+  };
+  const log = (line: string) => process.stderr.write(`${c.id}: ${line}\n`);
+
+  log(`validate, ${RUNS} runs`);
+  for (let i = 0; i < RUNS; i++) {
+    // Interleaved, so both see the same machine state.
+    record('opm-validate', await time(() => run(opm, ['validate', c.dir], { maxBuffer: 64 << 20 })));
+    record('opkit-validate', await time(() => opkit(['catalog', 'validate', c.dir])));
+    record('opkit-in-process', await time(async () => validateCatalog(await loadCatalog(c.dir))));
+  }
+  for (const format of ['json', 'yaml'] as const) {
+    // The whole catalog to stdout. The outputs must be the same bytes, or the race is void.
+    log(`render -o ${format}, ${RUNS} runs`);
+    const args = ['render', c.dir, '-o', format];
     for (let i = 0; i < RUNS; i++) {
       let opmOut = '';
       let opkitOut = '';
-      opmRender.push(
+      record(
+        `opm-render-${format}`,
         await time(async () => {
-          opmOut = (await run(opm, renderArgs, { maxBuffer: 1 << 30 })).stdout;
+          opmOut = (await run(opm, args, { maxBuffer: 1 << 30 })).stdout;
         }),
       );
-      opkitRender.push(
+      record(
+        `opkit-render-${format}`,
         await time(async () => {
-          opkitOut = (await run(process.execPath, [cli, 'catalog', ...renderArgs], { maxBuffer: 1 << 30 }))
-            .stdout;
+          opkitOut = (await opkit(['catalog', ...args])).stdout;
         }),
       );
-      rendered ??= { opm: opmOut, opkit: opkitOut };
+      if (opmOut !== opkitOut) {
+        throw new Error(
+          `${c.id}: opkit catalog render -o ${format} and opm render printed different catalogs`,
+        );
+      }
     }
-    if (rendered && rendered.opm !== rendered.opkit) {
-      throw new Error('opkit catalog render and opm render printed different catalogs');
-    }
-    // opm serve builds its cache in a fresh temp dir at every start unless it is given a pre-built one, as
-    // opm's catalog images are (`opm serve --cache-only` at image build time); both are measured.
-    const cacheDir = join(scratch, 'opm-cache');
-    await run(opm, ['serve', dir, '--cache-dir', cacheDir, '--cache-only'], { maxBuffer: 64 << 20 });
-    const opmServe: number[] = [];
-    const opmServeCached: number[] = [];
-    const opkitServe: number[] = [];
-    const opmServeArgs = (port: number, extra: string[] = []): string[] => [
-      'serve',
-      dir,
-      '-p',
-      String(port),
-      '--pprof-addr',
-      '127.0.0.1:0',
-      '-t',
-      join(scratch, 'opm-termination.log'),
-      ...extra,
-    ];
-    for (let i = 0; i < RUNS; i++) {
-      let port = await freePort();
-      opmServe.push(await timeServeStartup(opm, opmServeArgs(port), port));
-      port = await freePort();
-      opmServeCached.push(await timeServeStartup(opm, opmServeArgs(port, ['--cache-dir', cacheDir]), port));
-      port = await freePort();
-      opkitServe.push(
-        await timeServeStartup(
-          process.execPath,
-          [cli, 'catalog', 'serve', dir, '--port', String(port), '--host', '127.0.0.1'],
-          port,
-        ),
-      );
-    }
-    const metrics: Metric[] = [
-      metric('render', 'opm-render', 'opm render -o json (5,000 bundles)', 'ms', 'lower', opmRender),
-      metric('render', 'opkit-render', 'opkit catalog render -o json', 'ms', 'lower', opkitRender),
-      metric('validate', 'opm-validate', 'opm validate (5,000 bundles)', 'ms', 'lower', opmRuns),
-      metric(
-        'validate',
-        'opkit-validate',
-        'opkit catalog validate (5,000 bundles)',
-        'ms',
-        'lower',
-        opkitRuns,
-      ),
-      metric('validate', 'opkit-in-process', 'load + validate in process', 'ms', 'lower', inProcess),
-      metric('serve', 'opm-serve-startup', 'opm serve start-up (5,000 bundles)', 'ms', 'lower', opmServe),
-      metric(
-        'serve',
-        'opm-serve-startup-cached',
-        'opm serve start-up, pre-built cache',
-        'ms',
-        'lower',
-        opmServeCached,
-      ),
-      metric('serve', 'opkit-serve-startup', 'opkit catalog serve start-up', 'ms', 'lower', opkitServe),
-    ];
-    const median = (id: string): number => metrics.find((m) => m.id === id)!.median;
-    const renderRatio = median('opkit-render') / median('opm-render');
-    const ratio = median('opkit-validate') / median('opm-validate');
-    const serveRatio = median('opkit-serve-startup') / median('opm-serve-startup');
-    process.stdout.write(`\n${formatMachine(machineInfo())}\n\n${formatTable(metrics)}\n\n`);
-    process.stdout.write(
-      `ratio opkit/opm (median wall time): render ${renderRatio.toFixed(2)}, validate ${ratio.toFixed(2)}, serve start-up ${serveRatio.toFixed(2)} (below 1 = opkit faster)\n`,
+  }
+  // opm serve builds its cache in a fresh temp dir at every start unless it is given a pre-built one, as opm's
+  // catalog images are (`opm serve --cache-only` at image build time); both are measured.
+  log(`serve start-up, ${RUNS} runs`);
+  const cacheDir = join(scratch, `${c.id}-opm-cache`);
+  await run(opm, ['serve', c.dir, '--cache-dir', cacheDir, '--cache-only'], { maxBuffer: 64 << 20 });
+  const opmServeArgs = (port: number, extra: string[] = []): string[] => [
+    'serve',
+    c.dir,
+    '-p',
+    String(port),
+    '--pprof-addr',
+    '127.0.0.1:0',
+    '-t',
+    join(scratch, 'opm-termination.log'),
+    ...extra,
+  ];
+  for (let i = 0; i < RUNS; i++) {
+    let port = await freePort();
+    record('opm-serve-startup', await timeServeStartup(opm, opmServeArgs(port), port));
+    port = await freePort();
+    record(
+      'opm-serve-startup-cached',
+      await timeServeStartup(opm, opmServeArgs(port, ['--cache-dir', cacheDir]), port),
     );
+    port = await freePort();
+    record(
+      'opkit-serve-startup',
+      await timeServeStartup(
+        process.execPath,
+        [opkitBin, 'catalog', 'serve', c.dir, '--port', String(port), '--host', '127.0.0.1'],
+        port,
+      ),
+    );
+  }
+
+  const rows: [experiment: string, id: string, title: string][] = [
+    ['validate', 'opm-validate', 'opm validate'],
+    ['validate', 'opkit-validate', 'opkit catalog validate'],
+    ['validate', 'opkit-in-process', 'opkit load + validate in process'],
+    ['render', 'opm-render-json', 'opm render -o json'],
+    ['render', 'opkit-render-json', 'opkit catalog render -o json'],
+    ['render', 'opm-render-yaml', 'opm render -o yaml'],
+    ['render', 'opkit-render-yaml', 'opkit catalog render -o yaml'],
+    ['serve', 'opm-serve-startup', 'opm serve start-up'],
+    ['serve', 'opm-serve-startup-cached', 'opm serve start-up, pre-built cache'],
+    ['serve', 'opkit-serve-startup', 'opkit catalog serve start-up'],
+  ];
+  const metrics = rows.map(([experiment, id, title]) =>
+    metric(`${c.id}.${experiment}`, `${c.id}.${id}`, `${title} (${c.title})`, 'ms', 'lower', series.get(id)!),
+  );
+  const median = (id: string): number => metrics.find((m) => m.id === `${c.id}.${id}`)!.median;
+  return {
+    metrics,
+    ratios: {
+      validate: median('opkit-validate') / median('opm-validate'),
+      renderJson: median('opkit-render-json') / median('opm-render-json'),
+      renderYaml: median('opkit-render-yaml') / median('opm-render-yaml'),
+      serveStartup: median('opkit-serve-startup') / median('opm-serve-startup'),
+      serveStartupOverCached: median('opkit-serve-startup') / median('opm-serve-startup-cached'),
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(join(root, 'tools', 'opkit', 'dist', 'main.js'))) {
+    throw new Error('the CLI has no build: run `npx nx run opkit:build` (the Nx target does it first)');
+  }
+  const scratch = mkdtempSync(join(tmpdir(), 'opkit-bench-catalog-'));
+  try {
+    const opm = await opmBinary((line) => process.stderr.write(`${line}\n`));
+    const synthetic: Contender = { id: 'synthetic', title: '5,000 bundles', dir: join(scratch, 'synthetic') };
+    const catalog = syntheticCatalog({ packages: 50, bundlesPerPackage: 100 });
+    await writeCatalog(synthetic.dir, catalog);
+    const community: Contender = {
+      id: 'community',
+      title: 'community-shaped',
+      dir: join(scratch, 'community'),
+    };
+    const shaped = communityCatalog();
+    let bytes = 0;
+    for (const [path, content] of shaped.files) {
+      mkdirSync(dirname(join(community.dir, path)), { recursive: true });
+      writeFileSync(join(community.dir, path), content);
+      bytes += Buffer.byteLength(content);
+    }
+    const catalogs = {
+      synthetic: { packages: catalog.packages.length, bundles: catalog.bundles.length },
+      community: {
+        packages: shaped.catalog.packages.length,
+        bundles: shaped.catalog.bundles.length,
+        files: shaped.files.size,
+        yamlFiles: [...shaped.files.keys()].filter((p) => p.endsWith('.yaml')).length,
+        megabytes: bytes / 1e6,
+      },
+    };
+    process.stdout.write(
+      `synthetic catalog: ${catalogs.synthetic.packages} packages, ${catalogs.synthetic.bundles} bundles\n` +
+        `community-shaped catalog: ${catalogs.community.packages} packages, ${catalogs.community.bundles} bundles with inline objects, ` +
+        `${catalogs.community.files} files (${catalogs.community.yamlFiles} YAML), ${catalogs.community.megabytes.toFixed(1)} MB\n`,
+    );
+    const machine = machineInfo();
+    const races = {
+      synthetic: await race(synthetic, opm, scratch),
+      community: await race(community, opm, scratch),
+    };
+    const metrics = [...races.synthetic.metrics, ...races.community.metrics];
+    process.stdout.write(`\n${formatMachine(machine)}\n\n${formatTable(metrics)}\n\n`);
+    process.stdout.write('ratios opkit / opm of median wall time (below 1 = opkit faster):\n');
+    for (const [id, r] of Object.entries(races)) {
+      const f = (n: number) => n.toFixed(2);
+      process.stdout.write(
+        `  ${id}: validate ${f(r.ratios.validate!)}, render json ${f(r.ratios.renderJson!)}, render yaml ${f(r.ratios.renderYaml!)}, ` +
+          `serve start-up ${f(r.ratios.serveStartup!)} (${f(r.ratios.serveStartupOverCached!)} against opm with its cache)\n`,
+      );
+    }
     const out = join(import.meta.dirname, '..', 'results', 'catalog.json');
     writeJson(out, {
-      machine: machineInfo(),
+      schemaVersion: 2,
+      benchmark: 'catalog',
+      machine,
+      catalogs,
       metrics,
-      ratio: { renderOpkitOverOpm: renderRatio, opkitOverOpm: ratio, serveStartupOpkitOverOpm: serveRatio },
+      ratios: { synthetic: races.synthetic.ratios, community: races.community.ratios },
     });
     process.stdout.write(`Results written to ${out}\n`);
   } finally {
