@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeGoBase64 } from './go-base64.js';
 import { goBoolVerb, goValue } from './go-format.js';
@@ -45,5 +46,55 @@ describe('Go encoding/json emulation', () => {
   it('formats values like fmt %v and %t', () => {
     expect(goValue({ b: [1, 'x', true, null], a: 1e6 })).toBe('map[a:1e+06 b:[1 x true <nil>]]');
     expect(goBoolVerb(5)).toBe('%!t(float64=5)');
+  });
+});
+
+describe('encodeGoJson against the JSON of sorted keys', () => {
+  /** What Go writes for a map: keys sorted by bytes at every level (ASCII keys here, so code units agree). */
+  const sortedDeep = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sortedDeep);
+    if (v !== null && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      return Object.fromEntries(
+        Object.keys(o)
+          .sort()
+          .map((k) => [k, sortedDeep(o[k])]),
+      );
+    }
+    return v;
+  };
+  const ascii = fc.string({ unit: fc.constantFrom(...'abAB09_-."\\ <&>\n'.split('')), maxLength: 6 });
+  // JavaScript objects put integer-like keys first whatever their order, so the oracle cannot hold those.
+  const key = ascii.filter((k) => !/^(0|[1-9][0-9]*)$/.test(k));
+  const value = fc.letrec((tie) => ({
+    node: fc.oneof(
+      { depthSize: 'small' },
+      ascii,
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(tie('node'), { maxLength: 4 }),
+      fc.dictionary(key, tie('node'), { maxKeys: 4 }),
+    ),
+  })).node;
+
+  it('writes maps with sorted keys, compact and indented, as JSON.stringify does for them', () => {
+    fc.assert(
+      fc.property(value, fc.constantFrom('', '    ', '\t'), (v, indent) => {
+        expect(encodeGoJson(v, indent)).toBe(JSON.stringify(sortedDeep(v), null, indent));
+      }),
+      { seed: 20261127, numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
+    );
+  });
+
+  it('writes structs in field order and leaves out undefined fields', () => {
+    const struct = new Map<string, unknown>([
+      ['z', 1],
+      ['gone', undefined],
+      ['a', { y: [new Map([['k', 'v']])], b: undefined, x: {} }],
+    ]);
+    expect(encodeGoJson(struct, '  ')).toBe(
+      '{\n  "z": 1,\n  "a": {\n    "x": {},\n    "y": [\n      {\n        "k": "v"\n      }\n    ]\n  }\n}',
+    );
   });
 });
