@@ -9,6 +9,8 @@ export interface ServeOptions {
   readonly inlineBundles: boolean;
   readonly bundlesDir: string;
   readonly plainHttp: boolean;
+  /** opm's serve cache: where it is kept, whether only to write it, whether a stale one stops the server. */
+  readonly cache?: { readonly dir: string; readonly only: boolean; readonly enforceIntegrity: boolean };
 }
 
 const log = (line: string): void => {
@@ -26,7 +28,23 @@ export async function serveCatalog(source: string, options: ServeOptions): Promi
     const loaded = await loadRegistry(catalog.dir, {
       inlineBundles: options.inlineBundles,
       bundlesDir: options.bundlesDir,
+      ...(options.cache !== undefined
+        ? {
+            cacheDir: options.cache.dir,
+            enforceCacheIntegrity: options.cache.enforceIntegrity && !options.cache.only,
+          }
+        : {}),
     });
+    const cache = loaded.cache;
+    if (cache !== undefined) {
+      const where = `serve cache ${options.cache?.dir}`;
+      if (cache.used) log(`${where}: used`);
+      else if (cache.written) log(`${where}: written (${cache.why})`);
+      else if (options.cache?.only)
+        throw new CliError('OPKIT_CACHE_WRITE_FAILED', `${where}: ${cache.writeError}`);
+      else log(`${where}: not written, serving without it: ${cache.writeError}`);
+    }
+    if (options.cache?.only) return;
     const server = await startRegistryServer(loaded.queries, { port: options.port, host: options.host });
     const loadMs = Math.round(performance.now() - started);
     log(

@@ -321,6 +321,49 @@ describe('opkit catalog serve answers exactly as opm serve', () => {
     );
   });
 
+  it('from a serve cache written with --cache-only, as opm serve does from its own', async () => {
+    const dir = join(scratch, 'cached');
+    cpSync(fixture, dir, { recursive: true });
+    const cache = join(scratch, 'serve-cache');
+    const write = spawn(
+      process.execPath,
+      [opkit, 'catalog', 'serve', dir, '--cache-dir', cache, '--cache-only'],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    const [written] = await once(write, 'exit');
+    expect(written).toBe(0);
+    const [opmAddress, ours] = await Promise.all([startOpm(dir), startOpkit(dir, '--cache-dir', cache)]);
+    expect(ours.log()).toContain(`serve cache ${cache}: used`);
+    expect(await compareAll(opmAddress, ours.address, await queriesFor(dir))).toBeGreaterThan(10);
+
+    // A cache made from other files stops the server, naming why, unless told to rebuild it.
+    writeFileSync(join(dir, 'catalog.fbc'), `${readFileSync(join(dir, 'catalog.fbc'), 'utf8')}\n`);
+    const stale = spawn(
+      process.execPath,
+      [opkit, 'catalog', 'serve', dir, '--cache-dir', cache, '--port', '0'],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    stale.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const [code] = await once(stale, 'exit');
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      `opkit: serve cache ${cache} cannot be used for ${dir}: the catalog changed since it was written; rebuild it with --cache-only, or serve without --cache-enforce-integrity\n`,
+    );
+    const rebuilt = await startOpkit(dir, '--cache-dir', cache, '--no-cache-enforce-integrity');
+    expect(rebuilt.log()).toContain(
+      `serve cache ${cache}: written (the catalog changed since it was written)`,
+    );
+  });
+
   it('refuses an invalid catalog with opm validate’s message, and stops on SIGTERM', async () => {
     const dir = join(scratch, 'invalid');
     cpSync(fixture, dir, { recursive: true });

@@ -3,7 +3,8 @@ export type RegistryErrorCode =
   | 'REGISTRY_CATALOG_INVALID'
   | 'REGISTRY_BUNDLE_INVALID'
   | 'REGISTRY_INLINE_CONTENT_MISSING'
-  | 'REGISTRY_LISTEN_FAILED';
+  | 'REGISTRY_LISTEN_FAILED'
+  | 'REGISTRY_CACHE_STALE';
 
 /** A catalog cannot be served: `message` names the package, bundle or file and the reason. */
 export class RegistryError extends Error {

@@ -20,7 +20,7 @@ export {
   startRegistryServer,
 } from './grpc-server.js';
 export { checkHealth, waitForServing } from './health-client.js';
-export { type LoadedRegistry, loadRegistry } from './load-registry.js';
+export { type LoadedRegistry, type LoadRegistryOptions, loadRegistry } from './load-registry.js';
 export { RegistryQueries } from './queries.js';
 export {
   type BuildRegistryModelOptions,
@@ -30,3 +30,4 @@ export {
   type RegistryModel,
   type RegistryPackage,
 } from './registry-model.js';
+export { catalogDigest, SERVE_CACHE_FILE, type ServeCacheKey } from './serve-cache.js';

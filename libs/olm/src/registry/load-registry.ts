@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { formatValidationResults } from '../catalog/format.js';
 import { loadCatalog } from '../catalog/load.js';
 import { validateCatalog } from '../catalog/validate.js';
@@ -5,6 +6,7 @@ import { goQuote } from '../semver/go-quote.js';
 import { RegistryError } from './errors.js';
 import { RegistryQueries } from './queries.js';
 import { type BuildRegistryModelOptions, buildRegistryModel, type RegistryModel } from './registry-model.js';
+import { catalogDigest, readServeCache, type ServeCacheKey, writeServeCache } from './serve-cache.js';
 
 const META_KEY_COMPONENT = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
 
@@ -30,19 +32,70 @@ export interface LoadedRegistry {
   readonly queries: RegistryQueries;
   readonly packages: number;
   readonly bundles: number;
+  /**
+   * With a cache directory: whether the cache was used; if not, why not, and whether a new one was written (a
+   * cache that cannot be written, on a read-only file system say, does not stop the server).
+   */
+  readonly cache?:
+    | { readonly used: true }
+    | { readonly used: false; readonly why: string; readonly written: true }
+    | { readonly used: false; readonly why: string; readonly written: false; readonly writeError: string };
+}
+
+/** Options of {@link loadRegistry}: how bundles are served, and opm's serve cache flags. */
+export interface LoadRegistryOptions extends BuildRegistryModelOptions {
+  /** Read the model from this directory's serve cache when it matches the catalog; write it there otherwise. */
+  readonly cacheDir?: string;
+  /**
+   * Refuse to start (`REGISTRY_CACHE_STALE`) unless the cache matches the catalog, instead of rebuilding it. opm's
+   * default: on when a cache directory is given for serving.
+   */
+  readonly enforceCacheIntegrity?: boolean;
 }
 
 /**
  * Loads a file-based catalog directory for serving: load, validate as `opm validate` does (opm's serve refuses
- * an invalid catalog too), and convert to the registry model.
+ * an invalid catalog too), and convert to the registry model. With a cache directory, the model comes from its
+ * serve cache when the cache was made from these very files and options; otherwise it is built and the cache
+ * (re)written, or, with `enforceCacheIntegrity`, refused.
  *
  * @throws CatalogLoadError when a file cannot be read or decoded
- * @throws RegistryError `REGISTRY_CATALOG_INVALID` with opm's validation message, or a conversion error
+ * @throws RegistryError `REGISTRY_CATALOG_INVALID` with opm's validation message, `REGISTRY_CACHE_STALE`, or a
+ *   conversion error
  */
-export async function loadRegistry(
-  dir: string,
-  options: BuildRegistryModelOptions = {},
-): Promise<LoadedRegistry> {
+export async function loadRegistry(dir: string, options: LoadRegistryOptions = {}): Promise<LoadedRegistry> {
+  const { cacheDir, enforceCacheIntegrity, ...build } = options;
+  if (cacheDir === undefined) return await loadFromCatalog(dir, build);
+  const key: ServeCacheKey = {
+    catalogDigest: await catalogDigest(dir),
+    inlineBundles: build.inlineBundles ?? false,
+    // The bundles directory matters only to inline serving; relative to where the server runs.
+    ...(build.inlineBundles && build.bundlesDir !== undefined
+      ? { bundlesDir: resolve(build.bundlesDir) }
+      : {}),
+  };
+  const cached = await readServeCache(cacheDir, key);
+  if ('model' in cached) {
+    const { model, packages, bundles } = cached;
+    return { model, queries: new RegistryQueries(model), packages, bundles, cache: { used: true } };
+  }
+  if (enforceCacheIntegrity) {
+    throw new RegistryError(
+      'REGISTRY_CACHE_STALE',
+      `serve cache ${cacheDir} cannot be used for ${dir}: ${cached.stale}; rebuild it with --cache-only, or serve without --cache-enforce-integrity`,
+    );
+  }
+  const loaded = await loadFromCatalog(dir, build);
+  try {
+    await writeServeCache(cacheDir, key, loaded.model);
+  } catch (err) {
+    const writeError = (err as Error).message;
+    return { ...loaded, cache: { used: false, why: cached.stale, written: false, writeError } };
+  }
+  return { ...loaded, cache: { used: false, why: cached.stale, written: true } };
+}
+
+async function loadFromCatalog(dir: string, options: BuildRegistryModelOptions): Promise<LoadedRegistry> {
   const catalog = await loadCatalog(dir);
   const errors = validateCatalog(catalog, { warnings: false }).filter((r) => r.level === 'error');
   if (errors.length > 0) {

@@ -220,12 +220,20 @@ empty), so OLM installs without a bundle-unpack Job — for clusters that cannot
 The manifests come from the catalog's olm.bundle.object properties, or else from
 <bundles-dir>/<package>/<version>/. Without it, bundles are served as opm serves them.
 
+--cache-dir keeps a serve cache, as opm's does: the catalog converted for serving, written once (with
+--cache-only, e.g. when an image is built) and read at start-up instead of loading and validating the
+catalog. The cache is used only for the very files and options it was made from. With --cache-dir and
+without --cache-only, a cache that does not match stops the server (--no-cache-enforce-integrity rebuilds
+it instead).
+
 Stops gracefully on SIGINT or SIGTERM.
 
 Examples:
   $ opkit catalog serve catalog/configs --port 50051
   $ opkit catalog serve dist/images/opkit-catalog:latest --inline-bundles --port 0
-  $ opkit catalog serve quay.io/acme/catalog:v1`,
+  $ opkit catalog serve quay.io/acme/catalog:v1
+  $ opkit catalog serve /configs --cache-dir /tmp/cache --cache-only    # at image build time
+  $ opkit catalog serve /configs --cache-dir /tmp/cache                 # in the image`,
     )
     .option('--port <port>', 'gRPC port (0 picks a free one; the chosen port is logged)', '50051')
     .option('--host <address>', 'interface to listen on (opm listens on all of them)', '0.0.0.0')
@@ -236,11 +244,33 @@ Examples:
       'bundles',
     )
     .option('--plain-http', 'pull an image reference over HTTP, not HTTPS (a registry on loopback)', false)
+    .option('--cache-dir <dir>', 'start from the serve cache in <dir>; write it when there is none')
+    .option('--cache-only', 'write the serve cache (needs --cache-dir) and exit without serving', false)
+    .option(
+      '--cache-enforce-integrity',
+      'refuse to start unless the cache matches the catalog (default with --cache-dir, without --cache-only)',
+    )
+    .option('--no-cache-enforce-integrity', 'rebuild a cache that does not match the catalog')
     .action(
       async (
         source: string,
-        opts: { port: string; host: string; inlineBundles: boolean; bundlesDir: string; plainHttp: boolean },
+        opts: {
+          port: string;
+          host: string;
+          inlineBundles: boolean;
+          bundlesDir: string;
+          plainHttp: boolean;
+          cacheDir?: string;
+          cacheOnly: boolean;
+          cacheEnforceIntegrity?: boolean;
+        },
       ) => {
+        if (opts.cacheOnly && opts.cacheDir === undefined) {
+          throw new CliError(
+            'OPKIT_ARGUMENT_INVALID',
+            '--cache-only writes the serve cache: give --cache-dir too',
+          );
+        }
         // Loaded on demand: the gRPC stack is only needed by this command.
         const { parsePort, serveCatalog } = await import('../serve.js');
         await serveCatalog(source, {
@@ -249,6 +279,15 @@ Examples:
           inlineBundles: opts.inlineBundles,
           bundlesDir: opts.bundlesDir,
           plainHttp: opts.plainHttp,
+          ...(opts.cacheDir !== undefined
+            ? {
+                cache: {
+                  dir: opts.cacheDir,
+                  only: opts.cacheOnly,
+                  enforceIntegrity: opts.cacheEnforceIntegrity ?? !opts.cacheOnly,
+                },
+              }
+            : {}),
         });
       },
     );
