@@ -66,6 +66,25 @@ describe('the Memcached reconciler', () => {
     expect(client.writes()).toEqual([]);
   });
 
+  it('tells a change of the spec from a repair of drift in its events', async () => {
+    const { run, client, get, events, recorded } = setup({ replicas: 1 });
+    await run();
+    await run();
+    const cr = await get<Memcached>(MEMCACHED.apiVersion, MEMCACHED.kind);
+    await client.update<Memcached>({ ...cr, spec: { ...cr.spec, replicas: 3 } });
+    await run();
+    type Scaled = KubeObject & { spec: { replicas: number } };
+    const deployment = await get<Scaled>('apps/v1', 'Deployment');
+    expect(deployment.spec.replicas).toBe(3);
+    await client.update<Scaled>({ ...deployment, spec: { ...deployment.spec, replicas: 5 } });
+    await run();
+    await events.flush();
+    expect(recorded.filter((e) => e.reason === 'Updated').map((e) => e.note)).toEqual([
+      'Deployment sessions updated to the spec: 3 replicas',
+      'Deployment sessions brought back to the spec',
+    ]);
+  });
+
   it('reports a missing operand image as Degraded and creates nothing', async () => {
     const { run, get } = setup({ replicas: 1 }, {});
     await run();

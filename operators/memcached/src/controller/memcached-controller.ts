@@ -140,10 +140,14 @@ export function memcachedReconciler(
     }
     const outcome = await applyIfChanged(client, desired, deployment);
     if (outcome !== 'unchanged') {
+      // A change of the spec not yet observed is why the Deployment changed; otherwise it had drifted.
+      const specChanged = cr.status?.observedGeneration !== cr.metadata.generation;
       const [reason, action, note] =
         outcome === 'created'
           ? ['Created', 'CreateDeployment', `with ${cr.spec.replicas} replicas created`]
-          : ['Updated', 'UpdateDeployment', 'brought back to the spec'];
+          : specChanged
+            ? ['Updated', 'UpdateDeployment', `updated to the spec: ${cr.spec.replicas} replicas`]
+            : ['Updated', 'UpdateDeployment', 'brought back to the spec'];
       events.event(cr, 'Normal', reason, action, `Deployment ${desired.metadata.name} ${note}`);
     }
     await applyIfChanged(client, desiredService(cr), await getOwned(SERVICE, cr));
