@@ -52,6 +52,7 @@ export {
   isGone,
   isNotFound,
 } from './client/errors.js';
+export { type ClusterConnection, Kubeconfig, KubeconfigError } from './client/kubeconfig.js';
 export type { ClientApplyOptions, ObjectClient, ObjectRef, PatchOptions } from './client/object-client.js';
 export { NoKindMatchError, ResourceMapper, type ResourceMapping } from './client/resource-mapper.js';
 export { loadKubeConfig, Transport } from './client/transport.js';

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { Agent, type RequestOptions, request } from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import { ApiError, ConnectionError } from './errors.js';
+import { type ClusterConnection, Kubeconfig } from './kubeconfig.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -18,12 +18,9 @@ export interface RequestSpec {
   readonly signal?: AbortSignal;
 }
 
-/** Loads `$KUBECONFIG`, `~/.kube/config` or the in-cluster service account, as kubectl does. */
-export function loadKubeConfig(path?: string): KubeConfig {
-  const kc = new KubeConfig();
-  if (path) kc.loadFromFile(path);
-  else kc.loadFromDefault();
-  return kc;
+/** Loads `path`, else `$KUBECONFIG`, `~/.kube/config` or the in-cluster service account, as kubectl does. */
+export function loadKubeConfig(path?: string): Kubeconfig {
+  return Kubeconfig.load(path);
 }
 
 function withQuery(path: string, query?: Query): string {
@@ -43,7 +40,7 @@ function withQuery(path: string, query?: Query): string {
 export class Transport {
   readonly host: string;
   readonly #server: URL;
-  readonly #kubeConfig: KubeConfig;
+  readonly #kubeConfig: ClusterConnection;
   readonly #metrics: RuntimeMetrics | undefined;
   #options: Promise<RequestOptions> | undefined;
   /** Bearer tokens from exec plugins expire; options are rebuilt after this time. */
@@ -54,7 +51,11 @@ export class Transport {
   readonly #maxResponseBytes: number;
 
   /** `maxResponseBytes`: the largest answer read into memory. @default 256 MiB */
-  constructor(kubeConfig: KubeConfig, metrics?: RuntimeMetrics, options: { maxResponseBytes?: number } = {}) {
+  constructor(
+    kubeConfig: ClusterConnection,
+    metrics?: RuntimeMetrics,
+    options: { maxResponseBytes?: number } = {},
+  ) {
     this.#maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
     const server = kubeConfig.getCurrentCluster()?.server;
     if (!server) throw new ConnectionError('the kubeconfig has no current cluster server');
@@ -62,10 +63,6 @@ export class Transport {
     this.host = this.#server.host;
     this.#kubeConfig = kubeConfig;
     this.#metrics = metrics;
-  }
-
-  get kubeConfig(): KubeConfig {
-    return this.#kubeConfig;
   }
 
   #requestOptions(): Promise<RequestOptions> {

@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { InformerCache, type ObjectCacheOptions } from '../cache/informer-cache.js';
 import { watchNamespacesFromEnv } from '../cache/watch-namespaces.js';
 import { type CertificateAndKey, selfSignedCertificate } from '../certs/certificates.js';
 import { Client } from '../client/cached-client.js';
 import { KubeClient } from '../client/client.js';
+import type { ClusterConnection } from '../client/kubeconfig.js';
 import { ResourceMapper } from '../client/resource-mapper.js';
 import { loadKubeConfig, Transport } from '../client/transport.js';
 import { EventRecorder, type EventsV1Event } from '../events/index.js';
@@ -40,7 +40,7 @@ export interface LeaderElectionConfig {
 
 export interface ManagerOptions {
   /** @default `$KUBECONFIG`, `~/.kube/config` or in-cluster */
-  readonly kubeConfig?: KubeConfig;
+  readonly kubeConfig?: ClusterConnection;
   /** Namespaces to watch; empty = all. @default from `WATCH_NAMESPACE` */
   readonly namespaces?: readonly string[];
   readonly cache?: {

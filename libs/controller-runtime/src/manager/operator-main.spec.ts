@@ -1,9 +1,25 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runOperatorMain } from './operator-main.js';
 
 afterEach(() => {
   process.exitCode = undefined;
 });
+
+// A kubeconfig to load; nothing connects to it before the operator's own code runs.
+const dir = mkdtempSync(join(tmpdir(), 'opkit-operator-main-'));
+const kubeconfig = join(dir, 'kubeconfig');
+writeFileSync(
+  kubeconfig,
+  `current-context: x
+contexts: [{name: x, context: {cluster: c, user: u}}]
+clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]
+users: [{name: u, user: {token: t}}]
+`,
+);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('runOperatorMain', () => {
   it('logs why the manager could not start and exits non-zero', async () => {
@@ -32,6 +48,8 @@ describe('runOperatorMain', () => {
       argv: [
         'node',
         'main.js',
+        '--kubeconfig',
+        kubeconfig,
         '--leader-elect',
         '--health-probe-bind-address',
         '127.0.0.1:0',
@@ -54,7 +72,7 @@ describe('runOperatorMain', () => {
       await runOperatorMain({
         name: 'widget-operator',
         description: 'Runs widgets.',
-        argv: ['node', 'main.js', '--metrics-bind-address=:8443', ...flags],
+        argv: ['node', 'main.js', '--kubeconfig', kubeconfig, '--metrics-bind-address=:8443', ...flags],
         create: (options) => {
           seen = { secure: options.metricsSecure, certPath: options.metricsCertPath };
           throw new Error('stop here');

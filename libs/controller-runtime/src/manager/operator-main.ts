@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterConnection } from '../client/kubeconfig.js';
 import { loadKubeConfig } from '../client/transport.js';
 import { LeaderElectionLostError } from '../leaderelection/leader-elector.js';
 import { createLogger, type Logger, type LoggerOptions } from '../log/index.js';
@@ -7,7 +7,7 @@ import { Manager, type ManagerOptions, setupSignalHandler } from './manager.js';
 
 /** What an operator's factory takes: the manager flags plus what tests and benchmarks override. */
 export interface OperatorOptions {
-  readonly kubeConfig?: KubeConfig;
+  readonly kubeConfig?: ClusterConnection;
   readonly metricsBindAddress?: string;
   /** HTTPS with authentication and authorization for `/metrics` (see ManagerOptions). @default false */
   readonly metricsSecure?: boolean;
