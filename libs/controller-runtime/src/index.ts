@@ -124,6 +124,7 @@ export {
   type Runnable,
   setupSignalHandler,
 } from './manager/manager.js';
+export { OPERATOR_NODE_OPTIONS } from './manager/node-options.js';
 export {
   type OperatorOptions,
   operatorManager,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
+import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime';
 import { buildImage, buildImageIndex, layerFromEntries, type OciImage, writeLayout } from '@opkit/oci';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -172,7 +173,7 @@ describe.skipIf(!tools)('opkit image build', () => {
       expect(config.created).toBe('1970-01-01T00:00:00Z');
       expect(config.config).toMatchObject({
         User: '65532:65532',
-        Entrypoint: ['/usr/local/bin/node', '/app/main.mjs'],
+        Entrypoint: ['/usr/local/bin/node', ...OPERATOR_NODE_OPTIONS, '/app/main.mjs'],
         WorkingDir: '/app',
         Labels: {
           'org.opencontainers.image.title': 'memcached-operator',

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime';
 import { build } from 'esbuild';
 import { type FleetApi, GUIDE_API, OPKIT_API } from './fleet.js';
 import { type RequestCounts, requestCountsByMethod } from './prometheus-text.js';
@@ -24,7 +25,7 @@ const repoRoot = join(import.meta.dirname, '..', '..', '..', '..');
 
 /**
  * Our operator in the form it would ship: one esbuild bundle of `operators/memcached/src/main.ts` run by
- * plain Node, so neither tsx nor TypeScript compilation is part of its CPU time or memory.
+ * plain Node with the image's node flags, so neither tsx nor TypeScript compilation is part of its CPU time or memory.
  */
 export async function bundleOpkitOperator(outDir: string): Promise<OperatorCommand> {
   const outfile = join(outDir, 'memcached-operator.mjs');
@@ -44,7 +45,8 @@ export async function bundleOpkitOperator(outDir: string): Promise<OperatorComma
   return {
     name: 'opkit',
     executable: process.execPath,
-    args: [outfile],
+    // The flags the operator image's entrypoint gives node.
+    args: [...OPERATOR_NODE_OPTIONS, outfile],
     imageVariable: 'RELATED_IMAGE_MEMCACHED',
     api: OPKIT_API,
   };

@@ -14,6 +14,7 @@ interface BuildOptions {
   source?: string;
   user: string;
   node?: string;
+  nodeOptions?: string;
   platform?: string;
   plainHttp: boolean;
 }
@@ -57,6 +58,10 @@ including credential helpers; HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured.
       'node in the base (default: its entrypoint when that is node, else /usr/local/bin/node)',
     )
     .option(
+      '--node-options <flags>',
+      'flags for node before /app/main.mjs, space-separated; "" for none (default: a small young generation)',
+    )
+    .option(
       '--platform <list>',
       'comma-separated platforms to build, e.g. linux/amd64,linux/arm64 (default: all linux)',
     )
@@ -64,7 +69,8 @@ including credential helpers; HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured.
     .addHelpText(
       'after',
       `
-The image's entrypoint is node with /app/main.mjs (arguments, e.g. a Deployment's args, go to the operator), as user ${DEFAULT_USER} in /app, with the OCI labels title, version,
+The image's entrypoint is node (with the runtime's OPERATOR_NODE_OPTIONS, a small young generation that keeps
+an operator's memory down; see --node-options) with /app/main.mjs (arguments, e.g. a Deployment's args, go to the operator), as user ${DEFAULT_USER} in /app, with the OCI labels title, version,
 revision, source and licenses. File times and the creation time are SOURCE_DATE_EPOCH (or 0), so two builds
 of the same sources and base give the same digest.
 
@@ -90,6 +96,9 @@ Examples:
         source: opts.source,
         user: opts.user,
         node: opts.node,
+        ...(opts.nodeOptions !== undefined
+          ? { nodeOptions: opts.nodeOptions.split(/\s+/).filter((flag) => flag !== '') }
+          : {}),
         platforms: parsePlatforms(opts.platform),
         plainHttp: opts.plainHttp,
         log: (line) => process.stdout.write(`${line}\n`),

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
+import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime';
 import {
   type AppendLayersOptions,
   appendLayers,
@@ -58,6 +59,8 @@ export interface BuildOperatorImageOptions {
   readonly user?: string;
   /** Absolute path of `node` in the base. @default the base's entrypoint when it is node, else FALLBACK_NODE */
   readonly node?: string;
+  /** Flags for node itself, before the bundle. @default OPERATOR_NODE_OPTIONS (small young generation) */
+  readonly nodeOptions?: readonly string[];
   /** Arguments the entrypoint passes to the bundle before any of the container's own. @default none */
   readonly args?: readonly string[];
   /**
@@ -192,7 +195,12 @@ export async function buildOperatorImage(o: BuildOperatorImageOptions): Promise<
       workingDir: APP_DIR,
       // The operator is the entrypoint (which drops the base's Cmd): a Deployment's `args` replace Cmd and
       // must reach the operator, not node.
-      entrypoint: [nodeExecutable(image, o.node), APP_MAIN, ...(o.args ?? [])],
+      entrypoint: [
+        nodeExecutable(image, o.node),
+        ...(o.nodeOptions ?? OPERATOR_NODE_OPTIONS),
+        APP_MAIN,
+        ...(o.args ?? []),
+      ],
       labels,
       // A local layout path would differ between machines; only a registry reference names the base.
       ...(baseSource.kind === 'registry' ? { baseName: baseSource.reference } : {}),
