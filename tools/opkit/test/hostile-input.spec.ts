@@ -154,24 +154,48 @@ const cases: Case[] = [
       message: /catalog\.json.*exceeds the limit of 536870912 bytes/,
     }),
   ),
-  // `bundle validate` reports as operator-sdk does, on stdout; it names the manifests directory it gave up on.
+  // `bundle validate` reports as operator-sdk does, on stdout; a manifest refused by a reader limit is named,
+  // with the limit, where operator-sdk would pass over it and report no CSV at all.
   ...(
     [
-      ['alias bomb', aliasBomb.split('\n').slice(2).join('\n')],
-      ['deep YAML', deepYaml.split('\n').slice(2).join('\n')],
+      ['alias bomb', aliasBomb.split('\n').slice(2).join('\n'), 'yaml: document contains excessive aliasing'],
+      ['deep YAML', deepYaml.split('\n').slice(2).join('\n'), 'yaml: line 5: exceeded max depth of 500'],
     ] as const
   ).map(
-    ([kind, body]): Case => ({
+    ([kind, body, reason]): Case => ({
       name: `${kind}: bundle validate`,
       args: () => [
         'bundle',
         'validate',
         bundleWith(`bundle-${kind.replace(' ', '-')}`, `${CSV_HEAD}${body}`),
       ],
-      message: /bundle-.*manifests/,
+      message: new RegExp(
+        `^ERRO\\[0000\\] bundle-[\\w-]+/manifests/demo\\.clusterserviceversion\\.yaml: ${reason}$`,
+      ),
       stream: 'stdout',
     }),
   ),
+  // Sparse files past the bundle reader's 64 MiB limit: refused by their size, never read.
+  {
+    name: 'huge manifest: bundle validate',
+    args: () => {
+      const dir = bundleWith('bundle-huge-manifest', '');
+      truncateSync(join(scratch, dir, 'manifests', 'demo.clusterserviceversion.yaml'), 65 * 1024 * 1024);
+      return ['bundle', 'validate', dir];
+    },
+    message:
+      /^ERRO\[0000\] read bundle-huge-manifest\/manifests\/demo\.clusterserviceversion\.yaml: file of 68157440 bytes exceeds the limit of 67108864 bytes$/,
+    stream: 'stdout',
+  },
+  {
+    name: 'huge metadata: bundle validate',
+    args: () => {
+      const dir = bundleWith('bundle-huge-metadata', CSV_HEAD);
+      truncateSync(join(scratch, dir, 'metadata', 'annotations.yaml'), 65 * 1024 * 1024);
+      return ['bundle', 'validate', dir];
+    },
+    message: /^opkit: read bundle-huge-metadata\/metadata\/annotations\.yaml: file of 68157440 bytes exceeds/,
+  },
   ...escaping.flatMap(([kind, entries]): Case[] => {
     const slug = kind.replaceAll(/\W+/g, '-');
     const catalogLayout = async () => {
