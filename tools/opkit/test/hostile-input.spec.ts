@@ -12,9 +12,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeLayout } from '@opkit/oci';
+import { RegistryClient, writeLayout } from '@opkit/oci';
+import { type ImageRegistry, startImageRegistry } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleImageOf, catalogImageOf, ESCAPING_LAYERS } from './support/hostile-images.js';
+import { bundleImageOf, catalogImageOf, ESCAPING_LAYERS, type RawEntry } from './support/hostile-images.js';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const opkit = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
@@ -101,6 +102,14 @@ interface Case {
 const escaping = Object.entries(ESCAPING_LAYERS);
 let registry: Server;
 let registryHost = '';
+/** A real registry on loopback, serving the escaping images as any registry would. */
+let realRegistry: ImageRegistry | undefined;
+const escapingImage = (what: 'catalog' | 'bundle', slug: string) =>
+  `${realRegistry?.host ?? ''}/escape-${what}-${slug}:v1`;
+const withMetadata = (entries: readonly RawEntry[]): RawEntry[] => [
+  ...entries,
+  { path: 'metadata/annotations.yaml', type: 'file', content: annotations },
+];
 
 const cases: Case[] = [
   ...(
@@ -205,15 +214,31 @@ const cases: Case[] = [
     };
     const bundleLayout = async () => {
       const dir = join(scratch, `bundle-layout-${slug}`);
-      const withMetadata = [
-        ...entries,
-        { path: 'metadata/annotations.yaml', type: 'file' as const, content: annotations },
-      ];
-      if (!existsSync(dir)) await writeLayout(dir, [{ image: bundleImageOf(withMetadata), tag: 'v1' }]);
+      if (!existsSync(dir))
+        await writeLayout(dir, [{ image: bundleImageOf(withMetadata(entries)), tag: 'v1' }]);
       return dir;
     };
     const outOfImage = /leaves the image root|points out of the image/;
+    // Through a registry the image is named, and so is the entry that tries to leave.
+    const escaper = JSON.stringify(entries.at(-1)?.path).replaceAll(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    const namedOut = (what: string) =>
+      new RegExp(`escape-${what}-${slug}:v1.*${escaper} (leaves the image root|points out of the image)`);
     return [
+      {
+        name: `tar with ${kind}: catalog render <catalog image in a registry>`,
+        args: () => ['catalog', 'render', '--plain-http', escapingImage('catalog', slug)],
+        message: namedOut('catalog'),
+      },
+      {
+        name: `tar with ${kind}: catalog migrate <catalog image in a registry>`,
+        args: () => ['catalog', 'migrate', '--plain-http', escapingImage('catalog', slug), 'OUT'],
+        message: namedOut('catalog'),
+      },
+      {
+        name: `tar with ${kind}: catalog render <bundle image in a registry>`,
+        args: () => ['catalog', 'render', '--plain-http', escapingImage('bundle', slug)],
+        message: namedOut('bundle'),
+      },
       {
         name: `tar with ${kind}: catalog render <catalog layout>`,
         args: async () => ['catalog', 'render', await catalogLayout()],
@@ -245,10 +270,18 @@ const figures: string[] = [];
 beforeAll(async () => {
   registry = await lyingRegistry();
   registryHost = `127.0.0.1:${(registry.address() as AddressInfo).port}`;
+  realRegistry = await startImageRegistry(join(scratch, 'registry'));
+  const client = new RegistryClient({ plainHttp: true });
+  for (const [kind, entries] of escaping) {
+    const slug = kind.replaceAll(/\W+/g, '-');
+    await client.push(catalogImageOf(entries), escapingImage('catalog', slug));
+    await client.push(bundleImageOf(withMetadata(entries)), escapingImage('bundle', slug));
+  }
 });
 
-afterAll(() => {
+afterAll(async () => {
   registry?.close();
+  await realRegistry?.stop();
   rmSync(scratch, { recursive: true, force: true });
   console.log(`hostile input, per case (wall s, max RSS MiB, message):\n${figures.join('\n')}`);
 });
