@@ -26,6 +26,7 @@ export {
   InputInvalidError,
   LayerInvalidError,
   LayoutInvalidError,
+  LengthMismatchError,
   ManifestInvalidError,
   NotFoundError,
   OciError,
