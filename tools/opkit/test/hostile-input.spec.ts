@@ -196,6 +196,30 @@ const cases: Case[] = [
       /^ERRO\[0000\] read bundle-huge-manifest\/manifests\/demo\.clusterserviceversion\.yaml: file of 68157440 bytes exceeds the limit of 67108864 bytes$/,
     stream: 'stdout',
   },
+  // `bundle image` reads the bundle with the same limits before writing anything.
+  ...(
+    [
+      [
+        'alias bomb',
+        `${CSV_HEAD}${aliasBomb.split('\n').slice(2).join('\n')}`,
+        'document contains excessive aliasing',
+      ],
+      ['huge manifest', undefined, 'file of 68157440 bytes exceeds the limit of 67108864 bytes'],
+    ] as const
+  ).map(
+    ([kind, body, reason]): Case => ({
+      name: `${kind}: bundle image`,
+      args: () => {
+        const dir = bundleWith(`bundle-image-${kind.replace(' ', '-')}`, body ?? '');
+        if (body === undefined)
+          truncateSync(join(scratch, dir, 'manifests', 'demo.clusterserviceversion.yaml'), 65 * 1024 * 1024);
+        return ['bundle', 'image', dir, '--layout', 'OUT'];
+      },
+      message: new RegExp(
+        `^opkit: malformed bundle .*bundle-image-[\\w-]+: manifests/demo\\.clusterserviceversion\\.yaml: .*${reason}$`,
+      ),
+    }),
+  ),
   {
     name: 'huge metadata: bundle validate',
     args: () => {

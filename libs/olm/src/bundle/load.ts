@@ -10,7 +10,7 @@ import { BundleFileTooLargeError, readBundleFile } from './bundle-file.js';
 import { BundleError, type BundleProblem, formatBundleProblem } from './errors.js';
 import { DEPENDENCIES_FILE, PROPERTIES_FILE } from './go-types.js';
 import { isSupportedKind } from './supported-kinds.js';
-import { parseYamlDocuments } from './yaml.js';
+import { parseYamlDocuments, type YamlDocumentResult } from './yaml.js';
 
 /** One manifest file of a bundle. */
 export interface BundleManifest {
@@ -41,6 +41,13 @@ export interface LoadedBundle {
   readonly properties: readonly { readonly type: string; readonly value: unknown }[];
 }
 
+/** Why a document was not read: a reader limit in go-yaml's words, or where the YAML is malformed. */
+function yamlProblem(failure: Extract<YamlDocumentResult, { ok: false }>): string {
+  if (failure.limit === 'aliases') return `yaml: ${failure.reason}`;
+  if (failure.limit === 'depth') return `yaml: line ${failure.line}: ${failure.reason}`;
+  return `malformed YAML at line ${failure.line}: ${failure.reason}`;
+}
+
 /** The bytes of a bundle file, or a problem when it is larger than a bundle file may be. */
 function readFile(dir: string, file: string, problems: BundleProblem[]): Buffer | undefined {
   try {
@@ -57,7 +64,7 @@ function readObject(bytes: Buffer, file: string, problems: BundleProblem[]): Kub
   const docs = parseYamlDocuments(bytes.toString('utf8'));
   const bad = docs.find((d) => !d.ok);
   if (bad !== undefined && !bad.ok) {
-    problems.push({ file, reason: `malformed YAML at line ${bad.line}: ${bad.reason}` });
+    problems.push({ file, reason: yamlProblem(bad) });
     return undefined;
   }
   if (docs.length === 0) {
@@ -110,7 +117,7 @@ function readList(
   const first = docs[0];
   if (first === undefined) return [];
   if (!first.ok) {
-    problems.push({ file, reason: `malformed YAML at line ${first.line}: ${first.reason}` });
+    problems.push({ file, reason: yamlProblem(first) });
     return [];
   }
   // Field names match case-insensitively (`Dependencies:`, `Type:`), as opm decodes these files.
