@@ -8,6 +8,7 @@ export type OciErrorCode =
   | 'OCI_DIGEST_MISMATCH'
   | 'OCI_NOT_FOUND'
   | 'OCI_REGISTRY_UNREACHABLE'
+  | 'OCI_LENGTH_MISMATCH'
   | 'OCI_AUTH_FAILED'
   | 'OCI_CREDENTIALS_INVALID'
   | 'OCI_REGISTRY_ERROR';
@@ -118,6 +119,23 @@ export class RegistryUnreachableError extends OciError {
       options,
     );
     this.name = 'RegistryUnreachableError';
+  }
+}
+
+/**
+ * A registry sent a body of another length than it announced (Content-Length) or than the descriptor naming the
+ * content says: `registry r sent 12 bytes for blob sha256:…, Content-Length said 100`.
+ */
+export class LengthMismatchError extends OciError {
+  constructor(
+    readonly registry: string,
+    readonly reference: string,
+    /** What was sent, and what was said about it: `12 bytes for blob sha256:…, Content-Length said 100`. */
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super('OCI_LENGTH_MISMATCH', `registry ${registry} sent ${detail} (${reference})`, options);
+    this.name = 'LengthMismatchError';
   }
 }
 

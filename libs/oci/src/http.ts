@@ -31,6 +31,39 @@ export interface HttpRequest {
   readonly maxBodyBytes?: number;
 }
 
+/**
+ * A response body of another length than announced: `short` of its Content-Length (the connection closed
+ * early, which may be a dropped connection and is worth a retry), `longer` than its Content-Length (bytes past
+ * it on the connection), or `over-limit`, past what the request allows.
+ */
+export class BodyLengthError extends Error {
+  override readonly name = 'BodyLengthError';
+
+  constructor(
+    readonly kind: 'short' | 'longer' | 'over-limit',
+    /** Body bytes received; for a body over the limit, as far as it was read. */
+    readonly received: number,
+    /** What the response's Content-Length said, if it said. */
+    readonly contentLength: number | undefined,
+    /** The request's limit. */
+    readonly limit: number,
+  ) {
+    const said = contentLength === undefined ? '' : `, Content-Length said ${contentLength}`;
+    super(
+      kind === 'short'
+        ? `sent ${received} bytes${said}`
+        : kind === 'longer'
+          ? `sent more than the ${contentLength} bytes its Content-Length said`
+          : `sent more than the ${limit} bytes expected${said}`,
+    );
+  }
+
+  /** The body ended before its Content-Length. */
+  get short(): boolean {
+    return this.kind === 'short';
+  }
+}
+
 /** What a response without a body limit of its own may hold (errors, tokens, catalogs). */
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -153,6 +186,10 @@ export class HttpTransport {
       headers['content-length'] = String(body?.byteLength ?? 0);
     }
     return new Promise<HttpResponse>((resolvePromise, reject) => {
+      /** How much of the answer's body came, against what was said and allowed. */
+      let answer:
+        | { received: number; contentLength: number | undefined; limit: number; res: http.IncomingMessage }
+        | undefined;
       const options: http.RequestOptions = {
         method: request.method,
         headers,
@@ -166,20 +203,35 @@ export class HttpTransport {
         (res) => {
           const chunks: Buffer[] = [];
           const limit = request.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-          let received = 0;
+          const header = res.headers['content-length'];
+          const contentLength =
+            request.method !== 'HEAD' && header !== undefined && /^\d+$/.test(header)
+              ? Number(header)
+              : undefined;
+          answer = { received: 0, contentLength, limit, res };
+          const state = answer;
+          // A body announced past the limit is refused before any of it is read.
+          if (contentLength !== undefined && contentLength > limit) {
+            req.destroy(new BodyLengthError('over-limit', 0, contentLength, limit));
+            return;
+          }
           res.on('data', (chunk: Buffer) => {
-            received += chunk.length;
-            if (received > limit) {
-              req.destroy(
-                new Error(
-                  `${request.method} ${url.href}: the answer is larger than the ${limit} bytes expected`,
-                ),
-              );
+            state.received += chunk.length;
+            if (state.received > limit) {
+              req.destroy(new BodyLengthError('over-limit', state.received, contentLength, limit));
               return;
             }
             chunks.push(chunk);
           });
-          res.on('error', reject);
+          // A connection closed before the announced length is a short body, said as such.
+          const shortBody = (): BodyLengthError | undefined =>
+            contentLength !== undefined && state.received < contentLength
+              ? new BodyLengthError('short', state.received, contentLength, limit)
+              : undefined;
+          res.on('error', (err) => reject(shortBody() ?? err));
+          res.on('close', () => {
+            if (!res.complete) reject(shortBody() ?? new Error('connection closed before the answer ended'));
+          });
           res.on('end', () => {
             const out: Record<string, readonly string[]> = {};
             for (const [key, values] of Object.entries(res.headersDistinct)) {
@@ -194,7 +246,20 @@ export class HttpTransport {
         err.code = 'ETIMEDOUT';
         req.destroy(err);
       });
-      req.on('error', reject);
+      // Bytes past a complete body make the parser fail: the registry sent more than its Content-Length said.
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        // The parser may fail before the body it read is handed on: count what it holds too.
+        const read = answer === undefined ? 0 : answer.received + answer.res.readableLength;
+        const past =
+          answer?.contentLength !== undefined &&
+          read >= answer.contentLength &&
+          err.code?.startsWith('HPE_') === true;
+        reject(
+          past && answer !== undefined
+            ? new BodyLengthError('longer', read, answer.contentLength, answer.limit)
+            : err,
+        );
+      });
       if (body === undefined || body.byteLength === 0) {
         req.end();
         return;
@@ -221,6 +286,7 @@ export class HttpTransport {
 
 /** Whether a transport error is worth retrying (connection refused/reset, DNS hiccup, timeout). */
 export function isTransientNetworkError(err: unknown): boolean {
+  if (err instanceof BodyLengthError) return err.short;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return (
     code === 'ECONNREFUSED' ||

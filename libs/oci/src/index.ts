@@ -26,6 +26,7 @@ export {
   InputInvalidError,
   LayerInvalidError,
   LayoutInvalidError,
+  LengthMismatchError,
   ManifestInvalidError,
   NotFoundError,
   OciError,
@@ -93,6 +94,7 @@ export {
 } from './layout.js';
 export { bypassesProxy, type ProxySettings, proxyFor, proxyFromEnvironment } from './proxy.js';
 export { formatReference, type ImageReference, parseReference } from './reference.js';
+export { namesRegistryHost, normalizedReferenceProblem, splitTrailingTag } from './reference-grammar.js';
 export {
   type ProgressEvent,
   type PullAllOptions,

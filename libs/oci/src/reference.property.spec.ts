@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ReferenceInvalidError } from './errors.js';
 import { formatReference, parseReference } from './reference.js';
+import { normalizedReferenceProblem, splitDockerDomain } from './reference-grammar.js';
 
 // A fixed seed keeps `npm test` reproducible; FUZZ_RUNS=100000 searches longer on demand.
 const params = { seed: 20261126, numRuns: Number(process.env.FUZZ_RUNS ?? 300) };
@@ -80,6 +81,65 @@ describe('image references, by property', long, () => {
           expect(err).toBeInstanceOf(ReferenceInvalidError);
           expect((err as Error).message).toContain(JSON.stringify(s));
           expect((err as Error).message.split('\n')).toHaveLength(JSON.stringify(s).split('\n').length);
+        }
+      }),
+      params,
+    );
+  });
+
+  it('formats a parsed reference to a fixed point: formatting what that parses to gives the same text', () => {
+    fc.assert(
+      fc.property(fc.oneof(reference, referenceish), (s) => {
+        let text: string;
+        try {
+          text = formatReference(parseReference(s));
+        } catch {
+          return;
+        }
+        expect(formatReference(parseReference(text))).toBe(text);
+      }),
+      params,
+    );
+  });
+});
+
+/** The registry and repository Go's `ParseNormalizedNamed` gives, without tag or digest. */
+function goName(s: string): string {
+  const [domain, remainder] = splitDockerDomain(s.replace(/@.*$/, ''));
+  return `${domain}/${remainder.replace(/:[^/]*$/, '')}`;
+}
+
+describe('the registry client parser and the validators, on one grammar', long, () => {
+  it('the validators accept every generated reference, and name it as the parser does', () => {
+    fc.assert(
+      fc.property(reference, (s) => {
+        expect(normalizedReferenceProblem(s)).toBeUndefined();
+        const parsed = parseReference(s);
+        expect(`${parsed.registry}/${parsed.repository}`).toBe(goName(s));
+      }),
+      params,
+    );
+  });
+
+  it('agree on text near the grammar, but for what the parser reads more widely', () => {
+    fc.assert(
+      fc.property(referenceish, (s) => {
+        let parsed: ReturnType<typeof parseReference> | undefined;
+        try {
+          parsed = parseReference(s);
+        } catch {
+          parsed = undefined;
+        }
+        const problem = normalizedReferenceProblem(s);
+        // The parser pulls by sha256 only; the validators also know sha384 and sha512.
+        const otherDigest = /@sha(384|512):/.test(s);
+        if (problem === undefined && !otherDigest) {
+          expect(parsed, `the parser refuses ${JSON.stringify(s)}`).toBeDefined();
+          expect(`${parsed?.registry}/${parsed?.repository}`).toBe(goName(s));
+        }
+        // The parser ignores surrounding spaces and reads a bracketed IPv6 registry, as Docker's client does.
+        if (parsed !== undefined && s === s.trim() && !parsed.registry.startsWith('[')) {
+          expect(problem, `the validators refuse ${JSON.stringify(s)}`).toBeUndefined();
         }
       }),
       params,

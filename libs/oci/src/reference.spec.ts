@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatReference, parseReference } from './reference.js';
+import { namesRegistryHost, splitTrailingTag } from './reference-grammar.js';
 
 const digest = `sha256:${'a'.repeat(64)}`;
 
@@ -30,5 +31,32 @@ describe('parseReference', () => {
   it('formats references back', () => {
     expect(formatReference(parseReference('127.0.0.1:5000/a/b:c'))).toBe('127.0.0.1:5000/a/b:c');
     expect(formatReference(parseReference(`r.io/a@${digest}`))).toBe(`r.io/a@${digest}`);
+  });
+});
+
+describe('the grammar the tools split names with', () => {
+  it.each([
+    ['quay.io/acme/bundle:v1', { name: 'quay.io/acme/bundle', tag: 'v1' }],
+    ['localhost:5000/x', { name: 'localhost:5000/x' }],
+    ['dist/images/catalog:v0.2.0', { name: 'dist/images/catalog', tag: 'v0.2.0' }],
+    ['a:b:c', { name: 'a:b', tag: 'c' }],
+    ['dir', { name: 'dir' }],
+  ])('splits %s at its trailing tag', (text, expected) => {
+    expect(splitTrailingTag(text)).toEqual(expected);
+  });
+
+  it('tells a registry host from a path as Docker does', () => {
+    expect(['quay.io/x', 'localhost/x', 'host:5000/x', 'docker.io/x'].map(namesRegistryHost)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['bundles/memcached/0.1.0', 'localhost', 'quay.io', 'team/x'].map(namesRegistryHost)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

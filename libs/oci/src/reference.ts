@@ -1,5 +1,14 @@
 import { isDigest } from './digest.js';
 import { ReferenceInvalidError } from './errors.js';
+import {
+  IMAGE_ID_PATTERN,
+  NAME_COMPONENT_PATTERN,
+  NAME_TOTAL_LENGTH_MAX,
+  splitDockerDomain,
+  TAG_PATTERN,
+} from './reference-grammar.js';
+
+export { DOCKER_HUB } from './reference-grammar.js';
 
 /** A parsed image reference `registry/repository[:tag][@digest]`. */
 export interface ImageReference {
@@ -11,18 +20,15 @@ export interface ImageReference {
   readonly digest?: string;
 }
 
-const COMPONENT = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*$/;
-const TAG = /^[\w][\w.-]{0,127}$/;
+// The grammar's domain, widened as Docker's client reads one: an IPv6 address in brackets.
 const DOMAIN =
   /^(?:\[[0-9a-fA-F:]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*)(?::\d+)?$/;
 
-/** Docker Hub's canonical registry name. */
-export const DOCKER_HUB = 'docker.io';
-
 /**
- * Parses an image reference the way Docker does: the first path component is the registry when it contains a
- * `.` or `:` or is `localhost`; otherwise the registry is Docker Hub (`docker.io`, with `library/` prepended to
- * single-component names). Only `sha256` digests are accepted.
+ * Parses an image reference the way Docker does, on the grammar of `reference-grammar.ts`: the first path
+ * component is the registry when it contains a `.` or `:` or is `localhost`; otherwise the registry is Docker
+ * Hub (`docker.io`, with `library/` prepended to single-component names). Only `sha256` digests are accepted;
+ * surrounding spaces are ignored and an IPv6 registry may be written in brackets.
  *
  * @throws ReferenceInvalidError with a one-line reason.
  */
@@ -30,7 +36,7 @@ export function parseReference(reference: string): ImageReference {
   let rest = reference.trim();
   if (rest === '') throw new ReferenceInvalidError(reference, 'empty reference');
   // As Docker: a bare 64-hex string is an image ID, never a repository name.
-  if (/^[a-f0-9]{64}$/.test(rest)) {
+  if (IMAGE_ID_PATTERN.test(rest)) {
     throw new ReferenceInvalidError(
       reference,
       'a 64-character hexadecimal string is an image ID, not a name',
@@ -49,26 +55,21 @@ export function parseReference(reference: string): ImageReference {
   if (colon > rest.lastIndexOf('/')) {
     tag = rest.slice(colon + 1);
     rest = rest.slice(0, colon);
-    if (!TAG.test(tag)) throw new ReferenceInvalidError(reference, `invalid tag ${JSON.stringify(tag)}`);
+    if (!TAG_PATTERN.test(tag))
+      throw new ReferenceInvalidError(reference, `invalid tag ${JSON.stringify(tag)}`);
   }
-  const parts = rest.split('/');
-  let registry = DOCKER_HUB;
-  const first = parts[0]!;
-  if (parts.length > 1 && (first.includes('.') || first.includes(':') || first === 'localhost')) {
-    if (!DOMAIN.test(first))
-      throw new ReferenceInvalidError(reference, `invalid registry ${JSON.stringify(first)}`);
-    registry = first;
-    parts.shift();
-  }
-  if (registry === 'index.docker.io') registry = DOCKER_HUB;
-  if (registry === DOCKER_HUB && parts.length === 1) parts.unshift('library');
+  const [registry, path] = splitDockerDomain(rest);
+  if (!DOMAIN.test(registry))
+    throw new ReferenceInvalidError(reference, `invalid registry ${JSON.stringify(registry)}`);
+  const parts = path.split('/');
   for (const part of parts) {
-    if (!COMPONENT.test(part)) {
+    if (!NAME_COMPONENT_PATTERN.test(part)) {
       throw new ReferenceInvalidError(reference, `invalid repository component ${JSON.stringify(part)}`);
     }
   }
   const repository = parts.join('/');
-  if (repository.length > 255) throw new ReferenceInvalidError(reference, 'repository name longer than 255');
+  if (repository.length > NAME_TOTAL_LENGTH_MAX)
+    throw new ReferenceInvalidError(reference, 'repository name longer than 255');
   return {
     registry,
     repository,

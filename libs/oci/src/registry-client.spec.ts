@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -80,9 +81,10 @@ describe('push and pull', () => {
     const layer = image.layers[0]!.descriptor.digest;
     const honest = registry.blobs.get(layer)!;
     registry.blobs.set(layer, Buffer.concat([honest, Buffer.alloc(1024 * 1024)]));
-    await expect(c.pull(`${registry.host}/lies/bundle:v1`)).rejects.toThrow(
-      `the answer is larger than the ${layerSize} bytes expected`,
-    );
+    await expect(c.pull(`${registry.host}/lies/bundle:v1`)).rejects.toMatchObject({
+      code: 'OCI_LENGTH_MISMATCH',
+      message: expect.stringContaining(`more than the ${layerSize} bytes expected for blob ${layer}`),
+    });
     const swapped = Buffer.from(honest);
     swapped[swapped.length - 1] = (swapped.at(-1) ?? 0) ^ 0xff;
     registry.blobs.set(layer, swapped);
@@ -392,6 +394,91 @@ describe('retries', () => {
     registry.faults.push({ method: 'PUT', path: /manifests/, status: 400, times: 1 });
     await expect(client().push(image, `${registry.host}/bad:v1`)).rejects.toMatchObject({
       code: 'OCI_MANIFEST_INVALID',
+    });
+  });
+});
+
+describe('a registry that lies about what it sends', () => {
+  const layer = image.layers[0]!.descriptor;
+  const blobs = new Map<string, Uint8Array>([
+    [image.manifest.config.digest, image.configBytes],
+    [layer.digest, image.layers[0]!.bytes],
+  ]);
+  /** Serves `image` honestly, except that the layer blob is answered by `lie`. */
+  async function lyingRegistry(lie: (res: ServerResponse, blob: Uint8Array) => void): Promise<string> {
+    const server = createHttpServer((req, res) => {
+      const url = req.url ?? '';
+      if (url.startsWith('/v2/r/manifests/')) {
+        res.writeHead(200, {
+          'content-type': image.mediaType,
+          'docker-content-digest': image.digest,
+          'content-length': String(image.manifestBytes.byteLength),
+        });
+        res.end(image.manifestBytes);
+        return;
+      }
+      const digest = url.slice('/v2/r/blobs/'.length);
+      const blob = blobs.get(digest);
+      if (blob === undefined) res.writeHead(404).end();
+      else if (digest === layer.digest) lie(res, blob);
+      else res.writeHead(200, { 'content-length': String(blob.byteLength) }).end(blob);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+    return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+  const servers: HttpServer[] = [];
+  afterEach(() => {
+    for (const s of servers.splice(0)) s.close();
+  });
+
+  it('says a body cut short of its Content-Length is one, after retrying it', async () => {
+    const host = await lyingRegistry((res, blob) => {
+      res.writeHead(200, { 'content-length': String(blob.byteLength) });
+      res.write(blob.subarray(0, 12));
+      // Hang up early: 12 of the promised bytes.
+      setTimeout(() => res.destroy(), 10);
+    });
+    const error = await client({ retries: 1 })
+      .pull(`${host}/r:v1`)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'OCI_LENGTH_MISMATCH', registry: host });
+    expect((error as Error).message).toBe(
+      `registry ${host} sent 12 bytes for blob ${layer.digest}, Content-Length said ${layer.size}, after 2 attempts (${host}/r:v1)`,
+    );
+  });
+
+  it('refuses a Content-Length past the descriptor before reading the body', async () => {
+    const host = await lyingRegistry((res, blob) => {
+      const oversized = Buffer.concat([blob, Buffer.alloc(8 << 20)]);
+      res.writeHead(200, { 'content-length': String(oversized.byteLength) }).end(oversized);
+    });
+    await expect(client({ retries: 0 }).pull(`${host}/r:v1`)).rejects.toThrow(
+      `registry ${host} sent more than the ${layer.size} bytes expected for blob ${layer.digest}, Content-Length said ${layer.size + (8 << 20)} (${host}/r:v1)`,
+    );
+  });
+
+  it('says a body longer than its Content-Length is', async () => {
+    const host = await lyingRegistry((res, blob) => {
+      // Says 40 bytes and sends the whole blob, on the socket (Node's server would refuse to).
+      const head = 'HTTP/1.1 200 OK\r\ncontent-length: 40\r\nconnection: close\r\n\r\n';
+      res.socket?.end(Buffer.concat([Buffer.from(head), blob]));
+    });
+    await expect(client({ retries: 0 }).pull(`${host}/r:v1`)).rejects.toMatchObject({
+      code: 'OCI_LENGTH_MISMATCH',
+      message: `registry ${host} sent more than the 40 bytes its Content-Length said for blob ${layer.digest} (${host}/r:v1)`,
+    });
+  });
+
+  it('reports bytes of the right length that do not hash to the digest as a digest mismatch', async () => {
+    const host = await lyingRegistry((res, blob) => {
+      const wrong = Buffer.from(blob);
+      wrong[wrong.length - 1] = (wrong.at(-1) ?? 0) ^ 0xff;
+      res.writeHead(200, { 'content-length': String(wrong.byteLength) }).end(wrong);
+    });
+    await expect(client({ retries: 0 }).pull(`${host}/r:v1`)).rejects.toMatchObject({
+      code: 'OCI_DIGEST_MISMATCH',
+      message: expect.stringMatching(`^digest mismatch for .*: expected ${layer.digest}, got sha256:`),
     });
   });
 });

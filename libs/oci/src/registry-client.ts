@@ -10,12 +10,14 @@ import { sha256Digest } from './digest.js';
 import {
   AuthFailedError,
   DigestMismatchError,
+  LengthMismatchError,
   ManifestInvalidError,
   NotFoundError,
   RegistryError,
   RegistryUnreachableError,
 } from './errors.js';
 import {
+  BodyLengthError,
   type HttpResponse,
   HttpTransport,
   type HttpTransportOptions,
@@ -506,6 +508,14 @@ export class RegistryClient {
       maxBodyBytes: descriptor.size,
     });
     if (res.status !== 200) throw this.#failure(t, res, `blob ${descriptor.digest}`);
+    // Told apart from a digest mismatch: the registry sent less than the content the descriptor names.
+    if (res.body.byteLength < descriptor.size) {
+      throw new LengthMismatchError(
+        t.registry,
+        t.display,
+        `${res.body.byteLength} bytes for blob ${descriptor.digest}, its descriptor says ${descriptor.size}`,
+      );
+    }
     return res.body;
   }
 
@@ -543,6 +553,14 @@ export class RegistryClient {
           continue;
         }
         const attempts = attempt + 1;
+        if (err instanceof BodyLengthError) {
+          throw new LengthMismatchError(
+            t.registry,
+            t.display,
+            `${bodyLengthDetail(err, subjectOf(init.method, init.url))}${attempts > 1 ? `, after ${attempts} attempts` : ''}`,
+            { cause: err },
+          );
+        }
         throw new RegistryUnreachableError(
           t.registry,
           t.display,
@@ -787,6 +805,22 @@ function errorDetail(res: HttpResponse): string {
     const text = res.body.toString('utf8', 0, Math.min(res.body.byteLength, 200)).replace(/\s+/g, ' ').trim();
     return text === '' ? '' : ` (${text})`;
   }
+}
+
+/** What a registry URL serves, as messages name it: `blob sha256:…`, `manifest v1`, or the request. */
+function subjectOf(method: string, url: URL): string {
+  const m = /\/(blobs|manifests)\/([^/]+)$/.exec(url.pathname);
+  if (m === null) return `${method} ${url.pathname}`;
+  return `${m[1] === 'blobs' ? 'blob' : 'manifest'} ${decodeURIComponent(m[2]!)}`;
+}
+
+/** `12 bytes for blob sha256:…, Content-Length said 100`, and the like for bodies too long. */
+function bodyLengthDetail(err: BodyLengthError, subject: string): string {
+  const said = err.contentLength === undefined ? '' : `, Content-Length said ${err.contentLength}`;
+  if (err.kind === 'short') return `${err.received} bytes for ${subject}${said}`;
+  if (err.kind === 'longer')
+    return `more than the ${err.contentLength} bytes its Content-Length said for ${subject}`;
+  return `more than the ${err.limit} bytes expected for ${subject}${said}`;
 }
 
 function errorText(err: unknown): string {

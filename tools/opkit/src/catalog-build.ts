@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundleImage, type RegistryClient } from '@opkit/oci';
+import { bundleImage, namesRegistryHost, type RegistryClient, splitTrailingTag } from '@opkit/oci';
 import {
   type BundleBlob,
   type Catalog,
@@ -84,14 +84,8 @@ async function pushedBundleImage(
  * as Docker tells hosts from paths). `bundles/<package>/<version>` is a directory, never Docker Hub.
  */
 function namesAnImage(reference: string): boolean {
-  const layout = reference.replace(/:[\w][\w.-]{0,127}$/, '');
-  if (existsSync(join(layout, 'oci-layout'))) return true;
-  const [first, ...rest] = reference.split('/');
-  return (
-    rest.length > 0 &&
-    first !== undefined &&
-    (first.includes('.') || first.includes(':') || first === 'localhost')
-  );
+  if (existsSync(join(splitTrailingTag(reference).name, 'oci-layout'))) return true;
+  return namesRegistryHost(reference);
 }
 
 /**

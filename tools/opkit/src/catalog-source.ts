@@ -2,7 +2,14 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CATALOG_CONFIGS_LABEL, imageLabels, type OciImage, parseReference, readLayout } from '@opkit/oci';
+import {
+  CATALOG_CONFIGS_LABEL,
+  imageLabels,
+  type OciImage,
+  parseReference,
+  readLayout,
+  splitTrailingTag,
+} from '@opkit/oci';
 import { CliError } from './cli-error.js';
 import { type UnpackLimits, unpackImageLayers } from './image-unpack.js';
 import { cliRegistryClient } from './registry-client.js';
@@ -60,11 +67,11 @@ export async function resolveCatalogSource(
   source: string,
   options: { plainHttp?: boolean; limits?: UnpackLimits } = {},
 ): Promise<CatalogSource> {
-  const layoutRef = /^(.*?)(?::([\w][\w.-]{0,127}))?$/.exec(source)!;
-  const layoutDir = existsSync(source) ? source : layoutRef[1]!;
+  const layoutRef = splitTrailingTag(source);
+  const layoutDir = existsSync(source) ? source : layoutRef.name;
   if (existsSync(layoutDir) && statSync(layoutDir).isDirectory()) {
     if (existsSync(join(layoutDir, 'oci-layout'))) {
-      const tag = existsSync(source) ? undefined : layoutRef[2];
+      const tag = existsSync(source) ? undefined : layoutRef.tag;
       return unpackCatalogImage(await readLayout(layoutDir, tag), source, options.limits);
     }
     return { dir: source, description: source, dispose: async () => {} };

@@ -22,6 +22,14 @@ describe('reportLine', () => {
     expect(reportLine(error)).toBe('read a.json: file of 9 bytes exceeds the limit of 1 bytes');
   });
 
+  it('folds a message that lists its problems on lines of their own into one line', () => {
+    const error = new CliError(
+      'X',
+      'malformed bundle b:\n  manifests/a.yaml: too deep\n  metadata/: missing\n',
+    );
+    expect(reportLine(error)).toBe('malformed bundle b: manifests/a.yaml: too deep; metadata/: missing');
+  });
+
   it('prints other errors by their message', () => {
     expect(reportLine(new CliError('X', 'bundle.yaml: spec.version: invalid'))).toBe(
       'bundle.yaml: spec.version: invalid',

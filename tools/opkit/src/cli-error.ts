@@ -20,12 +20,20 @@ export function isReportable(error: unknown): error is Error & { code: string } 
 /**
  * The one line for a reportable error. A catalog that failed to load carries opm's words for the first broken
  * file, which often do not name it (`document contains excessive aliasing`); the file is put in front then.
+ * A message listing its problems on lines of their own (a malformed bundle) is folded into one line.
  */
 export function reportLine(error: Error): string {
   const problems = (error as { problems?: unknown }).problems;
   const first: unknown = Array.isArray(problems) ? problems[0] : undefined;
   const file = typeof first === 'object' && first !== null ? (first as { file?: unknown }).file : undefined;
-  if (typeof file === 'string' && file !== '' && !error.message.includes(file))
-    return `${file}: ${error.message}`;
-  return error.message;
+  const message = foldLines(error.message);
+  if (typeof file === 'string' && file !== '' && !message.includes(file)) return `${file}: ${message}`;
+  return message;
+}
+
+/** `malformed bundle b:\n  x.yaml: r\n  y.yaml: s` → `malformed bundle b: x.yaml: r; y.yaml: s`. */
+function foldLines(message: string): string {
+  const [head = '', ...rest] = message.split('\n').map((line) => line.trim());
+  const items = rest.filter((line) => line !== '');
+  return items.length === 0 ? head : `${head} ${items.join('; ')}`;
 }

@@ -2,7 +2,14 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CATALOG_CONFIGS_LABEL, imageLabels, type OciImage, parseReference, readLayout } from '@opkit/oci';
+import {
+  CATALOG_CONFIGS_LABEL,
+  imageLabels,
+  type OciImage,
+  parseReference,
+  readLayout,
+  splitTrailingTag,
+} from '@opkit/oci';
 import {
   type BundleBlob,
   type Catalog,
@@ -87,9 +94,9 @@ async function renderImage(image: OciImage, reference: string): Promise<Rendered
  * reference in a registry, holding a catalog or a bundle.
  */
 async function renderSource(source: string, options: RenderSourceOptions): Promise<Rendered> {
-  const layout = /^(.*?)(?::([\w][\w.-]{0,127}))?$/.exec(source);
-  const dir = existsSync(source) ? source : (layout?.[1] ?? source);
-  const tag = existsSync(source) ? undefined : layout?.[2];
+  const layout = splitTrailingTag(source);
+  const dir = existsSync(source) ? source : layout.name;
+  const tag = existsSync(source) ? undefined : layout.tag;
   if (existsSync(dir) && statSync(dir).isDirectory()) {
     if (existsSync(join(dir, 'oci-layout'))) return renderImage(await readLayout(dir, tag), source);
     if (tag === undefined && isBundleDirectory(dir))

@@ -12,9 +12,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeLayout } from '@opkit/oci';
+import { RegistryClient, writeLayout } from '@opkit/oci';
+import { type ImageRegistry, startImageRegistry } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleImageOf, catalogImageOf, ESCAPING_LAYERS } from './support/hostile-images.js';
+import { bundleImageOf, catalogImageOf, ESCAPING_LAYERS, type RawEntry } from './support/hostile-images.js';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const opkit = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
@@ -101,6 +102,14 @@ interface Case {
 const escaping = Object.entries(ESCAPING_LAYERS);
 let registry: Server;
 let registryHost = '';
+/** A real registry on loopback, serving the escaping images as any registry would. */
+let realRegistry: ImageRegistry | undefined;
+const escapingImage = (what: 'catalog' | 'bundle', slug: string) =>
+  `${realRegistry?.host ?? ''}/escape-${what}-${slug}:v1`;
+const withMetadata = (entries: readonly RawEntry[]): RawEntry[] => [
+  ...entries,
+  { path: 'metadata/annotations.yaml', type: 'file', content: annotations },
+];
 
 const cases: Case[] = [
   ...(
@@ -154,24 +163,72 @@ const cases: Case[] = [
       message: /catalog\.json.*exceeds the limit of 536870912 bytes/,
     }),
   ),
-  // `bundle validate` reports as operator-sdk does, on stdout; it names the manifests directory it gave up on.
+  // `bundle validate` reports as operator-sdk does, on stdout; a manifest refused by a reader limit is named,
+  // with the limit, where operator-sdk would pass over it and report no CSV at all.
   ...(
     [
-      ['alias bomb', aliasBomb.split('\n').slice(2).join('\n')],
-      ['deep YAML', deepYaml.split('\n').slice(2).join('\n')],
+      ['alias bomb', aliasBomb.split('\n').slice(2).join('\n'), 'yaml: document contains excessive aliasing'],
+      ['deep YAML', deepYaml.split('\n').slice(2).join('\n'), 'yaml: line 5: exceeded max depth of 500'],
     ] as const
   ).map(
-    ([kind, body]): Case => ({
+    ([kind, body, reason]): Case => ({
       name: `${kind}: bundle validate`,
       args: () => [
         'bundle',
         'validate',
         bundleWith(`bundle-${kind.replace(' ', '-')}`, `${CSV_HEAD}${body}`),
       ],
-      message: /bundle-.*manifests/,
+      message: new RegExp(
+        `^ERRO\\[0000\\] bundle-[\\w-]+/manifests/demo\\.clusterserviceversion\\.yaml: ${reason}$`,
+      ),
       stream: 'stdout',
     }),
   ),
+  // Sparse files past the bundle reader's 64 MiB limit: refused by their size, never read.
+  {
+    name: 'huge manifest: bundle validate',
+    args: () => {
+      const dir = bundleWith('bundle-huge-manifest', '');
+      truncateSync(join(scratch, dir, 'manifests', 'demo.clusterserviceversion.yaml'), 65 * 1024 * 1024);
+      return ['bundle', 'validate', dir];
+    },
+    message:
+      /^ERRO\[0000\] read bundle-huge-manifest\/manifests\/demo\.clusterserviceversion\.yaml: file of 68157440 bytes exceeds the limit of 67108864 bytes$/,
+    stream: 'stdout',
+  },
+  // `bundle image` reads the bundle with the same limits before writing anything.
+  ...(
+    [
+      [
+        'alias bomb',
+        `${CSV_HEAD}${aliasBomb.split('\n').slice(2).join('\n')}`,
+        'document contains excessive aliasing',
+      ],
+      ['huge manifest', undefined, 'file of 68157440 bytes exceeds the limit of 67108864 bytes'],
+    ] as const
+  ).map(
+    ([kind, body, reason]): Case => ({
+      name: `${kind}: bundle image`,
+      args: () => {
+        const dir = bundleWith(`bundle-image-${kind.replace(' ', '-')}`, body ?? '');
+        if (body === undefined)
+          truncateSync(join(scratch, dir, 'manifests', 'demo.clusterserviceversion.yaml'), 65 * 1024 * 1024);
+        return ['bundle', 'image', dir, '--layout', 'OUT'];
+      },
+      message: new RegExp(
+        `^opkit: malformed bundle .*bundle-image-[\\w-]+: manifests/demo\\.clusterserviceversion\\.yaml: .*${reason}$`,
+      ),
+    }),
+  ),
+  {
+    name: 'huge metadata: bundle validate',
+    args: () => {
+      const dir = bundleWith('bundle-huge-metadata', CSV_HEAD);
+      truncateSync(join(scratch, dir, 'metadata', 'annotations.yaml'), 65 * 1024 * 1024);
+      return ['bundle', 'validate', dir];
+    },
+    message: /^opkit: read bundle-huge-metadata\/metadata\/annotations\.yaml: file of 68157440 bytes exceeds/,
+  },
   ...escaping.flatMap(([kind, entries]): Case[] => {
     const slug = kind.replaceAll(/\W+/g, '-');
     const catalogLayout = async () => {
@@ -181,15 +238,31 @@ const cases: Case[] = [
     };
     const bundleLayout = async () => {
       const dir = join(scratch, `bundle-layout-${slug}`);
-      const withMetadata = [
-        ...entries,
-        { path: 'metadata/annotations.yaml', type: 'file' as const, content: annotations },
-      ];
-      if (!existsSync(dir)) await writeLayout(dir, [{ image: bundleImageOf(withMetadata), tag: 'v1' }]);
+      if (!existsSync(dir))
+        await writeLayout(dir, [{ image: bundleImageOf(withMetadata(entries)), tag: 'v1' }]);
       return dir;
     };
     const outOfImage = /leaves the image root|points out of the image/;
+    // Through a registry the image is named, and so is the entry that tries to leave.
+    const escaper = JSON.stringify(entries.at(-1)?.path).replaceAll(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    const namedOut = (what: string) =>
+      new RegExp(`escape-${what}-${slug}:v1.*${escaper} (leaves the image root|points out of the image)`);
     return [
+      {
+        name: `tar with ${kind}: catalog render <catalog image in a registry>`,
+        args: () => ['catalog', 'render', '--plain-http', escapingImage('catalog', slug)],
+        message: namedOut('catalog'),
+      },
+      {
+        name: `tar with ${kind}: catalog migrate <catalog image in a registry>`,
+        args: () => ['catalog', 'migrate', '--plain-http', escapingImage('catalog', slug), 'OUT'],
+        message: namedOut('catalog'),
+      },
+      {
+        name: `tar with ${kind}: catalog render <bundle image in a registry>`,
+        args: () => ['catalog', 'render', '--plain-http', escapingImage('bundle', slug)],
+        message: namedOut('bundle'),
+      },
       {
         name: `tar with ${kind}: catalog render <catalog layout>`,
         args: async () => ['catalog', 'render', await catalogLayout()],
@@ -207,11 +280,22 @@ const cases: Case[] = [
       },
     ];
   }),
-  ...(['manifest digest', 'blob digest', 'blob length', 'blob size'] as const).map(
-    (lie): Case => ({
+  // Each lie is named for what it is, never taken for an unreachable registry.
+  ...(
+    [
+      ['manifest digest', /^opkit: digest mismatch for .*manifest: expected sha256:\w+, got sha256:\w+$/],
+      ['blob digest', /^opkit: digest mismatch for .*blob: expected sha256:\w+, got sha256:\w+$/],
+      [
+        'blob length',
+        /^opkit: registry [\d.:]+ sent 12 bytes for blob sha256:\w+, Content-Length said \d+, after 4 attempts/,
+      ],
+      ['blob size', /^opkit: registry [\d.:]+ sent more than the \d+ bytes expected for blob sha256:\w+/],
+    ] as const
+  ).map(
+    ([lie, message]): Case => ({
       name: `registry lying about the ${lie}: catalog render <image>`,
       args: () => ['catalog', 'render', '--plain-http', `${registryHost}/lie/${lie.replace(' ', '-')}:v1`],
-      message: /digest|length|size|truncated|unexpected/i,
+      message,
     }),
   ),
 ];
@@ -221,10 +305,18 @@ const figures: string[] = [];
 beforeAll(async () => {
   registry = await lyingRegistry();
   registryHost = `127.0.0.1:${(registry.address() as AddressInfo).port}`;
+  realRegistry = await startImageRegistry(join(scratch, 'registry'));
+  const client = new RegistryClient({ plainHttp: true });
+  for (const [kind, entries] of escaping) {
+    const slug = kind.replaceAll(/\W+/g, '-');
+    await client.push(catalogImageOf(entries), escapingImage('catalog', slug));
+    await client.push(bundleImageOf(withMetadata(entries)), escapingImage('bundle', slug));
+  }
 });
 
-afterAll(() => {
+afterAll(async () => {
   registry?.close();
+  await realRegistry?.stop();
   rmSync(scratch, { recursive: true, force: true });
   console.log(`hostile input, per case (wall s, max RSS MiB, message):\n${figures.join('\n')}`);
 });
@@ -305,10 +397,9 @@ async function lyingRegistry(): Promise<Server> {
       return;
     }
     if (lie === 'blob-length' && ref !== image.manifest.config.digest) {
-      res.writeHead(200, { 'content-length': String(blob.byteLength + 1_000_000) });
-      res.write(blob);
-      // Hang up early: the body is shorter than promised.
-      res.destroy();
+      res.writeHead(200, { 'content-length': String(blob.byteLength) });
+      // Hang up once 12 bytes are out: the body is shorter than promised.
+      res.write(blob.subarray(0, 12), () => res.destroy());
       return;
     }
     res.writeHead(200, { 'content-length': String(blob.byteLength) }).end(blob);

@@ -58,4 +58,18 @@ describe('YAML as the Go tools read and write it', () => {
     const [bad] = parseYamlDocuments('a: 1\nb:\n  - x\n - y\n');
     expect(bad).toMatchObject({ ok: false, line: 4 });
   });
+
+  it('tells a document refused by a reader limit from a malformed one', () => {
+    const bomb = `a: &a [x, x, x, x, x, x, x, x, x, x]\n${'bcdefgh'
+      .split('')
+      .map((k, i) => `${k}: &${k} [${`*${'abcdefg'[i]}, `.repeat(10)}]`)
+      .join('\n')}\n`;
+    expect(parseYamlDocuments(bomb)).toStrictEqual([
+      { ok: false, line: 1, reason: 'document contains excessive aliasing', limit: 'aliases' },
+    ]);
+    const [deep] = parseYamlDocuments(`x: ${'['.repeat(600)}${']'.repeat(600)}\n`);
+    expect(deep).toMatchObject({ ok: false, limit: 'depth' });
+    const [bad] = parseYamlDocuments('a: 1\nb:\n  - x\n - y\n');
+    expect(bad).not.toHaveProperty('limit');
+  });
 });

@@ -1,4 +1,5 @@
 export * from './annotations.js';
+export { BundleFileTooLargeError, MAX_BUNDLE_FILE_BYTES } from './bundle-file.js';
 export * from './errors.js';
 export * from './file-names.js';
 export * from './load.js';

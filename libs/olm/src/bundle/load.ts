@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { decodeGo } from '../catalog/go-json-decode.js';
@@ -6,10 +6,11 @@ import { type ClusterServiceVersion, CSV_KIND, isRecord, type KubeObject } from 
 import { tryParseVersionTolerant } from '../semver/index.js';
 import { BundleAnnotation, REGISTRY_V1 } from './annotations.js';
 import { readAnnotationsFile } from './annotations-file.js';
+import { BundleFileTooLargeError, readBundleFile } from './bundle-file.js';
 import { BundleError, type BundleProblem, formatBundleProblem } from './errors.js';
 import { DEPENDENCIES_FILE, PROPERTIES_FILE } from './go-types.js';
 import { isSupportedKind } from './supported-kinds.js';
-import { parseYamlDocuments } from './yaml.js';
+import { parseYamlDocuments, type YamlDocumentResult } from './yaml.js';
 
 /** One manifest file of a bundle. */
 export interface BundleManifest {
@@ -40,13 +41,30 @@ export interface LoadedBundle {
   readonly properties: readonly { readonly type: string; readonly value: unknown }[];
 }
 
+/** Why a document was not read: a reader limit in go-yaml's words, or where the YAML is malformed. */
+function yamlProblem(failure: Extract<YamlDocumentResult, { ok: false }>): string {
+  if (failure.limit === 'aliases') return `yaml: ${failure.reason}`;
+  if (failure.limit === 'depth') return `yaml: line ${failure.line}: ${failure.reason}`;
+  return `malformed YAML at line ${failure.line}: ${failure.reason}`;
+}
+
+/** The bytes of a bundle file, or a problem when it is larger than a bundle file may be. */
+function readFile(dir: string, file: string, problems: BundleProblem[]): Buffer | undefined {
+  try {
+    return readBundleFile(join(dir, file));
+  } catch (error) {
+    if (!(error instanceof BundleFileTooLargeError)) throw error;
+    problems.push({ file, reason: error.reason });
+    return undefined;
+  }
+}
+
 /** Decoded documents of one file, or the problems found. */
-function readObject(dir: string, file: string, problems: BundleProblem[]): KubeObject | undefined {
-  const text = readFileSync(join(dir, file), 'utf8');
-  const docs = parseYamlDocuments(text);
+function readObject(bytes: Buffer, file: string, problems: BundleProblem[]): KubeObject | undefined {
+  const docs = parseYamlDocuments(bytes.toString('utf8'));
   const bad = docs.find((d) => !d.ok);
   if (bad !== undefined && !bad.ok) {
-    problems.push({ file, reason: `malformed YAML at line ${bad.line}: ${bad.reason}` });
+    problems.push({ file, reason: yamlProblem(bad) });
     return undefined;
   }
   if (docs.length === 0) {
@@ -93,11 +111,13 @@ function readList(
   key: 'dependencies' | 'properties',
   problems: BundleProblem[],
 ): { type: string; value: unknown }[] {
-  const docs = parseYamlDocuments(readFileSync(join(dir, file), 'utf8'));
+  const bytes = readFile(dir, file, problems);
+  if (bytes === undefined) return [];
+  const docs = parseYamlDocuments(bytes.toString('utf8'));
   const first = docs[0];
   if (first === undefined) return [];
   if (!first.ok) {
-    problems.push({ file, reason: `malformed YAML at line ${first.line}: ${first.reason}` });
+    problems.push({ file, reason: yamlProblem(first) });
     return [];
   }
   // Field names match case-insensitively (`Dependencies:`, `Type:`), as opm decodes these files.
@@ -124,8 +144,12 @@ function readAnnotations(dir: string, problems: BundleProblem[]): Record<string,
   const file = 'metadata/annotations.yaml';
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(join(dir, file));
-  } catch {
+    bytes = readBundleFile(join(dir, file));
+  } catch (error) {
+    if (error instanceof BundleFileTooLargeError) {
+      problems.push({ file, reason: error.reason });
+      return undefined;
+    }
     problems.push({ file, reason: 'missing: a bundle needs metadata/annotations.yaml' });
     return undefined;
   }
@@ -209,9 +233,10 @@ export function loadBundle(dir: string): LoadedBundle {
         problems.push({ file, reason: 'hidden files are not allowed in manifests/' });
         continue;
       }
-      const object = readObject(root, file, problems);
+      const bytes = readFile(root, file, problems);
+      if (bytes === undefined) continue;
+      const object = readObject(bytes, file, problems);
       if (object === undefined) continue;
-      const bytes = readFileSync(join(root, file));
       manifests.push({
         file,
         object,

@@ -21,14 +21,23 @@ const GO_YAML: ParseOptions & DocumentOptions & SchemaOptions = {
 /** One decoded YAML document, or why it could not be decoded. */
 export type YamlDocumentResult =
   | { readonly ok: true; readonly value: unknown; readonly line: number }
-  | { readonly ok: false; readonly reason: string; readonly line: number };
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      readonly line: number;
+      /** The reader limit that refused the document (nesting depth, alias expansion), when not its syntax. */
+      readonly limit?: 'depth' | 'aliases';
+    };
+
+/** The yaml library's refusal of a document whose aliases expand past `maxAliasCount`. */
+const ALIAS_LIMIT = 'Excessive alias count';
 
 /** Decodes every document of a YAML (or JSON) stream; empty documents are skipped. */
 export function parseYamlDocuments(text: string): YamlDocumentResult[] {
   const lineOf = (offset: number): number => text.slice(0, offset).split('\n').length;
   const results: YamlDocumentResult[] = [];
   const tooDeep = yamlDepthError(text);
-  if (tooDeep !== undefined) return [{ ok: false, ...tooDeep }];
+  if (tooDeep !== undefined) return [{ ok: false, ...tooDeep, limit: 'depth' }];
   for (const doc of parseGoYamlDocuments(text, GO_YAML)) {
     const start = doc.range[0];
     if (doc.errors.length > 0) {
@@ -43,7 +52,18 @@ export function parseYamlDocuments(text: string): YamlDocumentResult[] {
     try {
       results.push({ ok: true, value: doc.toJS({ maxAliasCount: 100 }), line: lineOf(start) });
     } catch (error) {
-      results.push({ ok: false, line: lineOf(start), reason: (error as Error).message });
+      const reason = (error as Error).message;
+      results.push(
+        reason.startsWith(ALIAS_LIMIT)
+          ? // go-yaml's words, as the catalog reader gives them.
+            {
+              ok: false,
+              line: lineOf(start),
+              reason: 'document contains excessive aliasing',
+              limit: 'aliases',
+            }
+          : { ok: false, line: lineOf(start), reason },
+      );
     }
   }
   return results;

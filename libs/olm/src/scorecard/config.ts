@@ -1,9 +1,9 @@
 // The scorecard configuration (`tests/scorecard/config.yaml`, kind Configuration, v1alpha3) and its label
 // selector, as operator-sdk scorecard reads them.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { readAnnotationsFile } from '../bundle/annotations-file.js';
+import { BundleFileTooLargeError, readBundleFile, readBundleText } from '../bundle/bundle-file.js';
 
 export const SCORECARD_API_VERSION = 'scorecard.operatorframework.io/v1alpha3';
 export const TEST_CONFIG_ANNOTATION = 'operators.operatorframework.io.test.config.v1';
@@ -75,18 +75,20 @@ export function readScorecardConfig(dir: string, override?: string): ScorecardCo
   if (file === undefined) {
     let configDir = DEFAULT_CONFIG_DIR;
     try {
-      const read = readAnnotationsFile(readFileSync(join(dir, 'metadata', 'annotations.yaml')));
+      const read = readAnnotationsFile(readBundleFile(join(dir, 'metadata', 'annotations.yaml')));
       const annotated = read.ok ? read.annotations?.[TEST_CONFIG_ANNOTATION] : undefined;
       if (annotated !== undefined && annotated !== '') configDir = annotated;
-    } catch {
+    } catch (error) {
+      if (error instanceof BundleFileTooLargeError) throw error;
       // No annotations file: the default location, as operator-sdk does.
     }
     file = join(dir, configDir, 'config.yaml');
   }
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
-  } catch {
+    text = readBundleText(file);
+  } catch (error) {
+    if (error instanceof BundleFileTooLargeError) throw error;
     throw new ScorecardConfigError(
       `${file}: no scorecard config (pass --config or add tests/scorecard/config.yaml)`,
     );

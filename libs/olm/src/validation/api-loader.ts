@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { BundleFileTooLargeError, readBundleFile, readBundleText } from '../bundle/bundle-file.js';
 import { goJsonMarshal } from '../bundle/go-json.js';
 import { parseYamlDocuments } from '../bundle/yaml.js';
 import { type ClusterServiceVersion, isRecord, type KubeObject } from '../csv/types.js';
@@ -23,11 +24,24 @@ function sortedEntries(dir: string): { name: string; isDir: boolean }[] {
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** First document of a file as the Go YAML-or-JSON decoder yields it, or the decoder's error text. */
-function decodeFirst(path: string): { value: unknown } | { error: string } {
-  const text = readFileSync(path, 'utf8');
+/**
+ * First document of a file as the Go YAML-or-JSON decoder yields it, or the decoder's error text, or why a reader
+ * limit refused the file (its size, nesting depth or alias expansion): the Go loader skips files it cannot
+ * decode, but a refused file may well be the CSV, so that is said rather than passed over.
+ */
+function decodeFirst(path: string): { value: unknown } | { error: string } | { refused: string } {
+  let text: string;
+  try {
+    text = readBundleText(path);
+  } catch (error) {
+    if (error instanceof BundleFileTooLargeError) return { refused: error.message };
+    throw error;
+  }
   const first = parseYamlDocuments(text)[0];
   if (first === undefined) return { error: 'EOF' };
+  if (!first.ok && first.limit === 'depth')
+    return { refused: `${path}: yaml: line ${first.line}: ${first.reason}` };
+  if (!first.ok && first.limit === 'aliases') return { refused: `${path}: yaml: ${first.reason}` };
   if (!first.ok) return { error: `error converting YAML to JSON: yaml: line ${first.line}: ${first.reason}` };
   return { value: first.value };
 }
@@ -36,6 +50,7 @@ function decodeFirst(path: string): { value: unknown } | { error: string } {
 function decodeUnstructured(path: string): { object: KubeObject } | { error: string } {
   const decoded = decodeFirst(path);
   if ('error' in decoded) return decoded;
+  if ('refused' in decoded) return { error: decoded.refused };
   const value = decoded.value;
   if (!isRecord(value) || typeof value.kind !== 'string' || value.kind === '') {
     return { error: `Object 'Kind' is missing in '${goJsonMarshal(value)}'` };
@@ -113,6 +128,7 @@ function loadDir(
  */
 export function loadApiBundle(manifestsDir: string): { bundle?: ApiBundle; error?: GoError } {
   const errs: (GoError | undefined)[] = [];
+  const refused: GoError[] = [];
   let foundCsv = false;
   let loaded: { name: string; csv?: ClusterServiceVersion; objects: KubeObject[] } | undefined;
   const walk = (path: string): void => {
@@ -133,6 +149,10 @@ export function loadApiBundle(manifestsDir: string): { bundle?: ApiBundle; error
     }
     if (name.startsWith('.')) return;
     const decoded = decodeFirst(path);
+    if ('refused' in decoded) {
+      refused.push(decoded.refused);
+      return;
+    }
     if ('error' in decoded || !isRecord(decoded.value) || decoded.value.kind !== 'ClusterServiceVersion')
       return;
     foundCsv = true;
@@ -153,6 +173,8 @@ export function loadApiBundle(manifestsDir: string): { bundle?: ApiBundle; error
     errs.push(newAggregate(walkErrs));
   };
   walk(manifestsDir);
+  const refusal = newAggregate(refused);
+  if (refusal !== undefined) return { error: refusal };
 
   let size = 0;
   let compressedSize = 0;
@@ -162,7 +184,7 @@ export function loadApiBundle(manifestsDir: string): { bundle?: ApiBundle; error
         for (const entry of sortedEntries(path)) sum(goJoin(path, entry.name));
         return;
       }
-      const data = readFileSync(path);
+      const data = readBundleFile(path);
       size += data.length;
       compressedSize += gzipSync(data).toString('base64').length;
     };

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BundleAnnotation, REGISTRY_V1 } from '../bundle/annotations.js';
 import { readAnnotationsFile } from '../bundle/annotations-file.js';
+import { readBundleFile, readBundleText } from '../bundle/bundle-file.js';
 import { DEPENDENCIES_FILE, DEPENDENCY_VALUES } from '../bundle/go-types.js';
 import { parseYamlDocuments } from '../bundle/yaml.js';
 import { decodeGo } from '../catalog/go-json-decode.js';
@@ -47,7 +48,7 @@ function entries(dir: string): { name: string; isDir: boolean }[] {
 export function firstDocument(path: string): unknown {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readBundleText(path);
   } catch {
     return undefined;
   }
@@ -158,7 +159,7 @@ export function validateBundleFormat(dir: string): string[] {
     const path = join(metadataDir, file.name);
     const doc = file.isDir ? undefined : firstDocument(path);
     const read =
-      annotations === undefined && !file.isDir ? readAnnotationsFile(readFileSync(path)) : undefined;
+      annotations === undefined && !file.isDir ? readAnnotationsFile(readBundleFile(path)) : undefined;
     if (read?.ok && read.annotations !== undefined) {
       annotations = read.annotations;
       continue;

@@ -73,6 +73,11 @@ describe('image references', () => {
       'invalid reference format: repository name must be lowercase',
     );
     expect(imageReferenceProblem('quay.io/x/y:bad tag')).toBe('invalid reference format');
+    // An algorithm in capitals is caught by the name's lowercase check first, as in Go.
+    expect(imageReferenceProblem(`quay.io/x/y@SHA256:${'a'.repeat(64)}`)).toBe(
+      'invalid reference format: repository name must be lowercase',
+    );
+    expect(imageReferenceProblem(`quay.io/x/y@md5:${'a'.repeat(32)}`)).toBe('unsupported digest algorithm');
     expect(imageReferenceProblem('quay.io/x/y@sha256:abc')).toBe('invalid reference format');
     expect(imageReferenceProblem(`quay.io/x/y@sha256:${'a'.repeat(40)}`)).toBe(
       'invalid checksum digest length',

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { BundleAnnotation, REGISTRY_V1 } from '../bundle/annotations.js';
 import { readAnnotationsFile } from '../bundle/annotations-file.js';
+import { BundleFileTooLargeError, readBundleFile } from '../bundle/bundle-file.js';
 import { isSupportedKind } from '../bundle/supported-kinds.js';
 import { formatGvk, gvkOf } from '../csv/types.js';
 import { loadApiBundle } from './api-loader.js';
@@ -49,8 +50,10 @@ function findBundleMetadata(dir: string): { annotations: Record<string, string> 
   const read = (path: string): Record<string, string> | undefined => {
     let bytes: Uint8Array;
     try {
-      bytes = readFileSync(path);
-    } catch {
+      bytes = readBundleFile(path);
+    } catch (error) {
+      // Skipped when missing, as operator-sdk does; too large to read is said, not taken for missing.
+      if (error instanceof BundleFileTooLargeError) throw error;
       return undefined;
     }
     const file = readAnnotationsFile(bytes);

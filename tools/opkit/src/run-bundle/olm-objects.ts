@@ -1,5 +1,6 @@
 // The OLM objects `opkit run bundle` creates, their names and the label by which `opkit cleanup` finds them.
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { splitTrailingTag } from '@opkit/oci/reference-grammar';
 import type { OperatorGroupTarget } from '@opkit/olm';
 import { CliError } from '../cli-error.js';
 import type { SecurityContextConfig } from '../publish.js';
@@ -158,7 +159,7 @@ export function parseEnv(values: readonly string[]): { name: string; value: stri
  * e.g. `quay.io/acme/memcached-operator-bundle:v0.1.0` → `quay.io/acme/memcached-operator-catalog`.
  */
 export function defaultCatalogRepository(bundleReference: string, packageName: string): string {
-  const name = bundleReference.replace(/@.*$/, '').replace(/:[\w][\w.-]{0,127}$/, '');
+  const { name } = splitTrailingTag(bundleReference.replace(/@.*$/, ''));
   const slash = name.lastIndexOf('/');
   return `${slash < 0 ? '' : name.slice(0, slash + 1)}${packageName}-catalog`;
 }
