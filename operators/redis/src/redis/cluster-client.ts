@@ -34,12 +34,27 @@ export class ClusterClient {
 
   /** Runs a command whose key is `args[keyIndex]` (default: the first argument after the command name). */
   async command(args: Arg[], keyIndex = 1): Promise<RespValue> {
+    return (await this.#route(args, keyIndex))[0];
+  }
+
+  /**
+   * SET, then `WAIT replicas timeoutMs` on the same connection: how many replicas had the write when WAIT
+   * answered. Redis replicates asynchronously; only a write a replica holds survives its primary's failure.
+   */
+  async setReplicated(key: string, value: string, replicas = 1, timeoutMs = 1000): Promise<number> {
+    const [, waited] = await this.#route(['SET', key, value], 1, ['WAIT', replicas, timeoutMs]);
+    return typeof waited === 'number' ? waited : 0;
+  }
+
+  /** Sends `args` to the node serving its key, and `then` right behind it on the same connection. */
+  async #route(args: Arg[], keyIndex: number, then?: Arg[]): Promise<[RespValue, RespValue | undefined]> {
     const key = args[keyIndex];
     const slot = keySlot(Buffer.isBuffer(key) ? key : String(key));
     const attempts = this.#options.maxAttempts ?? 30;
     let target = this.#slots[slot];
     let asking = false;
     let last: Error | undefined;
+    let after: RespValue | undefined;
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (!target) {
         await this.refresh();
@@ -48,12 +63,13 @@ export class ClusterClient {
       let reply: RespValue;
       try {
         const connection = await this.#connection(target);
-        if (asking) {
-          const [, answer] = await Promise.all([connection.send('ASKING'), connection.send(...args)]);
-          reply = answer!;
-        } else {
-          reply = await connection.send(...args);
-        }
+        const [, answer, next] = await Promise.all([
+          asking ? connection.send('ASKING') : undefined,
+          connection.send(...args),
+          then ? connection.send(...then) : undefined,
+        ]);
+        reply = answer!;
+        after = next;
       } catch (error) {
         if (!(error instanceof RedisConnectionError)) throw error;
         last = error;
@@ -66,7 +82,7 @@ export class ClusterClient {
         continue;
       }
       asking = false;
-      if (!(reply instanceof ReplyError)) return reply;
+      if (!(reply instanceof ReplyError)) return [reply, after];
       last = reply;
       const [kind, , address] = reply.reply.split(' ');
       if (kind === 'MOVED' && address) {
