@@ -3,6 +3,7 @@
 // object's JSON), with icons and long descriptions, some packages written as YAML and some as JSON. The 5,000-bundle
 // catalog of `syntheticCatalog` has many small bundles; this one has few, large ones, so decoding, base64 and
 // re-encoding long strings dominate instead of graph building.
+import { prng } from '@opkit/controller-runtime/testing';
 import {
   type BundleBlob,
   type Catalog,
@@ -28,18 +29,6 @@ export interface CommunityCatalogOptions {
 /** A catalog directory's files: relative path → content. */
 export type CatalogDirectory = Map<string, string>;
 
-/** Mulberry32: small, fast and good enough to pick sizes and shapes deterministically. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS =
   'operator cluster install upgrade channel backup restore replica storage network metrics alert secure tls certificate rotate scale shard index cache stream queue topic broker database schema migration policy namespace tenant workload reconcile status condition endpoint service route ingress volume snapshot retention'.split(
     ' ',
@@ -48,7 +37,7 @@ const WORDS =
 class Generator {
   readonly #next: () => number;
   constructor(seed: number) {
-    this.#next = random(seed);
+    this.#next = prng(seed);
   }
   float(): number {
     return this.#next();
