@@ -355,8 +355,9 @@ spec.grpcPodConfig.extractContent (\`opkit catalog publish --image <ref> --extra
 opm render reads it.
 
 With --base (a Node 24 image, e.g. gcr.io/distroless/nodejs24-debian12:nonroot) the image also serves:
-its entrypoint is \`opkit catalog serve /configs\` on :50051, and it carries grpc_health_probe, which OLM's
-registry pod runs as its probes. A CatalogSource with spec.image runs it as it is.
+its entrypoint is \`opkit catalog serve /configs\` on :50051, starting from a serve cache (/tmp/cache) made
+when the image is built, and it carries grpc_health_probe, which OLM's registry pod runs as its probes. A
+CatalogSource with spec.image runs it as it is.
 
 Examples:
   $ opkit catalog image catalog/configs --layout dist/images/opkit-catalog
