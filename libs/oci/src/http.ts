@@ -186,10 +186,7 @@ export class HttpTransport {
       headers['content-length'] = String(body?.byteLength ?? 0);
     }
     return new Promise<HttpResponse>((resolvePromise, reject) => {
-      /** How much of the answer's body came, against what was said and allowed. */
-      let answer:
-        | { received: number; contentLength: number | undefined; limit: number; res: http.IncomingMessage }
-        | undefined;
+      let answer: AnswerProgress | undefined;
       const options: http.RequestOptions = {
         method: request.method,
         headers,
@@ -201,44 +198,7 @@ export class HttpTransport {
         route.target,
         options,
         (res) => {
-          const chunks: Buffer[] = [];
-          const limit = request.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-          const header = res.headers['content-length'];
-          const contentLength =
-            request.method !== 'HEAD' && header !== undefined && /^\d+$/.test(header)
-              ? Number(header)
-              : undefined;
-          answer = { received: 0, contentLength, limit, res };
-          const state = answer;
-          // A body announced past the limit is refused before any of it is read.
-          if (contentLength !== undefined && contentLength > limit) {
-            req.destroy(new BodyLengthError('over-limit', 0, contentLength, limit));
-            return;
-          }
-          res.on('data', (chunk: Buffer) => {
-            state.received += chunk.length;
-            if (state.received > limit) {
-              req.destroy(new BodyLengthError('over-limit', state.received, contentLength, limit));
-              return;
-            }
-            chunks.push(chunk);
-          });
-          // A connection closed before the announced length is a short body, said as such.
-          const shortBody = (): BodyLengthError | undefined =>
-            contentLength !== undefined && state.received < contentLength
-              ? new BodyLengthError('short', state.received, contentLength, limit)
-              : undefined;
-          res.on('error', (err) => reject(shortBody() ?? err));
-          res.on('close', () => {
-            if (!res.complete) reject(shortBody() ?? new Error('connection closed before the answer ended'));
-          });
-          res.on('end', () => {
-            const out: Record<string, readonly string[]> = {};
-            for (const [key, values] of Object.entries(res.headersDistinct)) {
-              if (values !== undefined) out[key.toLowerCase()] = values;
-            }
-            resolvePromise({ status: res.statusCode ?? 0, url, headers: out, body: Buffer.concat(chunks) });
-          });
+          answer = readAnswer(req, res, request, resolvePromise, reject);
         },
       );
       req.on('timeout', () => {
@@ -260,28 +220,94 @@ export class HttpTransport {
             : err,
         );
       });
-      if (body === undefined || body.byteLength === 0) {
-        req.end();
-        return;
-      }
-      let offset = 0;
-      const writeNext = (): void => {
-        while (offset < body.byteLength) {
-          const end = Math.min(offset + UPLOAD_SLICE, body.byteLength);
-          const slice = body.subarray(offset, end);
-          offset = end;
-          const sent = end;
-          const ok = req.write(slice, () => request.onUploadProgress?.(sent));
-          if (!ok) {
-            req.once('drain', writeNext);
-            return;
-          }
-        }
-        req.end();
-      };
-      writeNext();
+      sendBody(req, body, request.onUploadProgress);
     });
   }
+}
+
+/** How much of an answer's body came, against what was said and allowed. */
+interface AnswerProgress {
+  received: number;
+  readonly contentLength: number | undefined;
+  readonly limit: number;
+  readonly res: http.IncomingMessage;
+}
+
+/**
+ * Reads an answer's body within the request's limit, and settles with it; a body announced or grown past the
+ * limit, or cut short of its Content-Length, is refused as such.
+ */
+function readAnswer(
+  req: http.ClientRequest,
+  res: http.IncomingMessage,
+  request: HttpRequest,
+  resolve: (response: HttpResponse) => void,
+  reject: (reason: unknown) => void,
+): AnswerProgress {
+  const chunks: Buffer[] = [];
+  const limit = request.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const header = res.headers['content-length'];
+  const contentLength =
+    request.method !== 'HEAD' && header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined;
+  const state: AnswerProgress = { received: 0, contentLength, limit, res };
+  // A body announced past the limit is refused before any of it is read.
+  if (contentLength !== undefined && contentLength > limit) {
+    req.destroy(new BodyLengthError('over-limit', 0, contentLength, limit));
+    return state;
+  }
+  res.on('data', (chunk: Buffer) => {
+    state.received += chunk.length;
+    if (state.received > limit) {
+      req.destroy(new BodyLengthError('over-limit', state.received, contentLength, limit));
+      return;
+    }
+    chunks.push(chunk);
+  });
+  // A connection closed before the announced length is a short body, said as such.
+  const shortBody = (): BodyLengthError | undefined =>
+    contentLength !== undefined && state.received < contentLength
+      ? new BodyLengthError('short', state.received, contentLength, limit)
+      : undefined;
+  res.on('error', (err) => reject(shortBody() ?? err));
+  res.on('close', () => {
+    if (!res.complete) reject(shortBody() ?? new Error('connection closed before the answer ended'));
+  });
+  res.on('end', () => {
+    const out: Record<string, readonly string[]> = {};
+    for (const [key, values] of Object.entries(res.headersDistinct)) {
+      if (values !== undefined) out[key.toLowerCase()] = values;
+    }
+    resolve({ status: res.statusCode ?? 0, url: request.url, headers: out, body: Buffer.concat(chunks) });
+  });
+  return state;
+}
+
+/** Writes a request's body in slices, reporting the bytes sent, then ends the request. */
+function sendBody(
+  req: http.ClientRequest,
+  body: HttpRequest['body'],
+  onProgress: HttpRequest['onUploadProgress'],
+): void {
+  if (body === undefined || body.byteLength === 0) {
+    req.end();
+    return;
+  }
+  let offset = 0;
+  const writeNext = (): void => {
+    while (offset < body.byteLength) {
+      const end = Math.min(offset + UPLOAD_SLICE, body.byteLength);
+      const slice = body.subarray(offset, end);
+      offset = end;
+      const sent = end;
+      const ok = req.write(slice, () => onProgress?.(sent));
+      if (!ok) {
+        req.once('drain', writeNext);
+        return;
+      }
+    }
+    req.end();
+  };
+  writeNext();
 }
 
 /** Whether a transport error is worth retrying (connection refused/reset, DNS hiccup, timeout). */

@@ -25,6 +25,7 @@ import { Counter } from 'prom-client';
 import { MEMCACHED, type Memcached, type MemcachedStatus } from '../api/v1beta1/memcached.js';
 import {
   conditionEventType,
+  deploymentEvent,
   finalizingStatus,
   imageNotConfiguredStatus,
   observedStatus,
@@ -139,17 +140,8 @@ export function memcachedReconciler(
       undesiredSize.inc();
     }
     const outcome = await applyIfChanged(client, desired, deployment);
-    if (outcome !== 'unchanged') {
-      // A change of the spec not yet observed is why the Deployment changed; otherwise it had drifted.
-      const specChanged = cr.status?.observedGeneration !== cr.metadata.generation;
-      const [reason, action, note] =
-        outcome === 'created'
-          ? ['Created', 'CreateDeployment', `with ${cr.spec.replicas} replicas created`]
-          : specChanged
-            ? ['Updated', 'UpdateDeployment', `updated to the spec: ${cr.spec.replicas} replicas`]
-            : ['Updated', 'UpdateDeployment', 'brought back to the spec'];
-      events.event(cr, 'Normal', reason, action, `Deployment ${desired.metadata.name} ${note}`);
-    }
+    const event = deploymentEvent(cr, outcome);
+    if (event) events.event(cr, 'Normal', event.reason, event.action, event.note);
     await applyIfChanged(client, desiredService(cr), await getOwned(SERVICE, cr));
     const pdb = await getOwned(POD_DISRUPTION_BUDGET, cr);
     if (cr.spec.replicas > 1) await applyIfChanged(client, desiredPodDisruptionBudget(cr), pdb);

@@ -146,3 +146,30 @@ export function conditionEventType(
   }
   return bad ? 'Warning' : 'Normal';
 }
+
+/**
+ * The event for what applying the Deployment did: created, updated to a change of the spec not yet observed,
+ * or brought back after drift; none when nothing changed.
+ */
+export function deploymentEvent(
+  cr: Memcached,
+  outcome: OperationResult,
+): { readonly reason: string; readonly action: string; readonly note: string } | undefined {
+  const name = `Deployment ${cr.metadata.name}`;
+  if (outcome === 'unchanged') return undefined;
+  if (outcome === 'created') {
+    return {
+      reason: 'Created',
+      action: 'CreateDeployment',
+      note: `${name} with ${cr.spec.replicas} replicas created`,
+    };
+  }
+  const specChanged = cr.status?.observedGeneration !== cr.metadata.generation;
+  return {
+    reason: 'Updated',
+    action: 'UpdateDeployment',
+    note: specChanged
+      ? `${name} updated to the spec: ${cr.spec.replicas} replicas`
+      : `${name} brought back to the spec`,
+  };
+}
