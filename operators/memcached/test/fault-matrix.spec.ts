@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { KubeApiError, KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
 import {
   ApiProxy,
+  cellId,
   type FaultOperation,
   type FaultRun,
   formatMatrix,
@@ -319,16 +320,21 @@ describe('the Memcached operator under faults at every step', () => {
   it('ends every create, resize and delete converged, quiet, without duplicates or leftovers', async () => {
     const report = await runFaultMatrix({
       operations: [createOperation, resizeOperation, deleteOperation],
-      faults: [{ fault: 'crash' }, { fault: 'watch-delay', sample: 2 }, { fault: 'api-restart', sample: 3 }],
+      faults: [{ fault: 'crash' }, { fault: 'watch-delay', sample: 2 }, { fault: 'api-restart', sample: 4 }],
       proxy,
       operator,
-      restartApiServer: () => cluster.restart('kube-apiserver'),
+      // kwok, which stands in for the kubelets, can take a minute to notice new pods after the API server
+      // came back; restarting it too keeps the cells after a restart about the operator.
+      restartApiServer: async () => {
+        await cluster.restart('kube-apiserver');
+        await cluster.restart('kwok');
+      },
       watchDelayMs: 2000,
       log: (line) => console.log(`fault matrix: ${line}`),
     });
     console.log(formatMatrix(report));
-    expect(report.failed.map((c) => `${c.operation}:${c.fault}:${c.step} ${c.problems.join('; ')}`)).toEqual(
-      [],
-    );
+    expect(report.failed.map((c) => `${cellId(c)} ${c.problems.join('; ')}`)).toEqual([]);
+    // Timing may shorten a run (fewer status updates), skipping its last cells, but not most of them.
+    expect(report.cells.filter((c) => c.reached).length).toBeGreaterThan(report.cells.length * 0.7);
   }, 600_000);
 });
