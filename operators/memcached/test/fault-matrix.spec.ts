@@ -323,11 +323,13 @@ describe('the Memcached operator under faults at every step', () => {
       faults: [{ fault: 'crash' }, { fault: 'watch-delay', sample: 2 }, { fault: 'api-restart', sample: 4 }],
       proxy,
       operator,
-      // kwok, which stands in for the kubelets, can take a minute to notice new pods after the API server
-      // came back; restarting it too keeps the cells after a restart about the operator.
+      // The other components (kwok standing in for the kubelets, the scheduler, the controller manager) can
+      // take a minute to find the API server again; restarting them too keeps every cell about the operator.
       restartApiServer: async () => {
         await cluster.restart('kube-apiserver');
-        await cluster.restart('kwok');
+        for (const component of ['kube-controller-manager', 'kube-scheduler', 'kwok'] as const) {
+          await cluster.restart(component);
+        }
       },
       watchDelayMs: 2000,
       log: (line) => console.log(`fault matrix: ${line}`),

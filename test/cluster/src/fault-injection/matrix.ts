@@ -1,4 +1,4 @@
-import type { ApiProxy } from './api-proxy.js';
+import type { ApiProxy, ProxiedWrite } from './api-proxy.js';
 import type { OperatorProcess } from './operator-process.js';
 
 /** The faults a cell can inject right after one of the operator's writes. */
@@ -88,6 +88,18 @@ function describe(path: string, method: string): string {
   return `${method} ${path.replace(/^\/apis?\//, '').split('?')[0]}`;
 }
 
+/** The writes in order, repeats folded: `PATCH …/memcacheds/m/status 200 ×3, POST …/events 201`. */
+function summarize(writes: readonly ProxiedWrite[]): string {
+  const folded: { text: string; times: number }[] = [];
+  for (const w of writes) {
+    const text = `${describe(w.path, w.method)} ${w.status}`;
+    const last = folded.at(-1);
+    if (last?.text === text) last.times++;
+    else folded.push({ text, times: 1 });
+  }
+  return folded.map((f) => (f.times > 1 ? `${f.text} ×${f.times}` : f.text)).join(', ');
+}
+
 /** The matrix as a table: one line per cell. */
 export function formatMatrix(report: FaultMatrixReport): string {
   const lines = report.cells.map(
@@ -151,6 +163,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
       await operation.act(run);
       await pending;
       const problems = [...(await operation.check(run))];
+      if (problems.length > 0) problems.push(`the operator's writes: ${summarize(options.proxy.writes)}`);
       return {
         operation: operation.name,
         fault,
