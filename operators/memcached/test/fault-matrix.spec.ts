@@ -225,33 +225,40 @@ function duplicateWrites(run: FaultRun): string[] {
 let probes = 0;
 
 /**
- * Waits until kwok, which stands in for the kubelets, marks a new pod Ready again: after an API server restart
- * it can take a minute, which would fail the next cells for a reason that is not the operator's.
+ * Waits until a new Deployment becomes available: after an API server restart the controller manager, the
+ * scheduler and kwok (standing in for the kubelets) can take a minute to act again, which would fail the
+ * next cells for a reason that is not the operator's.
  */
-async function kwokRunsPods(): Promise<void> {
-  const name = `kwok-probe-${++probes}`;
-  const pods = `/api/v1/namespaces/${namespace}/pods`;
+async function clusterRunsDeployments(): Promise<void> {
+  const name = `probe-${++probes}`;
+  const deployments = `/apis/apps/v1/namespaces/${namespace}/deployments`;
+  const labels = { app: name };
   await retrying(() =>
-    rest.request('POST', pods, {
+    rest.request('POST', deployments, {
       body: {
         metadata: { name },
-        spec: { nodeName: cluster.nodeNames[0], containers: [{ name: 'probe', image: MEMCACHED_IMAGE }] },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: { containers: [{ name: 'probe', image: MEMCACHED_IMAGE }] },
+          },
+        },
       },
     }),
   );
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const pod = await retrying(() =>
-      rest.request<{ status?: { conditions?: { type: string; status: string }[] } }>(
-        'GET',
-        `${pods}/${name}`,
-      ),
+    const probe = await retrying(() =>
+      rest.request<{ status?: { availableReplicas?: number } }>('GET', `${deployments}/${name}`),
     );
-    if (pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) break;
-    if (Date.now() > deadline) throw new Error(`kwok never marked the pod ${name} Ready after the restart`);
+    if (probe.status?.availableReplicas === 1) break;
+    if (Date.now() > deadline)
+      throw new Error(`the Deployment ${name} never became available after the restart`);
     await sleep(200);
   }
-  await retrying(() => rest.request('DELETE', `${pods}/${name}?gracePeriodSeconds=0`));
+  await retrying(() => rest.request('DELETE', `${deployments}/${name}`));
 }
 
 const uids = new Map<string, string>();
@@ -357,7 +364,7 @@ describe('the Memcached operator under faults at every step', () => {
       operator,
       restartApiServer: async () => {
         await cluster.restart('kube-apiserver');
-        await kwokRunsPods();
+        await clusterRunsDeployments();
       },
       watchDelayMs: 2000,
       log: (line) => console.log(`fault matrix: ${line}`),
