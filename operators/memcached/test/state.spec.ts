@@ -1,16 +1,9 @@
-import { findStatusCondition } from '@opkit/controller-runtime';
-import {
-  type Oracle,
-  quantitiesEqual,
-  quantityCeilIn,
-  quantityMillis,
-  runStateTest,
-  type StateTestOptions,
-} from '@opkit/test-cluster/state-testing';
+import { quantityMillis, runStateTest, type StateTestOptions } from '@opkit/test-cluster/state-testing';
 import { KubeRest, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MemcachedSpec, type MemcachedStatus, memcachedCrd } from '../src/index.js';
 import { MEMCACHED_IMAGE, useOperator } from './support/operator.js';
+import { memcachedReady, operandsMatch } from './support/oracle.js';
 
 // Schema-driven state testing: a Memcached is driven through generated specs (boundaries, every field added
 // and removed, quantities spelled several ways, invalid values) and after each the operands must be what the
@@ -21,80 +14,6 @@ const ns = useTestNamespace({
   labels: { 'pod-security.kubernetes.io/enforce': 'restricted' },
 });
 useOperator(() => ns.name);
-
-interface Container {
-  image: string;
-  args: string[];
-  ports: { containerPort: number }[];
-  resources?: { limits?: Record<string, string>; requests?: Record<string, string> };
-}
-interface Deployment {
-  spec: { replicas: number; template: { spec: { containers: Container[] } } };
-}
-interface Service {
-  spec: { ports: { port: number }[] };
-}
-interface PodDisruptionBudget {
-  spec: { maxUnavailable?: number | string };
-}
-
-type Quantities = Readonly<Record<string, string | number>> | undefined;
-
-/** Where two resource lists differ, comparing quantities by value (the API server stores them canonical). */
-function quantityDifferences(what: string, actual: Quantities, expected: Quantities): string[] {
-  const keys = new Set([...Object.keys(actual ?? {}), ...Object.keys(expected ?? {})]);
-  return [...keys]
-    .filter((k) => {
-      const a = actual?.[k];
-      const e = expected?.[k];
-      return a === undefined || e === undefined || !quantitiesEqual(a, e);
-    })
-    .map((k) => `${what}.${k} is ${actual?.[k]}, the spec says ${expected?.[k]}`);
-}
-
-/** The operands as the spec says, worked out here from the spec alone (not from the operator's code). */
-const operandsMatch: Oracle<MemcachedSpec> = async ({ spec, object, rest, namespace }) => {
-  const at = (path: string) => `/${path.replace('{ns}', namespace)}/${object.metadata.name}`;
-  const problems: string[] = [];
-  const differ = (what: string, actual: unknown, expected: unknown) => {
-    if (JSON.stringify(actual) !== JSON.stringify(expected)) {
-      problems.push(`${what} is ${JSON.stringify(actual)}, the spec says ${JSON.stringify(expected)}`);
-    }
-  };
-  const port = spec.port?.containerPort ?? 11211;
-  const deployment = await rest.request<Deployment>('GET', at('apis/apps/v1/namespaces/{ns}/deployments'));
-  const [container] = deployment.spec.template.spec.containers;
-  differ('Deployment replicas', deployment.spec.replicas, spec.replicas);
-  differ('image', container?.image, spec.image ?? MEMCACHED_IMAGE);
-  differ('args', container?.args, [
-    `--port=${port}`,
-    `--memory-limit=${quantityCeilIn(spec.memory ?? '64Mi', '1Mi')}`,
-    `--conn-limit=${spec.maxConnections ?? 1024}`,
-    `--threads=${spec.threads}`,
-    `--max-item-size=${spec.maxItemSize ?? '1m'}`,
-    ...(spec.extraArgs ?? []),
-  ]);
-  differ(
-    'container port',
-    container?.ports.map((p) => p.containerPort),
-    [port],
-  );
-  problems.push(
-    ...quantityDifferences('limits', container?.resources?.limits, spec.resources?.limits),
-    ...quantityDifferences('requests', container?.resources?.requests, spec.resources?.requests),
-  );
-  const service = await rest.request<Service>('GET', at('api/v1/namespaces/{ns}/services'));
-  differ(
-    'Service ports',
-    service.spec.ports.map((p) => p.port),
-    [port],
-  );
-  const pdb = await rest
-    .request<PodDisruptionBudget>('GET', at('apis/policy/v1/namespaces/{ns}/poddisruptionbudgets'))
-    .catch(() => undefined);
-  differ('PodDisruptionBudget maxUnavailable', pdb?.spec.maxUnavailable, spec.replicas > 1 ? 1 : undefined);
-  return problems;
-};
 
 const MI = quantityMillis('1Mi') ?? 0n;
 
@@ -129,10 +48,7 @@ const memcachedStateTest = (rest: KubeRest): StateTestOptions<MemcachedSpec, Mem
   ],
   initial: { replicas: 1 },
   oracle: operandsMatch,
-  ready: (status, generation, object) =>
-    status?.observedGeneration === generation &&
-    status.readyReplicas === object.spec.replicas &&
-    findStatusCondition(status.conditions, 'Available')?.status === 'True',
+  ready: memcachedReady,
   hints: {
     memory: { quantity: { min: '16Mi', max: '64Gi', step: '1Mi', refusedOutside: true } },
     maxItemSize: { values: ['1k', '512k', '1m', '1024k', '2m'] },

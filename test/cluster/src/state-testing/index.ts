@@ -1,3 +1,4 @@
+export { awaitConvergence, type ConvergenceCheck, describeWrites } from './convergence.js';
 export type { FieldHint, FieldHints } from './hints.js';
 export { formatPath, type Json, jsonEqual, type Path } from './json-path.js';
 export { isQuantitySchema, type OpenApiSchema, type SchemaCrd, specSchemaOf } from './openapi.js';
@@ -15,4 +16,4 @@ export {
 } from './runner.js';
 export { shrinkSequence } from './shrink.js';
 export { generateSteps, type Step, type StepGeneratorOptions } from './steps.js';
-export { type ResourceType, type SeenWrite, WriteWatch } from './write-watch.js';
+export { collectionPath, type ResourceType, type SeenWrite, WriteWatch } from './write-watch.js';

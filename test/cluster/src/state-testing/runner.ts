@@ -1,10 +1,11 @@
 import { KubeApiError, type KubeRest } from '../kube/rest.js';
+import { awaitConvergence } from './convergence.js';
 import type { FieldHints } from './hints.js';
 import { jsonEqual } from './json-path.js';
 import { type SchemaCrd, specSchemaOf } from './openapi.js';
 import { shrinkSequence } from './shrink.js';
 import { generateSteps, type Step } from './steps.js';
-import { collectionPath, type ResourceType, type SeenWrite, WriteWatch } from './write-watch.js';
+import { collectionPath, type ResourceType, WriteWatch } from './write-watch.js';
 
 /** The object under test as the API server has it. */
 export interface LiveObject<Spec, Status> {
@@ -112,8 +113,6 @@ export class StateTestFailure extends Error {
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 const FAILURE_WORDS: Readonly<Record<StepFailure['kind'], string>> = {
   refused: 'the API server refused a valid spec',
   accepted: 'the API server accepted an invalid spec',
@@ -131,10 +130,6 @@ function envNumber(name: string): number | undefined {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, not ${text}`);
   return value;
-}
-
-function describeWrites(writes: readonly SeenWrite[], since: number): string {
-  return writes.map((w) => `+${w.at - since} ms ${w.object} by ${w.by}`).join('; ');
 }
 
 /**
@@ -197,46 +192,19 @@ export async function runStateTest<Spec, Status>(
 
   /** Waits until the oracle and `ready` hold and nothing has been written for `settleMs`. */
   const converge = async (name: string, written: Spec): Promise<StepFailure | undefined> => {
-    const started = Date.now();
-    const deadline = started + stepTimeoutMs;
-    let failure: StepFailure = { kind: 'ready', detail: 'not checked yet' };
-    let heldAfter: number | undefined;
-    for (;;) {
-      const object = await get(name);
-      if (!options.ready(object.status, object.metadata.generation, object)) {
-        failure = {
-          kind: 'ready',
-          detail: `generation ${object.metadata.generation}, status ${JSON.stringify(object.status)}`,
-        };
-      } else {
-        const problems = await options.oracle({
-          spec: object.spec,
-          written,
-          object,
-          rest,
-          namespace: options.namespace,
-        });
-        if (problems.length > 0) failure = { kind: 'oracle', detail: problems.join('; ') };
-        else {
-          heldAfter ??= Date.now() - started;
-          const quietFor = Date.now() - watch.lastWrite;
-          if (quietFor >= settleMs) {
-            converged.push(heldAfter);
-            return undefined;
-          }
-          const since = Date.now() - settleMs;
-          failure = {
-            kind: 'noisy',
-            detail: `writes in the last ${settleMs} ms: ${describeWrites(watch.writesSince(since), since)}`,
-          };
-          if (Date.now() > deadline) return failure;
-          await sleep(settleMs - quietFor);
-          continue;
-        }
-      }
-      if (Date.now() > deadline) return failure;
-      await sleep(50);
-    }
+    const { failure, heldAfterMs } = await awaitConvergence({
+      rest,
+      namespace: options.namespace,
+      path: `${collection}/${name}`,
+      watch,
+      oracle: options.oracle,
+      ready: options.ready,
+      written,
+      settleMs,
+      timeoutMs: stepTimeoutMs,
+    });
+    if (heldAfterMs !== undefined) converged.push(heldAfterMs);
+    return failure;
   };
 
   /** One run on a fresh object: the failing step's index and what failed, or undefined when all passed. */

@@ -1,0 +1,377 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KubeApiError, KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
+import {
+  ApiProxy,
+  cellId,
+  type FaultOperation,
+  type FaultRun,
+  formatMatrix,
+  OperatorProcess,
+  runFaultMatrix,
+} from '@opkit/test-cluster/fault-injection';
+import { awaitConvergence, collectionPath, WriteWatch } from '@opkit/test-cluster/state-testing';
+import { installCrds } from '@opkit/test-cluster/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FINALIZER } from '../src/controller/memcached-controller.js';
+import { type MemcachedSpec, type MemcachedStatus, memcachedCrd } from '../src/index.js';
+import { MEMCACHED_IMAGE } from './support/operator.js';
+import { memcachedReady, operandsMatch } from './support/oracle.js';
+
+// Sieve-style fault injection: the Memcached operator runs as its own process behind a proxy that numbers its
+// writes; each operation (create, resize, delete) is run once cleanly, then again with a fault injected right
+// after each of its writes in turn. Every run must end as the clean one does: converged, quiet, with no
+// duplicate side effect and nothing left behind.
+//
+// What counts as a duplicate: a second Deployment, Service or PDB (they are named after the Memcached, so the
+// API server would refuse one: a POST that succeeded after the object existed is counted instead); a write to
+// the Memcached that succeeded after its finalizer was removed (re-adding it); an owned object created after
+// the deletion began. Events: a restarted operator may legitimately emit again what its predecessor emitted
+// (it does not know they were), so each reason may appear at most as often as in the clean run times the
+// number of operator processes of the run.
+
+// The operator runs without its webhooks (they would call a process this file kills), so the specs carry
+// what the defaulting webhook would add.
+// This file restarts the API server, so it runs on a kwok-only cluster of its own.
+let cluster: LocalCluster;
+let rest: KubeRest;
+let proxy: ApiProxy;
+let watch: WriteWatch;
+let operatorKubeconfig: string;
+const namespace = 'fault-matrix';
+const SETTLE_MS = 500;
+const TIMEOUT_MS = 30_000;
+
+const MEMCACHEDS = collectionPath(
+  { apiVersion: 'cache.example.com/v1beta1', plural: 'memcacheds' },
+  namespace,
+);
+const OWNED = [
+  { apiVersion: 'apps/v1', plural: 'deployments' },
+  { apiVersion: 'v1', plural: 'services' },
+  { apiVersion: 'policy/v1', plural: 'poddisruptionbudgets' },
+] as const;
+
+interface Meta {
+  metadata: {
+    name: string;
+    uid: string;
+    finalizers?: string[];
+    ownerReferences?: { uid: string }[];
+    deletionTimestamp?: string;
+  };
+}
+interface Event {
+  reason?: string;
+  count?: number;
+  involvedObject: { uid?: string };
+}
+
+beforeAll(async () => {
+  cluster = await startCluster({ realNode: false, nodes: 2 });
+  rest = new KubeRest(cluster.kubeConfig);
+  await installCrds(rest, [memcachedCrd]);
+  await rest.request('POST', '/api/v1/namespaces', { body: { metadata: { name: namespace } } });
+  const pki = join(cluster.dir, 'pki');
+  proxy = await ApiProxy.start(cluster.kubeConfig, {
+    cert: readFileSync(join(pki, 'apiserver.crt'), 'utf8'),
+    key: readFileSync(join(pki, 'apiserver.key'), 'utf8'),
+  });
+  // The operator's kubeconfig is the admin's, pointed at the proxy (which presents the API server's certificate).
+  const config = JSON.parse(cluster.kubeConfig.exportConfig()) as {
+    clusters: { cluster: { server: string } }[];
+  };
+  for (const entry of config.clusters) entry.cluster.server = proxy.url;
+  operatorKubeconfig = join(cluster.dir, 'operator-through-proxy.kubeconfig');
+  writeFileSync(operatorKubeconfig, JSON.stringify(config));
+  watch = new WriteWatch(
+    rest,
+    namespace,
+    { apiVersion: 'cache.example.com/v1beta1', plural: 'memcacheds' },
+    OWNED,
+  );
+}, 300_000);
+
+afterAll(async () => {
+  await watch?.stop();
+  await proxy?.close();
+  rest?.close();
+  await cluster?.stop();
+});
+
+const operator = () =>
+  new OperatorProcess({
+    command: process.execPath,
+    args: [
+      '--conditions=@opkit/source',
+      '--import',
+      'tsx',
+      join(import.meta.dirname, '..', 'src', 'main.ts'),
+      `--kubeconfig=${operatorKubeconfig}`,
+      '--health-probe-bind-address=0',
+      '--log-level=error',
+    ],
+    env: {
+      ENABLE_WEBHOOKS: 'false',
+      WATCH_NAMESPACE: namespace,
+      POD_NAMESPACE: namespace,
+      RELATED_IMAGE_MEMCACHED: MEMCACHED_IMAGE,
+    },
+  });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Requests that may meet the API server while it restarts: tried again until it answers. */
+async function retrying<T>(what: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await what();
+    } catch (error) {
+      if (error instanceof KubeApiError && error.status < 500) throw error;
+      if (attempt > 100) throw error;
+      await sleep(200);
+    }
+  }
+}
+
+async function create(name: string, spec: MemcachedSpec): Promise<Meta> {
+  const created = await retrying(() =>
+    rest.request<Meta>('POST', MEMCACHEDS, {
+      body: {
+        apiVersion: 'cache.example.com/v1beta1',
+        kind: 'Memcached',
+        metadata: { name, namespace },
+        spec,
+      },
+    }),
+  );
+  watch.track({ name, uid: created.metadata.uid });
+  return created;
+}
+
+/** The Memcached converged to `spec` per the state test's oracle and readiness, and the operator quiet. */
+async function converged(name: string, spec: MemcachedSpec): Promise<string[]> {
+  const { failure } = await retrying(() =>
+    awaitConvergence<MemcachedSpec, MemcachedStatus>({
+      rest,
+      namespace,
+      path: `${MEMCACHEDS}/${name}`,
+      watch,
+      oracle: operandsMatch,
+      ready: memcachedReady,
+      written: spec,
+      settleMs: SETTLE_MS,
+      timeoutMs: TIMEOUT_MS,
+    }),
+  );
+  return failure ? [`${failure.kind}: ${failure.detail}`] : [];
+}
+
+async function ownedBy(uid: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const type of OWNED) {
+    const list = await retrying(() =>
+      rest.request<{ items: Meta[] }>('GET', collectionPath(type, namespace)),
+    );
+    for (const item of list.items) {
+      if (item.metadata.ownerReferences?.some((r) => r.uid === uid))
+        found.push(`${type.plural}/${item.metadata.name}`);
+    }
+  }
+  return found;
+}
+
+/** The Events about the object, by reason (an aggregated Event counts as often as it says). */
+async function eventsOf(uid: string): Promise<Map<string, number>> {
+  const list = await retrying(() =>
+    rest.request<{ items: Event[] }>('GET', `/api/v1/namespaces/${namespace}/events`),
+  );
+  const byReason = new Map<string, number>();
+  for (const e of list.items.filter((e) => e.involvedObject.uid === uid)) {
+    byReason.set(e.reason ?? '', (byReason.get(e.reason ?? '') ?? 0) + (e.count ?? 1));
+  }
+  return byReason;
+}
+
+/** Events of the clean run, by operation: what a faulted run is compared with. */
+const cleanEvents = new Map<string, Map<string, number>>();
+
+async function eventProblems(operation: string, run: FaultRun, uid: string): Promise<string[]> {
+  const events = await eventsOf(uid);
+  const clean = cleanEvents.get(operation);
+  if (!clean) {
+    cleanEvents.set(operation, events);
+    return [];
+  }
+  return [...events]
+    .filter(([reason, count]) => count > (clean.get(reason) ?? 0) * run.operator.starts)
+    .map(
+      ([reason, count]) =>
+        `${count} ${reason} events, the clean run has ${clean.get(reason) ?? 0} with one operator, this run ${run.operator.starts}`,
+    );
+}
+
+/** Owned objects created (POST answered 201) more than once, or writes to the Memcached after it was gone. */
+function duplicateWrites(run: FaultRun): string[] {
+  const created = new Map<string, number>();
+  for (const w of run.proxy.writes) {
+    if (w.method === 'POST' && w.status === 201 && !w.path.includes('/events')) {
+      created.set(w.path, (created.get(w.path) ?? 0) + 1);
+    }
+  }
+  return [...created].filter(([, n]) => n > 1).map(([path, n]) => `${n} creations through ${path}`);
+}
+
+let probes = 0;
+
+/**
+ * Waits until a new Deployment becomes available: after an API server restart the controller manager, the
+ * scheduler and kwok (standing in for the kubelets) can take a minute to act again, which would fail the
+ * next cells for a reason that is not the operator's.
+ */
+async function clusterRunsDeployments(): Promise<void> {
+  const name = `probe-${++probes}`;
+  const deployments = `/apis/apps/v1/namespaces/${namespace}/deployments`;
+  const labels = { app: name };
+  await retrying(() =>
+    rest.request('POST', deployments, {
+      body: {
+        metadata: { name },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: { containers: [{ name: 'probe', image: MEMCACHED_IMAGE }] },
+          },
+        },
+      },
+    }),
+  );
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const probe = await retrying(() =>
+      rest.request<{ status?: { availableReplicas?: number } }>('GET', `${deployments}/${name}`),
+    );
+    if (probe.status?.availableReplicas === 1) break;
+    if (Date.now() > deadline)
+      throw new Error(`the Deployment ${name} never became available after the restart`);
+    await sleep(200);
+  }
+  await retrying(() => rest.request('DELETE', `${deployments}/${name}`));
+}
+
+const uids = new Map<string, string>();
+
+const createOperation: FaultOperation = {
+  name: 'create',
+  act: async (run) => {
+    uids.set(run.name, (await create(run.name, { replicas: 2, threads: 4 })).metadata.uid);
+  },
+  check: async (run) => {
+    const uid = uids.get(run.name) ?? '';
+    return [
+      ...(await converged(run.name, { replicas: 2, threads: 4 })),
+      ...duplicateWrites(run),
+      ...(await eventProblems('create', run, uid)),
+    ];
+  },
+};
+
+const resizeOperation: FaultOperation = {
+  name: 'resize',
+  prepare: async (run) => {
+    uids.set(run.name, (await create(run.name, { replicas: 1, threads: 4 })).metadata.uid);
+    const problems = await converged(run.name, { replicas: 1, threads: 4 });
+    if (problems.length > 0)
+      throw new Error(`the Memcached never converged before resizing: ${problems.join('; ')}`);
+  },
+  act: async (run) => {
+    await retrying(async () => {
+      const live = await rest.request<Meta & { spec: MemcachedSpec }>('GET', `${MEMCACHEDS}/${run.name}`);
+      await rest.request('PUT', `${MEMCACHEDS}/${run.name}`, {
+        body: { ...live, spec: { replicas: 3, threads: 4 } },
+      });
+    });
+  },
+  check: async (run) => [
+    ...(await converged(run.name, { replicas: 3, threads: 4 })),
+    ...duplicateWrites(run),
+    ...(await eventProblems('resize', run, uids.get(run.name) ?? '')),
+  ],
+};
+
+const deleteOperation: FaultOperation = {
+  name: 'delete',
+  prepare: resizeOperation.prepare,
+  act: async (run) => {
+    await retrying(() => rest.request('DELETE', `${MEMCACHEDS}/${run.name}`));
+  },
+  check: async (run) => {
+    const uid = uids.get(run.name) ?? '';
+    const problems: string[] = [];
+    const deadline = Date.now() + TIMEOUT_MS;
+    for (;;) {
+      const live = await retrying(() => rest.request<Meta>('GET', `${MEMCACHEDS}/${run.name}`)).catch(
+        (error: unknown) => {
+          if (error instanceof KubeApiError && error.status === 404) return undefined;
+          throw error;
+        },
+      );
+      if (!live) break;
+      if (Date.now() > deadline) {
+        problems.push(`the Memcached is still there, finalizers ${JSON.stringify(live.metadata.finalizers)}`);
+        break;
+      }
+      await sleep(50);
+    }
+    // Owned objects go by garbage collection, which this cluster runs; none may be re-created meanwhile.
+    for (;;) {
+      const left = await ownedBy(uid);
+      if (left.length === 0 && Date.now() - watch.lastWrite >= SETTLE_MS) break;
+      if (Date.now() > deadline) {
+        problems.push(`left behind or still written: ${left.join(', ') || 'writes continue'}`);
+        break;
+      }
+      await sleep(100);
+    }
+    // The operator's only writes to the Memcached itself (not its status) remove the finalizer: exactly one may succeed.
+    const writes = run.proxy.writes;
+    const removals = writes.filter(
+      (w) =>
+        w.path.split('?')[0]?.endsWith(`/memcacheds/${run.name}`) &&
+        (w.method === 'PUT' || w.method === 'PATCH') &&
+        w.status < 300,
+    );
+    if (removals.length !== 1) {
+      problems.push(`${removals.length} successful removals of the finalizer ${FINALIZER}, not one`);
+    }
+    const recreated = writes.filter(
+      (w) => w.method === 'POST' && w.status === 201 && !w.path.includes('/events'),
+    );
+    if (recreated.length > 0)
+      problems.push(`created after the deletion began: ${recreated.map((w) => w.path).join(', ')}`);
+    return [...problems, ...(await eventProblems('delete', run, uid))];
+  },
+};
+
+describe('the Memcached operator under faults at every step', () => {
+  it('ends every create, resize and delete converged, quiet, without duplicates or leftovers', async () => {
+    const report = await runFaultMatrix({
+      operations: [createOperation, resizeOperation, deleteOperation],
+      faults: [{ fault: 'crash' }, { fault: 'watch-delay', sample: 2 }, { fault: 'api-restart', sample: 4 }],
+      proxy,
+      operator,
+      restartApiServer: async () => {
+        await cluster.restart('kube-apiserver');
+        await clusterRunsDeployments();
+      },
+      watchDelayMs: 2000,
+      log: (line) => console.log(`fault matrix: ${line}`),
+    });
+    console.log(formatMatrix(report));
+    expect(report.failed.map((c) => `${cellId(c)} ${c.problems.join('; ')}`)).toEqual([]);
+    // Timing may shorten a run (fewer status updates), skipping its last cells, but not most of them.
+    expect(report.cells.filter((c) => c.reached).length).toBeGreaterThan(report.cells.length * 0.7);
+  }, 600_000);
+});

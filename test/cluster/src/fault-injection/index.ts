@@ -1,0 +1,15 @@
+export { type AfterWrite, ApiProxy, type ProxiedWrite, type ServingCertificate } from './api-proxy.js';
+export {
+  cellId,
+  type FaultCell,
+  type FaultKind,
+  type FaultMatrixOptions,
+  type FaultMatrixReport,
+  type FaultOperation,
+  type FaultPlan,
+  type FaultRun,
+  formatMatrix,
+  plannedSteps,
+  runFaultMatrix,
+} from './matrix.js';
+export { type OperatorCommand, OperatorProcess } from './operator-process.js';

@@ -1,0 +1,222 @@
+import type { ApiProxy, ProxiedWrite } from './api-proxy.js';
+import type { OperatorProcess } from './operator-process.js';
+
+/** The faults a cell can inject right after one of the operator's writes. */
+export type FaultKind = 'crash' | 'api-restart' | 'watch-delay';
+
+/** One run of an operation: a fresh object, a fresh operator process, the proxy it talks through. */
+export interface FaultRun {
+  /** A name for this run's object, unique across the matrix. */
+  readonly name: string;
+  readonly proxy: ApiProxy;
+  readonly operator: OperatorProcess;
+}
+
+/** A multi-step operation of the operator, and how to tell it ended well. */
+export interface FaultOperation {
+  readonly name: string;
+  /** Brings the object to where the operation starts (converged); its writes are not steps. */
+  readonly prepare?: (run: FaultRun) => Promise<void>;
+  /** Starts the operation (e.g. writes the new spec); the operator's writes from here on are its steps. */
+  readonly act: (run: FaultRun) => Promise<void>;
+  /**
+   * Waits for the end state and judges it: every problem found (not converged, not quiet, a duplicate side
+   * effect, something left behind). Empty when the run ended well.
+   */
+  readonly check: (run: FaultRun) => Promise<readonly string[]>;
+}
+
+/** Which steps a fault is injected at: every one, or every `sample`-th (always the first and the last). */
+export interface FaultPlan {
+  readonly fault: FaultKind;
+  readonly sample?: number;
+}
+
+export interface FaultMatrixOptions {
+  readonly operations: readonly FaultOperation[];
+  readonly faults: readonly FaultPlan[];
+  readonly proxy: ApiProxy;
+  /** A new operator process talking through the proxy (not yet started). */
+  readonly operator: () => OperatorProcess;
+  readonly restartApiServer: () => Promise<void>;
+  /** How long watch streams are held for `watch-delay`. @default 3000 */
+  readonly watchDelayMs?: number;
+  /** Run only the cells whose `operation:fault:step` matches; `FAULT_CELL` overrides it. */
+  readonly only?: string;
+  readonly log?: (line: string) => void;
+}
+
+/** The result of one cell of the matrix. */
+export interface FaultCell {
+  readonly operation: string;
+  readonly fault: FaultKind | 'none';
+  readonly step: number;
+  /** The write the fault followed, e.g. `PUT …/memcacheds/m` (empty for the clean run). */
+  readonly after: string;
+  readonly problems: readonly string[];
+  /**
+   * Whether the operation made write number `step` (and so the fault was injected): the number of writes can
+   * vary with timing (status updates follow the operands' progress), and a run with fewer is skipped.
+   */
+  readonly reached: boolean;
+  /** How many writes the operator made during the operation. */
+  readonly writes: number;
+  readonly durationMs: number;
+}
+
+export interface FaultMatrixReport {
+  readonly cells: readonly FaultCell[];
+  /** The writes of each operation's clean run. */
+  readonly steps: Readonly<Record<string, number>>;
+  readonly durationMs: number;
+  readonly failed: readonly FaultCell[];
+}
+
+/** The steps of `count` a plan injects at. */
+export function plannedSteps(plan: FaultPlan, count: number): number[] {
+  const every = Math.max(1, plan.sample ?? 1);
+  const steps = Array.from({ length: count }, (_, i) => i + 1).filter((s) => (s - 1) % every === 0);
+  if (count > 0 && steps.at(-1) !== count) steps.push(count);
+  return steps;
+}
+
+export function cellId(cell: Pick<FaultCell, 'operation' | 'fault' | 'step'>): string {
+  return `${cell.operation}:${cell.fault}:${cell.step}`;
+}
+
+function describe(path: string, method: string): string {
+  return `${method} ${path.replace(/^\/apis?\//, '').split('?')[0]}`;
+}
+
+/** The writes in order, repeats folded: `PATCH …/memcacheds/m/status 200 ×3, POST …/events 201`. */
+function summarize(writes: readonly ProxiedWrite[]): string {
+  const folded: { text: string; times: number }[] = [];
+  for (const w of writes) {
+    const text = `${describe(w.path, w.method)} ${w.status}`;
+    const last = folded.at(-1);
+    if (last?.text === text) last.times++;
+    else folded.push({ text, times: 1 });
+  }
+  return folded.map((f) => (f.times > 1 ? `${f.text} ×${f.times}` : f.text)).join(', ');
+}
+
+/** The matrix as a table: one line per cell. */
+export function formatMatrix(report: FaultMatrixReport): string {
+  const lines = report.cells.map(
+    (c) =>
+      `${c.operation.padEnd(10)} ${c.fault.padEnd(12)} ${String(c.step).padStart(3)}  ${(c.problems.length ? 'FAIL' : c.reached ? 'ok' : 'skip').padEnd(4)} ${`${(c.durationMs / 1000).toFixed(1)} s`.padStart(7)}  ${c.after}`,
+  );
+  const failures = report.failed.flatMap((c) => [
+    `FAIL ${cellId(c)}: ${c.problems.join('; ')}`,
+    `  re-run this cell alone: FAULT_CELL=${cellId(c)}`,
+  ]);
+  return [
+    `${'operation'.padEnd(10)} ${'fault'.padEnd(12)} step  res     time  after write`,
+    ...lines,
+    `${report.cells.length} cells, ${report.failed.length} failed, ${report.cells.filter((c) => !c.reached).length} skipped (fewer writes than the clean run), ${(report.durationMs / 1000).toFixed(1)} s`,
+    ...failures,
+  ].join('\n');
+}
+
+/**
+ * Sieve-style fault injection: runs each operation once cleanly to learn its writes, then once per planned
+ * (fault, step), injecting the fault right after the operator's write number `step`: `crash` kills the
+ * operator (SIGKILL, before it learns the write's outcome) and starts a new one, `api-restart` restarts the
+ * API server, `watch-delay` holds every watch stream for a while. Each run must end as the clean one does,
+ * judged by the operation's `check`.
+ */
+export async function runFaultMatrix(options: FaultMatrixOptions): Promise<FaultMatrixReport> {
+  const log = options.log ?? (() => {});
+  const only = process.env.FAULT_CELL || options.only;
+  const started = Date.now();
+  const cells: FaultCell[] = [];
+  const steps: Record<string, number> = {};
+  let runs = 0;
+
+  const runCell = async (
+    operation: FaultOperation,
+    fault: FaultKind | 'none',
+    step: number,
+  ): Promise<FaultCell> => {
+    const operator = options.operator();
+    const run: FaultRun = { name: `${operation.name}-${++runs}`, proxy: options.proxy, operator };
+    const cellStarted = Date.now();
+    let after = '';
+    let pending: Promise<void> = Promise.resolve();
+    operator.start();
+    try {
+      options.proxy.arm();
+      await operation.prepare?.(run);
+      options.proxy.arm(async (write) => {
+        if (fault === 'none' || write.step !== step) return 'deliver';
+        after = `${describe(write.path, write.method)} (${write.status})`;
+        if (fault === 'crash') {
+          await operator.kill();
+          operator.start();
+          return 'drop';
+        }
+        if (fault === 'watch-delay') options.proxy.holdWatches(options.watchDelayMs ?? 3000);
+        // The restart runs once this answer is delivered, while the operator goes on.
+        else pending = options.restartApiServer();
+        return 'deliver';
+      });
+      await operation.act(run);
+      await pending;
+      const problems = [...(await operation.check(run))];
+      if (problems.length > 0) problems.push(`the operator's writes: ${summarize(options.proxy.writes)}`);
+      return {
+        operation: operation.name,
+        fault,
+        step,
+        after,
+        problems,
+        reached: fault === 'none' || after !== '',
+        writes: options.proxy.writes.length,
+        durationMs: Date.now() - cellStarted,
+      };
+    } catch (error) {
+      return {
+        operation: operation.name,
+        fault,
+        step,
+        after,
+        problems: [`${error instanceof Error ? error.message : String(error)}`, operator.lastOutput],
+        reached: fault === 'none' || after !== '',
+        writes: options.proxy.writes.length,
+        durationMs: Date.now() - cellStarted,
+      };
+    } finally {
+      await pending.catch(() => {});
+      options.proxy.arm();
+      await operator.kill();
+    }
+  };
+
+  for (const operation of options.operations) {
+    const clean = await runCell(operation, 'none', 0);
+    steps[operation.name] = clean.writes;
+    cells.push(clean);
+    log(
+      `${operation.name}: clean run, ${steps[operation.name]} writes, ${clean.problems.length ? 'FAILED' : 'ok'}`,
+    );
+    for (const plan of options.faults) {
+      for (const step of plannedSteps(plan, steps[operation.name] ?? 0)) {
+        if (only && cellId({ operation: operation.name, fault: plan.fault, step }) !== only) continue;
+        const cell = await runCell(operation, plan.fault, step);
+        cells.push(cell);
+        const result = cell.problems.length
+          ? `FAIL: ${cell.problems.join('; ')}`
+          : cell.reached
+            ? 'ok'
+            : 'skip';
+        log(`${cellId(cell)} ${result} (${cell.writes} writes, ${(cell.durationMs / 1000).toFixed(1)} s)`);
+      }
+    }
+  }
+  return {
+    cells,
+    steps,
+    durationMs: Date.now() - started,
+    failed: cells.filter((c) => c.problems.length > 0),
+  };
+}
