@@ -41,6 +41,7 @@ let operatorKubeconfig: string;
 const namespace = 'fault-matrix';
 const SETTLE_MS = 500;
 const TIMEOUT_MS = 30_000;
+const GARBAGE_COLLECTION_MS = 120_000;
 
 const MEMCACHEDS = collectionPath(
   { apiVersion: 'cache.example.com/v1beta1', plural: 'memcacheds' },
@@ -325,11 +326,14 @@ const deleteOperation: FaultOperation = {
       }
       await sleep(50);
     }
-    // Owned objects go by garbage collection, which this cluster runs; none may be re-created meanwhile.
+    // Owned objects go by garbage collection, which this cluster runs; none may be re-created meanwhile. The
+    // collector is kube-controller-manager's: after an API-server restart it re-lists before it acts again,
+    // which takes a minute or more on a busy machine, so it gets a deadline of its own.
+    const collected = Date.now() + GARBAGE_COLLECTION_MS;
     for (;;) {
       const left = await ownedBy(uid);
       if (left.length === 0 && Date.now() - watch.lastWrite >= SETTLE_MS) break;
-      if (Date.now() > deadline) {
+      if (Date.now() > collected) {
         problems.push(`left behind or still written: ${left.join(', ') || 'writes continue'}`);
         break;
       }
