@@ -42,7 +42,12 @@ afterAll(() => {
 
 describe('nx release with version plans', () => {
   it('bumps the planned packages and their dependents and writes each CHANGELOG.md', async () => {
-    const before = { oci: version('libs/oci'), opkit: version('tools/opkit'), olm: version('libs/olm') };
+    const before = {
+      oci: version('libs/oci'),
+      opkit: version('tools/opkit'),
+      olm: version('libs/olm'),
+      runtime: version('libs/controller-runtime'),
+    };
     // Only this test's plan: the checkout's pending plans are the next real release's.
     rmSync(join(copy, '.nx', 'version-plans'), { recursive: true, force: true });
     mkdirSync(join(copy, '.nx', 'version-plans'), { recursive: true });
@@ -64,9 +69,10 @@ describe('nx release with version plans', () => {
 
     const bumped = (v: string) => v.replace(/\d+$/, (patch) => String(Number(patch) + 1));
     expect(version('libs/oci')).toBe(bumped(before.oci));
-    // The CLI depends on @opkit/oci, so it is released with it; @opkit/olm does not and stays.
+    // The CLI and @opkit/olm depend on @opkit/oci, so they are released with it; the runtime does not and stays.
     expect(version('tools/opkit')).toBe(bumped(before.opkit));
-    expect(version('libs/olm')).toBe(before.olm);
+    expect(version('libs/olm')).toBe(bumped(before.olm));
+    expect(version('libs/controller-runtime')).toBe(before.runtime);
     const changelog = readFileSync(join(copy, 'libs/oci/CHANGELOG.md'), 'utf8');
     expect(changelog).toContain(`## ${bumped(before.oci)} (`);
     expect(changelog).toContain('Registry clients honour HTTPS_PROXY and NO_PROXY.');

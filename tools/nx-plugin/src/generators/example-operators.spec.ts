@@ -57,7 +57,8 @@ describe.each(['memcached', 'redis'])('the %s operator', (project) => {
       const onDisk = readFileSync(join(workspaceRoot, change.path), 'utf8');
       expect(onDisk, change.path).toBe(formatted(change.path, change.content?.toString('utf8') ?? ''));
     }
-  });
+    // The first call starts the formatter: seconds on a busy machine.
+  }, 60_000);
 
   it('has each kind’s schema, CRD, controller, roles and samples where the generators put them', () => {
     const missing = resources.flatMap(kindFiles).filter((f) => !existsSync(join(workspaceRoot, root, f)));
