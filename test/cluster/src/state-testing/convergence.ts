@@ -1,5 +1,5 @@
 import type { KubeRest } from '../kube/rest.js';
-import type { LiveObject, Oracle, StepFailure } from './runner.js';
+import type { LiveObject, Oracle, Readiness, StepFailure } from './runner.js';
 import type { SeenWrite, WriteWatch } from './write-watch.js';
 
 /** What convergence of one object is judged by: the author's oracle and readiness, and the writes seen. */
@@ -10,11 +10,7 @@ export interface ConvergenceCheck<Spec, Status> {
   readonly path: string;
   readonly watch: WriteWatch;
   readonly oracle: Oracle<Spec, Status>;
-  readonly ready: (
-    status: Status | undefined,
-    generation: number,
-    object: LiveObject<Spec, Status>,
-  ) => boolean;
+  readonly ready: Readiness<Spec, Status>;
   /** The spec last written (the oracle may compare it with the stored, defaulted one). */
   readonly written: Spec;
   readonly settleMs: number;

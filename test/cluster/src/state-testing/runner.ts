@@ -23,6 +23,13 @@ export interface LiveObject<Spec, Status> {
 }
 
 /** What an oracle is given: the spec as stored (with the API's defaults), the spec written, a client. */
+/** Whether the status says the operator has done the generation's work, e.g. Available with observedGeneration. */
+export type Readiness<Spec, Status> = (
+  status: Status | undefined,
+  generation: number,
+  object: LiveObject<Spec, Status>,
+) => boolean;
+
 export interface OracleContext<Spec, Status = unknown> {
   readonly spec: Spec;
   readonly written: Spec;
@@ -52,11 +59,7 @@ export interface StateTestOptions<Spec, Status> {
   readonly initial: Spec;
   readonly oracle: Oracle<Spec, Status>;
   /** Whether the status says the operator has done the generation's work, e.g. Available with observedGeneration. */
-  readonly ready: (
-    status: Status | undefined,
-    generation: number,
-    object: LiveObject<Spec, Status>,
-  ) => boolean;
+  readonly ready: Readiness<Spec, Status>;
   readonly hints?: FieldHints;
   readonly admissible?: (spec: Spec) => boolean;
   readonly mix?: { readonly change: number; readonly respell: number; readonly invalid: number };
