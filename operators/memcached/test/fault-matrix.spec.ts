@@ -363,8 +363,14 @@ describe('the Memcached operator under faults at every step', () => {
   it('ends every create, resize and delete converged, quiet, without duplicates or leftovers', async () => {
     const report = await runFaultMatrix({
       operations: [createOperation, resizeOperation, deleteOperation],
-      // A crash at every step; the slower faults at every 3rd and 5th step, the first and last always.
-      faults: [{ fault: 'crash' }, { fault: 'watch-delay', sample: 3 }, { fault: 'api-restart', sample: 5 }],
+      // A crash at every step; the slower faults at every 3rd (watches held, or held and reordered) and 5th
+      // step (restarts), the first and last always.
+      faults: [
+        { fault: 'crash' },
+        { fault: 'watch-delay', sample: 3 },
+        { fault: 'watch-reorder', sample: 3 },
+        { fault: 'api-restart', sample: 5 },
+      ],
       proxy,
       operator,
       restartApiServer: async () => {

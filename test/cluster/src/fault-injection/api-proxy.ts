@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Agent, createServer, request, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { WatchHold, type WatchRelease, WatchStream } from './watch-hold.js';
 
 /** One write the operator sent through the proxy, numbered from 1 since the proxy was last armed. */
 export interface ProxiedWrite {
@@ -29,8 +30,9 @@ export interface ServingCertificate {
 /**
  * An HTTPS proxy between an operator and the API server that sees every request: it numbers the operator's
  * writes (a write is one step of an operation), runs a hook after each, and can hold back the bytes of
- * every watch stream for a while (events then arrive late and in a burst). It terminates TLS with the API
- * server's own serving certificate and forwards with the kubeconfig's credentials.
+ * every watch stream for a while (events then arrive late, in a burst or stream by stream in another order).
+ * It terminates TLS with the API server's own serving certificate and forwards with the kubeconfig's
+ * credentials.
  */
 export class ApiProxy {
   readonly #server: Server;
@@ -39,8 +41,9 @@ export class ApiProxy {
   #agent: Agent | undefined;
   #writes: ProxiedWrite[] = [];
   #afterWrite: AfterWrite | undefined;
-  #heldUntil = 0;
-  readonly #flushers = new Set<() => void>();
+  readonly #watches = new Set<WatchStream>();
+  /** The hold in progress: watch streams opened meanwhile are held too. */
+  #hold: WatchHold | undefined;
 
   private constructor(kubeConfig: KubeConfig, serving: ServingCertificate) {
     this.#kubeConfig = kubeConfig;
@@ -75,12 +78,18 @@ export class ApiProxy {
     this.#afterWrite = afterWrite;
   }
 
-  /** Holds every watch stream's bytes for `ms`, then delivers what arrived meanwhile in one burst. */
-  holdWatches(ms: number): void {
-    this.#heldUntil = Date.now() + ms;
-    setTimeout(() => {
-      for (const flush of this.#flushers) flush();
-    }, ms);
+  /**
+   * Holds every watch stream's bytes for `ms`, then delivers what arrived meanwhile: all streams at once, or
+   * stream by stream in another order than their events came (see {@link WatchRelease}). Settles once every
+   * stream is released.
+   */
+  async holdWatches(ms: number, release: WatchRelease = { order: 'together' }): Promise<void> {
+    const hold = new WatchHold();
+    this.#hold = hold;
+    for (const watch of this.#watches) hold.add(watch);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    if (this.#hold === hold) this.#hold = undefined;
+    await hold.release(release);
   }
 
   /** Cuts every open connection (a watch included): the operator sees the API server go away. */
@@ -164,22 +173,18 @@ export class ApiProxy {
 
   #answerWatch(answer: IncomingMessage, res: ServerResponse): void {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
-    const queued: Buffer[] = [];
-    const flush = () => {
-      if (!res.destroyed) for (const chunk of queued.splice(0)) res.write(chunk);
-    };
-    this.#flushers.add(flush);
-    answer.on('data', (chunk: Buffer) => {
-      if (Date.now() < this.#heldUntil || queued.length > 0) queued.push(chunk);
-      else res.write(chunk);
-    });
+    // As the API server does: the client learns the watch is open before any event.
+    res.flushHeaders();
+    const watch = new WatchStream(res);
+    this.#watches.add(watch);
+    this.#hold?.add(watch);
+    answer.on('data', (chunk: Buffer) => watch.send(chunk));
     answer.on('end', () => {
-      this.#flushers.delete(flush);
-      flush();
-      res.end();
+      this.#watches.delete(watch);
+      watch.end();
     });
     res.on('close', () => {
-      this.#flushers.delete(flush);
+      this.#watches.delete(watch);
       answer.destroy();
     });
   }

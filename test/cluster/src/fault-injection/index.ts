@@ -13,3 +13,4 @@ export {
   runFaultMatrix,
 } from './matrix.js';
 export { type OperatorCommand, OperatorProcess } from './operator-process.js';
+export type { WatchRelease } from './watch-hold.js';

@@ -2,7 +2,7 @@ import type { ApiProxy, ProxiedWrite } from './api-proxy.js';
 import type { OperatorProcess } from './operator-process.js';
 
 /** The faults a cell can inject right after one of the operator's writes. */
-export type FaultKind = 'crash' | 'api-restart' | 'watch-delay';
+export type FaultKind = 'crash' | 'api-restart' | 'watch-delay' | 'watch-reorder';
 
 /** One run of an operation: a fresh object, a fresh operator process, the proxy it talks through. */
 export interface FaultRun {
@@ -39,8 +39,10 @@ export interface FaultMatrixOptions {
   /** A new operator process talking through the proxy (not yet started). */
   readonly operator: () => OperatorProcess;
   readonly restartApiServer: () => Promise<void>;
-  /** How long watch streams are held for `watch-delay`. @default 3000 */
+  /** How long watch streams are held for `watch-delay` and `watch-reorder`. @default 3000 */
   readonly watchDelayMs?: number;
+  /** For `watch-reorder`: the time between two streams' releases. @default 250 */
+  readonly watchReorderGapMs?: number;
   /** Run only the cells whose `operation:fault:step` matches; `FAULT_CELL` overrides it. */
   readonly only?: string;
   readonly log?: (line: string) => void;
@@ -100,18 +102,21 @@ function summarize(writes: readonly ProxiedWrite[]): string {
   return folded.map((f) => (f.times > 1 ? `${f.text} ×${f.times}` : f.text)).join(', ');
 }
 
+/** The width of the fault column: the longest fault's name. */
+const FAULT_WIDTH = 'watch-reorder'.length;
+
 /** The matrix as a table: one line per cell. */
 export function formatMatrix(report: FaultMatrixReport): string {
   const lines = report.cells.map(
     (c) =>
-      `${c.operation.padEnd(10)} ${c.fault.padEnd(12)} ${String(c.step).padStart(3)}  ${(c.problems.length ? 'FAIL' : c.reached ? 'ok' : 'skip').padEnd(4)} ${`${(c.durationMs / 1000).toFixed(1)} s`.padStart(7)}  ${c.after}`,
+      `${c.operation.padEnd(10)} ${c.fault.padEnd(FAULT_WIDTH)} ${String(c.step).padStart(3)}  ${(c.problems.length ? 'FAIL' : c.reached ? 'ok' : 'skip').padEnd(4)} ${`${(c.durationMs / 1000).toFixed(1)} s`.padStart(7)}  ${c.after}`,
   );
   const failures = report.failed.flatMap((c) => [
     `FAIL ${cellId(c)}: ${c.problems.join('; ')}`,
     `  re-run this cell alone: FAULT_CELL=${cellId(c)}`,
   ]);
   return [
-    `${'operation'.padEnd(10)} ${'fault'.padEnd(12)} step  res     time  after write`,
+    `${'operation'.padEnd(10)} ${'fault'.padEnd(FAULT_WIDTH)} step  res     time  after write`,
     ...lines,
     `${report.cells.length} cells, ${report.failed.length} failed, ${report.cells.filter((c) => !c.reached).length} skipped (fewer writes than the clean run), ${(report.durationMs / 1000).toFixed(1)} s`,
     ...failures,
@@ -122,12 +127,14 @@ export function formatMatrix(report: FaultMatrixReport): string {
  * Sieve-style fault injection: runs each operation once cleanly to learn its writes, then once per planned
  * (fault, step), injecting the fault right after the operator's write number `step`: `crash` kills the
  * operator (SIGKILL, before it learns the write's outcome) and starts a new one, `api-restart` restarts the
- * API server, `watch-delay` holds every watch stream for a while. Each run must end as the clean one does,
+ * API server, `watch-delay` holds every watch stream for a while, `watch-reorder` holds them and releases
+ * them stream by stream in another order than their events came. Each run must end as the clean one does,
  * judged by the operation's `check`.
  */
 export async function runFaultMatrix(options: FaultMatrixOptions): Promise<FaultMatrixReport> {
   const log = options.log ?? (() => {});
   const only = process.env.FAULT_CELL || options.only;
+  const watchDelayMs = options.watchDelayMs ?? 3000;
   const started = Date.now();
   const cells: FaultCell[] = [];
   const steps: Record<string, number> = {};
@@ -142,7 +149,8 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
     const run: FaultRun = { name: `${operation.name}-${++runs}`, proxy: options.proxy, operator };
     const cellStarted = Date.now();
     let after = '';
-    let pending: Promise<void> = Promise.resolve();
+    /** A hold or a restart in progress: settles with the time it was over. */
+    let faultOver: Promise<number> | undefined;
     operator.start();
     try {
       options.proxy.arm();
@@ -155,14 +163,24 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
           operator.start();
           return 'drop';
         }
-        if (fault === 'watch-delay') options.proxy.holdWatches(options.watchDelayMs ?? 3000);
-        // The restart runs once this answer is delivered, while the operator goes on.
-        else pending = options.restartApiServer();
+        // A hold starts before this answer is delivered, a restart once it is; either goes on while the
+        // operator does.
+        const injected =
+          fault === 'api-restart'
+            ? options.restartApiServer()
+            : options.proxy.holdWatches(watchDelayMs, {
+                order: fault === 'watch-reorder' ? 'reversed' : 'together',
+                gapMs: options.watchReorderGapMs,
+              });
+        faultOver = injected.then(() => Date.now());
         return 'deliver';
       });
       await operation.act(run);
-      await pending;
-      const problems = [...(await operation.check(run))];
+      const checkStarted = Date.now();
+      let problems = [...(await operation.check(run))];
+      // The check may have found the object converged while events were held or the API server was away,
+      // before the operator acted on what came after: judged again once the fault is over.
+      if (faultOver && (await faultOver) > checkStarted) problems = [...(await operation.check(run))];
       if (problems.length > 0) problems.push(`the operator's writes: ${summarize(options.proxy.writes)}`);
       return {
         operation: operation.name,
@@ -186,7 +204,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
         durationMs: Date.now() - cellStarted,
       };
     } finally {
-      await pending.catch(() => {});
+      await faultOver?.catch(() => {});
       options.proxy.arm();
       await operator.kill();
     }

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { cellId, type FaultCell, type FaultMatrixReport, formatMatrix, plannedSteps } from './matrix.js';
+
+describe('plannedSteps', () => {
+  it('plans every step when the plan has no sample', () => {
+    expect(plannedSteps({ fault: 'crash' }, 5)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('plans every sample-th step from the first', () => {
+    expect(plannedSteps({ fault: 'watch-delay', sample: 3 }, 7)).toEqual([1, 4, 7]);
+  });
+
+  it('always plans the last step, even off the sample', () => {
+    expect(plannedSteps({ fault: 'api-restart', sample: 3 }, 8)).toEqual([1, 4, 7, 8]);
+    expect(plannedSteps({ fault: 'watch-reorder', sample: 5 }, 2)).toEqual([1, 2]);
+  });
+
+  it('plans the one step of a one-write operation once', () => {
+    expect(plannedSteps({ fault: 'api-restart', sample: 3 }, 1)).toEqual([1]);
+  });
+
+  it('plans nothing for an operation without writes', () => {
+    expect(plannedSteps({ fault: 'crash' }, 0)).toEqual([]);
+    expect(plannedSteps({ fault: 'watch-delay', sample: 3 }, 0)).toEqual([]);
+  });
+
+  it('takes a sample below one as every step', () => {
+    expect(plannedSteps({ fault: 'crash', sample: 0 }, 3)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('cellId', () => {
+  it('names a cell as FAULT_CELL selects it', () => {
+    expect(cellId({ operation: 'resize', fault: 'watch-reorder', step: 4 })).toBe('resize:watch-reorder:4');
+  });
+});
+
+describe('formatMatrix', () => {
+  const cell = (fields: Partial<FaultCell> & Pick<FaultCell, 'fault' | 'step'>): FaultCell => ({
+    operation: 'create',
+    after: '',
+    problems: [],
+    reached: true,
+    writes: 5,
+    durationMs: 1000,
+    ...fields,
+  });
+  const failing = cell({
+    fault: 'watch-reorder',
+    step: 2,
+    after: 'POST apps/v1/namespaces/ns/deployments (201)',
+    problems: ['2 creations through /apis/apps/v1/namespaces/ns/deployments'],
+    durationMs: 4200,
+  });
+  const report: FaultMatrixReport = {
+    cells: [
+      cell({ fault: 'none', step: 0 }),
+      cell({
+        fault: 'crash',
+        step: 1,
+        after: 'PUT cache.example.com/v1beta1/namespaces/ns/memcacheds/m (200)',
+      }),
+      failing,
+      cell({ fault: 'api-restart', step: 5, reached: false, writes: 4 }),
+    ],
+    steps: { create: 5 },
+    durationMs: 12_345,
+    failed: [failing],
+  };
+  const lines = formatMatrix(report).split('\n');
+
+  it('prints one line per cell under a header, with its result, time and the write the fault followed', () => {
+    expect(lines[0]).toMatch(/^operation\s+fault\s+step\s+res\s+time\s+after write$/);
+    expect(lines.slice(1, 5)).toEqual([
+      'create     none            0  ok     1.0 s  ',
+      'create     crash           1  ok     1.0 s  PUT cache.example.com/v1beta1/namespaces/ns/memcacheds/m (200)',
+      'create     watch-reorder   2  FAIL   4.2 s  POST apps/v1/namespaces/ns/deployments (201)',
+      'create     api-restart     5  skip   1.0 s  ',
+    ]);
+  });
+
+  it('sums up the cells, the failed, the skipped and the time', () => {
+    expect(lines[5]).toBe('4 cells, 1 failed, 1 skipped (fewer writes than the clean run), 12.3 s');
+  });
+
+  it('lists each failing cell with its problems and how to run it alone', () => {
+    expect(lines.slice(6)).toEqual([
+      'FAIL create:watch-reorder:2: 2 creations through /apis/apps/v1/namespaces/ns/deployments',
+      '  re-run this cell alone: FAULT_CELL=create:watch-reorder:2',
+    ]);
+  });
+});
