@@ -1,4 +1,5 @@
 import type { Client } from '../client/cached-client.js';
+import { ignoreNotFound } from '../client/errors.js';
 import type { KubeObject } from '../object.js';
 import type { FinalizerOps } from './run-finalizer.js';
 
@@ -14,7 +15,9 @@ function target(obj: KubeObject) {
 /**
  * Finalizer writes through a client: a JSON merge patch with the full finalizer list and the object's
  * resourceVersion, so a concurrent change fails with 409 (retried by the controller) instead of dropping
- * another controller's finalizer.
+ * another controller's finalizer. Removing it from an object already gone succeeds: the object took its
+ * finalizers with it (a reconcile from a cache that has not yet seen the deletion, e.g. woken by an owned
+ * object's event that came first, is done rather than failed and retried until the cache catches up).
  */
 export function clientFinalizerOps<T extends KubeObject>(client: Pick<Client, 'patch'>): FinalizerOps<T> {
   const write = (obj: T, finalizers: string[]) =>
@@ -26,7 +29,7 @@ export function clientFinalizerOps<T extends KubeObject>(client: Pick<Client, 'p
   return {
     addFinalizer: (obj, finalizers) => write(obj, finalizers),
     removeFinalizer: async (obj, finalizers) => {
-      await write(obj, finalizers);
+      await ignoreNotFound(write(obj, finalizers));
     },
   };
 }

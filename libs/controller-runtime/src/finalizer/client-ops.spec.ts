@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { Client } from '../client/cached-client.js';
+import { ApiError } from '../client/errors.js';
+import type { KubeObject } from '../object.js';
+import { clientFinalizerOps } from './client-ops.js';
+
+const F = 'cache.example.com/finalizer';
+const dying: KubeObject = {
+  apiVersion: 'cache.example.com/v1',
+  kind: 'Memcached',
+  metadata: { name: 'm', namespace: 'ns', resourceVersion: '7', finalizers: [F, 'other'] },
+};
+
+/** A client whose every patch is recorded and answered with `failure` (or the patched object). */
+function patching(failure?: ApiError) {
+  const patches: unknown[] = [];
+  const client: Pick<Client, 'patch'> = {
+    patch: async <T extends KubeObject>(_target: unknown, patch: unknown) => {
+      patches.push(patch);
+      if (failure) throw failure;
+      return dying as T;
+    },
+  };
+  return { patches, ops: clientFinalizerOps<KubeObject>(client) };
+}
+
+const answer = (status: number, reason: string) =>
+  new ApiError(
+    status,
+    reason,
+    `fake ${reason}`,
+    'PATCH',
+    '/apis/cache.example.com/v1/namespaces/ns/memcacheds/m',
+  );
+
+describe('clientFinalizerOps', () => {
+  it('removes a finalizer with a merge patch of the list left and the resourceVersion', async () => {
+    const { patches, ops } = patching();
+    await ops.removeFinalizer(dying, ['other']);
+    expect(patches).toEqual([{ metadata: { finalizers: ['other'], resourceVersion: '7' } }]);
+  });
+
+  it('takes the removal from an object already gone as done', async () => {
+    const { patches, ops } = patching(answer(404, 'NotFound'));
+    await expect(ops.removeFinalizer(dying, ['other'])).resolves.toBeUndefined();
+    expect(patches).toHaveLength(1);
+  });
+
+  it('fails the removal on a conflict, for the reconcile to run again', async () => {
+    const { ops } = patching(answer(409, 'Conflict'));
+    await expect(ops.removeFinalizer(dying, ['other'])).rejects.toBeInstanceOf(ApiError);
+  });
+
+  it('fails adding to an object already gone', async () => {
+    const { ops } = patching(answer(404, 'NotFound'));
+    await expect(ops.addFinalizer(dying, [F, 'other'])).rejects.toBeInstanceOf(ApiError);
+  });
+});
