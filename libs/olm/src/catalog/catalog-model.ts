@@ -4,9 +4,11 @@ import type { ParsedProperties } from './properties.js';
 import type { BundleBlob, ChannelBlob, PackageBlob } from './types.js';
 
 /**
- * The package/channel/bundle model that opm's `declcfg.ConvertToModel` builds from a declarative config and
- * `model.Validate` checks. A bundle appears once per channel that lists it, as a separate object carrying that
- * channel's upgrade edges.
+ * The package/channel/bundle model that opm's `declcfg.ConvertToModel` builds from a declarative config: the one
+ * model of a catalog. Validation checks it (`model.Validate`), the registry derives what it serves from it and
+ * the upgrade graph is drawn from one of its packages. A bundle appears once per channel that lists it, as a
+ * separate object carrying that channel's upgrade edges; the objects of one blob share its parsed properties
+ * (its `olm.bundle.object` manifests are decoded once, with the blob: `readBundleObjects`).
  */
 export interface CatalogModel {
   readonly packages: Map<string, ModelPackage>;
@@ -37,6 +39,8 @@ export interface ModelBundle {
   readonly skips: readonly string[];
   readonly skipRange: string;
   blob?: BundleBlob;
+  /** The blob's properties, parsed. */
+  properties?: ParsedProperties;
   version?: Version;
   release: PrereleaseIdentifier[];
   deprecation?: string;
@@ -46,6 +50,19 @@ export interface ModelBundle {
 export function versionString(bundle: ModelBundle): string {
   const version = bundle.version ? formatVersion(bundle.version) : '0.0.0';
   return bundle.release.length > 0 ? `${version}-${bundle.release.map(String).join('.')}` : version;
+}
+
+/** The `olm.package` version of the entry's bundle as the catalog writes it; absent without a bundle. */
+export function versionText(bundle: ModelBundle): string | undefined {
+  return bundle.properties?.packages[0]?.version;
+}
+
+/**
+ * The package's channels that `olm.channel` blobs declare, by name: without the empty default channel the
+ * model holds, when no blob declares it, for validation to reject.
+ */
+export function declaredChannels(pkg: ModelPackage): ModelChannel[] {
+  return sortedValues(pkg.channels).filter((channel) => channel.blob !== undefined);
 }
 
 /** The map's values ordered by key, bytewise as Go sorts strings, so results do not depend on input order. */

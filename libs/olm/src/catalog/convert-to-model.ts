@@ -37,9 +37,9 @@ interface ConversionState {
 /**
  * opm's `declcfg.ConvertToModel`: builds the package/channel/bundle model from a catalog's blobs, reporting each
  * blob it cannot convert (opm's messages) and leaving that blob out. Unlike opm it does not stop at the first
- * problem.
+ * problem. Without `report`, the problems are not reported (the blobs at fault are still left out).
  */
-export function convertToModel(catalog: Catalog, report: ReportFinding): CatalogModel {
+export function convertToModel(catalog: Catalog, report: ReportFinding = () => {}): CatalogModel {
   const state: ConversionState = {
     model: { packages: new Map(), properties: new Map() },
     entriesAwaitingBundle: new Map(),
@@ -136,7 +136,7 @@ function addBundle(state: ConversionState, blob: BundleBlob, report: ReportFindi
   const identity = bundleIdentity(blob, properties, (code, message) => report(code, message, where));
   if (identity === undefined) return;
   state.entriesAwaitingBundle.get(blob.package)?.delete(blob.name);
-  if (!completeChannelEntries(pkg, blob, identity)) {
+  if (!completeChannelEntries(pkg, blob, properties, identity)) {
     const message = `package ${goQuote(blob.package)}, bundle ${goQuote(blob.name)} not found in any channel entries`;
     report('BUNDLE_NOT_IN_CHANNEL', message, where);
   }
@@ -257,14 +257,23 @@ function bundleRelease(
   }
 }
 
-/** Gives every channel entry naming the blob its blob, version and release; false when no channel lists it. */
-function completeChannelEntries(pkg: ModelPackage, blob: BundleBlob, identity: BundleIdentity): boolean {
+/**
+ * Gives every channel entry naming the blob its blob, properties, version and release; false when no channel
+ * lists it.
+ */
+function completeChannelEntries(
+  pkg: ModelPackage,
+  blob: BundleBlob,
+  properties: ParsedProperties,
+  identity: BundleIdentity,
+): boolean {
   let found = false;
   for (const channel of pkg.channels.values()) {
     const bundle = channel.bundles.get(blob.name);
     if (bundle === undefined) continue;
     found = true;
     bundle.blob = blob;
+    bundle.properties = properties;
     bundle.version = identity.version;
     bundle.release = identity.release;
   }

@@ -1,6 +1,7 @@
 /**
  * File-based catalogs (FBC) as operator-registry v1.73.0 handles them: loading with opm's decoder rules
- * (`loadCatalog`), `opm validate`'s checks and messages (`validateCatalog`, `formatValidationResults`), opm's
+ * (`loadCatalog`), the package/channel/bundle model that validation, the registry and the upgrade graph share
+ * (`convertToModel`), `opm validate`'s checks and messages (`validateCatalog`, `formatValidationResults`), opm's
  * byte-exact JSON and YAML writers (`serializeCatalog`, `writeCatalog`), the basic and semver templates, and a
  * synthetic catalog generator for benchmarks.
  *
@@ -11,6 +12,8 @@
  * come from the `yaml` package, reworded like go-yaml for the common cases; opkit adds `lint` warnings.
  */
 export { singleBundleCatalog, withUpgradeBundle } from './bundle-catalog.js';
+export type { CatalogModel, ModelBundle, ModelChannel, ModelPackage } from './catalog-model.js';
+export { convertToModel } from './convert-to-model.js';
 export {
   CatalogError,
   type CatalogErrorCode,
@@ -87,7 +90,12 @@ export {
   SCHEMA_DEPRECATIONS,
   SCHEMA_PACKAGE,
 } from './types.js';
-export { type ValidateCatalogOptions, validateCatalog } from './validate.js';
+export {
+  type ConvertedCatalog,
+  convertAndValidate,
+  type ValidateCatalogOptions,
+  validateCatalog,
+} from './validate.js';
 export { validateCatalogDir } from './validate-dir.js';
 export type {
   ValidationCode,

@@ -157,9 +157,11 @@ export function bundleVersion(bundle: Pick<BundleBlob, 'properties'>): string | 
 /** A bundle's `olm.bundle.object` manifests, converted to JSON text as opm does on load. */
 export interface BundleObjects {
   /** Every object, as JSON text. */
-  readonly objects: string[];
+  readonly objects: readonly string[];
   /** The ClusterServiceVersion among them, if any: the first object of that kind, found on first use. */
   readonly csv?: Record<string, unknown>;
+  /** The JSON text of {@link csv} (opm's `CsvJSON`), `''` when there is none. */
+  readonly csvJson: string;
 }
 
 /** An `olm.bundle.object` property could not be read; `message` is opm's text (without `read bundle objects: `). */
@@ -170,16 +172,39 @@ export class BundleObjectError extends Error {
   }
 }
 
+const NO_OBJECTS: BundleObjects = Object.freeze({ objects: Object.freeze([]), csvJson: '' });
+
+/**
+ * Every blob's objects, decoded once: loading decodes them to check them, as opm does, and validation, the
+ * registry and templates reuse that. Blobs are not changed after they are loaded, so the result stays true.
+ */
+const decodedObjects = new WeakMap<BundleBlob, BundleObjects>();
+
 /**
  * Decodes a bundle's `olm.bundle.object` properties like opm's `readBundleObjects`: base64 data, then YAML or
- * JSON to JSON; the CSV is the first object of kind `ClusterServiceVersion`.
+ * JSON to JSON; the CSV is the first object of kind `ClusterServiceVersion`. The result is kept with the blob.
  *
  * @throws BundleObjectError
  */
 export function readBundleObjects(bundle: BundleBlob): BundleObjects {
+  // Most bundles name an image and carry no objects: nothing to decode or keep.
+  if (!bundle.properties.some((p) => p.type === PROPERTY_BUNDLE_OBJECT)) return NO_OBJECTS;
+  let decoded = decodedObjects.get(bundle);
+  if (decoded === undefined) {
+    decoded = decodeBundleObjects(bundle);
+    decodedObjects.set(bundle, decoded);
+  }
+  return decoded;
+}
+
+/** What is known of an object given as YAML once it is parsed: whether it is a CSV (and then the CSV). */
+type YamlObject = { readonly csv?: Record<string, unknown> };
+
+function decodeBundleObjects(bundle: BundleBlob): BundleObjects {
   const objects: string[] = [];
-  // Objects given as YAML are parsed on the way to JSON; JSON text is parsed only when the CSV is looked for.
-  const parsedYaml = new Map<number, unknown>();
+  // Objects given as YAML are parsed on the way to JSON (only a CSV's tree is kept); JSON text is parsed only
+  // when the CSV is looked for.
+  const fromYaml = new Map<number, YamlObject>();
   bundle.properties.forEach((p, i) => {
     if (p.type !== PROPERTY_BUNDLE_OBJECT) return;
     const where = `package ${goQuote(bundle.package)}, bundle ${goQuote(bundle.name)}`;
@@ -206,40 +231,58 @@ export function readBundleObjects(bundle: BundleBlob): BundleObjects {
         `${where}: convert bundle object property at index ${i} to JSON: ${reason}`,
       );
     }
-    parsedYaml.set(objects.length, parsed);
+    fromYaml.set(objects.length, isCsv(parsed) ? { csv: parsed } : {});
     objects.push(JSON.stringify(parsed));
   });
-  let csv: { readonly found?: Record<string, unknown> } | undefined;
+  let found: { readonly index?: number; readonly csv?: Record<string, unknown> } | undefined;
+  const firstCsvOnce = () => {
+    found ??= firstCsv(objects, fromYaml);
+    return found;
+  };
   return {
     objects,
     get csv() {
-      csv ??= { found: firstCsv(objects, parsedYaml) };
-      return csv.found;
+      return firstCsvOnce().csv;
+    },
+    get csvJson() {
+      const { index } = firstCsvOnce();
+      return index === undefined ? '' : (objects[index] ?? '');
     },
   };
 }
 
 const JSON_PREFIX = /^\s*\{/;
 
-/** opm's `extractCSV`: the first object that parses and has kind `ClusterServiceVersion`. */
+function isCsv(value: unknown): value is Record<string, unknown> {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    (value as Record<string, unknown>).kind === 'ClusterServiceVersion'
+  );
+}
+
+/** opm's `extractCSV`: the first object that parses and has kind `ClusterServiceVersion`, with its index. */
 function firstCsv(
   objects: readonly string[],
-  parsed: ReadonlyMap<number, unknown>,
-): Record<string, unknown> | undefined {
-  for (const [i, json] of objects.entries()) {
+  fromYaml: ReadonlyMap<number, YamlObject>,
+): { readonly index?: number; readonly csv?: Record<string, unknown> } {
+  for (const [index, json] of objects.entries()) {
+    const yaml = fromYaml.get(index);
+    if (yaml !== undefined) {
+      if (yaml.csv !== undefined) return { index, csv: yaml.csv };
+      continue;
+    }
     // Only an object whose text names the kind, plainly or with escapes, can be one: most CRDs are skipped
     // without parsing them.
-    if (!parsed.has(i) && !json.includes('ClusterServiceVersion') && !json.includes('\\u')) continue;
+    if (!json.includes('ClusterServiceVersion') && !json.includes('\\u')) continue;
     let value: unknown;
     try {
-      value = parsed.has(i) ? parsed.get(i) : JSON.parse(json);
+      value = JSON.parse(json);
     } catch {
       continue;
     }
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      if ((value as Record<string, unknown>).kind === 'ClusterServiceVersion')
-        return value as Record<string, unknown>;
-    }
+    if (isCsv(value)) return { index, csv: value };
   }
-  return undefined;
+  return {};
 }

@@ -10,7 +10,6 @@ import {
   versionString,
 } from './catalog-model.js';
 import { byteOrder } from './go-format.js';
-import { readBundleObjects } from './properties.js';
 import { checkReplacesChain, type ReplacesChainResult } from './replaces-chain.js';
 import type { ReportFinding } from './validation-report.js';
 import type { ValidationCode } from './validation-result.js';
@@ -172,7 +171,9 @@ function skipRangeValid(bundle: ModelBundle): Problem[] {
 /** A bundle needs an image unless it carries its manifests as `olm.bundle.object` properties. */
 function imageOrObjectsSet(bundle: ModelBundle): Problem[] {
   const blob = bundle.blob;
-  if (blob === undefined || blob.image !== '' || readBundleObjects(blob).objects.length > 0) return [];
+  // Loading has decoded each of those properties into one object, so counting them is counting the objects.
+  if (blob === undefined || blob.image !== '' || (bundle.properties?.bundleObjects.length ?? 0) > 0)
+    return [];
   return [{ code: 'BUNDLE_IMAGE_MISSING', message: 'bundle image must be set' }];
 }
 

@@ -1,4 +1,5 @@
 import { lintCatalog } from './catalog-lint.js';
+import type { CatalogModel } from './catalog-model.js';
 import { convertToModel } from './convert-to-model.js';
 import type { Catalog } from './types.js';
 import { validateModel } from './validate-model.js';
@@ -22,9 +23,24 @@ export interface ValidateCatalogOptions {
  * Use {@link formatValidationResults} to print the results the way opm does.
  */
 export function validateCatalog(catalog: Catalog, options: ValidateCatalogOptions = {}): ValidationResult[] {
+  return convertAndValidate(catalog, options).results;
+}
+
+/** A catalog's model and what validating the catalog found. */
+export interface ConvertedCatalog {
+  /** The model, without the blobs that failed to convert. */
+  readonly model: CatalogModel;
+  readonly results: ValidationResult[];
+}
+
+/**
+ * {@link validateCatalog}, returning the model it validated as well, for whoever uses the catalog next (the
+ * registry serves it) so the catalog is converted once.
+ */
+export function convertAndValidate(catalog: Catalog, options: ValidateCatalogOptions = {}): ConvertedCatalog {
   const report = new ValidationReport();
   const model = convertToModel(catalog, report.reporter('convert'));
   if (report.results.length === 0) validateModel(model, report.reporter('model'));
   if (options.warnings ?? true) lintCatalog(catalog, model, report.reporter('lint', 'warning'));
-  return report.results;
+  return { model, results: report.results };
 }

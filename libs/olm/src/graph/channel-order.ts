@@ -1,4 +1,4 @@
-import type { ChannelEntry } from '../catalog/types.js';
+import type { ChainEntry } from '../catalog/replaces-chain.js';
 import { goQuote } from '../semver/go-quote.js';
 import { GraphError } from './errors.js';
 
@@ -12,9 +12,9 @@ import { GraphError } from './errors.js';
  * @throws GraphError with OLM's messages (`no channel heads …`, `a cycle exists …`, `a unique replacement chain
  *   … is required …`)
  */
-export function sortChannel(pkg: string, channel: string, entries: readonly ChannelEntry[]): string[] {
+export function sortChannel(pkg: string, channel: string, entries: readonly ChainEntry[]): string[] {
   if (entries.length === 0) return [];
-  const lookup = new Map<string, ChannelEntry>();
+  const lookup = new Map<string, ChainEntry>();
   for (const e of entries) lookup.set(e.name, e);
   const replacedBy = new Set<string>();
   const replaces = new Map<string, string>();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { convertToModel } from '../catalog/convert-to-model.js';
 import { bundleBlob, channelBlob, oneChannel } from '../catalog/spec-fixtures.js';
 import type { ChannelEntry } from '../catalog/types.js';
 import { nextUpgrade } from './next-upgrade.js';
@@ -9,7 +10,7 @@ const chain: ChannelEntry[] = [
   { name: 'op.v1.0.2', replaces: 'op.v1.0.1' },
 ];
 const to = (entries: ChannelEntry[], installed: string) =>
-  nextUpgrade(oneChannel(entries, 'op'), 'op', 'stable', installed);
+  nextUpgrade(convertToModel(oneChannel(entries, 'op')), 'op', 'stable', installed);
 
 // The worked examples of olm-docs creating-an-update-graph.md (reference §7.3).
 describe('nextUpgrade (OLM v0 subscription resolution)', () => {
@@ -73,8 +74,10 @@ describe('nextUpgrade (OLM v0 subscription resolution)', () => {
       channelBlob('op', 'alpha', [{ name: 'op.v1.0.0' }, { name: 'op.v2.0.0', replaces: 'op.v1.0.0' }]),
     );
     c.bundles.push(bundleBlob('op', '2.0.0'));
-    expect(nextUpgrade(c, 'op', '', '1.0.0')).toMatchObject({ to: { name: 'op.v1.0.1', channel: 'stable' } });
-    expect(nextUpgrade(c, 'op', 'alpha', '1.0.0')).toMatchObject({
+    expect(nextUpgrade(convertToModel(c), 'op', '', '1.0.0')).toMatchObject({
+      to: { name: 'op.v1.0.1', channel: 'stable' },
+    });
+    expect(nextUpgrade(convertToModel(c), 'op', 'alpha', '1.0.0')).toMatchObject({
       to: { name: 'op.v2.0.0', channel: 'alpha' },
     });
   });
@@ -83,7 +86,7 @@ describe('nextUpgrade (OLM v0 subscription resolution)', () => {
     const c = oneChannel(chain, 'op');
     c.channels.push(channelBlob('op', 'v2', [{ name: 'op.v2.0.0' }]));
     c.bundles.push(bundleBlob('op', '2.0.0'));
-    expect(nextUpgrade(c, 'op', 'v2', '1.0.0').reason).toBe('no-edge');
+    expect(nextUpgrade(convertToModel(c), 'op', 'v2', '1.0.0').reason).toBe('no-edge');
   });
 
   it('fails like OLM when the channel cannot be ordered', () => {

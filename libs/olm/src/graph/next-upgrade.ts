@@ -1,5 +1,11 @@
-import { bundleVersion } from '../catalog/properties.js';
-import type { Catalog, ChannelBlob, ChannelEntry, PackageBlob } from '../catalog/types.js';
+import {
+  type CatalogModel,
+  declaredChannels,
+  type ModelBundle,
+  type ModelChannel,
+  type ModelPackage,
+  versionText,
+} from '../catalog/catalog-model.js';
 import { goQuote } from '../semver/go-quote.js';
 import { rangeIncludes, tryParseRange } from '../semver/range.js';
 import { compareVersions, formatVersion, tryParseVersion, type Version } from '../semver/version.js';
@@ -46,7 +52,7 @@ export interface UpgradeDecision {
 }
 
 interface Entry {
-  readonly entry: ChannelEntry;
+  readonly entry: ModelBundle;
   readonly channel: string;
 }
 
@@ -63,22 +69,24 @@ interface Entry {
  *   channel-ordering errors (no head, cycle, several replacement chains), which fail the resolution on a cluster
  */
 export function nextUpgrade(
-  catalog: Catalog,
+  model: CatalogModel,
   pkg: string,
   channel: string,
   installedVersion: string,
   options: NextUpgradeOptions = {},
 ): UpgradeDecision {
-  const pkgBlob = catalog.packages.find((p) => p.name === pkg);
-  if (pkgBlob === undefined) throw new GraphError('GRAPH_UNKNOWN_PACKAGE', `unknown package ${goQuote(pkg)}`);
+  const modelPackage = model.packages.get(pkg);
+  if (modelPackage === undefined) {
+    throw new GraphError('GRAPH_UNKNOWN_PACKAGE', `unknown package ${goQuote(pkg)}`);
+  }
   const current = parseInstalledVersion(installedVersion);
-  const versions = bundleVersionsOf(catalog, pkg);
+  const versions = bundleVersionsOf(modelPackage);
   const installed: Installed = {
     name: options.installedName ?? findInstalled(pkg, versions, current),
     version: current,
     versionText: installedVersion,
   };
-  const channels = subscribedChannels(catalog, pkgBlob, channel);
+  const channels = subscribedChannels(modelPackage, channel);
   const ordered = orderedEntries(pkg, channels);
   const candidates = upgradeCandidates(ordered, installed, versions);
   const best = candidates[0];
@@ -105,45 +113,38 @@ function parseInstalledVersion(installedVersion: string): Version {
   return current;
 }
 
-/** The `olm.package` version of each bundle of the package, by bundle name (the first blob of a name wins). */
-function bundleVersionsOf(catalog: Catalog, pkg: string): Map<string, string> {
+/** The `olm.package` version of each bundle of the package, by bundle name. */
+function bundleVersionsOf(pkg: ModelPackage): Map<string, string> {
   const versions = new Map<string, string>();
-  for (const b of catalog.bundles) {
-    if (b.package !== pkg) continue;
-    const v = bundleVersion(b);
-    if (v !== undefined && !versions.has(b.name)) versions.set(b.name, v);
+  for (const channel of pkg.channels.values()) {
+    for (const bundle of channel.bundles.values()) {
+      const version = versionText(bundle);
+      if (version !== undefined) versions.set(bundle.name, version);
+    }
   }
   return versions;
 }
 
 /** The channels the Subscription follows: the named one, or all of them with the default channel first. */
-function subscribedChannels(catalog: Catalog, pkgBlob: PackageBlob, channel: string): ChannelBlob[] {
-  const pkg = pkgBlob.name;
-  const channels = catalog.channels.filter(
-    (c) => c.package === pkg && (channel === '' || c.name === channel),
-  );
+function subscribedChannels(pkg: ModelPackage, channel: string): ModelChannel[] {
+  const channels = declaredChannels(pkg).filter((c) => channel === '' || c.name === channel);
   if (channels.length === 0) {
     const what =
       channel === ''
-        ? `package ${goQuote(pkg)} has no channels`
-        : `unknown channel ${goQuote(channel)} of package ${goQuote(pkg)}`;
+        ? `package ${goQuote(pkg.name)} has no channels`
+        : `unknown channel ${goQuote(channel)} of package ${goQuote(pkg.name)}`;
     throw new GraphError('GRAPH_UNKNOWN_CHANNEL', what);
   }
-  return channels.sort((a, b) => {
-    const ad = a.name === pkgBlob.defaultChannel;
-    const bd = b.name === pkgBlob.defaultChannel;
-    if (ad !== bd) return ad ? -1 : 1;
-    return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-  });
+  const isDefault = (c: ModelChannel): boolean => c.name === pkg.blob.defaultChannel;
+  return [...channels.filter(isDefault), ...channels.filter((c) => !isDefault(c))];
 }
 
 /** Every entry of the channels, channel by channel, each channel from its head down (OLM's order). */
-function orderedEntries(pkg: string, channels: readonly ChannelBlob[]): Entry[] {
+function orderedEntries(pkg: string, channels: readonly ModelChannel[]): Entry[] {
   const ordered: Entry[] = [];
   for (const c of channels) {
-    const byName = new Map(c.entries.map((e) => [e.name, e]));
-    for (const name of sortChannel(pkg, c.name, c.entries)) {
-      const entry = byName.get(name);
+    for (const name of sortChannel(pkg, c.name, [...c.bundles.values()])) {
+      const entry = c.bundles.get(name);
       if (entry !== undefined) ordered.push({ entry, channel: c.name });
     }
   }
@@ -162,7 +163,7 @@ function upgradeCandidates(
     if (entry.name === installedName) continue;
     const via: EdgeKind[] = [];
     if (installedName !== undefined && entry.replaces === installedName) via.push('replaces');
-    if (installedName !== undefined && entry.skips?.includes(installedName)) via.push('skips');
+    if (installedName !== undefined && entry.skips.includes(installedName)) via.push('skips');
     const range = entry.skipRange ? tryParseRange(entry.skipRange) : undefined;
     if (range && rangeIncludes(range, installed.version)) via.push('skipRange');
     if (via.length === 0) continue;
@@ -182,14 +183,14 @@ function fromOf(installed: Installed): UpgradeDecision['from'] {
 function upgradeTo(
   best: UpgradeCandidate,
   installed: Installed,
-  channels: readonly ChannelBlob[],
+  channels: readonly ModelChannel[],
   ordered: readonly Entry[],
   candidates: UpgradeCandidate[],
 ): UpgradeDecision {
   const reason = best.via[0]!; // a candidate has at least one edge
   const current = formatVersion(installed.version);
   const skipRange = () =>
-    channels.flatMap((c) => c.entries).find((e) => e.name === best.name)?.skipRange ?? '';
+    channels.flatMap((c) => [...c.bundles.values()]).find((e) => e.name === best.name)?.skipRange ?? '';
   const edge =
     reason === 'replaces'
       ? `replaces ${installed.name}`
@@ -220,7 +221,7 @@ function upgradeTo(
  */
 function stayOn(
   installed: Installed,
-  channels: readonly ChannelBlob[],
+  channels: readonly ModelChannel[],
   ordered: readonly Entry[],
   candidates: UpgradeCandidate[],
 ): UpgradeDecision {
@@ -239,10 +240,9 @@ function stayOn(
     };
   }
   const trappedBy = channels
-    .flatMap((c) => c.entries)
+    .flatMap((c) => [...c.bundles.values()])
     .filter(
-      (e) =>
-        installedName !== undefined && (e.skips?.includes(installedName) || e.replaces === installedName),
+      (e) => installedName !== undefined && (e.skips.includes(installedName) || e.replaces === installedName),
     )
     .map((e) => e.name);
   const current = formatVersion(installed.version);

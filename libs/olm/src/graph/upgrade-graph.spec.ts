@@ -1,21 +1,24 @@
 import { describe, expect, it } from 'vitest';
+import { convertToModel } from '../catalog/convert-to-model.js';
 import { oneChannel } from '../catalog/spec-fixtures.js';
 import { renderDot } from './render-dot.js';
 import { renderText } from './render-text.js';
 import { buildUpgradeGraph } from './upgrade-graph.js';
 
-const catalog = oneChannel(
-  [
-    { name: 'op.v1.0.0' },
-    { name: 'op.v1.1.0', replaces: 'op.v1.0.0' },
-    { name: 'op.v1.2.0', replaces: 'op.v1.1.0', skips: ['op.v1.1.0'], skipRange: '>=1.0.0 <1.2.0' },
-  ],
-  'op',
+const model = convertToModel(
+  oneChannel(
+    [
+      { name: 'op.v1.0.0' },
+      { name: 'op.v1.1.0', replaces: 'op.v1.0.0' },
+      { name: 'op.v1.2.0', replaces: 'op.v1.1.0', skips: ['op.v1.1.0'], skipRange: '>=1.0.0 <1.2.0' },
+    ],
+    'op',
+  ),
 );
 
 describe('buildUpgradeGraph', () => {
   it('derives edges from replaces, skips and skipRange', () => {
-    const [stable] = buildUpgradeGraph(catalog, 'op').channels;
+    const [stable] = buildUpgradeGraph(model, 'op').channels;
     expect(stable?.head).toBe('op.v1.2.0');
     expect(stable?.edges).toEqual([
       { from: 'op.v1.0.0', to: 'op.v1.1.0', kind: 'replaces', channel: 'stable' },
@@ -27,7 +30,7 @@ describe('buildUpgradeGraph', () => {
   });
 
   it('renders as text', () => {
-    expect(renderText(buildUpgradeGraph(catalog, 'op'))).toBe(
+    expect(renderText(buildUpgradeGraph(model, 'op'))).toBe(
       [
         'package op (default channel stable)',
         '  channel stable (default, head op.v1.2.0)',
@@ -40,7 +43,7 @@ describe('buildUpgradeGraph', () => {
   });
 
   it('renders as DOT with one cluster per channel and a style per edge kind', () => {
-    const dot = renderDot(buildUpgradeGraph(catalog, 'op'));
+    const dot = renderDot(buildUpgradeGraph(model, 'op'));
     expect(dot).toContain('subgraph "cluster_stable" {');
     expect(dot).toContain('"stable/op.v1.2.0" [label="op.v1.2.0\\n1.2.0", style=bold];');
     expect(dot).toContain(
@@ -50,6 +53,6 @@ describe('buildUpgradeGraph', () => {
   });
 
   it('rejects an unknown package', () => {
-    expect(() => buildUpgradeGraph(catalog, 'nope')).toThrow('unknown package "nope"');
+    expect(() => buildUpgradeGraph(model, 'nope')).toThrow('unknown package "nope"');
   });
 });

@@ -1,8 +1,12 @@
-import { bundleVersion } from '../catalog/properties.js';
+import {
+  type CatalogModel,
+  declaredChannels,
+  type ModelBundle,
+  versionText,
+} from '../catalog/catalog-model.js';
 import { checkReplacesChain } from '../catalog/replaces-chain.js';
-import type { Catalog, ChannelEntry } from '../catalog/types.js';
 import { rangeIncludes, tryParseRange, type VersionRange } from '../semver/range.js';
-import { tryParseVersion, type Version } from '../semver/version.js';
+import type { Version } from '../semver/version.js';
 import { GraphError } from './errors.js';
 
 /** How an upgrade edge arises. */
@@ -24,7 +28,8 @@ export interface GraphNode {
   /** The `olm.package` version text of the bundle, when the catalog has the bundle. */
   readonly version?: string;
   readonly parsedVersion?: Version;
-  readonly entry: ChannelEntry;
+  /** The model's channel entry: its edges, and its bundle when the catalog has it. */
+  readonly entry: ModelBundle;
   /** The parsed skipRange; `undefined` when absent or invalid (OLM ignores an invalid skipRange). */
   readonly skipRange?: VersionRange;
 }
@@ -47,66 +52,58 @@ export interface PackageGraph {
 }
 
 /**
- * Builds the upgrade graph of a package from its channels: an edge from each entry's `replaces` target, from
- * every `skips` element, and from every entry of the same channel whose version falls in the entry's
- * `skipRange` (blang semantics). Targets outside the channel still get edges (the chain's tail usually replaces
- * a bundle that left the catalog).
+ * Builds the upgrade graph of a package of the catalog's model from its channels: an edge from each entry's
+ * `replaces` target, from every `skips` element, and from every entry of the same channel whose version falls
+ * in the entry's `skipRange` (blang semantics). Targets outside the channel still get edges (the chain's tail
+ * usually replaces a bundle that left the catalog).
  *
  * @throws GraphError `GRAPH_UNKNOWN_PACKAGE`
  */
-export function buildUpgradeGraph(catalog: Catalog, pkg: string): PackageGraph {
-  const pkgBlob = catalog.packages.find((p) => p.name === pkg);
-  if (pkgBlob === undefined) throw new GraphError('GRAPH_UNKNOWN_PACKAGE', `unknown package "${pkg}"`);
-  const versions = new Map<string, string>();
-  for (const b of catalog.bundles) {
-    if (b.package !== pkg) continue;
-    const v = bundleVersion(b);
-    if (v !== undefined && !versions.has(b.name)) versions.set(b.name, v);
-  }
-  const channels = catalog.channels
-    .filter((c) => c.package === pkg)
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map((c): ChannelGraph => {
-      const nodes = c.entries.map((entry): GraphNode => {
-        const version = versions.get(entry.name);
-        const parsedVersion = version === undefined ? undefined : tryParseVersion(version);
-        const skipRange = entry.skipRange ? tryParseRange(entry.skipRange) : undefined;
-        return {
-          name: entry.name,
-          entry,
-          ...(version === undefined ? {} : { version }),
-          ...(parsedVersion === undefined ? {} : { parsedVersion }),
-          ...(skipRange === undefined ? {} : { skipRange }),
-        };
-      });
-      const edges: UpgradeEdge[] = [];
-      for (const n of nodes) {
-        if (n.entry.replaces)
-          edges.push({ from: n.entry.replaces, to: n.name, kind: 'replaces', channel: c.name });
-        for (const s of n.entry.skips ?? [])
-          edges.push({ from: s, to: n.name, kind: 'skips', channel: c.name });
-        if (n.skipRange) {
-          for (const m of nodes) {
-            if (m.name !== n.name && m.parsedVersion && rangeIncludes(n.skipRange, m.parsedVersion)) {
-              edges.push({
-                from: m.name,
-                to: n.name,
-                kind: 'skipRange',
-                channel: c.name,
-                range: n.skipRange.source,
-              });
-            }
+export function buildUpgradeGraph(model: CatalogModel, pkg: string): PackageGraph {
+  const modelPackage = model.packages.get(pkg);
+  if (modelPackage === undefined) throw new GraphError('GRAPH_UNKNOWN_PACKAGE', `unknown package "${pkg}"`);
+  const { defaultChannel } = modelPackage.blob;
+  const channels = declaredChannels(modelPackage).map((c): ChannelGraph => {
+    const nodes = [...c.bundles.values()].map(graphNode);
+    const edges: UpgradeEdge[] = [];
+    for (const n of nodes) {
+      if (n.entry.replaces)
+        edges.push({ from: n.entry.replaces, to: n.name, kind: 'replaces', channel: c.name });
+      for (const s of n.entry.skips) edges.push({ from: s, to: n.name, kind: 'skips', channel: c.name });
+      if (n.skipRange) {
+        for (const m of nodes) {
+          if (m.name !== n.name && m.parsedVersion && rangeIncludes(n.skipRange, m.parsedVersion)) {
+            edges.push({
+              from: m.name,
+              to: n.name,
+              kind: 'skipRange',
+              channel: c.name,
+              range: n.skipRange.source,
+            });
           }
         }
       }
-      const chain = checkReplacesChain(c.entries);
-      return {
-        name: c.name,
-        isDefault: c.name === pkgBlob.defaultChannel,
-        ...(chain.head === undefined ? {} : { head: chain.head }),
-        nodes,
-        edges,
-      };
-    });
-  return { package: pkg, defaultChannel: pkgBlob.defaultChannel, channels };
+    }
+    const chain = checkReplacesChain(nodes.map((n) => n.entry));
+    return {
+      name: c.name,
+      isDefault: c.name === defaultChannel,
+      ...(chain.head === undefined ? {} : { head: chain.head }),
+      nodes,
+      edges,
+    };
+  });
+  return { package: pkg, defaultChannel, channels };
+}
+
+function graphNode(entry: ModelBundle): GraphNode {
+  const version = versionText(entry);
+  const skipRange = entry.skipRange ? tryParseRange(entry.skipRange) : undefined;
+  return {
+    name: entry.name,
+    entry,
+    ...(version === undefined ? {} : { version }),
+    ...(entry.version === undefined ? {} : { parsedVersion: entry.version }),
+    ...(skipRange === undefined ? {} : { skipRange }),
+  };
 }

@@ -1,6 +1,6 @@
 /**
  * OLM's registry gRPC API (`api.Registry` + `grpc.health.v1.Health`) over a file-based catalog, as `opm serve`
- * serves it (operator-registry v1.73.0): the catalog → API model conversion (`buildRegistryModel`), the query
+ * serves it (operator-registry v1.73.0): the serving view of a catalog's model (`buildRegistryModel`), the query
  * semantics and error messages (`RegistryQueries`), and a gRPC server (`startRegistryServer`).
  *
  * Deliberate differences from opm: results opm produces in Go map order (streams, `GetBundleThatReplaces`)

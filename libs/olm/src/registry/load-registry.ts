@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { formatValidationResults } from '../catalog/format.js';
 import { loadCatalog } from '../catalog/load.js';
-import { validateCatalog } from '../catalog/validate.js';
+import { convertAndValidate } from '../catalog/validate.js';
 import { goQuote } from '../semver/go-quote.js';
 import { RegistryError } from './errors.js';
 import { RegistryQueries } from './queries.js';
@@ -55,7 +55,7 @@ export interface LoadRegistryOptions extends BuildRegistryModelOptions {
 
 /**
  * Loads a file-based catalog directory for serving: load, validate as `opm validate` does (opm's serve refuses
- * an invalid catalog too), and convert to the registry model. With a cache directory, the model comes from its
+ * an invalid catalog too), and derive the registry model from the model validation built. With a cache directory, the model comes from its
  * serve cache when the cache was made from these very files and options; otherwise it is built and the cache
  * (re)written, or, with `enforceCacheIntegrity`, refused.
  *
@@ -97,7 +97,8 @@ export async function loadRegistry(dir: string, options: LoadRegistryOptions = {
 
 async function loadFromCatalog(dir: string, options: BuildRegistryModelOptions): Promise<LoadedRegistry> {
   const catalog = await loadCatalog(dir);
-  const errors = validateCatalog(catalog, { warnings: false }).filter((r) => r.level === 'error');
+  const { model: catalogModel, results } = convertAndValidate(catalog, { warnings: false });
+  const errors = results.filter((r) => r.level === 'error');
   if (errors.length > 0) {
     throw new RegistryError(
       'REGISTRY_CATALOG_INVALID',
@@ -105,7 +106,7 @@ async function loadFromCatalog(dir: string, options: BuildRegistryModelOptions):
     );
   }
   for (const other of catalog.others) checkCustomSchemaBlob(other.schema, other.package);
-  const model = buildRegistryModel(catalog, options);
+  const model = buildRegistryModel(catalogModel, options);
   return {
     model,
     queries: new RegistryQueries(model),

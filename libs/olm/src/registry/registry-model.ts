@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatOlmBundleJson, renderBundle } from '../bundle/render.js';
+import { type CatalogModel, declaredChannels, type ModelChannel } from '../catalog/catalog-model.js';
 import { parseCatalogContent } from '../catalog/load.js';
 import {
-  type GvkProperty,
   type ParsedProperties,
   PROPERTY_BUNDLE_OBJECT,
   PROPERTY_CSV_METADATA,
@@ -11,11 +11,10 @@ import {
   PROPERTY_GVK_REQUIRED,
   PROPERTY_PACKAGE,
   PROPERTY_PACKAGE_REQUIRED,
-  parseProperties,
   readBundleObjects,
 } from '../catalog/properties.js';
 import { channelHead } from '../catalog/replaces-chain.js';
-import type { BundleBlob, Catalog, ChannelBlob, PackageBlob } from '../catalog/types.js';
+import type { BundleBlob, PackageBlob } from '../catalog/types.js';
 import { goQuote } from '../semver/go-quote.js';
 import type { ApiBundle, ApiDeprecation, ApiGroupVersionKind, ApiTypedValue } from './api.js';
 import { csvJsonFromMetadata } from './csv-from-metadata.js';
@@ -50,7 +49,10 @@ export interface RegistryPackage {
   readonly channels: ReadonlyMap<string, RegistryChannel>;
 }
 
-/** The catalog as the registry API sees it: packages → channels (with heads) → one API bundle per entry. */
+/**
+ * The catalog as the registry API sees it: packages → channels (with heads) → one API bundle per entry. It is
+ * a serving view of the catalog's model ({@link buildRegistryModel}), and what the serve cache keeps.
+ */
 export interface RegistryModel {
   readonly packages: ReadonlyMap<string, RegistryPackage>;
 }
@@ -66,27 +68,6 @@ export interface BuildRegistryModelOptions {
   readonly inlineBundles?: boolean;
   /** Where bundle directories are looked up for `inlineBundles`; without it, only the catalog's content counts. */
   readonly bundlesDir?: string;
-}
-
-interface PackageDeprecations {
-  pkg?: string;
-  readonly channels: Map<string, string>;
-  readonly bundles: Map<string, string>;
-}
-
-/** The messages of each package's `olm.deprecations` blob, by what they deprecate. */
-function deprecationsOf(catalog: Catalog): Map<string, PackageDeprecations> {
-  const out = new Map<string, PackageDeprecations>();
-  for (const d of catalog.deprecations) {
-    const entry: PackageDeprecations = out.get(d.package) ?? { channels: new Map(), bundles: new Map() };
-    out.set(d.package, entry);
-    for (const e of d.entries) {
-      if (e.reference.schema === 'olm.package') entry.pkg = e.message;
-      else if (e.reference.schema === 'olm.channel') entry.channels.set(e.reference.name ?? '', e.message);
-      else if (e.reference.schema === 'olm.bundle') entry.bundles.set(e.reference.name ?? '', e.message);
-    }
-  }
-  return out;
 }
 
 const gvk = (g: { group: string; version: string; kind: string }): ApiGroupVersionKind => ({
@@ -113,29 +94,10 @@ function dependenciesOf(bundle: BundleBlob): ApiTypedValue[] {
   return out;
 }
 
+/** A bundle's manifests: the CSV JSON (the first CSV among the objects) and every object. */
 interface BundleContent {
   readonly csvJson: string;
   readonly objects: readonly string[];
-}
-
-/** The version of a bundle's `olm.package` property (validation guarantees exactly one). */
-function packageVersion(bundle: BundleBlob): string {
-  const p = bundle.properties.find((x) => x.type === PROPERTY_PACKAGE);
-  return ((p?.value ?? {}) as { version?: string }).version ?? '';
-}
-
-/** The CSV JSON and objects of a bundle as opm loads them (`csvJson` is the first CSV among the objects). */
-function contentOf(bundle: BundleBlob): BundleContent {
-  const { objects } = readBundleObjects(bundle);
-  const csvJson =
-    objects.find((o) => {
-      try {
-        return (JSON.parse(o) as { kind?: unknown }).kind === 'ClusterServiceVersion';
-      } catch {
-        return false;
-      }
-    }) ?? '';
-  return { csvJson, objects };
 }
 
 /** The content of `<bundlesDir>/<package>/<version>/`, rendered as `opm render <dir>` would inline it. */
@@ -143,7 +105,7 @@ function contentFromDirectory(bundlesDir: string, pkg: string, version: string):
   const dir = join(bundlesDir, pkg, version);
   if (!existsSync(dir)) return undefined;
   const blob = parseCatalogContent(formatOlmBundleJson(renderBundle(dir)), dir).bundles[0];
-  return blob ? contentOf(blob) : undefined;
+  return blob ? readBundleObjects(blob) : undefined;
 }
 
 function convertBundle(
@@ -197,45 +159,34 @@ function convertBundle(
 }
 
 /**
- * Builds what the registry API serves from a catalog that passed validation: every package with its default
- * channel and deprecation, every channel with its head, and one API bundle per (channel, bundle) — as opm's
- * serve cache does (`ConvertModelBundleToAPIBundle`). With `inlineBundles`, every bundle carries its manifests
- * and an empty `bundlePath`.
+ * Builds what the registry API serves from the model of a catalog that passed validation: every package with
+ * its default channel and deprecation, every channel with its head, and one API bundle per (channel, bundle) —
+ * as opm's serve cache does (`ConvertModelBundleToAPIBundle`). With `inlineBundles`, every bundle carries its
+ * manifests and an empty `bundlePath`. Bundles use the model's parsed properties and the objects decoded when
+ * the catalog was loaded.
  *
  * @throws RegistryError for a bundle opm could not convert either (two `olm.csv.metadata` properties), or,
  *   with `inlineBundles`, a bundle that has neither inline objects nor a bundle directory.
  */
-export function buildRegistryModel(catalog: Catalog, options: BuildRegistryModelOptions = {}): RegistryModel {
-  const deprecations = deprecationsOf(catalog);
-  const bundlesByPackage = groupBy(catalog.bundles, (b) => b.package);
-  const channelsByPackage = groupBy(catalog.channels, (c) => c.package);
+export function buildRegistryModel(
+  model: CatalogModel,
+  options: BuildRegistryModelOptions = {},
+): RegistryModel {
   const packages = new Map<string, RegistryPackage>();
-  for (const pkg of catalog.packages) {
-    const dep = deprecations.get(pkg.name);
-    const bundles = new Map((bundlesByPackage.get(pkg.name) ?? []).map((b) => [b.name, b]));
-    const prepare = bundlePreparer(pkg, dep, options);
+  for (const pkg of model.packages.values()) {
+    const prepare = bundlePreparer(pkg.blob, options);
     const channels = new Map<string, RegistryChannel>();
-    for (const ch of channelsByPackage.get(pkg.name) ?? []) {
-      channels.set(ch.name, registryChannel(pkg, ch, bundles, prepare, dep?.channels.get(ch.name)));
+    for (const channel of declaredChannels(pkg)) {
+      channels.set(channel.name, registryChannel(pkg.blob, channel, prepare));
     }
     packages.set(pkg.name, {
       name: pkg.name,
-      defaultChannel: pkg.defaultChannel,
+      defaultChannel: pkg.blob.defaultChannel,
       channels,
-      ...(dep?.pkg !== undefined ? { deprecation: { message: dep.pkg } } : {}),
+      ...(pkg.deprecation !== undefined ? { deprecation: { message: pkg.deprecation } } : {}),
     });
   }
   return { packages };
-}
-
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const list = groups.get(key(item)) ?? [];
-    groups.set(key(item), list);
-    list.push(item);
-  }
-  return groups;
 }
 
 type Converted = ReturnType<typeof convertBundle>;
@@ -246,42 +197,40 @@ interface PreparedBundle {
   readonly convert: () => Converted;
 }
 
+/** A bundle blob of the model with what the model knows of it. */
+interface ModelBlob {
+  readonly blob: BundleBlob;
+  readonly properties: ParsedProperties;
+  readonly deprecation: string | undefined;
+}
+
 /**
  * Prepares each bundle of a package once, however many channels list it. Start-up checks only what opm's
- * cache build would refuse; the conversion itself (decoding objects, synthesizing CSVs) happens on first use,
- * once per bundle, so a large catalog is served at once.
+ * cache build would refuse; the conversion itself (synthesizing CSVs, reading bundle directories) happens on
+ * first use, once per bundle, so a large catalog is served at once.
  */
 function bundlePreparer(
   pkg: PackageBlob,
-  dep: PackageDeprecations | undefined,
   options: BuildRegistryModelOptions,
-): (blob: BundleBlob) => PreparedBundle {
+): (bundle: ModelBlob) => PreparedBundle {
   const prepared = new Map<string, PreparedBundle>();
-  return (blob) => {
+  return ({ blob, properties, deprecation }) => {
     const known = prepared.get(blob.name);
     if (known !== undefined) return known;
-    const csvMetadatas = blob.properties.filter((x) => x.type === PROPERTY_CSV_METADATA).length;
+    const csvMetadatas = properties.csvMetadatas.length;
     if (csvMetadatas > 1) {
       throw new RegistryError(
         'REGISTRY_BUNDLE_INVALID',
         `package ${goQuote(pkg.name)}, bundle ${goQuote(blob.name)}: parse properties: expected at most 1 property of type "olm.csv.metadata", found ${csvMetadatas}`,
       );
     }
-    const fromDir = options.inlineBundles ? inlineContent(pkg, blob, options) : undefined;
-    const bundle = options.inlineBundles ? { ...blob, image: '' } : blob;
+    const fromDir = options.inlineBundles ? inlineContent(pkg, blob, properties, options) : undefined;
+    const served = options.inlineBundles ? { ...blob, image: '' } : blob;
     let converted: Converted | undefined;
     const p: PreparedBundle = {
-      providedApis: bundle.properties
-        .filter((x) => x.type === PROPERTY_GVK)
-        .map((x) => gvk(x.value as GvkProperty)),
+      providedApis: properties.gvks.map(gvk),
       convert: () => {
-        converted ??= convertBundle(
-          pkg,
-          bundle,
-          parseProperties(bundle.properties),
-          fromDir ?? contentOf(bundle),
-          dep?.bundles.get(bundle.name),
-        );
+        converted ??= convertBundle(pkg, served, properties, fromDir ?? readBundleObjects(blob), deprecation);
         return converted;
       },
     };
@@ -298,10 +247,11 @@ function bundlePreparer(
 function inlineContent(
   pkg: PackageBlob,
   blob: BundleBlob,
+  properties: ParsedProperties,
   options: BuildRegistryModelOptions,
 ): BundleContent | undefined {
-  if (blob.properties.some((x) => x.type === PROPERTY_BUNDLE_OBJECT)) return undefined;
-  const version = packageVersion(blob);
+  if (properties.bundleObjects.length > 0) return undefined;
+  const version = properties.packages[0]?.version ?? '';
   const fromDir =
     options.bundlesDir !== undefined
       ? contentFromDirectory(options.bundlesDir, pkg.name, version)
@@ -321,53 +271,50 @@ function inlineContent(
 /** A channel with its head and one entry per bundle it lists, each bundle converted when first asked for. */
 function registryChannel(
   pkg: PackageBlob,
-  ch: ChannelBlob,
-  bundles: ReadonlyMap<string, BundleBlob>,
-  prepare: (blob: BundleBlob) => PreparedBundle,
-  deprecation: string | undefined,
+  channel: ModelChannel,
+  prepare: (bundle: ModelBlob) => PreparedBundle,
 ): RegistryChannel {
-  const head = channelHead(ch.entries);
+  const head = channelHead([...channel.bundles.values()]);
   if ('error' in head) {
     throw new RegistryError(
       'REGISTRY_CATALOG_INVALID',
-      `package ${goQuote(pkg.name)}, channel ${goQuote(ch.name)}: ${head.error}`,
+      `package ${goQuote(pkg.name)}, channel ${goQuote(channel.name)}: ${head.error}`,
     );
   }
   const entries = new Map<string, RegistryEntry>();
-  for (const e of ch.entries) {
-    const blob = bundles.get(e.name);
-    if (blob === undefined) {
+  for (const entry of channel.bundles.values()) {
+    const { blob, properties } = entry;
+    if (blob === undefined || properties === undefined) {
       throw new RegistryError(
         'REGISTRY_CATALOG_INVALID',
-        `package ${goQuote(pkg.name)}, channel ${goQuote(ch.name)}: no olm.bundle blob for entry ${goQuote(e.name)}`,
+        `package ${goQuote(pkg.name)}, channel ${goQuote(channel.name)}: no olm.bundle blob for entry ${goQuote(entry.name)}`,
       );
     }
-    const { providedApis, convert } = prepare(blob);
-    const skips = e.skips ?? [];
+    const { providedApis, convert } = prepare({ blob, properties, deprecation: entry.deprecation });
     let bundle: ApiBundle | undefined;
-    entries.set(e.name, {
+    entries.set(entry.name, {
       packageName: pkg.name,
-      channelName: ch.name,
-      name: e.name,
-      replaces: e.replaces ?? '',
-      skips,
+      channelName: channel.name,
+      name: entry.name,
+      replaces: entry.replaces,
+      skips: entry.skips,
       providedApis,
       get bundle(): ApiBundle {
         bundle ??= {
           ...convert(),
-          channelName: ch.name,
-          skipRange: e.skipRange ?? '',
-          replaces: e.replaces ?? '',
-          skips: [...skips],
+          channelName: channel.name,
+          skipRange: entry.skipRange,
+          replaces: entry.replaces,
+          skips: [...entry.skips],
         };
         return bundle;
       },
     });
   }
   return {
-    name: ch.name,
+    name: channel.name,
     head: head.head,
     entries,
-    ...(deprecation !== undefined ? { deprecation: { message: deprecation } } : {}),
+    ...(channel.deprecation !== undefined ? { deprecation: { message: channel.deprecation } } : {}),
   };
 }

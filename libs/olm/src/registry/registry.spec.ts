@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { convertToModel } from '../catalog/convert-to-model.js';
 import { parseCatalogContent } from '../catalog/load.js';
 import type { ApiBundle } from './api.js';
 import { RegistryError } from './errors.js';
@@ -7,17 +8,19 @@ import { RegistryQueries } from './queries.js';
 import { buildRegistryModel } from './registry-model.js';
 import { decodeMessage, encodeMessage } from './wire.js';
 
-const catalog = (extraBundleProperties = '') =>
-  parseCatalogContent(`
+const catalogModel = (extraBundleProperties = '') =>
+  convertToModel(
+    parseCatalogContent(`
 {"schema":"olm.package","name":"p","defaultChannel":"stable"}
 {"schema":"olm.channel","package":"p","name":"stable","entries":[{"name":"p.v1.0.0"},{"name":"p.v1.1.0","replaces":"p.v1.0.0","skips":["p.v0.9.0"]}]}
 {"schema":"olm.bundle","package":"p","name":"p.v1.0.0","image":"example.com/p:1.0.0","properties":[{"type":"olm.package","value":{"packageName":"p","version":"1.0.0"}}]}
 {"schema":"olm.bundle","package":"p","name":"p.v1.1.0","image":"example.com/p:1.1.0","properties":[{"type":"olm.package","value":{"packageName":"p","version":"1.1.0"}},{"type":"olm.gvk","value":{"group":"g","kind":"K","version":"v1"}}${extraBundleProperties}]}
-`);
+`),
+  );
 
 describe('wire codec', () => {
   it('round-trips a bundle and leaves proto3 defaults off the wire', () => {
-    const [bundle] = [...new RegistryQueries(buildRegistryModel(catalog())).listBundles()].filter(
+    const [bundle] = [...new RegistryQueries(buildRegistryModel(catalogModel())).listBundles()].filter(
       (b) => b.csvName === 'p.v1.1.0',
     );
     const bytes = encodeMessage(Bundle, bundle!);
@@ -36,7 +39,7 @@ describe('wire codec', () => {
 });
 
 describe('registry queries', () => {
-  const q = new RegistryQueries(buildRegistryModel(catalog()));
+  const q = new RegistryQueries(buildRegistryModel(catalogModel()));
 
   it('answers with opm’s messages, including its one unquoted package name', () => {
     expect(q.getPackage('p').channels).toEqual([{ name: 'stable', csvName: 'p.v1.1.0' }]);
@@ -66,9 +69,9 @@ describe('registry queries', () => {
 
   it('refuses what opm cannot convert, and inline serving without content', () => {
     const meta = ',{"type":"olm.csv.metadata","value":{}}';
-    expect(() => buildRegistryModel(catalog(meta + meta))).toThrow(
+    expect(() => buildRegistryModel(catalogModel(meta + meta))).toThrow(
       'package "p", bundle "p.v1.1.0": parse properties: expected at most 1 property of type "olm.csv.metadata", found 2',
     );
-    expect(() => buildRegistryModel(catalog(), { inlineBundles: true })).toThrow(RegistryError);
+    expect(() => buildRegistryModel(catalogModel(), { inlineBundles: true })).toThrow(RegistryError);
   });
 });

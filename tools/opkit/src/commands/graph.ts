@@ -41,19 +41,26 @@ export function registerGraphCommand(program: Command): void {
             'OPKIT_ARGUMENT_INVALID',
             '--channel picks the subscription’s channel for --installed: give --installed too',
           );
-        const { buildUpgradeGraph, loadCatalog, nextUpgrade, renderDot, renderMermaid, renderText } =
-          await import('@opkit/olm');
+        const {
+          buildUpgradeGraph,
+          convertToModel,
+          loadCatalog,
+          nextUpgrade,
+          renderDot,
+          renderMermaid,
+          renderText,
+        } = await import('@opkit/olm');
         const catalog = await loadCatalog(dir);
         if (opts.installed) {
           const channel =
             opts.channel ?? catalog.packages.find((p) => p.name === opts.package)?.defaultChannel ?? 'stable';
-          const decision = nextUpgrade(catalog, opts.package, channel, opts.installed);
+          const decision = nextUpgrade(convertToModel(catalog), opts.package, channel, opts.installed);
           process.stdout.write(
             `${decision.to ? `${opts.installed} → ${decision.to.version ?? decision.to.name}` : `${opts.installed} stays`} (${decision.reason}): ${decision.explanation}\n`,
           );
           return;
         }
-        const graph = buildUpgradeGraph(catalog, opts.package);
+        const graph = buildUpgradeGraph(convertToModel(catalog), opts.package);
         const out =
           format === 'mermaid'
             ? renderMermaid(catalog, { packageName: opts.package })
