@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime';
+import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime/manager';
 import { buildImage, buildImageIndex, layerFromEntries, type OciImage, writeLayout } from '@opkit/oci';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
