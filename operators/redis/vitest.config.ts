@@ -1,4 +1,4 @@
+import { opkitVitestConfig } from '@opkit/test-cluster/vitest-projects';
 import { defineConfig } from 'vitest/config';
-import { opkitVitestConfig } from '../../test/cluster/src/testing/vitest-projects.js';
 
 export default defineConfig(opkitVitestConfig({ e2eRunsCli: true }));

@@ -1,5 +1,5 @@
+import { opkitVitestConfig } from '@opkit/test-cluster/vitest-projects';
 import { defineConfig } from 'vitest/config';
-import { opkitVitestConfig } from '../../test/cluster/src/testing/vitest-projects.js';
 
 // The end-to-end test scaffolds an operator in a copy of the workspace (which builds the CLI itself) and
 // starts its own control plane, without a real node, for the generated operator's tests.

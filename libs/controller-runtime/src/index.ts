@@ -1,161 +1,71 @@
-// The public surface of @opkit/controller-runtime, grouped as controller-runtime's packages are.
+// The root of @opkit/controller-runtime: what an operator's code reaches for, as controller-runtime's alias.go
+// is. Every module directory is also a subpath (`@opkit/controller-runtime/<directory>`) exporting all of its
+// names, these included; the package.json `exports` lists them.
 
-export type { KubeConfig } from '@kubernetes/client-node';
-export { BuilderError, ControllerBuilder, controllerManagedBy } from './builder/builder.js';
-// webhooks: admission (defaulting, validating), conversion (hub and spokes), the HTTPS server
-export {
-  WebhookBuilder,
-  type WebhookRegistration,
-  webhookManagedBy,
-  webhookPath,
-} from './builder/webhook-builder.js';
-export { type InformerHandler, SharedInformer, stripManagedFields } from './cache/informer.js';
-// cache
-export {
-  type CacheListOptions,
-  CacheSyncTimeoutError,
-  InformerCache,
-  NamespaceNotCachedError,
-  type ObjectCacheOptions,
-} from './cache/informer-cache.js';
-export { parseLabelSelector, selectorFromLabels } from './cache/label-selector.js';
-export { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from './cache/store.js';
-export { watchNamespacesFromEnv } from './cache/watch-namespaces.js';
-export {
-  type AuthorityOptions,
-  type CertificateAndKey,
-  certificateAuthority,
-  issueServingCertificate,
-  type SelfSignedOptions,
-  selfSignedCertificate,
-} from './certs/certificates.js';
-// client
-export { Client } from './client/cached-client.js';
-export {
-  type ApplyOptions,
-  type DeleteOptions,
-  KubeClient,
-  type ListOptions,
-  type ObjectList,
-  type PatchType,
-  type Reader,
-  retryOnConflict,
-  type TypeRef,
-  type WriteOptions,
-} from './client/client.js';
+export { ControllerBuilder, controllerManagedBy, WebhookBuilder, webhookManagedBy } from './builder/index.js';
 export {
   ApiError,
-  ConnectionError,
+  Client,
   ignoreNotFound,
   isAlreadyExists,
   isConflict,
   isGone,
   isNotFound,
-} from './client/errors.js';
-export { type ClusterConnection, Kubeconfig, KubeconfigError } from './client/kubeconfig.js';
-export type { ClientApplyOptions, ObjectClient, ObjectRef, PatchOptions } from './client/object-client.js';
-export { NoKindMatchError, ResourceMapper, type ResourceMapping } from './client/resource-mapper.js';
-export { loadKubeConfig, Transport } from './client/transport.js';
-// helpers for reconcilers
+  Kubeconfig,
+  type ObjectClient,
+  retryOnConflict,
+} from './client/index.js';
 export * from './conditions/index.js';
-export {
-  Controller,
-  type ControllerOptions,
-  InvalidResultError,
-  ReconcileTimeoutError,
-  type WatchSpec,
-} from './controller/controller.js';
-export {
-  applyIfChanged,
-  type OperationResult,
-  patchStatusIfChanged,
-} from './controllerutil/apply-if-changed.js';
-export { isPodReady } from './controllerutil/pod.js';
-export {
-  compareQuantities,
-  parseQuantity,
-  quantitiesEqual,
-  quantityCeil,
-} from './controllerutil/quantity.js';
-export { isSubset } from './controllerutil/semantic.js';
-// operator building blocks
-export {
-  type CrdDefinition,
-  type CrdVersion,
-  type CustomResourceDefinition,
-  customResourceDefinition,
-  type OpenApiSchema,
-  toStructuralSchema,
-  type WebhookClientConfig,
-  withConversionWebhook,
-} from './crd/custom-resource-definition.js';
+export { applyIfChanged, type OperationResult, patchStatusIfChanged } from './controllerutil/index.js';
 export {
   conditionSchema,
   conditionsSchema,
   customResourceSchema,
   int32,
   int64,
-  QUANTITY_PATTERN,
   quantity,
   resourceList,
   resourceRequirements,
-} from './crd/schema-types.js';
-export { type SchemaProblem, type SchemaValidator, schemaValidator } from './crd/schema-validator.js';
+  type SchemaProblem,
+  type SchemaValidator,
+  schemaValidator,
+} from './crd/index.js';
+export { EventRecorder, type EventType } from './events/index.js';
 export {
-  type MigrationResult,
-  migrateStorageVersion,
-  storageVersionMigrationRbac,
-  storageVersionMigrator,
-} from './crd/storage-version-migrator.js';
-export * from './events/index.js';
-export * from './finalizer/index.js';
-export * from './handler/handlers.js';
-export { type Checker, ProbeServer } from './healthz/probe-server.js';
-// built-in kinds, typed by the client library's models in their JSON form
-export * from './kinds/index.js';
-export { LeaderElectionLostError, LeaderElector, type Lease } from './leaderelection/leader-elector.js';
-export * from './log/index.js';
-export { type ManagerFlags, managerCommand, parseManagerFlags } from './manager/flags.js';
-// manager, leader election, probes, metrics
+  addFinalizer,
+  clientFinalizerOps,
+  containsFinalizer,
+  type FinalizerHandlers,
+  removeFinalizer,
+  runWithFinalizer,
+} from './finalizer/index.js';
+export { LeaderElectionLostError } from './leaderelection/index.js';
+export { createLogger, currentLogger, type Logger, type LogLevel } from './log/index.js';
 export {
-  type LeaderElectionConfig,
   Manager,
   type ManagerOptions,
-  type Runnable,
-  setupSignalHandler,
-} from './manager/manager.js';
-export { OPERATOR_NODE_OPTIONS } from './manager/node-options.js';
-export {
   type OperatorOptions,
   operatorManager,
   operatorNamespace,
+  type Runnable,
   runOperatorMain,
+  setupSignalHandler,
   webhooksEnabled,
-} from './manager/operator-main.js';
-export {
-  type ConfigApi,
-  type ConfigManifestsSpec,
-  configManifests,
-  sampleProblems,
-  writeConfigManifests,
-} from './manifests/config-manifests.js';
-export {
-  authenticationAndAuthorization,
-  type Refusal,
-  type RequestFilter,
-} from './metrics/auth-filter.js';
-export { type ReconcileResultLabel, RuntimeMetrics } from './metrics/runtime-metrics.js';
+} from './manager/index.js';
+export { configManifests, sampleProblems } from './manifests/index.js';
+export { RuntimeMetrics } from './metrics/index.js';
 export * from './object.js';
-export * from './ownerref/index.js';
-export * from './predicate/predicates.js';
-// queue, reconcile, controller, builder
-export * from './queue/index.js';
 export {
-  clusterRole,
-  leaderElectionRules,
-  mergePolicyRules,
-  type PolicyRule,
-  WildcardRuleError,
-} from './rbac/policy-rules.js';
-export * from './reconcile/reconcile.js';
-export * from './webhook/index.js';
+  getControllerOf,
+  isControlledBy,
+  setControllerReference,
+  setOwnerReference,
+} from './ownerref/index.js';
+export {
+  isTerminalError,
+  type ReconcileContext,
+  type Reconciler,
+  type Request,
+  type Result,
+  TerminalError,
+} from './reconcile/index.js';

@@ -3,9 +3,9 @@ import {
   type OperatorOptions,
   operatorManager,
   operatorNamespace,
-  storageVersionMigrator,
   webhooksEnabled,
 } from '@opkit/controller-runtime';
+import { storageVersionMigrator } from '@opkit/controller-runtime/crd';
 import { memcachedCrd, setupWebhooks } from './api/index.js';
 import { setupControllers } from './controller/index.js';
 import { prometheusRuleInstaller } from './monitoring/prometheus-rule.js';

@@ -1,12 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  createLogger,
-  findStatusCondition,
-  isNotFound,
-  type KubeObject,
-  RuntimeMetrics,
-} from '@opkit/controller-runtime';
+import { createLogger, findStatusCondition, isNotFound, type KubeObject } from '@opkit/controller-runtime';
+import { RuntimeMetrics } from '@opkit/controller-runtime/metrics';
 import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';

@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { InformerCache, type KubeClient, type KubeObject } from '@opkit/controller-runtime';
+import type { KubeObject } from '@opkit/controller-runtime';
+import { InformerCache } from '@opkit/controller-runtime/cache';
+import type { KubeClient } from '@opkit/controller-runtime/client';
 import { CONFIG_MAP } from './fixtures.js';
 import { settledHeapUsed } from './heap.js';
 import { withTimeout } from './stats.js';

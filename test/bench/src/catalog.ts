@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadCatalog, syntheticCatalog, validateCatalog, writeCatalog } from '@opkit/olm';
-import { opmBinary } from '@opkit/test-cluster';
+import { opmBinary, opmServeArgs } from '@opkit/test-cluster';
 import { communityCatalog } from './catalog/community-catalog.js';
 import { freePort, timeServeStartup } from './catalog/serve-startup.js';
 import { formatMachine, machineInfo } from './machine.js';
@@ -84,7 +84,7 @@ async function race(c: Contender, opm: string, scratch: string): Promise<Race> {
   // catalog images are (`opm serve --cache-only` at image build time); both are measured.
   log(`serve start-up, ${RUNS} runs`);
   const cacheDir = join(scratch, `${c.id}-opm-cache`);
-  await run(opm, ['serve', c.dir, '--cache-dir', cacheDir, '--cache-only'], { maxBuffer: 64 << 20 });
+  await run(opm, opmServeArgs(c.dir, { cacheDir, cacheOnly: true }), { maxBuffer: 64 << 20 });
   const opkitCacheDir = join(scratch, `${c.id}-opkit-cache`);
   await opkit(['catalog', 'serve', c.dir, '--cache-dir', opkitCacheDir, '--cache-only']);
   const opkitServeArgs = (port: number, extra: string[] = []): string[] => [
@@ -98,24 +98,17 @@ async function race(c: Contender, opm: string, scratch: string): Promise<Race> {
     '127.0.0.1',
     ...extra,
   ];
-  const opmServeArgs = (port: number, extra: string[] = []): string[] => [
-    'serve',
-    c.dir,
-    '-p',
-    String(port),
-    '--pprof-addr',
-    '127.0.0.1:0',
-    '-t',
-    join(scratch, 'opm-termination.log'),
-    ...extra,
-  ];
+  const terminationLog = join(scratch, 'opm-termination.log');
   for (let i = 0; i < RUNS; i++) {
     let port = await freePort();
-    record('opm-serve-startup', await timeServeStartup(opm, opmServeArgs(port), port));
+    record(
+      'opm-serve-startup',
+      await timeServeStartup(opm, opmServeArgs(c.dir, { port, terminationLog }), port),
+    );
     port = await freePort();
     record(
       'opm-serve-startup-cached',
-      await timeServeStartup(opm, opmServeArgs(port, ['--cache-dir', cacheDir]), port),
+      await timeServeStartup(opm, opmServeArgs(c.dir, { port, cacheDir, terminationLog }), port),
     );
     port = await freePort();
     record('opkit-serve-startup', await timeServeStartup(process.execPath, opkitServeArgs(port), port));

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { isAlreadyExists, type KubeClient, type KubeObject } from '@opkit/controller-runtime';
+import { isAlreadyExists, type KubeObject } from '@opkit/controller-runtime';
+import type { KubeClient } from '@opkit/controller-runtime/client';
 
 export const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 export const FIELD_MANAGER = 'opkit-bench';

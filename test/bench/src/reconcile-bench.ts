@@ -1,16 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
-import {
-  Controller,
-  createLogger,
-  InformerCache,
-  KubeClient,
-  type Reconciler,
-  ResourceMapper,
-  RuntimeMetrics,
-  Transport,
-} from '@opkit/controller-runtime';
+import { createLogger, type Reconciler } from '@opkit/controller-runtime';
+import { InformerCache } from '@opkit/controller-runtime/cache';
+import { KubeClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
+import { Controller } from '@opkit/controller-runtime/controller';
+import { RuntimeMetrics } from '@opkit/controller-runtime/metrics';
 import { withTimeout } from './stats.js';
 
 /** `noop`: returns at once. `setImmediate`: awaits one turn of the event loop, like a tiny bit of async I/O. */

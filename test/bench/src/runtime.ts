@@ -4,7 +4,8 @@
 //   node --expose-gc --conditions=@opkit/source --import tsx src/runtime.ts   (or: npx nx run bench:runtime)
 
 import { fileURLToPath } from 'node:url';
-import { KubeClient, ResourceMapper, RuntimeMetrics, Transport } from '@opkit/controller-runtime';
+import { KubeClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
+import { RuntimeMetrics } from '@opkit/controller-runtime/metrics';
 import { type LocalCluster, startCluster } from '@opkit/test-cluster';
 import { type InformerRun, informerRun, type TransformKind } from './cache-bench.js';
 import { CONFIG_MAP, createConfigMaps, createNamespace, DATA_KEYS } from './fixtures.js';

@@ -18,5 +18,5 @@ export {
   goParsersRecipe,
 } from './oracles/go-parsers.js';
 export { type BuiltComponent, ensureComponents } from './toolchain/build.js';
-export { opmBinary } from './toolchain/opm.js';
+export { type OpmServeOptions, opmBinary, opmServeArgs } from './toolchain/opm.js';
 export type { BuildContext, ComponentRecipe } from './toolchain/recipes.js';

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeClient, migrateStorageVersion, ResourceMapper, Transport } from '@opkit/controller-runtime';
+import { KubeClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
+import { migrateStorageVersion } from '@opkit/controller-runtime/crd';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CustomResourceDefinition } from '../src/kube-types.js';
 import { useOlmWorld } from '../src/olm-world.js';

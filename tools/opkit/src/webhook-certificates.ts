@@ -3,7 +3,7 @@ import {
   type CertificateAndKey,
   certificateAuthority,
   issueServingCertificate,
-} from '@opkit/controller-runtime';
+} from '@opkit/controller-runtime/certs';
 import { CliError } from './cli-error.js';
 
 /** A manifest as kustomize renders it. */

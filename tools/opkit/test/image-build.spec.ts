@@ -1,23 +1,21 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime';
+import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime/manager';
 import { buildImage, buildImageIndex, layerFromEntries, type OciImage, writeLayout } from '@opkit/oci';
+import { type ImageRegistry, startImageRegistry } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  haveTools,
-  type RunningRegistry,
-  startRegistry,
-} from '../../../libs/oci/test/support/registry-process.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..', '..');
 const opkit = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
 const scratch = mkdtempSync(join(tmpdir(), 'opkit-image-'));
-const tools = haveTools('skopeo', 'docker-registry');
+const tools = ['skopeo', 'docker-registry'].every(
+  (tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status === 0,
+);
 const tag = 'memcached-operator:dev';
 
 /** Runs opkit in the repository root; resolves with its exit code and output (never rejects). */
@@ -103,7 +101,7 @@ describe.skipIf(!tools)('opkit image build', () => {
   const out = join(scratch, 'a');
   let built: { code: number; stdout: string; stderr: string };
   let digest: string | undefined;
-  let registry: RunningRegistry | undefined;
+  let registry: ImageRegistry | undefined;
 
   beforeAll(async () => {
     const started = performance.now();
@@ -239,7 +237,7 @@ describe.skipIf(!tools)('opkit image build', () => {
   });
 
   it('pushes the index with every image, and skopeo lists both platforms', async () => {
-    registry = await startRegistry(join(scratch, 'registry'));
+    registry = await startImageRegistry(join(scratch, 'registry'));
     const ref = `${registry.host}/memcached-operator:dev`;
     const pushed = await cli(['image', 'push', `${out}:${tag}`, '--image', ref, '--plain-http']);
     expect(pushed, pushed.stderr).toMatchObject({ code: 0, stderr: '' });

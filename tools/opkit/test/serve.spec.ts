@@ -11,7 +11,7 @@ import { credentials, loadPackageDefinition, type ServiceError } from '@grpc/grp
 import { loadSync } from '@grpc/proto-loader';
 import { loadCatalog } from '@opkit/olm';
 import { waitForServing } from '@opkit/olm/registry';
-import { opmBinary } from '@opkit/test-cluster';
+import { opmBinary, opmServeArgs } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -46,16 +46,7 @@ async function startOpm(dir: string): Promise<string> {
   const port = await freePort();
   const child = spawn(
     await opmBinary(),
-    [
-      'serve',
-      dir,
-      '-p',
-      String(port),
-      '--pprof-addr',
-      '127.0.0.1:0',
-      '-t',
-      join(scratch, 'opm-termination.log'),
-    ],
+    opmServeArgs(dir, { port, terminationLog: join(scratch, 'opm-termination.log') }),
     { stdio: 'ignore' },
   );
   started.push(child);

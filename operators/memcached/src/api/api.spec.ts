@@ -1,10 +1,10 @@
+import { prng } from '@opkit/controller-runtime/testing';
 import {
   type AdmissionRequest,
   applyJsonPatch,
   defaultingHandler,
   type JsonPatchOperation,
-} from '@opkit/controller-runtime';
-import { prng } from '@opkit/controller-runtime/testing';
+} from '@opkit/controller-runtime/webhook';
 import { describe, expect, it } from 'vitest';
 import { memcachedCrd } from './memcached-crd.js';
 import * as v1alpha1 from './v1alpha1/memcached.js';

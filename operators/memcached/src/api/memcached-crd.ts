@@ -1,4 +1,4 @@
-import { customResourceDefinition } from '@opkit/controller-runtime';
+import { customResourceDefinition } from '@opkit/controller-runtime/crd';
 import * as v1alpha1 from './v1alpha1/memcached.js';
 import * as v1beta1 from './v1beta1/memcached.js';
 

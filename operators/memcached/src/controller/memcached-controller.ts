@@ -2,25 +2,27 @@ import {
   applyIfChanged,
   clientFinalizerOps,
   controllerManagedBy,
-  DEPLOYMENT,
-  type Deployment,
   type EventRecorder,
   findStatusCondition,
   ignoreNotFound,
   type KubeObject,
   type Manager,
   type ObjectClient,
-  POD,
-  POD_DISRUPTION_BUDGET,
-  type Pod,
-  type PolicyRule,
   patchStatusIfChanged,
   type Reconciler,
   runWithFinalizer,
-  SERVICE,
-  selectorFromLabels,
-  storageVersionMigrationRbac,
 } from '@opkit/controller-runtime';
+import { selectorFromLabels } from '@opkit/controller-runtime/cache';
+import { storageVersionMigrationRbac } from '@opkit/controller-runtime/crd';
+import {
+  DEPLOYMENT,
+  type Deployment,
+  POD,
+  POD_DISRUPTION_BUDGET,
+  type Pod,
+  SERVICE,
+} from '@opkit/controller-runtime/kinds';
+import type { PolicyRule } from '@opkit/controller-runtime/rbac';
 import { Counter } from 'prom-client';
 import { MEMCACHED, type Memcached, type MemcachedStatus } from '../api/v1beta1/memcached.js';
 import {

@@ -1,4 +1,4 @@
-import type { Deployment, Pod } from '@opkit/controller-runtime';
+import type { Deployment, Pod } from '@opkit/controller-runtime/kinds';
 import { describe, expect, it } from 'vitest';
 import { MEMCACHED, type Memcached } from '../api/v1beta1/memcached.js';
 import {

@@ -1,11 +1,6 @@
-import {
-  type ConditionUpdate,
-  type Deployment,
-  isPodReady,
-  type OperationResult,
-  type Pod,
-  setStatusConditions,
-} from '@opkit/controller-runtime';
+import { type ConditionUpdate, type OperationResult, setStatusConditions } from '@opkit/controller-runtime';
+import { isPodReady } from '@opkit/controller-runtime/controllerutil';
+import type { Deployment, Pod } from '@opkit/controller-runtime/kinds';
 import type { Memcached, MemcachedStatus } from '../api/v1beta1/memcached.js';
 
 // What a Memcached's status says, from what the reconciler saw: pure functions, so each rule is a unit test.

@@ -1,3 +1,4 @@
+import { setControllerReference } from '@opkit/controller-runtime';
 import {
   containerResources,
   DEPLOYMENT,
@@ -6,8 +7,7 @@ import {
   type PodDisruptionBudget,
   SERVICE,
   type Service,
-  setControllerReference,
-} from '@opkit/controller-runtime';
+} from '@opkit/controller-runtime/kinds';
 import { DEFAULTS, defaultThreads, type Memcached, memoryMegabytes } from '../api/v1beta1/memcached.js';
 
 /** Labels on everything one Memcached owns; `instance` keeps two Memcacheds in a namespace apart. */

@@ -1,11 +1,6 @@
-import {
-  isNotFound,
-  type KubeClient,
-  type Logger,
-  NoKindMatchError,
-  type PolicyRule,
-  type Runnable,
-} from '@opkit/controller-runtime';
+import { isNotFound, type Logger, type Runnable } from '@opkit/controller-runtime';
+import { type KubeClient, NoKindMatchError } from '@opkit/controller-runtime/client';
+import type { PolicyRule } from '@opkit/controller-runtime/rbac';
 
 export const PROMETHEUS_RULE = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule' } as const;
 

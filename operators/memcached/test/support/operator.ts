@@ -2,16 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createLogger,
-  ignoreNotFound,
-  type KubeObject,
-  type Manager,
-  RuntimeMetrics,
-  selfSignedCertificate,
-  webhookConfigurations,
-  withConversionWebhook,
-} from '@opkit/controller-runtime';
+import { createLogger, ignoreNotFound, type KubeObject, type Manager } from '@opkit/controller-runtime';
+import { selfSignedCertificate } from '@opkit/controller-runtime/certs';
+import { withConversionWebhook } from '@opkit/controller-runtime/crd';
+import { RuntimeMetrics } from '@opkit/controller-runtime/metrics';
+import { webhookConfigurations } from '@opkit/controller-runtime/webhook';
 import { KubeRest, removeCrds, testKubeConfig } from '@opkit/test-cluster/vitest';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { type Memcached, memcachedCrd, memcachedWebhooks } from '../../src/index.js';

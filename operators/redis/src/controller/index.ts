@@ -1,6 +1,7 @@
 // The project's controllers and the RBAC rules they need; `nx g @opkit/nx:api` rewrites this file when it
 // adds a kind.
-import type { Manager, OperatorOptions, PolicyRule } from '@opkit/controller-runtime';
+import type { Manager, OperatorOptions } from '@opkit/controller-runtime';
+import type { PolicyRule } from '@opkit/controller-runtime/rbac';
 import { redisClusterControllerRbac, setupRedisClusterController } from './redis-cluster-controller.js';
 
 export * from './redis-cluster-controller.js';

@@ -1,22 +1,24 @@
 import {
-  CONFIG_MAP,
   controllerManagedBy,
   type EventRecorder,
   isNotFound,
   type Logger,
   type Manager,
   type ObjectClient,
+  type Reconciler,
+  type Result,
+} from '@opkit/controller-runtime';
+import {
+  CONFIG_MAP,
   POD,
   POD_DISRUPTION_BUDGET,
   type Pod,
-  type PolicyRule,
-  type Reconciler,
-  type Result,
   SECRET,
   SERVICE,
   type Secret,
   STATEFUL_SET,
-} from '@opkit/controller-runtime';
+} from '@opkit/controller-runtime/kinds';
+import type { PolicyRule } from '@opkit/controller-runtime/rbac';
 import { REDIS_CLUSTER, type RedisCluster } from '../api/v1/redis-cluster.js';
 import { type ClusterPass, startPass } from './redis-cluster/context.js';
 import { FailoverTracker } from './redis-cluster/failovers.js';

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { setControllerReference } from '@opkit/controller-runtime';
 import {
   type ConfigMap,
   containerResources,
@@ -6,8 +7,7 @@ import {
   type Secret,
   type Service,
   type StatefulSet,
-  setControllerReference,
-} from '@opkit/controller-runtime';
+} from '@opkit/controller-runtime/kinds';
 import type { RedisCluster } from '../api/v1/redis-cluster.js';
 
 export const REDIS_PORT = 6379;

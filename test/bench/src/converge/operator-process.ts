@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime';
+import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime/manager';
 import { build } from 'esbuild';
 import { type FleetApi, GUIDE_API, OPKIT_API } from './fleet.js';
 import { type RequestCounts, requestCountsByMethod } from './prometheus-text.js';

@@ -1,3 +1,8 @@
+// Imported by the packages' vitest.config.ts as `@opkit/test-cluster/vitest-projects`. Vite's config loader
+// leaves a package import to Node, without the `@opkit/source` condition, so the package's exports name this
+// TypeScript file for every condition and Node loads it by stripping its types (Node 22.18 or later, as the
+// workspace's own Node 24 is): keep its imports to packages and `node:` modules, and its TypeScript to
+// syntax that erases.
 import { fileURLToPath } from 'node:url';
 import { configDefaults, type ViteUserConfig } from 'vitest/config';
 

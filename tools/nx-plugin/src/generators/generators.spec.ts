@@ -51,7 +51,7 @@ describe('the operator generator', () => {
       resources: [],
     });
     expect(read(`${root}/src/operator.ts`)).toContain("leaderElectionId: 'postgres-lite-operator.acme.io'");
-    expect(read(`${root}/vitest.config.ts`)).toContain("'../../test/cluster/src/testing/vitest-projects.js'");
+    expect(read(`${root}/vitest.config.ts`)).toContain("from '@opkit/test-cluster/vitest-projects'");
     const template = parse(read('catalog/templates/postgres-lite-operator.yaml')) as {
       entries: { schema: string; image?: string }[];
     };

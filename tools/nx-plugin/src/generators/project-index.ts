@@ -82,7 +82,11 @@ function apiIndex(resources: readonly ApiResource[]): string {
       : '';
   return [
     "// The project's APIs, one entry per kind; `nx g @opkit/nx:api` and `nx g @opkit/nx:webhook` rewrite this file.",
-    `import { type AnyKindWebhooks, type ConfigApi, type Manager${withWebhooks.length ? ', registerWebhooks' : ''} } from '@opkit/controller-runtime';`,
+    "import type { Manager } from '@opkit/controller-runtime';",
+    "import type { ConfigApi } from '@opkit/controller-runtime/manifests';",
+    withWebhooks.length
+      ? "import { type AnyKindWebhooks, registerWebhooks } from '@opkit/controller-runtime/webhook';"
+      : "import type { AnyKindWebhooks } from '@opkit/controller-runtime/webhook';",
     ...modules.map((m) =>
       m.namespace
         ? `import * as ${m.namespace} from '${m.source}';`
@@ -118,7 +122,8 @@ function apiIndex(resources: readonly ApiResource[]): string {
 function controllerIndex(resources: readonly ApiResource[]): string {
   const header = `// The project's controllers and the RBAC rules they need; \`nx g @opkit/nx:api\` rewrites this file when it\n// adds a kind.\n`;
   if (resources.length === 0) {
-    return `${header}import type { Manager, OperatorOptions, PolicyRule } from '@opkit/controller-runtime';
+    return `${header}import type { Manager, OperatorOptions } from '@opkit/controller-runtime';
+import type { PolicyRule } from '@opkit/controller-runtime/rbac';
 
 /** Sets up every controller of the project on the manager (none yet: add an API). */
 export function setupControllers(_manager: Manager, _options: OperatorOptions = {}): void {}
@@ -134,7 +139,8 @@ export const controllerRbac: readonly PolicyRule[] = [];
     }),
   );
   return [
-    `${header}import type { Manager, OperatorOptions, PolicyRule } from '@opkit/controller-runtime';`,
+    `${header}import type { Manager, OperatorOptions } from '@opkit/controller-runtime';
+import type { PolicyRule } from '@opkit/controller-runtime/rbac';`,
     ...kinds.map(
       ({ r, n, source }) =>
         `import { ${n.propertyName}ControllerRbac, setup${r.kind}Controller } from '${source}';`,

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
-import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime';
+import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime/manager';
 import {
   type AppendLayersOptions,
   appendLayers,

@@ -1,4 +1,4 @@
-import { type Spoke, stashFields, takeStashedFields } from '@opkit/controller-runtime';
+import { type Spoke, stashFields, takeStashedFields } from '@opkit/controller-runtime/webhook';
 import {
   type Memcached as Hub,
   type MemcachedSpec as HubSpec,

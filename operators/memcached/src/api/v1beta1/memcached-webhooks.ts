@@ -1,13 +1,12 @@
+import { compareQuantities, quantityCeil } from '@opkit/controller-runtime/controllerutil';
 import {
-  compareQuantities,
   type Defaulter,
   type FieldProblem,
   invalidObject,
   type KindWebhooks,
-  quantityCeil,
   type Validator,
   type Warnings,
-} from '@opkit/controller-runtime';
+} from '@opkit/controller-runtime/webhook';
 import { v1alpha1Spoke } from '../v1alpha1/memcached-conversion.js';
 import {
   DEFAULTS,

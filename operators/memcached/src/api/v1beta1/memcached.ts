@@ -3,10 +3,10 @@ import {
   int32,
   type KubeObject,
   quantity,
-  quantityCeil,
   type SchemaProblem,
   schemaValidator,
 } from '@opkit/controller-runtime';
+import { quantityCeil } from '@opkit/controller-runtime/controllerutil';
 import { type Static, Type } from '@sinclair/typebox';
 import { memcachedStatusSchema, unchangedSpecFields } from '../shared.js';
 

@@ -1,15 +1,14 @@
 // The Kubernetes objects a RedisCluster owns: those that follow from the spec alone, and the StatefulSet of
 // Redis nodes, which grows at once and shrinks only once the Redis Cluster has let its last pods go.
 
+import { applyIfChanged, ignoreNotFound } from '@opkit/controller-runtime';
 import {
-  applyIfChanged,
   CONFIG_MAP,
-  ignoreNotFound,
   POD_DISRUPTION_BUDGET,
   SERVICE,
   STATEFUL_SET,
   type StatefulSet,
-} from '@opkit/controller-runtime';
+} from '@opkit/controller-runtime/kinds';
 import {
   authConf,
   desiredClientService,

@@ -1,7 +1,9 @@
 // The cluster's password: read from its Secret (created when the operator generates it), written into the
 // auth.conf Secret the pods start with, and carried over a rotation until every node runs the new one.
 
-import { ignoreNotFound, isSubset, SECRET, type Secret } from '@opkit/controller-runtime';
+import { ignoreNotFound } from '@opkit/controller-runtime';
+import { isSubset } from '@opkit/controller-runtime/controllerutil';
+import { SECRET, type Secret } from '@opkit/controller-runtime/kinds';
 import {
   AUTH_CONF_KEY,
   desiredAuthConfSecret,

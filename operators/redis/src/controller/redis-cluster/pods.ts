@@ -1,13 +1,9 @@
 // The StatefulSet's pods as the topology sees them, and the restart of one of them (rolling restart).
 
-import {
-  isConflict,
-  isNotFound,
-  isPodReady,
-  POD,
-  type Pod,
-  selectorFromLabels,
-} from '@opkit/controller-runtime';
+import { isConflict, isNotFound } from '@opkit/controller-runtime';
+import { selectorFromLabels } from '@opkit/controller-runtime/cache';
+import { isPodReady } from '@opkit/controller-runtime/controllerutil';
+import { POD, type Pod } from '@opkit/controller-runtime/kinds';
 import type { RedisCluster } from '../../api/v1/redis-cluster.js';
 import { selectorFor } from '../resources.js';
 import type { PodInfo, SyncResult } from '../topology.js';

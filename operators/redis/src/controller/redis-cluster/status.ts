@@ -4,10 +4,10 @@
 import {
   type Condition,
   findStatusCondition,
-  isSubset,
   type Result,
   setStatusConditions,
 } from '@opkit/controller-runtime';
+import { isSubset } from '@opkit/controller-runtime/controllerutil';
 import { REDIS_CLUSTER, type RedisCluster, type RedisClusterStatus } from '../../api/v1/redis-cluster.js';
 import { passwordSecretName } from '../resources.js';
 import type { SyncResult } from '../topology.js';

@@ -2,7 +2,7 @@ import { prng } from '@opkit/controller-runtime/testing';
 import { formatReference, parseReference } from '@opkit/oci';
 import { askGoParsers } from '@opkit/test-cluster';
 import { describe, expect, it } from 'vitest';
-import { imageReferenceProblem } from '../../../libs/olm/src/validation/image-reference.js';
+import { imageReferenceProblem } from '../../src/validation/image-reference.js';
 
 // Image references against ParseNormalizedNamed of go.podman.io/image (what operator-framework/api validates
 // bundles with), on generated inputs: the bundle validator refuses exactly what it refuses, with its words, and

@@ -1,0 +1,7 @@
+export { BuilderError, ControllerBuilder, controllerManagedBy } from './builder.js';
+export {
+  WebhookBuilder,
+  type WebhookRegistration,
+  webhookManagedBy,
+  webhookPath,
+} from './webhook-builder.js';

@@ -1,0 +1,28 @@
+// client-node's KubeConfig is accepted wherever a ClusterConnection is.
+export type { KubeConfig } from '@kubernetes/client-node';
+export { Client } from './cached-client.js';
+export {
+  type ApplyOptions,
+  type DeleteOptions,
+  KubeClient,
+  type ListOptions,
+  type ObjectList,
+  type PatchType,
+  type Reader,
+  retryOnConflict,
+  type TypeRef,
+  type WriteOptions,
+} from './client.js';
+export {
+  ApiError,
+  ConnectionError,
+  ignoreNotFound,
+  isAlreadyExists,
+  isConflict,
+  isGone,
+  isNotFound,
+} from './errors.js';
+export { type ClusterConnection, Kubeconfig, KubeconfigError } from './kubeconfig.js';
+export type { ClientApplyOptions, ObjectClient, ObjectRef, PatchOptions } from './object-client.js';
+export { NoKindMatchError, ResourceMapper, type ResourceMapping } from './resource-mapper.js';
+export { loadKubeConfig, Transport } from './transport.js';

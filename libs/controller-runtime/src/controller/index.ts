@@ -1,0 +1,7 @@
+export {
+  Controller,
+  type ControllerOptions,
+  InvalidResultError,
+  ReconcileTimeoutError,
+  type WatchSpec,
+} from './controller.js';

@@ -1,0 +1,4 @@
+export { applyIfChanged, type OperationResult, patchStatusIfChanged } from './apply-if-changed.js';
+export { isPodReady } from './pod.js';
+export { compareQuantities, parseQuantity, quantitiesEqual, quantityCeil } from './quantity.js';
+export { isSubset } from './semantic.js';

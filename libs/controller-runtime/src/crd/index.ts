@@ -1,0 +1,28 @@
+export {
+  type CrdDefinition,
+  type CrdVersion,
+  type CustomResourceDefinition,
+  customResourceDefinition,
+  type OpenApiSchema,
+  toStructuralSchema,
+  type WebhookClientConfig,
+  withConversionWebhook,
+} from './custom-resource-definition.js';
+export {
+  conditionSchema,
+  conditionsSchema,
+  customResourceSchema,
+  int32,
+  int64,
+  QUANTITY_PATTERN,
+  quantity,
+  resourceList,
+  resourceRequirements,
+} from './schema-types.js';
+export { type SchemaProblem, type SchemaValidator, schemaValidator } from './schema-validator.js';
+export {
+  type MigrationResult,
+  migrateStorageVersion,
+  storageVersionMigrationRbac,
+  storageVersionMigrator,
+} from './storage-version-migrator.js';

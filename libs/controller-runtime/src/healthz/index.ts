@@ -1,0 +1,1 @@
+export { type Checker, ProbeServer } from './probe-server.js';

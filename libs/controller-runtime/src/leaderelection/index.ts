@@ -1,0 +1,1 @@
+export { LeaderElectionLostError, LeaderElector, type Lease } from './leader-elector.js';

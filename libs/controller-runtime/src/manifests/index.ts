@@ -1,0 +1,7 @@
+export {
+  type ConfigApi,
+  type ConfigManifestsSpec,
+  configManifests,
+  sampleProblems,
+  writeConfigManifests,
+} from './config-manifests.js';

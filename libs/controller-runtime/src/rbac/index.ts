@@ -1,0 +1,7 @@
+export {
+  clusterRole,
+  leaderElectionRules,
+  mergePolicyRules,
+  type PolicyRule,
+  WildcardRuleError,
+} from './policy-rules.js';
