@@ -52,8 +52,6 @@ export {
   setupSignalHandler,
   webhooksEnabled,
 } from './manager/index.js';
-export { configManifests, sampleProblems } from './manifests/index.js';
-export { RuntimeMetrics } from './metrics/index.js';
 export * from './object.js';
 export {
   getControllerOf,

@@ -1,4 +1,5 @@
-import { createLogger, type Manager, RuntimeMetrics } from '@opkit/controller-runtime';
+import { createLogger, type Manager } from '@opkit/controller-runtime';
+import { RuntimeMetrics } from '@opkit/controller-runtime/metrics';
 import { testKubeConfig } from '@opkit/test-cluster/vitest';
 import { afterEach, beforeAll, beforeEach } from 'vitest';
 import { type RedisCluster, redisClusterCrd } from '../../src/index.js';
