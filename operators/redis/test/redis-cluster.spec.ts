@@ -205,9 +205,11 @@ describe('the RedisCluster operator', () => {
     // A second line would be a directive of its own, e.g. one the operator owns.
     expect(
       await rejected({ size: 6, config: { 'maxmemory-policy': 'allkeys-lru\nrequirepass x' } }),
-    ).toContain('spec.config values must be one line: a line break would start another directive');
+    ).toContain(
+      'spec.config[maxmemory-policy]: Invalid value: "allkeys-lru\\nrequirepass x": must be one line: a line break would start another redis.conf directive',
+    );
     expect(await rejected({ size: 6, config: { 'maxmemory-policy': 'allkeys-lru\rdir /' } })).toContain(
-      'spec.config values must be one line',
+      'spec.config[maxmemory-policy]',
     );
     expect(
       await rejected({ size: 3, replicasPerPrimary: 0, config: { 'maxmemory-policy': 'allkeys-lru' } }),

@@ -127,6 +127,18 @@ const FAILURE_WORDS: Readonly<Record<StepFailure['kind'], string>> = {
   rewrote: 'respelling the spec rewrote owned objects',
 };
 
+/**
+ * Whether a refusal names the field: as written (`spec.config.hz`), or with its last segment as the map key
+ * the API server shows in brackets (`spec.config[hz]`, how it names a rule on a map's values).
+ */
+export function namesField(message: string, field: string): boolean {
+  const dot = field.lastIndexOf('.');
+  return (
+    message.includes(field) ||
+    (dot > 0 && message.includes(`${field.slice(0, dot)}[${field.slice(dot + 1)}]`))
+  );
+}
+
 function envNumber(name: string): number | undefined {
   const text = process.env[name];
   if (text === undefined || text === '') return undefined;
@@ -251,7 +263,7 @@ export async function runStateTest<Spec, Status>(
       return { kind: 'accepted', detail: step.description };
     } catch (error) {
       if (!(error instanceof KubeApiError) || error.status < 400 || error.status >= 500) throw error;
-      if (!error.message.includes(step.field))
+      if (!namesField(error.message, step.field))
         return { kind: 'unnamed', detail: `${step.field}: ${error.message}` };
     }
     const after = await get(name);

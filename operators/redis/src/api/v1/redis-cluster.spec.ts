@@ -42,8 +42,8 @@ describe('validateRedisCluster (the CRD schema and its CEL rules, client-side)',
     );
     expect(validateRedisCluster({ ...valid, spec: { size: 6, config: { save: '900 1\ndir /' } } })).toEqual([
       {
-        field: 'spec.config',
-        message: 'spec.config values must be one line: a line break would start another directive',
+        field: 'spec.config[save]',
+        message: 'must be one line: a line break would start another redis.conf directive',
       },
     ]);
     expect(validateRedisCluster({ ...valid, spec: { size: 2 } })).toEqual([
@@ -54,9 +54,22 @@ describe('validateRedisCluster (the CRD schema and its CEL rules, client-side)',
   it('is the schema the CRD carries: CEL rules for keys, one-line values and each operator-owned key', () => {
     const spec = (
       redisClusterCrd.spec.versions[0]!.schema.openAPIV3Schema as {
-        properties: { spec: { properties: { config: { 'x-kubernetes-validations': unknown[] } } } };
+        properties: {
+          spec: {
+            properties: {
+              config: {
+                'x-kubernetes-validations': unknown[];
+                additionalProperties: { 'x-kubernetes-validations': { rule: string }[] };
+              };
+            };
+          };
+        };
       }
     ).properties.spec;
-    expect(spec.properties.config['x-kubernetes-validations']).toHaveLength(OPERATOR_OWNED_CONFIG.length + 2);
+    expect(spec.properties.config['x-kubernetes-validations']).toHaveLength(OPERATOR_OWNED_CONFIG.length + 1);
+    // The one-line rule sits on each value, so the API server names the setting: spec.config[save].
+    expect(spec.properties.config.additionalProperties['x-kubernetes-validations'][0]?.rule).toContain(
+      "'\\n'",
+    );
   });
 });

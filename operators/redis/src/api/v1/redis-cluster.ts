@@ -64,7 +64,18 @@ export const OPERATOR_OWNED_CONFIG = [
 const configSchema = Type.Unsafe<Record<string, string>>({
   type: 'object',
   maxProperties: 64,
-  additionalProperties: { type: 'string', maxLength: 1024 },
+  additionalProperties: {
+    type: 'string',
+    maxLength: 1024,
+    'x-kubernetes-validations': [
+      {
+        // A line break would end the directive and start another one of the user's choosing. The rule sits
+        // on the value, so the refusal names the setting.
+        rule: "!self.contains('\\n') && !self.contains('\\r')",
+        message: 'must be one line: a line break would start another redis.conf directive',
+      },
+    ],
+  },
   description:
     'Extra redis.conf settings (key → value), appended to the configuration the operator writes. Keys the ' +
     'operator owns (port, bind, cluster-*, dir, appendonly, requirepass, masterauth, …) are rejected.',
@@ -72,11 +83,6 @@ const configSchema = Type.Unsafe<Record<string, string>>({
     {
       rule: "self.all(k, k.matches('^[a-z][a-z0-9-]*$'))",
       message: 'spec.config keys must be lower-case redis.conf directives',
-    },
-    {
-      // A line break would end the directive and start another one of the user's choosing.
-      rule: "self.all(k, !self[k].contains('\\n') && !self[k].contains('\\r'))",
-      message: 'spec.config values must be one line: a line break would start another directive',
     },
     ...OPERATOR_OWNED_CONFIG.map((key) => ({
       rule: `!('${key}' in self)`,
@@ -220,11 +226,13 @@ function celProblems(obj: RedisCluster): ValidationProblem[] {
       field: 'spec.config',
       message: 'spec.config keys must be lower-case redis.conf directives',
     });
-  if (Object.values(spec.config ?? {}).some((v) => v.includes('\n') || v.includes('\r')))
-    problems.push({
-      field: 'spec.config',
-      message: 'spec.config values must be one line: a line break would start another directive',
-    });
+  for (const [key, value] of Object.entries(spec.config ?? {})) {
+    if (value.includes('\n') || value.includes('\r'))
+      problems.push({
+        field: `spec.config[${key}]`,
+        message: 'must be one line: a line break would start another redis.conf directive',
+      });
+  }
   for (const key of OPERATOR_OWNED_CONFIG) {
     if (keys.includes(key))
       problems.push({
