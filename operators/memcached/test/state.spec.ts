@@ -74,9 +74,9 @@ afterAll(() => rest.close());
 
 describe('the Memcached operator, driven through generated specs', () => {
   it('converges to every valid spec, refuses every invalid one naming the field, and then goes quiet', async () => {
-    // 400 steps keep the file within 4 minutes on 2 shared cores: a change takes about 0.7 s (0.35 s until
-    // the status says Available, then 0.3 s of quiet), an invalid step 10 ms.
-    const report = await runStateTest({ ...memcachedStateTest(rest), steps: 400 });
+    // 500 steps take about 4 minutes on 2 shared cores: a change takes about 0.7 s (0.35 s until the status
+    // says Available, then 0.3 s of quiet), an invalid step 10 ms.
+    const report = await runStateTest({ ...memcachedStateTest(rest), steps: 500 });
     console.log(
       `state test: ${report.steps} steps (seed ${report.seed}) in ${(report.durationMs / 1000).toFixed(1)} s: ` +
         `${JSON.stringify(report.counts)}, mean ms ${JSON.stringify(report.meanMs)}, ` +
