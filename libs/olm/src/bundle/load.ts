@@ -192,72 +192,63 @@ function readAnnotations(dir: string, problems: BundleProblem[]): Record<string,
   return out;
 }
 
-/**
- * Reads a registry+v1 bundle directory and checks its structure: `manifests/` flat (no sub-directories, no
- * hidden files), one Kubernetes object of a supported kind per file, exactly one ClusterServiceVersion, and
- * `metadata/annotations.yaml` with the required keys.
- *
- * @throws {BundleError} `OLM_BUNDLE_MALFORMED` listing every problem (file, field, reason).
- */
-export function loadBundle(dir: string): LoadedBundle {
-  const root = resolve(dir);
-  const problems: BundleProblem[] = [];
-  const isDir = (path: string) => {
-    try {
-      return statSync(path).isDirectory();
-    } catch {
-      return false;
-    }
-  };
-  if (!isDir(root)) {
-    throw new BundleError('OLM_BUNDLE_MALFORMED', `${root} is not a directory`, [
-      { file: '.', reason: 'not a directory' },
-    ]);
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
-  for (const sub of ['manifests', 'metadata']) {
-    if (!isDir(join(root, sub)))
-      problems.push({ file: `${sub}/`, reason: `missing directory: a bundle needs ${sub}/` });
-  }
+}
+
+/** Reads `manifests/` in file-name order: one object per plain file; sub-directories and hidden files are problems. */
+function readManifests(root: string, problems: BundleProblem[]): BundleManifest[] {
   const manifests: BundleManifest[] = [];
-  if (isDir(join(root, 'manifests'))) {
-    const entries = readdirSync(join(root, 'manifests'), { withFileTypes: true }).sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-    );
-    for (const entry of entries) {
-      const file = `manifests/${entry.name}`;
-      if (entry.isDirectory()) {
-        problems.push({ file: `${file}/`, reason: 'sub-directories are not allowed in manifests/' });
-        continue;
-      }
-      if (entry.name.startsWith('.')) {
-        problems.push({ file, reason: 'hidden files are not allowed in manifests/' });
-        continue;
-      }
-      const bytes = readFile(root, file, problems);
-      if (bytes === undefined) continue;
-      const object = readObject(bytes, file, problems);
-      if (object === undefined) continue;
-      manifests.push({
-        file,
-        object,
-        size: bytes.length,
-        compressedSize: gzipSync(bytes).toString('base64').length,
-      });
+  const entries = readdirSync(join(root, 'manifests'), { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
+  for (const entry of entries) {
+    const file = `manifests/${entry.name}`;
+    if (entry.isDirectory()) {
+      problems.push({ file: `${file}/`, reason: 'sub-directories are not allowed in manifests/' });
+      continue;
     }
-    if (entries.length === 0) problems.push({ file: 'manifests/', reason: 'no manifests' });
+    if (entry.name.startsWith('.')) {
+      problems.push({ file, reason: 'hidden files are not allowed in manifests/' });
+      continue;
+    }
+    const bytes = readFile(root, file, problems);
+    if (bytes === undefined) continue;
+    const object = readObject(bytes, file, problems);
+    if (object === undefined) continue;
+    manifests.push({
+      file,
+      object,
+      size: bytes.length,
+      compressedSize: gzipSync(bytes).toString('base64').length,
+    });
   }
+  if (entries.length === 0) problems.push({ file: 'manifests/', reason: 'no manifests' });
+  return manifests;
+}
+
+/** The bundle's ClusterServiceVersion; none, a second one, or an unreadable `spec.version` is a problem. */
+function findCsv(
+  manifests: readonly BundleManifest[],
+  problems: BundleProblem[],
+): BundleManifest | undefined {
   const csvs = manifests.filter((m) => m.object.kind === CSV_KIND);
+  // Without a CSV but with other problems, those problems are the likelier cause.
   if (csvs.length === 0 && problems.length === 0) {
     problems.push({ file: 'manifests/', reason: 'no ClusterServiceVersion found' });
   }
-  for (const extra of csvs.slice(1)) {
+  const [csv, ...extras] = csvs;
+  for (const extra of extras) {
     problems.push({
       file: extra.file,
       field: 'kind',
-      reason: `a second ClusterServiceVersion (the first is ${csvs[0]!.file})`,
+      reason: `a second ClusterServiceVersion (the first is ${csv?.file})`,
     });
   }
-  const csv = csvs[0];
   if (csv !== undefined) {
     const spec = csv.object.spec;
     if (!isRecord(spec)) problems.push({ file: csv.file, field: 'spec', reason: 'missing or not a mapping' });
@@ -272,17 +263,54 @@ export function loadBundle(dir: string): LoadedBundle {
       });
     }
   }
-  let annotations: Record<string, string> | undefined;
-  let dependencies: { type: string; value: unknown }[] = [];
-  let properties: { type: string; value: unknown }[] = [];
-  if (isDir(join(root, 'metadata'))) {
-    annotations = readAnnotations(root, problems);
-    const names = readdirSync(join(root, 'metadata'));
-    if (names.includes('dependencies.yaml'))
-      dependencies = readList(root, 'metadata/dependencies.yaml', 'dependencies', problems);
-    if (names.includes('properties.yaml'))
-      properties = readList(root, 'metadata/properties.yaml', 'properties', problems);
+  return csv;
+}
+
+/** What `metadata/` holds: the annotations, and the optional dependencies and properties lists. */
+interface BundleMetadata {
+  readonly annotations: Record<string, string> | undefined;
+  readonly dependencies: { type: string; value: unknown }[];
+  readonly properties: { type: string; value: unknown }[];
+}
+
+function readMetadata(root: string, problems: BundleProblem[]): BundleMetadata {
+  const annotations = readAnnotations(root, problems);
+  const names = readdirSync(join(root, 'metadata'));
+  return {
+    annotations,
+    dependencies: names.includes('dependencies.yaml')
+      ? readList(root, 'metadata/dependencies.yaml', 'dependencies', problems)
+      : [],
+    properties: names.includes('properties.yaml')
+      ? readList(root, 'metadata/properties.yaml', 'properties', problems)
+      : [],
+  };
+}
+
+/**
+ * Reads a registry+v1 bundle directory and checks its structure: `manifests/` flat (no sub-directories, no
+ * hidden files), one Kubernetes object of a supported kind per file, exactly one ClusterServiceVersion, and
+ * `metadata/annotations.yaml` with the required keys.
+ *
+ * @throws {BundleError} `OLM_BUNDLE_MALFORMED` listing every problem (file, field, reason).
+ */
+export function loadBundle(dir: string): LoadedBundle {
+  const root = resolve(dir);
+  const problems: BundleProblem[] = [];
+  if (!isDirectory(root)) {
+    throw new BundleError('OLM_BUNDLE_MALFORMED', `${root} is not a directory`, [
+      { file: '.', reason: 'not a directory' },
+    ]);
   }
+  for (const sub of ['manifests', 'metadata']) {
+    if (!isDirectory(join(root, sub)))
+      problems.push({ file: `${sub}/`, reason: `missing directory: a bundle needs ${sub}/` });
+  }
+  const manifests = isDirectory(join(root, 'manifests')) ? readManifests(root, problems) : [];
+  const csv = findCsv(manifests, problems);
+  const { annotations, dependencies, properties }: BundleMetadata = isDirectory(join(root, 'metadata'))
+    ? readMetadata(root, problems)
+    : { annotations: undefined, dependencies: [], properties: [] };
   if (problems.length > 0 || csv === undefined || annotations === undefined) {
     throw new BundleError(
       'OLM_BUNDLE_MALFORMED',

@@ -145,82 +145,95 @@ function csvAnnotationProperties(bundle: LoadedBundle): RawProperty[] {
 /** Raw JSON text of rendered property values (kept so the JSON output matches opm's byte for byte). */
 const RAW_VALUES = new WeakMap<BundleProperty, string>();
 
+/** A struct field opm copies: its JSON name, and whether it is written even when empty (no `omitempty`). */
+type StructField = readonly [key: string, required: boolean];
+
+/** The fields of `o` a Go struct with these JSON tags keeps: required ones always, the others unless empty. */
+function pickFields(o: unknown, fields: readonly StructField[]): Record<string, unknown> {
+  const src = rec(o);
+  const out: Record<string, unknown> = {};
+  for (const [key, required] of fields) {
+    const v = src[key];
+    if (
+      required ||
+      !(v === undefined || v === null || v === '' || v === 0 || (Array.isArray(v) && v.length === 0))
+    ) {
+      out[key] = v ?? (required ? '' : undefined);
+    }
+  }
+  return out;
+}
+
+const descriptorOf = (d: unknown) =>
+  pickFields(d, [
+    ['path', true],
+    ['displayName', false],
+    ['description', false],
+    ['x-descriptors', false],
+    ['value', false],
+  ]);
+
+const apiResourcesOf = (r: unknown) =>
+  arr(r).map((x) =>
+    pickFields(x, [
+      ['name', true],
+      ['kind', true],
+      ['version', true],
+    ]),
+  );
+
+/** A CRD or API service description: its `head` fields, display fields, then its resources and descriptors. */
+function describedApi(d: unknown, head: readonly StructField[]): Record<string, unknown> {
+  const out = pickFields(d, [...head, ['displayName', false], ['description', false]]);
+  const src = rec(d);
+  for (const key of ['resources', 'statusDescriptors', 'specDescriptors', 'actionDescriptors']) {
+    const list = arr(src[key]);
+    if (list.length > 0) out[key] = key === 'resources' ? apiResourcesOf(list) : list.map(descriptorOf);
+  }
+  return out;
+}
+
+const crdDescriptionOf = (d: unknown) =>
+  describedApi(d, [
+    ['name', true],
+    ['version', true],
+    ['kind', true],
+  ]);
+
+function apiServiceDescriptionOf(d: unknown): Record<string, unknown> {
+  const head = pickFields(d, [
+    ['name', true],
+    ['group', true],
+    ['version', true],
+    ['kind', true],
+    ['deploymentName', false],
+    ['containerPort', false],
+  ]);
+  return { ...head, ...describedApi(d, []) };
+}
+
+/** The `owned` and `required` lists of a CSV's CRD or API service definitions, each left out when empty. */
+function ownedAndRequired(o: unknown, describe: (d: unknown) => unknown): Record<string, unknown> {
+  const src = rec(o);
+  const out: Record<string, unknown> = {};
+  if (arr(src.owned).length > 0) out.owned = arr(src.owned).map(describe);
+  if (arr(src.required).length > 0) out.required = arr(src.required).map(describe);
+  return out;
+}
+
 /** The `olm.csv.metadata` value opm derives from a CSV (operator-registry `property.MustBuildCSVMetadata`). */
 export function csvMetadataOf(csv: KubeObject): Record<string, unknown> {
   const spec = rec(csv.spec);
-  const pick = (o: unknown, fields: readonly (readonly [string, boolean])[]) => {
-    const src = rec(o);
-    const out: Record<string, unknown> = {};
-    for (const [key, required] of fields) {
-      const v = src[key];
-      if (
-        required ||
-        !(v === undefined || v === null || v === '' || v === 0 || (Array.isArray(v) && v.length === 0))
-      ) {
-        out[key] = v ?? (required ? '' : undefined);
-      }
-    }
-    return out;
-  };
-  const descriptor = (d: unknown) =>
-    pick(d, [
-      ['path', true],
-      ['displayName', false],
-      ['description', false],
-      ['x-descriptors', false],
-      ['value', false],
-    ]);
-  const resources = (r: unknown) =>
-    arr(r).map((x) =>
-      pick(x, [
-        ['name', true],
-        ['kind', true],
-        ['version', true],
-      ]),
-    );
-  const withDescriptors = (d: unknown, head: readonly (readonly [string, boolean])[]) => {
-    const out = pick(d, [...head, ['displayName', false], ['description', false]]);
-    const src = rec(d);
-    for (const key of ['resources', 'statusDescriptors', 'specDescriptors', 'actionDescriptors']) {
-      const list = arr(src[key]);
-      if (list.length > 0) out[key] = key === 'resources' ? resources(list) : list.map(descriptor);
-    }
-    return out;
-  };
-  const crdDescription = (d: unknown) =>
-    withDescriptors(d, [
-      ['name', true],
-      ['version', true],
-      ['kind', true],
-    ]);
-  const apiDescription = (d: unknown) => {
-    const head = pick(d, [
-      ['name', true],
-      ['group', true],
-      ['version', true],
-      ['kind', true],
-      ['deploymentName', false],
-      ['containerPort', false],
-    ]);
-    return { ...head, ...withDescriptors(d, []) };
-  };
-  const owned = (o: unknown, map: (d: unknown) => unknown) => {
-    const src = rec(o);
-    const out: Record<string, unknown> = {};
-    if (arr(src.owned).length > 0) out.owned = arr(src.owned).map(map);
-    if (arr(src.required).length > 0) out.required = arr(src.required).map(map);
-    return out;
-  };
   const value: Record<string, unknown> = {};
   const annotations = csv.metadata.annotations;
   if (annotations !== undefined && Object.keys(annotations).length > 0) value.annotations = annotations;
-  value.apiServiceDefinitions = owned(spec.apiservicedefinitions, apiDescription);
-  value.crdDescriptions = owned(spec.customresourcedefinitions, crdDescription);
+  value.apiServiceDefinitions = ownedAndRequired(spec.apiservicedefinitions, apiServiceDescriptionOf);
+  value.crdDescriptions = ownedAndRequired(spec.customresourcedefinitions, crdDescriptionOf);
   if (str(spec.description) !== '') value.description = spec.description;
   if (str(spec.displayName) !== '') value.displayName = spec.displayName;
   if (arr(spec.installModes).length > 0)
     value.installModes = arr(spec.installModes).map((m) =>
-      pick(m, [
+      pickFields(m, [
         ['type', true],
         ['supported', true],
       ]),
@@ -230,14 +243,14 @@ export function csvMetadataOf(csv: KubeObject): Record<string, unknown> {
   if (labels !== undefined && Object.keys(labels).length > 0) value.labels = labels;
   if (arr(spec.links).length > 0)
     value.links = arr(spec.links).map((l) =>
-      pick(l, [
+      pickFields(l, [
         ['name', false],
         ['url', false],
       ]),
     );
   if (arr(spec.maintainers).length > 0)
     value.maintainers = arr(spec.maintainers).map((m) =>
-      pick(m, [
+      pickFields(m, [
         ['name', false],
         ['email', false],
       ]),
@@ -246,13 +259,13 @@ export function csvMetadataOf(csv: KubeObject): Record<string, unknown> {
   if (str(spec.minKubeVersion) !== '') value.minKubeVersion = spec.minKubeVersion;
   if (arr(spec.nativeAPIs).length > 0)
     value.nativeAPIs = arr(spec.nativeAPIs).map((g) =>
-      pick(g, [
+      pickFields(g, [
         ['group', true],
         ['version', true],
         ['kind', true],
       ]),
     );
-  value.provider = pick(spec.provider, [
+  value.provider = pickFields(spec.provider, [
     ['name', false],
     ['url', false],
   ]);
@@ -281,18 +294,13 @@ function relatedImagesOf(bundle: LoadedBundle, image: string): RenderedRelatedIm
   return goSortSlice(images, (a, b) => compareGoStrings(a.image, b.image) < 0);
 }
 
-/** Renders a loaded bundle to the `olm.bundle` blob opm would produce for it. */
-export function renderLoadedBundle(bundle: LoadedBundle, options: RenderBundleOptions = {}): OlmBundleBlob {
-  checkOwnedApis(bundle);
-  const image = options.image ?? '';
-  const name = bundle.csv.metadata.name ?? '';
-  const version = str(bundle.csv.spec.version);
-  const release = bundle.csv.spec.release === undefined ? '' : String(bundle.csv.spec.release);
-
-  // Bundle properties as opm collects them: properties.yaml, the derived olm.package, then the CSV's
-  // olm.properties annotation (a later olm.package wins), deduplicated.
-  const seenProps = new Set<string>();
-  const bundleProps: RawProperty[] = [
+/**
+ * The properties a bundle declares, as opm collects them: properties.yaml, the derived olm.package, then the
+ * CSV's olm.properties annotation (a later olm.package wins), deduplicated.
+ */
+function declaredProperties(bundle: LoadedBundle, version: string, release: string): RawProperty[] {
+  const seen = new Set<string>();
+  return [
     ...bundle.properties.map((p) => ({ type: p.type, json: goJsonMarshal(p.value) })),
     {
       type: 'olm.package',
@@ -301,17 +309,28 @@ export function renderLoadedBundle(bundle: LoadedBundle, options: RenderBundleOp
     ...csvAnnotationProperties(bundle),
   ].filter((p) => {
     const key = `${p.type}\u0000${p.json}`;
-    if (seenProps.has(key)) return false;
-    seenProps.add(key);
+    if (seen.has(key)) return false;
+    seen.add(key);
     return true;
   });
-  const provided = new Set(providedApis(bundle));
+}
+
+/** The declared properties as opm reads them: provided APIs, the package property, and everything else. */
+interface DeclaredProperties {
+  readonly gvks: string[];
+  readonly packageProperty: RawProperty | undefined;
+  readonly others: RawProperty[];
+}
+
+/** Splits declared properties: olm.gvk values join the provided APIs; the last olm.package is re-encoded. */
+function splitDeclaredProperties(declared: readonly RawProperty[]): DeclaredProperties {
+  const gvks: string[] = [];
   let packageProperty: RawProperty | undefined;
   const others: RawProperty[] = [];
-  for (const p of bundleProps) {
+  for (const p of declared) {
     if (p.type === 'olm.gvk') {
       const v = rec(JSON.parse(p.json));
-      provided.add(gvkJson(str(v.group), str(v.version), str(v.kind)));
+      gvks.push(gvkJson(str(v.group), str(v.version), str(v.kind)));
     } else if (p.type === 'olm.package') {
       const v = rec(JSON.parse(p.json));
       const rel = str(v.release);
@@ -327,13 +346,25 @@ export function renderLoadedBundle(bundle: LoadedBundle, options: RenderBundleOp
       others.push(p);
     }
   }
-  const required = new Set<string>();
+  return { gvks, packageProperty, others };
+}
+
+/** The requirements of dependencies.yaml: required APIs, required packages, and other dependency types. */
+interface DependencyProperties {
+  readonly gvks: string[];
+  readonly packageRequired: RawProperty[];
+  readonly others: RawProperty[];
+}
+
+function dependencyProperties(bundle: LoadedBundle): DependencyProperties {
+  const gvks: string[] = [];
   const packageRequired: RawProperty[] = [];
+  const others: RawProperty[] = [];
   for (const dep of bundle.dependencies) {
     // opm decodes the value into its Go struct: field names match case-insensitively.
     const typed = DEPENDENCY_VALUES[dep.type];
     const v = rec(typed === undefined ? dep.value : decodeGo(dep.value, typed).value);
-    if (dep.type === 'olm.gvk') required.add(gvkJson(str(v.group), str(v.version), str(v.kind)));
+    if (dep.type === 'olm.gvk') gvks.push(gvkJson(str(v.group), str(v.version), str(v.kind)));
     else if (dep.type === 'olm.package') {
       packageRequired.push({
         type: 'olm.package.required',
@@ -343,47 +374,71 @@ export function renderLoadedBundle(bundle: LoadedBundle, options: RenderBundleOp
       others.push({ type: dep.type, json: goJsonMarshal(dep.value) });
     }
   }
-  for (const g of requiredApis(bundle)) required.add(g);
+  return { gvks, packageRequired, others };
+}
 
-  const props: RawProperty[] = bundle.manifests.map((m) => ({
-    type: 'olm.bundle.object',
-    json: propertyJson({ data: Buffer.from(goJsonMarshal(m.object)).toString('base64') }),
-  }));
-  props.push(
-    packageProperty ?? {
-      type: 'olm.package',
-      json: propertyJson({ packageName: bundle.packageName, version }),
-    },
-  );
-  for (const g of provided) props.push({ type: 'olm.gvk', json: g });
-  for (const g of required) props.push({ type: 'olm.gvk.required', json: g });
-  props.push(...packageRequired, ...others);
-  props.sort((a, b) =>
-    a.type !== b.type ? compareGoStrings(a.type, b.type) : compareGoStrings(a.json, b.json),
-  );
-
-  // opm moves bundle objects (and CSV metadata) to the end of the property list.
-  let ordered = [
-    ...props.filter((p) => p.type !== 'olm.bundle.object' && p.type !== 'olm.csv.metadata'),
-    ...props.filter((p) => p.type === 'olm.bundle.object' || p.type === 'olm.csv.metadata'),
-  ];
+/**
+ * The final property order: opm moves bundle objects (and CSV metadata) to the end of the sorted list, and the
+ * `bundle-object-to-csv-metadata` migration swaps the bundle objects for one `olm.csv.metadata`.
+ */
+function outputOrder(
+  sorted: readonly RawProperty[],
+  bundle: LoadedBundle,
+  image: string,
+  options: RenderBundleOptions,
+): RawProperty[] {
+  const isPayload = (p: RawProperty) => p.type === 'olm.bundle.object' || p.type === 'olm.csv.metadata';
+  const ordered = [...sorted.filter((p) => !isPayload(p)), ...sorted.filter(isPayload)];
   if (
     options.migrateLevel === 'bundle-object-to-csv-metadata' &&
     image !== '' &&
     !ordered.some((p) => p.type === 'olm.csv.metadata')
   ) {
-    ordered = [
+    return [
       ...ordered.filter((p) => p.type !== 'olm.bundle.object'),
       { type: 'olm.csv.metadata', json: propertyJson(csvMetadataOf(bundle.csv)) },
     ];
   }
+  return ordered;
+}
+
+/** Renders a loaded bundle to the `olm.bundle` blob opm would produce for it. */
+export function renderLoadedBundle(bundle: LoadedBundle, options: RenderBundleOptions = {}): OlmBundleBlob {
+  checkOwnedApis(bundle);
+  const image = options.image ?? '';
+  const version = str(bundle.csv.spec.version);
+  const release = bundle.csv.spec.release === undefined ? '' : String(bundle.csv.spec.release);
+
+  const declared = splitDeclaredProperties(declaredProperties(bundle, version, release));
+  const dependencies = dependencyProperties(bundle);
+  const provided = new Set([...providedApis(bundle), ...declared.gvks]);
+  const required = new Set([...dependencies.gvks, ...requiredApis(bundle)]);
+  const props: RawProperty[] = [
+    ...bundle.manifests.map((m) => ({
+      type: 'olm.bundle.object',
+      json: propertyJson({ data: Buffer.from(goJsonMarshal(m.object)).toString('base64') }),
+    })),
+    declared.packageProperty ?? {
+      type: 'olm.package',
+      json: propertyJson({ packageName: bundle.packageName, version }),
+    },
+    ...[...provided].map((g) => ({ type: 'olm.gvk', json: g })),
+    ...[...required].map((g) => ({ type: 'olm.gvk.required', json: g })),
+    ...dependencies.packageRequired,
+    ...declared.others,
+    ...dependencies.others,
+  ];
+  props.sort((a, b) =>
+    a.type !== b.type ? compareGoStrings(a.type, b.type) : compareGoStrings(a.json, b.json),
+  );
+
   const relatedImages = relatedImagesOf(bundle, image);
   return {
     schema: 'olm.bundle',
-    name,
+    name: bundle.csv.metadata.name ?? '',
     package: bundle.packageName,
     image,
-    properties: ordered.map((p) => {
+    properties: outputOrder(props, bundle, image, options).map((p) => {
       const property: BundleProperty = { type: p.type, value: JSON.parse(p.json) as JsonValue };
       RAW_VALUES.set(property, p.json);
       return property;

@@ -71,6 +71,8 @@ function shortName(structName: string): string {
  * keys are visited in Go map order (sorted), and the first type mismatch is reported with Go's exact message
  * while decoding continues. Struct results are plain objects keyed by the JSON field names.
  */
+// Long on purpose: the nested `decode` is one switch over Go's kinds, as encoding/json decodes them, and shares
+// the first error and the struct field path with `mismatch`; see the comment on `decode`.
 export function decodeGo(input: unknown, type: GoType, options: GoDecodeOptions = {}): GoDecodeResult {
   let firstError: string | undefined;
   let structName: string | undefined;
@@ -89,6 +91,8 @@ export function decodeGo(input: unknown, type: GoType, options: GoDecodeOptions 
     }
   };
 
+  // Long on purpose: one case per Go kind, each with encoding/json's conversion and mismatch rules; the cases
+  // share the error and field-path state above, which separate functions would have to pass around.
   const decode = (v: unknown, t: GoType): unknown => {
     if (v === null || v === undefined) return t.kind === 'raw' || t.kind === 'any' ? v : undefined;
     switch (t.kind) {

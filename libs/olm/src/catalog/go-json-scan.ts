@@ -37,6 +37,8 @@ class SyntaxFailure {
  * Scans the next JSON value of `buf` starting at `pos`, with the exact error texts of Go's encoding/json scanner.
  * Offsets are absolute byte positions in `buf` (Go counts from the start of the decoder's stream).
  */
+// Long on purpose: it mirrors Go's encoding/json scanner state by state (literals, strings, numbers, keys,
+// nesting), each with Go's exact error text, and the closures share one cursor and one stack of open brackets.
 export function scanJsonValue(buf: Uint8Array, pos: number): ScanResult {
   let i = pos;
   const n = buf.length;

@@ -33,6 +33,8 @@ const isPrintableCp = (c: number): boolean =>
   (c >= 0xa0 && c <= 0xd7ff) ||
   (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff);
 
+// Long on purpose: it follows go-yaml's `yaml_emitter_analyze_scalar` flag by flag, in one pass over the code
+// points, so the two can be compared side by side.
 function analyzeScalar(cps: readonly number[]): ScalarAnalysis {
   if (cps.length === 0) {
     return {

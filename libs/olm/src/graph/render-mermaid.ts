@@ -48,6 +48,139 @@ function bundleVersions(catalog: Catalog): Map<string, Version> {
   return out;
 }
 
+/** The channels opm draws: sorted by name (stable), limited to `--package-name` when given. */
+function selectedChannels(catalog: Catalog, packageName: string | undefined): ChannelBlob[] {
+  return catalog.channels
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => (a.c.name < b.c.name ? -1 : a.c.name > b.c.name ? 1 : a.i - b.i))
+    .map(({ c }) => c)
+    .filter((c) => packageName === undefined || packageName === '' || c.package === packageName);
+}
+
+/** The names the catalog's `olm.deprecations` entries point at, by kind of reference. */
+interface DeprecatedNames {
+  readonly packages: Set<string>;
+  readonly channels: Set<string>;
+  readonly bundles: Set<string>;
+}
+
+function deprecatedNames(catalog: Catalog): DeprecatedNames {
+  const names: DeprecatedNames = { packages: new Set(), channels: new Set(), bundles: new Set() };
+  for (const d of catalog.deprecations) {
+    for (const e of d.entries) {
+      if (e.reference.schema === 'olm.package') names.packages.add(d.package);
+      else if (e.reference.schema === 'olm.channel') names.channels.add(e.reference.name ?? '');
+      else if (e.reference.schema === 'olm.bundle') names.bundles.add(e.reference.name ?? '');
+    }
+  }
+  return names;
+}
+
+/** The flowchart being drawn: subgraph lines per package, and the styles written after all subgraphs. */
+interface Flowchart {
+  readonly packageLines: Map<string, string[]>;
+  deprecatedPackage: string;
+  readonly deprecatedChannelIds: string[];
+  readonly decorated: Record<'deprecated' | 'skipped' | 'deprecatedskipped', string[]>;
+  /** Mermaid numbers edges across the whole chart, in drawing order. */
+  nextLinkId: number;
+  readonly skippedLinkIds: string[];
+}
+
+/** What every channel is drawn against. */
+interface ChannelContext {
+  readonly version: (bundleName: string) => Version;
+  readonly deprecated: DeprecatedNames;
+  readonly drawV0: boolean;
+}
+
+/** Draws one channel subgraph: its entries by decreasing version, each followed by its incoming edges. */
+function drawChannel(
+  chart: Flowchart,
+  c: ChannelBlob,
+  { version, deprecated, drawV0 }: ChannelContext,
+): void {
+  const lines = chart.packageLines.get(c.package) ?? [];
+  chart.packageLines.set(c.package, lines);
+  const channelId = `${c.package}-${c.name}`;
+  lines.push(`    %% channel ${goQuote(c.name)}`, `    subgraph ${channelId}[${goQuote(c.name)}]`);
+  if (deprecated.packages.has(c.package)) chart.deprecatedPackage = c.package;
+  if (deprecated.channels.has(c.name)) chart.deprecatedChannelIds.push(channelId);
+  const sorted = c.entries
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => compareVersions(version(b.e.name), version(a.e.name)) || a.i - b.i)
+    .map(({ e }) => e);
+  const skippedEntities = new Set<string>();
+  // Records the edge just drawn, marking it when OLM v0 would never follow it.
+  const addEdge = (line: string, entity: string, captureNew: boolean): void => {
+    lines.push(line);
+    const id = chart.nextLinkId++;
+    if (!drawV0) return;
+    if (captureNew) {
+      if (skippedEntities.has(entity)) chart.skippedLinkIds.push(String(id));
+      else skippedEntities.add(entity);
+    } else if (skippedEntities.has(entity)) {
+      chart.skippedLinkIds.push(String(id));
+    }
+  };
+  for (const ce of sorted) {
+    const entryId = `${channelId}-${ce.name}`;
+    const entryNode = `${entryId}[${goQuote(ce.name)}]`;
+    lines.push(`      ${entryNode}`);
+    if (deprecated.bundles.has(ce.name) && skippedEntities.has(ce.name))
+      chart.decorated.deprecatedskipped.push(entryId);
+    else if (deprecated.bundles.has(ce.name)) chart.decorated.deprecated.push(entryId);
+    else if (skippedEntities.has(ce.name)) chart.decorated.skipped.push(entryId);
+    for (const s of ce.skips ?? []) {
+      addEdge(`      ${channelId}-${s}[${goQuote(s)}]-- skip --> ${entryNode}`, s, true);
+    }
+    const range = ce.skipRange ? tryParseRange(ce.skipRange) : undefined;
+    if (range) {
+      for (const other of c.entries) {
+        if (!rangeIncludes(range, version(other.name))) continue;
+        addEdge(
+          `      ${channelId}-${other.name}[${goQuote(other.name)}]-- "skipRange(${ce.skipRange})" --> ${entryNode}`,
+          ce.name,
+          false,
+        );
+      }
+    }
+    if (ce.replaces) {
+      addEdge(
+        `      ${channelId}-${ce.replaces}[${goQuote(ce.replaces)}]-- replace --> ${entryNode}`,
+        ce.name,
+        false,
+      );
+    }
+  }
+  lines.push('    end');
+}
+
+/** Writes the chart: class definitions, one subgraph per package by name, then the deprecation and skip styles. */
+function writeFlowchart(chart: Flowchart): string {
+  const out = [
+    'graph LR',
+    '  classDef deprecated fill:#E8960F',
+    '  classDef skipped stroke:#FF0000,stroke-width:4px',
+    '  classDef deprecatedskipped fill:#E8960F,stroke:#FF0000,stroke-width:4px',
+  ];
+  for (const [name, lines] of [...chart.packageLines].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    out.push(`  %% package ${goQuote(name)}`, `  subgraph ${goQuote(name)}`, ...lines, '  end');
+  }
+  if (chart.deprecatedPackage !== '') out.push(`style ${chart.deprecatedPackage} fill:#989695`);
+  for (const id of chart.deprecatedChannelIds) out.push(`style ${id} fill:#DCD0FF`);
+  for (const key of ['deprecated', 'deprecatedskipped', 'skipped'] as const) {
+    if (chart.decorated[key].length > 0)
+      out.push(`class ${[...chart.decorated[key]].sort().join(',')} ${key}`);
+  }
+  if (chart.skippedLinkIds.length > 0) {
+    out.push(
+      `linkStyle ${chart.skippedLinkIds.join(',')} stroke:#FF0000,stroke-width:3px,stroke-dasharray:5;`,
+    );
+  }
+  return `${out.join('\n')}\n`;
+}
+
 /**
  * Renders the channels of a catalog as a Mermaid flowchart byte-identical to `opm alpha render-graph`
  * (operator-registry v1.73.0 `MermaidWriter.WriteChannels`): one subgraph per package and channel, entries by
@@ -57,113 +190,20 @@ function bundleVersions(catalog: Catalog): Map<string, Version> {
  * @throws GraphError when a bundle's version cannot be read (opm fails the same way)
  */
 export function renderMermaid(catalog: Catalog, options: MermaidOptions = {}): string {
-  const drawV0 = options.drawV0Semantics ?? false;
   const versions = bundleVersions(catalog);
-  const version = (name: string): Version => versions.get(name) ?? ZERO;
-  const channels: ChannelBlob[] = catalog.channels
-    .map((c, i) => ({ c, i }))
-    .sort((a, b) => (a.c.name < b.c.name ? -1 : a.c.name > b.c.name ? 1 : a.i - b.i))
-    .map(({ c }) => c)
-    .filter(
-      (c) =>
-        options.packageName === undefined || options.packageName === '' || c.package === options.packageName,
-    );
-
-  const depByPackage = new Set<string>();
-  const depByChannel = new Set<string>();
-  const depByBundle = new Set<string>();
-  for (const d of catalog.deprecations) {
-    for (const e of d.entries) {
-      if (e.reference.schema === 'olm.package') depByPackage.add(d.package);
-      else if (e.reference.schema === 'olm.channel') depByChannel.add(e.reference.name ?? '');
-      else if (e.reference.schema === 'olm.bundle') depByBundle.add(e.reference.name ?? '');
-    }
-  }
-
-  const pkgs = new Map<string, string[]>();
-  let deprecatedPackage = '';
-  const deprecatedChannelIds: string[] = [];
-  const decorated: Record<'deprecated' | 'skipped' | 'deprecatedskipped', string[]> = {
-    deprecated: [],
-    deprecatedskipped: [],
-    skipped: [],
+  const context: ChannelContext = {
+    version: (name) => versions.get(name) ?? ZERO,
+    deprecated: deprecatedNames(catalog),
+    drawV0: options.drawV0Semantics ?? false,
   };
-  let linkId = 0;
-  const skippedLinkIds: string[] = [];
-
-  for (const c of channels) {
-    const lines = pkgs.get(c.package) ?? [];
-    pkgs.set(c.package, lines);
-    const channelId = `${c.package}-${c.name}`;
-    lines.push(`    %% channel ${goQuote(c.name)}`, `    subgraph ${channelId}[${goQuote(c.name)}]`);
-    if (depByPackage.has(c.package)) deprecatedPackage = c.package;
-    if (depByChannel.has(c.name)) deprecatedChannelIds.push(channelId);
-    const sorted = c.entries
-      .map((e, i) => ({ e, i }))
-      .sort((a, b) => compareVersions(version(b.e.name), version(a.e.name)) || a.i - b.i)
-      .map(({ e }) => e);
-    const skippedEntities = new Set<string>();
-    const semantics = (edge: string, id: number, captureNew: boolean): void => {
-      if (!drawV0) return;
-      if (captureNew) {
-        if (skippedEntities.has(edge)) skippedLinkIds.push(String(id));
-        else skippedEntities.add(edge);
-      } else if (skippedEntities.has(edge)) {
-        skippedLinkIds.push(String(id));
-      }
-    };
-    for (const ce of sorted) {
-      const entryId = `${channelId}-${ce.name}`;
-      lines.push(`      ${entryId}[${goQuote(ce.name)}]`);
-      if (depByBundle.has(ce.name) && skippedEntities.has(ce.name)) decorated.deprecatedskipped.push(entryId);
-      else if (depByBundle.has(ce.name)) decorated.deprecated.push(entryId);
-      else if (skippedEntities.has(ce.name)) decorated.skipped.push(entryId);
-      for (const s of ce.skips ?? []) {
-        lines.push(`      ${channelId}-${s}[${goQuote(s)}]-- skip --> ${entryId}[${goQuote(ce.name)}]`);
-        semantics(s, linkId, true);
-        linkId++;
-      }
-      if (ce.skipRange) {
-        const range = tryParseRange(ce.skipRange);
-        if (range) {
-          for (const other of c.entries) {
-            if (rangeIncludes(range, version(other.name))) {
-              lines.push(
-                `      ${channelId}-${other.name}[${goQuote(other.name)}]-- "skipRange(${ce.skipRange})" --> ${entryId}[${goQuote(ce.name)}]`,
-              );
-              semantics(ce.name, linkId, false);
-              linkId++;
-            }
-          }
-        }
-      }
-      if (ce.replaces) {
-        lines.push(
-          `      ${channelId}-${ce.replaces}[${goQuote(ce.replaces)}]-- replace --> ${entryId}[${goQuote(ce.name)}]`,
-        );
-        semantics(ce.name, linkId, false);
-        linkId++;
-      }
-    }
-    lines.push('    end');
-  }
-
-  const out = [
-    'graph LR',
-    '  classDef deprecated fill:#E8960F',
-    '  classDef skipped stroke:#FF0000,stroke-width:4px',
-    '  classDef deprecatedskipped fill:#E8960F,stroke:#FF0000,stroke-width:4px',
-  ];
-  for (const name of [...pkgs.keys()].sort()) {
-    out.push(`  %% package ${goQuote(name)}`, `  subgraph ${goQuote(name)}`, ...pkgs.get(name)!, '  end');
-  }
-  if (deprecatedPackage !== '') out.push(`style ${deprecatedPackage} fill:#989695`);
-  for (const id of deprecatedChannelIds) out.push(`style ${id} fill:#DCD0FF`);
-  for (const key of ['deprecated', 'deprecatedskipped', 'skipped'] as const) {
-    if (decorated[key].length > 0) out.push(`class ${[...decorated[key]].sort().join(',')} ${key}`);
-  }
-  if (skippedLinkIds.length > 0) {
-    out.push(`linkStyle ${skippedLinkIds.join(',')} stroke:#FF0000,stroke-width:3px,stroke-dasharray:5;`);
-  }
-  return `${out.join('\n')}\n`;
+  const chart: Flowchart = {
+    packageLines: new Map(),
+    deprecatedPackage: '',
+    deprecatedChannelIds: [],
+    decorated: { deprecated: [], deprecatedskipped: [], skipped: [] },
+    nextLinkId: 0,
+    skippedLinkIds: [],
+  };
+  for (const c of selectedChannels(catalog, options.packageName)) drawChannel(chart, c, context);
+  return writeFlowchart(chart);
 }

@@ -94,6 +94,7 @@ function operatorDeployment(
 }
 
 /** The packageserver CSV: OLM deploys the PackageManifest API server from it and registers its APIService. */
+// Long on purpose: one object literal that reads like the CSV YAML it produces.
 function packageServerCsv(version: string, image: string): InstallObject {
   const health = { httpGet: { scheme: 'HTTPS', path: '/healthz', port: 5443 } };
   const read = ['get', 'list', 'watch'];
@@ -202,6 +203,8 @@ function packageServerCsv(version: string, image: string): InstallObject {
  * `olm-operators` OperatorGroups; and the packageserver CSV. The default catalog (operatorhub.io) is left
  * out: it needs the internet.
  */
+// Long on purpose: one list of the resources in the order OLM's release manifests lay them out, so it can be
+// read against `olm.yaml`; the two Deployments and the packageserver CSV come from helpers.
 export function olmInstallManifests(options: OlmInstallOptions): OlmInstallManifests {
   const image = options.image ?? defaultOlmImage(options.version);
   const olmOperator = operatorDeployment(

@@ -3,6 +3,8 @@
  * (bytes read including the offending one, or the input length at an unexpected end), or `undefined` when
  * the input is valid JSON.
  */
+// Long on purpose: one recursive-descent pass whose small closures share a single cursor, so the offset where
+// it stops is the one Go's scanner reports; split apart, each piece would need that cursor threaded through.
 export function goJsonSyntaxErrorOffset(input: string): number | undefined {
   const bytes = Buffer.from(input, 'utf8');
   let i = 0;
