@@ -13,8 +13,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'bundle-conformance',
-          // Bundle corpus and opm agreement: no cluster needed (`*.test.ts`, so the e2e project skips them).
-          include: ['test/bundle/**/*.test.ts'],
+          // Bundle corpus and opm agreement: no cluster needed.
+          include: ['test/bundle/**/*.spec.ts'],
           // opm is built from its Go module on first use.
           testTimeout: 120_000,
           hookTimeout: 900_000,
