@@ -2,8 +2,8 @@ import { findStatusCondition } from '@opkit/controller-runtime';
 import {
   type LiveObject,
   type Oracle,
-  quantitiesEqual,
   quantityCeilIn,
+  resourceListDifferences,
 } from '@opkit/test-cluster/state-testing';
 import type { MemcachedSpec, MemcachedStatus } from '../../src/index.js';
 import { MEMCACHED_IMAGE } from './operator.js';
@@ -24,20 +24,6 @@ interface Service {
 }
 interface PodDisruptionBudget {
   spec: { maxUnavailable?: number | string };
-}
-
-type Quantities = Readonly<Record<string, string | number>> | undefined;
-
-/** Where two resource lists differ, comparing quantities by value (the API server stores them canonical). */
-function quantityDifferences(what: string, actual: Quantities, expected: Quantities): string[] {
-  const keys = new Set([...Object.keys(actual ?? {}), ...Object.keys(expected ?? {})]);
-  return [...keys]
-    .filter((k) => {
-      const a = actual?.[k];
-      const e = expected?.[k];
-      return a === undefined || e === undefined || !quantitiesEqual(a, e);
-    })
-    .map((k) => `${what}.${k} is ${actual?.[k]}, the spec says ${expected?.[k]}`);
 }
 
 /** The operands as the spec says, worked out here from the spec alone (not from the operator's code). */
@@ -68,8 +54,8 @@ export const operandsMatch: Oracle<MemcachedSpec> = async ({ spec, object, rest,
     [port],
   );
   problems.push(
-    ...quantityDifferences('limits', container?.resources?.limits, spec.resources?.limits),
-    ...quantityDifferences('requests', container?.resources?.requests, spec.resources?.requests),
+    ...resourceListDifferences('limits', container?.resources?.limits, spec.resources?.limits),
+    ...resourceListDifferences('requests', container?.resources?.requests, spec.resources?.requests),
   );
   const service = await rest.request<Service>('GET', at('api/v1/namespaces/{ns}/services'));
   differ(

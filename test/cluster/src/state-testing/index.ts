@@ -2,12 +2,19 @@ export { awaitConvergence, type ConvergenceCheck, describeWrites } from './conve
 export type { FieldHint, FieldHints } from './hints.js';
 export { formatPath, type Json, jsonEqual, type Path } from './json-path.js';
 export { isQuantitySchema, type OpenApiSchema, type SchemaCrd, specSchemaOf } from './openapi.js';
-export { quantitiesEqual, quantityCeilIn, quantityMillis, quantitySpellings } from './quantity.js';
+export {
+  quantitiesEqual,
+  quantityCeilIn,
+  quantityMillis,
+  quantitySpellings,
+  resourceListDifferences,
+} from './quantity.js';
 export { type Random, seededRandom } from './random.js';
 export {
   type LiveObject,
   type Oracle,
   type OracleContext,
+  type Readiness,
   runStateTest,
   StateTestFailure,
   type StateTestOptions,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { quantitiesEqual, quantityCeilIn, quantityMillis, quantitySpellings } from './quantity.js';
+import {
+  quantitiesEqual,
+  quantityCeilIn,
+  quantityMillis,
+  quantitySpellings,
+  resourceListDifferences,
+} from './quantity.js';
 
 describe('quantities', () => {
   it('reads every spelling of a value as the same thousandths', () => {
@@ -30,5 +36,18 @@ describe('quantities', () => {
     expect(quantitiesEqual('1Gi', '1G')).toBe(false);
     expect(quantityCeilIn('1G', '1Mi')).toBe(954n);
     expect(quantityCeilIn('64Mi', '1Mi')).toBe(64n);
+  });
+
+  it('names every resource whose quantity differs, is missing or is extra', () => {
+    expect(
+      resourceListDifferences('limits', { cpu: '100m', memory: '1Gi' }, { cpu: 0.1, memory: '1024Mi' }),
+    ).toEqual([]);
+    expect(resourceListDifferences('limits', { cpu: '200m', memory: '1Gi' }, { cpu: '0.1' })).toEqual([
+      'limits.cpu is 200m, the spec says 0.1',
+      'limits.memory is 1Gi, the spec says undefined',
+    ]);
+    expect(resourceListDifferences('requests', undefined, { cpu: '1' })).toEqual([
+      'requests.cpu is undefined, the spec says 1',
+    ]);
   });
 });

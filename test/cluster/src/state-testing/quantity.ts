@@ -75,3 +75,24 @@ export function quantitySpellings(millis: bigint): (string | number)[] {
   });
   return spellings;
 }
+
+type ResourceList = Readonly<Record<string, string | number>> | undefined;
+
+/**
+ * Where a container's resource list differs from the spec's, comparing quantities by value (the API server
+ * stores them canonical): `limits.cpu is 100m, the spec says 0.2`. Empty when they mean the same.
+ */
+export function resourceListDifferences(
+  what: string,
+  actual: ResourceList,
+  expected: ResourceList,
+): string[] {
+  const keys = new Set([...Object.keys(actual ?? {}), ...Object.keys(expected ?? {})]);
+  return [...keys]
+    .filter((k) => {
+      const a = actual?.[k];
+      const e = expected?.[k];
+      return a === undefined || e === undefined || !quantitiesEqual(a, e);
+    })
+    .map((k) => `${what}.${k} is ${actual?.[k]}, the spec says ${expected?.[k]}`);
+}
