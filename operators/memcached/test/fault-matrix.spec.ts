@@ -8,6 +8,7 @@ import {
   type FaultRun,
   formatMatrix,
   OperatorProcess,
+  operatorFromSources,
   runFaultMatrix,
 } from '@opkit/test-cluster/fault-injection';
 import { awaitConvergence, collectionPath, WriteWatch } from '@opkit/test-cluster/state-testing';
@@ -101,24 +102,18 @@ afterAll(async () => {
 });
 
 const operator = () =>
-  new OperatorProcess({
-    command: process.execPath,
-    args: [
-      '--conditions=@opkit/source',
-      '--import',
-      'tsx',
-      join(import.meta.dirname, '..', 'src', 'main.ts'),
-      `--kubeconfig=${operatorKubeconfig}`,
-      '--health-probe-bind-address=0',
-      '--log-level=error',
-    ],
-    env: {
-      ENABLE_WEBHOOKS: 'false',
-      WATCH_NAMESPACE: namespace,
-      POD_NAMESPACE: namespace,
-      RELATED_IMAGE_MEMCACHED: MEMCACHED_IMAGE,
-    },
-  });
+  new OperatorProcess(
+    operatorFromSources({
+      main: join(import.meta.dirname, '..', 'src', 'main.ts'),
+      kubeconfig: operatorKubeconfig,
+      env: {
+        ENABLE_WEBHOOKS: 'false',
+        WATCH_NAMESPACE: namespace,
+        POD_NAMESPACE: namespace,
+        RELATED_IMAGE_MEMCACHED: MEMCACHED_IMAGE,
+      },
+    }),
+  );
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -204,8 +199,12 @@ async function eventProblems(operation: string, run: FaultRun, uid: string): Pro
     cleanEvents.set(operation, events);
     return [];
   }
+  // While a restarted API server comes back, the cluster's own controllers fail for a while (e.g. the
+  // Deployment's ReplicaSet cannot be created) and the operator rightly reports it, then its recovery: in such
+  // a cell, reasons the clean run never had are not counted.
+  const reported = (reason: string) => run.fault === 'api-restart' && !clean.has(reason);
   return [...events]
-    .filter(([reason, count]) => count > (clean.get(reason) ?? 0) * run.operator.starts)
+    .filter(([reason, count]) => !reported(reason) && count > (clean.get(reason) ?? 0) * run.operator.starts)
     .map(
       ([reason, count]) =>
         `${count} ${reason} events, the clean run has ${clean.get(reason) ?? 0} with one operator, this run ${run.operator.starts}`,

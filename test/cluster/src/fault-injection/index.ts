@@ -12,5 +12,10 @@ export {
   plannedSteps,
   runFaultMatrix,
 } from './matrix.js';
-export { type OperatorCommand, OperatorProcess } from './operator-process.js';
+export {
+  type OperatorCommand,
+  OperatorProcess,
+  operatorFromSources,
+  type SourceOperatorOptions,
+} from './operator-process.js';
 export type { WatchRelease } from './watch-hold.js';

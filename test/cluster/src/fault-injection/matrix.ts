@@ -8,6 +8,8 @@ export type FaultKind = 'crash' | 'api-restart' | 'watch-delay' | 'watch-reorder
 export interface FaultRun {
   /** A name for this run's object, unique across the matrix. */
   readonly name: string;
+  /** The fault this run injects (`none` for the clean run): e.g. a restarted API server fails the cluster's own controllers for a while. */
+  readonly fault: FaultKind | 'none';
   readonly proxy: ApiProxy;
   readonly operator: OperatorProcess;
 }
@@ -146,7 +148,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
     step: number,
   ): Promise<FaultCell> => {
     const operator = options.operator();
-    const run: FaultRun = { name: `${operation.name}-${++runs}`, proxy: options.proxy, operator };
+    const run: FaultRun = { name: `${operation.name}-${++runs}`, fault, proxy: options.proxy, operator };
     const cellStarted = Date.now();
     let after = '';
     /** A hold or a restart in progress: settles with the time it was over. */

@@ -7,6 +7,38 @@ export interface OperatorCommand {
   readonly env?: Readonly<Record<string, string>>;
 }
 
+/** How a test runs an operator from its TypeScript sources. */
+export interface SourceOperatorOptions {
+  /** The operator's command, e.g. `<project>/src/main.ts`. */
+  readonly main: string;
+  readonly kubeconfig: string;
+  /** More flags of the operator's command. */
+  readonly flags?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The operator's command run from its sources (tsx, workspace packages by their `@opkit/source` condition),
+ * without probe and metrics servers (several would contend for their ports) and logging only errors.
+ */
+export function operatorFromSources(options: SourceOperatorOptions): OperatorCommand {
+  return {
+    command: process.execPath,
+    args: [
+      '--conditions=@opkit/source',
+      '--import',
+      'tsx',
+      options.main,
+      `--kubeconfig=${options.kubeconfig}`,
+      '--metrics-bind-address=0',
+      '--health-probe-bind-address=0',
+      '--log-level=error',
+      ...(options.flags ?? []),
+    ],
+    ...(options.env ? { env: options.env } : {}),
+  };
+}
+
 /** The operator under test as a process that can be killed outright (SIGKILL, no cleanup) and started again. */
 export class OperatorProcess {
   #child: ChildProcess | undefined;
