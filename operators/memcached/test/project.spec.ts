@@ -1,16 +1,9 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { configManifests, sampleProblems } from '@opkit/controller-runtime/manifests';
-import {
-  deployOperator,
-  eventually,
-  KubeRest,
-  RBAC_DENIED,
-  testKubeConfig,
-} from '@opkit/test-cluster/vitest';
-import { describe, expect, inject, it } from 'vitest';
+import { describeOperatorProject, eventually } from '@opkit/test-cluster/vitest';
+import { expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { manifestsSpec } from '../src/manifests/generate.js';
 
@@ -18,193 +11,145 @@ const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
 const opkit = join(root, '../../tools/opkit/bin/opkit.js');
 
-describe('the project’s config/', () => {
-  it('holds the manifests generated from the TypeScript sources, and valid samples', () => {
-    for (const [path, text] of Object.entries(configManifests(manifestsSpec))) {
-      expect(readFileSync(join(root, path), 'utf8'), `${path} is stale: run nx run memcached:manifests`).toBe(
-        text,
-      );
-    }
-    expect(sampleProblems(root, manifestsSpec)).toEqual([]);
-  });
-
-  it('runs locally (nx run memcached:run) with the operand image the deployed manager is given', () => {
-    const manager = parseAllDocuments(readFileSync(join(root, 'config/manager/manager.yaml'), 'utf8'))
-      .map((d) => d.toJS() as { kind?: string })
-      .find((o) => o.kind === 'Deployment') as {
-      spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } };
-    };
-    const deployed = manager.spec.template.spec.containers[0]?.env?.find(
-      (e) => e.name === 'RELATED_IMAGE_MEMCACHED',
-    )?.value;
-    expect(deployed).toMatch(/^docker\.io\/library\//);
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-      nx: { targets: { run: { options: { command: string } } } };
-    };
-    // A default only: an image the user exports wins, and a deployed operator without one still says so.
-    expect(pkg.nx.targets.run.options.command).toContain(
-      `RELATED_IMAGE_MEMCACHED="\${RELATED_IMAGE_MEMCACHED:-${deployed}}"`,
-    );
-  });
-
-  it('renders with kustomize into the kubebuilder set of objects', async () => {
-    const { stdout } = await run('kubectl', ['kustomize', join(root, 'config', 'default')]);
-    const kinds = parseAllDocuments(stdout).map((d) => {
-      const o = d.toJS() as { kind: string; metadata: { name: string } };
-      return `${o.kind}/${o.metadata.name}`;
-    });
-    expect(kinds.sort()).toEqual(
-      [
-        'ClusterRole/memcached-operator-manager-role',
-        'ClusterRole/memcached-operator-memcached-editor-role',
-        'ClusterRole/memcached-operator-memcached-viewer-role',
-        'ClusterRole/memcached-operator-metrics-auth-role',
-        'ClusterRole/memcached-operator-metrics-reader',
-        'ClusterRoleBinding/memcached-operator-manager-rolebinding',
-        'ClusterRoleBinding/memcached-operator-metrics-auth-rolebinding',
-        'Service/memcached-operator-controller-manager-metrics-service',
-        'Service/memcached-operator-webhook-service',
-        'MutatingWebhookConfiguration/memcached-operator-mutating-webhook-configuration',
-        'ValidatingWebhookConfiguration/memcached-operator-validating-webhook-configuration',
-        'CustomResourceDefinition/memcacheds.cache.example.com',
-        'Deployment/memcached-operator-controller-manager',
-        'Namespace/memcached-operator-system',
-        'Role/memcached-operator-leader-election-role',
-        'RoleBinding/memcached-operator-leader-election-rolebinding',
-        'ServiceAccount/memcached-operator-controller-manager',
-      ].sort(),
-    );
-    // No RBAC rule grants a wildcard.
-    expect(stdout).not.toMatch(/- ['"]?\*['"]?$/m);
-  });
-
-  it('renders the cert-manager variant: an Issuer, the serving Certificate, and CA injection where it is needed', async () => {
-    const { stdout } = await run('kubectl', ['kustomize', join(root, 'config', 'with-certmanager')]);
-    const objects = parseAllDocuments(stdout).map(
-      (d) => d.toJS() as { kind: string; metadata: { name: string; annotations?: Record<string, string> } },
-    );
-    const certificate = objects.find((o) => o.kind === 'Certificate') as unknown as {
-      metadata: { name: string; namespace: string };
-      spec: { secretName: string; dnsNames: string[] };
-    };
-    expect(certificate.metadata).toMatchObject({
-      name: 'memcached-operator-serving-cert',
-      namespace: 'memcached-operator-system',
-    });
-    expect(certificate.spec.secretName).toBe('webhook-server-cert');
-    expect(certificate.spec.dnsNames).toContain(
-      'memcached-operator-webhook-service.memcached-operator-system.svc',
-    );
-    expect(objects.some((o) => o.kind === 'Issuer')).toBe(true);
-    const injected = objects
-      .filter(
-        (o) =>
-          o.metadata.annotations?.['cert-manager.io/inject-ca-from'] ===
-          'memcached-operator-system/memcached-operator-serving-cert',
-      )
-      .map((o) => o.kind)
-      .sort();
-    expect(injected).toEqual([
-      'CustomResourceDefinition',
-      'MutatingWebhookConfiguration',
-      'ValidatingWebhookConfiguration',
-    ]);
-  });
-
-  it('deploys its image to the cluster: the manager pod runs it, reconciles, and undeploy removes everything', async () => {
-    const missing = await run(process.execPath, [opkit, 'deploy', '--operator', root], {
-      env: { ...process.env, KUBECONFIG: inject('opkitKubeconfig') },
-    }).catch((e: { code: number; stderr: string }) => e);
-    expect(missing).toMatchObject({ code: 1 });
-    expect((missing as { stderr: string }).stderr).toContain("required option '--image <ref>' not specified");
-
-    const rest = new KubeRest(testKubeConfig());
-    const operator = await deployOperator({
-      rest,
-      kubeconfig: inject('opkitKubeconfig'),
-      registry: inject('opkitRegistry'),
-      operatorDir: root,
-      repository: 'memcached-operator',
-      namespace: 'memcached-operator-system',
-    });
-    expect(operator.pod.image).toBe(operator.image);
-    expect(operator.pod.imageID).toBe(`${operator.image.replace(/:dev$/, '')}@${operator.digest}`);
-
-    // In the cluster, with its ServiceAccount: a Memcached becomes Available.
-    const ns = `deployed-${Date.now().toString(36)}`;
-    await rest.request('POST', '/api/v1/namespaces', {
-      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
-    });
-    // At v1alpha1, so the API server calls the conversion webhook, through its Service as soon as kube-proxy
-    // routes to the ready manager pod.
-    await eventually('a v1alpha1 Memcached to be accepted', () =>
-      rest.request('POST', `/apis/cache.example.com/v1alpha1/namespaces/${ns}/memcacheds`, {
-        body: {
-          apiVersion: 'cache.example.com/v1alpha1',
-          kind: 'Memcached',
-          metadata: { name: 'deployed' },
-          spec: { size: 1 },
-        },
-      }),
-    );
-    await eventually(
-      'the Memcached to be Available',
-      async () => {
-        const m = await rest.request<{ status?: { conditions?: { type: string; status: string }[] } }>(
+describeOperatorProject(
+  {
+    root,
+    name: 'memcached',
+    generatedConfig: () => configManifests(manifestsSpec),
+    sampleProblems: () => sampleProblems(root, manifestsSpec),
+    operandImageEnv: 'RELATED_IMAGE_MEMCACHED',
+    expectedKinds: [
+      'ClusterRole/memcached-operator-manager-role',
+      'ClusterRole/memcached-operator-memcached-editor-role',
+      'ClusterRole/memcached-operator-memcached-viewer-role',
+      'ClusterRole/memcached-operator-metrics-auth-role',
+      'ClusterRole/memcached-operator-metrics-reader',
+      'ClusterRoleBinding/memcached-operator-manager-rolebinding',
+      'ClusterRoleBinding/memcached-operator-metrics-auth-rolebinding',
+      'Service/memcached-operator-controller-manager-metrics-service',
+      'Service/memcached-operator-webhook-service',
+      'MutatingWebhookConfiguration/memcached-operator-mutating-webhook-configuration',
+      'ValidatingWebhookConfiguration/memcached-operator-validating-webhook-configuration',
+      'CustomResourceDefinition/memcacheds.cache.example.com',
+      'Deployment/memcached-operator-controller-manager',
+      'Namespace/memcached-operator-system',
+      'Role/memcached-operator-leader-election-role',
+      'RoleBinding/memcached-operator-leader-election-rolebinding',
+      'ServiceAccount/memcached-operator-controller-manager',
+    ],
+    deployed: {
+      does: 'reconciles',
+      metric: 'controller_runtime_reconcile_total',
+      exercise: async ({ rest, operator, namespace: ns }) => {
+        // A Memcached becomes Available. At v1alpha1, so the API server calls the conversion webhook, through
+        // its Service as soon as kube-proxy routes to the ready manager pod.
+        await eventually('a v1alpha1 Memcached to be accepted', () =>
+          rest.request('POST', `/apis/cache.example.com/v1alpha1/namespaces/${ns}/memcacheds`, {
+            body: {
+              apiVersion: 'cache.example.com/v1alpha1',
+              kind: 'Memcached',
+              metadata: { name: 'deployed' },
+              spec: { size: 1 },
+            },
+          }),
+        );
+        await eventually(
+          'the Memcached to be Available',
+          async () => {
+            const m = await rest.request<{ status?: { conditions?: { type: string; status: string }[] } }>(
+              'GET',
+              `/apis/cache.example.com/v1alpha1/namespaces/${ns}/memcacheds/deployed`,
+            );
+            return (
+              m.status?.conditions?.some((c) => c.type === 'Available' && c.status === 'True') || undefined
+            );
+          },
+          { timeoutMs: 120_000 },
+        );
+        // The webhooks answer through their Service: v1alpha1 was converted into the stored v1beta1, defaulted.
+        const stored = await rest.request<{ spec: Record<string, unknown> }>(
           'GET',
-          `/apis/cache.example.com/v1alpha1/namespaces/${ns}/memcacheds/deployed`,
+          `/apis/cache.example.com/v1beta1/namespaces/${ns}/memcacheds/deployed`,
         );
-        return m.status?.conditions?.some((c) => c.type === 'Available' && c.status === 'True') || undefined;
+        expect(stored.spec).toMatchObject({ replicas: 1, memory: '64Mi', threads: 4 });
+        const refused = await kubectl(
+          ['apply', '-n', ns, '-f', '-'],
+          'apiVersion: cache.example.com/v1beta1\nkind: Memcached\nmetadata: {name: tight}\nspec: {replicas: 1, memory: 256Mi, resources: {limits: {memory: 256Mi}}}\n',
+        );
+        expect(refused.code).toBe(1);
+        // kubectl prints the webhook's 422 Invalid as it prints the API server's own field errors.
+        expect(refused.stderr).toContain(
+          'The Memcached "tight" is invalid: spec.memory: Invalid value: "256Mi": with 32Mi for connections it must fit in resources.limits.memory (256Mi)',
+        );
+        const deprecated = await kubectl(
+          ['apply', '-n', ns, '-f', '-'],
+          'apiVersion: cache.example.com/v1alpha1\nkind: Memcached\nmetadata: {name: old}\nspec: {size: 1, extraArgs: [-t, "2"]}\n',
+        );
+        expect(deprecated).toMatchObject({ code: 0 });
+        expect(deprecated.stderr).toContain('Warning: cache.example.com/v1alpha1 Memcached is deprecated');
+        expect(deprecated.stderr).toContain(
+          "Warning: spec.extraArgs -t override what the spec's own fields set",
+        );
+        // The manager logs structured lines.
+        expect(await operator.log()).toContain('"msg"');
       },
-      { timeoutMs: 120_000 },
-    );
-    // The webhooks answer through their Service: v1alpha1 was converted into the stored v1beta1, defaulted.
-    const stored = await rest.request<{ spec: Record<string, unknown> }>(
-      'GET',
-      `/apis/cache.example.com/v1beta1/namespaces/${ns}/memcacheds/deployed`,
-    );
-    expect(stored.spec).toMatchObject({ replicas: 1, memory: '64Mi', threads: 4 });
-    const kubectl = (args: string[], input: string) =>
-      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        const child = execFile(
-          'kubectl',
-          args,
-          { env: { ...process.env, KUBECONFIG: inject('opkitKubeconfig') } },
-          (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
-        );
-        child.stdin?.end(input);
+    },
+  },
+  () => {
+    it('renders the cert-manager variant: an Issuer, the serving Certificate, and CA injection where it is needed', async () => {
+      const { stdout } = await run('kubectl', ['kustomize', join(root, 'config', 'with-certmanager')]);
+      const objects = parseAllDocuments(stdout).map(
+        (d) => d.toJS() as { kind: string; metadata: { name: string; annotations?: Record<string, string> } },
+      );
+      const certificate = objects.find((o) => o.kind === 'Certificate') as unknown as {
+        metadata: { name: string; namespace: string };
+        spec: { secretName: string; dnsNames: string[] };
+      };
+      expect(certificate.metadata).toMatchObject({
+        name: 'memcached-operator-serving-cert',
+        namespace: 'memcached-operator-system',
       });
-    const refused = await kubectl(
-      ['apply', '-n', ns, '-f', '-'],
-      'apiVersion: cache.example.com/v1beta1\nkind: Memcached\nmetadata: {name: tight}\nspec: {replicas: 1, memory: 256Mi, resources: {limits: {memory: 256Mi}}}\n',
-    );
-    expect(refused.code).toBe(1);
-    // kubectl prints the webhook's 422 Invalid as it prints the API server's own field errors.
-    expect(refused.stderr).toContain(
-      'The Memcached "tight" is invalid: spec.memory: Invalid value: "256Mi": with 32Mi for connections it must fit in resources.limits.memory (256Mi)',
-    );
-    const deprecated = await kubectl(
-      ['apply', '-n', ns, '-f', '-'],
-      'apiVersion: cache.example.com/v1alpha1\nkind: Memcached\nmetadata: {name: old}\nspec: {size: 1, extraArgs: [-t, "2"]}\n',
-    );
-    expect(deprecated).toMatchObject({ code: 0 });
-    expect(deprecated.stderr).toContain('Warning: cache.example.com/v1alpha1 Memcached is deprecated');
-    expect(deprecated.stderr).toContain("Warning: spec.extraArgs -t override what the spec's own fields set");
+      expect(certificate.spec.secretName).toBe('webhook-server-cert');
+      expect(certificate.spec.dnsNames).toContain(
+        'memcached-operator-webhook-service.memcached-operator-system.svc',
+      );
+      expect(objects.some((o) => o.kind === 'Issuer')).toBe(true);
+      const injected = objects
+        .filter(
+          (o) =>
+            o.metadata.annotations?.['cert-manager.io/inject-ca-from'] ===
+            'memcached-operator-system/memcached-operator-serving-cert',
+        )
+        .map((o) => o.kind)
+        .sort();
+      expect(injected).toEqual([
+        'CustomResourceDefinition',
+        'MutatingWebhookConfiguration',
+        'ValidatingWebhookConfiguration',
+      ]);
+    });
 
-    const log = await operator.log();
-    expect(log).toContain('"msg"');
-    expect(log).not.toMatch(RBAC_DENIED);
-    // Metrics over HTTPS through the metrics Service, only to a caller allowed to get /metrics.
-    expect((await operator.metrics()).status).toBe(401);
-    expect((await operator.metrics(await operator.scraperToken('stranger', { reader: false }))).status).toBe(
-      403,
-    );
-    const scraped = await operator.metrics(await operator.scraperToken('scraper', { reader: true }));
-    expect(scraped.status).toBe(200);
-    expect(scraped.body).toContain('controller_runtime_reconcile_total');
-    await rest.request('DELETE', `/api/v1/namespaces/${ns}`);
+    it('is not deployed without an image: opkit deploy requires --image', async () => {
+      const missing = await run(process.execPath, [opkit, 'deploy', '--operator', root], {
+        env: { ...process.env, KUBECONFIG: inject('opkitKubeconfig') },
+      }).catch((e: { code: number; stderr: string }) => e);
+      expect(missing).toMatchObject({ code: 1 });
+      expect((missing as { stderr: string }).stderr).toContain(
+        "required option '--image <ref>' not specified",
+      );
+    });
+  },
+);
 
-    await operator.undeploy();
-    rest.close();
+/** kubectl against the test cluster with `input` on stdin; a failure resolves with code 1 and its stderr. */
+function kubectl(args: string[], input: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      'kubectl',
+      args,
+      { env: { ...process.env, KUBECONFIG: inject('opkitKubeconfig') } },
+      (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
+    );
+    child.stdin?.end(input);
   });
-});
+}

@@ -23,6 +23,11 @@ export {
   type TestWebhookConfiguration,
   useOperator,
 } from './operator-in-process.js';
+export {
+  type DeployedOperatorContext,
+  describeOperatorProject,
+  type OperatorProject,
+} from './operator-project.js';
 export { type CommandRun, outputOf, runWalkthrough, type WalkthroughOptions } from './walkthrough.js';
 
 declare module 'vitest' {
