@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { compareGoStrings } from './go-json.js';
+import { byteOrder } from '../go-compat/go-format.js';
 
 /** Annotation (and image label) keys of a registry+v1 bundle. */
 export const BundleAnnotation = {
@@ -30,7 +30,7 @@ export interface BundleMetadata {
 /** The other labels in the SDK's order: sorted by their `key=value` text. */
 function sortedOtherLabels(meta: BundleMetadata): [string, string][] {
   return Object.entries(meta.otherLabels ?? {}).sort(([ka, va], [kb, vb]) =>
-    compareGoStrings(`${ka}=${va}`, `${kb}=${vb}`),
+    byteOrder(`${ka}=${va}`, `${kb}=${vb}`),
   );
 }
 

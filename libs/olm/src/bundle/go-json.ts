@@ -1,3 +1,4 @@
+import { byteOrder } from '../go-compat/go-format.js';
 /**
  * JSON encoding with Go's `encoding/json` rules, so bytes derived from it (base64 `olm.bundle.object` data,
  * `alm-examples`) match what the upstream tools produce.
@@ -99,7 +100,7 @@ export function goJsonMarshal(value: unknown, options: GoJsonOptions = {}): stri
     }
     if (typeof v === 'object') {
       const entries = Object.entries(v as Record<string, unknown>).filter(([, item]) => item !== undefined);
-      if (sortKeys) entries.sort(([a], [b]) => compareGoStrings(a, b));
+      if (sortKeys) entries.sort(([a], [b]) => byteOrder(a, b));
       if (entries.length === 0) return '{}';
       const colon = indent === undefined ? ':' : ': ';
       return `{${entries
@@ -109,14 +110,6 @@ export function goJsonMarshal(value: unknown, options: GoJsonOptions = {}): stri
     throw new TypeError(`json: unsupported type: ${typeof v}`);
   };
   return encode(value, 0);
-}
-
-/** Byte-wise (UTF-8) string order, as Go's `sort.Strings` and map key ordering use. */
-export function compareGoStrings(a: string, b: string): number {
-  if (a === b) return 0;
-  const ba = Buffer.from(a, 'utf8');
-  const bb = Buffer.from(b, 'utf8');
-  return Buffer.compare(ba, bb);
 }
 
 /**

@@ -1,8 +1,9 @@
 import { decodeGo } from '../catalog/go-json-decode.js';
 import { isRecord, type JsonValue, type KubeObject } from '../csv/types.js';
+import { byteOrder } from '../go-compat/go-format.js';
 import { goSortSlice } from '../go-compat/index.js';
 import { BundleError } from './errors.js';
-import { compareGoStrings, goIndentJson, goJsonMarshal, RawJson, rawArrayMembers } from './go-json.js';
+import { goIndentJson, goJsonMarshal, RawJson, rawArrayMembers } from './go-json.js';
 import { DEPENDENCY_VALUES } from './go-types.js';
 import { type LoadedBundle, loadBundle } from './load.js';
 
@@ -291,7 +292,7 @@ function relatedImagesOf(bundle: LoadedBundle, image: string): RenderedRelatedIm
     }
   }
   // opm sorts with sort.Slice, which is not stable: images listed twice keep Go's order, not the CSV's.
-  return goSortSlice(images, (a, b) => compareGoStrings(a.image, b.image) < 0);
+  return goSortSlice(images, (a, b) => byteOrder(a.image, b.image) < 0);
 }
 
 /**
@@ -428,9 +429,7 @@ export function renderLoadedBundle(bundle: LoadedBundle, options: RenderBundleOp
     ...declared.others,
     ...dependencies.others,
   ];
-  props.sort((a, b) =>
-    a.type !== b.type ? compareGoStrings(a.type, b.type) : compareGoStrings(a.json, b.json),
-  );
+  props.sort((a, b) => (a.type !== b.type ? byteOrder(a.type, b.type) : byteOrder(a.json, b.json)));
 
   const relatedImages = relatedImagesOf(bundle, image);
   return {

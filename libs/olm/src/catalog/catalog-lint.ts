@@ -1,4 +1,4 @@
-import { goQuote } from '../semver/go-quote.js';
+import { goQuote } from '../go-compat/go-format.js';
 import { type CatalogModel, type ModelBundle, type ModelChannel, sortedValues } from './catalog-model.js';
 import { type ParsedProperties, PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA } from './properties.js';
 import { checkReplacesChain } from './replaces-chain.js';

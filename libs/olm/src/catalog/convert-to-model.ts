@@ -1,5 +1,5 @@
+import { goQuote } from '../go-compat/go-format.js';
 import { SemverError } from '../semver/errors.js';
-import { goQuote } from '../semver/go-quote.js';
 import { type PrereleaseIdentifier, parseVersion, type Version } from '../semver/version.js';
 import type { CatalogModel, ModelChannel, ModelPackage } from './catalog-model.js';
 import { byteOrder, goStringSlice } from './go-format.js';

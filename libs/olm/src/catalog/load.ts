@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { goQuote } from '../semver/go-quote.js';
+import { goQuote } from '../go-compat/go-format.js';
 import { addMeta } from './blobs.js';
 import { CatalogLoadError, type LoadProblem } from './errors.js';
 import { byteOrder } from './go-format.js';

@@ -1,4 +1,4 @@
-import { goQuote } from '../semver/go-quote.js';
+import { goQuote } from '../go-compat/go-format.js';
 import { byteOrder, goBoolVerb, goValue } from './go-format.js';
 
 /**

@@ -1,4 +1,4 @@
-import { goQuote } from '../semver/go-quote.js';
+import { goQuote } from '../go-compat/go-format.js';
 import { decodeGoBase64 } from './go-base64.js';
 import { decodeGo } from './go-json-decode.js';
 import { GO_PROPERTY_VALUES } from './go-schemas.js';

@@ -1,4 +1,4 @@
-import { goQuote } from '../semver/go-quote.js';
+import { goQuote } from '../go-compat/go-format.js';
 import { formatVersion, parseVersion, type Version } from '../semver/version.js';
 import { decodeGoBase64, encodeGoBase64 } from './go-base64.js';
 import { byteOrder } from './go-format.js';

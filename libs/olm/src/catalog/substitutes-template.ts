@@ -1,7 +1,7 @@
 // opm's substitutes template (`schema: olm.template.substitutes`): an FBC whose upgrade graph gets a newer
 // build of a released bundle put in that bundle's place (what the olm.substitutesFor annotation did for
 // sqlite catalogs), written as `substitutions: [{ name: <bundle image>, base: <bundle name> }]`.
-import { goQuote } from '../semver/go-quote.js';
+import { goQuote } from '../go-compat/go-format.js';
 import { decodeGo, type GoType } from './go-json-decode.js';
 import {
   invalid,

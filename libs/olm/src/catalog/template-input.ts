@@ -1,5 +1,5 @@
 // What every template renderer shares: how a template is given, the bundles it names, and its errors.
-import { goQuote } from '../semver/go-quote.js';
+import { goQuote } from '../go-compat/go-format.js';
 import { addMeta } from './blobs.js';
 import { TemplateError } from './errors.js';
 import { encodeGoJson } from './go-json-encode.js';

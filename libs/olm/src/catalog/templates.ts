@@ -1,4 +1,4 @@
-import { goQuote } from '../semver/go-quote.js';
+import { goQuote } from '../go-compat/go-format.js';
 import { decodeGo, type GoType } from './go-json-decode.js';
 import { renderSemverTemplate, SCHEMA_SEMVER_TEMPLATE } from './semver-template.js';
 import { renderSubstitutesTemplate, SCHEMA_SUBSTITUTES_TEMPLATE } from './substitutes-template.js';

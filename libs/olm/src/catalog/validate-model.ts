@@ -1,5 +1,5 @@
+import { goQuote } from '../go-compat/go-format.js';
 import { SemverError } from '../semver/errors.js';
-import { goQuote } from '../semver/go-quote.js';
 import { parseRange } from '../semver/range.js';
 import {
   type CatalogModel,

@@ -1,7 +1,7 @@
 // A bundle's place in version order as opm's declcfg sees it: the `olm.package` version, then its `release`
 // (dot-separated identifiers, compared as semver pre-release identifiers).
 import { parse } from 'yaml';
-import { goQuote } from '../semver/go-quote.js';
+import { goQuote } from '../go-compat/go-format.js';
 import {
   compareVersions,
   type PrereleaseIdentifier,

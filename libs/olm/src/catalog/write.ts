@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
+import { goQuote } from '../go-compat/go-format.js';
 import { goSortSlice } from '../go-compat/index.js';
-import { goQuote } from '../semver/go-quote.js';
 import { CatalogWriteError } from './errors.js';
 import { byteOrder } from './go-format.js';
 import { encodeGoJson, type GoStruct } from './go-json-encode.js';

@@ -1,4 +1,4 @@
-import { compareGoStrings } from '../bundle/go-json.js';
+import { byteOrder } from '../go-compat/go-format.js';
 import { displayNameOf } from './base.js';
 import { type CrdDescription, type Descriptor, deepCopy, isRecord, type KubeObject } from './types.js';
 
@@ -11,7 +11,7 @@ const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
 export function compareKubeAwareVersions(a: string, b: string): number {
   const ma = KUBE_VERSION.exec(a);
   const mb = KUBE_VERSION.exec(b);
-  if (ma === null && mb === null) return compareGoStrings(b, a);
+  if (ma === null && mb === null) return byteOrder(b, a);
   if (ma === null) return -1;
   if (mb === null) return 1;
   const rank = (m: RegExpExecArray) => (m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0);
@@ -139,8 +139,8 @@ export function ownedCrdDescriptions(
     }
   }
   return out.sort((a, b) => {
-    if (a.name !== b.name) return compareGoStrings(a.name, b.name);
-    if (a.kind !== b.kind) return compareGoStrings(a.kind, b.kind);
+    if (a.name !== b.name) return byteOrder(a.name, b.name);
+    if (a.kind !== b.kind) return byteOrder(a.kind, b.kind);
     return -compareKubeAwareVersions(a.version, b.version);
   });
 }

@@ -1,4 +1,4 @@
-import { compareGoStrings } from '../bundle/go-json.js';
+import { byteOrder } from '../go-compat/go-format.js';
 import {
   deepCopy,
   isRecord,
@@ -98,7 +98,7 @@ export function foldPermissions(
   const toList = (map: Map<string, PolicyRule[]>): StrategyDeploymentPermissions[] =>
     [...map.entries()]
       .filter(([, r]) => r.length > 0)
-      .sort(([a], [b]) => compareGoStrings(a, b))
+      .sort(([a], [b]) => byteOrder(a, b))
       .map(([serviceAccountName, r]) => ({ serviceAccountName, rules: r }));
 
   const remaining: KubeObject[] = [

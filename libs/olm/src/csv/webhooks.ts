@@ -1,4 +1,4 @@
-import { compareGoStrings } from '../bundle/go-json.js';
+import { byteOrder } from '../go-compat/go-format.js';
 import { deepCopy, isRecord, type KubeObject, type WebhookDescription } from './types.js';
 
 const rec = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
@@ -83,7 +83,7 @@ export function webhookDefinitions(
     }
   }
   out.push(...conversionDefinitions(objects, services, deployments));
-  return out.sort((a, b) => compareGoStrings(a.generateName, b.generateName));
+  return out.sort((a, b) => byteOrder(a.generateName, b.generateName));
 }
 
 /**
@@ -115,7 +115,7 @@ function conversionDefinitions(
       groups.set(key, group);
     }
     for (const group of groups.values()) {
-      const crds = [...group.crds].sort(compareGoStrings);
+      const crds = [...group.crds].sort(byteOrder);
       const description: WebhookDescription = {
         type: 'ConversionWebhook',
         generateName: `c${crds.map((name) => name.split('.')[0]).join('')}.kb.io`,

@@ -1,5 +1,5 @@
 import type { ChainEntry } from '../catalog/replaces-chain.js';
-import { goQuote } from '../semver/go-quote.js';
+import { goQuote } from '../go-compat/go-format.js';
 import { GraphError } from './errors.js';
 
 /**

@@ -6,7 +6,7 @@ import {
   type ModelPackage,
   versionText,
 } from '../catalog/catalog-model.js';
-import { goQuote } from '../semver/go-quote.js';
+import { goQuote } from '../go-compat/go-format.js';
 import { rangeIncludes, tryParseRange } from '../semver/range.js';
 import { compareVersions, formatVersion, tryParseVersion, type Version } from '../semver/version.js';
 import { sortChannel } from './channel-order.js';

@@ -1,6 +1,6 @@
 import { PropertyParseError, parseProperties } from '../catalog/properties.js';
 import type { Catalog, ChannelBlob } from '../catalog/types.js';
-import { goQuote } from '../semver/go-quote.js';
+import { goQuote } from '../go-compat/go-format.js';
 import { rangeIncludes, tryParseRange } from '../semver/range.js';
 import { compareVersions, parseVersion, type Version } from '../semver/version.js';
 import { GraphError } from './errors.js';

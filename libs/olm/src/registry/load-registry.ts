@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { formatValidationResults } from '../catalog/format.js';
 import { loadCatalog } from '../catalog/load.js';
 import { convertAndValidate } from '../catalog/validate.js';
-import { goQuote } from '../semver/go-quote.js';
+import { goQuote } from '../go-compat/go-format.js';
 import { RegistryError } from './errors.js';
 import { RegistryQueries } from './queries.js';
 import { type BuildRegistryModelOptions, buildRegistryModel, type RegistryModel } from './registry-model.js';

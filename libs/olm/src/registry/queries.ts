@@ -1,4 +1,4 @@
-import { goQuote } from '../semver/go-quote.js';
+import { goQuote } from '../go-compat/go-format.js';
 import type { ApiBundle, ApiChannelEntry, ApiPackage, ProvidersRequest } from './api.js';
 import { RegistryQueryError } from './errors.js';
 import type { RegistryEntry, RegistryModel, RegistryPackage } from './registry-model.js';

@@ -15,7 +15,7 @@ import {
 } from '../catalog/properties.js';
 import { channelHead } from '../catalog/replaces-chain.js';
 import type { BundleBlob, PackageBlob } from '../catalog/types.js';
-import { goQuote } from '../semver/go-quote.js';
+import { goQuote } from '../go-compat/go-format.js';
 import type { ApiBundle, ApiDeprecation, ApiGroupVersionKind, ApiTypedValue } from './api.js';
 import { csvJsonFromMetadata } from './csv-from-metadata.js';
 import { RegistryError } from './errors.js';

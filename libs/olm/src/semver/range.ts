@@ -1,5 +1,5 @@
+import { goQuote } from '../go-compat/go-format.js';
 import { SemverError } from './errors.js';
-import { goQuote } from './go-quote.js';
 import { compareVersions, parseVersion, type Version } from './version.js';
 
 /** A comparison operator of a blang range (`!=` also covers blang's `!`; `=` covers `==` and no operator). */

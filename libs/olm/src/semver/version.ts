@@ -1,5 +1,5 @@
+import { goQuote } from '../go-compat/go-format.js';
 import { SemverError } from './errors.js';
-import { goQuote } from './go-quote.js';
 
 /** One dot-separated prerelease identifier: a number (`bigint`) or an alphanumeric string. */
 export type PrereleaseIdentifier = bigint | string;

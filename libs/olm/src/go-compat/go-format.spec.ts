@@ -1,0 +1,43 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { byteOrder, goFloat, goQuote } from './go-format.js';
+
+// A fixed seed keeps `npm test` reproducible; FUZZ_RUNS=100000 searches longer on demand.
+const params = { seed: 20261127, numRuns: Number(process.env.FUZZ_RUNS ?? 1000) };
+
+describe("Go's formatting", () => {
+  it('orders strings as Go does, by their UTF-8 bytes, also above U+FFFF', () => {
+    // Characters from every range whose UTF-16 and UTF-8 orders differ: ASCII, U+E000–U+FFFF, astral.
+    const char = fc.constantFrom('a', 'b', 'é', '\ue000', '\uffff', '𝄞', '😀', '\u{10ffff}');
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 6 }), fc.array(char, { maxLength: 6 }), (x, y) => {
+        const [a, b] = [x.join(''), y.join('')];
+        expect(Math.sign(byteOrder(a, b))).toBe(Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      }),
+      params,
+    );
+    expect(byteOrder('\uffff', '😀')).toBe(-1);
+  });
+
+  it("writes a float64 as Go's %v: shortest digits, exponent form below 1e-4 and from 1e+06 on", () => {
+    const cases: [number, string][] = [
+      [0.0001, '0.0001'],
+      [0.00001, '1e-05'],
+      [123456.7, '123456.7'],
+      [1e6, '1e+06'],
+      [1234567.5, '1.2345675e+06'],
+      [-2.5e-7, '-2.5e-07'],
+      [1e21, '1e+21'],
+      [Number.POSITIVE_INFINITY, '+Inf'],
+    ];
+    for (const [value, go] of cases) expect(goFloat(value), String(value)).toBe(go);
+  });
+
+  it("quotes as Go's %q and %+q", () => {
+    expect(goQuote('a"b\\c\n\x01\x7f')).toBe('"a\\"b\\\\c\\n\\x01\\x7f"');
+    expect(goQuote('héllo 😀 \u00a0')).toBe('"héllo 😀 \\u00a0"');
+    expect(goQuote('héllo 😀', true)).toBe('"h\\u00e9llo \\U0001f600"');
+    // A lone surrogate is what Go's decoders make U+FFFD.
+    expect(goQuote('x\ud800')).toBe('"x\ufffd"');
+  });
+});

@@ -1,0 +1,84 @@
+// The details of Go's own formatting that opkit's output must match byte for byte: `%q` quoting, `%v` of a
+// float64, and the order Go sorts strings in. One implementation of each, for every message and file written.
+
+const NAMED_ESCAPES: Readonly<Record<string, string>> = {
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+  '"': '\\"',
+  '\\': '\\\\',
+};
+
+/** Go's `unicode.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+function isPrintable(char: string): boolean {
+  return char === ' ' || !/[\p{C}\p{Z}]/u.test(char);
+}
+
+/**
+ * Go's `%q` of a string (`strconv.Quote`); with `ascii`, `%+q` (`strconv.QuoteToASCII`). A lone surrogate,
+ * which Go's decoders turn into U+FFFD, is quoted as that character.
+ */
+export function goQuote(value: string, ascii = false): string {
+  let out = '"';
+  for (const raw of value) {
+    const named = NAMED_ESCAPES[raw];
+    if (named !== undefined) {
+      out += named;
+      continue;
+    }
+    const code = raw.codePointAt(0) ?? 0;
+    const char = code >= 0xd800 && code <= 0xdfff ? '\ufffd' : raw;
+    const cp = char.codePointAt(0) ?? 0;
+    if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
+    else if (cp < 0x80) out += char;
+    else if (ascii || !isPrintable(char))
+      out +=
+        cp > 0xffff ? `\\U${cp.toString(16).padStart(8, '0')}` : `\\u${cp.toString(16).padStart(4, '0')}`;
+    else out += char;
+  }
+  return `${out}"`;
+}
+
+/** Go's `%v` of a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`): exponent form below 1e-4 and from 1e+06 on. */
+export function goFloat(f: number): string {
+  if (Number.isNaN(f)) return 'NaN';
+  if (!Number.isFinite(f)) return f > 0 ? '+Inf' : '-Inf';
+  if (f === 0) return Object.is(f, -0) ? '-0' : '0';
+  const [mantissa, expStr] = Math.abs(f).toExponential().split('e') as [string, string];
+  const exp = Number(expStr);
+  const sign = f < 0 ? '-' : '';
+  if (exp < -4 || exp >= 6) {
+    const e = Math.abs(exp) < 10 ? `0${Math.abs(exp)}` : String(Math.abs(exp));
+    return `${sign}${mantissa}e${exp < 0 ? '-' : '+'}${e}`;
+  }
+  const digits = mantissa.replace('.', '');
+  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+  if (digits.length <= exp + 1) return `${sign}${digits}${'0'.repeat(exp + 1 - digits.length)}`;
+  return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+}
+
+/**
+ * A UTF-16 code unit moved so that units compare in code point order: surrogates (U+10000 and up) after
+ * U+E000–U+FFFF, which comes after them in UTF-16.
+ */
+function codePointRank(unit: number): number {
+  if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000;
+  return unit >= 0xe000 ? unit - 0x800 : unit;
+}
+
+/**
+ * Go's string order: by UTF-8 bytes, which is code point order. JavaScript's `<` compares UTF-16 code units
+ * and disagrees for characters above U+FFFF against U+E000–U+FFFF.
+ */
+export function byteOrder(a: string, b: string): number {
+  if (a === b) return 0;
+  const length = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === length) return a.length < b.length ? -1 : 1;
+  return codePointRank(a.charCodeAt(i)) < codePointRank(b.charCodeAt(i)) ? -1 : 1;
+}
