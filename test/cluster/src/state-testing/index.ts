@@ -15,6 +15,7 @@ export {
   type Oracle,
   type OracleContext,
   type Readiness,
+  replaceSpec,
   runStateTest,
   StateTestFailure,
   type StateTestOptions,

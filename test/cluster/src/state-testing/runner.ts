@@ -148,6 +148,25 @@ function envNumber(name: string): number | undefined {
 }
 
 /**
+ * Replaces the object's spec, reading it again after a conflict with the operator's own writes (its status,
+ * its finalizer), and answers the object as stored.
+ */
+export async function replaceSpec<Spec, Status = unknown>(
+  rest: KubeRest,
+  path: string,
+  spec: Spec,
+): Promise<LiveObject<Spec, Status>> {
+  for (;;) {
+    const live = await rest.request<LiveObject<Spec, Status>>('GET', path);
+    try {
+      return await rest.request<LiveObject<Spec, Status>>('PUT', path, { body: { ...live, spec } });
+    } catch (error) {
+      if (!(error instanceof KubeApiError && error.status === 409)) throw error;
+    }
+  }
+}
+
+/**
  * Drives one live object through generated steps and checks, after each, that the operator converged: the
  * oracle holds, `ready` holds, and no write to the object or what it owns is seen for `settleMs`. Invalid
  * steps must be refused with a message naming the field, leaving the stored spec as it was. On failure the
@@ -188,19 +207,7 @@ export async function runStateTest<Spec, Status>(
 
   const get = (name: string) => rest.request<LiveObject<Spec, Status>>('GET', `${collection}/${name}`);
 
-  /** Writes the spec (again after a conflict with the operator's own writes). */
-  const write = async (name: string, spec: Spec): Promise<LiveObject<Spec, Status>> => {
-    for (;;) {
-      const live = await get(name);
-      try {
-        return await rest.request<LiveObject<Spec, Status>>('PUT', `${collection}/${name}`, {
-          body: { ...live, spec },
-        });
-      } catch (error) {
-        if (!(error instanceof KubeApiError && error.status === 409)) throw error;
-      }
-    }
-  };
+  const write = (name: string, spec: Spec) => replaceSpec<Spec, Status>(rest, `${collection}/${name}`, spec);
 
   /** For the report: how long after each write the oracle and `ready` first held (before going quiet). */
   const converged: number[] = [];
