@@ -9,6 +9,7 @@ import { useOlmWorld } from '../src/olm-world.js';
 import { explainedBy, operatorPod } from '../src/operator-pod.js';
 import { publishCatalog, repositoryRoot } from '../src/opkit-cli.js';
 import { canI, writeServiceAccountKubeconfig } from '../src/service-account.js';
+import { explainedByService } from '../src/service-routing.js';
 import {
   approveNextInstallPlan,
   bundleUnpacks,
@@ -34,6 +35,8 @@ const THIRD = 'memcached-operator.v0.3.0';
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/memcacheds.cache.example.com';
 const MEMCACHEDS_V1BETA1 = `/apis/cache.example.com/v1beta1/namespaces/${APP_NAMESPACE}/memcacheds`;
 const MEMCACHEDS = `/apis/cache.example.com/v1alpha1/namespaces/${APP_NAMESPACE}/memcacheds`;
+// The Service OLM creates for the webhooks of the Deployment that serves them.
+const WEBHOOK_SERVICE = 'memcached-operator-controller-manager-service';
 const DEPLOYMENT = `/apis/apps/v1/namespaces/${OPERATOR_NAMESPACE}/deployments/memcached-operator-controller-manager`;
 
 interface Memcached {
@@ -328,12 +331,15 @@ describe('the Memcached operator through OLM', () => {
         .sort();
     // Until kube-proxy routes to the new pod, the API server's cache of the CRD cannot re-initialize (429); it
     // retries with a growing back-off, which on a loaded 2-core machine has taken over a minute.
-    await eventually(
-      'both versions to be served',
-      async () => (await listed(MEMCACHEDS_V1BETA1)).length > 0,
-      {
-        timeoutMs: 120_000,
-      },
+    await explainedBy(
+      manager,
+      explainedByService(
+        rest,
+        { namespace: OPERATOR_NAMESPACE, name: WEBHOOK_SERVICE },
+        eventually('both versions to be served', async () => (await listed(MEMCACHEDS_V1BETA1)).length > 0, {
+          timeoutMs: 120_000,
+        }),
+      ),
     );
     expect(await listed(MEMCACHEDS)).toEqual(['legacy', 'sessions']);
     expect(await listed(MEMCACHEDS_V1BETA1)).toEqual(['legacy', 'sessions']);
