@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { KubeObject } from '@opkit/controller-runtime';
 import { KubeApiError, KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
 import {
   ApiProxy,
@@ -54,15 +55,8 @@ const OWNED = [
   { apiVersion: 'policy/v1', plural: 'poddisruptionbudgets' },
 ] as const;
 
-interface Meta {
-  metadata: {
-    name: string;
-    uid: string;
-    finalizers?: string[];
-    ownerReferences?: { uid: string }[];
-    deletionTimestamp?: string;
-  };
-}
+/** An object as the matrix reads it back: the API server has given it its name and uid. */
+type Meta = KubeObject & { metadata: { name: string; uid: string } };
 interface Event {
   reason?: string;
   count?: number;

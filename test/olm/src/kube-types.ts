@@ -1,12 +1,7 @@
-/** The metadata fields these tests use. */
-export interface KubeObjectMeta {
-  readonly name: string;
-  readonly namespace?: string;
-  readonly uid?: string;
-  readonly generation?: number;
-  readonly annotations?: Readonly<Record<string, string>>;
-  readonly labels?: Readonly<Record<string, string>>;
-}
+import type { ObjectMeta } from '@opkit/controller-runtime';
+
+/** The metadata of the objects these tests read back: the API server has given each its name. */
+export type KubeObjectMeta = Readonly<ObjectMeta> & { readonly name: string };
 
 export interface Condition {
   readonly type: string;

@@ -2,14 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RegistryClient } from '@opkit/oci';
-import { findBaseCsv, generateCsv, type KubeObject, tryParseVersion, writeBundle } from '@opkit/olm';
+import { findBaseCsv, generateCsv, type Manifest, tryParseVersion, writeBundle } from '@opkit/olm';
 import { parseAllDocuments } from 'yaml';
 import { CliError } from './cli-error.js';
 import { deploymentImages, pinnedReference, withImages } from './image-digests.js';
 import { checkImageReference } from './registry-client.js';
 
 /** Renders an operator's `config/manifests` with kustomize (through kubectl) into objects. */
-export function renderOperatorManifests(operatorDir: string): KubeObject[] {
+export function renderOperatorManifests(operatorDir: string): Manifest[] {
   const dir = join(operatorDir, 'config', 'manifests');
   const result = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (result.error)
@@ -24,8 +24,8 @@ export function renderOperatorManifests(operatorDir: string): KubeObject[] {
     );
   }
   return parseAllDocuments(result.stdout)
-    .map((d) => d.toJS() as KubeObject | null)
-    .filter((o): o is KubeObject => Boolean(o));
+    .map((d) => d.toJS() as Manifest | null)
+    .filter((o): o is Manifest => Boolean(o));
 }
 
 export interface GenerateBundleOptions {
@@ -103,7 +103,7 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<string> 
     );
   }
   // The scorecard's configuration goes to tests/scorecard/, not among the manifests, as operator-sdk does it.
-  const isScorecardConfig = (obj: KubeObject) =>
+  const isScorecardConfig = (obj: Manifest) =>
     obj.kind === 'Configuration' && obj.apiVersion === 'scorecard.operatorframework.io/v1alpha3';
   const scorecardConfigs = objects.filter(isScorecardConfig);
   if (scorecardConfigs.length > 1) {
@@ -132,10 +132,10 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<string> 
 }
 
 /** Points the manager Deployment at the operator image (kustomize leaves the `controller` placeholder). */
-function withOperatorImage(obj: KubeObject, image: string): KubeObject {
+function withOperatorImage(obj: Manifest, image: string): Manifest {
   if (obj.kind !== 'Deployment') return obj;
   const text = JSON.stringify(obj).replaceAll('"controller:latest"', JSON.stringify(image));
-  return JSON.parse(text) as KubeObject;
+  return JSON.parse(text) as Manifest;
 }
 
 /** The bundle's image labels: its `metadata/annotations.yaml`. */

@@ -1,5 +1,5 @@
 import { parseReference, type RegistryClient } from '@opkit/oci';
-import type { KubeObject } from '@opkit/olm';
+import type { Manifest } from '@opkit/olm';
 import { CliError } from './cli-error.js';
 
 /**
@@ -7,7 +7,7 @@ import { CliError } from './cli-error.js';
  * every `RELATED_IMAGE_*` variable (the operands), as `operator-sdk generate bundle --use-image-digests`
  * pins them.
  */
-export function deploymentImages(objects: readonly KubeObject[]): string[] {
+export function deploymentImages(objects: readonly Manifest[]): string[] {
   const images = new Set<string>();
   for (const obj of objects) {
     if (obj.kind !== 'Deployment') continue;
@@ -49,10 +49,10 @@ export async function pinnedReference(client: RegistryClient, image: string): Pr
 }
 
 /** Replaces every exact occurrence of each image, as a JSON string value, in the objects. */
-export function withImages(objects: readonly KubeObject[], pins: ReadonlyMap<string, string>): KubeObject[] {
+export function withImages(objects: readonly Manifest[], pins: ReadonlyMap<string, string>): Manifest[] {
   return objects.map((obj) => {
     let text = JSON.stringify(obj);
     for (const [from, to] of pins) text = text.replaceAll(JSON.stringify(from), JSON.stringify(to));
-    return JSON.parse(text) as KubeObject;
+    return JSON.parse(text) as Manifest;
   });
 }

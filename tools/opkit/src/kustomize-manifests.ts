@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { type KubeObject, kustomizeBaseCsv, manifestsKustomization, packageNameOf } from '@opkit/olm';
+import { kustomizeBaseCsv, type Manifest, manifestsKustomization, packageNameOf } from '@opkit/olm';
 import { parse, parseAllDocuments } from 'yaml';
 import { CliError } from './cli-error.js';
 
@@ -36,7 +36,7 @@ function projectPackageJson(projectDir: string): { description?: unknown; opkit?
 }
 
 /** The CRDs the project's schemas generate, from `config/crd/bases/`. */
-function projectCrds(projectDir: string): KubeObject[] {
+function projectCrds(projectDir: string): Manifest[] {
   const dir = join(projectDir, 'config', 'crd', 'bases');
   if (!existsSync(dir))
     throw new CliError(
@@ -47,9 +47,9 @@ function projectCrds(projectDir: string): KubeObject[] {
     .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
     .sort()
     .flatMap((f) =>
-      parseAllDocuments(readFileSync(join(dir, f), 'utf8')).map((d) => d.toJS() as KubeObject | null),
+      parseAllDocuments(readFileSync(join(dir, f), 'utf8')).map((d) => d.toJS() as Manifest | null),
     )
-    .filter((o): o is KubeObject => o !== null && o.kind === 'CustomResourceDefinition');
+    .filter((o): o is Manifest => o !== null && o.kind === 'CustomResourceDefinition');
 }
 
 /** Writes `file` only when its text differs; reports whether it did. */

@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
+import type { Manifest } from '@opkit/olm';
 import { describe, expect, it } from 'vitest';
-import { type Manifest, provisionWebhookCertificates, type SecretData } from './webhook-certificates.js';
+import { provisionWebhookCertificates, type SecretData } from './webhook-certificates.js';
 
 const NS = 'demo-system';
 const service = (path: string) => ({ service: { name: 'demo-webhook-service', namespace: NS, path } });

@@ -4,15 +4,8 @@ import {
   certificateAuthority,
   issueServingCertificate,
 } from '@opkit/controller-runtime/certs';
+import type { Manifest } from '@opkit/olm';
 import { CliError } from './cli-error.js';
-
-/** A manifest as kustomize renders it. */
-export interface Manifest {
-  apiVersion: string;
-  kind: string;
-  metadata: { name?: string; namespace?: string; annotations?: Record<string, string> };
-  [field: string]: unknown;
-}
 
 /** A Secret as read back from the cluster (base64 data). */
 export interface SecretData {

@@ -4,7 +4,7 @@ import { isConflict, isNotFound } from '../client/errors.js';
 import type { Logger } from '../log/index.js';
 import type { Runnable } from '../manager/manager.js';
 import type { KubeObject } from '../object.js';
-import type { PolicyRule } from '../rbac/policy-rules.js';
+import type { ResourcePolicyRule } from '../rbac/policy-rules.js';
 
 interface CrdStatusView extends KubeObject {
   spec: { group: string; names: { kind: string }; versions: { name: string; storage: boolean }[] };
@@ -69,7 +69,7 @@ export async function migrateStorageVersion(
 }
 
 /** The rights {@link storageVersionMigrator} needs besides updating the kind itself. */
-export function storageVersionMigrationRbac(crdName: string): PolicyRule[] {
+export function storageVersionMigrationRbac(crdName: string): ResourcePolicyRule[] {
   return [
     { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get'] },
     {

@@ -3,7 +3,12 @@ import { dirname, join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { CustomResourceDefinition } from '../crd/custom-resource-definition.js';
 import type { SchemaValidator } from '../crd/schema-validator.js';
-import { clusterRole, leaderElectionRules, mergePolicyRules, type PolicyRule } from '../rbac/policy-rules.js';
+import {
+  clusterRole,
+  leaderElectionRules,
+  mergePolicyRules,
+  type ResourcePolicyRule,
+} from '../rbac/policy-rules.js';
 import { type AnyKindWebhooks, conversionPatch, webhookConfigurations } from '../webhook/kind-webhooks.js';
 
 /** One API of an operator: its CRD, and the validators `config/samples` of its kind are checked with. */
@@ -25,9 +30,9 @@ export interface ConfigManifestsSpec {
   /** The operator's APIs, one CRD each (none yet in a freshly scaffolded project). */
   readonly apis: readonly ConfigApi[];
   /** Rules of the manager's ClusterRole (`config/rbac/role.yaml`), from the controllers' declared needs. */
-  readonly managerRules: readonly PolicyRule[];
+  readonly managerRules: readonly ResourcePolicyRule[];
   /** Rules the manager needs in its own namespace besides the leader-election Lease. */
-  readonly namespacedRules?: readonly PolicyRule[];
+  readonly namespacedRules?: readonly ResourcePolicyRule[];
   /** The kinds' webhooks: `config/webhook/manifests.yaml` and, with conversion, the CRD's conversion patch. */
   readonly webhooks?: readonly AnyKindWebhooks[];
 }

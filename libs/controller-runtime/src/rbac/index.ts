@@ -3,5 +3,6 @@ export {
   leaderElectionRules,
   mergePolicyRules,
   type PolicyRule,
+  type ResourcePolicyRule,
   WildcardRuleError,
 } from './policy-rules.js';

@@ -1,10 +1,21 @@
-/** One RBAC rule, as in a (Cluster)Role. */
+/** One RBAC rule of a (Cluster)Role: rbac.authorization.k8s.io/v1 PolicyRule. */
 export interface PolicyRule {
+  readonly verbs: readonly string[];
+  readonly apiGroups?: readonly string[];
+  readonly resources?: readonly string[];
+  readonly resourceNames?: readonly string[];
+  readonly nonResourceURLs?: readonly string[];
+}
+
+/**
+ * A rule on API resources, the only kind of rule generated roles hold (as controller-gen's resource markers):
+ * its groups and resources are given, and it names no URLs.
+ */
+export type ResourcePolicyRule = PolicyRule & {
   readonly apiGroups: readonly string[];
   readonly resources: readonly string[];
-  readonly verbs: readonly string[];
-  readonly resourceNames?: readonly string[];
-}
+  readonly nonResourceURLs?: never;
+};
 
 /** Raised for a rule that grants everything: generated roles never use wildcards. */
 export class WildcardRuleError extends Error {
@@ -15,7 +26,7 @@ export class WildcardRuleError extends Error {
  * Merges rules the way controller-gen does for kubebuilder markers: rules with the same groups and
  * resources are joined, verbs and resources sorted, duplicates dropped, so the generated role is stable.
  */
-export function mergePolicyRules(rules: readonly PolicyRule[]): PolicyRule[] {
+export function mergePolicyRules(rules: readonly ResourcePolicyRule[]): ResourcePolicyRule[] {
   const byTarget = new Map<
     string,
     { apiGroups: string[]; resources: string[]; verbs: Set<string>; names?: string[] }
@@ -40,7 +51,7 @@ export function mergePolicyRules(rules: readonly PolicyRule[]): PolicyRule[] {
     }
   }
   // Then group resources of one API group that share the same verbs, as controller-gen prints them.
-  const grouped = new Map<string, PolicyRule & { resources: string[] }>();
+  const grouped = new Map<string, ResourcePolicyRule & { resources: string[] }>();
   for (const entry of byTarget.values()) {
     const verbs = [...entry.verbs].sort();
     const key = `${entry.apiGroups[0]}|${verbs.join(',')}|${entry.names?.join(',') ?? ''}`;
@@ -62,7 +73,7 @@ export function mergePolicyRules(rules: readonly PolicyRule[]): PolicyRule[] {
 }
 
 /** A ClusterRole holding exactly the given rules. */
-export function clusterRole(name: string, rules: readonly PolicyRule[]) {
+export function clusterRole(name: string, rules: readonly ResourcePolicyRule[]) {
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
@@ -72,7 +83,7 @@ export function clusterRole(name: string, rules: readonly PolicyRule[]) {
 }
 
 /** The rules a manager with leader election needs in its own namespace. */
-export const leaderElectionRules: readonly PolicyRule[] = [
+export const leaderElectionRules: readonly ResourcePolicyRule[] = [
   {
     apiGroups: ['coordination.k8s.io'],
     resources: ['leases'],

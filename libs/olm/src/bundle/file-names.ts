@@ -1,11 +1,11 @@
-import { CRD_KIND, CSV_KIND, groupOf, isRecord, type KubeObject, versionOf } from '../csv/types.js';
+import { CRD_KIND, CSV_KIND, groupOf, isRecord, type Manifest, versionOf } from '../csv/types.js';
 
 /**
  * The file name operator-sdk gives a bundle manifest: `<package>.clusterserviceversion.yaml` for the CSV,
  * `<group>_<plural>.yaml` for a CRD, `<name>_<group>_<version>_<kind>.yaml` (group left out for the core
  * group, kind lower-cased) for anything else.
  */
-export function manifestFileName(obj: KubeObject, packageName: string): string {
+export function manifestFileName(obj: Manifest, packageName: string): string {
   if (obj.kind === CSV_KIND) return `${packageName}.clusterserviceversion.yaml`;
   const spec = isRecord(obj.spec) ? obj.spec : {};
   const names = isRecord(spec.names) ? spec.names : {};
@@ -27,7 +27,7 @@ export function manifestFileName(obj: KubeObject, packageName: string): string {
 }
 
 /** File names for all manifests, with the SDK's `dup<N>_` prefix on collisions. */
-export function manifestFileNames(objects: readonly KubeObject[], packageName: string): string[] {
+export function manifestFileNames(objects: readonly Manifest[], packageName: string): string[] {
   const seen = new Set<string>();
   let dup = 0;
   return objects.map((obj) => {

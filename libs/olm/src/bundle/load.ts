@@ -2,7 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { decodeGo } from '../catalog/go-json-decode.js';
-import { type ClusterServiceVersion, CSV_KIND, isRecord, type KubeObject } from '../csv/types.js';
+import { type ClusterServiceVersion, CSV_KIND, isRecord, type Manifest } from '../csv/types.js';
 import { tryParseVersionTolerant } from '../semver/index.js';
 import { BundleAnnotation, REGISTRY_V1 } from './annotations.js';
 import { readAnnotationsFile } from './annotations-file.js';
@@ -16,7 +16,7 @@ import { parseYamlDocuments, type YamlDocumentResult } from './yaml.js';
 export interface BundleManifest {
   /** Path relative to the bundle directory, e.g. `manifests/memcached-operator.clusterserviceversion.yaml`. */
   readonly file: string;
-  readonly object: KubeObject;
+  readonly object: Manifest;
   /** File size in bytes. */
   readonly size: number;
   /** Length of the gzip+base64 encoding of the file (what operator-framework/api sums up). */
@@ -60,7 +60,7 @@ function readFile(dir: string, file: string, problems: BundleProblem[]): Buffer 
 }
 
 /** Decoded documents of one file, or the problems found. */
-function readObject(bytes: Buffer, file: string, problems: BundleProblem[]): KubeObject | undefined {
+function readObject(bytes: Buffer, file: string, problems: BundleProblem[]): Manifest | undefined {
   const docs = parseYamlDocuments(bytes.toString('utf8'));
   const bad = docs.find((d) => !d.ok);
   if (bad !== undefined && !bad.ok) {
@@ -102,7 +102,7 @@ function readObject(bytes: Buffer, file: string, problems: BundleProblem[]): Kub
     });
     ok = false;
   }
-  return ok ? (value as KubeObject) : undefined;
+  return ok ? (value as Manifest) : undefined;
 }
 
 function readList(

@@ -1,5 +1,5 @@
 import { decodeGo } from '../catalog/go-json-decode.js';
-import { isRecord, type JsonValue, type KubeObject } from '../csv/types.js';
+import { isRecord, type JsonValue, type Manifest } from '../csv/types.js';
 import { byteOrder } from '../go-compat/go-format.js';
 import { goSortSlice } from '../go-compat/index.js';
 import { BundleError } from './errors.js';
@@ -223,7 +223,7 @@ function ownedAndRequired(o: unknown, describe: (d: unknown) => unknown): Record
 }
 
 /** The `olm.csv.metadata` value opm derives from a CSV (operator-registry `property.MustBuildCSVMetadata`). */
-export function csvMetadataOf(csv: KubeObject): Record<string, unknown> {
+export function csvMetadataOf(csv: Manifest): Record<string, unknown> {
   const spec = rec(csv.spec);
   const value: Record<string, unknown> = {};
   const annotations = csv.metadata.annotations;

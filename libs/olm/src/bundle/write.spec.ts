@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { generateCsv } from '../csv/generate.js';
 import { demoBaseCsv, demoOperatorObjects } from '../csv/testing.js';
-import type { KubeObject } from '../csv/types.js';
+import type { Manifest } from '../csv/types.js';
 import { bundleAnnotations, renderAnnotationsYaml, renderBundleDockerfile } from './annotations.js';
 import { BundleError } from './errors.js';
 import { manifestFileName, manifestFileNames } from './file-names.js';
@@ -38,7 +38,7 @@ const demo = () =>
 
 describe('manifestFileName', () => {
   it('names files as operator-sdk does', () => {
-    const obj = (apiVersion: string, kind: string, name: string, spec?: unknown): KubeObject => ({
+    const obj = (apiVersion: string, kind: string, name: string, spec?: unknown): Manifest => ({
       apiVersion,
       kind,
       metadata: { name },
@@ -64,7 +64,7 @@ describe('manifestFileName', () => {
   });
 
   it('prefixes duplicates with dup<N>_', () => {
-    const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } };
+    const cm: Manifest = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } };
     expect(manifestFileNames([cm, cm, cm], 'x')).toStrictEqual([
       'c_v1_configmap.yaml',
       'dup0_c_v1_configmap.yaml',
@@ -281,7 +281,7 @@ describe('writeBundle', () => {
 
   it('rejects inconsistent input before touching the disk', async () => {
     const { csv } = demo();
-    const job: KubeObject = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'migrate' } };
+    const job: Manifest = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'migrate' } };
     await expect(
       writeBundle(join(dir, 'bundle'), {
         packageName: '',

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { type ClusterServiceVersion, CSV_KIND, deepCopy, type KubeObject } from '../csv/types.js';
+import { type ClusterServiceVersion, CSV_KIND, deepCopy, type Manifest } from '../csv/types.js';
 import { type BundleMetadata, renderAnnotationsYaml, renderBundleDockerfile } from './annotations.js';
 import { BundleError } from './errors.js';
 import { manifestFileNames } from './file-names.js';
@@ -18,11 +18,11 @@ export interface WriteBundleOptions {
   readonly defaultChannel?: string;
   readonly csv: ClusterServiceVersion;
   /** The other manifests (CRDs, Services, RBAC not folded into the CSV, …); namespaces are stripped. */
-  readonly objects: readonly KubeObject[];
+  readonly objects: readonly Manifest[];
   /** Extra annotations/labels, e.g. the SDK's `operators.operatorframework.io.metrics.*`. */
   readonly otherLabels?: Readonly<Record<string, string>>;
   /** A scorecard `Configuration`, written to `tests/scorecard/config.yaml`. */
-  readonly scorecardConfig?: KubeObject;
+  readonly scorecardConfig?: Manifest;
   /** `metadata/dependencies.yaml` entries (`{type, value}`). */
   readonly dependencies?: readonly { readonly type: string; readonly value: unknown }[];
   /** `metadata/properties.yaml` entries (`{type, value}`). */
@@ -72,7 +72,7 @@ export function bundleFiles(options: WriteBundleOptions): Map<string, string> {
     delete copy.metadata.namespace;
     return copy;
   });
-  const all: KubeObject[] = [options.csv, ...objects];
+  const all: Manifest[] = [options.csv, ...objects];
   const names = manifestFileNames(all, options.packageName);
   const files = new Map<string, string>();
   all.forEach((obj, i) => {

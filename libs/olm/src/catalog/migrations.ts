@@ -2,7 +2,7 @@
 // rewrites of a rendered catalog into a newer shape, run in order up to the level asked for.
 import { parse } from 'yaml';
 import { csvMetadataOf } from '../bundle/render.js';
-import type { KubeObject } from '../csv/types.js';
+import type { Manifest } from '../csv/types.js';
 import { CatalogError } from './errors.js';
 import { decodeGoBase64 } from './go-base64.js';
 import type { GoStruct } from './go-json-encode.js';
@@ -24,7 +24,7 @@ export function parseMigrationLevel(name: string): MigrationLevel {
 }
 
 /** The CSV among a bundle's `olm.bundle.object` properties, as opm's loader finds it (the first of its kind). */
-function csvOf(bundle: BundleBlob): KubeObject | undefined {
+function csvOf(bundle: BundleBlob): Manifest | undefined {
   for (const p of bundle.properties) {
     if (p.type !== PROPERTY_BUNDLE_OBJECT) continue;
     const data = (p.value as { data?: unknown } | null)?.data;
@@ -33,7 +33,7 @@ function csvOf(bundle: BundleBlob): KubeObject | undefined {
       const obj = parse(Buffer.from(decodeGoBase64(data)).toString('utf8'), {
         maxAliasCount: 100,
       }) as unknown;
-      if ((obj as KubeObject | null)?.kind === 'ClusterServiceVersion') return obj as KubeObject;
+      if ((obj as Manifest | null)?.kind === 'ClusterServiceVersion') return obj as Manifest;
     } catch {
       // not an object opm could read either: it is not the CSV
     }

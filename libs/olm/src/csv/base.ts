@@ -3,7 +3,7 @@ import {
   CSV_API_VERSION,
   CSV_KIND,
   type InstallMode,
-  type KubeObject,
+  type Manifest,
 } from './types.js';
 
 /** Install modes `operator-sdk generate kustomize manifests` puts into a fresh base: AllNamespaces only. */
@@ -64,7 +64,7 @@ export function packageNameOf(csvName: string): string | undefined {
  * (or the only one when no package is given).
  */
 export function findBaseCsv(
-  objects: readonly KubeObject[],
+  objects: readonly Manifest[],
   packageName?: string,
 ): ClusterServiceVersion | undefined {
   const csvs = objects.filter((o) => o.kind === CSV_KIND) as ClusterServiceVersion[];

@@ -1,6 +1,6 @@
 import { isSupportedKind } from '../bundle/supported-kinds.js';
 import type { OperatorObjects } from './operator-objects.js';
-import { CRD_KIND, deepCopy, type KubeObject } from './types.js';
+import { CRD_KIND, deepCopy, type Manifest } from './types.js';
 
 /** RBAC the CSV's permissions carry; what binds other subjects stays in `remainingRbac`. */
 const FOLDED_RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
@@ -19,9 +19,9 @@ const NOT_SHIPPED_KINDS = new Set([
  */
 export function bundleManifests(
   operator: OperatorObjects,
-  remainingRbac: readonly KubeObject[],
-): { manifests: KubeObject[]; warnings: string[] } {
-  const manifests: KubeObject[] = [
+  remainingRbac: readonly Manifest[],
+): { manifests: Manifest[]; warnings: string[] } {
+  const manifests: Manifest[] = [
     ...operator.crds.map((c) => deepCopy(c)),
     ...remainingRbac.map((o) => deepCopy(o)),
   ];

@@ -3,7 +3,7 @@ import { DEFAULT_INSTALL_MODES, defaultBaseCsv } from './base.js';
 import { CsvError } from './errors.js';
 import { generateCsv } from './generate.js';
 import { demoBaseCsv, demoOperatorObjects } from './testing.js';
-import type { ClusterServiceVersion, KubeObject } from './types.js';
+import type { ClusterServiceVersion, Manifest } from './types.js';
 
 const generate = (overrides: Partial<Parameters<typeof generateCsv>[0]> = {}) =>
   generateCsv({
@@ -230,7 +230,7 @@ describe('generateCsv', () => {
   });
 
   it('finds the base among the objects and derives the package from its name', () => {
-    const objects: KubeObject[] = [...demoOperatorObjects(), demoBaseCsv()];
+    const objects: Manifest[] = [...demoOperatorObjects(), demoBaseCsv()];
     const { csv } = generateCsv({ objects, version: '1.0.0' });
     expect(csv.metadata.name).toBe('demo-operator.v1.0.0');
     expect(csv.spec.displayName).toBe('Demo Operator');

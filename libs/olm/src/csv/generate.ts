@@ -15,7 +15,7 @@ import {
   CSV_KIND,
   deepCopy,
   isRecord,
-  type KubeObject,
+  type Manifest,
   type StrategyDeploymentSpec,
 } from './types.js';
 import { webhookDefinitions } from './webhooks.js';
@@ -30,7 +30,7 @@ export interface GenerateCsvInput {
   /** Package name; derived from the base's name (`<pkg>.vX.Y.Z`) when absent. */
   readonly packageName?: string;
   /** The rendered operator objects (`kubectl kustomize config/manifests`): CRDs, RBAC, Deployment(s), samples, … */
-  readonly objects: readonly KubeObject[];
+  readonly objects: readonly Manifest[];
   /** The bundle version (strict semver); sets `spec.version` and `metadata.name` `<pkg>.v<version>`. */
   readonly version: string;
   /** `spec.replaces`; the base's value is kept when undefined, removed when null. */
@@ -63,7 +63,7 @@ export interface GeneratedCsv {
    * The other objects the bundle ships (CRDs, Services, RBAC not folded into the CSV, other supported kinds),
    * without namespaces.
    */
-  readonly manifests: KubeObject[];
+  readonly manifests: Manifest[];
   /** Inputs that were dropped or adjusted. */
   readonly warnings: string[];
   /** The CSV validator's findings on the result (warnings only: errors throw). */
@@ -158,7 +158,7 @@ function startingCsv(input: GenerateCsvInput): { csv: ClusterServiceVersion; pac
 /** `spec.install`: the base's strategy (default `deployment`) with every deployment and the folded RBAC. */
 function setInstallStrategy(
   csv: ClusterServiceVersion,
-  deployments: readonly KubeObject[],
+  deployments: readonly Manifest[],
   rbac: FoldedPermissions,
 ): void {
   const install = isRecord(csv.spec.install) ? csv.spec.install : { strategy: '' };
@@ -175,7 +175,7 @@ function setInstallStrategy(
   };
 }
 
-function strategyDeployment(deployment: KubeObject): StrategyDeploymentSpec {
+function strategyDeployment(deployment: Manifest): StrategyDeploymentSpec {
   const entry: StrategyDeploymentSpec = {
     name: deployment.metadata.name ?? '',
     spec: (isRecord(deployment.spec) ? deployment.spec : {}) as Record<string, unknown>,
@@ -186,7 +186,7 @@ function strategyDeployment(deployment: KubeObject): StrategyDeploymentSpec {
 }
 
 /** `spec.customresourcedefinitions`: owned entries from the CRDs (merged with the base's), required as in the base. */
-function setCustomResourceDefinitions(csv: ClusterServiceVersion, crds: readonly KubeObject[]): void {
+function setCustomResourceDefinitions(csv: ClusterServiceVersion, crds: readonly Manifest[]): void {
   const baseCrds = isRecord(csv.spec.customresourcedefinitions) ? csv.spec.customresourcedefinitions : {};
   const owned = ownedCrdDescriptions(crds, Array.isArray(baseCrds.owned) ? baseCrds.owned : []);
   const required = Array.isArray(baseCrds.required) ? baseCrds.required : [];
@@ -201,7 +201,7 @@ function setCustomResourceDefinitions(csv: ClusterServiceVersion, crds: readonly
 }
 
 /** `spec.relatedImages`: the base's plus those the deployments reference; returns what was dropped or merged. */
-function setRelatedImages(csv: ClusterServiceVersion, deployments: readonly KubeObject[]): string[] {
+function setRelatedImages(csv: ClusterServiceVersion, deployments: readonly Manifest[]): string[] {
   const collected = collectRelatedImages(deployments);
   const merged = mergeRelatedImages(
     Array.isArray(csv.spec.relatedImages) ? csv.spec.relatedImages : [],
@@ -214,7 +214,7 @@ function setRelatedImages(csv: ClusterServiceVersion, deployments: readonly Kube
 function setAnnotations(
   csv: ClusterServiceVersion,
   input: GenerateCsvInput,
-  samples: readonly KubeObject[],
+  samples: readonly Manifest[],
 ): void {
   const annotations = { ...(csv.metadata.annotations ?? {}) };
   annotations['alm-examples'] = goJsonMarshal(samples, { indent: '  ' });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { kustomizeBaseCsv, manifestsKustomization } from './kustomize-base.js';
-import type { KubeObject } from './types.js';
+import type { Manifest } from './types.js';
 
-const crd: KubeObject = {
+const crd: Manifest = {
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
   metadata: { name: 'widgets.example.com' },

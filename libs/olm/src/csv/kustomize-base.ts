@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Document, isMap, parseDocument } from 'yaml';
 import { DEFAULT_INSTALL_MODES, defaultBaseCsv } from './base.js';
 import { ownedCrdDescriptions } from './owned-crds.js';
-import { type ClusterServiceVersion, isRecord, type KubeObject } from './types.js';
+import { type ClusterServiceVersion, isRecord, type Manifest } from './types.js';
 
 /** What a base CSV is made from when the project has none yet. */
 export interface FreshBaseFields {
@@ -28,7 +28,7 @@ export function freshBaseCsv(packageName: string, fields: FreshBaseFields): Clus
  * existing base, its comments and its layout stay as they are, so running it twice gives the same bytes.
  */
 export function kustomizeBaseCsv(
-  crds: readonly KubeObject[],
+  crds: readonly Manifest[],
   existing: string | undefined,
   packageName: string,
   fresh: FreshBaseFields,

@@ -1,4 +1,4 @@
-import { CRD_KIND, CSV_KIND, deepCopy, groupOf, isRecord, type KubeObject, versionOf } from './types.js';
+import { CRD_KIND, CSV_KIND, deepCopy, groupOf, isRecord, type Manifest, versionOf } from './types.js';
 
 const WATCH_NAMESPACE = 'WATCH_NAMESPACE';
 const TARGET_NAMESPACES_REF = "metadata.annotations['olm.targetNamespaces']";
@@ -6,20 +6,20 @@ const TARGET_NAMESPACES_REF = "metadata.annotations['olm.targetNamespaces']";
 /** The rendered operator objects, classified into what a CSV is generated from. */
 export interface OperatorObjects {
   /** Every object except ClusterServiceVersions. */
-  readonly objects: readonly KubeObject[];
+  readonly objects: readonly Manifest[];
   /** Copies of the `apps` Deployments, prepared to run under OLM (see {@link prepareDeployment}). */
-  readonly deployments: readonly KubeObject[];
-  readonly crds: readonly KubeObject[];
+  readonly deployments: readonly Manifest[];
+  readonly crds: readonly Manifest[];
   /** Custom resources of a kind one of the CRDs serves: the `alm-examples`. */
-  readonly samples: readonly KubeObject[];
-  readonly isSample: (object: KubeObject) => boolean;
+  readonly samples: readonly Manifest[];
+  readonly isSample: (object: Manifest) => boolean;
   /** The deployments' service accounts (`default` when unset), then the extra ones. */
   readonly serviceAccounts: ReadonlySet<string>;
 }
 
 /** Classifies the rendered objects; `operatorImage` replaces the manager container's image. */
 export function classifyOperatorObjects(
-  rendered: readonly KubeObject[],
+  rendered: readonly Manifest[],
   operatorImage: string | undefined,
   extraServiceAccounts: readonly string[],
 ): OperatorObjects {
@@ -29,19 +29,19 @@ export function classifyOperatorObjects(
     .map((d, i) => prepareDeployment(d, operatorImage, i === 0));
   const crds = objects.filter((o) => o.kind === CRD_KIND);
   const served = servedKinds(crds);
-  const isSample = (o: KubeObject) =>
+  const isSample = (o: Manifest) =>
     served.has(`${groupOf(o.apiVersion)}/${versionOf(o.apiVersion)}/${o.kind}`);
   const serviceAccounts = new Set([...deployments.map(serviceAccountOf), ...extraServiceAccounts]);
   return { objects, deployments, crds, samples: objects.filter(isSample), isSample, serviceAccounts };
 }
 
-function podSpecOf(deployment: KubeObject): Record<string, unknown> {
+function podSpecOf(deployment: Manifest): Record<string, unknown> {
   const spec = isRecord(deployment.spec) ? deployment.spec : {};
   const template = isRecord(spec.template) ? spec.template : {};
   return isRecord(template.spec) ? template.spec : {};
 }
 
-function containersOf(deployment: KubeObject): Record<string, unknown>[] {
+function containersOf(deployment: Manifest): Record<string, unknown>[] {
   const list = podSpecOf(deployment).containers;
   return (Array.isArray(list) ? list : []).filter(isRecord);
 }
@@ -50,7 +50,7 @@ function containersOf(deployment: KubeObject): Record<string, unknown>[] {
  * A copy of the deployment with the operator image on its manager container (named `manager`, else the first
  * container of the first deployment) and `WATCH_NAMESPACE` read from the namespaces OLM targets.
  */
-function prepareDeployment(dep: KubeObject, operatorImage: string | undefined, first: boolean): KubeObject {
+function prepareDeployment(dep: Manifest, operatorImage: string | undefined, first: boolean): Manifest {
   const copy = deepCopy(dep);
   const containers = containersOf(copy);
   if (operatorImage !== undefined) {
@@ -69,7 +69,7 @@ function prepareDeployment(dep: KubeObject, operatorImage: string | undefined, f
 }
 
 /** `group/version/kind` of every version the CRDs serve (`spec.versions`, and the legacy `spec.version`). */
-function servedKinds(crds: readonly KubeObject[]): Set<string> {
+function servedKinds(crds: readonly Manifest[]): Set<string> {
   const served = new Set<string>();
   for (const crd of crds) {
     const spec = isRecord(crd.spec) ? crd.spec : {};
@@ -83,7 +83,7 @@ function servedKinds(crds: readonly KubeObject[]): Set<string> {
   return served;
 }
 
-function serviceAccountOf(deployment: KubeObject): string {
+function serviceAccountOf(deployment: Manifest): string {
   const name = podSpecOf(deployment).serviceAccountName;
   return typeof name === 'string' && name !== '' ? name : 'default';
 }

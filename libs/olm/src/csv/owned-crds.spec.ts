@@ -3,9 +3,9 @@ import { displayNameOf } from './base.js';
 import { compareKubeAwareVersions, ownedCrdDescriptions } from './owned-crds.js';
 import { foldPermissions } from './permissions.js';
 import { collectRelatedImages, mergeRelatedImages } from './related-images.js';
-import type { KubeObject } from './types.js';
+import type { Manifest } from './types.js';
 
-const crd = (group: string, kind: string, plural: string, versions: string[]): KubeObject => ({
+const crd = (group: string, kind: string, plural: string, versions: string[]): Manifest => ({
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
   metadata: { name: `${plural}.${group}` },
@@ -71,19 +71,13 @@ describe('displayNameOf', () => {
 });
 
 describe('foldPermissions', () => {
-  const role = (kind: string, name: string, verb: string): KubeObject => ({
+  const role = (kind: string, name: string, verb: string): Manifest => ({
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind,
     metadata: { name },
     rules: [{ apiGroups: [''], resources: ['pods'], verbs: [verb] }],
   });
-  const binding = (
-    kind: string,
-    name: string,
-    roleKind: string,
-    roleName: string,
-    sa: string,
-  ): KubeObject => ({
+  const binding = (kind: string, name: string, roleKind: string, roleName: string, sa: string): Manifest => ({
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind,
     metadata: { name },
@@ -124,7 +118,7 @@ describe('foldPermissions', () => {
 });
 
 describe('related images', () => {
-  const dep = (env: Record<string, string>, image = 'op:1'): KubeObject => ({
+  const dep = (env: Record<string, string>, image = 'op:1'): Manifest => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'd' },

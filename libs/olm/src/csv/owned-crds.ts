@@ -1,6 +1,6 @@
 import { byteOrder } from '../go-compat/go-format.js';
 import { displayNameOf } from './base.js';
-import { type CrdDescription, type Descriptor, deepCopy, isRecord, type KubeObject } from './types.js';
+import { type CrdDescription, type Descriptor, deepCopy, isRecord, type Manifest } from './types.js';
 
 const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
 
@@ -30,7 +30,7 @@ interface CrdVersion {
   readonly schema: unknown;
 }
 
-function crdVersions(crd: KubeObject): CrdVersion[] {
+function crdVersions(crd: Manifest): CrdVersion[] {
   const spec = isRecord(crd.spec) ? crd.spec : {};
   const names = isRecord(spec.names) ? spec.names : {};
   const name = `${String(names.plural ?? '')}.${String(spec.group ?? '')}`;
@@ -104,7 +104,7 @@ function completeDescriptor(d: Descriptor, schema: unknown, section: 'spec' | 's
  * Sorted by name, kind, then Kubernetes version order (newest first).
  */
 export function ownedCrdDescriptions(
-  crds: readonly KubeObject[],
+  crds: readonly Manifest[],
   base: readonly CrdDescription[] = [],
 ): CrdDescription[] {
   const key = (d: { name: string; version: string; kind: string }) =>

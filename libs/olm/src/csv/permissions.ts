@@ -1,11 +1,6 @@
+import type { PolicyRule } from '@opkit/controller-runtime/rbac';
 import { byteOrder } from '../go-compat/go-format.js';
-import {
-  deepCopy,
-  isRecord,
-  type KubeObject,
-  type PolicyRule,
-  type StrategyDeploymentPermissions,
-} from './types.js';
+import { deepCopy, isRecord, type Manifest, type StrategyDeploymentPermissions } from './types.js';
 
 /** Result of folding RBAC into the CSV. */
 export interface FoldedPermissions {
@@ -14,7 +9,7 @@ export interface FoldedPermissions {
   /** ClusterRoles bound by a ClusterRoleBinding to an operator service account. */
   readonly clusterPermissions: StrategyDeploymentPermissions[];
   /** RBAC objects that stay bundle manifests: unbound roles, and bindings that still have other subjects. */
-  readonly remaining: KubeObject[];
+  readonly remaining: Manifest[];
 }
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -25,7 +20,7 @@ interface RoleRef {
   apiGroup: string;
 }
 
-function roleRef(binding: KubeObject): RoleRef {
+function roleRef(binding: Manifest): RoleRef {
   const ref = isRecord(binding.roleRef) ? binding.roleRef : {};
   return {
     kind: typeof ref.kind === 'string' ? ref.kind : '',
@@ -34,12 +29,15 @@ function roleRef(binding: KubeObject): RoleRef {
   };
 }
 
-function subjects(binding: KubeObject): Record<string, unknown>[] {
+function subjects(binding: Manifest): Record<string, unknown>[] {
   return (Array.isArray(binding.subjects) ? binding.subjects : []).filter(isRecord);
 }
 
-function rules(role: KubeObject): PolicyRule[] {
-  return (Array.isArray(role.rules) ? role.rules : []).filter(isRecord).map((r) => deepCopy(r) as PolicyRule);
+/** A role's rules as read, fields this code does not model included (the bundle validators check them). */
+function rules(role: Manifest): PolicyRule[] {
+  return (Array.isArray(role.rules) ? role.rules : [])
+    .filter(isRecord)
+    .map((r) => deepCopy(r) as Record<string, unknown> & PolicyRule);
 }
 
 /**
@@ -50,7 +48,7 @@ function rules(role: KubeObject): PolicyRule[] {
  * service account and sorted by its name; service accounts match by name (as upstream does).
  */
 export function foldPermissions(
-  objects: readonly KubeObject[],
+  objects: readonly Manifest[],
   serviceAccounts: ReadonlySet<string>,
 ): FoldedPermissions {
   const roles = objects.filter((o) => o.kind === 'Role' && o.apiVersion.startsWith(`${RBAC_GROUP}/`));
@@ -59,18 +57,18 @@ export function foldPermissions(
   );
   const roleBindings = objects.filter((o) => o.kind === 'RoleBinding').map((b) => deepCopy(b));
   const clusterRoleBindings = objects.filter((o) => o.kind === 'ClusterRoleBinding').map((b) => deepCopy(b));
-  const byName = (list: KubeObject[]) => new Map(list.map((r) => [r.metadata.name ?? '', r]));
+  const byName = (list: Manifest[]) => new Map(list.map((r) => [r.metadata.name ?? '', r]));
   const roleMap = byName(roles);
   const clusterRoleMap = byName(clusterRoles);
 
   const perms = new Map<string, PolicyRule[]>();
   const clusterPerms = new Map<string, PolicyRule[]>();
-  const folded = new Set<KubeObject>();
+  const folded = new Set<Manifest>();
 
   const fold = (
-    bindings: KubeObject[],
+    bindings: Manifest[],
     refKind: string,
-    map: Map<string, KubeObject>,
+    map: Map<string, Manifest>,
     into: Map<string, PolicyRule[]>,
   ) => {
     for (const binding of bindings) {
@@ -101,7 +99,7 @@ export function foldPermissions(
       .sort(([a], [b]) => byteOrder(a, b))
       .map(([serviceAccountName, r]) => ({ serviceAccountName, rules: r }));
 
-  const remaining: KubeObject[] = [
+  const remaining: Manifest[] = [
     ...roles.filter((r) => !folded.has(r)),
     ...clusterRoles.filter((r) => !folded.has(r)),
     ...roleBindings.filter((b) => subjects(b).length > 0),

@@ -1,5 +1,5 @@
 import { CsvError } from './errors.js';
-import { isRecord, type KubeObject, type RelatedImage } from './types.js';
+import { isRecord, type Manifest, type RelatedImage } from './types.js';
 
 const PREFIX = 'RELATED_IMAGE_';
 
@@ -9,7 +9,7 @@ interface Found {
   owner: string;
 }
 
-function containersOf(deployment: KubeObject, init: boolean): Record<string, unknown>[] {
+function containersOf(deployment: Manifest, init: boolean): Record<string, unknown>[] {
   const spec = isRecord(deployment.spec) ? deployment.spec : {};
   const template = isRecord(spec.template) ? spec.template : {};
   const podSpec = isRecord(template.spec) ? template.spec : {};
@@ -25,7 +25,7 @@ function containersOf(deployment: KubeObject, init: boolean): Record<string, unk
  *
  * @throws {CsvError} `OLM_CSV_INPUT_INVALID` for a `RELATED_IMAGE_*` variable set through `valueFrom`.
  */
-export function collectRelatedImages(deployments: readonly KubeObject[]): {
+export function collectRelatedImages(deployments: readonly Manifest[]): {
   images: RelatedImage[];
   warnings: string[];
 } {

@@ -1,11 +1,11 @@
-import type { ClusterServiceVersion, KubeObject } from './types.js';
+import type { ClusterServiceVersion, Manifest } from './types.js';
 
 /**
  * A small operator for tests: what `kubectl kustomize config/manifests` renders for a one-CRD operator with
  * kubebuilder's layout (namespace `demo-system`, name prefix `demo-`).
  */
 // Long on purpose: one literal of the rendered objects, kept whole so it reads like the YAML it stands for.
-export function demoOperatorObjects(): KubeObject[] {
+export function demoOperatorObjects(): Manifest[] {
   return [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'demo-system' } },
     {

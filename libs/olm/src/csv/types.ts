@@ -2,8 +2,12 @@
  * Types of the objects the OLM tools read and write: plain Kubernetes manifests and the
  * `operators.coreos.com/v1alpha1` ClusterServiceVersion (operator-framework/api `clusterserviceversion_types.go`).
  *
- * Every interface keeps an index signature so fields this code does not model survive a round trip.
+ * Every interface keeps an index signature so fields this code does not model survive a round trip. The
+ * base Kubernetes types (object, metadata, group/version/kind, RBAC rule) are the runtime's.
  */
+
+import type { GroupVersionKind, KubeObject } from '@opkit/controller-runtime';
+import type { PolicyRule } from '@opkit/controller-runtime/rbac';
 
 /** Any JSON value. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -13,39 +17,15 @@ export interface JsonObject {
   [key: string]: JsonValue;
 }
 
-/** `metadata` of a Kubernetes object. */
-export interface ObjectMeta {
-  name?: string;
-  namespace?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  [key: string]: unknown;
-}
-
-/** A Kubernetes manifest as decoded from YAML or JSON. */
-export interface KubeObject {
+/**
+ * A Kubernetes manifest as decoded from YAML or JSON: the runtime's object with its type always given, and
+ * every other field kept as read.
+ */
+export type Manifest = KubeObject & {
   apiVersion: string;
   kind: string;
-  metadata: ObjectMeta;
   [key: string]: unknown;
-}
-
-/** A group/version/kind triple. */
-export interface GroupVersionKind {
-  readonly group: string;
-  readonly version: string;
-  readonly kind: string;
-}
-
-/** rbac.authorization.k8s.io/v1 PolicyRule. */
-export interface PolicyRule {
-  verbs: string[];
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-  [key: string]: unknown;
-}
+};
 
 /** One install mode of a CSV. */
 export interface InstallMode {
@@ -189,7 +169,7 @@ export interface ClusterServiceVersionSpec {
 }
 
 /** An `operators.coreos.com/v1alpha1` ClusterServiceVersion. */
-export interface ClusterServiceVersion extends KubeObject {
+export interface ClusterServiceVersion extends Manifest {
   apiVersion: string;
   kind: string;
   spec: ClusterServiceVersionSpec;

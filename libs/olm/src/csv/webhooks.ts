@@ -1,12 +1,12 @@
 import { byteOrder } from '../go-compat/go-format.js';
-import { deepCopy, isRecord, type KubeObject, type WebhookDescription } from './types.js';
+import { deepCopy, isRecord, type Manifest, type WebhookDescription } from './types.js';
 
 const rec = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
 
 /** The deployment whose pod labels match a service's selector, as the SDK finds it. */
 function deploymentForService(
-  service: KubeObject | undefined,
-  deployments: readonly KubeObject[],
+  service: Manifest | undefined,
+  deployments: readonly Manifest[],
 ): string | undefined {
   if (service === undefined) return undefined;
   const spec = rec(service.spec);
@@ -22,11 +22,7 @@ function deploymentForService(
 }
 
 /** `containerPort` and `targetPort` from the Service port the webhook calls, when the Service has it. */
-function setServicePort(
-  description: WebhookDescription,
-  service: KubeObject | undefined,
-  port: number,
-): void {
+function setServicePort(description: WebhookDescription, service: Manifest | undefined, port: number): void {
   const ports = rec(service?.spec).ports;
   const match = (Array.isArray(ports) ? ports : []).filter(isRecord).find((p) => p.port === port);
   if (match === undefined) return;
@@ -41,8 +37,8 @@ function setServicePort(
  * Sorted by `generateName`.
  */
 export function webhookDefinitions(
-  objects: readonly KubeObject[],
-  deployments: readonly KubeObject[],
+  objects: readonly Manifest[],
+  deployments: readonly Manifest[],
 ): WebhookDescription[] {
   const services = objects.filter((o) => o.kind === 'Service');
   const out: WebhookDescription[] = [];
@@ -93,9 +89,9 @@ export function webhookDefinitions(
  * `conversionReviewVersions`, with no default.
  */
 function conversionDefinitions(
-  objects: readonly KubeObject[],
-  services: readonly KubeObject[],
-  deployments: readonly KubeObject[],
+  objects: readonly Manifest[],
+  services: readonly Manifest[],
+  deployments: readonly Manifest[],
 ): WebhookDescription[] {
   const out: WebhookDescription[] = [];
   for (const service of services) {

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { BundleFileTooLargeError, readBundleFile, readBundleText } from '../bundle/bundle-file.js';
 import { goJsonMarshal } from '../bundle/go-json.js';
 import { parseYamlDocuments } from '../bundle/yaml.js';
-import { type ClusterServiceVersion, isRecord, type KubeObject } from '../csv/types.js';
+import { type ClusterServiceVersion, isRecord, type Manifest } from '../csv/types.js';
 import { parseVersionTolerant } from '../semver/index.js';
 import { goJoin } from './bundle-format.js';
 import { goErrorText as errorText, type GoError, newAggregate } from './go-errors.js';
@@ -13,7 +13,7 @@ import { goErrorText as errorText, type GoError, newAggregate } from './go-error
 export interface ApiBundle {
   readonly name: string;
   readonly csv: ClusterServiceVersion;
-  readonly objects: KubeObject[];
+  readonly objects: Manifest[];
   readonly size: number;
   readonly compressedSize: number;
 }
@@ -47,7 +47,7 @@ function decodeFirst(path: string): { value: unknown } | { error: string } | { r
 }
 
 /** Decodes into an unstructured object as apimachinery does (a kind is required). */
-function decodeUnstructured(path: string): { object: KubeObject } | { error: string } {
+function decodeUnstructured(path: string): { object: Manifest } | { error: string } {
   const decoded = decodeFirst(path);
   if ('error' in decoded) return decoded;
   if ('refused' in decoded) return { error: decoded.refused };
@@ -55,13 +55,13 @@ function decodeUnstructured(path: string): { object: KubeObject } | { error: str
   if (!isRecord(value) || typeof value.kind !== 'string' || value.kind === '') {
     return { error: `Object 'Kind' is missing in '${goJsonMarshal(value)}'` };
   }
-  const object = value as KubeObject;
+  const object = value as Manifest;
   if (!isRecord(object.metadata)) object.metadata = {};
   return { object };
 }
 
 /** Typed decoding problems of a CSV that make Go's `json.Unmarshal` fail. */
-function csvDecodeError(csv: KubeObject): string | undefined {
+function csvDecodeError(csv: Manifest): string | undefined {
   const spec = isRecord(csv.spec) ? csv.spec : {};
   if (spec.version !== undefined && spec.version !== null) {
     if (typeof spec.version !== 'string') {
@@ -83,9 +83,9 @@ function csvDecodeError(csv: KubeObject): string | undefined {
 function loadDir(
   csvName: string,
   dir: string,
-): { bundle?: { name: string; csv?: ClusterServiceVersion; objects: KubeObject[] }; error?: GoError } {
+): { bundle?: { name: string; csv?: ClusterServiceVersion; objects: Manifest[] }; error?: GoError } {
   const errs: GoError[] = [];
-  const bundle: { name: string; csv?: ClusterServiceVersion; objects: KubeObject[] } = {
+  const bundle: { name: string; csv?: ClusterServiceVersion; objects: Manifest[] } = {
     name: csvName,
     objects: [],
   };
@@ -130,7 +130,7 @@ export function loadApiBundle(manifestsDir: string): { bundle?: ApiBundle; error
   const errs: (GoError | undefined)[] = [];
   const refused: GoError[] = [];
   let foundCsv = false;
-  let loaded: { name: string; csv?: ClusterServiceVersion; objects: KubeObject[] } | undefined;
+  let loaded: { name: string; csv?: ClusterServiceVersion; objects: Manifest[] } | undefined;
   const walk = (path: string): void => {
     let isDir: boolean;
     try {

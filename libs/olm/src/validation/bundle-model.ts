@@ -1,5 +1,5 @@
 import type { LoadedBundle } from '../bundle/load.js';
-import type { ClusterServiceVersion, KubeObject } from '../csv/types.js';
+import type { ClusterServiceVersion, Manifest } from '../csv/types.js';
 
 /**
  * What the bundle-level validators look at (operator-framework/api `manifests.Bundle`).
@@ -14,7 +14,7 @@ export interface ValidationBundle {
   readonly defaultChannel: string;
   readonly csv?: ClusterServiceVersion;
   /** Every manifest, including the CSV and the CRDs. */
-  readonly objects: readonly KubeObject[];
+  readonly objects: readonly Manifest[];
   /** Sum over the manifest files of the length of their gzip+base64 encoding (0 = unknown). */
   readonly compressedSize: number;
   /** Sum of the manifest file sizes in bytes (0 = unknown). */
@@ -25,14 +25,14 @@ export interface ValidationBundle {
 export type OptionalValues = Readonly<Record<string, string>>;
 
 /** The `apiextensions.k8s.io/v1` CRDs of a bundle. */
-export function v1Crds(bundle: ValidationBundle): KubeObject[] {
+export function v1Crds(bundle: ValidationBundle): Manifest[] {
   return bundle.objects.filter(
     (o) => o.kind === 'CustomResourceDefinition' && o.apiVersion === 'apiextensions.k8s.io/v1',
   );
 }
 
 /** The `apiextensions.k8s.io/v1beta1` CRDs of a bundle. */
-export function v1beta1Crds(bundle: ValidationBundle): KubeObject[] {
+export function v1beta1Crds(bundle: ValidationBundle): Manifest[] {
   return bundle.objects.filter(
     (o) => o.kind === 'CustomResourceDefinition' && o.apiVersion === 'apiextensions.k8s.io/v1beta1',
   );

@@ -1,4 +1,5 @@
-import { formatGvk, type GroupVersionKind, isRecord } from '../csv/types.js';
+import type { GroupVersionKind } from '@opkit/controller-runtime';
+import { formatGvk, isRecord } from '../csv/types.js';
 import { formatVersion, tryParseVersionTolerant, ZERO_VERSION } from '../semver/index.js';
 import { type ValidationBundle, v1beta1Crds, v1Crds } from './bundle-model.js';
 import { goQuote } from './go-format.js';

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isRecord, type KubeObject } from '../csv/types.js';
+import { isRecord, type Manifest } from '../csv/types.js';
 
 /** One version of a CRD in apiextensions' internal form. */
 export interface InternalVersion {
@@ -34,7 +34,7 @@ export interface InternalSpec {
 export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** Defaults and converts a v1 or v1beta1 CRD the way apiextensions does before validation. */
-export function toInternal(crd: KubeObject): InternalSpec {
+export function toInternal(crd: Manifest): InternalSpec {
   const spec = isRecord(crd.spec) ? crd.spec : {};
   const v1beta1 = crd.apiVersion === 'apiextensions.k8s.io/v1beta1';
   const names: Record<string, unknown> = isRecord(spec.names) ? { ...spec.names } : {};

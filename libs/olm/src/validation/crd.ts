@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isRecord, type KubeObject } from '../csv/types.js';
+import { isRecord, type Manifest } from '../csv/types.js';
 import { parseRequestUri } from '../go-compat/index.js';
 import { type InternalSpec, type InternalVersion, str, toInternal } from './crd-internal.js';
 import {
@@ -194,7 +194,7 @@ function validateConversion(conversion: Record<string, unknown> | undefined): Fi
   return errs;
 }
 
-function validateApiApproval(crd: KubeObject, group: string): FieldError[] {
+function validateApiApproval(crd: Manifest, group: string): FieldError[] {
   const isProtected =
     group === 'k8s.io' ||
     group.endsWith('.k8s.io') ||
@@ -224,7 +224,7 @@ function validateApiApproval(crd: KubeObject, group: string): FieldError[] {
   ];
 }
 
-type CrdRule = (spec: InternalSpec, crd: KubeObject) => FieldError[];
+type CrdRule = (spec: InternalSpec, crd: Manifest) => FieldError[];
 
 /** Kubernetes' `ValidateCustomResourceDefinition` rules, in its order (which is the order of the findings). */
 const CRD_RULES: readonly CrdRule[] = [
@@ -249,13 +249,13 @@ const CRD_RULES: readonly CrdRule[] = [
 ];
 
 /** Kubernetes' findings for one CRD, before operator-framework/api filters them. */
-export function kubernetesCrdErrors(crd: KubeObject): FieldError[] {
+export function kubernetesCrdErrors(crd: Manifest): FieldError[] {
   const spec = toInternal(crd);
   return CRD_RULES.flatMap((rule) => rule(spec, crd));
 }
 
 /** Object metadata; the name must be `<plural>.<group>`. */
-function metadataErrors(spec: InternalSpec, crd: KubeObject): FieldError[] {
+function metadataErrors(spec: InternalSpec, crd: Manifest): FieldError[] {
   return validateObjectMeta(crd.metadata, {
     requiresNamespace: false,
     nameFn: (name) => {
@@ -419,7 +419,7 @@ function preserveUnknownFieldsErrors(spec: InternalSpec): FieldError[] {
 }
 
 /** Validates one CRD (`apiextensions.k8s.io/v1` or `v1beta1`); the result is named only when it has errors. */
-export function validateCrd(crd: KubeObject): ManifestResult {
+export function validateCrd(crd: Manifest): ManifestResult {
   const errors = kubernetesCrdErrors(crd)
     .filter((e) => !e.field.includes('openAPIV3Schema') && !e.field.includes('status'))
     .map(toValidationError);
@@ -427,6 +427,6 @@ export function validateCrd(crd: KubeObject): ManifestResult {
 }
 
 /** The CRD validator over several CRDs (one result each). */
-export function validateCrds(crds: readonly KubeObject[]): ManifestResult[] {
+export function validateCrds(crds: readonly Manifest[]): ManifestResult[] {
   return crds.map(validateCrd);
 }

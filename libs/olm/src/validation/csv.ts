@@ -1,11 +1,6 @@
+import type { GroupVersionKind } from '@opkit/controller-runtime';
 import { goJsonMarshal } from '../bundle/go-json.js';
-import {
-  type ClusterServiceVersion,
-  formatGvk,
-  type GroupVersionKind,
-  isRecord,
-  type KubeObject,
-} from '../csv/types.js';
+import { type ClusterServiceVersion, formatGvk, isRecord, type Manifest } from '../csv/types.js';
 import { tryParseVersion, tryParseVersionTolerant } from '../semver/index.js';
 import { goQuote } from './go-format.js';
 import { bytePrefix, goJsonSyntaxErrorOffset } from './json-syntax.js';
@@ -127,7 +122,7 @@ function decodeExamples(examples: string): GroupVersionKind[] | ValidationError 
   return gvks;
 }
 
-function validateExamplesAnnotations(csv: KubeObject, csvName: string): ValidationError[] {
+function validateExamplesAnnotations(csv: Manifest, csvName: string): ValidationError[] {
   const annotations = csv.metadata.annotations ?? {};
   if (Object.keys(annotations).length === 0) return [warnInvalidCsv('annotations not found', csvName)];
   const errs: ValidationError[] = [];
@@ -173,7 +168,7 @@ function validateExamplesAnnotations(csv: KubeObject, csvName: string): Validati
   return errs;
 }
 
-function validateInstallModes(csv: KubeObject, csvName: string): ValidationError[] {
+function validateInstallModes(csv: Manifest, csvName: string): ValidationError[] {
   const spec = rec(csv.spec);
   const modes = arr(spec.installModes).map(rec);
   if (modes.length === 0) return [errInvalidCsv('install modes not found', csvName)];
@@ -283,7 +278,7 @@ function specIsZero(spec: unknown): boolean {
 }
 
 /** Upstream `checkEmptyFields` over the CSV struct: required (non-omitempty) fields that are zero. */
-function checkFields(csv: KubeObject): ValidationError[] {
+function checkFields(csv: Manifest): ValidationError[] {
   const errs: ValidationError[] = [];
   const missing = (field: string, kind: 'field' | 'struct') =>
     errs.push(errFieldMissing('required field missing', field, kind));
@@ -311,7 +306,7 @@ function checkFields(csv: KubeObject): ValidationError[] {
   return errs;
 }
 
-function validateVersionKind(csv: KubeObject, csvName: string): ValidationError[] {
+function validateVersionKind(csv: Manifest, csvName: string): ValidationError[] {
   const errs: ValidationError[] = [];
   const apiVersion = str(csv.apiVersion);
   const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
@@ -324,7 +319,7 @@ function validateVersionKind(csv: KubeObject, csvName: string): ValidationError[
  * The ClusterServiceVersion validator of operator-framework/api (`internal/csv.go`). The result is named after
  * the CSV.
  */
-export function validateCsv(csv: ClusterServiceVersion | KubeObject): ManifestResult {
+export function validateCsv(csv: ClusterServiceVersion | Manifest): ManifestResult {
   const name = str(csv.metadata?.name);
   const errors: ValidationError[] = [];
   const nameProblem = csvNameProblem(name);

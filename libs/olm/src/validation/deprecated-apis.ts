@@ -1,4 +1,4 @@
-import { isRecord, type KubeObject } from '../csv/types.js';
+import { isRecord, type Manifest } from '../csv/types.js';
 import {
   compareVersions,
   parseVersion,
@@ -27,7 +27,7 @@ const rec = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
 
 type Found = Map<string, string[]>;
 
-const apiVersionOf = (obj: KubeObject): string => str(obj.apiVersion);
+const apiVersionOf = (obj: Manifest): string => str(obj.apiVersion);
 
 function add(found: Found, kind: string, name: string): void {
   const list = found.get(kind) ?? [];

@@ -1,4 +1,4 @@
-import { isRecord, type KubeObject } from '../csv/types.js';
+import { isRecord, type Manifest } from '../csv/types.js';
 import { goFormatV } from './go-format.js';
 import { errInvalidObject, type ManifestResult, type ValidationError, warnInvalidObject } from './result.js';
 
@@ -58,7 +58,7 @@ function auditRules(rules: unknown): ValidationError[] {
  * PriorityClasses and RBAC that could hurt cluster stability. One unnamed result per checked object. The bad
  * values are the objects and rules as `%v` of their decoded JSON (upstream prints its typed structs).
  */
-export function validateObjects(objects: readonly KubeObject[]): ManifestResult[] {
+export function validateObjects(objects: readonly Manifest[]): ManifestResult[] {
   const results: ManifestResult[] = [];
   for (const obj of objects) {
     const errors: ValidationError[] = [];

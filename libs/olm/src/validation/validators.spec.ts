@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadBundle } from '../bundle/load.js';
 import { generateCsv } from '../csv/generate.js';
 import { demoBaseCsv, demoOperatorObjects } from '../csv/testing.js';
-import type { ClusterServiceVersion, KubeObject } from '../csv/types.js';
+import type { ClusterServiceVersion, Manifest } from '../csv/types.js';
 import { validateBundle } from './bundle.js';
 import { type ValidationBundle, validationBundleOf } from './bundle-model.js';
 import { validateCrd } from './crd.js';
@@ -24,7 +24,7 @@ import { validateBundleContent } from './validate-bundle-dir.js';
 const texts = (result: ManifestResult) => result.errors.map(formatValidationError);
 
 function demoBundle(
-  edit: (csv: ClusterServiceVersion, objects: KubeObject[]) => void = () => {},
+  edit: (csv: ClusterServiceVersion, objects: Manifest[]) => void = () => {},
 ): ValidationBundle {
   const { csv, manifests } = generateCsv({
     base: demoBaseCsv(),
@@ -140,7 +140,7 @@ describe('bundle validator', () => {
 });
 
 describe('CRD validator', () => {
-  const crd = (spec: Record<string, unknown>, name = 'gizmos.demo.example.com'): KubeObject => ({
+  const crd = (spec: Record<string, unknown>, name = 'gizmos.demo.example.com'): Manifest => ({
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
     metadata: { name },
@@ -225,12 +225,12 @@ describe('optional validators', () => {
   });
 
   it('deprecated APIs: warning below the removal version, error at it, with upstream message quirks', () => {
-    const v1beta1 = (name: string): KubeObject => ({
+    const v1beta1 = (name: string): Manifest => ({
       apiVersion: 'apiextensions.k8s.io/v1beta1',
       kind: 'CustomResourceDefinition',
       metadata: { name },
     });
-    const pc: KubeObject = {
+    const pc: Manifest = {
       apiVersion: 'scheduling.k8s.io/v1beta1',
       kind: 'PriorityClass',
       metadata: { name: 'high' },

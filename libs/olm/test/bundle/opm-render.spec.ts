@@ -11,7 +11,7 @@ import { writeBundle } from '../../src/bundle/write.js';
 import { parseCatalogContent, serializeCatalog } from '../../src/catalog/index.js';
 import { findBaseCsv } from '../../src/csv/base.js';
 import { generateCsv } from '../../src/csv/generate.js';
-import type { ClusterServiceVersion, KubeObject } from '../../src/csv/types.js';
+import type { ClusterServiceVersion, Manifest } from '../../src/csv/types.js';
 import { validateBundleDir } from '../../src/validation/validate-bundle-dir.js';
 import { corpusCases } from './corpus.js';
 
@@ -40,7 +40,7 @@ async function opmRender(dir: string, ...flags: string[]): Promise<string> {
 
 /** A bundle exercising what renderBundle derives: dependencies, properties, required APIs, v1beta1 CRDs. */
 async function richBundle(dir: string): Promise<void> {
-  const crdV1beta1: KubeObject = {
+  const crdV1beta1: Manifest = {
     apiVersion: 'apiextensions.k8s.io/v1beta1',
     kind: 'CustomResourceDefinition',
     metadata: { name: 'gadgets.example.com' },
@@ -205,7 +205,7 @@ describe('renderBundle agrees with opm render', () => {
 
   it('renders the bundle generated from the Memcached operator like the committed corpus copy', async () => {
     const text = readFileSync(new URL('./fixtures/memcached-manifests.yaml', import.meta.url), 'utf8');
-    const objects = parseAllDocuments(text).map((d) => d.toJS() as KubeObject);
+    const objects = parseAllDocuments(text).map((d) => d.toJS() as Manifest);
     const generated = generateCsv({
       base: findBaseCsv(objects, 'memcached-operator')!,
       objects,
@@ -238,7 +238,7 @@ describe('renderBundle agrees with opm render', () => {
     async () => {
       const root = new URL('../../../../operators/memcached/config/manifests', import.meta.url).pathname;
       const text = execFileSync('kubectl', ['kustomize', root], { encoding: 'utf8' });
-      const objects = parseAllDocuments(text).map((d) => d.toJS() as KubeObject);
+      const objects = parseAllDocuments(text).map((d) => d.toJS() as Manifest);
       const generated = generateCsv({
         objects,
         packageName: 'memcached-operator',

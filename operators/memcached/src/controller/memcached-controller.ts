@@ -22,7 +22,7 @@ import {
   type Pod,
   SERVICE,
 } from '@opkit/controller-runtime/kinds';
-import type { PolicyRule } from '@opkit/controller-runtime/rbac';
+import type { ResourcePolicyRule } from '@opkit/controller-runtime/rbac';
 import { Counter } from 'prom-client';
 import { MEMCACHED, type Memcached, type MemcachedStatus } from '../api/v1beta1/memcached.js';
 import {
@@ -49,7 +49,7 @@ export const FINALIZER = 'cache.example.com/finalizer';
  * Everything the Memcached controller does with the API, declared next to it (as kubebuilder markers are);
  * `nx run memcached:manifests` turns it into config/rbac/role.yaml. Keep it in step with the code below.
  */
-export const memcachedControllerRbac: readonly PolicyRule[] = [
+export const memcachedControllerRbac: readonly ResourcePolicyRule[] = [
   {
     apiGroups: ['cache.example.com'],
     resources: ['memcacheds'],

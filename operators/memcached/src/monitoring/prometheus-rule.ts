@@ -1,11 +1,11 @@
 import { isNotFound, type Logger, type Runnable } from '@opkit/controller-runtime';
 import { type KubeClient, NoKindMatchError } from '@opkit/controller-runtime/client';
-import type { PolicyRule } from '@opkit/controller-runtime/rbac';
+import type { ResourcePolicyRule } from '@opkit/controller-runtime/rbac';
 
 export const PROMETHEUS_RULE = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule' } as const;
 
 /** What the operator needs in its own namespace: the alerting rule (when Prometheus Operator is installed). */
-export const monitoringRbac: readonly PolicyRule[] = [
+export const monitoringRbac: readonly ResourcePolicyRule[] = [
   {
     apiGroups: ['monitoring.coreos.com'],
     resources: ['prometheusrules'],

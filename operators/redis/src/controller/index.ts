@@ -1,7 +1,7 @@
 // The project's controllers and the RBAC rules they need; `nx g @opkit/nx:api` rewrites this file when it
 // adds a kind.
 import type { Manager, OperatorOptions } from '@opkit/controller-runtime';
-import type { PolicyRule } from '@opkit/controller-runtime/rbac';
+import type { ResourcePolicyRule } from '@opkit/controller-runtime/rbac';
 import { redisClusterControllerRbac, setupRedisClusterController } from './redis-cluster-controller.js';
 
 export * from './redis-cluster-controller.js';
@@ -12,4 +12,4 @@ export function setupControllers(manager: Manager, options: OperatorOptions = {}
 }
 
 /** What the controllers do with the API: config/rbac/role.yaml. */
-export const controllerRbac: readonly PolicyRule[] = [...redisClusterControllerRbac];
+export const controllerRbac: readonly ResourcePolicyRule[] = [...redisClusterControllerRbac];

@@ -18,7 +18,7 @@ import {
   type Secret,
   STATEFUL_SET,
 } from '@opkit/controller-runtime/kinds';
-import type { PolicyRule } from '@opkit/controller-runtime/rbac';
+import type { ResourcePolicyRule } from '@opkit/controller-runtime/rbac';
 import { REDIS_CLUSTER, type RedisCluster } from '../api/v1/redis-cluster.js';
 import { type ClusterPass, startPass } from './redis-cluster/context.js';
 import { FailoverTracker } from './redis-cluster/failovers.js';
@@ -42,7 +42,7 @@ export { type ClusterMetrics, clusterMetrics } from './redis-cluster/metrics.js'
  * Everything the RedisCluster controller does with the API, declared next to it (as kubebuilder markers are);
  * `nx run redis:manifests` turns it into config/rbac/role.yaml. Keep it in step with the controller.
  */
-export const redisClusterControllerRbac: readonly PolicyRule[] = [
+export const redisClusterControllerRbac: readonly ResourcePolicyRule[] = [
   {
     apiGroups: ['cache.example.com'],
     resources: ['redisclusters'],

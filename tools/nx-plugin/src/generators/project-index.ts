@@ -123,13 +123,13 @@ function controllerIndex(resources: readonly ApiResource[]): string {
   const header = `// The project's controllers and the RBAC rules they need; \`nx g @opkit/nx:api\` rewrites this file when it\n// adds a kind.\n`;
   if (resources.length === 0) {
     return `${header}import type { Manager, OperatorOptions } from '@opkit/controller-runtime';
-import type { PolicyRule } from '@opkit/controller-runtime/rbac';
+import type { ResourcePolicyRule } from '@opkit/controller-runtime/rbac';
 
 /** Sets up every controller of the project on the manager (none yet: add an API). */
 export function setupControllers(_manager: Manager, _options: OperatorOptions = {}): void {}
 
 /** What the controllers do with the API: config/rbac/role.yaml. */
-export const controllerRbac: readonly PolicyRule[] = [];
+export const controllerRbac: readonly ResourcePolicyRule[] = [];
 `;
   }
   const kinds = bySource(
@@ -140,7 +140,7 @@ export const controllerRbac: readonly PolicyRule[] = [];
   );
   return [
     `${header}import type { Manager, OperatorOptions } from '@opkit/controller-runtime';
-import type { PolicyRule } from '@opkit/controller-runtime/rbac';`,
+import type { ResourcePolicyRule } from '@opkit/controller-runtime/rbac';`,
     ...kinds.map(
       ({ r, n, source }) =>
         `import { ${n.propertyName}ControllerRbac, setup${r.kind}Controller } from '${source}';`,
@@ -154,7 +154,7 @@ import type { PolicyRule } from '@opkit/controller-runtime/rbac';`,
     '}',
     '',
     '/** What the controllers do with the API: config/rbac/role.yaml. */',
-    'export const controllerRbac: readonly PolicyRule[] = [',
+    'export const controllerRbac: readonly ResourcePolicyRule[] = [',
     ...kinds.map(({ n }) => `  ...${n.propertyName}ControllerRbac,`),
     '];',
     '',

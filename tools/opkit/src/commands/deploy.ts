@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import type { Manifest } from '@opkit/olm';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
-import type { Manifest, SecretData } from '../webhook-certificates.js';
+import type { SecretData } from '../webhook-certificates.js';
 import {
   examples,
   OUTPUT_FORMAT_FLAGS,

@@ -1,5 +1,6 @@
 // The OLM objects `opkit run bundle` creates, their names and the label by which `opkit cleanup` finds them.
 import type { KubernetesObject } from '@kubernetes/client-node';
+import type { ObjectMeta } from '@opkit/controller-runtime';
 import { splitTrailingTag } from '@opkit/oci/reference-grammar';
 import type { OperatorGroupTarget } from '@opkit/olm';
 import { CliError } from '../cli-error.js';
@@ -18,19 +19,13 @@ export function objectNames(packageName: string): { catalogSource: string; subsc
 /** The OperatorGroup `run bundle` creates when the namespace has none (a namespace holds at most one). */
 export const OPERATOR_GROUP_NAME = 'opkit-run-bundle';
 
-export interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  uid?: string;
-  ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string }[];
-}
-
 export interface OlmObject extends KubernetesObject {
   apiVersion: string;
   kind: string;
-  metadata: ObjectMeta;
+  /** The fields of metadata used here, name always set; no timestamps, which client-node's model has as Dates. */
+  metadata: Pick<ObjectMeta, 'namespace' | 'labels' | 'annotations' | 'uid' | 'ownerReferences'> & {
+    name: string;
+  };
 }
 
 export interface OperatorGroup extends OlmObject {
