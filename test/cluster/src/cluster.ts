@@ -14,6 +14,7 @@ import {
   SERVICE_CIDR,
   schedulerArgs,
 } from './control-plane/components.js';
+import { writeControlPlaneDescription } from './control-plane/description.js';
 import { createOlmNamespaces, installOlmCrds, startOlmProcesses } from './control-plane/olm.js';
 import { generatePki, writeKubeconfig } from './control-plane/pki.js';
 import { assertPortFree, freePort } from './control-plane/ports.js';
@@ -330,6 +331,10 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       serviceCidr: SERVICE_CIDR,
       realNode,
     };
+    const kubeApiServer = bin('kubernetes', 'kube-apiserver');
+    // For test files that run another API server of this cluster (`startApiServerReplica`), knowing only the
+    // admin kubeconfig beside it.
+    writeControlPlaneDescription({ format: 1, server, layout, binaries: { kubeApiServer } });
 
     const launch = async (name: ComponentName, command: string, args: string[]) => {
       const proc = new ManagedProcess({ name, command, args, logFile: join(logs, `${name}.log`), cwd: dir });
@@ -345,11 +350,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(kubeconfigPath);
     rest = new KubeRest(kubeConfig);
-    const apiserver = await launch(
-      'kube-apiserver',
-      bin('kubernetes', 'kube-apiserver'),
-      apiServerArgs(layout),
-    );
+    const apiserver = await launch('kube-apiserver', kubeApiServer, apiServerArgs(layout));
     const api = rest;
     await waitUntilReady(apiserver, async () => (await api.getText('/readyz')).status === 200, 90_000);
     progress(`kube-apiserver ready on ${server}`);

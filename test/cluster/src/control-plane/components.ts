@@ -52,13 +52,35 @@ export function etcdArgs(l: ControlPlaneLayout): string[] {
   ];
 }
 
-export function apiServerArgs(l: ControlPlaneLayout): string[] {
+/**
+ * Where one kube-apiserver process of the cluster listens, and whether it keeps the `kubernetes` Service's
+ * endpoints: the cluster's own, or a replica (`startApiServerReplica`).
+ */
+export interface ApiServerListener {
+  readonly address: string;
+  readonly port: number;
+  /**
+   * Only the cluster's own API server with a real node does: endpoints may not hold loopback addresses, and
+   * a replica must not put its own address where pods look for the API server.
+   */
+  readonly reconcilesEndpoints: boolean;
+}
+
+/** The cluster's own API server: the address {@link apiServerAddress} names, on the layout's port. */
+function mainApiServerListener(l: ControlPlaneLayout): ApiServerListener {
+  return { address: apiServerAddress(l), port: l.apiServerPort, reconcilesEndpoints: l.realNode };
+}
+
+export function apiServerArgs(
+  l: ControlPlaneLayout,
+  listener: ApiServerListener = mainApiServerListener(l),
+): string[] {
   const { pki } = l;
   return [
     `--etcd-servers=http://127.0.0.1:${l.etcdClientPort}`,
-    `--bind-address=${apiServerAddress(l)}`,
-    `--advertise-address=${apiServerAddress(l)}`,
-    `--secure-port=${l.apiServerPort}`,
+    `--bind-address=${listener.address}`,
+    `--advertise-address=${listener.address}`,
+    `--secure-port=${listener.port}`,
     `--cert-dir=${pki.dir}`,
     `--tls-cert-file=${pki.serverCert}`,
     `--tls-private-key-file=${pki.serverKey}`,
@@ -87,8 +109,8 @@ export function apiServerArgs(l: ControlPlaneLayout): string[] {
           `--kubelet-certificate-authority=${pki.caCert}`,
           '--kubelet-preferred-address-types=InternalIP',
         ]
-      : // Endpoints may not hold loopback addresses, so the apiserver's own endpoint reconciler is switched off.
-        ['--endpoint-reconciler-type=none']),
+      : []),
+    ...(listener.reconcilesEndpoints ? [] : ['--endpoint-reconciler-type=none']),
     '--profiling=false',
     '--v=1',
   ];
