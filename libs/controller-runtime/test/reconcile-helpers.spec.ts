@@ -80,9 +80,27 @@ describe('reconcile helpers on a real API server', () => {
               );
             }
           },
-          cleanup: async () => {
+          cleanup: async (dying) => {
             cleanups++;
             if (cleanups === 1) throw new Error('the external resource is still in use');
+            // A status written while cleaning up changes the resourceVersion but not the finalizers: the
+            // finalizer's removal right after must not conflict with it (and run the cleanup again).
+            await client.patch(
+              { ...WIDGET, name: req.name, namespace: req.namespace },
+              {
+                status: {
+                  conditions: setStatusCondition(dying.status?.conditions, {
+                    type: 'Ready',
+                    status: 'False',
+                    reason: 'Finalizing',
+                    message: 'released',
+                    observedGeneration: dying.metadata.generation,
+                  }).conditions,
+                },
+              },
+              'merge',
+              { subresource: 'status' },
+            );
           },
         });
       });
@@ -154,8 +172,8 @@ describe('reconcile helpers on a real API server', () => {
       expect(text).toContain(series);
     }
 
-    // Deletion: cleanup fails once (finalizer kept), succeeds on the retry, then the widget and, through its
-    // owner reference, the ConfigMap are gone.
+    // Deletion: cleanup fails once (finalizer kept), succeeds on the retry (writing the status), the finalizer
+    // goes at once, then the widget and, through its owner reference, the ConfigMap are gone.
     await manager.apiReader.delete({ ...WIDGET, name: 'gadget', namespace: ns.name });
     await eventually(
       'the widget to be gone',

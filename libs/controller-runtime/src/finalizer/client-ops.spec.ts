@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../client/cached-client.js';
-import { ApiError } from '../client/errors.js';
+import { ApiError, isConflict } from '../client/errors.js';
 import type { KubeObject } from '../object.js';
 import { clientFinalizerOps } from './client-ops.js';
 
@@ -34,10 +34,28 @@ const answer = (status: number, reason: string) =>
   );
 
 describe('clientFinalizerOps', () => {
-  it('removes a finalizer with a merge patch of the list left and the resourceVersion', async () => {
+  it('adds a finalizer with a merge patch of the whole list and the resourceVersion', async () => {
+    const { patches, ops } = patching();
+    await ops.addFinalizer(dying, [F, 'other', 'more']);
+    expect(patches).toEqual([{ metadata: { finalizers: [F, 'other', 'more'], resourceVersion: '7' } }]);
+  });
+
+  it('removes a finalizer only if the list is still the one read, whatever else changed', async () => {
     const { patches, ops } = patching();
     await ops.removeFinalizer(dying, ['other']);
-    expect(patches).toEqual([{ metadata: { finalizers: ['other'], resourceVersion: '7' } }]);
+    expect(patches).toEqual([
+      [
+        { op: 'test', path: '/metadata/finalizers', value: [F, 'other'] },
+        { op: 'replace', path: '/metadata/finalizers', value: ['other'] },
+      ],
+    ]);
+  });
+
+  it('reports a list changed since it was read (the API server’s 422 for a failed test) as a conflict', async () => {
+    const { ops } = patching(answer(422, 'Invalid'));
+    const error = await ops.removeFinalizer(dying, ['other']).catch((e: unknown) => e);
+    expect(isConflict(error)).toBe(true);
+    expect((error as Error).message).toContain('finalizers of Memcached m changed');
   });
 
   it('takes the removal from an object already gone as done', async () => {

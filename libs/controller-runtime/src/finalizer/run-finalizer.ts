@@ -1,9 +1,8 @@
 import type { KubeObject } from '../object.js';
 
 /**
- * How `runWithFinalizer` writes finalizers. The runtime implements both with a JSON merge patch carrying the
- * full finalizer list and the object's `resourceVersion`, so a concurrent change fails with a conflict instead
- * of dropping someone else's finalizer.
+ * How `runWithFinalizer` writes finalizers. The runtime's (`clientFinalizerOps`) fail with a conflict when the
+ * list changed since it was read, instead of dropping someone else's finalizer.
  */
 export interface FinalizerOps<T extends KubeObject> {
   /** Writes `finalizers` (the full new list) to `obj`; resolves to the updated object. */
