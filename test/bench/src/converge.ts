@@ -81,7 +81,7 @@ async function main(options: ConvergeOptions): Promise<void> {
   try {
     const baselineBinary = await memcachedBaselineBinary(log);
     const operators: OperatorCommand[] = [
-      await bundleOpkitOperator(scratch),
+      await bundleOpkitOperator(scratch, options.nodeOptions),
       baselineOperator(baselineBinary),
     ];
     log(`starting a ${options.nodes}-node cluster`);

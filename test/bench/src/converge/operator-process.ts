@@ -25,9 +25,12 @@ const repoRoot = join(import.meta.dirname, '..', '..', '..', '..');
 
 /**
  * Our operator in the form it would ship: one esbuild bundle of `operators/memcached/src/main.ts` run by
- * plain Node with the image's node flags, so neither tsx nor TypeScript compilation is part of its CPU time or memory.
+ * plain Node with the image's node flags (or those given), so neither tsx nor TypeScript compilation is part of its CPU time or memory.
  */
-export async function bundleOpkitOperator(outDir: string): Promise<OperatorCommand> {
+export async function bundleOpkitOperator(
+  outDir: string,
+  nodeOptions: readonly string[] = OPERATOR_NODE_OPTIONS,
+): Promise<OperatorCommand> {
   const outfile = join(outDir, 'memcached-operator.mjs');
   await build({
     entryPoints: [join(repoRoot, 'operators', 'memcached', 'src', 'main.ts')],
@@ -45,8 +48,8 @@ export async function bundleOpkitOperator(outDir: string): Promise<OperatorComma
   return {
     name: 'opkit',
     executable: process.execPath,
-    // The flags the operator image's entrypoint gives node.
-    args: [...OPERATOR_NODE_OPTIONS, outfile],
+    // The flags the operator image's entrypoint gives node, unless the run tries others.
+    args: [...nodeOptions, outfile],
     imageVariable: 'RELATED_IMAGE_MEMCACHED',
     api: OPKIT_API,
   };

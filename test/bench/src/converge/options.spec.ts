@@ -1,3 +1,4 @@
+import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime/manager';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONVERGE_OPTIONS, parseConvergeOptions, QUICK_CONVERGE_OPTIONS } from './options.js';
 
@@ -11,6 +12,14 @@ describe('parseConvergeOptions', () => {
     });
     expect(parseConvergeOptions(['--sizes', '10,20', '--runs', '20:1,10:5']).runs).toEqual([5, 1]);
     expect(parseConvergeOptions(['--sizes', '10']).runs).toEqual([3]);
+  });
+
+  it('runs our operator with the image’s node flags unless --node-options tries others', () => {
+    expect(parseConvergeOptions([]).nodeOptions).toEqual(OPERATOR_NODE_OPTIONS);
+    expect(
+      parseConvergeOptions(['--node-options=--max-semi-space-size=1  --optimize-for-size ']).nodeOptions,
+    ).toEqual(['--max-semi-space-size=1', '--optimize-for-size']);
+    expect(parseConvergeOptions(['--node-options=']).nodeOptions).toEqual([]);
   });
 
   it('--quick is one run of a few hundred with a short steady window; flags beside it win', () => {
@@ -36,5 +45,8 @@ describe('parseConvergeOptions', () => {
       /no entry for size 20/,
     );
     expect(() => parseConvergeOptions(['--runs', '100:1:2'])).toThrow(/<size>:<runs>/);
+    expect(() => parseConvergeOptions(['--node-options=--jitless main.js'])).toThrow(
+      /--node-options: .*"main.js"/,
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime/manager';
 
 /** What `nx run bench:converge` measures, from its command line. */
 export interface ConvergeOptions {
@@ -17,6 +18,8 @@ export interface ConvergeOptions {
   readonly nodes: number;
   /** Also measure the apiserver-bound limit. */
   readonly limit: boolean;
+  /** Flags for node before our operator's bundle: those the operator image gives it, unless tried otherwise. */
+  readonly nodeOptions: readonly string[];
 }
 
 export const DEFAULT_CONVERGE_OPTIONS: ConvergeOptions = {
@@ -29,6 +32,7 @@ export const DEFAULT_CONVERGE_OPTIONS: ConvergeOptions = {
   updateSize: 2,
   nodes: 3,
   limit: true,
+  nodeOptions: OPERATOR_NODE_OPTIONS,
 };
 
 /**
@@ -87,7 +91,18 @@ export function parseConvergeOptions(argv: readonly string[]): ConvergeOptions {
     updateSize,
     nodes: v.nodes === undefined ? d.nodes : integer('nodes', v.nodes, 1, 20),
     limit: !v['skip-limit'],
+    nodeOptions: v['node-options'] === undefined ? d.nodeOptions : nodeFlags(v['node-options']),
   };
+}
+
+/** `--node-options "--max-semi-space-size=2 --optimize-for-size"`: node's own flags, each starting with `--`. */
+function nodeFlags(text: string): string[] {
+  const flags = text.split(/\s+/).filter((flag) => flag !== '');
+  const stray = flags.find((flag) => !flag.startsWith('--'));
+  if (stray !== undefined) {
+    throw new ConvergeOptionsError(`--node-options: expected node flags starting with --, got "${stray}"`);
+  }
+  return flags;
 }
 
 /**
@@ -133,6 +148,7 @@ function parse(argv: readonly string[]) {
       'update-size': { type: 'string' },
       nodes: { type: 'string' },
       'skip-limit': { type: 'boolean' },
+      'node-options': { type: 'string' },
       quick: { type: 'boolean' },
     },
   });
