@@ -1,10 +1,13 @@
 /** A parsed label selector; `matches` evaluates it against an object's labels. */
 export interface LabelSelector {
   readonly text: string;
+  /** The `key=value` requirements: labels a matching object must carry with exactly that value. */
+  readonly equalities: readonly (readonly [key: string, value: string])[];
   matches(labels: Readonly<Record<string, string>> | undefined): boolean;
 }
 
 type Requirement = (labels: Readonly<Record<string, string>>) => boolean;
+type Parsed = { readonly test: Requirement; readonly equality?: readonly [string, string] };
 
 /** Thrown for selector text the API server would reject too. */
 export class InvalidSelectorError extends Error {
@@ -16,7 +19,7 @@ export class InvalidSelectorError extends Error {
  * `a notin (x)`, `a` and `!a`, joined by commas.
  */
 export function parseLabelSelector(text: string): LabelSelector {
-  const requirements: Requirement[] = [];
+  const requirements: Parsed[] = [];
   // Split on commas that are not inside parentheses.
   const parts: string[] = [];
   let depth = 0;
@@ -31,7 +34,11 @@ export function parseLabelSelector(text: string): LabelSelector {
   }
   if (current.trim()) parts.push(current);
   for (const raw of parts) requirements.push(parseRequirement(raw.trim(), text));
-  return { text, matches: (labels) => requirements.every((r) => r(labels ?? {})) };
+  return {
+    text,
+    equalities: requirements.flatMap((r) => (r.equality ? [r.equality] : [])),
+    matches: (labels) => requirements.every((r) => r.test(labels ?? {})),
+  };
 }
 
 /** A selector from `matchLabels` (the common case in code). */
@@ -41,7 +48,7 @@ export function selectorFromLabels(labels: Readonly<Record<string, string>>): st
     .join(',');
 }
 
-function parseRequirement(part: string, text: string): Requirement {
+function parseRequirement(part: string, text: string): Parsed {
   const set = part.match(/^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$/);
   if (set) {
     const [, key, op, list] = set as unknown as [string, string, string, string];
@@ -51,24 +58,29 @@ function parseRequirement(part: string, text: string): Requirement {
         .map((v) => v.trim())
         .filter(Boolean),
     );
-    return op === 'in'
-      ? (l) => Object.hasOwn(l, key) && values.has(l[key]!)
-      : (l) => !Object.hasOwn(l, key) || !values.has(l[key]!);
+    return {
+      test:
+        op === 'in'
+          ? (l) => Object.hasOwn(l, key) && values.has(l[key]!)
+          : (l) => !Object.hasOwn(l, key) || !values.has(l[key]!),
+    };
   }
   const equality = part.match(/^([\w./-]+)\s*(!=|==|=)\s*([\w.-]*)$/);
   if (equality) {
     const [, key, op, value] = equality as unknown as [string, string, string, string];
-    return op === '!=' ? (l) => l[key] !== value : (l) => l[key] === value;
+    return op === '!='
+      ? { test: (l) => !Object.hasOwn(l, key) || l[key] !== value }
+      : { test: (l) => Object.hasOwn(l, key) && l[key] === value, equality: [key, value] };
   }
   const absent = part.match(/^!\s*([\w./-]+)$/);
   if (absent) {
     const key = absent[1]!;
-    return (l) => !Object.hasOwn(l, key);
+    return { test: (l) => !Object.hasOwn(l, key) };
   }
   const present = part.match(/^([\w./-]+)$/);
   if (present) {
     const key = present[1]!;
-    return (l) => Object.hasOwn(l, key);
+    return { test: (l) => Object.hasOwn(l, key) };
   }
   throw new InvalidSelectorError(`invalid label selector "${text}": cannot parse "${part}"`);
 }

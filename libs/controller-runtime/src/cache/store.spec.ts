@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject, OwnerReference } from '../object.js';
-import { InvalidSelectorError } from './label-selector.js';
+import { InvalidSelectorError, parseLabelSelector } from './label-selector.js';
 import { deepFreeze, OWNER_UID_INDEX, Store } from './store.js';
 
 interface Pod extends KubeObject {
@@ -232,5 +233,80 @@ describe('Store.list', () => {
 
   it('GIVEN an invalid label selector THEN it throws InvalidSelectorError', () => {
     expect(() => populated().list({ labelSelector: 'app in web' })).toThrow(InvalidSelectorError);
+  });
+});
+
+describe('Store.list through label indexes', () => {
+  const KEYS = ['app', 'tier', 'instance'] as const;
+  const VALUES = ['a', 'b', ''] as const;
+  const labelsArb = fc.dictionary(fc.constantFrom(...KEYS), fc.constantFrom(...VALUES), { maxKeys: 3 });
+  const requirementArb = fc.oneof(
+    fc
+      .tuple(fc.constantFrom(...KEYS), fc.constantFrom('=', '==', '!='), fc.constantFrom(...VALUES))
+      .map(([k, op, v]) => `${k}${op}${v}`),
+    fc
+      .tuple(
+        fc.constantFrom(...KEYS),
+        fc.constantFrom('in', 'notin'),
+        fc.subarray(['a', 'b'], { minLength: 1 }),
+      )
+      .map(([k, op, vs]) => `${k} ${op} (${vs.join(',')})`),
+    fc.constantFrom(...KEYS).map((k) => k),
+    fc.constantFrom(...KEYS).map((k) => `!${k}`),
+  );
+  const opArb = fc.oneof(
+    fc.record({
+      op: fc.constant('upsert' as const),
+      name: fc.constantFrom('p0', 'p1', 'p2', 'p3', 'p4'),
+      namespace: fc.constantFrom('ns1', 'ns2'),
+      labels: labelsArb,
+      owner: fc.constantFrom('u1', 'u2'),
+    }),
+    fc.record({
+      op: fc.constant('delete' as const),
+      name: fc.constantFrom('p0', 'p1', 'p2', 'p3', 'p4'),
+      namespace: fc.constantFrom('ns1', 'ns2'),
+    }),
+    fc.record({
+      op: fc.constant('list' as const),
+      namespace: fc.option(fc.constantFrom('ns1', 'ns2'), { nil: undefined }),
+      selector: fc.array(requirementArb, { maxLength: 3 }).map((rs) => rs.join(',')),
+      owner: fc.option(fc.constantFrom('u1', 'u2'), { nil: undefined }),
+    }),
+  );
+
+  it('lists what filtering every object would, as objects come, change and go', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { minLength: 10, maxLength: 60 }), (ops) => {
+        const store = new Store<Pod>();
+        const all = new Map<string, Pod>();
+        for (const o of ops) {
+          if (o.op === 'upsert') {
+            const p = pod(o.name, { namespace: o.namespace, labels: o.labels, owners: [o.owner] });
+            store.upsert(structuredClone(p));
+            all.set(`${o.namespace}/${o.name}`, p);
+          } else if (o.op === 'delete') {
+            store.delete(`${o.namespace}/${o.name}`);
+            all.delete(`${o.namespace}/${o.name}`);
+          } else {
+            const selector = o.selector ? parseLabelSelector(o.selector) : undefined;
+            const expected = [...all.values()].filter(
+              (p) =>
+                (o.namespace === undefined || p.metadata.namespace === o.namespace) &&
+                (o.owner === undefined || p.metadata.ownerReferences?.some((r) => r.uid === o.owner)) &&
+                (!selector || selector.matches(p.metadata.labels)),
+            );
+            const listed = store.list({
+              ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
+              ...(o.selector ? { labelSelector: o.selector } : {}),
+              ...(o.owner !== undefined ? { fields: { [OWNER_UID_INDEX]: o.owner } } : {}),
+            });
+            const names = (ps: Pod[]) => ps.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort();
+            expect(names(listed), `list ${JSON.stringify(o)}`).toEqual(names(expected));
+          }
+        }
+      }),
+      { seed: 20261127, numRuns: 400 },
+    );
   });
 });
