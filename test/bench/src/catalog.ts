@@ -2,6 +2,8 @@
 // two catalogs in the same run: 5,000 small bundles in 50 packages, and a catalog shaped like the community
 // catalogs users install from (a few dozen packages whose bundles carry their CSV and CRDs inline, about 18 MB).
 // opkit runs as users run it: `tools/opkit/bin/opkit.js`, which loads the CLI's build (`nx run opkit:build`).
+// `--runs=<n>` (default 5) sets the number of runs of each; `--catalog=synthetic` or `--catalog=community` races
+// on that catalog only.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +17,14 @@ import { formatMachine, machineInfo } from './machine.js';
 import { formatTable, type Metric, metric, writeJson } from './report.js';
 
 const run = promisify(execFile);
-const RUNS = 5;
+const args = process.argv.slice(2);
+const option = (name: string): string | undefined =>
+  args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const RUNS = Number(option('runs') ?? 5);
+const CATALOGS = ['synthetic', 'community'] as const;
+type CatalogId = (typeof CATALOGS)[number];
+const only = option('catalog');
+const raced = (id: CatalogId): boolean => only === undefined || only === id;
 const root = join(import.meta.dirname, '..', '..', '..');
 const opkitBin = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
 
@@ -150,6 +159,10 @@ async function race(c: Contender, opm: string, scratch: string): Promise<Race> {
 }
 
 async function main(): Promise<void> {
+  if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs takes a positive integer, not ${RUNS}`);
+  if (only !== undefined && !(CATALOGS as readonly string[]).includes(only)) {
+    throw new Error(`--catalog takes ${CATALOGS.join(' or ')}, not ${only}`);
+  }
   if (!existsSync(join(root, 'tools', 'opkit', 'dist', 'main.js'))) {
     throw new Error('the CLI has no build: run `npx nx run opkit:build` (the Nx target does it first)');
   }
@@ -187,11 +200,10 @@ async function main(): Promise<void> {
         `${catalogs.community.files} files (${catalogs.community.yamlFiles} YAML), ${catalogs.community.megabytes.toFixed(1)} MB\n`,
     );
     const machine = machineInfo();
-    const races = {
-      synthetic: await race(synthetic, opm, scratch),
-      community: await race(community, opm, scratch),
-    };
-    const metrics = [...races.synthetic.metrics, ...races.community.metrics];
+    const races: Partial<Record<CatalogId, Race>> = {};
+    if (raced('synthetic')) races.synthetic = await race(synthetic, opm, scratch);
+    if (raced('community')) races.community = await race(community, opm, scratch);
+    const metrics = Object.values(races).flatMap((r) => r.metrics);
     process.stdout.write(`\n${formatMachine(machine)}\n\n${formatTable(metrics)}\n\n`);
     process.stdout.write('ratios opkit / opm of median wall time (below 1 = opkit faster):\n');
     for (const [id, r] of Object.entries(races)) {
@@ -208,7 +220,8 @@ async function main(): Promise<void> {
       machine,
       catalogs,
       metrics,
-      ratios: { synthetic: races.synthetic.ratios, community: races.community.ratios },
+      runs: RUNS,
+      ratios: Object.fromEntries(Object.entries(races).map(([id, r]) => [id, r.ratios])),
     });
     process.stdout.write(`Results written to ${out}\n`);
   } finally {

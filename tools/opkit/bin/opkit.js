@@ -6,12 +6,56 @@
 // In a checkout without a build, or with OPKIT_FROM_SOURCE=1, it runs the TypeScript sources instead: tsx
 // compiles them on the fly in a child process, and workspace packages resolve to their sources through the
 // `@opkit/source` export condition. Slower to start, but no build step between a change and a run.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import module from 'node:module';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * The per-user directory of the compile cache, beside other caches: `opkit/compile-cache` in
+ * `$XDG_CACHE_HOME` or `~/.cache` (`%LOCALAPPDATA%` on Windows). Made one level at a time below a base that
+ * must exist, never with a recursive mkdir, which loops forever below some read-only trees such as /proc.
+ * `undefined` when it cannot be made.
+ */
+function compileCacheDir() {
+  try {
+    const base =
+      process.env.XDG_CACHE_HOME ||
+      (process.platform === 'win32' && process.env.LOCALAPPDATA) ||
+      join(homedir(), '.cache');
+    if (!statSync(base, { throwIfNoEntry: false })?.isDirectory()) return undefined;
+    let dir = base;
+    for (const part of ['opkit', 'compile-cache']) {
+      dir = join(dir, part);
+      try {
+        mkdirSync(dir);
+      } catch (err) {
+        if (err.code !== 'EEXIST') return undefined;
+      }
+    }
+    return dir;
+  } catch {
+    return undefined; // homedir() without a home
+  }
+}
+
+/**
+ * Keeps the V8 code of the CLI's modules on disk (Node >= 22.1), so that a run compiles only what changed since
+ * the last: about a third of the catalog commands' start-up. NODE_COMPILE_CACHE, which Node applies itself,
+ * wins. Without the API, or with a directory that cannot be used, the CLI runs as before, only slower: Node
+ * reports a failure in the status it returns, never by failing the run.
+ */
+function enableCompileCache() {
+  if (typeof module.enableCompileCache !== 'function' || process.env.NODE_COMPILE_CACHE) return;
+  const dir = compileCacheDir();
+  if (dir !== undefined) module.enableCompileCache(dir);
+}
 
 const built = new URL('../dist/main.js', import.meta.url);
 const sources = new URL('../src/main.ts', import.meta.url);
 
 if (process.env.OPKIT_FROM_SOURCE !== '1' && existsSync(built)) {
+  enableCompileCache();
   await import(built.href);
 } else if (existsSync(sources)) {
   const { spawn } = await import('node:child_process');

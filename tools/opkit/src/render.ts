@@ -2,14 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import {
-  CATALOG_CONFIGS_LABEL,
-  imageLabels,
-  type OciImage,
-  parseReference,
-  readLayout,
-  splitTrailingTag,
-} from '@opkit/oci';
+import type { OciImage } from '@opkit/oci';
 import {
   type BundleBlob,
   type Catalog,
@@ -24,10 +17,7 @@ import {
   serializeCatalog,
   writeCatalog,
 } from '@opkit/olm';
-import { unpackCatalogImage } from './catalog-source.js';
 import { CliError } from './cli-error.js';
-import { unpackImageLayers } from './image-unpack.js';
-import { cliRegistryClient } from './registry-client.js';
 
 /** The label every registry+v1 bundle image carries (its metadata/annotations.yaml). */
 const BUNDLE_MEDIATYPE_LABEL = 'operators.operatorframework.io.bundle.mediatype.v1';
@@ -59,6 +49,8 @@ function bundleCatalog(dir: string, image: string, where: string): Catalog {
  * inline and `image` set to the reference it was given.
  */
 async function renderImage(image: OciImage, reference: string): Promise<Rendered> {
+  const [{ CATALOG_CONFIGS_LABEL, imageLabels }, { unpackCatalogImage }, { unpackImageLayers }] =
+    await Promise.all([import('@opkit/oci'), import('./catalog-source.js'), import('./image-unpack.js')]);
   const labels = imageLabels(image);
   if (labels[CATALOG_CONFIGS_LABEL]) {
     const unpacked = await unpackCatalogImage(image, reference);
@@ -94,6 +86,15 @@ async function renderImage(image: OciImage, reference: string): Promise<Rendered
  * reference in a registry, holding a catalog or a bundle.
  */
 async function renderSource(source: string, options: RenderSourceOptions): Promise<Rendered> {
+  // A catalog or bundle directory, what most renders read, needs none of the image and registry code.
+  if (existsSync(source) && statSync(source).isDirectory() && !existsSync(join(source, 'oci-layout'))) {
+    if (isBundleDirectory(source)) return { catalog: bundleCatalog(source, '', source), kind: 'bundle' };
+    return { catalog: await loadCatalog(source), kind: 'catalog' };
+  }
+  const [{ parseReference, readLayout, splitTrailingTag }, { cliRegistryClient }] = await Promise.all([
+    import('@opkit/oci'),
+    import('./registry-client.js'),
+  ]);
   const layout = splitTrailingTag(source);
   const dir = existsSync(source) ? source : layout.name;
   const tag = existsSync(source) ? undefined : layout.tag;

@@ -513,6 +513,34 @@ registerHooks({ load(url, context, next) { process.stderr.write('loaded ' + url 
     expect(heavy).toEqual([]);
   });
 
+  it('keeps its compiled code in a per-user cache, and runs the same where it cannot keep one', async () => {
+    const version = async (env: NodeJS.ProcessEnv): Promise<string> => {
+      const { stdout } = await run(process.execPath, [opkit, '--version'], {
+        cwd: root,
+        env: { ...process.env, NODE_COMPILE_CACHE: '', ...env },
+        timeout: 30_000,
+      });
+      return stdout;
+    };
+    const cacheHome = join(scratch, 'cache-home');
+    mkdirSync(cacheHome);
+    const expected = await version({ XDG_CACHE_HOME: cacheHome });
+    // Node keeps the cache from 22.1 on; older Node runs without one.
+    const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+    if (major > 22 || (major === 22 && minor >= 1)) {
+      expect(readdirSync(join(cacheHome, 'opkit', 'compile-cache'))).not.toEqual([]);
+    }
+    // A base that does not exist, a file, and a tree where directories cannot be made (a recursive mkdir
+    // below /proc never returns).
+    const file = join(scratch, 'cache-file');
+    writeFileSync(file, '');
+    const procfs = existsSync('/proc/self') ? ['/proc'] : [];
+    for (const base of [join(scratch, 'no-such-dir'), file, ...procfs]) {
+      expect(await version({ XDG_CACHE_HOME: base }), base).toBe(expected);
+    }
+    expect(existsSync(join(scratch, 'no-such-dir'))).toBe(false);
+  });
+
   it('runs as the catalog image bundles it: one file, no package.json beside it', async () => {
     const { bundleOperator } = await import('../src/operator-bundle.js');
     const dir = mkdtempSync(join(tmpdir(), 'opkit-bundled-'));

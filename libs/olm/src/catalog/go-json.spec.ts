@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeGoBase64 } from './go-base64.js';
 import { goBoolVerb, goValue } from './go-format.js';
 import { decodeGo } from './go-json-decode.js';
-import { encodeGoJson } from './go-json-encode.js';
+import { encodeGoJson, encodeGoJsonByWalk } from './go-json-encode.js';
 import { scanJsonValue } from './go-json-scan.js';
 import { GO_CHANNEL } from './go-schemas.js';
 
@@ -96,5 +96,92 @@ describe('encodeGoJson against the JSON of sorted keys', () => {
     expect(encodeGoJson(struct, '  ')).toBe(
       '{\n  "z": 1,\n  "a": {\n    "x": {},\n    "y": [\n      {\n        "k": "v"\n      }\n    ]\n  }\n}',
     );
+  });
+});
+
+describe('encodeGoJson writes what the node-by-node encoder writes', () => {
+  // Characters where JSON.stringify and Go part ways (U+2028, lone surrogates, escapes) or where UTF-16 and byte
+  // order differ (U+FFFF against U+10000), and keys JavaScript objects reorder (integer-like, __proto__).
+  const unit = fc.constantFrom(
+    ...[
+      'a',
+      'b',
+      'Z',
+      '0',
+      '9',
+      '"',
+      '\\',
+      '\n',
+      '\u0001',
+      '<',
+      '\u2028',
+      '\u2029',
+      '\uffff',
+      '\u{10000}',
+      '\ud800',
+      'é',
+    ],
+  );
+  const text = fc.string({ unit, maxLength: 5 });
+  const key = fc.oneof(text, fc.constantFrom('__proto__', '10', '9', '01', 'schema', 'name'));
+  const number = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(-0, 1e21, 1e-7, 0.1));
+  const value = fc.letrec((tie) => ({
+    node: fc.oneof(
+      { depthSize: 'small' },
+      text,
+      number,
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(undefined),
+      fc.array(tie('node'), { maxLength: 4 }),
+      fc.dictionary(key, tie('node'), { maxKeys: 4 }),
+      // A dictionary in the order JSON.parse gives it (sorted, as opm writes), the case the fast path is for.
+      fc
+        .dictionary(key, tie('node'), { maxKeys: 4 })
+        .map((d) => Object.fromEntries(Object.entries(d).sort(([a], [b]) => (a < b ? -1 : 1)))),
+      fc.array(fc.tuple(key, tie('node')), { maxLength: 4 }).map((entries) => new Map(entries)),
+    ),
+  })).node;
+  const outcome = (encode: () => string): string => {
+    try {
+      return encode();
+    } catch (err) {
+      return `threw ${(err as Error).message}`;
+    }
+  };
+
+  it('for any value, compact and indented', () => {
+    fc.assert(
+      fc.property(value, fc.constantFrom('', '    ', '\t'), (v, indent) => {
+        expect(outcome(() => encodeGoJson(v, indent))).toBe(outcome(() => encodeGoJsonByWalk(v, indent)));
+      }),
+      { seed: 20261127, numRuns: Number(process.env.FUZZ_RUNS ?? 2000) },
+    );
+  });
+
+  it('for the documents of a rendered catalog', () => {
+    const bundle = new Map<string, unknown>([
+      ['schema', 'olm.bundle'],
+      ['name', 'a.v1.0.0'],
+      ['image', 'quay.io/a@sha256:00'],
+      ['package', undefined],
+      [
+        'properties',
+        [
+          new Map<string, unknown>([
+            ['type', 'olm.package'],
+            ['value', { packageName: 'a', version: '1.0.0' }],
+          ]),
+          new Map<string, unknown>([
+            ['type', 'olm.csv.metadata'],
+            [
+              'value',
+              { annotations: { '2nd': 'x', alm: '\u2028' }, description: 'd', minKubeVersion: '1.2' },
+            ],
+          ]),
+        ],
+      ],
+    ]);
+    expect(encodeGoJson(bundle, '    ')).toBe(encodeGoJsonByWalk(bundle, '    '));
   });
 });

@@ -1,6 +1,6 @@
 import type { GoType } from './go-json-decode.js';
 import { encodeGoJson } from './go-json-encode.js';
-import { scanJsonValue } from './go-json-scan.js';
+import { MAX_JSON_NESTING_DEPTH, type ScanResult, scanJsonValue } from './go-json-scan.js';
 import { type Meta, MetaError, toMeta } from './meta.js';
 import { YamlConversionError, yamlDocumentToJson } from './yaml-json.js';
 import { yamlDocuments } from './yaml-stream.js';
@@ -48,6 +48,38 @@ function skipToNextLine(bytes: Uint8Array, pos: number): number {
   return i;
 }
 
+/** A top-level JSON object found without the scanner, and its place in the text. */
+interface LaidOutObject {
+  readonly value: unknown;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** No object this short can nest deeper than Go allows: each level takes an opening and a closing bracket. */
+const MAX_UNSCANNED_LENGTH = 2 * MAX_JSON_NESTING_DEPTH;
+
+const isJsonSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
+
+/**
+ * The object at `pos` (after whitespace) of a JSON stream laid out as opm writes catalogs, each top-level object
+ * closed by a `}` at the start of a line: the text up to the first such `}` is that object exactly when
+ * JSON.parse accepts it, as JSON.parse and Go's scanner accept the same values. One native parse instead of the
+ * scanner's walk over every byte; `undefined` whenever that does not hold, and the scanner decides.
+ */
+function laidOutObject(text: string, pos: number): LaidOutObject | undefined {
+  let start = pos;
+  while (start < text.length && isJsonSpace(text.charCodeAt(start))) start++;
+  if (text.charCodeAt(start) !== 0x7b) return undefined;
+  const close = text.indexOf('\n}', start);
+  if (close < 0 || close + 2 - start > MAX_UNSCANNED_LENGTH) return undefined;
+  const end = close + 2;
+  try {
+    return { value: JSON.parse(text.slice(start, end)), start, end };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Decodes a file of the catalog the way opm's loader does (apimachinery `YAMLOrJSONDecoder`): a file whose
  * content starts with `{` is read as a stream of JSON values; when a value fails and at most one value was read,
@@ -55,6 +87,15 @@ function skipToNextLine(bytes: Uint8Array, pos: number): number {
  * is a stream of YAML documents. Each document becomes a {@link Meta}.
  */
 export function decodeCatalogStream(bytes: Uint8Array): DecodedStream {
+  return decodeStream(bytes, true);
+}
+
+/** {@link decodeCatalogStream} with Go's scanner finding every JSON value, whatever the layout. */
+export function decodeCatalogStreamByScanning(bytes: Uint8Array): DecodedStream {
+  return decodeStream(bytes, false);
+}
+
+function decodeStream(bytes: Uint8Array, readLaidOut: boolean): DecodedStream {
   const metas: Meta[] = [];
   if (!looksLikeJson(bytes)) {
     const error = decodeYaml(decoder.decode(bytes), metas);
@@ -66,7 +107,11 @@ export function decodeCatalogStream(bytes: Uint8Array): DecodedStream {
   const whole = decoder.decode(bytes);
   const ascii = whole.length === bytes.length;
   for (;;) {
-    const scan = scanJsonValue(bytes, pos);
+    const laidOut = readLaidOut && ascii ? laidOutObject(whole, pos) : undefined;
+    const scan: ScanResult =
+      laidOut === undefined
+        ? scanJsonValue(bytes, pos)
+        : { kind: 'value', start: laidOut.start, end: laidOut.end };
     if (scan.kind === 'eof') return { metas };
     let firstError: string;
     let rawError: string;
@@ -75,7 +120,7 @@ export function decodeCatalogStream(bytes: Uint8Array): DecodedStream {
         ? whole.slice(scan.start, scan.end)
         : decoder.decode(bytes.subarray(scan.start, scan.end));
       try {
-        metas.push(toMeta(JSON.parse(text), text));
+        metas.push(toMeta(laidOut === undefined ? JSON.parse(text) : laidOut.value, text));
         count++;
         pos = scan.end;
         continue;
