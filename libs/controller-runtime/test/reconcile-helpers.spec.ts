@@ -1,7 +1,7 @@
 import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { describe, expect, it } from 'vitest';
 import { controllerManagedBy } from '../src/builder/builder.js';
-import { isNotFound } from '../src/client/errors.js';
+import { ignoreNotFound, isNotFound } from '../src/client/errors.js';
 import { findStatusCondition, setStatusCondition } from '../src/conditions/index.js';
 import { clientFinalizerOps, runWithFinalizer } from '../src/finalizer/index.js';
 import { createLogger } from '../src/log/index.js';
@@ -84,22 +84,25 @@ describe('reconcile helpers on a real API server', () => {
             cleanups++;
             if (cleanups === 1) throw new Error('the external resource is still in use');
             // A status written while cleaning up changes the resourceVersion but not the finalizers: the
-            // finalizer's removal right after must not conflict with it (and run the cleanup again).
-            await client.patch(
-              { ...WIDGET, name: req.name, namespace: req.namespace },
-              {
-                status: {
-                  conditions: setStatusCondition(dying.status?.conditions, {
-                    type: 'Ready',
-                    status: 'False',
-                    reason: 'Finalizing',
-                    message: 'released',
-                    observedGeneration: dying.metadata.generation,
-                  }).conditions,
+            // finalizer's removal right after must not conflict with it. A cleanup run again on a cached copy
+            // the removal has not reached yet finds the widget gone.
+            await ignoreNotFound(
+              client.patch(
+                { ...WIDGET, name: req.name, namespace: req.namespace },
+                {
+                  status: {
+                    conditions: setStatusCondition(dying.status?.conditions, {
+                      type: 'Ready',
+                      status: 'False',
+                      reason: 'Finalizing',
+                      message: 'released',
+                      observedGeneration: dying.metadata.generation,
+                    }).conditions,
+                  },
                 },
-              },
-              'merge',
-              { subresource: 'status' },
+                'merge',
+                { subresource: 'status' },
+              ),
             );
           },
         });
@@ -187,7 +190,8 @@ describe('reconcile helpers on a real API server', () => {
       },
       { timeoutMs: 30_000 },
     );
-    expect(cleanups).toBe(2);
+    expect(cleanups).toBeGreaterThanOrEqual(2);
+    expect(await (await fetch(metricsUrl)).text()).not.toContain('code="409",method="PATCH"');
     // The garbage collector learns about new CRDs at its discovery resync (every 30 s).
     await eventually(
       'the ConfigMap to be garbage-collected',
