@@ -332,7 +332,9 @@ const deleteOperation: FaultOperation = {
       }
       await sleep(100);
     }
-    // The operator's only writes to the Memcached itself (not its status) remove the finalizer: exactly one may succeed.
+    // The operator's only writes to the Memcached itself (not its status) remove the finalizer: at most one may
+    // succeed. None seen is no problem once the Memcached is gone (checked above): a removal sent while the
+    // operator was being killed is applied by the API server with no answer left for the proxy to record.
     const writes = run.proxy.writes;
     const removals = writes.filter(
       (w) =>
@@ -340,8 +342,8 @@ const deleteOperation: FaultOperation = {
         (w.method === 'PUT' || w.method === 'PATCH') &&
         w.status < 300,
     );
-    if (removals.length !== 1) {
-      problems.push(`${removals.length} successful removals of the finalizer ${FINALIZER}, not one`);
+    if (removals.length > 1) {
+      problems.push(`${removals.length} successful removals of the finalizer ${FINALIZER}, more than one`);
     }
     const recreated = writes.filter(
       (w) => w.method === 'POST' && w.status === 201 && !w.path.includes('/events'),
