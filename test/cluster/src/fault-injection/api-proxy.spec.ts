@@ -54,8 +54,19 @@ class StandInApiServer {
     req.resume();
     req.on('end', () => {
       if (method !== 'GET') this.writes.push(`${method} ${url.pathname}`);
-      res.writeHead(method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ kind: 'ConfigMap', metadata: { name: 'a' } }));
+      // A write to an object named `cut` is applied, then the server goes away before it answers.
+      if (url.pathname.endsWith('/cut')) {
+        res.destroy();
+        return;
+      }
+      // A write to an object named `slow` takes a while to answer, as one behind an admission webhook does.
+      setTimeout(
+        () => {
+          res.writeHead(method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ kind: 'ConfigMap', metadata: { name: 'a' } }));
+        },
+        url.pathname.endsWith('/slow') ? 300 : 0,
+      );
     });
   }
 }
@@ -168,6 +179,41 @@ describe('ApiProxy', () => {
       '1 POST 201',
       '2 PATCH 200',
       '3 DELETE 200',
+    ]);
+  });
+
+  it('records a write sent whole by a client that went away before the answer, and runs no hook for it', async () => {
+    const hooked: number[] = [];
+    proxy.arm(async (write) => {
+      hooked.push(write.step);
+      return 'deliver';
+    });
+    await new Promise<void>((resolve, reject) => {
+      const req = request(`${proxy.url}${NAMESPACE}/configmaps/slow`, { method: 'PATCH', ca, agent: false });
+      req.on('error', () => resolve());
+      req.end('{}', () => setTimeout(() => req.destroy(), 100));
+      req.on('response', () => reject(new Error('the answer should not have come before the client went')));
+    });
+    // The API server applies the write and answers after the client has gone: the proxy records it anyway.
+    await vi.waitFor(() =>
+      expect(proxy.writes.map((w) => `${w.step} ${w.method} ${w.status} ${w.unanswered}`)).toEqual([
+        '1 PATCH 200 true',
+      ]),
+    );
+    expect(apiServer.writes.at(-1)).toBe(`PATCH ${NAMESPACE}/configmaps/slow`);
+    expect(await send('DELETE', `${NAMESPACE}/configmaps/a`)).toBe(200);
+    expect(hooked).toEqual([2]);
+    expect(proxy.writes.map((w) => `${w.step} ${w.method} ${w.unanswered}`)).toEqual([
+      '1 PATCH true',
+      '2 DELETE false',
+    ]);
+  });
+
+  it('records a write whose API server went away before answering, with status 0, as it may have been applied', async () => {
+    await expect(send('PUT', `${NAMESPACE}/configmaps/cut`)).rejects.toThrow();
+    expect(apiServer.writes.at(-1)).toBe(`PUT ${NAMESPACE}/configmaps/cut`);
+    expect(proxy.writes.map((w) => `${w.step} ${w.method} ${w.status} ${w.unanswered}`)).toEqual([
+      '1 PUT 0 true',
     ]);
   });
 

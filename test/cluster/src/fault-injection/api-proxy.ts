@@ -9,8 +9,14 @@ export interface ProxiedWrite {
   readonly step: number;
   readonly method: string;
   readonly path: string;
+  /** The API server's answer; 0 when its connection broke first (it restarted), so the outcome is unknown. */
   readonly status: number;
   readonly at: number;
+  /**
+   * The operator never got the answer: it had gone (it was killed) before the API server answered, which
+   * applied the write all the same, or the connection to the API server broke. The armed hook did not run.
+   */
+  readonly unanswered: boolean;
 }
 
 /**
@@ -128,14 +134,35 @@ export class ApiProxy {
       headers,
     });
     req.pipe(upstream);
-    // The operator went away (or was killed): so does its request upstream.
-    res.on('close', () => res.writableFinished || upstream.destroy());
-    upstream.on('error', () => res.destroy());
+    // A write is recorded once, when its outcome is known or can no longer be.
+    let recorded = false;
+    const record = (status: number, unanswered: boolean): ProxiedWrite => {
+      recorded = true;
+      const write = { step: this.#writes.length + 1, method, path, status, at: Date.now(), unanswered };
+      this.#writes.push(write);
+      return write;
+    };
+    // A write the operator sent whole may have been applied whatever happens next, so it is recorded even
+    // when its answer is lost: a check that counts side effects must see it.
+    const sentWhole = () => WRITES.has(method) && req.complete && !recorded;
+    // The operator went away (or was killed): so does its request upstream, unless it is such a write. The
+    // API server applies that one regardless, so it is left to finish.
+    res.on('close', () => {
+      if (res.writableFinished || sentWhole()) return;
+      upstream.destroy();
+    });
+    upstream.on('error', () => {
+      if (sentWhole()) record(0, true);
+      res.destroy();
+    });
     upstream.on('response', (answer) => {
       answer.on('error', () => res.destroy());
       // An API server going away ends its streams without a proper end: the operator must see a cut too.
-      answer.on('aborted', () => res.destroy());
-      if (WRITES.has(method)) this.#answerWrite(method, path, answer, res);
+      answer.on('aborted', () => {
+        if (sentWhole()) record(answer.statusCode ?? 0, true);
+        res.destroy();
+      });
+      if (WRITES.has(method)) this.#answerWrite(answer, res, record);
       else if (isWatch) this.#answerWatch(answer, res);
       else {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -144,18 +171,16 @@ export class ApiProxy {
     });
   }
 
-  #answerWrite(method: string, path: string, answer: IncomingMessage, res: ServerResponse): void {
+  #answerWrite(
+    answer: IncomingMessage,
+    res: ServerResponse,
+    record: (status: number, unanswered: boolean) => ProxiedWrite,
+  ): void {
     const chunks: Buffer[] = [];
     answer.on('data', (chunk: Buffer) => chunks.push(chunk));
     answer.on('end', () => {
-      const write: ProxiedWrite = {
-        step: this.#writes.length + 1,
-        method,
-        path,
-        status: answer.statusCode ?? 0,
-        at: Date.now(),
-      };
-      this.#writes.push(write);
+      const write = record(answer.statusCode ?? 0, res.destroyed);
+      if (write.unanswered) return;
       const decide = this.#afterWrite?.(write) ?? Promise.resolve('deliver' as const);
       decide.then(
         (decision) => {

@@ -42,6 +42,7 @@ describe('formatMatrix', () => {
     problems: [],
     reached: true,
     writes: 5,
+    summary: 'PATCH memcacheds/m/status 200 ×5',
     durationMs: 1000,
     ...fields,
   });

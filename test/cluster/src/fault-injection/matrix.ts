@@ -65,6 +65,8 @@ export interface FaultCell {
   readonly reached: boolean;
   /** How many writes the operator made during the operation. */
   readonly writes: number;
+  /** Those writes in order, repeats folded: `PATCH …/memcacheds/m/status 200 ×3, POST …/events 201`. */
+  readonly summary: string;
   readonly durationMs: number;
 }
 
@@ -96,7 +98,8 @@ function describe(path: string, method: string): string {
 function summarize(writes: readonly ProxiedWrite[]): string {
   const folded: { text: string; times: number }[] = [];
   for (const w of writes) {
-    const text = `${describe(w.path, w.method)} ${w.status}`;
+    const outcome = w.status === 0 ? 'no answer' : `${w.status}${w.unanswered ? ' (operator gone)' : ''}`;
+    const text = `${describe(w.path, w.method)} ${outcome}`;
     const last = folded.at(-1);
     if (last?.text === text) last.times++;
     else folded.push({ text, times: 1 });
@@ -183,7 +186,8 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
       // The check may have found the object converged while events were held or the API server was away,
       // before the operator acted on what came after: judged again once the fault is over.
       if (faultOver && (await faultOver) > checkStarted) problems = [...(await operation.check(run))];
-      if (problems.length > 0) problems.push(`the operator's writes: ${summarize(options.proxy.writes)}`);
+      const summary = summarize(options.proxy.writes);
+      if (problems.length > 0) problems.push(`the operator's writes: ${summary}`);
       return {
         operation: operation.name,
         fault,
@@ -192,6 +196,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
         problems,
         reached: fault === 'none' || after !== '',
         writes: options.proxy.writes.length,
+        summary,
         durationMs: Date.now() - cellStarted,
       };
     } catch (error) {
@@ -203,6 +208,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
         problems: [`${error instanceof Error ? error.message : String(error)}`, operator.lastOutput],
         reached: fault === 'none' || after !== '',
         writes: options.proxy.writes.length,
+        summary: summarize(options.proxy.writes),
         durationMs: Date.now() - cellStarted,
       };
     } finally {
@@ -217,7 +223,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
     steps[operation.name] = clean.writes;
     cells.push(clean);
     log(
-      `${operation.name}: clean run, ${steps[operation.name]} writes, ${clean.problems.length ? 'FAILED' : 'ok'}`,
+      `${operation.name}: clean run, ${steps[operation.name]} writes, ${clean.problems.length ? 'FAILED' : 'ok'}: ${clean.summary}`,
     );
     for (const plan of options.faults) {
       for (const step of plannedSteps(plan, steps[operation.name] ?? 0)) {
