@@ -18,6 +18,7 @@ import {
   Manager,
   type Reconciler,
   runWithFinalizer,
+  type Stored,
   setControllerReference,
   setStatusCondition,
   setupSignalHandler,
@@ -42,7 +43,7 @@ const FINALIZER = 'example.opkit.dev/cleanup';
 function greetingReconciler(client: ObjectClient, events: Pick<EventRecorder, 'event'>): Reconciler {
   const finalizers = clientFinalizerOps<Greeting>(client);
   return async (request) => {
-    let greeting: Greeting;
+    let greeting: Stored<Greeting>;
     try {
       // From the cache: no API call, and a deep-frozen object (copy it with structuredClone to change it).
       greeting = await client.get<Greeting>(GREETING, request.name, request.namespace);
@@ -63,7 +64,7 @@ function greetingReconciler(client: ObjectClient, events: Pick<EventRecorder, 'e
 async function ensureConfigMap(
   client: ObjectClient,
   events: Pick<EventRecorder, 'event'>,
-  greeting: Greeting,
+  greeting: Stored<Greeting>,
 ): Promise<void> {
   const { name: owner, namespace } = greeting.metadata;
   const name = `${owner}-greeting`;
@@ -93,7 +94,7 @@ async function ensureConfigMap(
     observedGeneration: greeting.metadata.generation,
   });
   if (!changed) return;
-  await client.patch({ ...GREETING, name: owner!, namespace }, { status: { conditions } }, 'merge', {
+  await client.patch({ ...GREETING, name: owner, namespace }, { status: { conditions } }, 'merge', {
     subresource: 'status',
   });
   events.event(greeting, 'Normal', 'ConfigMapReady', 'Reconcile', `ConfigMap ${name} holds the message`);

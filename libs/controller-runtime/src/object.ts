@@ -35,6 +35,14 @@ export interface KubeObject {
   metadata: ObjectMeta;
 }
 
+/**
+ * An object as the API server returns it (from a read, a watch or a write): `T` with the name, uid and
+ * resourceVersion the server always sets. What the client, the cache and watch handlers hand to operator code.
+ */
+export type Stored<T extends KubeObject> = T & {
+  metadata: T['metadata'] & { name: string; uid: string; resourceVersion: string };
+};
+
 /** A status condition with Kubernetes semantics (metav1.Condition). */
 export interface Condition {
   type: string;

@@ -458,7 +458,7 @@ describe('the RedisCluster operator', () => {
       labelSelector: 'app.kubernetes.io/instance=durable',
     });
     await Promise.all(
-      pods.items.map((p) => api().delete({ ...POD, name: p.metadata.name!, namespace: ns.name })),
+      pods.items.map((p) => api().delete({ ...POD, name: p.metadata.name, namespace: ns.name })),
     );
 
     cr = await eventually(
@@ -492,7 +492,7 @@ describe('the RedisCluster operator', () => {
     const pods = async () =>
       (await api().list<Pod>(POD, { namespace: ns.name, labelSelector: 'app.kubernetes.io/instance=roll' }))
         .items;
-    const uids = async () => new Set((await pods()).map((p) => p.metadata.uid!));
+    const uids = async () => new Set((await pods()).map((p) => p.metadata.uid));
     /** Samples the pods while a roll runs: the most that were missing or not ready at once. */
     const watchPods = () => {
       let running = true;

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { KubeObject } from '@opkit/controller-runtime';
+import type { KubeObject, Stored } from '@opkit/controller-runtime';
 import { InformerCache } from '@opkit/controller-runtime/cache';
 import type { KubeClient } from '@opkit/controller-runtime/client';
 import { CONFIG_MAP } from './fixtures.js';
@@ -48,7 +48,7 @@ export async function informerRun(options: {
   const cache = new InformerCache({
     client,
     namespaces: [namespace],
-    ...(transform === 'identity' ? { defaultTransform: (obj: KubeObject) => obj } : {}),
+    ...(transform === 'identity' ? { defaultTransform: (obj: Stored<KubeObject>) => obj } : {}),
     onError: (error) => errors.push(error),
   });
   const stop = new AbortController();

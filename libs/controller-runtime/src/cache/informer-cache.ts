@@ -1,6 +1,6 @@
 import type { KubeClient, ListOptions, ObjectList, Reader, TypeRef } from '../client/client.js';
 import { ApiError } from '../client/errors.js';
-import type { KubeObject } from '../object.js';
+import type { KubeObject, Stored } from '../object.js';
 import { type InformerScope, SharedInformer, stripManagedFields } from './informer.js';
 import type { IndexFunc } from './store.js';
 
@@ -10,7 +10,7 @@ export interface ObjectCacheOptions {
   readonly namespaces?: readonly string[];
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
-  readonly transform?: (obj: KubeObject) => KubeObject;
+  readonly transform?: (obj: Stored<KubeObject>) => Stored<KubeObject>;
 }
 
 export interface InformerCacheOptions {
@@ -20,7 +20,7 @@ export interface InformerCacheOptions {
   /** Settings per kind, keyed `apiVersion/Kind` (e.g. `v1/Secret`). */
   readonly byObject?: Readonly<Record<string, ObjectCacheOptions>>;
   /** @default stripManagedFields */
-  readonly defaultTransform?: (obj: KubeObject) => KubeObject;
+  readonly defaultTransform?: (obj: Stored<KubeObject>) => Stored<KubeObject>;
   readonly inactivityTimeoutMs?: number;
   readonly onError?: (error: Error, type: TypeRef) => void;
 }
@@ -49,7 +49,7 @@ const typeKey = (t: TypeRef) => `${t.apiVersion}/${t.kind}`;
  */
 export class InformerCache implements Reader {
   readonly #o: InformerCacheOptions;
-  readonly #informers = new Map<string, Promise<SharedInformer<KubeObject>>>();
+  readonly #informers = new Map<string, Promise<SharedInformer<Stored<KubeObject>>>>();
   #signal: AbortSignal | undefined;
 
   constructor(options: InformerCacheOptions) {
@@ -66,7 +66,7 @@ export class InformerCache implements Reader {
   }
 
   /** The shared informer of a kind, created on first request and running once the cache has started. */
-  informerFor<T extends KubeObject>(type: TypeRef): Promise<SharedInformer<T>> {
+  informerFor<T extends KubeObject>(type: TypeRef): Promise<SharedInformer<Stored<T>>> {
     const key = typeKey(type);
     let informer = this.#informers.get(key);
     if (!informer) {
@@ -74,7 +74,7 @@ export class InformerCache implements Reader {
         const mapping = await this.#o.client.mapper.mapping(type.apiVersion, type.kind);
         const transform =
           this.#o.byObject?.[key]?.transform ?? this.#o.defaultTransform ?? stripManagedFields;
-        const created = new SharedInformer<KubeObject>({
+        const created = new SharedInformer<Stored<KubeObject>>({
           client: this.#o.client,
           type,
           scope: this.#scope(type),
@@ -89,11 +89,15 @@ export class InformerCache implements Reader {
       informer.catch(() => this.#informers.delete(key));
       this.#informers.set(key, informer);
     }
-    return informer as unknown as Promise<SharedInformer<T>>;
+    return informer as unknown as Promise<SharedInformer<Stored<T>>>;
   }
 
   /** Registers an index on a kind's informer (before or after start). */
-  async indexField<T extends KubeObject>(type: TypeRef, name: string, fn: IndexFunc<T>): Promise<void> {
+  async indexField<T extends KubeObject>(
+    type: TypeRef,
+    name: string,
+    fn: IndexFunc<Stored<T>>,
+  ): Promise<void> {
     const informer = await this.informerFor<T>(type);
     informer.addIndex(name, fn);
   }
@@ -136,7 +140,7 @@ export class InformerCache implements Reader {
     return informers.every((i) => i.hasSynced);
   }
 
-  async #ready<T extends KubeObject>(type: TypeRef, namespace?: string): Promise<SharedInformer<T>> {
+  async #ready<T extends KubeObject>(type: TypeRef, namespace?: string): Promise<SharedInformer<Stored<T>>> {
     const scope = this.#scope(type);
     if (namespace && scope.namespaces.length > 0 && !scope.namespaces.includes(namespace)) {
       const mapping = await this.#o.client.mapper.mapping(type.apiVersion, type.kind);
@@ -152,7 +156,7 @@ export class InformerCache implements Reader {
     return informer;
   }
 
-  async get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<T> {
+  async get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>> {
     const informer = await this.#ready<T>(type, namespace);
     const found = informer.store.get(namespace ? `${namespace}/${name}` : name);
     if (!found) {
@@ -167,7 +171,10 @@ export class InformerCache implements Reader {
     return found;
   }
 
-  async list<T extends KubeObject>(type: TypeRef, options: CacheListOptions = {}): Promise<ObjectList<T>> {
+  async list<T extends KubeObject>(
+    type: TypeRef,
+    options: CacheListOptions = {},
+  ): Promise<ObjectList<Stored<T>>> {
     const informer = await this.#ready<T>(type, options.namespace);
     const items = informer.store.list({
       namespace: options.namespace,
@@ -178,7 +185,7 @@ export class InformerCache implements Reader {
   }
 
   /** Feeds an object a write returned to its kind's informer, if there is one (see SharedInformer.observe). */
-  observe(obj: KubeObject): void {
+  observe(obj: Stored<KubeObject>): void {
     if (!obj?.apiVersion || !obj.kind || !obj.metadata) return;
     const informer = this.#informers.get(typeKey({ apiVersion: obj.apiVersion, kind: obj.kind }));
     void informer?.then((i) => i.observe(obj)).catch(() => {});

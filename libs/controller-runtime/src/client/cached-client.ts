@@ -1,5 +1,5 @@
 import type { CacheListOptions, InformerCache } from '../cache/informer-cache.js';
-import type { KubeObject } from '../object.js';
+import type { KubeObject, Stored } from '../object.js';
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -27,11 +27,11 @@ export class Client implements ObjectClient {
     this.fieldManager = fieldManager;
   }
 
-  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<T> {
+  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>> {
     return this.#cache.get<T>(type, name, namespace);
   }
 
-  list<T extends KubeObject>(type: TypeRef, options?: CacheListOptions): Promise<ObjectList<T>> {
+  list<T extends KubeObject>(type: TypeRef, options?: CacheListOptions): Promise<ObjectList<Stored<T>>> {
     return this.#cache.list<T>(type, options);
   }
 
@@ -40,22 +40,22 @@ export class Client implements ObjectClient {
   }
 
   /** Hands what the server answered to the cache, so our next read sees our own write. */
-  async #written<T extends KubeObject>(write: Promise<T>): Promise<T> {
+  async #written<T extends KubeObject>(write: Promise<Stored<T>>): Promise<Stored<T>> {
     const obj = await write;
     if (!(obj as { metadata?: unknown })?.metadata) return obj;
     this.#cache.observe(obj);
     return obj;
   }
 
-  create<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T> {
+  create<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>> {
     return this.#written(this.#api.create(obj, this.#opts(options)));
   }
 
-  update<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T> {
+  update<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>> {
     return this.#written(this.#api.update(obj, this.#opts(options)));
   }
 
-  updateStatus<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T> {
+  updateStatus<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>> {
     return this.#written(this.#api.updateStatus(obj, this.#opts(options)));
   }
 
@@ -64,7 +64,7 @@ export class Client implements ObjectClient {
     patch: unknown,
     type: PatchType = 'merge',
     options: WriteOptions & { subresource?: 'status' } = {},
-  ): Promise<T> {
+  ): Promise<Stored<T>> {
     return this.#written(this.#api.patch<T>(target, patch, type, this.#opts(options)));
   }
 
@@ -72,7 +72,7 @@ export class Client implements ObjectClient {
   apply<T extends KubeObject>(
     obj: T,
     options: Partial<ApplyOptions> & { subresource?: 'status' } = {},
-  ): Promise<T> {
+  ): Promise<Stored<T>> {
     return this.#written(this.#api.apply(obj, { fieldManager: this.fieldManager, ...options }));
   }
 

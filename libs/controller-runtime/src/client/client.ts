@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { KubeObject } from '../object.js';
+import type { KubeObject, Stored } from '../object.js';
 import { isConflict } from './errors.js';
 import type { ResourceMapper } from './resource-mapper.js';
 import type { Query, Transport } from './transport.js';
@@ -60,8 +60,8 @@ const PATCH_CONTENT_TYPES: Record<PatchType | 'apply', string> = {
 
 /** Reads objects; implemented by the API server directly and by the informer cache. */
 export interface Reader {
-  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<T>;
-  list<T extends KubeObject>(type: TypeRef, options?: ListOptions): Promise<ObjectList<T>>;
+  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>>;
+  list<T extends KubeObject>(type: TypeRef, options?: ListOptions): Promise<ObjectList<Stored<T>>>;
 }
 
 function typeOf(obj: KubeObject): TypeRef {
@@ -87,14 +87,14 @@ export class KubeClient implements Reader {
     this.mapper = mapper;
   }
 
-  async get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<T> {
+  async get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>> {
     const path = await this.mapper.path(type.apiVersion, type.kind, namespace, name);
-    return this.transport.request<T>({ method: 'GET', path });
+    return this.transport.request<Stored<T>>({ method: 'GET', path });
   }
 
-  async list<T extends KubeObject>(type: TypeRef, options: ListOptions = {}): Promise<ObjectList<T>> {
+  async list<T extends KubeObject>(type: TypeRef, options: ListOptions = {}): Promise<ObjectList<Stored<T>>> {
     const path = await this.mapper.path(type.apiVersion, type.kind, options.namespace);
-    const list = await this.transport.request<ObjectList<T>>({
+    const list = await this.transport.request<ObjectList<Stored<T>>>({
       method: 'GET',
       path,
       query: {
@@ -134,24 +134,34 @@ export class KubeClient implements Reader {
     return { fieldManager: options.fieldManager, dryRun: options.dryRun ? 'All' : undefined };
   }
 
-  async create<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T> {
+  async create<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>> {
     const { apiVersion, kind } = typeOf(obj);
     const path = await this.mapper.path(apiVersion, kind, obj.metadata.namespace);
-    return this.transport.request<T>({ method: 'POST', path, body: obj, query: this.#writeQuery(options) });
+    return this.transport.request<Stored<T>>({
+      method: 'POST',
+      path,
+      body: obj,
+      query: this.#writeQuery(options),
+    });
   }
 
   /** Replaces the object; fails with 409 Conflict when its resourceVersion is stale. */
-  async update<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T> {
+  async update<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>> {
     const { apiVersion, kind } = typeOf(obj);
     const path = await this.mapper.path(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
-    return this.transport.request<T>({ method: 'PUT', path, body: obj, query: this.#writeQuery(options) });
+    return this.transport.request<Stored<T>>({
+      method: 'PUT',
+      path,
+      body: obj,
+      query: this.#writeQuery(options),
+    });
   }
 
   /** Replaces the status subresource. */
-  async updateStatus<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T> {
+  async updateStatus<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>> {
     const { apiVersion, kind } = typeOf(obj);
     const path = await this.mapper.path(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
-    return this.transport.request<T>({
+    return this.transport.request<Stored<T>>({
       method: 'PUT',
       path: `${path}/status`,
       body: obj,
@@ -164,9 +174,9 @@ export class KubeClient implements Reader {
     patch: unknown,
     type: PatchType = 'merge',
     options: WriteOptions & { subresource?: 'status' } = {},
-  ): Promise<T> {
+  ): Promise<Stored<T>> {
     const path = await this.mapper.path(target.apiVersion, target.kind, target.namespace, target.name);
-    return this.transport.request<T>({
+    return this.transport.request<Stored<T>>({
       method: 'PATCH',
       path: options.subresource ? `${path}/${options.subresource}` : path,
       body: patch,
@@ -179,10 +189,13 @@ export class KubeClient implements Reader {
    * Server-side apply: the server merges `obj` (the fields this manager wants to own) into the live object,
    * creating it if needed. Applying an unchanged configuration is a no-op on the server.
    */
-  async apply<T extends KubeObject>(obj: T, options: ApplyOptions & { subresource?: 'status' }): Promise<T> {
+  async apply<T extends KubeObject>(
+    obj: T,
+    options: ApplyOptions & { subresource?: 'status' },
+  ): Promise<Stored<T>> {
     const { apiVersion, kind } = typeOf(obj);
     const path = await this.mapper.path(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
-    return this.transport.request<T>({
+    return this.transport.request<Stored<T>>({
       method: 'PATCH',
       path: options.subresource ? `${path}/${options.subresource}` : path,
       // JSON is YAML, so the apply body can be sent as JSON with the apply content type.

@@ -1,5 +1,5 @@
 import type { CacheListOptions } from '../cache/informer-cache.js';
-import type { KubeObject } from '../object.js';
+import type { KubeObject, Stored } from '../object.js';
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -29,19 +29,22 @@ export interface ObjectClient extends Reader {
   readonly fieldManager: string;
 
   /** Reads one object; fails with 404 NotFound (`isNotFound`) when it does not exist. */
-  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<T>;
+  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>>;
 
   /** Lists objects of a kind, by namespace, label selector and registered indexes (`matchingFields`). */
-  list<T extends KubeObject>(type: TypeRef, options?: CacheListOptions): Promise<ObjectList<T>>;
+  list<T extends KubeObject>(type: TypeRef, options?: CacheListOptions): Promise<ObjectList<Stored<T>>>;
 
-  /** Creates `obj`; fails with 409 AlreadyExists (`isAlreadyExists`) when it exists. */
-  create<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T>;
+  /**
+   * Creates `obj`; fails with 409 AlreadyExists (`isAlreadyExists`) when it exists. The answer to a dry run
+   * was never stored: it has no resourceVersion, whatever its type says.
+   */
+  create<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>>;
 
   /** Replaces `obj`; fails with 409 Conflict (`isConflict`) when its resourceVersion is stale. */
-  update<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T>;
+  update<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>>;
 
   /** Replaces the status subresource of `obj`. */
-  updateStatus<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<T>;
+  updateStatus<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>>;
 
   /** Patches an object (JSON merge patch by default), or its status with `{ subresource: 'status' }`. */
   patch<T extends KubeObject>(
@@ -49,10 +52,10 @@ export interface ObjectClient extends Reader {
     patch: unknown,
     type?: PatchType,
     options?: PatchOptions,
-  ): Promise<T>;
+  ): Promise<Stored<T>>;
 
   /** Server-side apply of the fields in `obj`, creating the object when missing. */
-  apply<T extends KubeObject>(obj: T, options?: ClientApplyOptions): Promise<T>;
+  apply<T extends KubeObject>(obj: T, options?: ClientApplyOptions): Promise<Stored<T>>;
 
   /** Deletes an object (an object with finalizers is only marked for deletion). */
   delete(target: ObjectRef, options?: DeleteOptions): Promise<void>;

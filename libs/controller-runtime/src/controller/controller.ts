@@ -6,7 +6,7 @@ import { isConflict } from '../client/errors.js';
 import type { MapFunc } from '../handler/handlers.js';
 import { type Logger, withLogContext } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
-import type { KubeObject } from '../object.js';
+import type { KubeObject, Stored } from '../object.js';
 import { type Predicate, passes } from '../predicate/predicates.js';
 import {
   defaultControllerRateLimiter,
@@ -139,7 +139,7 @@ export class Controller {
     for (const r of requests) this.queue.add(requestKey(r), { priority });
   }
 
-  #handlerFor(spec: WatchSpec): InformerHandler<KubeObject> {
+  #handlerFor(spec: WatchSpec): InformerHandler<Stored<KubeObject>> {
     const { map, predicates } = spec;
     return {
       onAdd: (obj, initial) => {

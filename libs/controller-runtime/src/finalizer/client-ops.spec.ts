@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../client/cached-client.js';
 import { ApiError, isConflict } from '../client/errors.js';
-import type { KubeObject } from '../object.js';
+import type { KubeObject, Stored } from '../object.js';
 import { clientFinalizerOps } from './client-ops.js';
 
 const F = 'cache.example.com/finalizer';
-const dying: KubeObject = {
+const dying: Stored<KubeObject> = {
   apiVersion: 'cache.example.com/v1',
   kind: 'Memcached',
-  metadata: { name: 'm', namespace: 'ns', resourceVersion: '7', finalizers: [F, 'other'] },
+  metadata: { name: 'm', namespace: 'ns', uid: 'uid-m', resourceVersion: '7', finalizers: [F, 'other'] },
 };
 
 /** A client whose every patch is recorded and answered with `failure` (or the patched object). */
@@ -18,7 +18,7 @@ function patching(failure?: ApiError) {
     patch: async <T extends KubeObject>(_target: unknown, patch: unknown) => {
       patches.push(patch);
       if (failure) throw failure;
-      return dying as T;
+      return dying as Stored<T>;
     },
   };
   return { patches, ops: clientFinalizerOps<KubeObject>(client) };

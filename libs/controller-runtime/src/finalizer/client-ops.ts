@@ -1,13 +1,15 @@
 import type { Client } from '../client/cached-client.js';
 import { ApiError, ignoreNotFound } from '../client/errors.js';
-import type { KubeObject } from '../object.js';
+import type { KubeObject, Stored } from '../object.js';
 import type { FinalizerOps } from './run-finalizer.js';
 
-function target(obj: KubeObject) {
+function target(obj: Stored<KubeObject>) {
   return {
+    // Objects the API server returns carry their apiVersion and kind (only list items lack them, and the
+    // clients fill those in); the type leaves them optional for objects being written.
     apiVersion: obj.apiVersion!,
     kind: obj.kind!,
-    name: obj.metadata.name!,
+    name: obj.metadata.name,
     namespace: obj.metadata.namespace,
   };
 }
@@ -23,7 +25,9 @@ function target(obj: KubeObject) {
  * cache that has not yet seen the deletion, e.g. woken by an owned object's event that came first, is done
  * rather than failed and retried until the cache catches up).
  */
-export function clientFinalizerOps<T extends KubeObject>(client: Pick<Client, 'patch'>): FinalizerOps<T> {
+export function clientFinalizerOps<T extends KubeObject>(
+  client: Pick<Client, 'patch'>,
+): FinalizerOps<Stored<T>> {
   return {
     addFinalizer: (obj, finalizers) =>
       client.patch<T>(

@@ -1,13 +1,13 @@
 import type { TypeRef } from '../client/client.js';
-import type { KubeObject } from '../object.js';
+import type { KubeObject, Stored } from '../object.js';
 import type { Request } from '../reconcile/reconcile.js';
 
-/** Turns an event's object into the requests to reconcile. */
-export type MapFunc<T extends KubeObject = KubeObject> = (obj: T) => readonly Request[];
+/** Turns an event's object (as the informer stored it) into the requests to reconcile. */
+export type MapFunc<T extends KubeObject = KubeObject> = (obj: Stored<T>) => readonly Request[];
 
 /** Reconcile the object itself (the `for` kind). */
 export function enqueueForObject(): MapFunc {
-  return (obj) => [{ namespace: obj.metadata.namespace, name: obj.metadata.name! }];
+  return (obj) => [{ namespace: obj.metadata.namespace, name: obj.metadata.name }];
 }
 
 /**

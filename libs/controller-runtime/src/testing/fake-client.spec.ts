@@ -56,6 +56,29 @@ describe('FakeClient', () => {
     expectTypeOf<FakeClient>().toExtend<ObjectClient>();
   });
 
+  it('hands out every object with the name, uid and resourceVersion the API server sets (Stored)', async () => {
+    // Seeded without uid or resourceVersion: the client fills them in, as the server would have.
+    const client = widgetClient(widget('seeded'));
+    const created = await client.create(widget('created'));
+    const updated = await client.update({ ...created, spec: { size: 2 } });
+    const withStatus = await client.updateStatus({ ...updated, status: { phase: 'Ready' } });
+    const target = { ...WIDGET, name: 'created', namespace: 'default' };
+    const patched = await client.patch<Widget>(target, { spec: { size: 3 } });
+    const appliedNew = await client.apply(widget('applied'));
+    const appliedAgain = await client.apply({ ...widget('applied'), spec: { size: 4 } });
+    const read = await client.get<Widget>(WIDGET, 'seeded', 'default');
+    const listed = (await client.list<Widget>(WIDGET)).items;
+
+    expect(listed).toHaveLength(3);
+    for (const obj of [created, updated, withStatus, patched, appliedNew, appliedAgain, read, ...listed]) {
+      expect(obj.metadata).toMatchObject({
+        name: expect.any(String),
+        uid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        resourceVersion: expect.stringMatching(/^\d+$/),
+      });
+    }
+  });
+
   describe('create, get and list', () => {
     it('create fills in uid, resourceVersion, generation and creationTimestamp', async () => {
       const client = widgetClient();
@@ -84,7 +107,7 @@ describe('FakeClient', () => {
       });
 
       expect(created.metadata.name).toMatch(/^job-[a-z0-9]{5}$/);
-      expect(await client.get(CONFIG_MAP, created.metadata.name!, 'ns')).toStrictEqual(created);
+      expect(await client.get(CONFIG_MAP, created.metadata.name, 'ns')).toStrictEqual(created);
     });
 
     it('create fails with 409 AlreadyExists when the object exists', async () => {

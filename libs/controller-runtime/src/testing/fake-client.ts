@@ -5,7 +5,7 @@ import { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from '../cache/store.js';
 import type { DeleteOptions, ObjectList, PatchType, TypeRef, WriteOptions } from '../client/client.js';
 import { ApiError } from '../client/errors.js';
 import type { ClientApplyOptions, ObjectClient, ObjectRef, PatchOptions } from '../client/object-client.js';
-import { gvkOf, type KubeObject, type ObjectMeta, objectKey } from '../object.js';
+import { gvkOf, type KubeObject, type ObjectMeta, objectKey, type Stored } from '../object.js';
 import { applyMerge, deepEqual, isPlainObject, jsonPatch, mergePatch, PatchError } from './patches.js';
 
 /** The client methods FakeClient records and lets interceptors replace. */
@@ -319,7 +319,7 @@ export class FakeClient implements ObjectClient {
    * Registers an index for `list(type, { matchingFields: { [name]: value } })`, like the cache's
    * `indexField`. `metadata.namespace` and `metadata.ownerReferences.uid` (OWNER_UID_INDEX) are built in.
    */
-  indexField<T extends KubeObject>(type: TypeRef, name: string, fn: IndexFunc<T>): void {
+  indexField<T extends KubeObject>(type: TypeRef, name: string, fn: IndexFunc<Stored<T>>): void {
     let indexes = this.#indexes.get(typeKey(type));
     if (!indexes) {
       indexes = new Map();
@@ -329,37 +329,37 @@ export class FakeClient implements ObjectClient {
     indexes.set(name, fn as IndexFunc<KubeObject>);
   }
 
-  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<T> {
+  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>> {
     return this.#call('get', { type, name, namespace }, actionOf('get', type, namespace, name), () =>
       // Frozen, like the cache's objects, so a reconciler that changes what it read fails here too.
       deepFreeze(structuredClone(this.#require('get', type, name, namespace))),
-    ) as Promise<T>;
+    ) as Promise<Stored<T>>;
   }
 
-  list<T extends KubeObject>(type: TypeRef, options: CacheListOptions = {}): Promise<ObjectList<T>> {
+  list<T extends KubeObject>(type: TypeRef, options: CacheListOptions = {}): Promise<ObjectList<Stored<T>>> {
     return this.#call('list', { type, options }, actionOf('list', type, options.namespace, undefined), () =>
       this.#list(type, options),
-    ) as Promise<ObjectList<T>>;
+    ) as Promise<ObjectList<Stored<T>>>;
   }
 
-  create<T extends KubeObject>(obj: T, options: WriteOptions = {}): Promise<T> {
+  create<T extends KubeObject>(obj: T, options: WriteOptions = {}): Promise<Stored<T>> {
     return this.#call('create', { obj, options }, this.#actionFor('create', obj), () =>
       this.#create(obj, options.dryRun ?? false),
-    ) as Promise<T>;
+    ) as Promise<Stored<T>>;
   }
 
   /** Replaces the object; status is kept from the stored object for kinds with a status subresource. */
-  update<T extends KubeObject>(obj: T, options: WriteOptions = {}): Promise<T> {
+  update<T extends KubeObject>(obj: T, options: WriteOptions = {}): Promise<Stored<T>> {
     return this.#call('update', { obj, options }, this.#actionFor('update', obj), () =>
       this.#replace('update', obj, 'object', options.dryRun ?? false),
-    ) as Promise<T>;
+    ) as Promise<Stored<T>>;
   }
 
   /** Replaces the status only; 404 for kinds without a status subresource. */
-  updateStatus<T extends KubeObject>(obj: T, options: WriteOptions = {}): Promise<T> {
+  updateStatus<T extends KubeObject>(obj: T, options: WriteOptions = {}): Promise<Stored<T>> {
     return this.#call('updateStatus', { obj, options }, this.#actionFor('updateStatus', obj), () =>
       this.#replace('updateStatus', obj, 'status', options.dryRun ?? false),
-    ) as Promise<T>;
+    ) as Promise<Stored<T>>;
   }
 
   /**
@@ -372,13 +372,13 @@ export class FakeClient implements ObjectClient {
     patch: unknown,
     type: PatchType = 'merge',
     options: PatchOptions = {},
-  ): Promise<T> {
+  ): Promise<Stored<T>> {
     return this.#call(
       'patch',
       { target, patch, patchType: type, options },
       actionOf('patch', target, target.namespace, target.name),
       () => this.#patch(target, patch, type, options),
-    ) as Promise<T>;
+    ) as Promise<Stored<T>>;
   }
 
   /**
@@ -386,11 +386,11 @@ export class FakeClient implements ObjectClient {
    * it (objects merge recursively, arrays replace). There is no field ownership, so `force` is ignored and
    * fields left out of a later apply are not removed.
    */
-  apply<T extends KubeObject>(obj: T, options: ClientApplyOptions = {}): Promise<T> {
+  apply<T extends KubeObject>(obj: T, options: ClientApplyOptions = {}): Promise<Stored<T>> {
     const filled: ClientApplyOptions = { fieldManager: this.fieldManager, force: true, ...options };
     return this.#call('apply', { obj, options: filled }, this.#actionFor('apply', obj), () =>
       this.#apply(obj, filled),
-    ) as Promise<T>;
+    ) as Promise<Stored<T>>;
   }
 
   /**

@@ -4,7 +4,7 @@
 import type { Client } from '../../src/client/cached-client.js';
 import type { KubeClient } from '../../src/client/client.js';
 import { isNotFound } from '../../src/client/errors.js';
-import type { KubeObject } from '../../src/object.js';
+import type { KubeObject, Stored } from '../../src/object.js';
 import type { Reconciler } from '../../src/reconcile/reconcile.js';
 
 export interface Widget extends KubeObject {
@@ -86,7 +86,7 @@ export function widgetReconciler(
 ): Reconciler {
   return async (req) => {
     hooks.onReconcile?.(`${req.namespace}/${req.name}`);
-    let widget: Widget;
+    let widget: Stored<Widget>;
     try {
       widget = await client.get<Widget>(WIDGET, req.name, req.namespace);
     } catch (error) {
@@ -104,8 +104,8 @@ export function widgetReconciler(
           {
             apiVersion: WIDGET.apiVersion,
             kind: WIDGET.kind,
-            name: widget.metadata.name!,
-            uid: widget.metadata.uid!,
+            name: widget.metadata.name,
+            uid: widget.metadata.uid,
             controller: true,
             blockOwnerDeletion: true,
           },

@@ -11,6 +11,7 @@ import {
   patchStatusIfChanged,
   type Reconciler,
   runWithFinalizer,
+  type Stored,
 } from '@opkit/controller-runtime';
 import { selectorFromLabels } from '@opkit/controller-runtime/cache';
 import { storageVersionMigrationRbac } from '@opkit/controller-runtime/crd';
@@ -131,11 +132,13 @@ export function memcachedReconciler(
   }
 
   /** An object of the Memcached's own name and namespace, or undefined. */
-  const getOwned = <T extends KubeObject>(type: { apiVersion: string; kind: string }, cr: Memcached) =>
-    ignoreNotFound(client.get<T>(type, cr.metadata.name!, cr.metadata.namespace));
+  const getOwned = <T extends KubeObject>(
+    type: { apiVersion: string; kind: string },
+    cr: Stored<Memcached>,
+  ) => ignoreNotFound(client.get<T>(type, cr.metadata.name, cr.metadata.namespace));
 
   /** Applies the Deployment, the Service and the PDB; says what the Deployment was and what applying did. */
-  async function applyOwnedObjects(cr: Memcached, image: string) {
+  async function applyOwnedObjects(cr: Stored<Memcached>, image: string) {
     const deployment = await getOwned<Deployment>(DEPLOYMENT, cr);
     const desired = desiredDeployment(cr, image);
     if (deployment?.spec?.replicas !== undefined && deployment.spec.replicas !== cr.spec.replicas) {
@@ -150,14 +153,14 @@ export function memcachedReconciler(
     else if (pdb) {
       await client.delete({
         ...POD_DISRUPTION_BUDGET,
-        name: cr.metadata.name!,
+        name: cr.metadata.name,
         namespace: cr.metadata.namespace,
       });
     }
     return { deployment, outcome };
   }
 
-  async function apply(cr: Memcached): Promise<void> {
+  async function apply(cr: Stored<Memcached>): Promise<void> {
     let image: string;
     try {
       image = imageFor(cr, env);

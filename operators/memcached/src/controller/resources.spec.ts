@@ -1,11 +1,12 @@
+import type { Stored } from '@opkit/controller-runtime';
 import { describe, expect, it } from 'vitest';
 import type { Memcached } from '../api/v1beta1/memcached.js';
 import { desiredDeployment, ImageNotConfiguredError, imageFor, memcachedArgs } from './resources.js';
 
-const cr: Memcached = {
+const cr: Stored<Memcached> = {
   apiVersion: 'cache.example.com/v1beta1',
   kind: 'Memcached',
-  metadata: { name: 'cache', namespace: 'apps', uid: 'uid-1' },
+  metadata: { name: 'cache', namespace: 'apps', uid: 'uid-1', resourceVersion: '1' },
   spec: { replicas: 2, memory: '128Mi', extraArgs: ['-v'] },
 };
 

@@ -1,4 +1,4 @@
-import { setControllerReference } from '@opkit/controller-runtime';
+import { type Stored, setControllerReference } from '@opkit/controller-runtime';
 import {
   containerResources,
   DEPLOYMENT,
@@ -10,18 +10,26 @@ import {
 } from '@opkit/controller-runtime/kinds';
 import { DEFAULTS, defaultThreads, type Memcached, memoryMegabytes } from '../api/v1beta1/memcached.js';
 
+/**
+ * The namespace of a Memcached read from the API server: the kind is namespaced, so the server always sets
+ * it, but `Stored` cannot tell namespaced kinds from cluster-scoped ones.
+ */
+function namespaceOf(cr: Stored<Memcached>): string {
+  return cr.metadata.namespace!;
+}
+
 /** Labels on everything one Memcached owns; `instance` keeps two Memcacheds in a namespace apart. */
-export function labelsFor(cr: Memcached): Record<string, string> {
+export function labelsFor(cr: Stored<Memcached>): Record<string, string> {
   return {
     'app.kubernetes.io/name': 'memcached',
-    'app.kubernetes.io/instance': cr.metadata.name!,
+    'app.kubernetes.io/instance': cr.metadata.name,
     'app.kubernetes.io/managed-by': 'memcached-operator',
   };
 }
 
 /** The pod selector of one Memcached (a subset of its labels that never changes). */
-export function selectorFor(cr: Memcached): Record<string, string> {
-  return { 'app.kubernetes.io/name': 'memcached', 'app.kubernetes.io/instance': cr.metadata.name! };
+export function selectorFor(cr: Stored<Memcached>): Record<string, string> {
+  return { 'app.kubernetes.io/name': 'memcached', 'app.kubernetes.io/instance': cr.metadata.name };
 }
 
 /** The memcached user of the official image (and of the test cluster's image). */
@@ -65,12 +73,12 @@ export function memcachedArgs(cr: Memcached): string[] {
  * privilege escalation, no capabilities, RuntimeDefault seccomp, and no fixed UID so OpenShift's restricted
  * SCC can assign one), ready when the port accepts connections.
  */
-export function desiredDeployment(cr: Memcached, image: string): Deployment {
+export function desiredDeployment(cr: Stored<Memcached>, image: string): Deployment {
   const labels = labelsFor(cr);
   const port = portOf(cr);
   const deployment: Deployment = {
     ...DEPLOYMENT,
-    metadata: { name: cr.metadata.name!, namespace: cr.metadata.namespace!, labels },
+    metadata: { name: cr.metadata.name, namespace: namespaceOf(cr), labels },
     spec: {
       replicas: cr.spec.replicas,
       selector: { matchLabels: selectorFor(cr) },
@@ -129,10 +137,10 @@ export function desiredDeployment(cr: Memcached, image: string): Deployment {
 }
 
 /** A headless Service: DNS returns every server, so clients can hash keys over all of them. */
-export function desiredService(cr: Memcached): Service {
+export function desiredService(cr: Stored<Memcached>): Service {
   const service: Service = {
     ...SERVICE,
-    metadata: { name: cr.metadata.name!, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    metadata: { name: cr.metadata.name, namespace: namespaceOf(cr), labels: labelsFor(cr) },
     spec: {
       clusterIP: 'None',
       selector: selectorFor(cr),
@@ -144,10 +152,10 @@ export function desiredService(cr: Memcached): Service {
 }
 
 /** With more than one server, voluntary disruptions (drains) take at most one at a time. */
-export function desiredPodDisruptionBudget(cr: Memcached): PodDisruptionBudget {
+export function desiredPodDisruptionBudget(cr: Stored<Memcached>): PodDisruptionBudget {
   const pdb: PodDisruptionBudget = {
     ...POD_DISRUPTION_BUDGET,
-    metadata: { name: cr.metadata.name!, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    metadata: { name: cr.metadata.name, namespace: namespaceOf(cr), labels: labelsFor(cr) },
     spec: { maxUnavailable: 1, selector: { matchLabels: selectorFor(cr) } },
   };
   setControllerReference(cr, pdb);

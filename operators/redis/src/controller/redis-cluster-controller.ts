@@ -7,6 +7,7 @@ import {
   type ObjectClient,
   type Reconciler,
   type Result,
+  type Stored,
 } from '@opkit/controller-runtime';
 import {
   CONFIG_MAP,
@@ -182,7 +183,7 @@ export function redisClusterReconciler(
   const deps = { client, events, metrics, ...options };
   const failovers = new FailoverTracker();
   return async (req) => {
-    let cr: RedisCluster;
+    let cr: Stored<RedisCluster>;
     try {
       cr = await client.get<RedisCluster>(REDIS_CLUSTER, req.name, req.namespace);
     } catch (error) {

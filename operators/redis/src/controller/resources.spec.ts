@@ -11,7 +11,7 @@ import {
 const cr = {
   apiVersion: 'cache.example.com/v1',
   kind: 'RedisCluster',
-  metadata: { name: 'cache', namespace: 'ns', uid: 'u-1' },
+  metadata: { name: 'cache', namespace: 'ns', uid: 'u-1', resourceVersion: '1' },
   spec: { size: 6 },
 };
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { setControllerReference } from '@opkit/controller-runtime';
+import { type Stored, setControllerReference } from '@opkit/controller-runtime';
 import {
   type ConfigMap,
   containerResources,
@@ -18,23 +18,31 @@ export const DATA_DIR = '/data';
 export const CONFIG_DIR = '/etc/redis';
 export const AUTH_DIR = '/etc/redis-auth';
 
+/**
+ * The namespace of a RedisCluster read from the API server: the kind is namespaced, so the server always sets
+ * it, but `Stored` cannot tell namespaced kinds from cluster-scoped ones.
+ */
+export function namespaceOf(cr: Stored<RedisCluster>): string {
+  return cr.metadata.namespace!;
+}
+
 /** Labels on everything one RedisCluster owns; `instance` keeps two clusters in a namespace apart. */
-export function labelsFor(cr: RedisCluster): Record<string, string> {
+export function labelsFor(cr: Stored<RedisCluster>): Record<string, string> {
   return {
     'app.kubernetes.io/name': 'redis',
-    'app.kubernetes.io/instance': cr.metadata.name!,
+    'app.kubernetes.io/instance': cr.metadata.name,
     'app.kubernetes.io/component': 'cluster',
     'app.kubernetes.io/managed-by': MANAGED_BY,
   };
 }
 
 /** The pod selector of one RedisCluster (a subset of its labels that never changes). */
-export function selectorFor(cr: RedisCluster): Record<string, string> {
-  return { 'app.kubernetes.io/name': 'redis', 'app.kubernetes.io/instance': cr.metadata.name! };
+export function selectorFor(cr: Stored<RedisCluster>): Record<string, string> {
+  return { 'app.kubernetes.io/name': 'redis', 'app.kubernetes.io/instance': cr.metadata.name };
 }
 
-export const names = (cr: RedisCluster) => {
-  const name = cr.metadata.name!;
+export const names = (cr: Stored<RedisCluster>) => {
+  const name = cr.metadata.name;
   return {
     statefulSet: name,
     headless: `${name}-headless`,
@@ -49,7 +57,7 @@ export const names = (cr: RedisCluster) => {
 };
 
 /** The Secret whose key `password` is the cluster's password. */
-export function passwordSecretName(cr: RedisCluster): string {
+export function passwordSecretName(cr: Stored<RedisCluster>): string {
   return cr.spec.auth?.secretName ?? names(cr).generatedSecret;
 }
 
@@ -146,11 +154,11 @@ export function generatePassword(): string {
   return randomBytes(24).toString('base64url');
 }
 
-export function desiredConfigMap(cr: RedisCluster): ConfigMap {
+export function desiredConfigMap(cr: Stored<RedisCluster>): ConfigMap {
   const cm = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: names(cr).config, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    metadata: { name: names(cr).config, namespace: namespaceOf(cr), labels: labelsFor(cr) },
     data: { 'redis.conf': redisConf(cr) },
   };
   setControllerReference(cr, cm);
@@ -158,11 +166,11 @@ export function desiredConfigMap(cr: RedisCluster): ConfigMap {
 }
 
 /** The generated password Secret (created once; its password is never changed by the operator). */
-export function desiredPasswordSecret(cr: RedisCluster, password: string): Secret {
+export function desiredPasswordSecret(cr: Stored<RedisCluster>, password: string): Secret {
   const secret = {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: names(cr).generatedSecret, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    metadata: { name: names(cr).generatedSecret, namespace: namespaceOf(cr), labels: labelsFor(cr) },
     type: 'Opaque',
     stringData: { [PASSWORD_KEY]: password },
   };
@@ -175,7 +183,7 @@ export function desiredPasswordSecret(cr: RedisCluster, password: string): Secre
  * operator can still reach nodes started with it (also after a restart of the operator).
  */
 export function desiredAuthConfSecret(
-  cr: RedisCluster,
+  cr: Stored<RedisCluster>,
   password: string,
   previous?: string,
 ): Secret & { data: Record<string, string> } {
@@ -183,7 +191,7 @@ export function desiredAuthConfSecret(
   const secret = {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: names(cr).authConf, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    metadata: { name: names(cr).authConf, namespace: namespaceOf(cr), labels: labelsFor(cr) },
     type: 'Opaque',
     data: {
       [AUTH_CONF_KEY]: base64(authConf(password)),
@@ -216,7 +224,7 @@ const restrictedContainer = {
  * literal, longer than a function should be: the manifest reads whole, as the API server will show it.
  */
 export function desiredStatefulSet(
-  cr: RedisCluster,
+  cr: Stored<RedisCluster>,
   image: string,
   replicas: number,
   configDigest: string,
@@ -227,7 +235,7 @@ export function desiredStatefulSet(
   const sts = {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
-    metadata: { name: n.statefulSet, namespace: cr.metadata.namespace!, labels },
+    metadata: { name: n.statefulSet, namespace: namespaceOf(cr), labels },
     spec: {
       replicas,
       serviceName: n.headless,
@@ -323,11 +331,11 @@ export function desiredStatefulSet(
 }
 
 /** The headless Service that gives the StatefulSet's pods their DNS names (also for not-ready pods). */
-export function desiredHeadlessService(cr: RedisCluster): Service {
+export function desiredHeadlessService(cr: Stored<RedisCluster>): Service {
   const service = {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name: names(cr).headless, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    metadata: { name: names(cr).headless, namespace: namespaceOf(cr), labels: labelsFor(cr) },
     spec: {
       clusterIP: 'None',
       publishNotReadyAddresses: true,
@@ -343,11 +351,11 @@ export function desiredHeadlessService(cr: RedisCluster): Service {
 }
 
 /** The client Service: a stable address for a cluster-aware client's first connection. */
-export function desiredClientService(cr: RedisCluster): Service {
+export function desiredClientService(cr: Stored<RedisCluster>): Service {
   const service = {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name: names(cr).client, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    metadata: { name: names(cr).client, namespace: namespaceOf(cr), labels: labelsFor(cr) },
     spec: {
       type: 'ClusterIP',
       selector: selectorFor(cr),
@@ -359,11 +367,11 @@ export function desiredClientService(cr: RedisCluster): Service {
 }
 
 /** Voluntary disruptions (drains) take one Redis node at a time, so a primary and its replica never go together. */
-export function desiredPodDisruptionBudget(cr: RedisCluster): PodDisruptionBudget {
+export function desiredPodDisruptionBudget(cr: Stored<RedisCluster>): PodDisruptionBudget {
   const pdb = {
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
-    metadata: { name: names(cr).pdb, namespace: cr.metadata.namespace!, labels: labelsFor(cr) },
+    metadata: { name: names(cr).pdb, namespace: namespaceOf(cr), labels: labelsFor(cr) },
     spec: { maxUnavailable: 1, selector: { matchLabels: selectorFor(cr) } },
   };
   setControllerReference(cr, pdb);

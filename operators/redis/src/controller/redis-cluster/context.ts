@@ -1,8 +1,8 @@
 // What one reconcile of a RedisCluster works with: the reconciler's collaborators and the object at hand.
 
-import type { EventRecorder, Logger, ObjectClient } from '@opkit/controller-runtime';
+import type { EventRecorder, Logger, ObjectClient, Stored } from '@opkit/controller-runtime';
 import type { RedisCluster } from '../../api/v1/redis-cluster.js';
-import { names } from '../resources.js';
+import { names, namespaceOf } from '../resources.js';
 import type { ClusterMetrics } from './metrics.js';
 
 export interface ReconcilerDeps {
@@ -18,7 +18,7 @@ export interface ReconcilerDeps {
 
 /** One reconcile of one RedisCluster. */
 export interface ClusterPass extends ReconcilerDeps {
-  readonly cr: RedisCluster;
+  readonly cr: Stored<RedisCluster>;
   readonly namespace: string;
   readonly generation: number | undefined;
   /** The metric labels, also put on every log line. */
@@ -26,14 +26,14 @@ export interface ClusterPass extends ReconcilerDeps {
   readonly names: ReturnType<typeof names>;
 }
 
-export function startPass(deps: ReconcilerDeps, cr: RedisCluster): ClusterPass {
-  const namespace = cr.metadata.namespace!;
+export function startPass(deps: ReconcilerDeps, cr: Stored<RedisCluster>): ClusterPass {
+  const namespace = namespaceOf(cr);
   return {
     ...deps,
     cr,
     namespace,
     generation: cr.metadata.generation,
-    labels: { namespace, name: cr.metadata.name! },
+    labels: { namespace, name: cr.metadata.name },
     names: names(cr),
   };
 }

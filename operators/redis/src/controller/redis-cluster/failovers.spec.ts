@@ -1,3 +1,4 @@
+import type { Stored } from '@opkit/controller-runtime';
 import { FakeClient, recordingEvents } from '@opkit/controller-runtime/testing';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
@@ -8,9 +9,9 @@ import { FailoverTracker } from './failovers.js';
 import { clusterMetrics } from './metrics.js';
 
 function setup() {
-  const cr: RedisCluster = {
+  const cr: Stored<RedisCluster> = {
     ...REDIS_CLUSTER,
-    metadata: { name: 'cache', namespace: 'ns' },
+    metadata: { name: 'cache', namespace: 'ns', uid: 'uid-cache', resourceVersion: '1' },
     spec: { size: 6 },
   };
   const { events, recorded } = recordingEvents('cache.example.com/redis-operator');

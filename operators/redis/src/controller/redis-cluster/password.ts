@@ -54,7 +54,7 @@ function registerSecretUser({ secretUsers, cr, namespace }: ClusterPass, name: s
   if (!secretUsers) return;
   const key = `${namespace}/${name}`;
   const users = secretUsers.get(key) ?? new Set();
-  users.add(cr.metadata.name!);
+  users.add(cr.metadata.name);
   secretUsers.set(key, users);
 }
 

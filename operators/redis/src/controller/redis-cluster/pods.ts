@@ -31,7 +31,7 @@ export async function listPods(
       return ordinal === undefined
         ? undefined
         : {
-            name: p.metadata.name!,
+            name: p.metadata.name,
             uid: p.metadata.uid,
             ordinal,
             ip: p.status?.podIP,

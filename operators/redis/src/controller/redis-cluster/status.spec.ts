@@ -1,11 +1,12 @@
+import type { Stored } from '@opkit/controller-runtime';
 import { describe, expect, it } from 'vitest';
 import { REDIS_CLUSTER, type RedisCluster } from '../../api/v1/redis-cluster.js';
 import type { SyncResult } from '../topology.js';
 import { clusterStatus, requeueAfter } from './status.js';
 
-const cr: RedisCluster = {
+const cr: Stored<RedisCluster> = {
   ...REDIS_CLUSTER,
-  metadata: { name: 'cache', namespace: 'ns', uid: 'u-1', generation: 4 },
+  metadata: { name: 'cache', namespace: 'ns', uid: 'u-1', resourceVersion: '1', generation: 4 },
   spec: { size: 6 },
 };
 

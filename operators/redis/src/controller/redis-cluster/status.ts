@@ -5,6 +5,7 @@ import {
   type Condition,
   findStatusCondition,
   type Result,
+  type Stored,
   setStatusConditions,
 } from '@opkit/controller-runtime';
 import { isSubset } from '@opkit/controller-runtime/controllerutil';
@@ -32,7 +33,7 @@ export function condition(
 /** Patches the status subresource unless `next` says nothing new; an event for each condition that changes. */
 export async function writeStatus(
   { client, events }: Pick<ReconcilerDeps, 'client' | 'events'>,
-  cr: RedisCluster,
+  cr: Stored<RedisCluster>,
   next: RedisClusterStatus,
 ): Promise<void> {
   const current = cr.status ?? {};
@@ -51,7 +52,7 @@ export async function writeStatus(
     }
   }
   await client.patch(
-    { ...REDIS_CLUSTER, name: cr.metadata.name!, namespace: cr.metadata.namespace },
+    { ...REDIS_CLUSTER, name: cr.metadata.name, namespace: cr.metadata.namespace },
     { status: next },
     'merge',
     { subresource: 'status' },
@@ -103,7 +104,7 @@ export const settled = (cr: RedisCluster, sync: SyncResult, replicas: number) =>
 
 /** The status after a pass over the cluster. */
 export function clusterStatus(
-  cr: RedisCluster,
+  cr: Stored<RedisCluster>,
   sync: SyncResult,
   replicas: number,
   secretProblem: Problem | undefined,
