@@ -11,17 +11,22 @@ import type {
 } from './client.js';
 import type { ObjectClient } from './object-client.js';
 
+/** What the client needs of the informer cache. */
+type ClientCache = Pick<InformerCache, 'get' | 'list' | 'observe'>;
+/** What the client needs of the API client. */
+type ClientApi = Pick<KubeClient, 'create' | 'update' | 'updateStatus' | 'patch' | 'apply' | 'delete'>;
+
 /**
  * The client controllers use, as controller-runtime's default client: reads from the shared informer cache
  * (deep-frozen objects, no API traffic), writes straight to the API server with this manager's field
  * manager. For a read that must see the server's latest state, use the manager's `apiReader`.
  */
 export class Client implements ObjectClient {
-  readonly #cache: InformerCache;
-  readonly #api: KubeClient;
+  readonly #cache: ClientCache;
+  readonly #api: ClientApi;
   readonly fieldManager: string;
 
-  constructor(cache: InformerCache, api: KubeClient, fieldManager: string) {
+  constructor(cache: ClientCache, api: ClientApi, fieldManager: string) {
     this.#cache = cache;
     this.#api = api;
     this.fieldManager = fieldManager;
@@ -39,24 +44,30 @@ export class Client implements ObjectClient {
     return { fieldManager: this.fieldManager, ...options };
   }
 
-  /** Hands what the server answered to the cache, so our next read sees our own write. */
-  async #written<T extends KubeObject>(write: Promise<Stored<T>>): Promise<Stored<T>> {
+  /**
+   * Hands what the server answered to the cache, so our next read sees our own write. A dry run's answer is
+   * what the object would have become, not what is stored, so it stays out.
+   */
+  async #written<T extends KubeObject>(
+    write: Promise<Stored<T>>,
+    options?: { dryRun?: boolean },
+  ): Promise<Stored<T>> {
     const obj = await write;
-    if (!(obj as { metadata?: unknown })?.metadata) return obj;
+    if (options?.dryRun || !(obj as { metadata?: unknown })?.metadata) return obj;
     this.#cache.observe(obj);
     return obj;
   }
 
   create<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>> {
-    return this.#written(this.#api.create(obj, this.#opts(options)));
+    return this.#written(this.#api.create(obj, this.#opts(options)), options);
   }
 
   update<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>> {
-    return this.#written(this.#api.update(obj, this.#opts(options)));
+    return this.#written(this.#api.update(obj, this.#opts(options)), options);
   }
 
   updateStatus<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>> {
-    return this.#written(this.#api.updateStatus(obj, this.#opts(options)));
+    return this.#written(this.#api.updateStatus(obj, this.#opts(options)), options);
   }
 
   patch<T extends KubeObject>(
@@ -65,7 +76,7 @@ export class Client implements ObjectClient {
     type: PatchType = 'merge',
     options: WriteOptions & { subresource?: 'status' } = {},
   ): Promise<Stored<T>> {
-    return this.#written(this.#api.patch<T>(target, patch, type, this.#opts(options)));
+    return this.#written(this.#api.patch<T>(target, patch, type, this.#opts(options)), options);
   }
 
   /** Server-side apply with this manager's field manager (forced by default). */
