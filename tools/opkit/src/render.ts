@@ -8,15 +8,13 @@ import {
   type Catalog,
   type CatalogFormat,
   emptyCatalog,
-  formatOlmBundleJson,
   loadCatalog,
   type MigrationLevel,
   migrateCatalog,
   parseCatalogContent,
-  renderBundle,
   serializeCatalog,
   writeCatalog,
-} from '@opkit/olm';
+} from '@opkit/olm/catalog';
 import { CliError } from './cli-error.js';
 
 /** The label every registry+v1 bundle image carries (its metadata/annotations.yaml). */
@@ -40,7 +38,9 @@ function isBundleDirectory(dir: string): boolean {
   return existsSync(join(dir, 'metadata', 'annotations.yaml'));
 }
 
-function bundleCatalog(dir: string, image: string, where: string): Catalog {
+/** A bundle rendered as a one-bundle catalog; the bundle readers load only when a bundle is rendered. */
+async function bundleCatalog(dir: string, image: string, where: string): Promise<Catalog> {
+  const { formatOlmBundleJson, renderBundle } = await import('@opkit/olm/bundle');
   return parseCatalogContent(formatOlmBundleJson(renderBundle(dir, { image })), where);
 }
 
@@ -69,7 +69,7 @@ async function renderImage(image: OciImage, reference: string): Promise<Rendered
           `${reference}: cannot unpack a layer: ${(err as Error).message}`,
         );
       });
-      return { catalog: bundleCatalog(root, reference, reference), kind: 'bundle' };
+      return { catalog: await bundleCatalog(root, reference, reference), kind: 'bundle' };
     } finally {
       await rm(root, { recursive: true, force: true });
     }
@@ -88,7 +88,8 @@ async function renderImage(image: OciImage, reference: string): Promise<Rendered
 async function renderSource(source: string, options: RenderSourceOptions): Promise<Rendered> {
   // A catalog or bundle directory, what most renders read, needs none of the image and registry code.
   if (existsSync(source) && statSync(source).isDirectory() && !existsSync(join(source, 'oci-layout'))) {
-    if (isBundleDirectory(source)) return { catalog: bundleCatalog(source, '', source), kind: 'bundle' };
+    if (isBundleDirectory(source))
+      return { catalog: await bundleCatalog(source, '', source), kind: 'bundle' };
     return { catalog: await loadCatalog(source), kind: 'catalog' };
   }
   const [{ parseReference, readLayout, splitTrailingTag }, { cliRegistryClient }] = await Promise.all([
@@ -101,7 +102,7 @@ async function renderSource(source: string, options: RenderSourceOptions): Promi
   if (existsSync(dir) && statSync(dir).isDirectory()) {
     if (existsSync(join(dir, 'oci-layout'))) return renderImage(await readLayout(dir, tag), source);
     if (tag === undefined && isBundleDirectory(dir))
-      return { catalog: bundleCatalog(dir, '', dir), kind: 'bundle' };
+      return { catalog: await bundleCatalog(dir, '', dir), kind: 'bundle' };
     if (tag === undefined) return { catalog: await loadCatalog(dir), kind: 'catalog' };
   }
   if (existsSync(source)) {

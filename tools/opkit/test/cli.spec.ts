@@ -513,6 +513,23 @@ registerHooks({ load(url, context, next) { process.stderr.write('loaded ' + url 
     expect(heavy).toEqual([]);
   });
 
+  it('validates and renders a JSON catalog without the YAML library or the OLM concepts it does not use', async () => {
+    for (const args of [
+      ['catalog', 'validate', 'catalog/configs'],
+      ['catalog', 'render', 'catalog/configs', '-o', 'json'],
+    ]) {
+      const { modules } = await loadedModules(...args);
+      expect(
+        modules.some((url) => url.includes('/libs/olm/')),
+        args.join(' '),
+      ).toBe(true);
+      const unused = modules.filter((url) =>
+        /\/(yaml|libs\/olm\/dist\/(registry|install|scorecard|graph|validation))\//.test(url),
+      );
+      expect(unused, args.join(' ')).toEqual([]);
+    }
+  });
+
   it('keeps its compiled code in a per-user cache, and runs the same where it cannot keep one', async () => {
     const version = async (env: NodeJS.ProcessEnv): Promise<string> => {
       const { stdout } = await run(process.execPath, [opkit, '--version'], {

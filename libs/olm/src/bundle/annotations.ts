@@ -1,5 +1,5 @@
-import { stringify } from 'yaml';
 import { byteOrder } from '../go-compat/go-format.js';
+import { yamlLibrary } from '../yaml-library.js';
 
 /** Annotation (and image label) keys of a registry+v1 bundle. */
 export const BundleAnnotation = {
@@ -56,7 +56,9 @@ export function bundleAnnotations(meta: BundleMetadata): Record<string, string> 
 
 /** A `key: value` YAML line for a scalar (quoted only when plain text would be misread). */
 function yamlEntry(key: string, value: string): string {
-  return stringify({ [key]: value }, { version: '1.1', lineWidth: 0 }).trimEnd();
+  return yamlLibrary()
+    .stringify({ [key]: value }, { version: '1.1', lineWidth: 0 })
+    .trimEnd();
 }
 
 /** `metadata/annotations.yaml` byte for byte as `operator-sdk generate bundle` writes it (olm.md §1.3). */

@@ -1,7 +1,8 @@
-import { Document, type DocumentOptions, type ParseOptions, type SchemaOptions, visit } from 'yaml';
+import type { DocumentOptions, ParseOptions, SchemaOptions } from 'yaml';
 import { yamlDepthError } from '../catalog/yaml-depth.js';
 import { canUsePlain } from '../catalog/yaml-emit.js';
 import { parseGoYamlDocuments } from '../go-compat/index.js';
+import { yamlLibrary } from '../yaml-library.js';
 
 /**
  * YAML the way the Go tools read and write it. They decode with go-yaml v2 (YAML 1.1: `yes`, `on`, `y` are
@@ -78,6 +79,7 @@ const YAML11_BREAKS = /[\u0085\u2028\u2029]/;
  * a YAML 1.1 line break (NEL, LS, PS) are written double-quoted with escapes, so Go reads them back unchanged.
  */
 export function toGoYaml(value: unknown): string {
+  const { Document, visit } = yamlLibrary();
   const doc = new Document(value, { ...GO_YAML, sortMapEntries: true, aliasDuplicateObjects: false });
   let needsEscapes = false;
   visit(doc, {

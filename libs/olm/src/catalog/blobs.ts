@@ -12,6 +12,7 @@ import {
   type ChannelEntry,
   type DeprecationBlob,
   type DeprecationEntry,
+  type OtherBlob,
   type PackageBlob,
   type Property,
   SCHEMA_BUNDLE,
@@ -37,8 +38,10 @@ function entry(e: Fields): ChannelEntry {
   return out;
 }
 
-function withSource<T extends object>(blob: T, source: BlobSource | undefined): T {
-  return source === undefined ? blob : { ...blob, source };
+/** Records where a blob was read, as its last key; the blob is one this module just built, so no copy. */
+function withSource<T extends { source?: BlobSource }>(blob: T, source: BlobSource | undefined): T {
+  if (source !== undefined) blob.source = source;
+  return blob;
 }
 
 /** Builds a typed package blob from a decoded `declcfg.Package`. */
@@ -92,7 +95,8 @@ function toDeprecation(d: Fields, source?: BlobSource): DeprecationBlob {
         return { reference, message: str(e.message) };
       })
     : [];
-  return withSource({ schema: SCHEMA_DEPRECATIONS, package: str(d.package), entries }, source);
+  const out: DeprecationBlob = { schema: SCHEMA_DEPRECATIONS, package: str(d.package), entries };
+  return withSource(out, source);
 }
 
 /**
@@ -138,10 +142,10 @@ export function addMeta(catalog: Catalog, meta: Meta, source?: BlobSource): stri
     }
     case '':
       return `object '${meta.blob === null ? '' : `${encodeGoJson(meta.blob)}\n`}' is missing root schema field`;
-    default:
-      catalog.others.push(
-        withSource({ schema: meta.schema, package: meta.package, name: meta.name, blob }, source),
-      );
+    default: {
+      const other: OtherBlob = { schema: meta.schema, package: meta.package, name: meta.name, blob };
+      catalog.others.push(withSource(other, source));
       return undefined;
+    }
   }
 }

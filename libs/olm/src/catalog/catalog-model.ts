@@ -1,5 +1,5 @@
 import { formatVersion, type PrereleaseIdentifier, type Version } from '../semver/version.js';
-import { byteOrder } from './go-format.js';
+import { sortInByteOrder } from './go-format.js';
 import type { ParsedProperties } from './properties.js';
 import type { BundleBlob, ChannelBlob, PackageBlob } from './types.js';
 
@@ -67,5 +67,5 @@ export function declaredChannels(pkg: ModelPackage): ModelChannel[] {
 
 /** The map's values ordered by key, bytewise as Go sorts strings, so results do not depend on input order. */
 export function sortedValues<T>(map: ReadonlyMap<string, T>): T[] {
-  return [...map.entries()].sort(([a], [b]) => byteOrder(a, b)).map(([, value]) => value);
+  return sortInByteOrder([...map.keys()]).map((key) => map.get(key) as T);
 }

@@ -1,6 +1,6 @@
-import { byteOrder, goFloat } from '../go-compat/go-format.js';
+import { byteOrder, goFloat, sortInByteOrder } from '../go-compat/go-format.js';
 
-export { byteOrder, goFloat };
+export { byteOrder, goFloat, sortInByteOrder };
 
 /**
  * Go `fmt` renderings of JSON-decoded values (`interface{}` holding float64, string, bool, nil,

@@ -1,6 +1,6 @@
 import { goFieldName } from '../go-compat/index.js';
 import { Base64Error, decodeGoBase64, encodeGoBase64 } from './go-base64.js';
-import { byteOrder } from './go-format.js';
+import { sortInByteOrder } from './go-format.js';
 
 /** A Go type as far as `encoding/json` decoding cares; `name` is what Go prints in type errors. */
 export type GoType =
@@ -75,6 +75,7 @@ function shortName(structName: string): string {
 // the first error and the struct field path with `mismatch`; see the comment on `decode`.
 export function decodeGo(input: unknown, type: GoType, options: GoDecodeOptions = {}): GoDecodeResult {
   let firstError: string | undefined;
+  // The Go name of the struct whose field is being decoded, shortened only when a mismatch is reported.
   let structName: string | undefined;
   const fieldStack: string[] = [];
   const save = (message: string): void => {
@@ -84,7 +85,7 @@ export function decodeGo(input: unknown, type: GoType, options: GoDecodeOptions 
     const target = goTypeString(t);
     if (structName !== undefined) {
       save(
-        `json: cannot unmarshal ${what} into Go struct field ${structName}.${fieldStack.join('.')} of type ${target}`,
+        `json: cannot unmarshal ${what} into Go struct field ${shortName(structName)}.${fieldStack.join('.')} of type ${target}`,
       );
     } else {
       save(`json: cannot unmarshal ${what} into Go value of type ${target}`);
@@ -143,7 +144,7 @@ export function decodeGo(input: unknown, type: GoType, options: GoDecodeOptions 
           return undefined;
         }
         const out: Record<string, unknown> = {};
-        for (const k of Object.keys(v).sort(byteOrder)) {
+        for (const k of sortInByteOrder(Object.keys(v))) {
           out[k] = decode((v as Record<string, unknown>)[k], t.elem) ?? zero(t.elem);
         }
         return out;
@@ -155,7 +156,7 @@ export function decodeGo(input: unknown, type: GoType, options: GoDecodeOptions 
         }
         const out: Record<string, unknown> = {};
         const keys = Object.keys(v);
-        if (keys.length > 1) keys.sort(byteOrder);
+        if (keys.length > 1) sortInByteOrder(keys);
         for (const key of keys) {
           const field = goFieldName(t.fields, key);
           if (field === undefined) {
@@ -163,7 +164,7 @@ export function decodeGo(input: unknown, type: GoType, options: GoDecodeOptions 
             continue;
           }
           const savedStruct = structName;
-          structName = shortName(t.name);
+          structName = t.name;
           fieldStack.push(field);
           const decoded = decode((v as Record<string, unknown>)[key], t.fields[field]!);
           fieldStack.pop();

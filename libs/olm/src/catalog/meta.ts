@@ -111,6 +111,47 @@ export function toMeta(value: unknown, text: string): Meta {
     throw new MetaError(prettyJsonError(message, text, offset));
   }
   const blob = value as Record<string, unknown>;
+  // Each key folded once, kept in a set only to find a collision: catalogs have none, and only then are the
+  // keys grouped for the error (metaByFolding).
+  const folded = new Set<string>();
+  let schemaKey: string | undefined;
+  let packageKey: string | undefined;
+  let nameKey: string | undefined;
+  for (const key of Object.keys(blob)) {
+    const f = key.toLowerCase();
+    if (folded.has(f)) return metaByFolding(blob);
+    folded.add(f);
+    if (f === 'schema') schemaKey = key;
+    else if (f === 'package') packageKey = key;
+    else if (f === 'name') nameKey = key;
+  }
+  return {
+    schema: stringField(blob, schemaKey),
+    package: stringField(blob, packageKey),
+    name: stringField(blob, nameKey),
+    blob,
+  };
+}
+
+/** The value of `key` (the key that folds to a Meta field), which must be a string; `''` without one. */
+function stringField(blob: Record<string, unknown>, key: string | undefined): string {
+  if (key === undefined) return '';
+  const v = blob[key];
+  if (typeof v !== 'string') {
+    throw new MetaError(
+      `expected value for key ${goQuote(key)} to be a string, got ${goBoolVerb(v)}: ${goValue(v)}`,
+    );
+  }
+  return v;
+}
+
+/**
+ * The {@link Meta} of an object, grouping every key by its folded form first: what {@link toMeta} does when two
+ * keys fold alike, and the reference its single pass is tested against.
+ *
+ * @throws MetaError
+ */
+export function metaByFolding(blob: Record<string, unknown>): Meta {
   const folded = new Map<string, string[]>();
   for (const key of Object.keys(blob)) {
     const f = key.toLowerCase();
@@ -124,16 +165,6 @@ export function toMeta(value: unknown, text: string): Meta {
     .map(([f, keys]) => `duplicate keys for key ${goQuote(f)}: [${keys.sort(byteOrder).join(' ')}]`);
   if (duplicates.length === 1) throw new MetaError(duplicates[0]!);
   if (duplicates.length > 1) throw new MetaError(`[${duplicates.join(', ')}]`);
-  const pick = (name: string): string => {
-    const key = folded.get(name)?.[0];
-    if (key === undefined) return '';
-    const v = blob[key];
-    if (typeof v !== 'string') {
-      throw new MetaError(
-        `expected value for key ${goQuote(key)} to be a string, got ${goBoolVerb(v)}: ${goValue(v)}`,
-      );
-    }
-    return v;
-  };
+  const pick = (name: string): string => stringField(blob, folded.get(name)?.[0]);
   return { schema: pick('schema'), package: pick('package'), name: pick('name'), blob };
 }

@@ -1,8 +1,8 @@
 // opm's catalog migrations (`--migrate-level` of `opm render`, `opm migrate` and `opm alpha render-template`):
 // rewrites of a rendered catalog into a newer shape, run in order up to the level asked for.
-import { parse } from 'yaml';
 import { csvMetadataOf } from '../bundle/render.js';
 import type { Manifest } from '../csv/types.js';
+import { yamlLibrary } from '../yaml-library.js';
 import { CatalogError } from './errors.js';
 import { decodeGoBase64 } from './go-base64.js';
 import type { GoStruct } from './go-json-encode.js';
@@ -30,7 +30,7 @@ function csvOf(bundle: BundleBlob): Manifest | undefined {
     const data = (p.value as { data?: unknown } | null)?.data;
     if (typeof data !== 'string') continue;
     try {
-      const obj = parse(Buffer.from(decodeGoBase64(data)).toString('utf8'), {
+      const obj = yamlLibrary().parse(Buffer.from(decodeGoBase64(data)).toString('utf8'), {
         maxAliasCount: 100,
       }) as unknown;
       if ((obj as Manifest | null)?.kind === 'ClusterServiceVersion') return obj as Manifest;

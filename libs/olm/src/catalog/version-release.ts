@@ -1,6 +1,5 @@
 // A bundle's place in version order as opm's declcfg sees it: the `olm.package` version, then its `release`
 // (dot-separated identifiers, compared as semver pre-release identifiers).
-import { parse } from 'yaml';
 import { goQuote } from '../go-compat/go-format.js';
 import {
   compareVersions,
@@ -9,6 +8,7 @@ import {
   parseVersion,
   type Version,
 } from '../semver/version.js';
+import { yamlLibrary } from '../yaml-library.js';
 import { decodeGoBase64 } from './go-base64.js';
 import { PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA, PROPERTY_PACKAGE } from './properties.js';
 import type { BundleBlob } from './types.js';
@@ -53,7 +53,9 @@ function usesLegacyReleaseVersion(bundle: BundleBlob): boolean {
       const data = (p.value as { data?: unknown } | null)?.data;
       if (typeof data !== 'string') continue;
       try {
-        const obj = parse(Buffer.from(decodeGoBase64(data)).toString('utf8'), { maxAliasCount: 100 }) as {
+        const obj = yamlLibrary().parse(Buffer.from(decodeGoBase64(data)).toString('utf8'), {
+          maxAliasCount: 100,
+        }) as {
           kind?: string;
           metadata?: { annotations?: Record<string, unknown> };
         } | null;

@@ -1,5 +1,6 @@
-import { type Alias, type Document, isAlias, isMap, isScalar, isSeq, type Node, type Scalar } from 'yaml';
+import type { Alias, Document, Node, Scalar } from 'yaml';
 import { goFieldName, goFloat32, goYamlScalarString, parseGoYamlDocument } from '../go-compat/index.js';
+import { yamlLibrary } from '../yaml-library.js';
 import { goFloat } from './go-format.js';
 import type { GoType } from './go-json-decode.js';
 import { yamlDepthError } from './yaml-depth.js';
@@ -108,36 +109,39 @@ class Decoder {
   /** A NaN or ±Inf was decoded: the result needs the JSON check (most documents have none). */
   nonFinite = false;
   private readonly expanding = new Set<Node>();
+  private readonly yaml = yamlLibrary();
 
   constructor(private readonly doc: Document) {}
 
   toJson(node: Node | null | undefined, target?: GoType): unknown {
     this.count();
     if (node === null || node === undefined) return null;
-    if (isAlias(node)) return this.alias(node, target);
-    if (isScalar(node)) {
+    if (this.yaml.isAlias(node)) return this.alias(node, target);
+    if (this.yaml.isScalar(node)) {
       const value = target?.kind === 'string' ? scalarToString(node) : scalarToJson(node);
       if (typeof value === 'number' && !Number.isFinite(value)) this.nonFinite = true;
       return value;
     }
-    if (isSeq(node)) {
+    if (this.yaml.isSeq(node)) {
       const elem = target?.kind === 'slice' ? target.elem : undefined;
       return node.items.map((item) => this.toJson(item as Node, elem));
     }
-    if (isMap(node)) {
+    if (this.yaml.isMap(node)) {
       const out: Record<string, unknown> = {};
       for (const pair of node.items) {
         const keyNode = pair.key as Node | null;
-        if (isScalar(keyNode) && keyNode.type === 'PLAIN' && keyNode.value === '<<') {
+        if (this.yaml.isScalar(keyNode) && keyNode.type === 'PLAIN' && keyNode.value === '<<') {
           this.merge(out, pair.value as Node, target);
           continue;
         }
         const key =
-          isScalar(keyNode) || isAlias(keyNode) || keyNode === null ? this.toJson(keyNode) : undefined;
+          this.yaml.isScalar(keyNode) || this.yaml.isAlias(keyNode) || keyNode === null
+            ? this.toJson(keyNode)
+            : undefined;
         if (key === undefined || typeof key === 'object') {
           throw new YamlConversionError('error converting YAML to JSON: unsupported map key of type: map');
         }
-        const name = keyString(key, isScalar(keyNode) ? String(keyNode.value) : undefined);
+        const name = keyString(key, this.yaml.isScalar(keyNode) ? String(keyNode.value) : undefined);
         out[name] = this.toJson(pair.value as Node, target && fieldTarget(target, name));
       }
       return out;
@@ -183,7 +187,7 @@ class Decoder {
 
   /** go-yaml v2 merge keys: maps are merged in place (later keys win); a sequence merges right to left. */
   private merge(out: Record<string, unknown>, node: Node, target: GoType | undefined): void {
-    if (isSeq(node)) {
+    if (this.yaml.isSeq(node)) {
       for (let i = node.items.length - 1; i >= 0; i--) this.merge(out, node.items[i] as Node, target);
       return;
     }

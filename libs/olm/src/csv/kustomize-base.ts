@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { Document, isMap, parseDocument } from 'yaml';
+import type { Document } from 'yaml';
+import { yamlLibrary } from '../yaml-library.js';
 import { DEFAULT_INSTALL_MODES, defaultBaseCsv } from './base.js';
 import { ownedCrdDescriptions } from './owned-crds.js';
 import { type ClusterServiceVersion, isRecord, type Manifest } from './types.js';
@@ -33,6 +34,7 @@ export function kustomizeBaseCsv(
   packageName: string,
   fresh: FreshBaseFields,
 ): string {
+  const { Document, isMap, parseDocument } = yamlLibrary();
   const doc: Document =
     existing === undefined ? new Document(freshBaseCsv(packageName, fresh)) : parseDocument(existing);
   const [yamlError] = doc.errors;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { byteOrder, goFloat, goQuote } from './go-format.js';
+import { byteOrder, goFloat, goQuote, sortInByteOrder } from './go-format.js';
 
 // A fixed seed keeps `npm test` reproducible; FUZZ_RUNS=100000 searches longer on demand.
 const params = { seed: 20261127, numRuns: Number(process.env.FUZZ_RUNS ?? 1000) };
@@ -17,6 +17,18 @@ describe("Go's formatting", () => {
       params,
     );
     expect(byteOrder('\uffff', '😀')).toBe(-1);
+  });
+
+  it('sorts as the byteOrder comparator does, with and without characters from U+D800 up', () => {
+    const char = fc.constantFrom('a', 'B', '-', '.', '0', 'é', '\ud7ff', '\ue000', '\uffff', '😀');
+    const word = fc.array(char, { maxLength: 5 }).map((chars) => chars.join(''));
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 12 }), (words) => {
+        expect(sortInByteOrder([...words])).toEqual([...words].sort(byteOrder));
+      }),
+      params,
+    );
+    expect(sortInByteOrder(['\uffff', '😀', 'b', 'a'])).toEqual(['a', 'b', '\uffff', '😀']);
   });
 
   it("writes a float64 as Go's %v: shortest digits, exponent form below 1e-4 and from 1e+06 on", () => {

@@ -82,3 +82,19 @@ export function byteOrder(a: string, b: string): number {
   if (i === length) return a.length < b.length ? -1 : 1;
   return codePointRank(a.charCodeAt(i)) < codePointRank(b.charCodeAt(i)) ? -1 : 1;
 }
+
+/** Whether no string holds a UTF-16 unit from U+D800 up, where JavaScript's string order is Go's. */
+function belowSurrogates(strings: readonly string[]): boolean {
+  for (const s of strings) {
+    for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0xd800) return false;
+  }
+  return true;
+}
+
+/**
+ * Sorts strings in place in Go's order ({@link byteOrder}). Where JavaScript's own order agrees, the sort runs
+ * without a comparator, which is several times faster on the thousands of names of a catalog.
+ */
+export function sortInByteOrder(strings: string[]): string[] {
+  return belowSurrogates(strings) ? strings.sort() : strings.sort(byteOrder);
+}

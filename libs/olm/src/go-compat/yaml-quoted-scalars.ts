@@ -1,15 +1,13 @@
-import {
-  Composer,
-  type Document,
-  type DocumentOptions,
+import type {
+  Document,
+  DocumentOptions,
   Lexer,
   LineCounter,
-  type ParseOptions,
-  Parser,
-  type SchemaOptions,
-  type YAMLError,
-  YAMLParseError,
+  ParseOptions,
+  SchemaOptions,
+  YAMLError,
 } from 'yaml';
+import { yamlLibrary } from '../yaml-library.js';
 
 /** The two private members of the `yaml` lexer that decide where a quoted scalar ends. */
 interface QuotedScalarInternals {
@@ -29,7 +27,7 @@ const DOCUMENT_MARKER = /^(?:---|\.\.\.)(?:[ \t\r\n]|$)/;
  * members, the lexer stays stock (the conformance corpus then fails rather than anything crashing).
  */
 function goLexer(): Lexer {
-  const lexer = new Lexer();
+  const lexer = new (yamlLibrary().Lexer)();
   const internals = lexer as unknown as QuotedScalarInternals;
   if (typeof internals.continueScalar !== 'function' || typeof internals.parseQuotedScalar !== 'function') {
     return lexer;
@@ -64,6 +62,7 @@ function locate(lines: LineCounter): (error: YAMLError) => void {
 }
 
 function compose(text: string, options: Options, onlyFirst: boolean): Document.Parsed[] {
+  const { Composer, LineCounter, Parser, YAMLParseError } = yamlLibrary();
   const lines = new LineCounter();
   const parser = new Parser(lines.addNewLine);
   (parser as unknown as { lexer: Lexer }).lexer = goLexer();

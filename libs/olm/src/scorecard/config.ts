@@ -1,9 +1,9 @@
 // The scorecard configuration (`tests/scorecard/config.yaml`, kind Configuration, v1alpha3) and its label
 // selector, as operator-sdk scorecard reads them.
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { readAnnotationsFile } from '../bundle/annotations-file.js';
 import { BundleFileTooLargeError, readBundleFile, readBundleText } from '../bundle/bundle-file.js';
+import { yamlLibrary } from '../yaml-library.js';
 
 export const SCORECARD_API_VERSION = 'scorecard.operatorframework.io/v1alpha3';
 export const TEST_CONFIG_ANNOTATION = 'operators.operatorframework.io.test.config.v1';
@@ -34,7 +34,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 export function parseScorecardConfig(text: string, file: string): ScorecardConfiguration {
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = yamlLibrary().parse(text);
   } catch (e) {
     throw new ScorecardConfigError(`${file}: malformed YAML: ${(e as Error).message}`);
   }

@@ -110,7 +110,7 @@ export function registerCatalogCommands(program: Command): void {
       examples(['opkit catalog validate catalog/configs', 'opkit catalog validate catalog/configs -o json']),
     )
     .action(async (dir: string, opts: { output: 'text' | 'json' }) => {
-      const { formatValidationResults, validateCatalogDir } = await import('@opkit/olm');
+      const { formatValidationResults, validateCatalogDir } = await import('@opkit/olm/catalog');
       const results = await validateCatalogDir(dir);
       const errors = results.filter((r) => r.level === 'error');
       if (opts.output === 'json')
@@ -155,7 +155,7 @@ Examples:
       ) => {
         const [{ renderSources }, { parseMigrationLevel }] = await Promise.all([
           import('../render.js'),
-          import('@opkit/olm'),
+          import('@opkit/olm/catalog'),
         ]);
         process.stdout.write(
           await renderSources(sources, opts.output, {
@@ -192,7 +192,7 @@ Examples:
       ) => {
         const [{ migrateSource }, { parseMigrationLevel }] = await Promise.all([
           import('../render.js'),
-          import('@opkit/olm'),
+          import('@opkit/olm/catalog'),
         ]);
         const written = await migrateSource(source, outDir, opts.output, {
           plainHttp: opts.plainHttp,
@@ -396,7 +396,7 @@ Examples:
             '--inline-bundles configures the server of a serving image: give --base too',
           );
         }
-        const { formatValidationResults, validateCatalogDir } = await import('@opkit/olm');
+        const { formatValidationResults, validateCatalogDir } = await import('@opkit/olm/catalog');
         const results = (await validateCatalogDir(dir)).filter((r) => r.level === 'error');
         if (results.length > 0) {
           throw new CliError('OPKIT_CATALOG_INVALID', `${dir}: ${formatValidationResults(results).trim()}`);
