@@ -67,8 +67,17 @@ describe('clusterStatus', () => {
       slotsAssigned: 0,
       clusterState: 'fail',
     });
-    expect(conditionsOf(forming).Available).toBe('False ClusterNotFormed: meeting');
-    expect(conditionsOf({ ...forming, slotsAssigned: 100 }).Available).toBe('False ClusterFail: meeting');
+    expect(conditionsOf(forming).Available).toBe(
+      'False ClusterNotFormed: cluster_state:fail, no slots assigned',
+    );
+    expect(conditionsOf({ ...forming, slotsAssigned: 100 }).Available).toBe(
+      'False ClusterFail: cluster_state:fail, 100 of 16384 slots assigned',
+    );
+    // What is being done is Progressing's to say.
+    expect(conditionsOf(forming).Progressing).toBe('True Meeting: meeting');
+    expect(conditionsOf({ ...forming, clusterState: 'unknown' }).Available).toBe(
+      'False ClusterNotFormed: no Redis node of the cluster answers',
+    );
   });
 
   it('puts a password Secret problem before failing nodes and lost slots', () => {

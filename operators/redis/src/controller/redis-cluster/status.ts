@@ -102,6 +102,14 @@ export async function writeOperationFailed(pass: ClusterPass, message: string): 
 export const settled = (cr: RedisCluster, sync: SyncResult, replicas: number) =>
   sync.ready && replicas === cr.spec.size;
 
+/** Why the cluster does not serve every slot, from its own CLUSTER INFO (what is being done is Progressing's). */
+function unavailableMessage(sync: SyncResult): string {
+  if (sync.clusterState === 'unknown') return 'no Redis node of the cluster answers';
+  const slots =
+    sync.slotsAssigned === 0 ? 'no slots assigned' : `${sync.slotsAssigned} of 16384 slots assigned`;
+  return `cluster_state:${sync.clusterState}, ${slots}`;
+}
+
 /** The status after a pass over the cluster. */
 export function clusterStatus(
   cr: Stored<RedisCluster>,
@@ -119,7 +127,7 @@ export function clusterStatus(
           'Available',
           'False',
           sync.slotsAssigned === 0 ? 'ClusterNotFormed' : 'ClusterFail',
-          sync.message,
+          unavailableMessage(sync),
           generation,
         ),
     settled(cr, sync, replicas)

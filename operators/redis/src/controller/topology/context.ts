@@ -14,7 +14,7 @@ export interface TopologyContext {
   /** Pods below `size`, and those of them that answered. */
   readonly memberPods: readonly PodInfo[];
   readonly members: readonly Observed[];
-  /** The node whose CLUSTER INFO speaks for the cluster: ordinal 0 when it answered. */
+  /** The node whose CLUSTER INFO speaks for the cluster (see {@link speaksForCluster}). */
   readonly anchor: Observed | undefined;
   /** Nodes of pods at or above `size` that a member still knows. */
   readonly leaving: readonly Observed[];
@@ -40,6 +40,23 @@ export interface ShapedContext extends ReachableContext {
   readonly targets: readonly Observed[];
 }
 
+/**
+ * The member whose CLUSTER INFO speaks for the cluster: a primary serving slots before any other node, then the
+ * one that knows the most nodes, then the lowest ordinal (ordinal 0 in a formed cluster, or one still forming).
+ * A pod that came back empty is none of these: it knows only itself at first, then for a while does not yet
+ * see the slots served, and its cluster_state would call failed a cluster its primaries go on serving.
+ */
+export function speaksForCluster(members: readonly Observed[]): Observed | undefined {
+  const servesSlots = (o: Observed) => o.self.role === 'primary' && o.self.slots.length > 0;
+  const before = (a: Observed, b: Observed) =>
+    servesSlots(a) !== servesSlots(b)
+      ? servesSlots(a)
+      : a.view.length !== b.view.length
+        ? a.view.length > b.view.length
+        : a.pod.ordinal < b.pod.ordinal;
+  return members.reduce<Observed | undefined>((best, m) => (!best || before(m, best) ? m : best), undefined);
+}
+
 export function createContext(
   input: SyncInput,
   pods: readonly PodInfo[],
@@ -50,7 +67,7 @@ export function createContext(
   const byPod = new Map(observed.map((o) => [o.pod.name, o]));
   const members = observed.filter((o) => o.pod.ordinal < input.size);
   const memberPods = pods.filter((p) => p.ordinal < input.size);
-  const anchor = members.find((m) => m.pod.ordinal === 0) ?? members[0];
+  const anchor = speaksForCluster(members);
   // Leaving pods still part of the cluster (known to a member) take part until they are forgotten.
   const leaving = observed.filter(
     (o) => o.pod.ordinal >= input.size && members.some((m) => m.view.some((n) => n.id === o.self.id)),

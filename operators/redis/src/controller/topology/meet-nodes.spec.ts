@@ -16,7 +16,7 @@ describe('meetNodes', () => {
       'redis-1: CLUSTER MEET 10.0.0.3 6379',
     ]);
     expect(result?.phase).toBe('Meeting');
-    expect(result?.message).toBe('introduced 3 node link(s) with CLUSTER MEET');
+    expect(result?.message).toBe('introducing the nodes to each other with CLUSTER MEET');
     expect(result?.actions).toEqual([
       { reason: 'NodesMet', message: 'introduced 3 node link(s) with CLUSTER MEET' },
     ]);
@@ -44,7 +44,9 @@ describe('meetNodes', () => {
       'redis-1: CLUSTER MEET 10.0.0.4 6379',
       'redis-2: CLUSTER MEET 10.0.0.4 6379',
     ]);
-    expect(result?.message).toBe('introduced 2 node link(s) with CLUSTER MEET');
+    expect(result?.actions).toEqual([
+      { reason: 'NodesMet', message: 'introduced 2 node link(s) with CLUSTER MEET' },
+    ]);
   });
 
   it('does nothing once everyone knows everyone', async () => {
@@ -76,7 +78,7 @@ describe('awaitAgreement', () => {
     );
     const result = awaitAgreement(reachableContext(cluster, formed));
     expect(result?.phase).toBe('Joining');
-    expect(result?.message).toBe('waiting for 2 node(s) to agree on the cluster membership');
+    expect(result?.message).toBe('waiting for every node to agree on the cluster membership');
   });
 
   it('goes on when every node agrees', () => {

@@ -25,7 +25,9 @@ export async function meetNodes(ctx: ReachableContext): Promise<SyncResult | und
   const met = meetings.length;
   if (met === 0) return undefined;
   ctx.actions.push({ reason: 'NodesMet', message: `introduced ${met} node link(s) with CLUSTER MEET` });
-  return ctx.report('Meeting', `introduced ${met} node link(s) with CLUSTER MEET`);
+  // The count goes to the event; the status says what is going on, so a next pass that meets fewer nodes
+  // does not write it again.
+  return ctx.report('Meeting', 'introducing the nodes to each other with CLUSTER MEET');
 }
 
 /** Waits while some node misses another, sees it at another IP, failing, or in another role. */
@@ -43,6 +45,7 @@ export function awaitAgreement(ctx: ReachableContext): SyncResult | undefined {
     failing.length > 0 ? 'Degraded' : 'Joining',
     failing.length > 0
       ? `nodes marked failing: ${failing.map((f) => f.pod.name).join(', ')}`
-      : `waiting for ${disagreeing.length} node(s) to agree on the cluster membership`,
+      : // Not how many: that falls as gossip spreads, and each new count would be one more status write.
+        'waiting for every node to agree on the cluster membership',
   );
 }

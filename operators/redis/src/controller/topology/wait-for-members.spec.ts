@@ -37,4 +37,28 @@ describe('waitForMembers', () => {
     const ctx = reachable(new FakeCluster(formedCluster()).context(shape));
     expect(ctx?.anchor.pod.name).toBe('redis-0');
   });
+
+  it('does not anchor on a member that came back empty: it knows only itself, so its cluster_state says fail', () => {
+    const cluster = new FakeCluster(
+      formedCluster().map((n) =>
+        n.pod === 'redis-0'
+          ? { pod: 'redis-0', id: 'f0', ip: '10.0.0.7', knows: [], clusterState: 'fail' }
+          : n,
+      ),
+    );
+    const ctx = reachable(cluster.context(shape));
+    expect(ctx?.anchor.pod.name).toBe('redis-1');
+  });
+
+  it('anchors on a primary serving slots before a member that knows as many nodes but serves none', () => {
+    const cluster = new FakeCluster(
+      formedCluster().map((n) =>
+        n.pod === 'redis-0' ? { pod: 'redis-0', id: 'f0', ip: '10.0.0.7', clusterState: 'fail' } : n,
+      ),
+    );
+    const ctx = reachable(cluster.context(shape));
+    expect(ctx?.anchor.self.role).toBe('primary');
+    expect(ctx?.anchor.self.slots.length).toBeGreaterThan(0);
+    expect(ctx?.anchor.pod.name).not.toBe('redis-0');
+  });
 });
