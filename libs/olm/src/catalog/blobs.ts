@@ -25,9 +25,40 @@ type Fields = Record<string, unknown>;
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-function properties(v: unknown): Property[] | undefined {
+/** A property as {@link properties} builds it. */
+function propertyOf(p: Fields): Property {
+  return 'value' in p ? { type: str(p.type), value: p.value } : { type: str(p.type) };
+}
+
+/**
+ * Whether a decoded `property.Property` already is what {@link propertyOf} would build: a string `type` as its
+ * first key, then at most `value` (the decoder gives structs no other keys).
+ */
+function isBuiltProperty(p: Fields): boolean {
+  if (typeof p.type !== 'string') return false;
+  for (const key in p) return key === 'type';
+  return false;
+}
+
+/** The properties of a decoded blob, each built anew. */
+export function copiedProperties(v: unknown): Property[] | undefined {
   if (!Array.isArray(v)) return undefined;
-  return v.map((p: Fields) => ('value' in p ? { type: str(p.type), value: p.value } : { type: str(p.type) }));
+  return v.map(propertyOf);
+}
+
+/**
+ * {@link copiedProperties} without the copies: `v` is the decoder's own array, so the array and every element
+ * that already has the built shape are kept; thousands of bundles carry several properties each.
+ */
+export function properties(v: unknown): Property[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const decoded: (Fields | Property)[] = v;
+  for (let i = 0; i < decoded.length; i++) {
+    const p = decoded[i] as Fields;
+    if (!isBuiltProperty(p)) decoded[i] = propertyOf(p);
+  }
+  // Every element is now built: kept because isBuiltProperty holds, or replaced.
+  return decoded as Property[];
 }
 
 function entry(e: Fields): ChannelEntry {

@@ -1,6 +1,11 @@
 import { goQuote } from '../go-compat/go-format.js';
 import { type CatalogModel, type ModelBundle, type ModelChannel, sortedValues } from './catalog-model.js';
-import { type ParsedProperties, PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA } from './properties.js';
+import {
+  type GvkProperty,
+  type ParsedProperties,
+  PROPERTY_BUNDLE_OBJECT,
+  PROPERTY_CSV_METADATA,
+} from './properties.js';
 import { checkReplacesChain } from './replaces-chain.js';
 import { type BundleBlob, type Catalog, SCHEMA_DEPRECATIONS } from './types.js';
 import type { ReportFinding } from './validation-report.js';
@@ -11,10 +16,11 @@ type BundleProperties = ReadonlyMap<BundleBlob, ParsedProperties>;
 export function lintCatalog(catalog: Catalog, model: CatalogModel, warn: ReportFinding): void {
   warnUnknownSchemas(catalog, warn);
   warnBundleObjectsWithoutCsvMetadata(catalog, model.properties, warn);
+  const provided = providedApis(model.properties);
   for (const pkg of sortedValues(model.packages)) {
     for (const channel of sortedValues(pkg.channels)) {
       for (const bundle of sortedValues(channel.bundles)) {
-        warnRemovedApiVersions(channel, bundle, model.properties, warn);
+        warnRemovedApiVersions(channel, bundle, provided, warn);
       }
       warnHeadWithoutMetadata(pkg.name, channel, model.properties, warn);
     }
@@ -66,6 +72,27 @@ function warnHeadWithoutMetadata(
   );
 }
 
+/** The APIs a bundle provides, keyed as Go prints a GroupVersionKind. */
+type ProvidedApis = (bundle: ModelBundle | undefined) => ReadonlyMap<string, GvkProperty>;
+
+const NONE_PROVIDED: ReadonlyMap<string, GvkProperty> = new Map();
+
+/** {@link ProvidedApis} built once per blob: every bundle is the target of one edge and the source of others. */
+function providedApis(properties: BundleProperties): ProvidedApis {
+  const byBlob = new Map<BundleBlob, ReadonlyMap<string, GvkProperty>>();
+  return (bundle) => {
+    const blob = bundle?.blob;
+    if (blob === undefined) return NONE_PROVIDED;
+    let apis = byBlob.get(blob);
+    if (apis === undefined) {
+      const gvks = properties.get(blob)?.gvks ?? [];
+      apis = new Map(gvks.map((g) => [`${g.group}/${g.version}, Kind=${g.kind}`, g]));
+      byBlob.set(blob, apis);
+    }
+    return apis;
+  };
+}
+
 /**
  * An upgrade edge that stops providing an API version its predecessor provided: the CRD installed by the
  * predecessor may still store objects in that version (`status.storedVersions`), and OLM refuses such an
@@ -74,16 +101,9 @@ function warnHeadWithoutMetadata(
 function warnRemovedApiVersions(
   channel: ModelChannel,
   bundle: ModelBundle,
-  properties: BundleProperties,
+  provided: ProvidedApis,
   warn: ReportFinding,
 ): void {
-  const provided = (b: ModelBundle | undefined) =>
-    new Map(
-      ((b?.blob && properties.get(b.blob)?.gvks) ?? []).map((g) => [
-        `${g.group}/${g.version}, Kind=${g.kind}`,
-        g,
-      ]),
-    );
   const next = provided(bundle);
   if (next.size === 0) return;
   for (const from of [bundle.replaces, ...bundle.skips].filter((name) => name !== '')) {

@@ -127,13 +127,14 @@ interface BundleIdentity {
 
 function addBundle(state: ConversionState, blob: BundleBlob, report: ReportFinding): void {
   const where = { package: blob.package, bundle: blob.name, file: blob.source?.file };
-  const pkg = bundlePackage(state.model, blob, (code, message) => report(code, message, where));
+  const reportHere: ReportBundleProblem = (code, message) => report(code, message, where);
+  const pkg = bundlePackage(state.model, blob, reportHere);
   if (pkg === undefined) return;
-  if (!recordBundleName(state, blob, (code, message) => report(code, message, where))) return;
-  const properties = bundleProperties(blob, (code, message) => report(code, message, where));
+  if (!recordBundleName(state, blob, reportHere)) return;
+  const properties = bundleProperties(blob, reportHere);
   if (properties === undefined) return;
   state.model.properties.set(blob, properties);
-  const identity = bundleIdentity(blob, properties, (code, message) => report(code, message, where));
+  const identity = bundleIdentity(blob, properties, reportHere);
   if (identity === undefined) return;
   state.entriesAwaitingBundle.get(blob.package)?.delete(blob.name);
   if (!completeChannelEntries(pkg, blob, properties, identity)) {
