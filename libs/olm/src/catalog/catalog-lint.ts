@@ -72,21 +72,29 @@ function warnHeadWithoutMetadata(
   );
 }
 
-/** The APIs a bundle provides, keyed as Go prints a GroupVersionKind. */
-type ProvidedApis = (bundle: ModelBundle | undefined) => ReadonlyMap<string, GvkProperty>;
+/** The APIs a bundle provides. */
+interface Apis {
+  /** Each API keyed as Go prints a GroupVersionKind. */
+  readonly byKey: ReadonlyMap<string, GvkProperty>;
+  /** The keys in order: bundles with the same one provide the same APIs, so an edge between them drops none. */
+  readonly signature: string;
+}
 
-const NONE_PROVIDED: ReadonlyMap<string, GvkProperty> = new Map();
+type ProvidedApis = (bundle: ModelBundle | undefined) => Apis;
+
+const NONE_PROVIDED: Apis = { byKey: new Map(), signature: '' };
 
 /** {@link ProvidedApis} built once per blob: every bundle is the target of one edge and the source of others. */
 function providedApis(properties: BundleProperties): ProvidedApis {
-  const byBlob = new Map<BundleBlob, ReadonlyMap<string, GvkProperty>>();
+  const byBlob = new Map<BundleBlob, Apis>();
   return (bundle) => {
     const blob = bundle?.blob;
     if (blob === undefined) return NONE_PROVIDED;
     let apis = byBlob.get(blob);
     if (apis === undefined) {
       const gvks = properties.get(blob)?.gvks ?? [];
-      apis = new Map(gvks.map((g) => [`${g.group}/${g.version}, Kind=${g.kind}`, g]));
+      const byKey = new Map(gvks.map((g) => [`${g.group}/${g.version}, Kind=${g.kind}`, g]));
+      apis = { byKey, signature: [...byKey.keys()].map((key) => `${key.length}:${key}`).join('') };
       byBlob.set(blob, apis);
     }
     return apis;
@@ -104,11 +112,14 @@ function warnRemovedApiVersions(
   provided: ProvidedApis,
   warn: ReportFinding,
 ): void {
-  const next = provided(bundle);
+  const nextApis = provided(bundle);
+  const next = nextApis.byKey;
   if (next.size === 0) return;
-  for (const from of [bundle.replaces, ...bundle.skips].filter((name) => name !== '')) {
-    const previous = channel.bundles.get(from);
-    for (const [key, gvk] of provided(previous)) {
+  for (const from of [bundle.replaces, ...bundle.skips]) {
+    if (from === '') continue;
+    const previous = provided(channel.bundles.get(from));
+    if (previous.signature === nextApis.signature) continue;
+    for (const [key, gvk] of previous.byKey) {
       if (next.has(key)) continue;
       const kindsStillThere = [...next.values()].some((g) => g.group === gvk.group && g.kind === gvk.kind);
       if (!kindsStillThere) continue; // the kind is gone altogether: a different decision, not a version drop
