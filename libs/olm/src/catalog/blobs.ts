@@ -1,3 +1,4 @@
+import { exactBundleFields } from './bundle-fields.js';
 import { decodeGo } from './go-json-decode.js';
 import { encodeGoJson } from './go-json-encode.js';
 import { GO_BUNDLE, GO_CHANNEL, GO_DEPRECATION, GO_PACKAGE } from './go-schemas.js';
@@ -153,9 +154,13 @@ export function addMeta(catalog: Catalog, meta: Meta, source?: BlobSource): stri
       return undefined;
     }
     case SCHEMA_BUNDLE: {
-      const { value, error } = decodeGo(blob, GO_BUNDLE);
-      if (error !== undefined) return `parse bundle: ${error}`;
-      const bundle = toBundle(value as Fields, source);
+      let fields = exactBundleFields(blob);
+      if (fields === undefined) {
+        const { value, error } = decodeGo(blob, GO_BUNDLE);
+        if (error !== undefined) return `parse bundle: ${error}`;
+        fields = value as Fields;
+      }
+      const bundle = toBundle(fields, source);
       try {
         readBundleObjects(bundle);
       } catch (err) {
