@@ -74,17 +74,25 @@ function warnHeadWithoutMetadata(
 
 /** The APIs a bundle provides. */
 interface Apis {
-  /** Each API keyed as Go prints a GroupVersionKind. */
-  readonly byKey: ReadonlyMap<string, GvkProperty>;
+  readonly gvks: readonly GvkProperty[];
   /** The keys in order: bundles with the same one provide the same APIs, so an edge between them drops none. */
   readonly signature: string;
+  /** Each API keyed as Go prints a GroupVersionKind; made on first use, as most edges never need it. */
+  byKey?: ReadonlyMap<string, GvkProperty>;
 }
 
 type ProvidedApis = (bundle: ModelBundle | undefined) => Apis;
 
-const NONE_PROVIDED: Apis = { byKey: new Map(), signature: '' };
+const NONE_PROVIDED: Apis = { gvks: [], signature: '' };
 
-/** {@link ProvidedApis} built once per blob: every bundle is the target of one edge and the source of others. */
+const apiKey = (g: GvkProperty): string => `${g.group}/${g.version}, Kind=${g.kind}`;
+
+function apisByKey(apis: Apis): ReadonlyMap<string, GvkProperty> {
+  apis.byKey ??= new Map(apis.gvks.map((g) => [apiKey(g), g]));
+  return apis.byKey;
+}
+
+/** {@link ProvidedApis} made once per blob: every bundle is the target of one edge and the source of others. */
 function providedApis(properties: BundleProperties): ProvidedApis {
   const byBlob = new Map<BundleBlob, Apis>();
   return (bundle) => {
@@ -93,8 +101,12 @@ function providedApis(properties: BundleProperties): ProvidedApis {
     let apis = byBlob.get(blob);
     if (apis === undefined) {
       const gvks = properties.get(blob)?.gvks ?? [];
-      const byKey = new Map(gvks.map((g) => [`${g.group}/${g.version}, Kind=${g.kind}`, g]));
-      apis = { byKey, signature: [...byKey.keys()].map((key) => `${key.length}:${key}`).join('') };
+      let signature = '';
+      for (const g of gvks) {
+        const key = apiKey(g);
+        signature += `${key.length}:${key}`;
+      }
+      apis = { gvks, signature };
       byBlob.set(blob, apis);
     }
     return apis;
@@ -113,13 +125,13 @@ function warnRemovedApiVersions(
   warn: ReportFinding,
 ): void {
   const nextApis = provided(bundle);
-  const next = nextApis.byKey;
-  if (next.size === 0) return;
+  if (nextApis.gvks.length === 0) return;
   for (const from of [bundle.replaces, ...bundle.skips]) {
     if (from === '') continue;
     const previous = provided(channel.bundles.get(from));
     if (previous.signature === nextApis.signature) continue;
-    for (const [key, gvk] of previous.byKey) {
+    const next = apisByKey(nextApis);
+    for (const [key, gvk] of apisByKey(previous)) {
       if (next.has(key)) continue;
       const kindsStillThere = [...next.values()].some((g) => g.group === gvk.group && g.kind === gvk.kind);
       if (!kindsStillThere) continue; // the kind is gone altogether: a different decision, not a version drop
