@@ -1,3 +1,4 @@
+import { exactBundleFields } from './bundle-fields.js';
 import { decodeGo } from './go-json-decode.js';
 import { encodeGoJson } from './go-json-encode.js';
 import { GO_BUNDLE, GO_CHANNEL, GO_DEPRECATION, GO_PACKAGE } from './go-schemas.js';
@@ -25,9 +26,40 @@ type Fields = Record<string, unknown>;
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-function properties(v: unknown): Property[] | undefined {
+/** A property as {@link properties} builds it. */
+function propertyOf(p: Fields): Property {
+  return 'value' in p ? { type: str(p.type), value: p.value } : { type: str(p.type) };
+}
+
+/**
+ * Whether a decoded `property.Property` already is what {@link propertyOf} would build: a string `type` as its
+ * first key, then at most `value` (the decoder gives structs no other keys).
+ */
+function isBuiltProperty(p: Fields): boolean {
+  if (typeof p.type !== 'string') return false;
+  for (const key in p) return key === 'type';
+  return false;
+}
+
+/** The properties of a decoded blob, each built anew. */
+export function copiedProperties(v: unknown): Property[] | undefined {
   if (!Array.isArray(v)) return undefined;
-  return v.map((p: Fields) => ('value' in p ? { type: str(p.type), value: p.value } : { type: str(p.type) }));
+  return v.map(propertyOf);
+}
+
+/**
+ * {@link copiedProperties} without the copies: `v` is the decoder's own array, so the array and every element
+ * that already has the built shape are kept; thousands of bundles carry several properties each.
+ */
+export function properties(v: unknown): Property[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const decoded: (Fields | Property)[] = v;
+  for (let i = 0; i < decoded.length; i++) {
+    const p = decoded[i] as Fields;
+    if (!isBuiltProperty(p)) decoded[i] = propertyOf(p);
+  }
+  // Every element is now built: kept because isBuiltProperty holds, or replaced.
+  return decoded as Property[];
 }
 
 function entry(e: Fields): ChannelEntry {
@@ -122,9 +154,13 @@ export function addMeta(catalog: Catalog, meta: Meta, source?: BlobSource): stri
       return undefined;
     }
     case SCHEMA_BUNDLE: {
-      const { value, error } = decodeGo(blob, GO_BUNDLE);
-      if (error !== undefined) return `parse bundle: ${error}`;
-      const bundle = toBundle(value as Fields, source);
+      let fields = exactBundleFields(blob);
+      if (fields === undefined) {
+        const { value, error } = decodeGo(blob, GO_BUNDLE);
+        if (error !== undefined) return `parse bundle: ${error}`;
+        fields = value as Fields;
+      }
+      const bundle = toBundle(fields, source);
       try {
         readBundleObjects(bundle);
       } catch (err) {

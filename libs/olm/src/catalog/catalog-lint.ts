@@ -1,6 +1,11 @@
 import { goQuote } from '../go-compat/go-format.js';
 import { type CatalogModel, type ModelBundle, type ModelChannel, sortedValues } from './catalog-model.js';
-import { type ParsedProperties, PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA } from './properties.js';
+import {
+  type GvkProperty,
+  type ParsedProperties,
+  PROPERTY_BUNDLE_OBJECT,
+  PROPERTY_CSV_METADATA,
+} from './properties.js';
 import { checkReplacesChain } from './replaces-chain.js';
 import { type BundleBlob, type Catalog, SCHEMA_DEPRECATIONS } from './types.js';
 import type { ReportFinding } from './validation-report.js';
@@ -11,10 +16,11 @@ type BundleProperties = ReadonlyMap<BundleBlob, ParsedProperties>;
 export function lintCatalog(catalog: Catalog, model: CatalogModel, warn: ReportFinding): void {
   warnUnknownSchemas(catalog, warn);
   warnBundleObjectsWithoutCsvMetadata(catalog, model.properties, warn);
+  const provided = providedApis(model.properties);
   for (const pkg of sortedValues(model.packages)) {
     for (const channel of sortedValues(pkg.channels)) {
       for (const bundle of sortedValues(channel.bundles)) {
-        warnRemovedApiVersions(channel, bundle, model.properties, warn);
+        warnRemovedApiVersions(channel, bundle, provided, warn);
       }
       warnHeadWithoutMetadata(pkg.name, channel, model.properties, warn);
     }
@@ -66,6 +72,47 @@ function warnHeadWithoutMetadata(
   );
 }
 
+/** The APIs a bundle provides. */
+interface Apis {
+  readonly gvks: readonly GvkProperty[];
+  /** The keys in order: bundles with the same one provide the same APIs, so an edge between them drops none. */
+  readonly signature: string;
+  /** Each API keyed as Go prints a GroupVersionKind; made on first use, as most edges never need it. */
+  byKey?: ReadonlyMap<string, GvkProperty>;
+}
+
+type ProvidedApis = (bundle: ModelBundle | undefined) => Apis;
+
+const NONE_PROVIDED: Apis = { gvks: [], signature: '' };
+
+const apiKey = (g: GvkProperty): string => `${g.group}/${g.version}, Kind=${g.kind}`;
+
+function apisByKey(apis: Apis): ReadonlyMap<string, GvkProperty> {
+  apis.byKey ??= new Map(apis.gvks.map((g) => [apiKey(g), g]));
+  return apis.byKey;
+}
+
+/** {@link ProvidedApis} made once per blob: every bundle is the target of one edge and the source of others. */
+function providedApis(properties: BundleProperties): ProvidedApis {
+  const byBlob = new Map<BundleBlob, Apis>();
+  return (bundle) => {
+    const blob = bundle?.blob;
+    if (blob === undefined) return NONE_PROVIDED;
+    let apis = byBlob.get(blob);
+    if (apis === undefined) {
+      const gvks = properties.get(blob)?.gvks ?? [];
+      let signature = '';
+      for (const g of gvks) {
+        const key = apiKey(g);
+        signature += `${key.length}:${key}`;
+      }
+      apis = { gvks, signature };
+      byBlob.set(blob, apis);
+    }
+    return apis;
+  };
+}
+
 /**
  * An upgrade edge that stops providing an API version its predecessor provided: the CRD installed by the
  * predecessor may still store objects in that version (`status.storedVersions`), and OLM refuses such an
@@ -74,21 +121,17 @@ function warnHeadWithoutMetadata(
 function warnRemovedApiVersions(
   channel: ModelChannel,
   bundle: ModelBundle,
-  properties: BundleProperties,
+  provided: ProvidedApis,
   warn: ReportFinding,
 ): void {
-  const provided = (b: ModelBundle | undefined) =>
-    new Map(
-      ((b?.blob && properties.get(b.blob)?.gvks) ?? []).map((g) => [
-        `${g.group}/${g.version}, Kind=${g.kind}`,
-        g,
-      ]),
-    );
-  const next = provided(bundle);
-  if (next.size === 0) return;
-  for (const from of [bundle.replaces, ...bundle.skips].filter((name) => name !== '')) {
-    const previous = channel.bundles.get(from);
-    for (const [key, gvk] of provided(previous)) {
+  const nextApis = provided(bundle);
+  if (nextApis.gvks.length === 0) return;
+  for (const from of [bundle.replaces, ...bundle.skips]) {
+    if (from === '') continue;
+    const previous = provided(channel.bundles.get(from));
+    if (previous.signature === nextApis.signature) continue;
+    const next = apisByKey(nextApis);
+    for (const [key, gvk] of apisByKey(previous)) {
       if (next.has(key)) continue;
       const kindsStillThere = [...next.values()].some((g) => g.group === gvk.group && g.kind === gvk.kind);
       if (!kindsStillThere) continue; // the kind is gone altogether: a different decision, not a version drop

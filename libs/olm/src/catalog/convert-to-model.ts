@@ -32,6 +32,8 @@ interface ConversionState {
   readonly entriesAwaitingBundle: Map<string, Set<string>>;
   /** Names of the bundle blobs of each known package, duplicates and blobs that failed to convert included. */
   readonly bundleBlobNames: Map<string, Set<string>>;
+  /** Image pull specs already checked: a bundle's own image is usually among its related images too. */
+  readonly pullSpecErrors: Map<string, string | undefined>;
 }
 
 /**
@@ -44,6 +46,7 @@ export function convertToModel(catalog: Catalog, report: ReportFinding = () => {
     model: { packages: new Map(), properties: new Map() },
     entriesAwaitingBundle: new Map(),
     bundleBlobNames: new Map(),
+    pullSpecErrors: new Map(),
   };
   for (const blob of catalog.packages) addPackage(state, blob, report);
   for (const blob of catalog.channels) addChannel(state, blob, report);
@@ -127,13 +130,14 @@ interface BundleIdentity {
 
 function addBundle(state: ConversionState, blob: BundleBlob, report: ReportFinding): void {
   const where = { package: blob.package, bundle: blob.name, file: blob.source?.file };
-  const pkg = bundlePackage(state.model, blob, (code, message) => report(code, message, where));
+  const reportHere: ReportBundleProblem = (code, message) => report(code, message, where);
+  const pkg = bundlePackage(state.model, blob, reportHere);
   if (pkg === undefined) return;
-  if (!recordBundleName(state, blob, (code, message) => report(code, message, where))) return;
-  const properties = bundleProperties(blob, (code, message) => report(code, message, where));
+  if (!recordBundleName(state, blob, reportHere)) return;
+  const properties = bundleProperties(blob, reportHere);
   if (properties === undefined) return;
   state.model.properties.set(blob, properties);
-  const identity = bundleIdentity(blob, properties, (code, message) => report(code, message, where));
+  const identity = bundleIdentity(blob, properties, state.pullSpecErrors, reportHere);
   if (identity === undefined) return;
   state.entriesAwaitingBundle.get(blob.package)?.delete(blob.name);
   if (!completeChannelEntries(pkg, blob, properties, identity)) {
@@ -190,6 +194,7 @@ function bundleProperties(blob: BundleBlob, report: ReportBundleProblem): Parsed
 function bundleIdentity(
   blob: BundleBlob,
   properties: ParsedProperties,
+  pullSpecErrors: Map<string, string | undefined>,
   report: ReportBundleProblem,
 ): BundleIdentity | undefined {
   const [packageProperty] = properties.packages;
@@ -203,7 +208,7 @@ function bundleIdentity(
     report('BUNDLE_PACKAGE_PROPERTY_MISMATCH', message);
     return undefined;
   }
-  if (!imagesValid(blob, report)) return undefined;
+  if (!imagesValid(blob, pullSpecErrors, report)) return undefined;
   const version = bundleVersion(blob, packageProperty.version, report);
   if (version === undefined) return undefined;
   const release = bundleRelease(blob, packageProperty.release, report);
@@ -211,8 +216,20 @@ function bundleIdentity(
   return { version, release };
 }
 
-function imagesValid(blob: BundleBlob, report: ReportBundleProblem): boolean {
-  const imageError = blob.image === '' ? undefined : pullSpecError(blob.image);
+/** {@link pullSpecError}, remembered per spec. */
+function knownPullSpecError(spec: string, known: Map<string, string | undefined>): string | undefined {
+  if (known.has(spec)) return known.get(spec);
+  const error = pullSpecError(spec);
+  known.set(spec, error);
+  return error;
+}
+
+function imagesValid(
+  blob: BundleBlob,
+  pullSpecErrors: Map<string, string | undefined>,
+  report: ReportBundleProblem,
+): boolean {
+  const imageError = blob.image === '' ? undefined : knownPullSpecError(blob.image, pullSpecErrors);
   if (imageError !== undefined) {
     const message = `package ${goQuote(blob.package)} bundle ${goQuote(blob.name)} image: invalid image pull spec ${goQuote(blob.image)}: ${imageError}`;
     report('BUNDLE_IMAGE_INVALID', message);
@@ -221,7 +238,7 @@ function imagesValid(blob: BundleBlob, report: ReportBundleProblem): boolean {
   // opm stops at the first related image it cannot parse.
   const relatedImages = blob.relatedImages ?? [];
   for (const [index, { image }] of relatedImages.entries()) {
-    const relatedError = image === '' ? undefined : pullSpecError(image);
+    const relatedError = image === '' ? undefined : knownPullSpecError(image, pullSpecErrors);
     if (relatedError === undefined) continue;
     const message = `package ${goQuote(blob.package)} bundle ${goQuote(blob.name)} relatedImages[${index}].image: invalid image pull spec ${goQuote(image)}: ${relatedError}`;
     report('BUNDLE_RELATED_IMAGE_INVALID', message);

@@ -1,6 +1,6 @@
 import { goQuote } from '../go-compat/go-format.js';
 import { decodeGoBase64 } from './go-base64.js';
-import { decodeGo } from './go-json-decode.js';
+import { decodeGo, type GoDecodeResult, type GoType } from './go-json-decode.js';
 import { GO_PROPERTY_VALUES } from './go-schemas.js';
 import type { BundleBlob, Property } from './types.js';
 import { YamlConversionError, yamlDocumentToJson } from './yaml-json.js';
@@ -83,6 +83,40 @@ function withDefaults<T>(value: unknown, defaults: T): T {
   return { ...defaults, ...(value as object) };
 }
 
+/** The field names of Go structs whose fields are all strings, such as `property.Package` and `property.GVK`. */
+const STRING_FIELDS = new WeakMap<GoType, readonly string[] | null>();
+
+function stringFields(type: GoType): readonly string[] | null {
+  let fields = STRING_FIELDS.get(type);
+  if (fields === undefined) {
+    fields =
+      type.kind === 'struct' && Object.values(type.fields).every((f) => f.kind === 'string')
+        ? Object.keys(type.fields)
+        : null;
+    STRING_FIELDS.set(type, fields);
+  }
+  return fields;
+}
+
+/**
+ * {@link decodeGo} for a property value, without the decoder for a value of an all-string struct that spells
+ * each of its keys exactly as a field and holds a string there: that decodes to a copy of itself, and
+ * {@link parseProperties} copies it anyway, filling in the missing fields first.
+ */
+export function decodePropertyValue(value: unknown, type: GoType): GoDecodeResult {
+  const fields = stringFields(type);
+  if (fields !== null && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    let exact = true;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key) || !fields.includes(key)) exact = false;
+      else if (typeof (value as Record<string, unknown>)[key] !== 'string') exact = false;
+      if (!exact) break;
+    }
+    if (exact) return { value };
+  }
+  return decodeGo(value, type);
+}
+
 /**
  * Decodes properties by type exactly like opm's `property.Parse`, stopping at the first value that does not
  * decode into its Go type.
@@ -106,7 +140,7 @@ export function parseProperties(properties: readonly Property[]): ParsedProperti
       out.others.push(p);
       return;
     }
-    const { value, error } = decodeGo(p.value, goType);
+    const { value, error } = decodePropertyValue(p.value, goType);
     if (error !== undefined) throw new PropertyParseError(i, p.type, error);
     switch (p.type) {
       case PROPERTY_PACKAGE:

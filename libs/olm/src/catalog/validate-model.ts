@@ -20,9 +20,12 @@ interface Problem {
   readonly message: string;
 }
 
-type PackageRule = (pkg: ModelPackage) => Problem[];
-type ChannelRule = (channel: ModelChannel) => Problem[];
-type BundleRule = (bundle: ModelBundle, pkg: ModelPackage) => Problem[];
+type PackageRule = (pkg: ModelPackage) => readonly Problem[];
+type ChannelRule = (channel: ModelChannel) => readonly Problem[];
+type BundleRule = (bundle: ModelBundle, pkg: ModelPackage) => readonly Problem[];
+
+/** What a rule returns when it finds nothing: one shared list, as almost every rule finds nothing. */
+const NO_PROBLEMS: readonly Problem[] = [];
 
 const DEPRECATION_MESSAGE_MISSING: Problem = {
   code: 'DEPRECATION_MESSAGE_MISSING',
@@ -49,7 +52,7 @@ const bundleRules: readonly BundleRule[] = [
 export function validateModel(model: CatalogModel, report: ReportFinding): void {
   for (const pkg of sortedValues(model.packages)) {
     const packageWhere = { package: pkg.name, file: pkg.blob.source?.file };
-    const reportAll = (problems: Problem[], where: Parameters<ReportFinding>[2]): void => {
+    const reportAll = (problems: readonly Problem[], where: Parameters<ReportFinding>[2]): void => {
       for (const { code, message } of problems) report(code, message, where);
     };
     for (const rule of packageRulesBeforeChannels) reportAll(rule(pkg), packageWhere);
@@ -75,20 +78,20 @@ export function validateModel(model: CatalogModel, report: ReportFinding): void 
   }
 }
 
-function defaultChannelSet(pkg: ModelPackage): Problem[] {
+function defaultChannelSet(pkg: ModelPackage): readonly Problem[] {
   return pkg.defaultChannel === undefined
     ? [{ code: 'DEFAULT_CHANNEL_MISSING', message: 'default channel must be set' }]
-    : [];
+    : NO_PROBLEMS;
 }
 
-function hasChannels(pkg: ModelPackage): Problem[] {
+function hasChannels(pkg: ModelPackage): readonly Problem[] {
   return pkg.channels.size === 0
     ? [{ code: 'PACKAGE_NO_CHANNELS', message: 'package must contain at least one channel' }]
-    : [];
+    : NO_PROBLEMS;
 }
 
 /** No two bundles of the package, in any channels, share a version (with release). */
-function uniqueVersions(pkg: ModelPackage): Problem[] {
+function uniqueVersions(pkg: ModelPackage): readonly Problem[] {
   const namesByVersion = new Map<string, Set<string>>();
   for (const channel of pkg.channels.values()) {
     for (const bundle of channel.bundles.values()) {
@@ -102,23 +105,25 @@ function uniqueVersions(pkg: ModelPackage): Problem[] {
     .filter(([, names]) => names.size > 1)
     .sort(([a], [b]) => byteOrder(a, b))
     .map(([version, names]) => `{${version}: [${[...names].sort(byteOrder).join(', ')}]}`);
-  if (duplicates.length === 0) return [];
+  if (duplicates.length === 0) return NO_PROBLEMS;
   return [
     { code: 'DUPLICATE_VERSIONS', message: `duplicate versions found in bundles: [${duplicates.join(' ')}]` },
   ];
 }
 
-function packageDeprecationHasMessage(pkg: ModelPackage): Problem[] {
-  return pkg.deprecation === '' ? [DEPRECATION_MESSAGE_MISSING] : [];
+function packageDeprecationHasMessage(pkg: ModelPackage): readonly Problem[] {
+  return pkg.deprecation === '' ? [DEPRECATION_MESSAGE_MISSING] : NO_PROBLEMS;
 }
 
 /** A channel has bundles, and its replaces edges form one chain from a single head. */
-function bundlesFormOneReplacesChain(channel: ModelChannel): Problem[] {
+function bundlesFormOneReplacesChain(channel: ModelChannel): readonly Problem[] {
   if (channel.bundles.size === 0) {
     return [{ code: 'CHANNEL_EMPTY', message: 'channel must contain at least one bundle' }];
   }
   const chain = checkReplacesChain([...channel.bundles.values()]);
-  return chain.error === undefined ? [] : [{ code: replacesChainCode(chain.kind), message: chain.error }];
+  return chain.error === undefined
+    ? NO_PROBLEMS
+    : [{ code: replacesChainCode(chain.kind), message: chain.error }];
 }
 
 function replacesChainCode(kind: ReplacesChainResult['kind']): ValidationCode {
@@ -134,33 +139,34 @@ function replacesChainCode(kind: ReplacesChainResult['kind']): ValidationCode {
   }
 }
 
-function channelDeprecationHasMessage(channel: ModelChannel): Problem[] {
-  return channel.deprecation === '' ? [DEPRECATION_MESSAGE_MISSING] : [];
+function channelDeprecationHasMessage(channel: ModelChannel): readonly Problem[] {
+  return channel.deprecation === '' ? [DEPRECATION_MESSAGE_MISSING] : NO_PROBLEMS;
 }
 
-function bundleNameSet(bundle: ModelBundle): Problem[] {
-  return bundle.name === '' ? [{ code: 'BUNDLE_NAME_MISSING', message: 'name must be set' }] : [];
+function bundleNameSet(bundle: ModelBundle): readonly Problem[] {
+  return bundle.name === '' ? [{ code: 'BUNDLE_NAME_MISSING', message: 'name must be set' }] : NO_PROBLEMS;
 }
 
 /** A bundle with a release must be named `<package>-v<version>-<release>`. */
-function bundleNameNormalized(bundle: ModelBundle, pkg: ModelPackage): Problem[] {
+function bundleNameNormalized(bundle: ModelBundle, pkg: ModelPackage): readonly Problem[] {
   const normalized = bundle.release.length > 0 ? `${pkg.name}-v${versionString(bundle)}` : bundle.name;
-  if (bundle.name === normalized) return [];
+  if (bundle.name === normalized) return NO_PROBLEMS;
   const message = `name ${goQuote(bundle.name)} does not match normalized name ${goQuote(normalized)}`;
   return [{ code: 'BUNDLE_NAME_NOT_NORMALIZED', message }];
 }
 
-function skipsNotEmpty(bundle: ModelBundle): Problem[] {
+function skipsNotEmpty(bundle: ModelBundle): readonly Problem[] {
+  if (!bundle.skips.includes('')) return NO_PROBLEMS;
   return bundle.skips.flatMap((skip, index) =>
     skip === '' ? [{ code: 'BUNDLE_SKIP_EMPTY' as const, message: `skip[${index}] is empty` }] : [],
   );
 }
 
-function skipRangeValid(bundle: ModelBundle): Problem[] {
-  if (bundle.skipRange === '') return [];
+function skipRangeValid(bundle: ModelBundle): readonly Problem[] {
+  if (bundle.skipRange === '') return NO_PROBLEMS;
   try {
     parseRange(bundle.skipRange);
-    return [];
+    return NO_PROBLEMS;
   } catch (err) {
     if (!(err instanceof SemverError)) throw err;
     const message = `invalid skipRange ${goQuote(bundle.skipRange)}: ${err.message}`;
@@ -169,20 +175,20 @@ function skipRangeValid(bundle: ModelBundle): Problem[] {
 }
 
 /** A bundle needs an image unless it carries its manifests as `olm.bundle.object` properties. */
-function imageOrObjectsSet(bundle: ModelBundle): Problem[] {
+function imageOrObjectsSet(bundle: ModelBundle): readonly Problem[] {
   const blob = bundle.blob;
   // Loading has decoded each of those properties into one object, so counting them is counting the objects.
   if (blob === undefined || blob.image !== '' || (bundle.properties?.bundleObjects.length ?? 0) > 0)
-    return [];
+    return NO_PROBLEMS;
   return [{ code: 'BUNDLE_IMAGE_MISSING', message: 'bundle image must be set' }];
 }
 
-function bundleDeprecationHasMessage(bundle: ModelBundle): Problem[] {
-  return bundle.deprecation === '' ? [DEPRECATION_MESSAGE_MISSING] : [];
+function bundleDeprecationHasMessage(bundle: ModelBundle): readonly Problem[] {
+  return bundle.deprecation === '' ? [DEPRECATION_MESSAGE_MISSING] : NO_PROBLEMS;
 }
 
-function noBuildMetadataWithRelease(bundle: ModelBundle): Problem[] {
-  if ((bundle.version?.build.length ?? 0) === 0 || bundle.release.length === 0) return [];
+function noBuildMetadataWithRelease(bundle: ModelBundle): readonly Problem[] {
+  if ((bundle.version?.build.length ?? 0) === 0 || bundle.release.length === 0) return NO_PROBLEMS;
   const message = 'cannot use build metadata in version with a release version';
   return [{ code: 'BUNDLE_BUILD_METADATA_WITH_RELEASE', message }];
 }

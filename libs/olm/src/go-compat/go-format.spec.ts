@@ -31,6 +31,20 @@ describe("Go's formatting", () => {
     expect(sortInByteOrder(['\uffff', '😀', 'b', 'a'])).toEqual(['a', 'b', '\uffff', '😀']);
   });
 
+  it('sorts words that are in Go order but one pair as the byteOrder comparator does', () => {
+    const char = fc.constantFrom('a', 'B', '0', 'é', '\ue000', '\uffff', '😀');
+    const word = fc.array(char, { maxLength: 4 }).map((chars) => chars.join(''));
+    fc.assert(
+      fc.property(fc.uniqueArray(word, { maxLength: 8 }), fc.nat(), fc.boolean(), (unique, at, swap) => {
+        const words = unique.sort(byteOrder);
+        const i = words.length > 1 ? at % (words.length - 1) : 0;
+        if (swap && words.length > 1) [words[i], words[i + 1]] = [words[i + 1] as string, words[i] as string];
+        expect(sortInByteOrder([...words])).toEqual([...words].sort(byteOrder));
+      }),
+      params,
+    );
+  });
+
   it("writes a float64 as Go's %v: shortest digits, exponent form below 1e-4 and from 1e+06 on", () => {
     const cases: [number, string][] = [
       [0.0001, '0.0001'],

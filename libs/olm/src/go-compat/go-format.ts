@@ -91,10 +91,20 @@ function belowSurrogates(strings: readonly string[]): boolean {
   return true;
 }
 
+/** Whether every string comes strictly after the one before it in Go's order, so sorting would change nothing. */
+function strictlyAscending(strings: readonly string[]): boolean {
+  for (let i = 1; i < strings.length; i++) {
+    if (byteOrder(strings[i - 1] as string, strings[i] as string) >= 0) return false;
+  }
+  return true;
+}
+
 /**
- * Sorts strings in place in Go's order ({@link byteOrder}). Where JavaScript's own order agrees, the sort runs
- * without a comparator, which is several times faster on the thousands of names of a catalog.
+ * Sorts strings in place in Go's order ({@link byteOrder}). Keys of documents opm wrote come sorted already and
+ * are only checked, pair by pair; elsewhere, where JavaScript's own order agrees, the sort runs without a
+ * comparator, which is several times faster on the thousands of names of a catalog.
  */
 export function sortInByteOrder(strings: string[]): string[] {
+  if (strictlyAscending(strings)) return strings;
   return belowSurrogates(strings) ? strings.sort() : strings.sort(byteOrder);
 }
