@@ -239,7 +239,7 @@ const restart: FaultOperation = {
 
 /**
  * CI runs a sample of the cells (a crash and an API server restart at every 5th write of a scale, and at the
- * first, middle and last write of a rolling restart, which makes about 96);
+ * 1st, 49th and last of a rolling restart's about 80 writes);
  * `FAULT_MATRIX=full` runs a crash at every write of every operation, and an API server restart and held or
  * reordered watch events at every 4th.
  */
