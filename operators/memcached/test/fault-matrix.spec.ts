@@ -45,6 +45,15 @@ const namespace = 'fault-matrix';
 const SETTLE_MS = 500;
 const TIMEOUT_MS = 30_000;
 const GARBAGE_COLLECTION_MS = 120_000;
+/**
+ * After an API server restart kwok, standing in for the kubelets, lists every pod again and takes them through
+ * readiness anew, those of earlier cells too: on a busy machine a new pod can wait a minute or more to be
+ * ready, for a reason that is not the operator's (its status says so meanwhile).
+ */
+const AFTER_RESTART_MS = 150_000;
+
+/** How long a cell's object may take to converge. */
+const convergenceTimeout = (run: FaultRun) => (run.fault === 'api-restart' ? AFTER_RESTART_MS : TIMEOUT_MS);
 
 const MEMCACHEDS = collectionPath(
   { apiVersion: 'cache.example.com/v1beta1', plural: 'memcacheds' },
@@ -141,7 +150,7 @@ async function create(name: string, spec: MemcachedSpec): Promise<Meta> {
 }
 
 /** The Memcached converged to `spec` per the state test's oracle and readiness, and the operator quiet. */
-async function converged(name: string, spec: MemcachedSpec): Promise<string[]> {
+async function converged(name: string, spec: MemcachedSpec, timeoutMs = TIMEOUT_MS): Promise<string[]> {
   const { failure } = await retrying(() =>
     awaitConvergence<MemcachedSpec, MemcachedStatus>({
       rest,
@@ -152,7 +161,7 @@ async function converged(name: string, spec: MemcachedSpec): Promise<string[]> {
       ready: memcachedReady,
       written: spec,
       settleMs: SETTLE_MS,
-      timeoutMs: TIMEOUT_MS,
+      timeoutMs,
     }),
   );
   return failure ? [`${failure.kind}: ${failure.detail}`] : [];
@@ -266,7 +275,7 @@ const createOperation: FaultOperation = {
   check: async (run) => {
     const uid = uids.get(run.name) ?? '';
     return [
-      ...(await converged(run.name, { replicas: 2, threads: 4 })),
+      ...(await converged(run.name, { replicas: 2, threads: 4 }, convergenceTimeout(run))),
       ...duplicateWrites(run),
       ...(await eventProblems('create', run, uid)),
     ];
@@ -290,7 +299,7 @@ const resizeOperation: FaultOperation = {
     });
   },
   check: async (run) => [
-    ...(await converged(run.name, { replicas: 3, threads: 4 })),
+    ...(await converged(run.name, { replicas: 3, threads: 4 }, convergenceTimeout(run))),
     ...duplicateWrites(run),
     ...(await eventProblems('resize', run, uids.get(run.name) ?? '')),
   ],
