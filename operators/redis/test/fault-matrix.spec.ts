@@ -12,6 +12,7 @@ import {
   formatMatrix,
   OperatorProcess,
   operatorFromSources,
+  reachedShare,
   runFaultMatrix,
 } from '@opkit/test-cluster/fault-injection';
 import {
@@ -260,10 +261,8 @@ async function expectEveryCellPasses(operations: FaultOperation[], faults: Fault
   });
   console.log(formatMatrix(report));
   expect(report.failed.map((c) => `${cellId(c)} ${c.problems.join('; ')}`)).toEqual([]);
-  // Most cells must have reached their step. A run with fewer writes than the clean one (they vary with
-  // timing) never reaches the clean run's last write, so those cells are not counted.
-  const sampled = report.cells.filter((c) => c.step < (report.steps[c.operation] ?? 0));
-  expect(sampled.filter((c) => c.reached).length).toBeGreaterThan(sampled.length * 0.7);
+  // Timing may shorten a run (fewer status updates), skipping its last cells, but not most of them.
+  expect(reachedShare(report)).toBeGreaterThan(0.7);
 }
 
 /** Every fault of the full matrix, or in CI a crash and an API server restart at every `ciSample`th write. */

@@ -10,6 +10,7 @@ export {
   type FaultRun,
   formatMatrix,
   plannedSteps,
+  reachedShare,
   runFaultMatrix,
 } from './matrix.js';
 export {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { cellId, type FaultCell, type FaultMatrixReport, formatMatrix, plannedSteps } from './matrix.js';
+import {
+  cellId,
+  type FaultCell,
+  type FaultMatrixReport,
+  formatMatrix,
+  plannedSteps,
+  reachedShare,
+} from './matrix.js';
 
 describe('plannedSteps', () => {
   it('plans every step when the plan has no sample', () => {
@@ -82,6 +89,13 @@ describe('formatMatrix', () => {
 
   it('sums up the cells, the failed, the skipped and the time', () => {
     expect(lines[5]).toBe('4 cells, 1 failed, 1 skipped (fewer writes than the clean run), 12.3 s');
+  });
+
+  it('counts the cells that reached their step, leaving out those at the clean run last write', () => {
+    // The clean run and steps 1 and 2 reached; step 5 is the clean run's last write, so its skip is not counted.
+    expect(reachedShare(report)).toBe(1);
+    const shorter = { ...report, steps: { create: 6 } };
+    expect(reachedShare(shorter)).toBe(3 / 4);
   });
 
   it('lists each failing cell with its problems and how to run it alone', () => {

@@ -107,6 +107,16 @@ function summarize(writes: readonly ProxiedWrite[]): string {
   return folded.map((f) => (f.times > 1 ? `${f.text} ×${f.times}` : f.text)).join(', ');
 }
 
+/**
+ * The share of cells that reached their step, which a matrix should keep high (a fault never injected tests
+ * nothing). Cells at the clean run's last write are not counted: the number of writes varies with timing, and
+ * a run with fewer never reaches that step.
+ */
+export function reachedShare(report: Pick<FaultMatrixReport, 'cells' | 'steps'>): number {
+  const counted = report.cells.filter((c) => c.step < (report.steps[c.operation] ?? 0));
+  return counted.length === 0 ? 1 : counted.filter((c) => c.reached).length / counted.length;
+}
+
 /** The width of the fault column: the longest fault's name. */
 const FAULT_WIDTH = 'watch-reorder'.length;
 
