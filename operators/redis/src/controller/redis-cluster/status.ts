@@ -10,6 +10,7 @@ import {
 } from '@opkit/controller-runtime';
 import { isSubset } from '@opkit/controller-runtime/controllerutil';
 import { REDIS_CLUSTER, type RedisCluster, type RedisClusterStatus } from '../../api/v1/redis-cluster.js';
+import { SLOTS } from '../../redis/cluster.js';
 import { passwordSecretName } from '../resources.js';
 import type { SyncResult } from '../topology.js';
 import type { ClusterPass, ReconcilerDeps } from './context.js';
@@ -106,7 +107,7 @@ export const settled = (cr: RedisCluster, sync: SyncResult, replicas: number) =>
 function unavailableMessage(sync: SyncResult): string {
   if (sync.clusterState === 'unknown') return 'no Redis node of the cluster answers';
   const slots =
-    sync.slotsAssigned === 0 ? 'no slots assigned' : `${sync.slotsAssigned} of 16384 slots assigned`;
+    sync.slotsAssigned === 0 ? 'no slots assigned' : `${sync.slotsAssigned} of ${SLOTS} slots assigned`;
   return `cluster_state:${sync.clusterState}, ${slots}`;
 }
 
@@ -118,11 +119,11 @@ export function clusterStatus(
   secretProblem: Problem | undefined,
 ): RedisClusterStatus {
   const generation = cr.metadata.generation;
-  const available = sync.clusterState === 'ok' && sync.slotsAssigned === 16384;
+  const available = sync.clusterState === 'ok' && sync.slotsAssigned === SLOTS;
   const conditions = setStatusConditions(
     cr.status?.conditions,
     available
-      ? condition('Available', 'True', 'ClusterOK', `cluster_state:ok, all 16384 slots served`, generation)
+      ? condition('Available', 'True', 'ClusterOK', `cluster_state:ok, all ${SLOTS} slots served`, generation)
       : condition(
           'Available',
           'False',
