@@ -82,13 +82,14 @@ async function clusterInfo(address: string, pw: string): Promise<Record<string, 
   }
 }
 
-/** Reasons of the events about one RedisCluster. */
-async function eventReasons(name: string): Promise<string[]> {
+/** Reasons of the events about one RedisCluster, or only of its events of one type. */
+async function eventReasons(name: string, type?: 'Normal' | 'Warning'): Promise<string[]> {
   const events = await api().list<
-    KubeObject & { reason?: string; regarding?: { kind?: string; name?: string } }
+    KubeObject & { reason?: string; type?: string; regarding?: { kind?: string; name?: string } }
   >({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: ns.name });
   return events.items
     .filter((e) => e.regarding?.kind === 'RedisCluster' && e.regarding.name === name)
+    .filter((e) => type === undefined || e.type === type)
     .map((e) => e.reason ?? '');
 }
 
@@ -531,6 +532,8 @@ describe('the RedisCluster operator', () => {
         { timeoutMs: 240_000, intervalMs: 1000 },
       );
 
+    // A roll keeps every slot served: it must not report the cluster down or degraded on the way.
+    const warningsBefore = await eventReasons('roll', 'Warning');
     let client = new ClusterClient(addresses(cr), { password: pw });
     const data = new KeySet(client, 'roll');
     try {
@@ -629,6 +632,9 @@ describe('the RedisCluster operator', () => {
       );
       expect(Object.keys(authConf.data)).toEqual(['auth.conf']);
       expect(await eventReasons('roll')).toContain('PasswordChanged');
+      expect(await eventReasons('roll', 'Warning'), 'Warning events during the rolls').toEqual(
+        warningsBefore,
+      );
       for (const line of operator.logs) expect(line).not.toContain(rotated);
     } finally {
       client.close();

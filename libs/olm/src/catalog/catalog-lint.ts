@@ -6,7 +6,7 @@ import {
   PROPERTY_BUNDLE_OBJECT,
   PROPERTY_CSV_METADATA,
 } from './properties.js';
-import { checkReplacesChain } from './replaces-chain.js';
+import { replacesChainOf } from './replaces-chain.js';
 import { type BundleBlob, type Catalog, SCHEMA_DEPRECATIONS } from './types.js';
 import type { ReportFinding } from './validation-report.js';
 
@@ -60,7 +60,7 @@ function warnHeadWithoutMetadata(
   properties: BundleProperties,
   warn: ReportFinding,
 ): void {
-  const chain = checkReplacesChain([...channel.bundles.values()]);
+  const chain = replacesChainOf(channel);
   const head = chain.head === undefined ? undefined : channel.bundles.get(chain.head)?.blob;
   const parsed = head ? properties.get(head) : undefined;
   if (head === undefined || parsed === undefined) return;

@@ -60,17 +60,21 @@ export function checkReplacesChain(entries: readonly ChainEntry[]): ReplacesChai
     const kind = head.heads.length === 0 ? 'no-head' : 'multiple-heads';
     return { error: head.error, kind, chain: [], skipped, stranded: [] };
   }
-  const chainFrom = new Map<string, string[]>();
+  // The entries walked, in order, and where each was: opm keeps a path from every entry walked and extends
+  // them all at each step, which is this list's tail from that entry's place.
+  const walked: string[] = [];
+  const walkedAt = new Map<string, number>();
   const onChain = new Set<string>([head.head]);
   const chain = [head.head];
   let cur: ChainEntry | undefined = byName.get(head.head);
   while (cur !== undefined) {
-    if (!chainFrom.has(cur.name)) chainFrom.set(cur.name, [cur.name]);
+    if (!walkedAt.has(cur.name)) walkedAt.set(cur.name, walked.length);
+    walked.push(cur.name);
     const replaces = cur.replaces ?? '';
     if (skipped.has(replaces)) break;
-    for (const path of chainFrom.values()) path.push(replaces);
     if (onChain.has(replaces)) {
-      const cycle = (chainFrom.get(replaces) ?? []).join(' -> ');
+      const from = walkedAt.get(replaces);
+      const cycle = from === undefined ? '' : [...walked.slice(from), replaces].join(' -> ');
       return {
         error: `detected cycle in replaces chain of upgrade graph: ${cycle}`,
         kind: 'cycle',
@@ -96,4 +100,21 @@ export function checkReplacesChain(entries: readonly ChainEntry[]): ReplacesChai
     };
   }
   return { head: head.head, chain, skipped, stranded };
+}
+
+const chains = new WeakMap<object, ReplacesChainResult>();
+
+/**
+ * {@link checkReplacesChain} of a channel of a converted model, worked out once: validation and the lint both
+ * need it, and a model does not change once converted.
+ */
+export function replacesChainOf(channel: {
+  readonly bundles: ReadonlyMap<string, ChainEntry>;
+}): ReplacesChainResult {
+  let result = chains.get(channel);
+  if (result === undefined) {
+    result = checkReplacesChain([...channel.bundles.values()]);
+    chains.set(channel, result);
+  }
+  return result;
 }

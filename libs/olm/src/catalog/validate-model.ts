@@ -10,7 +10,7 @@ import {
   versionString,
 } from './catalog-model.js';
 import { byteOrder } from './go-format.js';
-import { checkReplacesChain, type ReplacesChainResult } from './replaces-chain.js';
+import { type ReplacesChainResult, replacesChainOf } from './replaces-chain.js';
 import type { ReportFinding } from './validation-report.js';
 import type { ValidationCode } from './validation-result.js';
 
@@ -120,7 +120,7 @@ function bundlesFormOneReplacesChain(channel: ModelChannel): readonly Problem[] 
   if (channel.bundles.size === 0) {
     return [{ code: 'CHANNEL_EMPTY', message: 'channel must contain at least one bundle' }];
   }
-  const chain = checkReplacesChain([...channel.bundles.values()]);
+  const chain = replacesChainOf(channel);
   return chain.error === undefined
     ? NO_PROBLEMS
     : [{ code: replacesChainCode(chain.kind), message: chain.error }];

@@ -12,6 +12,7 @@ export {
   plannedSteps,
   reachedShare,
   runFaultMatrix,
+  selectsCell,
 } from './matrix.js';
 export {
   type OperatorCommand,

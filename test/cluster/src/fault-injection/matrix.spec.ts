@@ -6,6 +6,7 @@ import {
   formatMatrix,
   plannedSteps,
   reachedShare,
+  selectsCell,
 } from './matrix.js';
 
 describe('plannedSteps', () => {
@@ -39,6 +40,30 @@ describe('plannedSteps', () => {
 describe('cellId', () => {
   it('names a cell as FAULT_CELL selects it', () => {
     expect(cellId({ operation: 'resize', fault: 'watch-reorder', step: 4 })).toBe('resize:watch-reorder:4');
+  });
+});
+
+describe('selectsCell', () => {
+  const cell = { operation: 'restart', fault: 'crash', step: 12 } as const;
+
+  it('selects one cell by its id, as formatMatrix prints it', () => {
+    expect(selectsCell(cellId(cell), cell)).toBe(true);
+    expect(selectsCell('restart:crash:13', cell)).toBe(false);
+    expect(selectsCell('restart:api-restart:12', cell)).toBe(false);
+  });
+
+  it('selects ranges of steps and any operation or fault, so a long matrix runs in parts', () => {
+    expect(selectsCell('restart:crash:1-40', cell)).toBe(true);
+    expect(selectsCell('restart:crash:13-40', cell)).toBe(false);
+    expect(selectsCell('*:*:12', cell)).toBe(true);
+    expect(selectsCell('restart:*:*', cell)).toBe(true);
+    expect(selectsCell('scale-in:*:*, restart:crash:12', cell)).toBe(true);
+    expect(selectsCell('scale-in:*:*', cell)).toBe(false);
+  });
+
+  it('selects nothing with a step that is not a number or a range', () => {
+    expect(selectsCell('restart:crash:x', cell)).toBe(false);
+    expect(selectsCell('restart:crash:', cell)).toBe(false);
   });
 });
 

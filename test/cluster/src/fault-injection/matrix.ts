@@ -45,7 +45,10 @@ export interface FaultMatrixOptions {
   readonly watchDelayMs?: number;
   /** For `watch-reorder`: the time between two streams' releases. @default 250 */
   readonly watchReorderGapMs?: number;
-  /** Run only the cells whose `operation:fault:step` matches; `FAULT_CELL` overrides it. */
+  /**
+   * Run only the cells `selectsCell` finds in this pattern (`restart:crash:1-40,scale-in:*:5`); `FAULT_CELL`
+   * overrides it. The clean runs always run, as they number the steps.
+   */
   readonly only?: string;
   readonly log?: (line: string) => void;
 }
@@ -88,6 +91,25 @@ export function plannedSteps(plan: FaultPlan, count: number): number[] {
 
 export function cellId(cell: Pick<FaultCell, 'operation' | 'fault' | 'step'>): string {
   return `${cell.operation}:${cell.fault}:${cell.step}`;
+}
+
+/**
+ * Whether `pattern` selects a cell: a comma-separated list of `operation:fault:steps`, where each part may be
+ * `*` and `steps` one step (`12`) or a range (`1-40`). A long matrix can so be run in parts.
+ */
+export function selectsCell(pattern: string, cell: Pick<FaultCell, 'operation' | 'fault' | 'step'>): boolean {
+  return pattern.split(',').some((alternative) => {
+    const [operation = '', fault = '', steps = ''] = alternative.trim().split(':');
+    const range = /^(\d+)(?:-(\d+))?$/.exec(steps);
+    const stepMatches =
+      steps === '*' ||
+      (range !== null && cell.step >= Number(range[1]) && cell.step <= Number(range[2] ?? range[1]));
+    return (
+      (operation === '*' || operation === cell.operation) &&
+      (fault === '*' || fault === cell.fault) &&
+      stepMatches
+    );
+  });
 }
 
 function describe(path: string, method: string): string {
@@ -237,7 +259,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
     );
     for (const plan of options.faults) {
       for (const step of plannedSteps(plan, steps[operation.name] ?? 0)) {
-        if (only && cellId({ operation: operation.name, fault: plan.fault, step }) !== only) continue;
+        if (only && !selectsCell(only, { operation: operation.name, fault: plan.fault, step })) continue;
         const cell = await runCell(operation, plan.fault, step);
         cells.push(cell);
         const result = cell.problems.length
