@@ -126,7 +126,7 @@ export function memcachedReconciler(
     const before = cr.status?.conditions;
     if (!(await patchStatusIfChanged(client, MEMCACHED, cr, next))) return;
     for (const c of next.conditions ?? []) {
-      const type = conditionEventType(findStatusCondition(before, c.type)?.status, c);
+      const type = conditionEventType(findStatusCondition(before, c.type), c);
       if (type) events.event(cr, type, c.reason, `${c.type}=${c.status}`, c.message);
     }
   }

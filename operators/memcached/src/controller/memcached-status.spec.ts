@@ -75,6 +75,38 @@ describe('the status of a Memcached', () => {
     expect(condition(status, 'Progressing')).toMatchObject({ status: 'True', reason: 'RollingOut' });
   });
 
+  it('waits for new servers without calling it a loss when the ones it had still serve', () => {
+    const available = observedStatus(cr, seen({}));
+    const resized: Memcached = { ...cr, spec: { replicas: 3 }, status: available };
+    const starting = observedStatus(resized, seen({ outcome: 'updated' }));
+    expect(condition(starting, 'Available')).toMatchObject({
+      status: 'False',
+      reason: 'ServersStarting',
+      message: '2 of 3 servers ready',
+    });
+    // Still starting on the next pass, until a server it had is lost: that is a loss until all are back.
+    const later = { ...resized, status: starting };
+    expect(condition(observedStatus(later, seen({})), 'Available')?.reason).toBe('ServersStarting');
+    const lost = observedStatus(later, seen({ pods: [pod('a', true), pod('b', false)] }));
+    expect(condition(lost, 'Available')?.reason).toBe('ServersNotReady');
+    const back = observedStatus({ ...resized, status: lost }, seen({}));
+    expect(condition(back, 'Available')?.reason).toBe('ServersNotReady');
+  });
+
+  it('counts servers replaced by a rolling update as starting, not lost', () => {
+    const available = { ...cr, status: observedStatus(cr, seen({})) };
+    const rolling: Deployment = { ...rolledOut, status: { ...rolledOut.status, updatedReplicas: 1 } };
+    const replacing = observedStatus(available, seen({ deployment: rolling, pods: [pod('a', true)] }));
+    expect(condition(replacing, 'Available')?.reason).toBe('ServersStarting');
+  });
+
+  it('is not yet serving while a new Memcached comes up', () => {
+    const first = observedStatus(cr, seen({ pods: [pod('a', false), pod('b', false)] }));
+    expect(condition(first, 'Available')?.reason).toBe('NoServersReady');
+    const one = observedStatus({ ...cr, status: first }, seen({ pods: [pod('a', true), pod('b', false)] }));
+    expect(condition(one, 'Available')?.reason).toBe('ServersNotReady');
+  });
+
   it('names what the servers wait for, and leaves out pods being deleted', () => {
     const waiting = pod('c', false, {
       status: {
@@ -99,6 +131,25 @@ describe('the status of a Memcached', () => {
     });
     expect(status.nodes).toEqual(['c']);
     expect(status.servers).toEqual([]);
+  });
+
+  it('leaves out what every container waits for on its way to running', () => {
+    const creating = pod('c', false, {
+      status: {
+        containerStatuses: [
+          {
+            name: 'memcached',
+            image: 'm',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: { waiting: { reason: 'ContainerCreating' } },
+          },
+        ],
+      },
+    });
+    const status = observedStatus(cr, seen({ pods: [pod('a', true), creating] }));
+    expect(condition(status, 'Progressing')?.message).toBe('1 of 2 servers ready');
   });
 
   it('is Degraded with the Deployment’s reason when its rollout stalled', () => {
@@ -144,6 +195,15 @@ describe('the events a condition change is worth', () => {
     ['True', 'Available', 'True', undefined],
     ['True', 'Available', 'Unknown', undefined],
   ])('%s → %s=%s: %s', (before, type, status, expected) => {
-    expect(conditionEventType(before, { type, status })).toBe(expected);
+    const previous = before === undefined ? undefined : { status: before };
+    expect(conditionEventType(previous, { type, status })).toBe(expected);
+  });
+
+  it('says nothing of a resize or a rolling update that loses no server', () => {
+    const starting = { type: 'Available', status: 'False', reason: 'ServersStarting' };
+    expect(conditionEventType({ status: 'True', reason: 'AllServersReady' }, starting)).toBeUndefined();
+    const ready = { type: 'Available', status: 'True', reason: 'AllServersReady' };
+    expect(conditionEventType(starting, ready)).toBeUndefined();
+    expect(conditionEventType({ status: 'False', reason: 'ServersNotReady' }, ready)).toBe('Normal');
   });
 });

@@ -1,4 +1,9 @@
-import { type ConditionUpdate, type OperationResult, setStatusConditions } from '@opkit/controller-runtime';
+import {
+  type ConditionUpdate,
+  findStatusCondition,
+  type OperationResult,
+  setStatusConditions,
+} from '@opkit/controller-runtime';
 import { isPodReady } from '@opkit/controller-runtime/controllerutil';
 import type { Deployment, Pod } from '@opkit/controller-runtime/kinds';
 import type { Memcached, MemcachedStatus } from '../api/v1beta1/memcached.js';
@@ -50,6 +55,28 @@ export interface ObservedServers {
   readonly port: number;
 }
 
+/** What a container waits for on its way to running: progress, not a problem worth naming in the status. */
+const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
+
+/**
+ * Why a Memcached is not Available. `ServersStarting` when it was, and since then either a rolling update is
+ * replacing servers one at a time (`replacing`) or no server was lost, so only new servers are missing;
+ * `ServersNotReady` from the moment a server is lost otherwise, or while a new Memcached comes up, until every
+ * server is ready again; `NoServersReady` when none is.
+ */
+function notAvailableReason(
+  before: MemcachedStatus | undefined,
+  ready: number,
+  replacing: boolean,
+): 'ServersStarting' | 'ServersNotReady' | 'NoServersReady' {
+  if (ready === 0) return 'NoServersReady';
+  const available = findStatusCondition(before?.conditions, 'Available');
+  const wasServing =
+    available?.status === 'True' || (available?.status === 'False' && available.reason === 'ServersStarting');
+  const lostNone = ready >= (before?.readyReplicas ?? 0);
+  return wasServing && (replacing || lostNone) ? 'ServersStarting' : 'ServersNotReady';
+}
+
 /**
  * Available, Progressing and Degraded, the pods in `nodes` and the ready servers' addresses in `servers`.
  * Available only once the Deployment, unchanged by this reconcile, has rolled out every replica and each is
@@ -67,12 +94,17 @@ export function observedStatus(cr: Memcached, seen: ObservedServers): MemcachedS
     status.observedGeneration === seen.deployment?.metadata.generation &&
     (status.updatedReplicas ?? 0) === replicas &&
     (status.replicas ?? 0) === replicas;
+  // Pods of an older template still running: a rolling update is replacing servers one at a time.
+  const replacing =
+    status.observedGeneration !== seen.deployment?.metadata.generation ||
+    (status.updatedReplicas ?? 0) < (status.replicas ?? 0);
   const allReady = rolledOut && ready.length === replicas && (status.readyReplicas ?? 0) === replicas;
   const stuck = status.conditions?.find((c) => c.type === 'Progressing' && c.status === 'False');
   const waiting = live.flatMap((p) =>
-    (p.status?.containerStatuses ?? []).flatMap((s) =>
-      s.state?.waiting ? [`${p.metadata.name}: ${s.state.waiting.reason}`] : [],
-    ),
+    (p.status?.containerStatuses ?? []).flatMap((s) => {
+      const reason = s.state?.waiting?.reason;
+      return reason && !STARTING.has(reason) ? [`${p.metadata.name}: ${reason}`] : [];
+    }),
   );
   const notReady = `${ready.length} of ${replicas} servers ready${waiting.length ? ` (${waiting.join(', ')})` : ''}`;
   const stalled = {
@@ -91,7 +123,7 @@ export function observedStatus(cr: Memcached, seen: ObservedServers): MemcachedS
     : {
         type: 'Available',
         status: 'False',
-        reason: ready.length > 0 ? 'ServersNotReady' : 'NoServersReady',
+        reason: notAvailableReason(cr.status, ready.length, replacing),
         message: notReady,
       };
   const progressing: ConditionUpdate = allReady
@@ -122,14 +154,19 @@ export function observedStatus(cr: Memcached, seen: ObservedServers): MemcachedS
 
 /**
  * Whether a condition change is news for `kubectl describe`: availability gained or lost, degradation raised
- * or cleared. Progressing comes and goes with every rollout, and a condition's first value is only news when
- * it is good (Available) or bad (Degraded); each event is an API write, so the rest stay in the status.
+ * or cleared. Progressing comes and goes with every rollout, a condition's first value is only news when it
+ * is good (Available) or bad (Degraded), and waiting for new servers while the others serve (`ServersStarting`)
+ * is a rollout too: each event is an API write, so the rest stay in the status.
  */
 export function conditionEventType(
-  before: string | undefined,
-  c: { readonly type: string; readonly status: string },
+  previous: { readonly status: string; readonly reason?: string } | undefined,
+  c: { readonly type: string; readonly status: string; readonly reason?: string },
 ): 'Normal' | 'Warning' | undefined {
+  const before = previous?.status;
   if (before === c.status || c.type === 'Progressing' || c.status === 'Unknown') return undefined;
+  if (c.type === 'Available' && c.status === 'False' && c.reason === 'ServersStarting') return undefined;
+  if (c.type === 'Available' && c.status === 'True' && previous?.reason === 'ServersStarting')
+    return undefined;
   const bad =
     (c.type === 'Degraded' && c.status === 'True') || (c.type === 'Available' && c.status === 'False');
   const good =
