@@ -57,6 +57,25 @@ export function speaksForCluster(members: readonly Observed[]): Observed | undef
   return members.reduce<Observed | undefined>((best, m) => (!best || before(m, best) ? m : best), undefined);
 }
 
+/**
+ * Pod `ordinal`'s name, from the StatefulSet's rule (`<name>-<ordinal>`) and any of its pods; undefined when no
+ * pod exists to take the name from.
+ */
+export function podName(pods: readonly PodInfo[], ordinal: number): string | undefined {
+  const any = pods[0];
+  return any === undefined ? undefined : `${any.name.slice(0, any.name.lastIndexOf('-'))}-${ordinal}`;
+}
+
+/**
+ * Every member pod by name, those not there at the moment (deleted for a restart, not yet created) included,
+ * then the pods above `size` that are still there: a restart does not shorten the list and lengthen it again.
+ */
+function membersAndLeaving(size: number, pods: readonly PodInfo[]): string[] {
+  const names = Array.from({ length: size }, (_, ordinal) => podName(pods, ordinal));
+  const leaving = [...pods].filter((p) => p.ordinal >= size).sort((a, b) => a.ordinal - b.ordinal);
+  return [...names.filter((n): n is string => n !== undefined), ...leaving.map((p) => p.name)];
+}
+
 export function createContext(
   input: SyncInput,
   pods: readonly PodInfo[],
@@ -94,11 +113,13 @@ export function createContext(
       primaries: new Set(participants.filter((o) => o.self.role === 'primary' && o.self.slots.length > 0))
         .size,
       readyNodes: members.length,
-      members: pods.map((p) => {
-        const o = byPod.get(p.name);
-        if (!o) return { pod: p.name, ...(p.ip ? { ip: p.ip } : {}), role: 'unknown' as const };
+      members: membersAndLeaving(input.size, pods).map((name) => {
+        const o = byPod.get(name);
+        // A node is recorded once it answers: its pod's address before that would be one more status write
+        // for every pod a roll restarts, and the pod itself may not exist yet.
+        if (!o) return { pod: name, role: 'unknown' as const };
         return {
-          pod: p.name,
+          pod: name,
           ip: o.ip,
           nodeId: o.self.id,
           role: o.self.role,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createContext } from './context.js';
 import { FakeCluster } from './testing/fake-cluster.js';
 import { formedCluster, freshNodes } from './testing/shapes.js';
 import { reachable, waitForMembers } from './wait-for-members.js';
@@ -26,11 +27,33 @@ describe('waitForMembers', () => {
     const result = waitForMembers(cluster.context(shape));
     expect(result.phase).toBe('Degraded');
     expect(result.message).toBe('5 of 6 Redis nodes reachable (waiting for redis-1)');
-    expect(result.members.find((m) => m.pod === 'redis-1')).toEqual({
-      pod: 'redis-1',
-      ip: '10.0.0.2',
-      role: 'unknown',
-    });
+    // Its address is recorded again once it answers: a restarted pod changes the status once, not per step.
+    expect(result.members.find((m) => m.pod === 'redis-1')).toEqual({ pod: 'redis-1', role: 'unknown' });
+  });
+
+  it('names a member whose pod is gone, as deleted for a restart, and keeps its place in the list', () => {
+    const cluster = new FakeCluster(
+      formedCluster().map((n) => (n.pod === 'redis-3' ? { ...n, down: true } : n)),
+    );
+    const { pods, observed } = cluster.observe();
+    const withoutPod = pods.filter((p) => p.name !== 'redis-3');
+    const ctx = createContext(
+      { ...shape, password: 'secret', pods: withoutPod },
+      withoutPod,
+      observed,
+      () => {},
+    );
+    const result = waitForMembers(ctx);
+    expect(result.message).toBe('5 of 6 Redis nodes reachable (waiting for redis-3)');
+    expect(result.members.map((m) => m.pod)).toEqual([
+      'redis-0',
+      'redis-1',
+      'redis-2',
+      'redis-3',
+      'redis-4',
+      'redis-5',
+    ]);
+    expect(result.members[3]).toEqual({ pod: 'redis-3', role: 'unknown' });
   });
 
   it('lets the pass go on, anchored on ordinal 0, once every member answers', () => {
