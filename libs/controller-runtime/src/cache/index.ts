@@ -1,6 +1,5 @@
 export { type InformerHandler, SharedInformer, stripManagedFields } from './informer.js';
 export {
-  type CacheListOptions,
   CacheSyncTimeoutError,
   InformerCache,
   NamespaceNotCachedError,

@@ -35,11 +35,6 @@ export class CacheSyncTimeoutError extends Error {
   readonly code = 'RUNTIME_CACHE_NOT_SYNCED';
 }
 
-/** Lists from the cache may also select by a registered index, e.g. `{ 'spec.nodeName': 'node-1' }`. */
-export interface CacheListOptions extends ListOptions {
-  readonly matchingFields?: Record<string, string>;
-}
-
 const typeKey = (t: TypeRef) => `${t.apiVersion}/${t.kind}`;
 
 /**
@@ -171,10 +166,11 @@ export class InformerCache implements Reader {
     return found;
   }
 
-  async list<T extends KubeObject>(
-    type: TypeRef,
-    options: CacheListOptions = {},
-  ): Promise<ObjectList<Stored<T>>> {
+  /**
+   * Lists from the informer's store by namespace, label selector and registered indexes (`matchingFields`,
+   * e.g. `{ 'spec.nodeName': 'node-1' }`).
+   */
+  async list<T extends KubeObject>(type: TypeRef, options: ListOptions = {}): Promise<ObjectList<Stored<T>>> {
     const informer = await this.#ready<T>(type, options.namespace);
     const items = informer.store.list({
       namespace: options.namespace,

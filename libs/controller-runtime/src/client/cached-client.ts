@@ -1,10 +1,13 @@
-import type { CacheListOptions, InformerCache } from '../cache/informer-cache.js';
+import type { InformerCache } from '../cache/informer-cache.js';
 import type { KubeObject, Stored } from '../object.js';
 import type {
   ApplyOptions,
   DeleteOptions,
   KubeClient,
+  ListOptions,
   ObjectList,
+  ObjectRef,
+  PatchOptions,
   PatchType,
   TypeRef,
   WriteOptions,
@@ -36,7 +39,7 @@ export class Client implements ObjectClient {
     return this.#cache.get<T>(type, name, namespace);
   }
 
-  list<T extends KubeObject>(type: TypeRef, options?: CacheListOptions): Promise<ObjectList<Stored<T>>> {
+  list<T extends KubeObject>(type: TypeRef, options?: ListOptions): Promise<ObjectList<Stored<T>>> {
     return this.#cache.list<T>(type, options);
   }
 
@@ -71,23 +74,20 @@ export class Client implements ObjectClient {
   }
 
   patch<T extends KubeObject>(
-    target: TypeRef & { name: string; namespace?: string },
+    target: ObjectRef,
     patch: unknown,
     type: PatchType = 'merge',
-    options: WriteOptions & { subresource?: 'status' } = {},
+    options: PatchOptions = {},
   ): Promise<Stored<T>> {
     return this.#written(this.#api.patch<T>(target, patch, type, this.#opts(options)), options);
   }
 
   /** Server-side apply with this manager's field manager (forced by default). */
-  apply<T extends KubeObject>(
-    obj: T,
-    options: Partial<ApplyOptions> & { subresource?: 'status' } = {},
-  ): Promise<Stored<T>> {
+  apply<T extends KubeObject>(obj: T, options: ApplyOptions = {}): Promise<Stored<T>> {
     return this.#written(this.#api.apply(obj, { fieldManager: this.fieldManager, ...options }));
   }
 
-  delete(target: TypeRef & { name: string; namespace?: string }, options?: DeleteOptions): Promise<void> {
+  delete(target: ObjectRef, options?: DeleteOptions): Promise<void> {
     return this.#api.delete(target, options);
   }
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { KubeObject, Stored } from '../object.js';
 import { isConflict } from './errors.js';
+import type { ObjectClient } from './object-client.js';
 import type { ResourceMapper } from './resource-mapper.js';
 import type { Query, Transport } from './transport.js';
 
@@ -10,11 +11,20 @@ export interface TypeRef {
   readonly kind: string;
 }
 
+/** One object of a kind: `{ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'settings' }`. */
+export type ObjectRef = TypeRef & { name: string; namespace?: string };
+
 export interface ListOptions {
   /** Undefined: all namespaces (or cluster-scoped). */
   readonly namespace?: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
+  /**
+   * Exact field values, as controller-runtime's `MatchingFields`: the informer cache looks them up in its
+   * registered indexes; the API server gets them as a field selector, so there only fields it can select on
+   * (`metadata.name`, `metadata.namespace`, a kind's selectable fields) work, others fail with 400.
+   */
+  readonly matchingFields?: Readonly<Record<string, string>>;
   readonly limit?: number;
   readonly continue?: string;
   readonly resourceVersion?: string;
@@ -33,14 +43,24 @@ export interface WriteOptions {
   readonly dryRun?: boolean;
 }
 
+/** Options of `patch`: write options, and `subresource: 'status'` to patch the status subresource. */
+export interface PatchOptions extends WriteOptions {
+  readonly subresource?: 'status';
+}
+
 export interface ApplyOptions {
-  /** Required for server-side apply: who owns the fields in this configuration. */
-  readonly fieldManager: string;
+  /**
+   * Who owns the fields in this configuration; server-side apply needs one.
+   * @default the client's own field manager
+   */
+  readonly fieldManager?: string;
   /**
    * Take over fields other managers own.
    * @default true (controllers own what they apply)
    */
   readonly force?: boolean;
+  /** `'status'` applies to the status subresource. */
+  readonly subresource?: 'status';
 }
 
 export interface DeleteOptions {
@@ -58,7 +78,7 @@ const PATCH_CONTENT_TYPES: Record<PatchType | 'apply', string> = {
   apply: 'application/apply-patch+yaml',
 };
 
-/** Reads objects; implemented by the API server directly and by the informer cache. */
+/** Reads objects; implemented by the API server directly, by the informer cache and by every client. */
 export interface Reader {
   get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>>;
   list<T extends KubeObject>(type: TypeRef, options?: ListOptions): Promise<ObjectList<Stored<T>>>;
@@ -73,18 +93,35 @@ function typeOf(obj: KubeObject): TypeRef {
   return { apiVersion: obj.apiVersion, kind: obj.kind };
 }
 
+/** The field selector a list sends: `fieldSelector` and `matchingFields` together. */
+function fieldSelectorOf(options: ListOptions): string | undefined {
+  const terms = Object.entries(options.matchingFields ?? {}).map(
+    ([field, value]) => `${field}=${escapeFieldValue(value)}`,
+  );
+  if (options.fieldSelector) terms.unshift(options.fieldSelector);
+  return terms.length > 0 ? terms.join(',') : undefined;
+}
+
+/** Escapes what a field selector value cannot hold as is, as apimachinery's `fields.EscapeValue` does. */
+function escapeFieldValue(value: string): string {
+  return value.replace(/[\\,=]/g, (c) => `\\${c}`);
+}
+
 /**
  * A typed client for any kind, straight to the API server: reads, writes, status subresource, JSON merge
  * patch and server-side apply. Custom resources get merge patches or apply, never the strategic merge
- * default that CRDs reject.
+ * default that CRDs reject. Without a field manager of its own, the server names the manager of a write
+ * after the client's user agent, and `apply` needs one in its options.
  */
-export class KubeClient implements Reader {
+export class KubeClient implements ObjectClient {
   readonly transport: Transport;
   readonly mapper: ResourceMapper;
+  readonly fieldManager: string | undefined;
 
-  constructor(transport: Transport, mapper: ResourceMapper) {
+  constructor(transport: Transport, mapper: ResourceMapper, options: { fieldManager?: string } = {}) {
     this.transport = transport;
     this.mapper = mapper;
+    this.fieldManager = options.fieldManager;
   }
 
   async get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>> {
@@ -99,7 +136,7 @@ export class KubeClient implements Reader {
       path,
       query: {
         labelSelector: options.labelSelector,
-        fieldSelector: options.fieldSelector,
+        fieldSelector: fieldSelectorOf(options),
         limit: options.limit,
         continue: options.continue,
         resourceVersion: options.resourceVersion,
@@ -131,7 +168,10 @@ export class KubeClient implements Reader {
   }
 
   #writeQuery(options: WriteOptions = {}): Query {
-    return { fieldManager: options.fieldManager, dryRun: options.dryRun ? 'All' : undefined };
+    return {
+      fieldManager: options.fieldManager ?? this.fieldManager,
+      dryRun: options.dryRun ? 'All' : undefined,
+    };
   }
 
   async create<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>> {
@@ -170,10 +210,10 @@ export class KubeClient implements Reader {
   }
 
   async patch<T extends KubeObject>(
-    target: TypeRef & { name: string; namespace?: string },
+    target: ObjectRef,
     patch: unknown,
     type: PatchType = 'merge',
-    options: WriteOptions & { subresource?: 'status' } = {},
+    options: PatchOptions = {},
   ): Promise<Stored<T>> {
     const path = await this.mapper.path(target.apiVersion, target.kind, target.namespace, target.name);
     return this.transport.request<Stored<T>>({
@@ -187,12 +227,16 @@ export class KubeClient implements Reader {
 
   /**
    * Server-side apply: the server merges `obj` (the fields this manager wants to own) into the live object,
-   * creating it if needed. Applying an unchanged configuration is a no-op on the server.
+   * creating it if needed. Applying an unchanged configuration is a no-op on the server. Fails before any
+   * request when neither the options nor the client name a field manager, as the server would refuse it.
    */
-  async apply<T extends KubeObject>(
-    obj: T,
-    options: ApplyOptions & { subresource?: 'status' },
-  ): Promise<Stored<T>> {
+  async apply<T extends KubeObject>(obj: T, options: ApplyOptions = {}): Promise<Stored<T>> {
+    const fieldManager = options.fieldManager ?? this.fieldManager;
+    if (!fieldManager) {
+      throw new TypeError(
+        'server-side apply needs a field manager: pass fieldManager in the options or to the client',
+      );
+    }
     const { apiVersion, kind } = typeOf(obj);
     const path = await this.mapper.path(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
     return this.transport.request<Stored<T>>({
@@ -201,14 +245,11 @@ export class KubeClient implements Reader {
       // JSON is YAML, so the apply body can be sent as JSON with the apply content type.
       body: obj,
       contentType: PATCH_CONTENT_TYPES.apply,
-      query: { fieldManager: options.fieldManager, force: options.force ?? true },
+      query: { fieldManager, force: options.force ?? true },
     });
   }
 
-  async delete(
-    target: TypeRef & { name: string; namespace?: string },
-    options: DeleteOptions = {},
-  ): Promise<void> {
+  async delete(target: ObjectRef, options: DeleteOptions = {}): Promise<void> {
     const path = await this.mapper.path(target.apiVersion, target.kind, target.namespace, target.name);
     await this.transport.request({
       method: 'DELETE',

@@ -7,6 +7,8 @@ export {
   KubeClient,
   type ListOptions,
   type ObjectList,
+  type ObjectRef,
+  type PatchOptions,
   type PatchType,
   type Reader,
   retryOnConflict,
@@ -23,6 +25,6 @@ export {
   isNotFound,
 } from './errors.js';
 export { type ClusterConnection, Kubeconfig, KubeconfigError } from './kubeconfig.js';
-export type { ClientApplyOptions, ObjectClient, ObjectRef, PatchOptions } from './object-client.js';
+export type { ObjectClient } from './object-client.js';
 export { NoKindMatchError, ResourceMapper, type ResourceMapping } from './resource-mapper.js';
 export { loadKubeConfig, Transport } from './transport.js';

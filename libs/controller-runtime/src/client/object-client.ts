@@ -1,38 +1,34 @@
-import type { CacheListOptions } from '../cache/informer-cache.js';
 import type { KubeObject, Stored } from '../object.js';
 import type {
   ApplyOptions,
   DeleteOptions,
+  ListOptions,
   ObjectList,
+  ObjectRef,
+  PatchOptions,
   PatchType,
   Reader,
   TypeRef,
   WriteOptions,
 } from './client.js';
 
-/** One object of a kind: `{ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'settings' }`. */
-export type ObjectRef = TypeRef & { name: string; namespace?: string };
-
-/** Options of `patch`: write options, and `subresource: 'status'` to patch the status subresource. */
-export type PatchOptions = WriteOptions & { subresource?: 'status' };
-
-/** Options of `apply`: the field manager defaults to the client's own, `force` to true. */
-export type ClientApplyOptions = Partial<ApplyOptions> & { subresource?: 'status' };
-
 /**
- * What reconcilers need of a client: the public methods of the manager's `Client`, as an interface that both
- * `Client` and the in-memory `FakeClient` implement. Write reconcilers against `ObjectClient` (rather than
- * the `Client` class) so unit tests can hand them a `FakeClient`.
+ * What reconcilers need of a client, as controller-runtime's `client.Client`: implemented by the manager's
+ * cached `Client`, the direct `KubeClient` and the in-memory `FakeClient`. Write reconcilers against
+ * `ObjectClient` (rather than a class) so unit tests can hand them a `FakeClient`.
  */
 export interface ObjectClient extends Reader {
-  /** The field manager writes are recorded under. */
-  readonly fieldManager: string;
+  /**
+   * The field manager writes are recorded under when their options name none. Undefined: the server names
+   * the manager after the client's user agent, and `apply` needs one in its options.
+   */
+  readonly fieldManager?: string;
 
   /** Reads one object; fails with 404 NotFound (`isNotFound`) when it does not exist. */
   get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>>;
 
-  /** Lists objects of a kind, by namespace, label selector and registered indexes (`matchingFields`). */
-  list<T extends KubeObject>(type: TypeRef, options?: CacheListOptions): Promise<ObjectList<Stored<T>>>;
+  /** Lists objects of a kind, by namespace, label selector and field values (`matchingFields`). */
+  list<T extends KubeObject>(type: TypeRef, options?: ListOptions): Promise<ObjectList<Stored<T>>>;
 
   /**
    * Creates `obj`; fails with 409 AlreadyExists (`isAlreadyExists`) when it exists. The answer to a dry run
@@ -54,8 +50,8 @@ export interface ObjectClient extends Reader {
     options?: PatchOptions,
   ): Promise<Stored<T>>;
 
-  /** Server-side apply of the fields in `obj`, creating the object when missing. */
-  apply<T extends KubeObject>(obj: T, options?: ClientApplyOptions): Promise<Stored<T>>;
+  /** Server-side apply of the fields in `obj` (forced by default), creating the object when missing. */
+  apply<T extends KubeObject>(obj: T, options?: ApplyOptions): Promise<Stored<T>>;
 
   /** Deletes an object (an object with finalizers is only marked for deletion). */
   delete(target: ObjectRef, options?: DeleteOptions): Promise<void>;

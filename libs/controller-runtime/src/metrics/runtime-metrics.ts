@@ -11,6 +11,170 @@ const RECONCILE_BUCKETS = [
 // client-go workqueue: ExponentialBuckets(1e-8, 10, 12).
 const QUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => 1e-8 * 10 ** i);
 
+/** How each controller reconciles: outcomes, duration and workers (pkg/internal/controller/metrics). */
+function reconcileMetrics(registers: Registry[]) {
+  return {
+    reconcileTotal: new Counter({
+      name: 'controller_runtime_reconcile_total',
+      help: 'Total number of reconciliations per controller',
+      labelNames: ['controller', 'result'],
+      registers,
+    }),
+    reconcileErrors: new Counter({
+      name: 'controller_runtime_reconcile_errors_total',
+      help: 'Total number of reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    }),
+    terminalReconcileErrors: new Counter({
+      name: 'controller_runtime_terminal_reconcile_errors_total',
+      help: 'Total number of terminal reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    }),
+    reconcilePanics: new Counter({
+      name: 'controller_runtime_reconcile_panics_total',
+      help: 'Total number of reconciliation panics per controller',
+      labelNames: ['controller'],
+      registers,
+    }),
+    reconcileTimeouts: new Counter({
+      name: 'controller_runtime_reconcile_timeouts_total',
+      help: 'Total number of reconciliation timeouts per controller',
+      labelNames: ['controller'],
+      registers,
+    }),
+    reconcileTime: new Histogram({
+      name: 'controller_runtime_reconcile_time_seconds',
+      help: 'Length of time per reconciliation per controller',
+      labelNames: ['controller'],
+      buckets: RECONCILE_BUCKETS,
+      registers,
+    }),
+    maxConcurrentReconciles: new Gauge({
+      name: 'controller_runtime_max_concurrent_reconciles',
+      help: 'Maximum number of concurrent reconciles per controller',
+      labelNames: ['controller'],
+      registers,
+    }),
+    activeWorkers: new Gauge({
+      name: 'controller_runtime_active_workers',
+      help: 'Number of currently used workers per controller',
+      labelNames: ['controller'],
+      registers,
+    }),
+  };
+}
+
+/** Each controller's work queue, as client-go's workqueue reports it. */
+function workqueueMetrics(registers: Registry[]) {
+  return {
+    queueDepth: new Gauge({
+      name: 'workqueue_depth',
+      help: 'Current depth of workqueue by workqueue and priority',
+      labelNames: ['name', 'controller', 'priority'],
+      registers,
+    }),
+    queueAdds: new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue',
+      labelNames: ['name', 'controller'],
+      registers,
+    }),
+    queueLatency: new Histogram({
+      name: 'workqueue_queue_duration_seconds',
+      help: 'How long in seconds an item stays in workqueue before being requested',
+      labelNames: ['name', 'controller'],
+      buckets: QUEUE_BUCKETS,
+      registers,
+    }),
+    workDuration: new Histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'How long in seconds processing an item from workqueue takes',
+      labelNames: ['name', 'controller'],
+      buckets: QUEUE_BUCKETS,
+      registers,
+    }),
+    unfinishedWork: new Gauge({
+      name: 'workqueue_unfinished_work_seconds',
+      help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration",
+      labelNames: ['name', 'controller'],
+      registers,
+    }),
+    longestRunningProcessor: new Gauge({
+      name: 'workqueue_longest_running_processor_seconds',
+      help: 'How many seconds has the longest running processor for workqueue been running',
+      labelNames: ['name', 'controller'],
+      registers,
+    }),
+    queueRetries: new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue',
+      labelNames: ['name', 'controller'],
+      registers,
+    }),
+  };
+}
+
+/** Requests to the API server, as client-go's REST client counts them. */
+function restClientMetrics(registers: Registry[]) {
+  return {
+    restClientRequests: new Counter({
+      name: 'rest_client_requests_total',
+      help: 'Number of HTTP requests, partitioned by status code, method, and host',
+      labelNames: ['code', 'method', 'host'],
+      registers,
+    }),
+  };
+}
+
+/** Leader election, as client-go reports it. */
+function leaderElectionMetrics(registers: Registry[]) {
+  return {
+    leaderElectionMasterStatus: new Gauge({
+      name: 'leader_election_master_status',
+      help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master',
+      labelNames: ['name'],
+      registers,
+    }),
+    leaderElectionSlowpath: new Counter({
+      name: 'leader_election_slowpath_total',
+      help: 'Total number of slow path exercised in renewing leader leases',
+      labelNames: ['name'],
+      registers,
+    }),
+  };
+}
+
+/** Admission requests served (pkg/webhook/internal/metrics); the latency histogram uses Prometheus' default buckets. */
+function webhookMetrics(registers: Registry[]) {
+  return {
+    webhookRequests: new Counter({
+      name: 'controller_runtime_webhook_requests_total',
+      help: 'Total number of admission requests by HTTP status code.',
+      labelNames: ['webhook', 'code'],
+      registers,
+    }),
+    webhookLatency: new Histogram({
+      name: 'controller_runtime_webhook_latency_seconds',
+      help: 'Histogram of the latency of processing admission requests',
+      labelNames: ['webhook'],
+      registers,
+    }),
+    webhookRequestsInFlight: new Gauge({
+      name: 'controller_runtime_webhook_requests_in_flight',
+      help: 'Current number of admission requests being served.',
+      labelNames: ['webhook'],
+      registers,
+    }),
+    webhookPanics: new Counter({
+      name: 'controller_runtime_webhook_panics_total',
+      help: 'Total number of webhook panics',
+      registers,
+    }),
+  };
+}
+
 /**
  * The metrics of one manager, in a registry of its own (two managers in one process do not collide). Names and
  * labels are controller-runtime's, so existing dashboards and alerts work unchanged.
@@ -47,141 +211,33 @@ export class RuntimeMetrics {
   constructor(options: { registry?: Registry; processMetrics?: boolean } = {}) {
     this.registry = options.registry ?? new Registry();
     const registers = [this.registry];
-    this.reconcileTotal = new Counter({
-      name: 'controller_runtime_reconcile_total',
-      help: 'Total number of reconciliations per controller',
-      labelNames: ['controller', 'result'],
-      registers,
-    });
-    this.reconcileErrors = new Counter({
-      name: 'controller_runtime_reconcile_errors_total',
-      help: 'Total number of reconciliation errors per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.terminalReconcileErrors = new Counter({
-      name: 'controller_runtime_terminal_reconcile_errors_total',
-      help: 'Total number of terminal reconciliation errors per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.reconcilePanics = new Counter({
-      name: 'controller_runtime_reconcile_panics_total',
-      help: 'Total number of reconciliation panics per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.reconcileTimeouts = new Counter({
-      name: 'controller_runtime_reconcile_timeouts_total',
-      help: 'Total number of reconciliation timeouts per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.reconcileTime = new Histogram({
-      name: 'controller_runtime_reconcile_time_seconds',
-      help: 'Length of time per reconciliation per controller',
-      labelNames: ['controller'],
-      buckets: RECONCILE_BUCKETS,
-      registers,
-    });
-    this.maxConcurrentReconciles = new Gauge({
-      name: 'controller_runtime_max_concurrent_reconciles',
-      help: 'Maximum number of concurrent reconciles per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.activeWorkers = new Gauge({
-      name: 'controller_runtime_active_workers',
-      help: 'Number of currently used workers per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.queueDepth = new Gauge({
-      name: 'workqueue_depth',
-      help: 'Current depth of workqueue by workqueue and priority',
-      labelNames: ['name', 'controller', 'priority'],
-      registers,
-    });
-    this.queueAdds = new Counter({
-      name: 'workqueue_adds_total',
-      help: 'Total number of adds handled by workqueue',
-      labelNames: ['name', 'controller'],
-      registers,
-    });
-    this.queueLatency = new Histogram({
-      name: 'workqueue_queue_duration_seconds',
-      help: 'How long in seconds an item stays in workqueue before being requested',
-      labelNames: ['name', 'controller'],
-      buckets: QUEUE_BUCKETS,
-      registers,
-    });
-    this.workDuration = new Histogram({
-      name: 'workqueue_work_duration_seconds',
-      help: 'How long in seconds processing an item from workqueue takes',
-      labelNames: ['name', 'controller'],
-      buckets: QUEUE_BUCKETS,
-      registers,
-    });
-    this.unfinishedWork = new Gauge({
-      name: 'workqueue_unfinished_work_seconds',
-      help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration",
-      labelNames: ['name', 'controller'],
-      registers,
-    });
-    this.longestRunningProcessor = new Gauge({
-      name: 'workqueue_longest_running_processor_seconds',
-      help: 'How many seconds has the longest running processor for workqueue been running',
-      labelNames: ['name', 'controller'],
-      registers,
-    });
-    this.queueRetries = new Counter({
-      name: 'workqueue_retries_total',
-      help: 'Total number of retries handled by workqueue',
-      labelNames: ['name', 'controller'],
-      registers,
-    });
-    this.restClientRequests = new Counter({
-      name: 'rest_client_requests_total',
-      help: 'Number of HTTP requests, partitioned by status code, method, and host',
-      labelNames: ['code', 'method', 'host'],
-      registers,
-    });
-    this.leaderElectionMasterStatus = new Gauge({
-      name: 'leader_election_master_status',
-      help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master',
-      labelNames: ['name'],
-      registers,
-    });
-    this.leaderElectionSlowpath = new Counter({
-      name: 'leader_election_slowpath_total',
-      help: 'Total number of slow path exercised in renewing leader leases',
-      labelNames: ['name'],
-      registers,
-    });
-    // pkg/webhook/internal/metrics: the latency histogram uses Prometheus' default buckets.
-    this.webhookRequests = new Counter({
-      name: 'controller_runtime_webhook_requests_total',
-      help: 'Total number of admission requests by HTTP status code.',
-      labelNames: ['webhook', 'code'],
-      registers,
-    });
-    this.webhookLatency = new Histogram({
-      name: 'controller_runtime_webhook_latency_seconds',
-      help: 'Histogram of the latency of processing admission requests',
-      labelNames: ['webhook'],
-      registers,
-    });
-    this.webhookRequestsInFlight = new Gauge({
-      name: 'controller_runtime_webhook_requests_in_flight',
-      help: 'Current number of admission requests being served.',
-      labelNames: ['webhook'],
-      registers,
-    });
-    this.webhookPanics = new Counter({
-      name: 'controller_runtime_webhook_panics_total',
-      help: 'Total number of webhook panics',
-      registers,
-    });
+    const reconcile = reconcileMetrics(registers);
+    this.reconcileTotal = reconcile.reconcileTotal;
+    this.reconcileErrors = reconcile.reconcileErrors;
+    this.terminalReconcileErrors = reconcile.terminalReconcileErrors;
+    this.reconcilePanics = reconcile.reconcilePanics;
+    this.reconcileTimeouts = reconcile.reconcileTimeouts;
+    this.reconcileTime = reconcile.reconcileTime;
+    this.maxConcurrentReconciles = reconcile.maxConcurrentReconciles;
+    this.activeWorkers = reconcile.activeWorkers;
+    const workqueue = workqueueMetrics(registers);
+    this.queueDepth = workqueue.queueDepth;
+    this.queueAdds = workqueue.queueAdds;
+    this.queueLatency = workqueue.queueLatency;
+    this.workDuration = workqueue.workDuration;
+    this.unfinishedWork = workqueue.unfinishedWork;
+    this.longestRunningProcessor = workqueue.longestRunningProcessor;
+    this.queueRetries = workqueue.queueRetries;
+    const restClient = restClientMetrics(registers);
+    this.restClientRequests = restClient.restClientRequests;
+    const leaderElection = leaderElectionMetrics(registers);
+    this.leaderElectionMasterStatus = leaderElection.leaderElectionMasterStatus;
+    this.leaderElectionSlowpath = leaderElection.leaderElectionSlowpath;
+    const webhook = webhookMetrics(registers);
+    this.webhookRequests = webhook.webhookRequests;
+    this.webhookLatency = webhook.webhookLatency;
+    this.webhookRequestsInFlight = webhook.webhookRequestsInFlight;
+    this.webhookPanics = webhook.webhookPanics;
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 

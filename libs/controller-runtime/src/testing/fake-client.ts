@@ -1,10 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { CacheListOptions } from '../cache/informer-cache.js';
 import { parseLabelSelector } from '../cache/label-selector.js';
 import { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from '../cache/store.js';
-import type { DeleteOptions, ObjectList, PatchType, TypeRef, WriteOptions } from '../client/client.js';
+import type {
+  ApplyOptions,
+  DeleteOptions,
+  ListOptions,
+  ObjectList,
+  ObjectRef,
+  PatchOptions,
+  PatchType,
+  TypeRef,
+  WriteOptions,
+} from '../client/client.js';
 import { ApiError } from '../client/errors.js';
-import type { ClientApplyOptions, ObjectClient, ObjectRef, PatchOptions } from '../client/object-client.js';
+import type { ObjectClient } from '../client/object-client.js';
 import { gvkOf, type KubeObject, type ObjectMeta, objectKey, type Stored } from '../object.js';
 import { applyMerge, deepEqual, isPlainObject, jsonPatch, mergePatch, PatchError } from './patches.js';
 
@@ -31,7 +40,7 @@ export interface Action {
 /** The arguments of a call, by verb, as an interceptor sees them (defaults filled in). */
 export interface CallArgs {
   get: { readonly type: TypeRef; readonly name: string; readonly namespace?: string };
-  list: { readonly type: TypeRef; readonly options: CacheListOptions };
+  list: { readonly type: TypeRef; readonly options: ListOptions };
   create: { readonly obj: KubeObject; readonly options: WriteOptions };
   update: { readonly obj: KubeObject; readonly options: WriteOptions };
   updateStatus: { readonly obj: KubeObject; readonly options: WriteOptions };
@@ -41,7 +50,7 @@ export interface CallArgs {
     readonly patchType: PatchType;
     readonly options: PatchOptions;
   };
-  apply: { readonly obj: KubeObject; readonly options: ClientApplyOptions };
+  apply: { readonly obj: KubeObject; readonly options: ApplyOptions };
   delete: { readonly target: ObjectRef; readonly options: DeleteOptions };
 }
 
@@ -336,7 +345,7 @@ export class FakeClient implements ObjectClient {
     ) as Promise<Stored<T>>;
   }
 
-  list<T extends KubeObject>(type: TypeRef, options: CacheListOptions = {}): Promise<ObjectList<Stored<T>>> {
+  list<T extends KubeObject>(type: TypeRef, options: ListOptions = {}): Promise<ObjectList<Stored<T>>> {
     return this.#call('list', { type, options }, actionOf('list', type, options.namespace, undefined), () =>
       this.#list(type, options),
     ) as Promise<ObjectList<Stored<T>>>;
@@ -386,8 +395,8 @@ export class FakeClient implements ObjectClient {
    * it (objects merge recursively, arrays replace). There is no field ownership, so `force` is ignored and
    * fields left out of a later apply are not removed.
    */
-  apply<T extends KubeObject>(obj: T, options: ClientApplyOptions = {}): Promise<Stored<T>> {
-    const filled: ClientApplyOptions = { fieldManager: this.fieldManager, force: true, ...options };
+  apply<T extends KubeObject>(obj: T, options: ApplyOptions = {}): Promise<Stored<T>> {
+    const filled: ApplyOptions = { fieldManager: this.fieldManager, force: true, ...options };
     return this.#call('apply', { obj, options: filled }, this.#actionFor('apply', obj), () =>
       this.#apply(obj, filled),
     ) as Promise<Stored<T>>;
@@ -535,7 +544,7 @@ export class FakeClient implements ObjectClient {
     throw new Error(`no index "${name}" for ${typeKey(type)}: register it with indexField`);
   }
 
-  #list(type: TypeRef, options: CacheListOptions): ObjectList<KubeObject> {
+  #list(type: TypeRef, options: ListOptions): ObjectList<KubeObject> {
     if (options.fieldSelector) {
       throw new Error(
         'FakeClient does not support fieldSelector: the cached Client ignores it. Register an index with ' +
@@ -655,7 +664,7 @@ export class FakeClient implements ObjectClient {
     return this.#commit('patch', target, stored, patched as Doc, scope, options.dryRun ?? false);
   }
 
-  #apply(input: KubeObject, options: ClientApplyOptions): KubeObject {
+  #apply(input: KubeObject, options: ApplyOptions): KubeObject {
     const type = typeOf(input);
     const { name, namespace } = input.metadata ?? {};
     if (!name) throw this.#invalid('apply', type, name, namespace, 'metadata.name: Required value');

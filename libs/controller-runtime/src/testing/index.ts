@@ -1,7 +1,8 @@
 // Test support for @opkit/controller-runtime (`@opkit/controller-runtime/testing`): an in-memory client to
 // unit-test reconcilers without a cluster.
 
-export type { ClientApplyOptions, ObjectClient, ObjectRef, PatchOptions } from '../client/object-client.js';
+export type { ApplyOptions, ObjectRef, PatchOptions } from '../client/client.js';
+export type { ObjectClient } from '../client/object-client.js';
 export {
   type Action,
   type CallArgs,
