@@ -43,6 +43,17 @@ export type Stored<T extends KubeObject> = T & {
   metadata: T['metadata'] & { name: string; uid: string; resourceVersion: string };
 };
 
+/**
+ * The namespace of a namespaced object read from the API server, which always sets it; `Stored` cannot tell
+ * namespaced kinds from cluster-scoped ones, so this checks instead. Throws for an object without one.
+ */
+export function namespaceOf(obj: Stored<KubeObject>): string {
+  const { namespace, name } = obj.metadata;
+  if (!namespace)
+    throw new Error(`${obj.kind ?? 'object'} ${name} has no namespace: is its kind namespaced?`);
+  return namespace;
+}
+
 /** A status condition with Kubernetes semantics (metav1.Condition). */
 export interface Condition {
   type: string;

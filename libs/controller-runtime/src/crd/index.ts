@@ -18,6 +18,7 @@ export {
   quantity,
   resourceList,
   resourceRequirements,
+  schemaDefault,
 } from './schema-types.js';
 export { type SchemaProblem, type SchemaValidator, schemaValidator } from './schema-validator.js';
 export {

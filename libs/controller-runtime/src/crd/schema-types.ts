@@ -1,4 +1,5 @@
 import {
+  type Static,
   type TInteger,
   type TObject,
   type TOptional,
@@ -103,4 +104,15 @@ export function customResourceSchema<Spec extends TSchema, Status extends TSchem
     },
     { description },
   );
+}
+
+/**
+ * The `default` a schema declares, typed as the schema's values: lets code that reads objects the API server
+ * did not default (from a fake client, or a cache older than the default) fall back to the one value the CRD
+ * states. Throws when the schema declares none.
+ */
+export function schemaDefault<S extends TSchema>(schema: S): Static<S> {
+  const value: unknown = schema.default;
+  if (value === undefined) throw new Error('the schema declares no default');
+  return value as Static<S>;
 }

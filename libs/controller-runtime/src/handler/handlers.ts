@@ -26,6 +26,22 @@ export function enqueueForOwner(owner: TypeRef, { onlyController = true } = {}):
       .map((ref) => ({ namespace: obj.metadata.namespace, name: ref.name }));
 }
 
+/**
+ * Reconcile the instance an object was made for, as its recommended labels name it: the one its
+ * `app.kubernetes.io/instance` label names, in the object's namespace, when `app.kubernetes.io/managed-by` is
+ * `managedBy`. For objects an owned object makes (the pods of a Deployment or StatefulSet), which carry no
+ * owner reference to the instance.
+ */
+export function enqueueForInstanceLabel(managedBy: string): MapFunc {
+  return (obj) => {
+    const labels = obj.metadata.labels ?? {};
+    const instance = labels['app.kubernetes.io/instance'];
+    return labels['app.kubernetes.io/managed-by'] === managedBy && instance
+      ? [{ namespace: obj.metadata.namespace, name: instance }]
+      : [];
+  };
+}
+
 /** Reconcile whatever a function maps the object to (the `watches` kinds). */
 export function enqueueFromMap<T extends KubeObject>(fn: MapFunc<T>): MapFunc<T> {
   return fn;

@@ -15,6 +15,7 @@ import {
 } from '@opkit/controller-runtime';
 import { selectorFromLabels } from '@opkit/controller-runtime/cache';
 import { storageVersionMigrationRbac } from '@opkit/controller-runtime/crd';
+import { enqueueForInstanceLabel } from '@opkit/controller-runtime/handler';
 import {
   DEPLOYMENT,
   type Deployment,
@@ -40,6 +41,7 @@ import {
   ImageNotConfiguredError,
   imageFor,
   labelsFor,
+  MANAGED_BY,
   portOf,
   selectorFor,
 } from './resources.js';
@@ -106,11 +108,7 @@ export function setupMemcachedController(manager: Manager, options: MemcachedCon
     .owns(DEPLOYMENT)
     .owns(SERVICE)
     .owns(POD_DISRUPTION_BUDGET)
-    .watches<Pod>(POD, (pod) => {
-      const instance = pod.metadata.labels?.['app.kubernetes.io/instance'];
-      const managed = pod.metadata.labels?.['app.kubernetes.io/managed-by'] === 'memcached-operator';
-      return managed && instance ? [{ namespace: pod.metadata.namespace, name: instance }] : [];
-    })
+    .watches(POD, enqueueForInstanceLabel(MANAGED_BY))
     .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 1 })
     .complete(reconcile);
 }

@@ -1,4 +1,4 @@
-import { type Stored, setControllerReference } from '@opkit/controller-runtime';
+import { namespaceOf, type Stored, setControllerReference } from '@opkit/controller-runtime';
 import {
   containerResources,
   DEPLOYMENT,
@@ -10,20 +10,15 @@ import {
 } from '@opkit/controller-runtime/kinds';
 import { DEFAULTS, defaultThreads, type Memcached, memoryMegabytes } from '../api/v1beta1/memcached.js';
 
-/**
- * The namespace of a Memcached read from the API server: the kind is namespaced, so the server always sets
- * it, but `Stored` cannot tell namespaced kinds from cluster-scoped ones.
- */
-function namespaceOf(cr: Stored<Memcached>): string {
-  return cr.metadata.namespace!;
-}
+/** The operator's name in the `app.kubernetes.io/managed-by` label of everything it makes. */
+export const MANAGED_BY = 'memcached-operator';
 
 /** Labels on everything one Memcached owns; `instance` keeps two Memcacheds in a namespace apart. */
 export function labelsFor(cr: Stored<Memcached>): Record<string, string> {
   return {
     'app.kubernetes.io/name': 'memcached',
     'app.kubernetes.io/instance': cr.metadata.name,
-    'app.kubernetes.io/managed-by': 'memcached-operator',
+    'app.kubernetes.io/managed-by': MANAGED_BY,
   };
 }
 
@@ -58,9 +53,11 @@ export function portOf(cr: Memcached): number {
 /** memcached's command line from the spec: every setting the operator owns, then the user's extra args. */
 export function memcachedArgs(cr: Memcached): string[] {
   const s = cr.spec;
+  // A memory the schema's pattern refuses (an object that skipped validation) runs with the default.
+  const memoryLimit = memoryMegabytes(s.memory ?? DEFAULTS.memory) ?? memoryMegabytes(DEFAULTS.memory);
   return [
     `--port=${portOf(cr)}`,
-    `--memory-limit=${memoryMegabytes(s.memory ?? DEFAULTS.memory) ?? 64}`,
+    `--memory-limit=${memoryLimit}`,
     `--conn-limit=${s.maxConnections ?? DEFAULTS.maxConnections}`,
     `--threads=${s.threads ?? defaultThreads(s)}`,
     `--max-item-size=${s.maxItemSize ?? DEFAULTS.maxItemSize}`,

@@ -9,11 +9,11 @@ import {
   type Result,
   type Stored,
 } from '@opkit/controller-runtime';
+import { enqueueForInstanceLabel } from '@opkit/controller-runtime/handler';
 import {
   CONFIG_MAP,
   POD,
   POD_DISRUPTION_BUDGET,
-  type Pod,
   SECRET,
   SERVICE,
   type Secret,
@@ -108,11 +108,7 @@ export function setupRedisClusterController(
     .owns(CONFIG_MAP)
     .owns(SECRET)
     .owns(POD_DISRUPTION_BUDGET)
-    .watches<Pod>(POD, (pod) => {
-      const instance = pod.metadata.labels?.['app.kubernetes.io/instance'];
-      const managed = pod.metadata.labels?.['app.kubernetes.io/managed-by'] === MANAGED_BY;
-      return managed && instance ? [{ namespace: pod.metadata.namespace, name: instance }] : [];
-    })
+    .watches(POD, enqueueForInstanceLabel(MANAGED_BY))
     .watches<Secret>(SECRET, (secret) =>
       [...(secretUsers.get(`${secret.metadata.namespace}/${secret.metadata.name}`) ?? [])].map((name) => ({
         namespace: secret.metadata.namespace,

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type Stored, setControllerReference } from '@opkit/controller-runtime';
+import { namespaceOf, type Stored, setControllerReference } from '@opkit/controller-runtime';
 import {
   type ConfigMap,
   containerResources,
@@ -17,14 +17,6 @@ export const MANAGED_BY = 'redis-operator';
 export const DATA_DIR = '/data';
 export const CONFIG_DIR = '/etc/redis';
 export const AUTH_DIR = '/etc/redis-auth';
-
-/**
- * The namespace of a RedisCluster read from the API server: the kind is namespaced, so the server always sets
- * it, but `Stored` cannot tell namespaced kinds from cluster-scoped ones.
- */
-export function namespaceOf(cr: Stored<RedisCluster>): string {
-  return cr.metadata.namespace!;
-}
 
 /** Labels on everything one RedisCluster owns; `instance` keeps two clusters in a namespace apart. */
 export function labelsFor(cr: Stored<RedisCluster>): Record<string, string> {

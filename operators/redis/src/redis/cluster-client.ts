@@ -1,4 +1,4 @@
-import { keySlot } from './cluster.js';
+import { keySlot, SLOTS } from './cluster.js';
 import { type Arg, RedisConnection, RedisConnectionError, ReplyError, type RespValue } from './resp.js';
 
 export interface ClusterClientOptions {
@@ -20,7 +20,7 @@ export class ClusterClient {
   readonly #seeds: string[];
   readonly #options: ClusterClientOptions;
   readonly #connections = new Map<string, Promise<RedisConnection>>();
-  readonly #slots: (string | undefined)[] = new Array(16384);
+  readonly #slots: (string | undefined)[] = new Array(SLOTS);
   /** Every node the last CLUSTER SLOTS named, primaries and replicas: where to ask next, seeds being gone. */
   #known: string[] = [];
   #refreshing: Promise<void> | undefined;

@@ -1,5 +1,6 @@
 // Redis Cluster's data model as the operator reads it: hash slots, CLUSTER NODES lines, CLUSTER INFO fields.
 
+/** Total hash slots of a Redis Cluster. */
 export const SLOTS = 16384;
 
 const CRC16_TABLE = (() => {

@@ -5,6 +5,7 @@ import {
   type SchemaProblem,
   schemaValidator,
 } from '@opkit/controller-runtime';
+import { schemaDefault } from '@opkit/controller-runtime/crd';
 import { type Static, Type } from '@sinclair/typebox';
 import { memcachedStatusSchema, unchangedSpecFields } from '../shared.js';
 
@@ -54,13 +55,13 @@ export interface Memcached extends KubeObject {
   status?: MemcachedStatus;
 }
 
-/** The v1alpha1 schema's defaults. */
+/** The v1alpha1 schema's defaults, read from it. */
 export const DEFAULTS = {
-  containerPort: 11211,
-  memoryLimitMB: 64,
-  maxConnections: 1024,
-  threads: 4,
-  maxItemSize: '1m',
+  containerPort: schemaDefault(memcachedSpecSchema.properties.containerPort),
+  memoryLimitMB: schemaDefault(memcachedSpecSchema.properties.memoryLimitMB),
+  maxConnections: schemaDefault(memcachedSpecSchema.properties.maxConnections),
+  threads: schemaDefault(memcachedSpecSchema.properties.threads),
+  maxItemSize: schemaDefault(memcachedSpecSchema.properties.maxItemSize),
 } as const;
 
 /** One problem found by {@link validateMemcached}: the field path (e.g. `spec.size`) and the reason. */

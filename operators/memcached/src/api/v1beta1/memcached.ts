@@ -7,6 +7,7 @@ import {
   schemaValidator,
 } from '@opkit/controller-runtime';
 import { quantityCeil } from '@opkit/controller-runtime/controllerutil';
+import { schemaDefault } from '@opkit/controller-runtime/crd';
 import { type Static, Type } from '@sinclair/typebox';
 import { memcachedStatusSchema, unchangedSpecFields } from '../shared.js';
 
@@ -76,14 +77,15 @@ export interface Memcached extends KubeObject {
 /**
  * Spec values the operator falls back to when a field is unset: the CRD's schema defaults them on every write,
  * and objects stored before a default existed are read with it too, but a fake client or an old object in a
- * cache may still lack one.
+ * cache may still lack one. Read from the schema, which states them once.
  */
 export const DEFAULTS = {
-  containerPort: 11211,
-  memory: '64Mi',
-  maxConnections: 1024,
+  containerPort: schemaDefault(portSchema.properties.containerPort),
+  memory: schemaDefault(memcachedSpecSchema.properties.memory),
+  maxConnections: schemaDefault(memcachedSpecSchema.properties.maxConnections),
+  /** memcached's own; no schema default can say it, as it hangs on the CPU limit ({@link defaultThreads}). */
   threads: 4,
-  maxItemSize: '1m',
+  maxItemSize: schemaDefault(memcachedSpecSchema.properties.maxItemSize),
 } as const;
 
 /** One problem found by {@link validateMemcached}: the field path (e.g. `spec.replicas`) and the reason. */

@@ -20,8 +20,6 @@ export const KIND = 'RedisCluster';
 export const PLURAL = 'redisclusters';
 export const REDIS_CLUSTER = { apiVersion: `${GROUP}/${VERSION}`, kind: KIND } as const;
 
-/** Total hash slots of a Redis Cluster. */
-export const CLUSTER_SLOTS = 16384;
 export const MIN_PRIMARIES = 3;
 export const DEFAULT_REPLICAS_PER_PRIMARY = 1;
 

@@ -1,8 +1,9 @@
 import type { Stored } from '@opkit/controller-runtime';
+import { FakeClient, recordingEvents } from '@opkit/controller-runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { REDIS_CLUSTER, type RedisCluster } from '../../api/v1/redis-cluster.js';
 import type { SyncResult } from '../topology.js';
-import { clusterStatus, requeueAfter } from './status.js';
+import { clusterStatus, requeueAfter, startingStatus, writeStatus } from './status.js';
 
 const cr: Stored<RedisCluster> = {
   ...REDIS_CLUSTER,
@@ -105,5 +106,57 @@ describe('requeueAfter', () => {
     expect(busy('SlotsLost')).toEqual({ requeueAfterMs: 30_000 });
     expect(busy('MigratingSlots')).toEqual({ requeueAfterMs: 100 });
     expect(busy('Replicating')).toEqual({ requeueAfterMs: 1000 });
+  });
+});
+
+describe('writeStatus', () => {
+  /** The RedisCluster as stored after a pass that saw `sync`, and a writer against a client holding it. */
+  async function converged(sync: SyncResult) {
+    const client = new FakeClient({ statusSubresource: [REDIS_CLUSTER] });
+    const withStatus: RedisCluster = { ...cr, status: clusterStatus(cr, sync, 6, undefined) };
+    client.add(withStatus);
+    const stored = await client.get<RedisCluster>(REDIS_CLUSTER, 'cache', 'ns');
+    client.reset();
+    const { events, recorded } = recordingEvents();
+    const write = async (sync: SyncResult) => {
+      await writeStatus({ client, events }, stored, clusterStatus(stored, sync, 6, undefined));
+      await events.flush();
+    };
+    return { client, recorded, write };
+  }
+
+  const twoMembers = pass({}).members.concat({ pod: 'cache-1', role: 'replica', nodeId: 'b0' });
+
+  it('writes nothing and tells nothing when the status says it all already', async () => {
+    const { client, recorded, write } = await converged(pass({ members: twoMembers }));
+    await write(pass({ members: twoMembers }));
+    expect(client.writes()).toEqual([]);
+    expect(recorded).toEqual([]);
+  });
+
+  it('writes when the number of members changes, though the rest says nothing new', async () => {
+    const { client, recorded, write } = await converged(pass({ members: twoMembers }));
+    await write(pass({}));
+    expect(client.writes().map((w) => w.verb)).toEqual(['patch']);
+    expect(recorded).toEqual([]);
+  });
+
+  it('tells each condition whose status changed, as a warning when availability is lost', async () => {
+    const { recorded, write } = await converged(pass({}));
+    await write(pass({ clusterState: 'fail', slotsAssigned: 100, ready: false, phase: 'Degraded' }));
+    expect(recorded.map((e) => `${e.type} ${e.action} ${e.reason}`)).toEqual([
+      'Warning Available=False ClusterFail',
+      'Normal Progressing=True Degraded',
+      'Warning Degraded=True NodesFailing',
+    ]);
+  });
+
+  it('tells of the first status only that it is progressing, its availability being unknown', async () => {
+    const client = new FakeClient({ objects: [cr], statusSubresource: [REDIS_CLUSTER] });
+    const stored = await client.get<RedisCluster>(REDIS_CLUSTER, 'cache', 'ns');
+    const { events, recorded } = recordingEvents();
+    await writeStatus({ client, events }, stored, startingStatus(stored));
+    await events.flush();
+    expect(recorded.map((e) => e.action)).toEqual(['Progressing=True']);
   });
 });

@@ -3,12 +3,13 @@
 
 import {
   type Condition,
+  type ConditionUpdate,
   findStatusCondition,
+  patchStatusIfChanged,
   type Result,
   type Stored,
   setStatusConditions,
 } from '@opkit/controller-runtime';
-import { isSubset } from '@opkit/controller-runtime/controllerutil';
 import { REDIS_CLUSTER, type RedisCluster, type RedisClusterStatus } from '../../api/v1/redis-cluster.js';
 import { SLOTS } from '../../redis/cluster.js';
 import { passwordSecretName } from '../resources.js';
@@ -21,43 +22,38 @@ export interface Problem {
   readonly message: string;
 }
 
+/** One of the RedisCluster's three conditions, for `setStatusConditions`. */
 export function condition(
   type: 'Available' | 'Progressing' | 'Degraded',
   status: Condition['status'],
   reason: string,
   message: string,
   generation: number | undefined,
-): Omit<Condition, 'lastTransitionTime'> {
+): ConditionUpdate {
   return { type, status, reason, message, observedGeneration: generation };
 }
 
-/** Patches the status subresource unless `next` says nothing new; an event for each condition that changes. */
+/**
+ * Patches the status subresource unless `next` says nothing new; then an event for each condition whose
+ * status changed: a warning for Degraded=True and Available=False, none for Available=Unknown (the start).
+ * A status with another number of members is always written: a list of another length is no subset, and every
+ * status written here carries a members list when the object has one (the first carries none, but new
+ * conditions).
+ */
 export async function writeStatus(
   { client, events }: Pick<ReconcilerDeps, 'client' | 'events'>,
   cr: Stored<RedisCluster>,
   next: RedisClusterStatus,
 ): Promise<void> {
-  const current = cr.status ?? {};
-  if (
-    isSubset(next, current) &&
-    isSubset(current.conditions ?? [], next.conditions ?? []) &&
-    (current.members?.length ?? 0) === (next.members?.length ?? 0)
-  )
-    return;
+  const before = cr.status?.conditions;
+  if (!(await patchStatusIfChanged(client, REDIS_CLUSTER, cr, next))) return;
   for (const c of next.conditions ?? []) {
-    const before = findStatusCondition(current.conditions, c.type);
-    if (before?.status !== c.status && !(c.type === 'Available' && c.status === 'Unknown')) {
-      const warning =
-        (c.type === 'Degraded' && c.status === 'True') || (c.type === 'Available' && c.status === 'False');
-      events.event(cr, warning ? 'Warning' : 'Normal', c.reason, `${c.type}=${c.status}`, c.message);
-    }
+    if (findStatusCondition(before, c.type)?.status === c.status) continue;
+    if (c.type === 'Available' && c.status === 'Unknown') continue;
+    const warning =
+      (c.type === 'Degraded' && c.status === 'True') || (c.type === 'Available' && c.status === 'False');
+    events.event(cr, warning ? 'Warning' : 'Normal', c.reason, `${c.type}=${c.status}`, c.message);
   }
-  await client.patch(
-    { ...REDIS_CLUSTER, name: cr.metadata.name, namespace: cr.metadata.namespace },
-    { status: next },
-    'merge',
-    { subresource: 'status' },
-  );
 }
 
 /** The first status of a new RedisCluster. */
