@@ -30,7 +30,8 @@ export async function applyIfChanged(
 
 /**
  * Patches the status subresource with `next` unless the object's status already says all of it (and holds
- * no condition `next` drops); returns whether it wrote. A reconciler that computes its whole status each time
+ * no condition `next`'s list leaves out; without a list, the conditions are left alone); returns whether it
+ * wrote. A reconciler that computes its whole status each time
  * can call it unconditionally and stays quiet once converged.
  */
 export async function patchStatusIfChanged<S extends { readonly conditions?: readonly unknown[] }>(
@@ -47,7 +48,10 @@ export async function patchStatusIfChanged<S extends { readonly conditions?: rea
   next: S,
 ): Promise<boolean> {
   const current = obj.status ?? ({} as S);
-  if (isSubset(next, current) && isSubset(current.conditions ?? [], next.conditions ?? [])) return false;
+  // A merge patch replaces the conditions list only when it has one: a status that says nothing of
+  // conditions leaves them as they are, so only a list that leaves one out drops it.
+  const dropsNone = next.conditions === undefined || isSubset(current.conditions ?? [], next.conditions);
+  if (isSubset(next, current) && dropsNone) return false;
   const { name, namespace } = obj.metadata;
   if (!name) throw new Error(`patchStatusIfChanged: the ${type.kind} has no name`);
   await client.patch({ ...type, name, namespace }, { status: next }, 'merge', { subresource: 'status' });
