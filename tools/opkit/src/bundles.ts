@@ -1,8 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RegistryClient } from '@opkit/oci';
-import { findBaseCsv, generateCsv, type Manifest, tryParseVersion, writeBundle } from '@opkit/olm';
+import {
+  findBaseCsv,
+  generateCsv,
+  type Manifest,
+  managerImages,
+  tryParseVersion,
+  type WrittenBundle,
+  writeBundle,
+} from '@opkit/olm';
 import { parseAllDocuments } from 'yaml';
 import { CliError } from './cli-error.js';
 import { deploymentImages, pinnedReference, withImages } from './image-digests.js';
@@ -44,8 +51,11 @@ export interface GenerateBundleOptions {
   readonly imageDigests?: RegistryClient;
 }
 
-/** `operator-sdk generate bundle`: CSV from the base CSV and the operator's manifests, then the bundle directory. */
-export async function generateBundle(o: GenerateBundleOptions): Promise<string> {
+/**
+ * `operator-sdk generate bundle`: CSV from the base CSV and the operator's manifests, then the bundle directory.
+ * Returns what was written, the annotations (the bundle image's labels) among it.
+ */
+export async function generateBundle(o: GenerateBundleOptions): Promise<WrittenBundle> {
   // The CSV is named <package>.v<version>: a Kubernetes object name (DNS-1123 subdomain).
   if (!/^[a-z0-9]([-a-z0-9.]{0,200}[a-z0-9])?$/.test(o.packageName)) {
     throw new CliError(
@@ -81,14 +91,17 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<string> 
       );
     }
   }
-  let objects = renderOperatorManifests(o.operatorDir).map((obj) =>
-    o.operatorImage ? withOperatorImage(obj, o.operatorImage) : obj,
-  );
+  let objects = renderOperatorManifests(o.operatorDir);
   let operatorImage = o.operatorImage;
   if (o.imageDigests) {
     const pins = new Map<string, string>();
-    for (const image of deploymentImages(objects))
-      pins.set(image, await pinnedReference(o.imageDigests, image));
+    if (operatorImage) pins.set(operatorImage, await pinnedReference(o.imageDigests, operatorImage));
+    // The CSV puts the operator image on the manager containers: the images they name now are not shipped.
+    const replaced = new Set(operatorImage ? managerImages(objects) : []);
+    for (const image of deploymentImages(objects)) {
+      if (!pins.has(image) && !replaced.has(image))
+        pins.set(image, await pinnedReference(o.imageDigests, image));
+    }
     objects = withImages(objects, pins);
     if (operatorImage) operatorImage = pins.get(operatorImage) ?? operatorImage;
   }
@@ -120,7 +133,7 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<string> 
     replaces: replacesVersion ? `${o.packageName}.v${replacesVersion}` : null,
     operatorImage,
   });
-  const written = await writeBundle(o.outDir, {
+  return writeBundle(o.outDir, {
     packageName: o.packageName,
     channels: o.channels,
     defaultChannel: o.defaultChannel ?? o.channels[0],
@@ -128,26 +141,4 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<string> 
     objects: manifests,
     ...(scorecardConfigs[0] !== undefined ? { scorecardConfig: scorecardConfigs[0] } : {}),
   });
-  return written.dir;
-}
-
-/** Points the manager Deployment at the operator image (kustomize leaves the `controller` placeholder). */
-function withOperatorImage(obj: Manifest, image: string): Manifest {
-  if (obj.kind !== 'Deployment') return obj;
-  const text = JSON.stringify(obj).replaceAll('"controller:latest"', JSON.stringify(image));
-  return JSON.parse(text) as Manifest;
-}
-
-/** The bundle's image labels: its `metadata/annotations.yaml`. */
-export function bundleLabels(dir: string): Record<string, string> {
-  const file = join(dir, 'metadata', 'annotations.yaml');
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    throw new CliError('OPKIT_BUNDLE_INVALID', `${file}: missing (a bundle needs metadata/annotations.yaml)`);
-  }
-  const doc = parseAllDocuments(text)[0]?.toJS() as { annotations?: Record<string, string> } | undefined;
-  if (!doc?.annotations) throw new CliError('OPKIT_BUNDLE_INVALID', `${file}: annotations: missing`);
-  return doc.annotations;
 }

@@ -5,16 +5,15 @@ import {
   type BundleBlob,
   type Catalog,
   emptyCatalog,
-  formatOlmBundleJson,
   formatValidationResults,
-  parseCatalogContent,
+  readBundleAnnotations,
   renderBundle,
   renderTemplate,
   TemplateError,
+  toCatalogBundle,
   validateCatalog,
   writeCatalog,
 } from '@opkit/olm';
-import { bundleLabels } from './bundles.js';
 import { CliError } from './cli-error.js';
 
 /** Where the bundles' images were pushed (`opkit bundle push`), for a catalog that names them by digest. */
@@ -42,9 +41,8 @@ export async function renderBundles(
       const dir = join(bundlesDir, pkg, version);
       if (!statSync(dir).isDirectory()) continue;
       const image = images ? await pushedBundleImage(dir, pkg, version, images) : undefined;
-      const blob = parseCatalogContent(formatOlmBundleJson(renderBundle(dir, image ? { image } : {})), dir)
-        .bundles[0];
-      if (blob) rendered.set(join(bundlesDir, pkg, version), blob);
+      const blob = toCatalogBundle(renderBundle(dir, image ? { image } : {}), { file: dir, index: 0 });
+      rendered.set(join(bundlesDir, pkg, version), blob);
     }
   }
   return rendered;
@@ -59,7 +57,7 @@ async function pushedBundleImage(
 ): Promise<string> {
   const repository = `${images.repository.replace(/\/+$/, '')}/${pkg}-bundle`;
   const reference = `${repository}:v${version}`;
-  const local = await bundleImage(dir, bundleLabels(dir));
+  const local = await bundleImage(dir, readBundleAnnotations(dir));
   let remote: string;
   try {
     remote = (await images.client.resolve(reference)).digest;

@@ -11,7 +11,6 @@ import {
   loadCatalog,
   type MigrationLevel,
   migrateCatalog,
-  parseCatalogContent,
   serializeCatalog,
   writeCatalog,
 } from '@opkit/olm/catalog';
@@ -40,8 +39,10 @@ function isBundleDirectory(dir: string): boolean {
 
 /** A bundle rendered as a one-bundle catalog; the bundle readers load only when a bundle is rendered. */
 async function bundleCatalog(dir: string, image: string, where: string): Promise<Catalog> {
-  const { formatOlmBundleJson, renderBundle } = await import('@opkit/olm/bundle');
-  return parseCatalogContent(formatOlmBundleJson(renderBundle(dir, { image })), where);
+  const { renderBundle, toCatalogBundle } = await import('@opkit/olm/bundle');
+  const catalog = emptyCatalog();
+  catalog.bundles.push(toCatalogBundle(renderBundle(dir, { image }), { file: where, index: 0 }));
+  return catalog;
 }
 
 /**

@@ -15,9 +15,9 @@ import {
   RegistryClient,
   writeLayout,
 } from '@opkit/oci';
+import { readBundleAnnotations } from '@opkit/olm';
 import { type ImageRegistry, opmBinary, startImageRegistry } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleLabels } from '../src/bundles.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -53,11 +53,11 @@ beforeAll(async () => {
   for (const version of ['0.1.0', '0.3.0']) {
     const dir = join(root, 'bundles', 'memcached-operator', version);
     await client.push(
-      await bundleImage(dir, bundleLabels(dir)),
+      await bundleImage(dir, readBundleAnnotations(dir)),
       `${registry.host}/memcached-operator-bundle:v${version}`,
     );
   }
-  const bundle = await bundleImage(bundleDir, bundleLabels(bundleDir));
+  const bundle = await bundleImage(bundleDir, readBundleAnnotations(bundleDir));
   bundleRef = `${registry.host}/memcached-operator-bundle:v0.2.0`;
   await client.push(bundle, bundleRef);
   await writeLayout(join(scratch, 'bundle-layout'), [{ image: bundle, tag: 'v0.2.0' }]);

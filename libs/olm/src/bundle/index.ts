@@ -1,5 +1,6 @@
 export * from './annotations.js';
 export { BundleFileTooLargeError, MAX_BUNDLE_FILE_BYTES } from './bundle-file.js';
+export * from './catalog-bundle.js';
 export * from './errors.js';
 export * from './file-names.js';
 export * from './load.js';

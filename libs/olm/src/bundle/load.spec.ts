@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BundleError } from './errors.js';
-import { loadBundle } from './load.js';
+import { loadBundle, readBundleAnnotations } from './load.js';
 
 let dir: string;
 beforeEach(() => {
@@ -212,6 +212,31 @@ describe('loadBundle', () => {
     });
     expect(() => loadBundle(dir)).toThrow(
       /manifests: \n?|metadata\/annotations\.yaml: operators\.operatorframework\.io\.bundle\.mediatype\.v1: missing annotation/,
+    );
+  });
+});
+
+describe('readBundleAnnotations', () => {
+  it('reads the annotations alone, as loadBundle reads them, manifests unread', () => {
+    files({ 'metadata/annotations.yaml': ANNOTATIONS });
+    expect(readBundleAnnotations(dir)).toStrictEqual({
+      'operators.operatorframework.io.bundle.mediatype.v1': 'registry+v1',
+      'operators.operatorframework.io.bundle.manifests.v1': 'manifests/',
+      'operators.operatorframework.io.bundle.metadata.v1': 'metadata/',
+      'operators.operatorframework.io.bundle.package.v1': 'demo',
+      'operators.operatorframework.io.bundle.channels.v1': 'stable,fast',
+    });
+  });
+
+  it('refuses a bundle without its annotations file, naming it', () => {
+    files({ 'manifests/demo.clusterserviceversion.yaml': CSV });
+    expect(() => readBundleAnnotations(dir)).toThrow(
+      expect.objectContaining({
+        code: 'OLM_BUNDLE_MALFORMED',
+        problems: [
+          { file: 'metadata/annotations.yaml', reason: 'missing: a bundle needs metadata/annotations.yaml' },
+        ],
+      }),
     );
   });
 });

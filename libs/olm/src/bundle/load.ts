@@ -140,6 +140,7 @@ function readList(
   return out;
 }
 
+/** `metadata/annotations.yaml` with the keys a registry+v1 bundle requires (what loading and image labels use). */
 function readAnnotations(dir: string, problems: BundleProblem[]): Record<string, string> | undefined {
   const file = 'metadata/annotations.yaml';
   let bytes: Uint8Array;
@@ -311,13 +312,7 @@ export function loadBundle(dir: string): LoadedBundle {
   const { annotations, dependencies, properties }: BundleMetadata = isDirectory(join(root, 'metadata'))
     ? readMetadata(root, problems)
     : { annotations: undefined, dependencies: [], properties: [] };
-  if (problems.length > 0 || csv === undefined || annotations === undefined) {
-    throw new BundleError(
-      'OLM_BUNDLE_MALFORMED',
-      `malformed bundle ${root}:\n${problems.map((p) => `  ${formatBundleProblem(p)}`).join('\n')}`,
-      problems,
-    );
-  }
+  if (problems.length > 0 || csv === undefined || annotations === undefined) throw malformed(root, problems);
   const defaultChannel = annotations[BundleAnnotation.defaultChannel];
   return {
     dir: root,
@@ -330,4 +325,26 @@ export function loadBundle(dir: string): LoadedBundle {
     dependencies,
     properties,
   };
+}
+
+/**
+ * The annotations of a bundle directory's `metadata/annotations.yaml` (also its image labels), checked as
+ * {@link loadBundle} checks them, without reading the manifests.
+ *
+ * @throws {BundleError} `OLM_BUNDLE_MALFORMED` listing every problem (file, field, reason).
+ */
+export function readBundleAnnotations(dir: string): Record<string, string> {
+  const root = resolve(dir);
+  const problems: BundleProblem[] = [];
+  const annotations = readAnnotations(root, problems);
+  if (problems.length > 0 || annotations === undefined) throw malformed(root, problems);
+  return annotations;
+}
+
+function malformed(root: string, problems: readonly BundleProblem[]): BundleError {
+  return new BundleError(
+    'OLM_BUNDLE_MALFORMED',
+    `malformed bundle ${root}:\n${problems.map((p) => `  ${formatBundleProblem(p)}`).join('\n')}`,
+    problems,
+  );
 }

@@ -17,7 +17,7 @@ import type { Manifest } from '../csv/types.js';
 import { bundleAnnotations, renderAnnotationsYaml, renderBundleDockerfile } from './annotations.js';
 import { BundleError } from './errors.js';
 import { manifestFileName, manifestFileNames } from './file-names.js';
-import { loadBundle } from './load.js';
+import { loadBundle, readBundleAnnotations } from './load.js';
 import { writeBundle } from './write.js';
 
 let dir: string;
@@ -185,6 +185,28 @@ describe('writeBundle', () => {
       parse(readFileSync(join(target, 'manifests/demo-operator.clusterserviceversion.yaml'), 'utf8')),
     ).toStrictEqual(JSON.parse(JSON.stringify(csv)));
     expect(readdirSync(dir)).toStrictEqual(['bundle']);
+  });
+
+  it('returns the annotations it wrote, as the annotations file reads back, scorecard and extra labels included', async () => {
+    const { csv, manifests } = demo();
+    const target = join(dir, 'bundle');
+    const written = await writeBundle(target, {
+      packageName: 'demo-operator',
+      channels: ['stable', 'fast'],
+      csv,
+      objects: manifests,
+      otherLabels: { 'operators.operatorframework.io.metrics.builder': 'opkit' },
+      scorecardConfig: {
+        apiVersion: 'scorecard.operatorframework.io/v1alpha3',
+        kind: 'Configuration',
+        metadata: { name: 'config' },
+      },
+    });
+    expect(written.annotations).toStrictEqual(readBundleAnnotations(target));
+    expect(Object.keys(written.annotations)).toStrictEqual(
+      Object.keys(parse(readFileSync(join(target, 'metadata/annotations.yaml'), 'utf8')).annotations),
+    );
+    expect(written.annotations['operators.operatorframework.io.test.config.v1']).toBe('tests/scorecard/');
   });
 
   it('writes a bundle loadBundle reads back unchanged', async () => {

@@ -3,7 +3,12 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { type ClusterServiceVersion, CSV_KIND, deepCopy, type Manifest } from '../csv/types.js';
-import { type BundleMetadata, renderAnnotationsYaml, renderBundleDockerfile } from './annotations.js';
+import {
+  type BundleMetadata,
+  bundleAnnotations,
+  renderAnnotationsYaml,
+  renderBundleDockerfile,
+} from './annotations.js';
 import { BundleError } from './errors.js';
 import { manifestFileNames } from './file-names.js';
 import { isSupportedKind } from './supported-kinds.js';
@@ -39,6 +44,21 @@ export interface WrittenBundle {
   readonly dir: string;
   /** Every file written, relative to `dir`, sorted. */
   readonly files: readonly string[];
+  /** The annotations written to `metadata/annotations.yaml`, in its order: the bundle image's labels. */
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+/** What `metadata/annotations.yaml` and `bundle.Dockerfile` say of the bundle. */
+function bundleMetadataOf(options: WriteBundleOptions): BundleMetadata {
+  return {
+    packageName: options.packageName,
+    channels: options.channels,
+    ...(options.defaultChannel !== undefined && options.defaultChannel !== ''
+      ? { defaultChannel: options.defaultChannel }
+      : {}),
+    ...(options.otherLabels !== undefined ? { otherLabels: options.otherLabels } : {}),
+    scorecard: options.scorecardConfig !== undefined,
+  };
 }
 
 /** The files of a bundle, path (relative to the bundle directory) → content, without touching the disk. */
@@ -78,15 +98,7 @@ export function bundleFiles(options: WriteBundleOptions): Map<string, string> {
   all.forEach((obj, i) => {
     files.set(`manifests/${names[i]}`, toGoYaml(obj));
   });
-  const meta: BundleMetadata = {
-    packageName: options.packageName,
-    channels: options.channels,
-    ...(options.defaultChannel !== undefined && options.defaultChannel !== ''
-      ? { defaultChannel: options.defaultChannel }
-      : {}),
-    ...(options.otherLabels !== undefined ? { otherLabels: options.otherLabels } : {}),
-    scorecard: options.scorecardConfig !== undefined,
-  };
+  const meta = bundleMetadataOf(options);
   files.set('metadata/annotations.yaml', renderAnnotationsYaml(meta));
   if (options.dependencies !== undefined && options.dependencies.length > 0) {
     files.set('metadata/dependencies.yaml', toGoYaml({ dependencies: options.dependencies }));
@@ -148,5 +160,9 @@ export async function writeBundle(dir: string, options: WriteBundleOptions): Pro
     );
   }
   if (moved) await rm(old, { recursive: true, force: true });
-  return { dir: target, files: [...files.keys()].sort() };
+  return {
+    dir: target,
+    files: [...files.keys()].sort(),
+    annotations: bundleAnnotations(bundleMetadataOf(options)),
+  };
 }

@@ -3,6 +3,7 @@ export * from './errors.js';
 export * from './generate.js';
 export * from './install-mode.js';
 export * from './kustomize-base.js';
+export { managerImages } from './operator-objects.js';
 export * from './owned-crds.js';
 export * from './permissions.js';
 export * from './related-images.js';

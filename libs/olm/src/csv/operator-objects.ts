@@ -25,7 +25,7 @@ export function classifyOperatorObjects(
 ): OperatorObjects {
   const objects = rendered.filter((o) => o.kind !== CSV_KIND);
   const deployments = objects
-    .filter((o) => o.kind === 'Deployment' && groupOf(o.apiVersion) === 'apps')
+    .filter(isAppsDeployment)
     .map((d, i) => prepareDeployment(d, operatorImage, i === 0));
   const crds = objects.filter((o) => o.kind === CRD_KIND);
   const served = servedKinds(crds);
@@ -46,15 +46,35 @@ function containersOf(deployment: Manifest): Record<string, unknown>[] {
   return (Array.isArray(list) ? list : []).filter(isRecord);
 }
 
+/** The container that runs the operator: the one named `manager`, else the first of the first deployment. */
+function managerContainer(deployment: Manifest, first: boolean): Record<string, unknown> | undefined {
+  const containers = containersOf(deployment);
+  return containers.find((c) => c.name === 'manager') ?? (first ? containers[0] : undefined);
+}
+
+const isAppsDeployment = (o: Manifest): boolean =>
+  o.kind === 'Deployment' && groupOf(o.apiVersion) === 'apps';
+
 /**
- * A copy of the deployment with the operator image on its manager container (named `manager`, else the first
- * container of the first deployment) and `WATCH_NAMESPACE` read from the namespaces OLM targets.
+ * The images the rendered manager containers name (kustomize's `controller:latest` placeholder, as a rule):
+ * what the `operatorImage` of a generated CSV replaces, so nothing to resolve or pin beforehand.
+ */
+export function managerImages(rendered: readonly Manifest[]): string[] {
+  return rendered
+    .filter(isAppsDeployment)
+    .map((d, i) => managerContainer(d, i === 0)?.image)
+    .filter((image): image is string => typeof image === 'string');
+}
+
+/**
+ * A copy of the deployment with the operator image on its manager container and `WATCH_NAMESPACE` read from
+ * the namespaces OLM targets.
  */
 function prepareDeployment(dep: Manifest, operatorImage: string | undefined, first: boolean): Manifest {
   const copy = deepCopy(dep);
   const containers = containersOf(copy);
   if (operatorImage !== undefined) {
-    const manager = containers.find((c) => c.name === 'manager') ?? (first ? containers[0] : undefined);
+    const manager = managerContainer(copy, first);
     if (manager !== undefined) manager.image = operatorImage;
   }
   for (const c of containers) {

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatOlmBundleJson, renderBundle } from '../bundle/render.js';
+import { toCatalogBundle } from '../bundle/catalog-bundle.js';
+import { renderBundle } from '../bundle/render.js';
 import { type CatalogModel, declaredChannels, type ModelChannel } from '../catalog/catalog-model.js';
-import { parseCatalogContent } from '../catalog/load.js';
 import {
   type ParsedProperties,
   PROPERTY_BUNDLE_OBJECT,
@@ -104,8 +104,7 @@ interface BundleContent {
 function contentFromDirectory(bundlesDir: string, pkg: string, version: string): BundleContent | undefined {
   const dir = join(bundlesDir, pkg, version);
   if (!existsSync(dir)) return undefined;
-  const blob = parseCatalogContent(formatOlmBundleJson(renderBundle(dir)), dir).bundles[0];
-  return blob ? readBundleObjects(blob) : undefined;
+  return readBundleObjects(toCatalogBundle(renderBundle(dir)));
 }
 
 function convertBundle(

@@ -74,6 +74,8 @@ export function readScorecardConfig(dir: string, override?: string): ScorecardCo
   let file = override;
   if (file === undefined) {
     let configDir = DEFAULT_CONFIG_DIR;
+    // Only the config annotation, read leniently as operator-sdk does: a bundle the loader would refuse (no
+    // annotations file, keys missing) still has its tests run from the default place.
     try {
       const read = readAnnotationsFile(readBundleFile(join(dir, 'metadata', 'annotations.yaml')));
       const annotated = read.ok ? read.annotations?.[TEST_CONFIG_ANNOTATION] : undefined;

@@ -155,6 +155,8 @@ export function validateBundleFormat(dir: string): string[] {
 
   let annotations: Record<string, unknown> | undefined;
   let dependencies: unknown[] | undefined;
+  // opm's own lookup: the first file of metadata/ that holds annotations, whatever its name; it differs from
+  // the loader's and operator-sdk's, so it reads the files itself (with the one annotations decoder).
   for (const file of entries(metadataDir)) {
     const path = join(metadataDir, file.name);
     const doc = file.isDir ? undefined : firstDocument(path);

@@ -45,7 +45,11 @@ export interface BundleValidationReport {
   readonly results: readonly ManifestResult[];
 }
 
-/** operator-sdk's `FindBundleMetadata`: the annotations of `metadata/annotations.yaml`, or of any file. */
+/**
+ * operator-sdk's `FindBundleMetadata`: the annotations of `metadata/annotations.yaml`, or of any file. Read here
+ * and not through the loader, which requires that one file and its keys: the validator checks what is on disk,
+ * finding annotations where operator-sdk finds them.
+ */
 function findBundleMetadata(dir: string): { annotations: Record<string, string> } | { fatal: string } {
   const read = (path: string): Record<string, string> | undefined => {
     let bytes: Uint8Array;

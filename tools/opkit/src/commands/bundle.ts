@@ -128,7 +128,7 @@ Examples:
     .action(async (opts) => {
       const { generateBundle } = await import('../bundles.js');
       const client = opts.useImageDigests ? await registryClient(opts.plainHttp) : undefined;
-      const dir = await generateBundle({
+      const { dir } = await generateBundle({
         operatorDir: resolve(opts.operator),
         packageName: opts.package,
         version: opts.version,
@@ -190,15 +190,14 @@ Examples:
       ]),
     )
     .action(async (dir: string, opts: { layout: string; tag: string; output: ResultFormat }) => {
-      const [{ bundleImage, writeLayout }, { loadBundle }, { bundleLabels }, { imageResult, writeResult }] =
-        await Promise.all([
-          import('@opkit/oci'),
-          import('@opkit/olm'),
-          import('../bundles.js'),
-          import('../output.js'),
-        ]);
-      loadBundle(dir); // precise errors for a malformed bundle before anything is written
-      const image = await bundleImage(dir, bundleLabels(dir));
+      const [{ bundleImage, writeLayout }, { loadBundle }, { imageResult, writeResult }] = await Promise.all([
+        import('@opkit/oci'),
+        import('@opkit/olm'),
+        import('../output.js'),
+      ]);
+      // Precise errors for a malformed bundle before anything is written; its annotations are the labels.
+      const { annotations } = loadBundle(dir);
+      const image = await bundleImage(dir, annotations);
       await writeLayout(opts.layout, [{ image, tag: opts.tag }]);
       const result = imageResult(opts.layout, opts.tag, image);
       await writeResult(opts.output, result, `${result.digest} ${result.reference}\n`);

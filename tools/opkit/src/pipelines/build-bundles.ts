@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { bundleImage, type RegistryClient, readLayout, writeLayout } from '@opkit/oci';
-import { formatText, validateBundleDir } from '@opkit/olm';
-import { bundleLabels, generateBundle } from '../bundles.js';
+import { formatText, readBundleAnnotations, validateBundleDir } from '@opkit/olm';
+import { generateBundle } from '../bundles.js';
 import { CliError } from '../cli-error.js';
 import { cliRegistryClient } from '../registry-client.js';
 
@@ -32,6 +32,8 @@ export interface BuildBundlesOptions {
  * an OCI layout. Fails, naming the bundle and the problems, if any bundle does not validate.
  */
 export async function buildBundles(o: BuildBundlesOptions): Promise<void> {
+  // The annotations of the bundles generated here, as written: their image labels, not read back.
+  const generated = new Map<string, Readonly<Record<string, string>>>();
   for (const name of readdirSync(o.operatorsDir)) {
     const manifest = join(o.operatorsDir, name, 'package.json');
     if (!existsSync(manifest)) continue;
@@ -39,7 +41,7 @@ export async function buildBundles(o: BuildBundlesOptions): Promise<void> {
     if (!pkg.opkit) continue;
     const { package: packageName, channels, image, replaces } = pkg.opkit;
     const out = join(o.bundlesDir, packageName, pkg.version);
-    await generateBundle({
+    const written = await generateBundle({
       operatorDir: join(o.operatorsDir, name),
       packageName,
       version: pkg.version,
@@ -49,6 +51,7 @@ export async function buildBundles(o: BuildBundlesOptions): Promise<void> {
       operatorImage: `${image}:${pkg.version}`,
       ...(o.imageDigests ? { imageDigests: o.imageDigests } : {}),
     });
+    generated.set(written.dir, written.annotations);
     o.log(`generated ${relative(process.cwd(), out)}`);
   }
   const failed: string[] = [];
@@ -63,7 +66,8 @@ export async function buildBundles(o: BuildBundlesOptions): Promise<void> {
         continue;
       }
       const layout = join(o.imagesDir, `${packageName}-bundle`, version);
-      const built = await bundleImage(dir, bundleLabels(dir));
+      const labels = generated.get(resolve(dir)) ?? readBundleAnnotations(dir);
+      const built = await bundleImage(dir, labels);
       await writeLayout(layout, [{ image: built, tag: version }]);
       o.log(
         `validated ${relative(process.cwd(), dir)}; image ${built.digest} in ${relative(process.cwd(), layout)}`,

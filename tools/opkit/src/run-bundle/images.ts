@@ -7,13 +7,12 @@ import { catalogImage, formatReference, parseReference, type RegistryClient } fr
 import {
   type BundleBlob,
   type Catalog,
-  formatOlmBundleJson,
   formatValidationResults,
   type LoadedBundle,
   loadBundle,
   loadCatalog,
-  parseCatalogContent,
   renderLoadedBundle,
+  toCatalogBundle,
   validateCatalog,
   writeCatalog,
 } from '@opkit/olm';
@@ -74,13 +73,10 @@ export async function pullBundle(client: RegistryClient, reference: string): Pro
     if (!bundle.csv.metadata?.name) {
       throw new CliError('OPKIT_BUNDLE_IMAGE_INVALID', `${reference}: the bundle's CSV has no metadata.name`);
     }
-    // Through opm's JSON form, as `catalog build` does, so the blob carries the raw property values opm writes.
-    const rendered = parseCatalogContent(
-      formatOlmBundleJson(renderLoadedBundle(bundle, { image: byDigest })),
-      reference,
-    );
-    const blob = rendered.bundles[0];
-    if (blob === undefined) throw new Error(`rendering ${reference} gave no olm.bundle`);
+    const blob = toCatalogBundle(renderLoadedBundle(bundle, { image: byDigest }), {
+      file: reference,
+      index: 0,
+    });
     return { image: byDigest, bundle, csvName: bundle.csv.metadata.name, blob };
   } finally {
     await rm(root, { recursive: true, force: true });
