@@ -29,6 +29,14 @@ function pod(name: string, ready: boolean, extra: Partial<Pod> = {}): Pod {
   };
 }
 
+/** A pod whose memcached container waits, for `reason`. */
+function waitingPod(name: string, reason: string): Pod {
+  const waiting = { name: 'memcached', image: 'm', imageID: '', ready: false, restartCount: 0 };
+  return pod(name, false, {
+    status: { containerStatuses: [{ ...waiting, state: { waiting: { reason } } }] },
+  });
+}
+
 const rolledOut: Deployment = {
   apiVersion: 'apps/v1',
   kind: 'Deployment',
@@ -108,20 +116,7 @@ describe('the status of a Memcached', () => {
   });
 
   it('names what the servers wait for, and leaves out pods being deleted', () => {
-    const waiting = pod('c', false, {
-      status: {
-        containerStatuses: [
-          {
-            name: 'memcached',
-            image: 'm',
-            imageID: '',
-            ready: false,
-            restartCount: 0,
-            state: { waiting: { reason: 'ImagePullBackOff' } },
-          },
-        ],
-      },
-    });
+    const waiting = waitingPod('c', 'ImagePullBackOff');
     const leaving = pod('d', true, { metadata: { name: 'd', deletionTimestamp: '2026-01-01T00:00:00Z' } });
     const status = observedStatus(cr, seen({ pods: [waiting, leaving] }));
     expect(condition(status, 'Available')).toMatchObject({
@@ -134,20 +129,7 @@ describe('the status of a Memcached', () => {
   });
 
   it('leaves out what every container waits for on its way to running', () => {
-    const creating = pod('c', false, {
-      status: {
-        containerStatuses: [
-          {
-            name: 'memcached',
-            image: 'm',
-            imageID: '',
-            ready: false,
-            restartCount: 0,
-            state: { waiting: { reason: 'ContainerCreating' } },
-          },
-        ],
-      },
-    });
+    const creating = waitingPod('c', 'ContainerCreating');
     const status = observedStatus(cr, seen({ pods: [pod('a', true), creating] }));
     expect(condition(status, 'Progressing')?.message).toBe('1 of 2 servers ready');
   });
