@@ -1,6 +1,6 @@
+import { goJsonMarshal } from '../go-compat/go-json.js';
 import { exactBundleFields } from './bundle-fields.js';
 import { decodeGo } from './go-json-decode.js';
-import { encodeGoJson } from './go-json-encode.js';
 import { GO_BUNDLE, GO_CHANNEL, GO_DEPRECATION, GO_PACKAGE } from './go-schemas.js';
 import type { Meta } from './meta.js';
 import { BundleObjectError, readBundleObjects } from './properties.js';
@@ -177,7 +177,7 @@ export function addMeta(catalog: Catalog, meta: Meta, source?: BlobSource): stri
       return undefined;
     }
     case '':
-      return `object '${meta.blob === null ? '' : `${encodeGoJson(meta.blob)}\n`}' is missing root schema field`;
+      return `object '${meta.blob === null ? '' : `${goJsonMarshal(meta.blob, { escapeHtml: false })}\n`}' is missing root schema field`;
     default: {
       const other: OtherBlob = { schema: meta.schema, package: meta.package, name: meta.name, blob };
       catalog.others.push(withSource(other, source));

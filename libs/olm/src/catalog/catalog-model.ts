@@ -1,5 +1,5 @@
+import { sortInByteOrder } from '../go-compat/go-format.js';
 import { formatVersion, type PrereleaseIdentifier, type Version } from '../semver/version.js';
-import { sortInByteOrder } from './go-format.js';
 import type { ParsedProperties } from './properties.js';
 import type { BundleBlob, ChannelBlob, PackageBlob } from './types.js';
 

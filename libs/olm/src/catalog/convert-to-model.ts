@@ -1,8 +1,7 @@
-import { goQuote } from '../go-compat/go-format.js';
+import { byteOrder, goQuote, goStringSlice } from '../go-compat/go-format.js';
 import { SemverError } from '../semver/errors.js';
 import { type PrereleaseIdentifier, parseVersion, type Version } from '../semver/version.js';
 import type { CatalogModel, ModelChannel, ModelPackage } from './catalog-model.js';
-import { byteOrder, goStringSlice } from './go-format.js';
 import {
   type ParsedProperties,
   PROPERTY_PACKAGE,

@@ -1,10 +1,9 @@
 import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { goQuote } from '../go-compat/go-format.js';
+import { byteOrder, goQuote } from '../go-compat/go-format.js';
 import { addMeta } from './blobs.js';
 import { CatalogLoadError, type LoadProblem } from './errors.js';
-import { byteOrder } from './go-format.js';
 import { INDEX_IGNORE_FILE, IndexIgnoreMatcher } from './indexignore.js';
 import { decodeCatalogStream } from './stream.js';
 import { type Catalog, emptyCatalog } from './types.js';

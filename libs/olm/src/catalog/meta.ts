@@ -1,5 +1,10 @@
-import { goQuote } from '../go-compat/go-format.js';
-import { byteOrder, goBoolVerb, goValue } from './go-format.js';
+import {
+  byteOrder,
+  goBoolVerbOfJsonInterface,
+  goFormatJsonInterface,
+  goQuote,
+} from '../go-compat/go-format.js';
+import { goIndentJson } from '../go-compat/go-json.js';
 
 /**
  * opm's `declcfg.Meta`: the case-insensitively extracted `schema`, `package` and `name` of a blob plus the blob
@@ -20,60 +25,12 @@ export class MetaError extends Error {
   }
 }
 
-/** Go's `json.Indent(dst, src, "", "    ")` over JSON text (key order and number spelling are kept). */
-export function indentJsonText(src: string): string {
-  let out = '';
-  let depth = 0;
-  let i = 0;
-  const newline = (): string => `\n${'    '.repeat(depth)}`;
-  const nextNonSpace = (from: number): string | undefined => {
-    let j = from;
-    while (j < src.length && ' \t\r\n'.includes(src[j]!)) j++;
-    return src[j];
-  };
-  while (i < src.length) {
-    const c = src[i]!;
-    if (c === '"') {
-      let j = i + 1;
-      while (j < src.length && src[j] !== '"') j += src[j] === '\\' ? 2 : 1;
-      out += src.slice(i, j + 1);
-      i = j + 1;
-      continue;
-    }
-    if (' \t\r\n'.includes(c)) {
-      i++;
-      continue;
-    }
-    if (c === '{' || c === '[') {
-      const close = c === '{' ? '}' : ']';
-      if (nextNonSpace(i + 1) === close) {
-        out += c + close;
-        i = src.indexOf(close, i + 1) + 1;
-        continue;
-      }
-      depth++;
-      out += c + newline();
-    } else if (c === '}' || c === ']') {
-      depth--;
-      out += newline() + c;
-    } else if (c === ',') {
-      out += c + newline();
-    } else if (c === ':') {
-      out += ': ';
-    } else {
-      out += c;
-    }
-    i++;
-  }
-  return out;
-}
-
 /** opm's `prettyunmarshaler` rendering of a JSON type error at `offset` in `data`. */
 export function prettyJsonError(message: string, data: string, offset: number): string {
   if (data.length === 0 || offset < 0 || offset > data.length) return message;
   const marker = ' <==';
   const head = `${message} at offset ${offset} (indicated by${marker})\n`;
-  const pretty = indentJsonText(data);
+  const pretty = goIndentJson(data, '    ');
   if (offset === data.length) return head + pretty + marker;
   let p = 0;
   for (let d = 0; d < offset; d++) {
@@ -139,7 +96,7 @@ function stringField(blob: Record<string, unknown>, key: string | undefined): st
   const v = blob[key];
   if (typeof v !== 'string') {
     throw new MetaError(
-      `expected value for key ${goQuote(key)} to be a string, got ${goBoolVerb(v)}: ${goValue(v)}`,
+      `expected value for key ${goQuote(key)} to be a string, got ${goBoolVerbOfJsonInterface(v)}: ${goFormatJsonInterface(v)}`,
     );
   }
   return v;

@@ -27,6 +27,13 @@ describe('checkReplacesChain (opm validate rules)', () => {
     );
   });
 
+  it('sorts the heads by bytes, as sort.Strings does, not by UTF-16 units', () => {
+    // U+FFFF is EF BF BF in UTF-8 and comes before U+1F600 (F0 9F 98 80); in UTF-16 it comes after (D83D DE00).
+    expect(checkReplacesChain([{ name: 'v\u{1f600}' }, { name: 'v\uffff' }]).error).toBe(
+      'multiple channel heads found in graph: v\uffff, v\u{1f600}',
+    );
+  });
+
   it('reports a pure cycle as having no head', () => {
     expect(
       checkReplacesChain([

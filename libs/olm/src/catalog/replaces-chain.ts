@@ -1,3 +1,5 @@
+import { byteOrder } from '../go-compat/go-format.js';
+
 /** The upgrade-edge view of a channel entry that the replaces-chain rules need. */
 export interface ChainEntry {
   readonly name: string;
@@ -23,7 +25,8 @@ export function channelHead(entries: readonly ChainEntry[]): HeadResult {
   const heads = entries.filter((e) => !incoming.has(e.name)).map((e) => e.name);
   if (heads.length === 0) return { error: 'no channel head found in graph', heads };
   if (heads.length > 1) {
-    const sorted = [...heads].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    // opm sorts the head names with sort.Strings: by bytes.
+    const sorted = [...heads].sort(byteOrder);
     return { error: `multiple channel heads found in graph: ${sorted.join(', ')}`, heads: sorted };
   }
   return { head: heads[0]! };

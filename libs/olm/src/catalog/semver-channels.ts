@@ -1,5 +1,5 @@
+import { byteOrder } from '../go-compat/go-format.js';
 import { compareVersions, parseVersion, type Version } from '../semver/version.js';
-import { byteOrder } from './go-format.js';
 import type { SemverTemplate } from './semver-template.js';
 import { type ChannelBlob, type ChannelEntry, SCHEMA_CHANNEL } from './types.js';
 

@@ -1,7 +1,6 @@
-import { goQuote } from '../go-compat/go-format.js';
+import { byteOrder, goQuote } from '../go-compat/go-format.js';
 import { formatVersion, parseVersion, type Version } from '../semver/version.js';
 import { decodeGoBase64, encodeGoBase64 } from './go-base64.js';
-import { byteOrder } from './go-format.js';
 import { decodeGo, type GoType } from './go-json-decode.js';
 import { PropertyParseError, parseProperties, readBundleObjects } from './properties.js';
 import { ARCHETYPES, type Archetype, generateChannels } from './semver-channels.js';

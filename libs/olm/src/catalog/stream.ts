@@ -1,5 +1,5 @@
+import { goJsonMarshal } from '../go-compat/go-json.js';
 import type { GoType } from './go-json-decode.js';
-import { encodeGoJson } from './go-json-encode.js';
 import { MAX_JSON_NESTING_DEPTH, type ScanResult, scanJsonValue } from './go-json-scan.js';
 import { type Meta, MetaError, toMeta } from './meta.js';
 import { YamlConversionError, yamlDocumentToJson } from './yaml-json.js';
@@ -26,7 +26,7 @@ function decodeYaml(text: string, metas: Meta[]): string | undefined {
     if ('error' in item) return item.error;
     try {
       const value = yamlDocumentToJson(item.text);
-      metas.push(toMeta(value, encodeGoJson(value)));
+      metas.push(toMeta(value, goJsonMarshal(value, { escapeHtml: false })));
     } catch (err) {
       if (err instanceof YamlConversionError) return err.message;
       if (err instanceof MetaError) return YAML_PREFIX + err.message;

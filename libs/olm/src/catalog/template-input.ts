@@ -1,8 +1,8 @@
 // What every template renderer shares: how a template is given, the bundles it names, and its errors.
 import { goQuote } from '../go-compat/go-format.js';
+import { goJsonMarshal } from '../go-compat/go-json.js';
 import { addMeta } from './blobs.js';
 import { TemplateError } from './errors.js';
-import { encodeGoJson } from './go-json-encode.js';
 import { MetaError, toMeta } from './meta.js';
 import { decodeFirstDocument } from './stream.js';
 import { type BundleBlob, type Catalog, emptyCatalog } from './types.js';
@@ -67,7 +67,10 @@ export function loadTemplateEntries(
   entries.forEach((entry, i) => {
     let message: string | undefined;
     try {
-      message = addMeta(loaded, toMeta(entry, encodeGoJson(entry)), { file, index: i });
+      message = addMeta(loaded, toMeta(entry, goJsonMarshal(entry, { escapeHtml: false })), {
+        file,
+        index: i,
+      });
     } catch (err) {
       if (!(err instanceof MetaError)) throw err;
       message = `${decodePrefix}${err.message}`;

@@ -1,4 +1,4 @@
-import { goQuote } from '../go-compat/go-format.js';
+import { byteOrder, goQuote } from '../go-compat/go-format.js';
 import { SemverError } from '../semver/errors.js';
 import { parseRange } from '../semver/range.js';
 import {
@@ -9,7 +9,6 @@ import {
   sortedValues,
   versionString,
 } from './catalog-model.js';
-import { byteOrder } from './go-format.js';
 import { type ReplacesChainResult, replacesChainOf } from './replaces-chain.js';
 import type { ReportFinding } from './validation-report.js';
 import type { ValidationCode } from './validation-result.js';

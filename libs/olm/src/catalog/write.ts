@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
-import { goQuote } from '../go-compat/go-format.js';
+import { byteOrder, goQuote } from '../go-compat/go-format.js';
+import { type GoStruct, goJsonMarshal } from '../go-compat/go-json.js';
 import { goSortSlice } from '../go-compat/index.js';
 import { CatalogWriteError } from './errors.js';
-import { byteOrder } from './go-format.js';
-import { encodeGoJson, type GoStruct } from './go-json-encode.js';
 import { PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA } from './properties.js';
 import type {
   BundleBlob,
@@ -187,7 +186,9 @@ function groupByPackage(catalog: Catalog): { groups: Map<string, PackageGroup>; 
 }
 
 function encoderFor(format: CatalogFormat): (value: unknown) => string {
-  return format === 'json' ? (v) => `${encodeGoJson(v, '    ')}\n` : (v) => `---\n${encodeGoYaml(v)}`;
+  return format === 'json'
+    ? (v) => `${goJsonMarshal(v, { escapeHtml: false, indent: '    ' })}\n`
+    : (v) => `---\n${encodeGoYaml(v)}`;
 }
 
 function groupStructs(g: PackageGroup): unknown[] {

@@ -1,7 +1,7 @@
 import type { Alias, Document, Node, Scalar } from 'yaml';
+import { goFloat, sortInByteOrder } from '../go-compat/go-format.js';
 import { goFieldName, goFloat32, goYamlScalarString, parseGoYamlDocument } from '../go-compat/index.js';
 import { yamlLibrary } from '../yaml-library.js';
-import { goFloat } from './go-format.js';
 import type { GoType } from './go-json-decode.js';
 import { yamlDepthError } from './yaml-depth.js';
 
@@ -252,7 +252,8 @@ function assertJsonNumbers(value: unknown): void {
     for (const item of value) assertJsonNumbers(item);
   } else if (value !== null && typeof value === 'object') {
     const fields = value as Record<string, unknown>;
-    for (const key of Object.keys(fields).sort()) assertJsonNumbers(fields[key]);
+    // json.Marshal visits map keys in byte order and reports the first value it refuses.
+    for (const key of sortInByteOrder(Object.keys(fields))) assertJsonNumbers(fields[key]);
   }
 }
 

@@ -1,4 +1,4 @@
-import { goJsonMarshal } from '../bundle/go-json.js';
+import { goJsonMarshal } from '../go-compat/go-json.js';
 import { parseVersion } from '../semver/index.js';
 import { validateCsv } from '../validation/csv.js';
 import { formatValidationError, hasErrors, type ManifestResult } from '../validation/result.js';

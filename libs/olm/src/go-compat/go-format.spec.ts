@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { byteOrder, goFloat, goQuote, sortInByteOrder } from './go-format.js';
+import {
+  byteOrder,
+  goBoolVerbOfJsonInterface,
+  goFloat,
+  goFormatJsonInterface,
+  goFormatUnstructured,
+  goQuote,
+  sortInByteOrder,
+} from './go-format.js';
 
 // A fixed seed keeps `npm test` reproducible; FUZZ_RUNS=100000 searches longer on demand.
 const params = { seed: 20261127, numRuns: Number(process.env.FUZZ_RUNS ?? 1000) };
@@ -65,5 +73,25 @@ describe("Go's formatting", () => {
     expect(goQuote('héllo 😀', true)).toBe('"h\\u00e9llo \\U0001f600"');
     // A lone surrogate is what Go's decoders make U+FFFD.
     expect(goQuote('x\ud800')).toBe('"x\ufffd"');
+  });
+
+  it('formats values like fmt %v and %t', () => {
+    expect(goFormatJsonInterface({ b: [1, 'x', true, null], a: 1e6 })).toBe(
+      'map[a:1e+06 b:[1 x true <nil>]]',
+    );
+    expect(goBoolVerbOfJsonInterface(5)).toBe('%!t(float64=5)');
+  });
+
+  it('writes a number by the Go type its decoder gives it: float64 from encoding/json, int64 from apimachinery', () => {
+    // fmt prints a float64 with %g's shortest form, exponent from 1e+06 on, and an int64 with every digit.
+    // encoding/json decodes every number into interface{} as a float64 (opm's catalog blobs); apimachinery's
+    // JSON decoding of unstructured objects keeps a number that parses as an integer as an int64.
+    const content = { spec: { replicas: 1000000, ratio: 0.5, big: 2 ** 64 } };
+    expect(goFormatJsonInterface(content)).toBe(
+      'map[spec:map[big:1.8446744073709552e+19 ratio:0.5 replicas:1e+06]]',
+    );
+    expect(goFormatUnstructured(content)).toBe(
+      '&{map[spec:map[big:1.8446744073709552e+19 ratio:0.5 replicas:1000000]]}',
+    );
   });
 });

@@ -1,5 +1,6 @@
-// The details of Go's own formatting that opkit's output must match byte for byte: `%q` quoting, `%v` of a
-// float64, and the order Go sorts strings in. One implementation of each, for every message and file written.
+// The details of Go's own formatting that opkit's output must match byte for byte: `%q` quoting, `%v` and `%t`
+// of the values Go's decoders produce, and the order Go sorts strings in. One implementation of each, for every
+// message and file written.
 
 const NAMED_ESCAPES: Readonly<Record<string, string>> = {
   '\x07': '\\a',
@@ -59,6 +60,91 @@ export function goFloat(f: number): string {
   if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
   if (digits.length <= exp + 1) return `${sign}${digits}${'0'.repeat(exp + 1 - digits.length)}`;
   return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+}
+
+/** Go's `%q` / `%+q` of a string slice: `["a" "b"]`. */
+export function goQuoteSlice(values: readonly string[], ascii = false): string {
+  return `[${values.map((v) => goQuote(v, ascii)).join(' ')}]`;
+}
+
+/** Go's `%v` of a string slice: `[a b c]`. */
+export function goStringSlice(values: readonly string[]): string {
+  return `[${values.join(' ')}]`;
+}
+
+/**
+ * Go's `%v` of an int64 (`strconv.FormatInt`): every digit, never an exponent. Beyond int64 Go's decoders keep
+ * a float64, written as {@link goFloat}.
+ */
+function goInt64OrFloat(n: number): string {
+  return Number.isInteger(n) && Math.abs(n) < 2 ** 63 ? BigInt(n).toString() : goFloat(n);
+}
+
+/** `%v` of a decoded JSON tree (maps with sorted keys, slices, strings, bools, nil), numbers by `number`. */
+function goDecodedValue(value: unknown, number: (n: number) => string): string {
+  if (value === null || value === undefined) return '<nil>';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return number(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (Array.isArray(value)) return `[${value.map((e) => goDecodedValue(e, number)).join(' ')}]`;
+  if (typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const entries = Object.keys(record)
+      .sort(byteOrder)
+      .map((k) => `${k}:${goDecodedValue(record[k], number)}`);
+    return `map[${entries.join(' ')}]`;
+  }
+  return String(value);
+}
+
+/**
+ * Go's `%v` of what `encoding/json` decodes into an `interface{}` (`map[string]interface{}`, `[]interface{}`,
+ * string, bool, nil, and every number a float64): `map[a:1e+06 b:[x true]]`. opm decodes catalog blobs so.
+ */
+export function goFormatJsonInterface(value: unknown): string {
+  return goDecodedValue(value, goFloat);
+}
+
+/**
+ * Go's `%v` of an unstructured object's content, as Kubernetes' apimachinery decodes JSON and YAML: a number
+ * that parses as an integer becomes an int64 (`1000000`), any other a float64 (`1.5`). JavaScript keeps no trace
+ * of how a number was written, so every integral value is taken for an int64 (Go prints a written `1e6`, a
+ * float64, as `1e+06`).
+ */
+export function goFormatUnstructuredContent(value: unknown): string {
+  return goDecodedValue(value, goInt64OrFloat);
+}
+
+/** Go's `%v` of an `*unstructured.Unstructured`: `&{map[...]}`. */
+export function goFormatUnstructured(obj: unknown): string {
+  return `&{${goFormatUnstructuredContent(obj)}}`;
+}
+
+/** The Go type name of what `encoding/json` decodes into an `interface{}`. */
+export function goJsonInterfaceTypeName(v: unknown): string {
+  if (typeof v === 'number') return 'float64';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'bool';
+  if (Array.isArray(v)) return '[]interface {}';
+  return 'map[string]interface {}';
+}
+
+/**
+ * Go's `%t` of what `encoding/json` decodes into an `interface{}`: `%!t(float64=5)` for a scalar that is not a
+ * bool; maps and slices are printed element by element with the same verb.
+ */
+export function goBoolVerbOfJsonInterface(v: unknown, nested = false): string {
+  if (typeof v === 'boolean') return String(v);
+  if (v === null || v === undefined) return nested ? '<nil>' : '%!t(<nil>)';
+  if (Array.isArray(v)) return `[${v.map((e) => goBoolVerbOfJsonInterface(e, true)).join(' ')}]`;
+  if (typeof v === 'object') {
+    const record = v as Record<string, unknown>;
+    const entries = Object.keys(record)
+      .sort(byteOrder)
+      .map((k) => `${goBoolVerbOfJsonInterface(k, true)}:${goBoolVerbOfJsonInterface(record[k], true)}`);
+    return `map[${entries.join(' ')}]`;
+  }
+  return `%!t(${goJsonInterfaceTypeName(v)}=${goFormatJsonInterface(v)})`;
 }
 
 /**

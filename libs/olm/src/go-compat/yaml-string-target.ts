@@ -1,4 +1,4 @@
-import { goFloat } from '../catalog/go-format.js';
+import { goFloat } from './go-format.js';
 
 /** Go's `strconv.FormatFloat(f, 'g', -1, 32)`: the shortest decimal that reads back as the same float32. */
 export function goFloat32(f: number): string {

@@ -1,6 +1,6 @@
 import { PropertyParseError, parseProperties } from '../catalog/properties.js';
 import type { Catalog, ChannelBlob } from '../catalog/types.js';
-import { goQuote } from '../go-compat/go-format.js';
+import { byteOrder, goQuote, sortInByteOrder } from '../go-compat/go-format.js';
 import { rangeIncludes, tryParseRange } from '../semver/range.js';
 import { compareVersions, parseVersion, type Version } from '../semver/version.js';
 import { GraphError } from './errors.js';
@@ -52,7 +52,7 @@ function bundleVersions(catalog: Catalog): Map<string, Version> {
 function selectedChannels(catalog: Catalog, packageName: string | undefined): ChannelBlob[] {
   return catalog.channels
     .map((c, i) => ({ c, i }))
-    .sort((a, b) => (a.c.name < b.c.name ? -1 : a.c.name > b.c.name ? 1 : a.i - b.i))
+    .sort((a, b) => byteOrder(a.c.name, b.c.name) || a.i - b.i)
     .map(({ c }) => c)
     .filter((c) => packageName === undefined || packageName === '' || c.package === packageName);
 }
@@ -164,14 +164,14 @@ function writeFlowchart(chart: Flowchart): string {
     '  classDef skipped stroke:#FF0000,stroke-width:4px',
     '  classDef deprecatedskipped fill:#E8960F,stroke:#FF0000,stroke-width:4px',
   ];
-  for (const [name, lines] of [...chart.packageLines].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [name, lines] of [...chart.packageLines].sort(([a], [b]) => byteOrder(a, b))) {
     out.push(`  %% package ${goQuote(name)}`, `  subgraph ${goQuote(name)}`, ...lines, '  end');
   }
   if (chart.deprecatedPackage !== '') out.push(`style ${chart.deprecatedPackage} fill:#989695`);
   for (const id of chart.deprecatedChannelIds) out.push(`style ${id} fill:#DCD0FF`);
   for (const key of ['deprecated', 'deprecatedskipped', 'skipped'] as const) {
     if (chart.decorated[key].length > 0)
-      out.push(`class ${[...chart.decorated[key]].sort().join(',')} ${key}`);
+      out.push(`class ${sortInByteOrder([...chart.decorated[key]]).join(',')} ${key}`);
   }
   if (chart.skippedLinkIds.length > 0) {
     out.push(

@@ -1,4 +1,4 @@
-import { encodeGoJson } from '../catalog/go-json-encode.js';
+import { goJsonMarshal } from '../go-compat/go-json.js';
 
 /**
  * A JSON value as opm serves it: compact, without HTML escaping, object keys sorted (opm reads every catalog
@@ -6,5 +6,5 @@ import { encodeGoJson } from '../catalog/go-json-encode.js';
  * keep their order.
  */
 export function compactJson(value: unknown): string {
-  return encodeGoJson(value);
+  return goJsonMarshal(value, { escapeHtml: false });
 }

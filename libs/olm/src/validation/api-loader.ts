@@ -2,9 +2,10 @@ import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { BundleFileTooLargeError, readBundleFile, readBundleText } from '../bundle/bundle-file.js';
-import { goJsonMarshal } from '../bundle/go-json.js';
 import { parseYamlDocuments } from '../bundle/yaml.js';
 import { type ClusterServiceVersion, isRecord, type Manifest } from '../csv/types.js';
+import { byteOrder } from '../go-compat/go-format.js';
+import { goJsonMarshal } from '../go-compat/go-json.js';
 import { parseVersionTolerant } from '../semver/index.js';
 import { goJoin } from './bundle-format.js';
 import { goErrorText as errorText, type GoError, newAggregate } from './go-errors.js';
@@ -19,9 +20,12 @@ export interface ApiBundle {
 }
 
 function sortedEntries(dir: string): { name: string; isDir: boolean }[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .map((e) => ({ name: e.name, isDir: e.isDirectory() }))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return (
+    readdirSync(dir, { withFileTypes: true })
+      .map((e) => ({ name: e.name, isDir: e.isDirectory() }))
+      // os.ReadDir lists by name in byte order.
+      .sort((a, b) => byteOrder(a.name, b.name))
+  );
 }
 
 /**

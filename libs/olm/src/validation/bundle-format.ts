@@ -7,8 +7,8 @@ import { DEPENDENCIES_FILE, DEPENDENCY_VALUES } from '../bundle/go-types.js';
 import { parseYamlDocuments } from '../bundle/yaml.js';
 import { decodeGo } from '../catalog/go-json-decode.js';
 import { isRecord } from '../csv/types.js';
+import { byteOrder, goQuote } from '../go-compat/go-format.js';
 import { tryParseVersion } from '../semver/index.js';
-import { goQuote } from './go-format.js';
 
 /** Go's `filepath.Join`: joined and cleaned. */
 export function goJoin(...parts: string[]): string {
@@ -26,19 +26,22 @@ export function goJoin(...parts: string[]): string {
 
 function entries(dir: string): { name: string; isDir: boolean }[] {
   try {
-    return readdirSync(dir, { withFileTypes: true })
-      .map((e) => {
-        let isDir = e.isDirectory();
-        if (e.isSymbolicLink()) {
-          try {
-            isDir = statSync(join(dir, e.name)).isDirectory();
-          } catch {
-            isDir = false;
+    return (
+      readdirSync(dir, { withFileTypes: true })
+        .map((e) => {
+          let isDir = e.isDirectory();
+          if (e.isSymbolicLink()) {
+            try {
+              isDir = statSync(join(dir, e.name)).isDirectory();
+            } catch {
+              isDir = false;
+            }
           }
-        }
-        return { name: e.name, isDir };
-      })
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+          return { name: e.name, isDir };
+        })
+        // os.ReadDir lists by name in byte order.
+        .sort((a, b) => byteOrder(a.name, b.name))
+    );
   } catch {
     return [];
   }

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isRecord, type Manifest } from '../csv/types.js';
+import { goFormatUnstructuredContent } from '../go-compat/go-format.js';
 import { parseRequestUri } from '../go-compat/index.js';
 import { type InternalSpec, type InternalVersion, str, toInternal } from './crd-internal.js';
 import {
@@ -10,7 +11,6 @@ import {
   fieldRequired,
   toValidationError,
 } from './field-error.js';
-import { goFormatV } from './go-format.js';
 import { isDns1035Label, isDns1123Subdomain } from './k8s-names.js';
 import { validateObjectMeta } from './object-meta.js';
 import type { ManifestResult } from './result.js';
@@ -95,7 +95,7 @@ function validateColumn(raw: unknown, field: string): FieldError[] {
 function versionsValue(spec: InternalSpec): { json: unknown; goValue: string } {
   // Kubernetes prints the internal version structs; they are approximated by their JSON here.
   const json = spec.versions.map((v) => ({ Name: v.name, Served: v.served, Storage: v.storage }));
-  return { json, goValue: goFormatV(json) };
+  return { json, goValue: goFormatUnstructuredContent(json) };
 }
 
 function validateNames(names: Record<string, unknown>): FieldError[] {

@@ -1,8 +1,8 @@
 import type { GroupVersionKind } from '@opkit/controller-runtime';
-import { goJsonMarshal } from '../bundle/go-json.js';
 import { type ClusterServiceVersion, formatGvk, isRecord, type Manifest } from '../csv/types.js';
+import { goQuote } from '../go-compat/go-format.js';
+import { goJsonMarshal } from '../go-compat/go-json.js';
 import { tryParseVersion, tryParseVersionTolerant } from '../semver/index.js';
-import { goQuote } from './go-format.js';
 import { bytePrefix, goJsonSyntaxErrorOffset } from './json-syntax.js';
 import { isDns1123Subdomain, isLabelValue } from './k8s-names.js';
 import {

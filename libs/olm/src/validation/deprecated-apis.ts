@@ -1,4 +1,5 @@
 import { isRecord, type Manifest } from '../csv/types.js';
+import { goQuoteSlice, sortInByteOrder } from '../go-compat/go-format.js';
 import {
   compareVersions,
   parseVersion,
@@ -7,7 +8,6 @@ import {
   ZERO_VERSION,
 } from '../semver/index.js';
 import { type OptionalValues, type ValidationBundle, v1beta1Crds } from './bundle-model.js';
-import { goQuoteSlice } from './go-format.js';
 import {
   errFailedValidation,
   errInvalidBundle,
@@ -147,7 +147,7 @@ function removedOn126(bundle: ValidationBundle): Found {
  * its counter, so with more than one kind every entry ends in a comma; that is reproduced.
  */
 function apisMessage(found: Found): string {
-  const kinds = [...found.keys()].sort();
+  const kinds = sortInByteOrder([...found.keys()]);
   return kinds
     .map((kind) => `${kind}: (${goQuoteSlice(found.get(kind)!, true)})${found.size === 1 ? '' : ','}`)
     .join('');

@@ -1,5 +1,5 @@
-import { goJsonMarshal } from '../bundle/go-json.js';
-import { goQuote } from './go-format.js';
+import { goQuote } from '../go-compat/go-format.js';
+import { goJsonMarshal } from '../go-compat/go-json.js';
 import { newError, type ValidationError } from './result.js';
 
 /**

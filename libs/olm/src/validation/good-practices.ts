@@ -1,7 +1,7 @@
 import { isRecord } from '../csv/types.js';
+import { goQuote, goQuoteSlice } from '../go-compat/go-format.js';
 import { tryParseVersion } from '../semver/index.js';
 import type { ValidationBundle } from './bundle-model.js';
-import { goQuote, goQuoteSlice } from './go-format.js';
 import {
   errFailedValidation,
   errInvalidBundle,

@@ -1,5 +1,5 @@
 import { isRecord, type Manifest } from '../csv/types.js';
-import { goFormatV } from './go-format.js';
+import { goFormatUnstructuredContent } from '../go-compat/go-format.js';
 import { errInvalidObject, type ManifestResult, type ValidationError, warnInvalidObject } from './result.js';
 
 const DEFAULT_SCCS = [
@@ -29,7 +29,7 @@ function auditRules(rules: unknown): ValidationError[] {
       errs.push(
         warnInvalidObject(
           'RBAC includes permission to create/update poddisruptionbudgets, which could impact cluster stability',
-          goFormatV(rule),
+          goFormatUnstructuredContent(rule),
         ),
       );
     }
@@ -44,7 +44,7 @@ function auditRules(rules: unknown): ValidationError[] {
     ) {
       errs.push(
         errInvalidObject(
-          goFormatV(rule),
+          goFormatUnstructuredContent(rule),
           'RBAC includes permission to modify default securitycontextconstraints, which could impact cluster stability',
         ),
       );
@@ -72,15 +72,24 @@ export function validateObjects(objects: readonly Manifest[]): ManifestResult[] 
           maxUnavailable !== null &&
           (maxUnavailable === 0 || typeof maxUnavailable === 'string')
         ) {
-          errors.push(errInvalidObject(goFormatV(obj), 'maxUnavailable field cannot be set to 0 or 0%'));
+          errors.push(
+            errInvalidObject(
+              goFormatUnstructuredContent(obj),
+              'maxUnavailable field cannot be set to 0 or 0%',
+            ),
+          );
         }
         if (spec.minAvailable === '100%')
-          errors.push(errInvalidObject(goFormatV(obj), 'minAvailable field cannot be set to 100%'));
+          errors.push(
+            errInvalidObject(goFormatUnstructuredContent(obj), 'minAvailable field cannot be set to 100%'),
+          );
         break;
       }
       case 'PriorityClass':
         if (obj.globalDefault === true)
-          errors.push(errInvalidObject(goFormatV(obj), 'globalDefault field cannot be set to true'));
+          errors.push(
+            errInvalidObject(goFormatUnstructuredContent(obj), 'globalDefault field cannot be set to true'),
+          );
         break;
       case 'Role':
       case 'ClusterRole':

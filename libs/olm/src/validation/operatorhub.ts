@@ -1,10 +1,10 @@
 import { isRecord } from '../csv/types.js';
+import { goQuote } from '../go-compat/go-format.js';
 import { parseRequestUri } from '../go-compat/index.js';
 import { tryParseVersionTolerant } from '../semver/index.js';
 import type { OptionalValues, ValidationBundle } from './bundle-model.js';
 import { minKubeVersionProblem } from './csv.js';
 import { deprecatedApiFindings, K8S_VERSION_KEY } from './deprecated-apis.js';
-import { goQuote } from './go-format.js';
 import {
   errFailedValidation,
   errInvalidBundle,

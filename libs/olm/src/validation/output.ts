@@ -1,4 +1,4 @@
-import { goJsonMarshal } from '../bundle/go-json.js';
+import { goJsonMarshal } from '../go-compat/go-json.js';
 import { formatValidationMessage } from './bundle-format.js';
 import { formatValidationError, type ManifestResult } from './result.js';
 import type { BundleValidationReport } from './validate-bundle-dir.js';

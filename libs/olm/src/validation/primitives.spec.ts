@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { goFormatUnstructured, goQuote, goQuoteSlice } from '../go-compat/go-format.js';
 import { goErrorText, newAggregate } from './go-errors.js';
-import { goFormatUnstructured, goQuote, goQuoteSlice } from './go-format.js';
 import { imageReferenceProblem } from './image-reference.js';
 import { bytePrefix, goJsonSyntaxErrorOffset } from './json-syntax.js';
 import { isDns1035Label, isDns1123Subdomain, isLabelValue, isQualifiedName } from './k8s-names.js';

@@ -1,8 +1,8 @@
 import { packageNameOf } from '../csv/base.js';
 import { isRecord } from '../csv/types.js';
+import { goQuote } from '../go-compat/go-format.js';
 import { compareVersions, tryParseVersion, tryParseVersionTolerant } from '../semver/index.js';
 import type { ValidationBundle } from './bundle-model.js';
-import { goQuote } from './go-format.js';
 import {
   errFailedValidation,
   type ManifestResult,

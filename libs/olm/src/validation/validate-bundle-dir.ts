@@ -5,6 +5,7 @@ import { readAnnotationsFile } from '../bundle/annotations-file.js';
 import { BundleFileTooLargeError, readBundleFile } from '../bundle/bundle-file.js';
 import { isSupportedKind } from '../bundle/supported-kinds.js';
 import { formatGvk, gvkOf } from '../csv/types.js';
+import { goFormatUnstructured, sortInByteOrder } from '../go-compat/go-format.js';
 import { loadApiBundle } from './api-loader.js';
 import { validateBundle } from './bundle.js';
 import { bundleMediaType, goJoin, validateBundleFormat } from './bundle-format.js';
@@ -13,7 +14,6 @@ import { validateCrds } from './crd.js';
 import { validateCsv } from './csv.js';
 import { aggregateFieldErrors } from './field-error.js';
 import { goErrorText } from './go-errors.js';
-import { goFormatUnstructured } from './go-format.js';
 import { validateObjectMeta } from './object-meta.js';
 import { selectOptionalValidators } from './optional-validators.js';
 import {
@@ -74,7 +74,7 @@ function findBundleMetadata(dir: string): { annotations: Record<string, string> 
       return undefined;
     }
     if (!isDir) return read(path);
-    for (const name of readdirSync(path).sort()) {
+    for (const name of sortInByteOrder(readdirSync(path))) {
       const found = walk(goJoin(path, name));
       if (found !== undefined) return found;
     }

@@ -5,10 +5,13 @@ import { readAnnotationsFile } from '../../src/bundle/annotations-file.js';
 import { parseYamlDocuments, toGoYaml } from '../../src/bundle/yaml.js';
 import { encodeGoYaml } from '../../src/catalog/yaml-emit.js';
 import { yamlDocumentToJson } from '../../src/catalog/yaml-json.js';
+import { goBoolVerbOfJsonInterface, goFormatJsonInterface } from '../../src/go-compat/go-format.js';
+import { goJsonMarshal } from '../../src/go-compat/go-json.js';
 import { parseRequestUri } from '../../src/go-compat/index.js';
 
 // Where opkit reads (and writes) as leniently as the Go tools, against the Go libraries themselves: go-yaml behind
-// sigs.k8s.io/yaml for quoted scalars, string targets and the quoting of what it writes, net/url for request URIs.
+// sigs.k8s.io/yaml for quoted scalars, string targets and the quoting of what it writes, net/url for request URIs,
+// encoding/json and fmt for what opkit writes as Go does.
 
 const SEED = Number(process.env.OPKIT_PROPERTY_SEED ?? 20261123);
 
@@ -60,7 +63,73 @@ function quotedDocument(random: Random): string {
   return indent === '' ? body : `outer:\n${body.replaceAll(/^(?=after)/gm, indent)}`;
 }
 
+/** Characters where JavaScript and Go write JSON or order strings differently, and some that are alike. */
+const CHARACTERS = ['a', 'Z', '0', ' ', '<', '>', '&', '"', '\\', '\n', '\b', '\f', '\u0001', '\u007f', 'é'];
+const WIDE_CHARACTERS = ['\u2028', '\u2029', '\ue000', '\uffff', '\u{1f600}', '\u{10ffff}'];
+const LONE_SURROGATES = ['\ud800', '\udfff'];
+/** Numbers either side of the magnitudes where %v and encoding/json switch to an exponent. */
+const NUMBERS = [
+  0, 1, -1, 100, 123456.7, 999999, 1e6, 1234567, 0.5, 0.0001, 0.00001, 1e-7, -2.5e-8, 1e20, 1e21,
+];
+
+function jsonString(random: Random, characters: readonly string[]): string {
+  return Array.from({ length: Math.floor(random() * 5) }, () => pick(random, characters)).join('');
+}
+
+/**
+ * A JSON value of strings, numbers, booleans, nulls, arrays and objects drawn from the cases above. Keys hold no
+ * lone surrogate: Go decodes every one to U+FFFD, so two such keys would be one to Go and two to JavaScript.
+ */
+function jsonValue(random: Random, depth = 0): unknown {
+  const kind = Math.floor(random() * (depth > 2 ? 4 : 6));
+  if (kind === 0) return jsonString(random, [...CHARACTERS, ...WIDE_CHARACTERS, ...LONE_SURROGATES]);
+  if (kind === 1) return pick(random, NUMBERS);
+  if (kind === 2) return random() < 0.5;
+  if (kind === 3) return null;
+  const size = Math.floor(random() * 4);
+  if (kind === 4) return Array.from({ length: size }, () => jsonValue(random, depth + 1));
+  return Object.fromEntries(
+    Array.from({ length: size }, () => [
+      jsonString(random, [...CHARACTERS, ...WIDE_CHARACTERS]),
+      jsonValue(random, depth + 1),
+    ]),
+  );
+}
+
+/** The UTF-8 a string is written as: a lone surrogate becomes U+FFFD, as in every file and message. */
+const written = (text: string): string => Buffer.from(text).toString();
+
 describe('go-compat agrees with the Go libraries', () => {
+  it('writes JSON as encoding/json does: json.Marshal, and an Encoder without HTML escaping, indented or not', async () => {
+    const random = prng(SEED);
+    const inputs = Array.from({ length: 2000 }, () => JSON.stringify(jsonValue(random)));
+    const theirs = await askGoParsers(inputs.map((input) => ({ mode: 'json-encode', input })));
+    const ours = inputs.map((input) => {
+      const value: unknown = JSON.parse(input);
+      return {
+        ok: true,
+        value: {
+          marshal: goJsonMarshal(value),
+          encoder: goJsonMarshal(value, { escapeHtml: false }),
+          indented: goJsonMarshal(value, { escapeHtml: false, indent: '    ' }),
+        },
+      };
+    });
+    expect(ours).toStrictEqual(theirs);
+  }, 300_000);
+
+  it("formats what encoding/json decodes into interface{} as fmt's %v and %t do", async () => {
+    const random = prng(SEED + 1);
+    const inputs = Array.from({ length: 2000 }, () => JSON.stringify(jsonValue(random)));
+    const theirs = await askGoParsers(inputs.map((input) => ({ mode: 'fmt-json', input })));
+    const ours = inputs.map((input) => {
+      const value: unknown = JSON.parse(input);
+      const v = written(goFormatJsonInterface(value));
+      return { ok: true, value: { v, t: written(goBoolVerbOfJsonInterface(value)) } };
+    });
+    expect(ours).toStrictEqual(theirs);
+  }, 300_000);
+
   it('reads quoted scalars continued at any indentation as sigs.k8s.io/yaml does', async () => {
     const random = prng(SEED);
     const inputs = Array.from({ length: 1000 }, () => quotedDocument(random));

@@ -17,7 +17,7 @@ const MODULES = {
 
 /**
  * `go-parsers` (`./go-parsers/main.go`): what blang/semver, the docker/reference of go.podman.io/image,
- * sigs.k8s.io/yaml and net/url make of an input, for differential tests of our parsers. Versioned by its source's content.
+ * sigs.k8s.io/yaml, net/url, encoding/json and fmt make of an input, for differential tests of our parsers. Versioned by its source's content.
  */
 export const goParsersRecipe: ComponentRecipe = {
   name: 'go-parsers',
@@ -47,7 +47,9 @@ export interface GoParserRequest {
     | 'yaml'
     | 'yaml-strings'
     | 'json-to-yaml'
-    | 'request-uri';
+    | 'request-uri'
+    | 'json-encode'
+    | 'fmt-json';
   readonly input: string;
   readonly versions?: readonly string[];
 }

@@ -10,11 +10,14 @@
 // (sigs.k8s.io/yaml YAMLToJSON; value: the JSON text), yaml-strings (sigs.k8s.io/yaml Unmarshal into a
 // map[string]string, as bundle annotations are read; value: the map), json-to-yaml (sigs.k8s.io/yaml JSONToYAML,
 // as the Go tools write YAML; value: the YAML text), request-uri (net/url ParseRequestURI; value: scheme and
-// host).
+// host), json-encode (encoding/json Unmarshal into interface{}, then json.Marshal, an Encoder with
+// SetEscapeHTML(false) as opm writes catalogs, and the same indented by four spaces; value: the three texts,
+// without the Encoder's trailing newline), fmt-json (Unmarshal into interface{}; value: its %v and %t).
 package main
 
 import (
 	"bufio"
+	"bytes"
 	// The digest algorithms a reference may name are those linked in, as in the tools.
 	_ "crypto/sha256"
 	_ "crypto/sha512"
@@ -22,6 +25,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 
 	"github.com/blang/semver/v4"
 	"go.podman.io/image/v5/docker/reference"
@@ -88,6 +92,34 @@ func answerFor(r request) answer {
 			return answer{Error: err.Error()}
 		}
 		return answer{OK: true, Value: map[string]string{"scheme": u.Scheme, "host": u.Host}}
+	case "json-encode":
+		var v any
+		if err := json.Unmarshal([]byte(r.Input), &v); err != nil {
+			return answer{Error: err.Error()}
+		}
+		marshalled, err := json.Marshal(v)
+		if err != nil {
+			return answer{Error: err.Error()}
+		}
+		encode := func(indent string) string {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", indent)
+			_ = enc.Encode(v)
+			return strings.TrimSuffix(buf.String(), "\n")
+		}
+		return answer{OK: true, Value: map[string]string{
+			"marshal":  string(marshalled),
+			"encoder":  encode(""),
+			"indented": encode("    "),
+		}}
+	case "fmt-json":
+		var v any
+		if err := json.Unmarshal([]byte(r.Input), &v); err != nil {
+			return answer{Error: err.Error()}
+		}
+		return answer{OK: true, Value: map[string]string{"v": fmt.Sprintf("%v", v), "t": fmt.Sprintf("%t", v)}}
 	}
 	return answer{Error: fmt.Sprintf("unknown mode %q", r.Mode)}
 }

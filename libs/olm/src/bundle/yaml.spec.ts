@@ -1,40 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goCompactJson, goIndentJson, goJsonMarshal, RawJson, rawArrayMembers } from './go-json.js';
 import { parseYamlDocuments, toGoYaml } from './yaml.js';
-
-describe('goJsonMarshal', () => {
-  it("sorts keys and escapes like Go's json.Marshal", () => {
-    expect(goJsonMarshal({ b: '<a & b>', a: [1, 2.5, true, null], c: 'line\u2028sep\ttab\u0001' })).toBe(
-      '{"a":[1,2.5,true,null],"b":"\\u003ca \\u0026 b\\u003e","c":"line\\u2028sep\\ttab\\u0001"}',
-    );
-  });
-
-  it('keeps struct order and HTML when asked, and indents like MarshalIndent', () => {
-    expect(
-      goJsonMarshal({ z: '<', a: {}, b: [] }, { sortKeys: false, escapeHtml: false, indent: '  ' }),
-    ).toBe('{\n  "z": "<",\n  "a": {},\n  "b": []\n}');
-  });
-
-  it('writes raw JSON as is', () => {
-    expect(goJsonMarshal({ v: new RawJson('{"x":"\\u003c"}') })).toBe('{"v":{"x":"\\u003c"}}');
-  });
-});
-
-describe('JSON text helpers', () => {
-  it('indents and compacts without touching strings', () => {
-    const text = '{"a": ["x: y", {}], "b" :{"c":[ ]}}';
-    expect(goCompactJson(text)).toBe('{"a":["x: y",{}],"b":{"c":[]}}');
-    expect(goIndentJson(goCompactJson(text), '  ')).toBe(
-      '{\n  "a": [\n    "x: y",\n    {}\n  ],\n  "b": {\n    "c": []\n  }\n}',
-    );
-  });
-
-  it('extracts raw member values of array elements', () => {
-    expect(
-      rawArrayMembers('[{"type": "a", "value": {"z": 1, "a": "x<y"}}, {"Value": [1, 2]}, 3]', 'value'),
-    ).toStrictEqual(['{"z":1,"a":"x<y"}', '[1,2]', undefined]);
-  });
-});
 
 describe('YAML as the Go tools read and write it', () => {
   it('reads YAML 1.1 scalars as go-yaml v2 does, but keeps timestamps and 1:20 as strings', () => {
