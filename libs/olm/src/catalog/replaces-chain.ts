@@ -91,7 +91,7 @@ export function checkReplacesChain(entries: readonly ChainEntry[]): ReplacesChai
     if (byName.has(replaces)) chain.push(replaces);
     cur = byName.get(replaces);
   }
-  const stranded = [...byName.keys()].filter((n) => !onChain.has(n) && !skipped.has(n)).sort();
+  const stranded = [...byName.keys()].filter((n) => !onChain.has(n) && !skipped.has(n)).sort(byteOrder);
   if (stranded.length > 0) {
     return {
       error: `channel contains one or more stranded bundles: ${stranded.join(', ')}`,
