@@ -9,12 +9,16 @@ import {
   readBundleAnnotations,
   renderBundle,
   renderTemplate,
+  SCHEMA_SEMVER_TEMPLATE,
   TemplateError,
   toCatalogBundle,
   validateCatalog,
   writeCatalog,
 } from '@opkit/olm';
+import { parseAllDocuments } from 'yaml';
 import { CliError } from './cli-error.js';
+import type { OperatorRelease } from './operator-release.js';
+import { releaseDisagreements } from './release-identity.js';
 
 /** Where the bundles' images were pushed (`opkit bundle push`), for a catalog that names them by digest. */
 export interface BundleImages {
@@ -115,23 +119,44 @@ async function renderTemplateFile(
   }
 }
 
+/** Options of {@link buildCatalog}. */
+export interface BuildCatalogOptions {
+  readonly plainHttp?: boolean;
+  /**
+   * The operators' release identity (`opkit` in their package.json): the build fails, naming the template
+   * and the field, where a template disagrees with it.
+   */
+  readonly releases?: readonly OperatorRelease[];
+}
+
 /** Builds a file-based catalog from templates (one per package) and the rendered bundles; writes atomically. */
 export async function buildCatalog(
   templates: readonly string[],
   bundlesDir: string,
   outDir: string,
   images?: BundleImages,
-  options: { readonly plainHttp?: boolean } = {},
+  options: BuildCatalogOptions = {},
 ): Promise<Catalog> {
   const bundles = await renderBundles(bundlesDir, images);
   const merged = emptyCatalog();
+  const disagreements: string[] = [];
   for (const file of templates) {
     const rendered = await renderTemplateFile(file, bundles, { plainHttp: options.plainHttp ?? false });
+    if (options.releases !== undefined) {
+      const template = { file, catalog: rendered, namesChannels: namesItsChannels(file) };
+      disagreements.push(...releaseDisagreements(template, options.releases));
+    }
     merged.packages.push(...rendered.packages);
     merged.channels.push(...rendered.channels);
     merged.bundles.push(...rendered.bundles);
     merged.deprecations.push(...rendered.deprecations);
     merged.others.push(...rendered.others);
+  }
+  if (disagreements.length > 0) {
+    throw new CliError(
+      'OPKIT_RELEASE_MISMATCH',
+      `the catalog templates disagree with the operators' release identity:\n${disagreements.join('\n')}`,
+    );
   }
   const problems = validateCatalog(merged).filter((r) => r.level === 'error');
   if (problems.length > 0) {
@@ -142,6 +167,12 @@ export async function buildCatalog(
   }
   await writeCatalog(outDir, merged);
   return merged;
+}
+
+/** Whether a (rendered, so well-formed) template names its channels: every kind but olm.semver does. */
+function namesItsChannels(file: string): boolean {
+  const first = parseAllDocuments(readFileSync(file, 'utf8'))[0]?.toJS() as { schema?: unknown } | undefined;
+  return first?.schema !== SCHEMA_SEMVER_TEMPLATE;
 }
 
 /** What `opkit catalog build -o json|yaml` prints: the directory written and the names it holds. */

@@ -255,6 +255,48 @@ describe('bad input', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it("a template that disagrees with an operator's release identity fails, naming both, and writes nothing", async () => {
+    const template = join(scratch, 'memcached-operator.yaml');
+    writeFileSync(
+      template,
+      readFileSync(join(root, 'catalog/templates/memcached-operator.yaml'), 'utf8').replace(
+        'replaces: memcached-operator.v0.2.0',
+        'replaces: memcached-operator.v0.1.0',
+      ),
+    );
+    const agreeing = ['catalog/templates/redis-operator.yaml'];
+    const out = join(scratch, 'release-checked-catalog');
+    const result = await cli(
+      'catalog',
+      'build',
+      '--template',
+      template,
+      ...agreeing,
+      '--operators',
+      'operators',
+      '--out',
+      out,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `${template}: channel alpha: memcached-operator.v0.3.0 replaces memcached-operator.v0.1.0, but operators/memcached/package.json opkit.replaces is 0.2.0`,
+    );
+    expect(result.stderr).not.toContain('redis-operator');
+    expect(existsSync(out)).toBe(false);
+    const committed = await cli(
+      'catalog',
+      'build',
+      '--template',
+      'catalog/templates/memcached-operator.yaml',
+      ...agreeing,
+      '--operators',
+      'operators',
+      '--out',
+      out,
+    );
+    expect(committed).toMatchObject({ code: 0 });
+  });
+
   it("prints opkit's own warnings without failing the catalog", async () => {
     const dir = join(scratch, 'with-warning');
     cpSync(join(root, 'catalog/configs'), dir, { recursive: true });

@@ -47,6 +47,10 @@ export function registerCatalogCommands(program: Command): void {
     .option('--bundles <dir>', 'bundle directories, as <package>/<version>/', 'bundles')
     .requiredOption('--out <dir>', 'catalog directory to write (replaced atomically)')
     .option(
+      '--operators <dir>',
+      "operator projects: fail where a template disagrees with an operator's version, opkit.channels or opkit.replaces",
+    )
+    .option(
       '--bundle-images <repository>',
       'name each bundle by its pushed image <repository>/<package>-bundle@<digest> (see bundle push) instead of inline manifests only',
     )
@@ -66,6 +70,7 @@ export function registerCatalogCommands(program: Command): void {
       'after',
       examples([
         'opkit catalog build --template catalog/templates/*.yaml --bundles bundles --out catalog/configs',
+        'opkit catalog build --template catalog/templates/*.yaml --operators operators --out catalog/configs',
         'opkit catalog build --template catalog/templates/*.yaml --out catalog/configs --bundle-images quay.io/acme',
         'opkit catalog build --template catalog/templates/*.yaml --out catalog/configs -o json',
       ]),
@@ -75,23 +80,32 @@ export function registerCatalogCommands(program: Command): void {
         template: string[];
         bundles: string;
         out: string;
+        operators?: string;
         bundleImages?: string;
         plainHttp: boolean;
         output: ResultFormat;
       }) => {
-        const [{ cliRegistryClient }, { buildCatalog, catalogBuildResult }, { writeResult }] =
-          await Promise.all([
-            import('../registry-client.js'),
-            import('../catalog-build.js'),
-            import('../output.js'),
-          ]);
+        const [
+          { cliRegistryClient },
+          { buildCatalog, catalogBuildResult },
+          { readOperatorReleases },
+          { writeResult },
+        ] = await Promise.all([
+          import('../registry-client.js'),
+          import('../catalog-build.js'),
+          import('../operator-release.js'),
+          import('../output.js'),
+        ]);
         const client = opts.bundleImages ? cliRegistryClient({ plainHttp: opts.plainHttp }) : undefined;
         const built = await buildCatalog(
           opts.template,
           opts.bundles,
           resolve(opts.out),
           client && opts.bundleImages ? { repository: opts.bundleImages, client } : undefined,
-          { plainHttp: opts.plainHttp },
+          {
+            plainHttp: opts.plainHttp,
+            ...(opts.operators !== undefined ? { releases: readOperatorReleases(opts.operators) } : {}),
+          },
         ).finally(() => client?.close());
         const result = catalogBuildResult(opts.out, built);
         await writeResult(

@@ -1,20 +1,11 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { bundleImage, type RegistryClient, readLayout, writeLayout } from '@opkit/oci';
 import { formatText, readBundleAnnotations, validateBundleDir } from '@opkit/olm';
 import { generateBundle } from '../bundles.js';
 import { CliError } from '../cli-error.js';
+import { readOperatorReleases } from '../operator-release.js';
 import { cliRegistryClient } from '../registry-client.js';
-
-/** An operator's release settings: the `opkit` field of its package.json. */
-interface OperatorRelease {
-  readonly package: string;
-  readonly channels: readonly string[];
-  /** Operator image repository; the tag is the version. */
-  readonly image: string;
-  /** The version the current one replaces. */
-  readonly replaces?: string;
-}
 
 export interface BuildBundlesOptions {
   readonly operatorsDir: string;
@@ -34,21 +25,16 @@ export interface BuildBundlesOptions {
 export async function buildBundles(o: BuildBundlesOptions): Promise<void> {
   // The annotations of the bundles generated here, as written: their image labels, not read back.
   const generated = new Map<string, Readonly<Record<string, string>>>();
-  for (const name of readdirSync(o.operatorsDir)) {
-    const manifest = join(o.operatorsDir, name, 'package.json');
-    if (!existsSync(manifest)) continue;
-    const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string; opkit?: OperatorRelease };
-    if (!pkg.opkit) continue;
-    const { package: packageName, channels, image, replaces } = pkg.opkit;
-    const out = join(o.bundlesDir, packageName, pkg.version);
+  for (const release of readOperatorReleases(o.operatorsDir)) {
+    const out = join(o.bundlesDir, release.package, release.version);
     const written = await generateBundle({
-      operatorDir: join(o.operatorsDir, name),
-      packageName,
-      version: pkg.version,
+      operatorDir: release.operatorDir,
+      packageName: release.package,
+      version: release.version,
       outDir: out,
-      channels,
-      replaces,
-      operatorImage: `${image}:${pkg.version}`,
+      channels: release.channels,
+      replaces: release.replaces,
+      operatorImage: `${release.image}:${release.version}`,
       ...(o.imageDigests ? { imageDigests: o.imageDigests } : {}),
     });
     generated.set(written.dir, written.annotations);
