@@ -1,10 +1,6 @@
-import { fileURLToPath } from 'node:url';
+import { opkitGlobalSetups } from '@opkit/test-cluster/vitest-projects';
 import { defineConfig } from 'vitest/config';
 
-// Packs what `nx run <package>:build` wrote: a bare `vitest run` builds first, as under Nx the target does.
-const buildPackages = fileURLToPath(new URL('../cluster/src/testing/build-packages.ts', import.meta.url));
-// The packed operator reconciles against a control plane; it runs no pods, so no node is needed.
-const controlPlane = fileURLToPath(new URL('../cluster/src/testing/control-plane-setup.ts', import.meta.url));
 // The test kit (`@opkit/test-cluster/vitest`) from its sources; the packed packages are used only by the
 // processes the tests start in the consumer project, which resolve them from its own node_modules.
 const conditions = ['@opkit/source'];
@@ -15,7 +11,12 @@ export default defineConfig({
   environments: { __vitest__: { resolve: { conditions, externalConditions: conditions } } },
   test: {
     include: ['test/**/*.spec.ts'],
-    globalSetup: [buildPackages, controlPlane],
+    globalSetup: [
+      // Packs what `nx run <package>:build` wrote: a bare `vitest run` builds first, as under Nx the target does.
+      opkitGlobalSetups.buildPackages,
+      // The packed operator reconciles against a control plane; it runs no pods, so no node is needed.
+      opkitGlobalSetups.controlPlane,
+    ],
     testTimeout: 120_000,
     hookTimeout: 600_000,
   },

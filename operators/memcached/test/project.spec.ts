@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { configManifests, sampleProblems } from '@opkit/controller-runtime/manifests';
+import { opkitScript } from '@opkit/test-cluster';
 import { describeOperatorProject, eventually } from '@opkit/test-cluster/vitest';
 import { expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -9,7 +10,7 @@ import { manifestsSpec } from '../src/manifests/generate.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
-const opkit = join(root, '../../tools/opkit/bin/opkit.js');
+const opkit = opkitScript();
 
 describeOperatorProject(
   {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadCatalog, syntheticCatalog, validateCatalog, writeCatalog } from '@opkit/olm';
-import { opmBinary, opmServeArgs } from '@opkit/test-cluster';
+import { opkitScript, opmBinary, opmServeArgs } from '@opkit/test-cluster';
 import { communityCatalog } from './catalog/community-catalog.js';
 import { freePort, timeServeStartup } from './catalog/serve-startup.js';
 import { formatMachine, machineInfo } from './machine.js';
@@ -25,8 +25,7 @@ const CATALOGS = ['synthetic', 'community'] as const;
 type CatalogId = (typeof CATALOGS)[number];
 const only = option('catalog');
 const raced = (id: CatalogId): boolean => only === undefined || only === id;
-const root = join(import.meta.dirname, '..', '..', '..');
-const opkitBin = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
+const opkitBin = opkitScript();
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
@@ -163,7 +162,8 @@ async function main(): Promise<void> {
   if (only !== undefined && !(CATALOGS as readonly string[]).includes(only)) {
     throw new Error(`--catalog takes ${CATALOGS.join(' or ')}, not ${only}`);
   }
-  if (!existsSync(join(root, 'tools', 'opkit', 'dist', 'main.js'))) {
+  // The bin runs the package's build (`dist/main.js` beside `bin/`).
+  if (!existsSync(join(dirname(opkitBin), '..', 'dist', 'main.js'))) {
     throw new Error('the CLI has no build: run `npx nx run opkit:build` (the Nx target does it first)');
   }
   const scratch = mkdtempSync(join(tmpdir(), 'opkit-bench-catalog-'));

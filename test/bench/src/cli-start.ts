@@ -5,11 +5,11 @@
 // `--runs=<n>` (default 15) sets the number of runs of each.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { opkitScript } from '@opkit/test-cluster';
 import { formatMachine, machineInfo } from './machine.js';
 import { formatTable, metric, writeJson } from './report.js';
 
-const root = join(import.meta.dirname, '..', '..', '..');
-const opkit = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
+const opkit = opkitScript();
 const runs = Number(
   /^--runs=(\d+)$/.exec(process.argv.slice(2).find((a) => a.startsWith('--runs=')) ?? '')?.[1] ?? 15,
 );

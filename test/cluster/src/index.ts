@@ -12,6 +12,7 @@ export { EtcdAccess } from './etcd.js';
 export { type ImageRegistry, startImageRegistry } from './images/registry.js';
 export { type ListWatchHandler, listWatch } from './kube/list-watch.js';
 export { KubeApiError, KubeRest } from './kube/rest.js';
+export { opkitScript } from './opkit-command.js';
 export {
   askGoParsers,
   type GoParserAnswer,

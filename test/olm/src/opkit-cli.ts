@@ -3,9 +3,10 @@ import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { waitForServing } from '@opkit/olm/registry';
+import { opkitScript } from '@opkit/test-cluster';
 
 export const repositoryRoot = join(import.meta.dirname, '..', '..', '..');
-const opkitBin = join(repositoryRoot, 'tools', 'opkit', 'bin', 'opkit.js');
+const opkitBin = opkitScript();
 
 export interface CliResult {
   readonly code: number;

@@ -1,15 +1,18 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { generateKustomizeManifests } from './kustomize-manifests.js';
 import { createProgram } from './program.js';
 
-const root = resolve(import.meta.dirname, '../../..');
+/** An operator's project, found through its package as npm linked it into the workspace. */
+const projectOf = (pkg: string): string =>
+  dirname(createRequire(import.meta.url).resolve(`${pkg}/package.json`));
 const operators = [
-  { dir: join(root, 'operators/memcached'), pkg: 'memcached-operator' },
-  { dir: join(root, 'operators/redis'), pkg: 'redis-operator' },
+  { dir: projectOf('@opkit/memcached-operator'), pkg: 'memcached-operator' },
+  { dir: projectOf('@opkit/redis-operator'), pkg: 'redis-operator' },
 ];
 
 const temps: string[] = [];
@@ -179,7 +182,7 @@ describe('generateKustomizeManifests', () => {
     expect(() => generateKustomizeManifests({ projectDir: op.dir, outputDir: file })).toThrow(
       /--output-dir .*file: .*file is a file, not a directory/,
     );
-    expect(() => generateKustomizeManifests({ projectDir: join(root, 'operators/nope') })).toThrow(
+    expect(() => generateKustomizeManifests({ projectDir: join(temp(), 'operators/nope') })).toThrow(
       /--project .*operators\/nope: no such directory/,
     );
     expect(() => generateKustomizeManifests({ projectDir: temp() })).toThrow(

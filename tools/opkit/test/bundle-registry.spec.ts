@@ -7,6 +7,7 @@ import { buildImage, layerFromEntries, RegistryClient } from '@opkit/oci';
 import { type ImageRegistry, opmBinary, startImageRegistry } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { operatorProjectDir } from './support/operator-project.js';
 
 // Bundles and registries: `opkit bundle generate --use-image-digests` pins the operator image and the
 // RELATED_IMAGE_* operand images to the digests a registry serves, as `operator-sdk generate bundle
@@ -23,7 +24,9 @@ const digests = new Map<string, string>();
 /** The Memcached operator's config/, with its operand image moved to the test's registry. */
 function operatorCopy(operandImage: string): string {
   const dir = join(scratch, 'operator');
-  cpSync(join(root, 'operators', 'memcached', 'config'), join(dir, 'config'), { recursive: true });
+  cpSync(join(operatorProjectDir('@opkit/memcached-operator'), 'config'), join(dir, 'config'), {
+    recursive: true,
+  });
   const manager = join(dir, 'config', 'manager', 'manager.yaml');
   writeFileSync(
     manager,

@@ -1,13 +1,5 @@
 import { execFile } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  truncateSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,8 +9,7 @@ import { type ImageRegistry, startImageRegistry } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleImageOf, catalogImageOf, ESCAPING_LAYERS, type RawEntry } from './support/hostile-images.js';
 
-const root = join(import.meta.dirname, '..', '..', '..');
-const opkit = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
+const opkit = join(import.meta.dirname, '..', 'bin', 'opkit.js');
 const scratch = mkdtempSync(join(tmpdir(), 'opkit-hostile-'));
 const timeV = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
@@ -61,10 +52,19 @@ const put = (rel: string, content: string): string => {
   return path;
 };
 
-const aliasBomb = readFileSync(
-  join(root, 'libs/olm/test/catalog/corpus/yaml-alias-bomb/catalog.yaml'),
-  'utf8',
-);
+// A "billion laughs" catalog: nine levels of anchors, each aliasing the one before ten times (10^9 strings
+// once expanded), as the catalog corpus's `yaml-alias-bomb` case.
+const aliasLevels = 'abcdefghi';
+const aliasBomb = [
+  'schema: olm.package',
+  'name: foo',
+  'laughs:',
+  ...[...aliasLevels].map((level, i) => {
+    const items = Array<string>(10).fill(i === 0 ? '"lol"' : `*${aliasLevels[i - 1]}`);
+    return `  ${level}: &${level} [${items.join(', ')}]`;
+  }),
+  '',
+].join('\n');
 const deepYaml = `schema: olm.package\nname: p\nx: ${'['.repeat(200_000)}${']'.repeat(200_000)}\n`;
 const deepJson = `{"schema":"olm.package","name":"p","x":${'['.repeat(200_000)}1${']'.repeat(200_000)}}\n`;
 const annotations =

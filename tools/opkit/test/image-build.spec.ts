@@ -8,6 +8,7 @@ import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime/manager';
 import { buildImage, buildImageIndex, layerFromEntries, type OciImage, writeLayout } from '@opkit/oci';
 import { type ImageRegistry, startImageRegistry } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operatorProjectDir } from './support/operator-project.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -176,7 +177,7 @@ describe.skipIf(!tools)('opkit image build', () => {
         Labels: {
           'org.opencontainers.image.title': 'memcached-operator',
           'org.opencontainers.image.version': JSON.parse(
-            readFileSync(join(root, 'operators', 'memcached', 'package.json'), 'utf8'),
+            readFileSync(join(operatorProjectDir('@opkit/memcached-operator'), 'package.json'), 'utf8'),
           ).version,
           'org.opencontainers.image.licenses': 'Apache-2.0',
         },

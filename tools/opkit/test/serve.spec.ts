@@ -3,6 +3,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +26,7 @@ const run = promisify(execFile);
 // biome-ignore lint/suspicious/noExplicitAny: a client generated at run time from the .proto has no static type.
 type DynamicClient = any;
 
-const definition = loadSync(join(root, 'libs', 'olm', 'src', 'registry', 'proto', 'registry.proto'), {
+const definition = loadSync(createRequire(import.meta.url).resolve('@opkit/olm/registry.proto'), {
   keepCase: true,
   defaults: true,
   arrays: true,

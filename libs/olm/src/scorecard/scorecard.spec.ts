@@ -7,7 +7,9 @@ import { readScorecardConfig, ScorecardConfigError } from './config.js';
 import { formatScorecardText, formatScorecardXunit, runScorecard, scorecardPassed } from './run.js';
 import { BUILTIN_TESTS } from './tests.js';
 
-const SOURCE = join(__dirname, '../../../../bundles/memcached-operator/0.1.0');
+// Sample data: the Memcached operator's first released bundle, as it was released (a copy, so a later release
+// does not change what these tests start from).
+const SOURCE = join(import.meta.dirname, '..', '..', 'test', 'scorecard', 'memcached-operator-0.1.0');
 const CSV = 'manifests/memcached-operator.clusterserviceversion.yaml';
 const CRD = 'manifests/cache.example.com_memcacheds.yaml';
 

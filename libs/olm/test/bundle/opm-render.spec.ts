@@ -1,7 +1,8 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { opmBinary } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -224,6 +225,10 @@ describe('renderBundle agrees with opm render', () => {
     expect(await opmRender(dir)).toBe(await opmRender(committed));
   });
 
+  /** The Memcached operator's project, found through its package as npm linked it into the workspace. */
+  const memcachedOperatorDir = () =>
+    dirname(createRequire(import.meta.url).resolve('@opkit/memcached-operator/package.json'));
+
   const kubectl = (() => {
     try {
       execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
@@ -236,7 +241,7 @@ describe('renderBundle agrees with opm render', () => {
   it.runIf(kubectl)(
     'bundles the Memcached operator as kustomize renders it today: valid, and rendered as opm renders it',
     async () => {
-      const root = new URL('../../../../operators/memcached/config/manifests', import.meta.url).pathname;
+      const root = join(memcachedOperatorDir(), 'config', 'manifests');
       const text = execFileSync('kubectl', ['kustomize', root], { encoding: 'utf8' });
       const objects = parseAllDocuments(text).map((d) => d.toJS() as Manifest);
       const generated = generateCsv({

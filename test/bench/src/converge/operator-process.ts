@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime/manager';
 import { build } from 'esbuild';
 import { type FleetApi, GUIDE_API, OPKIT_API } from './fleet.js';
@@ -21,7 +22,10 @@ export interface OperatorCommand {
   readonly api: FleetApi;
 }
 
-const repoRoot = join(import.meta.dirname, '..', '..', '..', '..');
+/** The Memcached operator's project, found through its package as npm linked it into the workspace. */
+const memcachedOperatorDir = dirname(
+  createRequire(import.meta.url).resolve('@opkit/memcached-operator/package.json'),
+);
 
 /**
  * Our operator in the form it would ship: one esbuild bundle of `operators/memcached/src/main.ts` run by
@@ -33,7 +37,7 @@ export async function bundleOpkitOperator(
 ): Promise<OperatorCommand> {
   const outfile = join(outDir, 'memcached-operator.mjs');
   await build({
-    entryPoints: [join(repoRoot, 'operators', 'memcached', 'src', 'main.ts')],
+    entryPoints: [join(memcachedOperatorDir, 'src', 'main.ts')],
     bundle: true,
     platform: 'node',
     format: 'esm',

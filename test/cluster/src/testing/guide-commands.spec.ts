@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { guideCommands, stripComment } from './guide-commands.js';
 
 const root = join(import.meta.dirname, '..', '..', '..', '..');
+/** The Redis operator's project, found through its package as npm linked it into the workspace. */
+const redisProject = dirname(createRequire(import.meta.url).resolve('@opkit/redis-operator/package.json'));
 const texts = (markdown: string, section: string) => guideCommands(markdown, section).map((c) => c.text);
 
 const guide = [
@@ -72,7 +75,7 @@ describe('guideCommands (the shell commands of a guide section)', () => {
     expect(running.some((c) => c.startsWith('npx nx run memcached:run'))).toBe(true);
     expect(running.at(-1)).toMatch(/^kubectl wait .*--for=condition=Available/);
 
-    const redis = texts(readFileSync(join(root, 'operators', 'redis', 'README.md'), 'utf8'), 'Walk-through');
+    const redis = texts(readFileSync(join(redisProject, 'README.md'), 'utf8'), 'Walk-through');
     expect(redis.find((c) => c.startsWith('kubectl apply -n default -f -'))).toMatch(
       /\nspec: \{ size: 3 \}\n/,
     );

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { KubeApiError, type KubeRest } from '../kube/rest.js';
+import { opkitScript } from '../opkit-command.js';
 import { eventually } from './index.js';
 import { pushOperatorImage } from './operator-image.js';
 
@@ -50,7 +51,7 @@ function operatorCrds(operatorDir: string): string[] {
 
 const notFound = (error: unknown) => error instanceof KubeApiError && error.status === 404;
 
-const opkit = join(import.meta.dirname, '..', '..', '..', '..', 'tools', 'opkit', 'bin', 'opkit.js');
+const opkit = opkitScript();
 
 interface ManagerPod {
   readonly metadata: { readonly name: string };

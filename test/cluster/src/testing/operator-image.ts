@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { opkitScript } from '../opkit-command.js';
 import { cacheRoot } from '../toolchain/cache.js';
 
 const run = promisify(execFile);
-const opkit = join(import.meta.dirname, '..', '..', '..', '..', 'tools', 'opkit', 'bin', 'opkit.js');
+const opkit = opkitScript();
 
 /** An operator image pushed to the test cluster's registry. */
 export interface PushedOperatorImage {

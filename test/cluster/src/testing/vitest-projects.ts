@@ -9,6 +9,14 @@ import { configDefaults, type ViteUserConfig } from 'vitest/config';
 const globalSetup = fileURLToPath(new URL('./global-setup.ts', import.meta.url));
 const buildPackages = fileURLToPath(new URL('./build-packages.ts', import.meta.url));
 const kwokNodesSetup = fileURLToPath(new URL('./kwok-nodes-setup.ts', import.meta.url));
+const controlPlaneSetup = fileURLToPath(new URL('./control-plane-setup.ts', import.meta.url));
+
+/**
+ * The kit's vitest global setups, as file paths for a `globalSetup` list, for configurations that do not use
+ * `opkitVitestConfig`: `buildPackages` runs the workspace's `build` targets, `controlPlane` shares one
+ * kwok-only control plane (no nodes) across the run.
+ */
+export const opkitGlobalSetups = { buildPackages, controlPlane: controlPlaneSetup } as const;
 
 /**
  * The vitest configuration every package shares: a `unit` project for `src/**\/*.spec.ts` (fast, no cluster)

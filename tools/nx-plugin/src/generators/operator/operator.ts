@@ -63,9 +63,9 @@ export async function operatorGenerator(
     private: true,
     type: 'module',
     description: `The ${names.displayName}, on @opkit/controller-runtime`,
-    exports: {
-      '.': { '@opkit/source': './src/index.ts', types: './dist/index.d.ts', default: './dist/index.js' },
-    },
+    // Never published nor consumed as built JavaScript (its image bundles `src/main.ts`): the sources are the
+    // package.
+    exports: { '.': './src/index.ts' },
     dependencies: { '@opkit/controller-runtime': '*', '@sinclair/typebox': '^0.34.0' },
     devDependencies: { '@opkit/test-cluster': '*', yaml: '^2.9.1' },
     nx: {
