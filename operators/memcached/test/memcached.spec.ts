@@ -51,7 +51,7 @@ async function available(name: string, size: number): Promise<Memcached> {
 }
 
 describe('the Memcached operator', () => {
-  it('walks through the guide: create with 3 replicas, serve keys, resize to 4 and 2, delete with its finalizer', async () => {
+  it('walks through the guide: create with 3 replicas, serve keys, resize to 2 and back, delete with its finalizer', async () => {
     const sample = parse(
       readFileSync(join(import.meta.dirname, '../config/samples/cache_v1beta1_memcached.yaml'), 'utf8'),
     ) as Memcached;
@@ -82,19 +82,20 @@ describe('the Memcached operator', () => {
       'VALUE greeting 0 5\r\nhello\r\nEND\r\n',
     );
 
-    // Resizing up and down: the servers it had keep serving, so neither is reported as a loss.
-    await api().patch(
-      { ...MEMCACHED, name: 'memcached-sample', namespace: ns.name },
-      { spec: { replicas: 4 } },
-    );
-    await available('memcached-sample', 4);
     await api().patch(
       { ...MEMCACHED, name: 'memcached-sample', namespace: ns.name },
       { spec: { replicas: 2 } },
     );
     const resized = await available('memcached-sample', 2);
-    expect(resized.status?.observedGeneration).toBe(3);
+    expect(resized.status?.observedGeneration).toBe(2);
     expect((await deployment('memcached-sample')).spec.replicas).toBe(2);
+
+    // Down and up again: the servers it had keep serving, so neither resize is reported as a loss.
+    await api().patch(
+      { ...MEMCACHED, name: 'memcached-sample', namespace: ns.name },
+      { spec: { replicas: 3 } },
+    );
+    await available('memcached-sample', 3);
     const resizeEvents = await api().list<
       KubeObject & { reason: string; type: string; regarding?: { kind?: string; name?: string } }
     >({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: ns.name });
