@@ -6,11 +6,11 @@ import {
   generateCsv,
   type Manifest,
   managerImages,
+  readYamlStream,
   tryParseVersion,
   type WrittenBundle,
   writeBundle,
 } from '@opkit/olm';
-import { parseAllDocuments } from 'yaml';
 import { CliError } from './cli-error.js';
 import { deploymentImages, pinnedReference, withImages } from './image-digests.js';
 import { checkImageReference } from './registry-client.js';
@@ -30,9 +30,13 @@ export function renderOperatorManifests(operatorDir: string): Manifest[] {
       `${dir}: kustomize failed: ${result.stderr.trim().split('\n').pop()}`,
     );
   }
-  return parseAllDocuments(result.stdout)
-    .map((d) => d.toJS() as Manifest | null)
-    .filter((o): o is Manifest => Boolean(o));
+  let objects: unknown[];
+  try {
+    objects = readYamlStream(result.stdout);
+  } catch (error) {
+    throw new CliError('OPKIT_KUSTOMIZE_FAILED', `${dir}: kustomize output: ${(error as Error).message}`);
+  }
+  return objects.filter((o): o is Manifest => Boolean(o));
 }
 
 export interface GenerateBundleOptions {

@@ -7,6 +7,7 @@ import {
   emptyCatalog,
   formatValidationResults,
   readBundleAnnotations,
+  readTemplate,
   renderBundle,
   renderTemplate,
   SCHEMA_SEMVER_TEMPLATE,
@@ -15,7 +16,6 @@ import {
   validateCatalog,
   writeCatalog,
 } from '@opkit/olm';
-import { parseAllDocuments } from 'yaml';
 import { CliError } from './cli-error.js';
 import type { OperatorRelease } from './operator-release.js';
 import { releaseDisagreements } from './release-identity.js';
@@ -91,19 +91,19 @@ function namesAnImage(reference: string): boolean {
 }
 
 /**
- * Renders one template. The bundles it names are the rendered bundle directories, or else bundle images
- * (a registry reference or an OCI layout), pulled and rendered as opm renders them — a substitutes
+ * Renders one template, read once. The bundles it names are the rendered bundle directories, or else bundle
+ * images (a registry reference or an OCI layout), pulled and rendered as opm renders them — a substitutes
  * template's substitutes are images, for one.
  */
 async function renderTemplateFile(
   file: string,
   bundles: Map<string, BundleBlob>,
   options: { plainHttp: boolean },
-): Promise<Catalog> {
-  const text = readFileSync(file);
+): Promise<{ catalog: Catalog; schema: string }> {
+  const { document, schema } = readTemplate(readFileSync(file), { file });
   for (;;) {
     try {
-      return renderTemplate(text, bundles, { file });
+      return { catalog: renderTemplate(document, bundles, { file }), schema };
     } catch (error) {
       const reference = error instanceof TemplateError ? error.reference : undefined;
       if (reference === undefined || bundles.has(reference) || !namesAnImage(reference)) throw error;
@@ -141,9 +141,12 @@ export async function buildCatalog(
   const merged = emptyCatalog();
   const disagreements: string[] = [];
   for (const file of templates) {
-    const rendered = await renderTemplateFile(file, bundles, { plainHttp: options.plainHttp ?? false });
+    const { catalog: rendered, schema } = await renderTemplateFile(file, bundles, {
+      plainHttp: options.plainHttp ?? false,
+    });
     if (options.releases !== undefined) {
-      const template = { file, catalog: rendered, namesChannels: namesItsChannels(file) };
+      // Every kind but olm.semver names its channels.
+      const template = { file, catalog: rendered, namesChannels: schema !== SCHEMA_SEMVER_TEMPLATE };
       disagreements.push(...releaseDisagreements(template, options.releases));
     }
     merged.packages.push(...rendered.packages);
@@ -167,12 +170,6 @@ export async function buildCatalog(
   }
   await writeCatalog(outDir, merged);
   return merged;
-}
-
-/** Whether a (rendered, so well-formed) template names its channels: every kind but olm.semver does. */
-function namesItsChannels(file: string): boolean {
-  const first = parseAllDocuments(readFileSync(file, 'utf8'))[0]?.toJS() as { schema?: unknown } | undefined;
-  return first?.schema !== SCHEMA_SEMVER_TEMPLATE;
 }
 
 /** What `opkit catalog build -o json|yaml` prints: the directory written and the names it holds. */

@@ -1,7 +1,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { kustomizeBaseCsv, type Manifest, manifestsKustomization, packageNameOf } from '@opkit/olm';
-import { parse, parseAllDocuments } from 'yaml';
+import {
+  kustomizeBaseCsv,
+  type Manifest,
+  manifestsKustomization,
+  packageNameOf,
+  readYamlStream,
+} from '@opkit/olm';
 import { CliError } from './cli-error.js';
 
 export interface KustomizeManifestsOptions {
@@ -46,10 +51,17 @@ function projectCrds(projectDir: string): Manifest[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
     .sort()
-    .flatMap((f) =>
-      parseAllDocuments(readFileSync(join(dir, f), 'utf8')).map((d) => d.toJS() as Manifest | null),
-    )
+    .flatMap((f) => readYamlFile(join(dir, f)) as (Manifest | null)[])
     .filter((o): o is Manifest => o !== null && o.kind === 'CustomResourceDefinition');
+}
+
+/** The documents of a YAML file of the project, read within the bundle reader's limits. */
+function readYamlFile(file: string, text = readFileSync(file, 'utf8')): unknown[] {
+  try {
+    return readYamlStream(text);
+  } catch (error) {
+    throw new CliError('OPKIT_YAML_INVALID', `${file}: ${(error as Error).message}`);
+  }
 }
 
 /** Writes `file` only when its text differs; reports whether it did. */
@@ -95,7 +107,8 @@ export function generateKustomizeManifests(o: KustomizeManifestsOptions): Kustom
   let existing: string | undefined;
   if (existsSync(inputFile)) {
     existing = readFileSync(inputFile, 'utf8');
-    const name = (parse(existing) as { metadata?: { name?: unknown } } | null)?.metadata?.name;
+    const name = (readYamlFile(inputFile, existing)[0] as { metadata?: { name?: unknown } } | undefined)
+      ?.metadata?.name;
     const basePackage = typeof name === 'string' ? packageNameOf(name) : undefined;
     if (basePackage !== packageName)
       throw new CliError(

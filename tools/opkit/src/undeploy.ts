@@ -1,13 +1,19 @@
 // `opkit undeploy`'s first step: the operator's custom resources go while the operator still runs, so their
 // finalizers are removed and no CRD is left terminating.
 import { spawnSync } from 'node:child_process';
-import { parseAllDocuments } from 'yaml';
+import { readYamlStream } from '@opkit/olm/bundle';
 import { CliError } from './cli-error.js';
 
-/** `<plural>.<group>` of every CRD among the rendered manifests. */
-export function customResourceTypes(manifests: string): string[] {
-  return parseAllDocuments(manifests).flatMap((doc) => {
-    const obj = doc.toJS() as {
+/** `<plural>.<group>` of every CRD among the manifests kustomize rendered from `source`. */
+export function customResourceTypes(manifests: string, source: string): string[] {
+  let objects: unknown[];
+  try {
+    objects = readYamlStream(manifests);
+  } catch (error) {
+    throw new CliError('OPKIT_KUSTOMIZE_FAILED', `${source}: kustomize output: ${(error as Error).message}`);
+  }
+  return objects.flatMap((doc) => {
+    const obj = doc as {
       kind?: string;
       spec?: { group?: string; names?: { plural?: string } };
     } | null;

@@ -146,6 +146,26 @@ const cases: Case[] = [
       },
     ];
   }),
+  // `catalog build` reads each template once, with the catalog decoder's limits.
+  {
+    name: 'alias bomb: catalog build',
+    args: () => {
+      mkdirSync(join(scratch, 'no-bundles'), { recursive: true });
+      const template = `schema: olm.semver\n${aliasBomb.split('\n').slice(2).join('\n')}`;
+      return [
+        'catalog',
+        'build',
+        '--template',
+        put('template-alias-bomb.yaml', template),
+        '--bundles',
+        'no-bundles',
+        '--out',
+        'OUT',
+      ];
+    },
+    message:
+      /^opkit: \S*template-alias-bomb\.yaml: decoding template input: .*yaml: document contains excessive aliasing$/,
+  },
   // A sparse file past the catalog reader's 512 MiB limit: refused by its size, never read.
   ...(['catalog validate', 'catalog render', 'catalog migrate', 'graph'] as const).map(
     (command): Case => ({

@@ -7,3 +7,4 @@ export * from './load.js';
 export * from './render.js';
 export * from './supported-kinds.js';
 export * from './write.js';
+export { readYamlStream } from './yaml.js';

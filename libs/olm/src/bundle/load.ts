@@ -10,7 +10,7 @@ import { BundleFileTooLargeError, readBundleFile } from './bundle-file.js';
 import { BundleError, type BundleProblem, formatBundleProblem } from './errors.js';
 import { DEPENDENCIES_FILE, PROPERTIES_FILE } from './go-types.js';
 import { isSupportedKind } from './supported-kinds.js';
-import { parseYamlDocuments, type YamlDocumentResult } from './yaml.js';
+import { parseYamlDocuments, yamlProblem } from './yaml.js';
 
 /** One manifest file of a bundle. */
 export interface BundleManifest {
@@ -39,13 +39,6 @@ export interface LoadedBundle {
   readonly dependencies: readonly { readonly type: string; readonly value: unknown }[];
   /** `metadata/properties.yaml` entries, if any. */
   readonly properties: readonly { readonly type: string; readonly value: unknown }[];
-}
-
-/** Why a document was not read: a reader limit in go-yaml's words, or where the YAML is malformed. */
-function yamlProblem(failure: Extract<YamlDocumentResult, { ok: false }>): string {
-  if (failure.limit === 'aliases') return `yaml: ${failure.reason}`;
-  if (failure.limit === 'depth') return `yaml: line ${failure.line}: ${failure.reason}`;
-  return `malformed YAML at line ${failure.line}: ${failure.reason}`;
 }
 
 /** The bytes of a bundle file, or a problem when it is larger than a bundle file may be. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseYamlDocuments, toGoYaml } from './yaml.js';
+import { parseYamlDocuments, readYamlStream, toGoYaml } from './yaml.js';
 
 describe('YAML as the Go tools read and write it', () => {
   it('reads YAML 1.1 scalars as go-yaml v2 does, but keeps timestamps and 1:20 as strings', () => {
@@ -36,5 +36,15 @@ describe('YAML as the Go tools read and write it', () => {
     expect(deep).toMatchObject({ ok: false, limit: 'depth' });
     const [bad] = parseYamlDocuments('a: 1\nb:\n  - x\n - y\n');
     expect(bad).not.toHaveProperty('limit');
+  });
+});
+
+describe('readYamlStream', () => {
+  it("gives every non-empty document, or the first problem in the bundle reader's words", () => {
+    expect(readYamlStream('a: yes\n---\n---\n~\n---\nb: 1\n')).toEqual([{ a: true }, { b: 1 }]);
+    expect(() => readYamlStream(`a: 1\n---\nx: ${'['.repeat(600)}${']'.repeat(600)}\n`)).toThrow(
+      /^yaml: line \d+: exceeded max depth of 500$/,
+    );
+    expect(() => readYamlStream('a: 1\n---\na: 1\nb:\n  - x\n - y\n')).toThrow(/^malformed YAML at line 6: /);
   });
 });

@@ -70,6 +70,27 @@ export function parseYamlDocuments(text: string): YamlDocumentResult[] {
   return results;
 }
 
+/** Why a document was not read: a reader limit in go-yaml's words, or where the YAML is malformed. */
+export function yamlProblem(failure: Extract<YamlDocumentResult, { ok: false }>): string {
+  if (failure.limit === 'aliases') return `yaml: ${failure.reason}`;
+  if (failure.limit === 'depth') return `yaml: line ${failure.line}: ${failure.reason}`;
+  return `malformed YAML at line ${failure.line}: ${failure.reason}`;
+}
+
+/**
+ * The values of every document of a YAML stream of manifests (kustomize's output, a directory's files), read
+ * as a bundle's manifests are: YAML 1.1 as go-yaml reads it, within its depth and alias limits. Empty and
+ * null documents are left out.
+ *
+ * @throws Error with the first problem, as {@link yamlProblem} words it
+ */
+export function readYamlStream(text: string): unknown[] {
+  return parseYamlDocuments(text).flatMap((doc) => {
+    if (!doc.ok) throw new Error(yamlProblem(doc));
+    return doc.value === null ? [] : [doc.value];
+  });
+}
+
 /** Characters YAML 1.1 treats as line breaks, which must be escaped (`\N`, `\L`, `\P`) to survive. */
 const YAML11_BREAKS = /[\u0085\u2028\u2029]/;
 

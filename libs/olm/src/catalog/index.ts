@@ -62,12 +62,14 @@ export {
   parseSemverTemplate,
   type RenderedBundles,
   type RenderTemplateOptions,
+  readTemplate,
   renderBasicTemplate,
   renderSemverTemplate,
   renderTemplate,
   SCHEMA_BASIC_TEMPLATE,
   SCHEMA_SEMVER_TEMPLATE,
   type SemverTemplate,
+  type TemplateDocument,
   type TemplateInput,
 } from './templates.js';
 export {

@@ -3,6 +3,7 @@ import { TemplateError } from './errors.js';
 import { bundleBlob } from './spec-fixtures.js';
 import {
   parseSemverTemplate,
+  readTemplate,
   renderBasicTemplate,
   renderSemverTemplate,
   renderTemplate,
@@ -148,6 +149,36 @@ entries:
     expect(renderTemplate(template, rendered(['1.0.0'])).channels[0]?.name).toBe('stable');
     expect(() => renderTemplate('foo: bar\n', new Map())).toThrow(
       "template input missing required 'schema' field",
+    );
+  });
+});
+
+describe('readTemplate', () => {
+  it("reads the first document and its schema as opm's detectSchema does, for renderTemplate to take", () => {
+    const text = `${stableTemplate(['1.0.0'], 'generateMajorChannels: true\n').replace('schema:', 'Schema:')}---\nx: [\n`;
+    const read = readTemplate(text, { file: 't.yaml' });
+    expect(read.schema).toBe('olm.semver');
+    expect(read.document).toMatchObject({ Schema: 'olm.semver', generateMajorChannels: true });
+    const c = renderTemplate(read.document, rendered(['1.0.0']), { file: 't.yaml' });
+    expect(c.channels.map((ch) => ch.name)).toEqual(['stable-v1']);
+  });
+
+  it('refuses what the catalog decoder refuses, naming the file', () => {
+    const levels = 'abcdefghi';
+    const bomb = [...levels]
+      .map(
+        (k, i) =>
+          `${k}: &${k} [${Array<string>(10)
+            .fill(i === 0 ? 'x' : `*${levels[i - 1]}`)
+            .join(', ')}]`,
+      )
+      .join('\n');
+    expect(() => readTemplate(`schema: olm.semver\n${bomb}\n`, { file: 't.yaml' })).toThrow(
+      't.yaml: decoding template input: error converting YAML to JSON: yaml: document contains excessive aliasing',
+    );
+    expect(() => readTemplate('schema: [x]\n', { file: 't.yaml' })).toThrow(TemplateError);
+    expect(() => readTemplate('foo: bar\n', { file: 't.yaml' })).toThrow(
+      "t.yaml: template input missing required 'schema' field",
     );
   });
 });

@@ -77,6 +77,33 @@ export function renderBasicTemplate(
 /** The anonymous struct `detectSchema` of opm decodes a template's first document into. */
 const TEMPLATE_SCHEMA_TYPE: GoType = { kind: 'struct', name: '', fields: { schema: { kind: 'string' } } };
 
+/** A template read once: its first document, decoded, and the schema it declares. */
+export interface TemplateDocument {
+  readonly document: Record<string, unknown>;
+  readonly schema: string;
+}
+
+/**
+ * Reads a template's first document and its `schema` like `opm alpha render-template`'s `detectSchema`, through
+ * the catalog's YAML and JSON decoders (go-yaml's depth and alias limits). Its `document` is a
+ * {@link TemplateInput} that the renderers take without decoding any text again.
+ *
+ * @throws TemplateError `TEMPLATE_INVALID` naming the file: undecodable input, `template input missing required
+ *   'schema' field`
+ */
+export function readTemplate(input: TemplateInput, options: RenderTemplateOptions = {}): TemplateDocument {
+  const file = options.file ?? '<template>';
+  const doc = readInput(input, file, 'decoding template input: ');
+  // opm reads the schema into a Go struct: `Schema:` names it too, and a non-string is a type error.
+  const { value, error } = decodeGo(doc, TEMPLATE_SCHEMA_TYPE);
+  if (error !== undefined) throw invalid(file, `unmarshalling template schema: ${error}`);
+  const schema = (value as { schema?: string } | undefined)?.schema;
+  if (schema === undefined || schema === '')
+    throw invalid(file, "template input missing required 'schema' field");
+  // A document that decodes into a struct is a mapping.
+  return { document: doc as Record<string, unknown>, schema };
+}
+
 /**
  * Renders a template of any of the three kinds (basic, semver, substitutes), chosen by the first document's `schema` like `opm alpha render-template`
  * without an explicit type.
@@ -89,18 +116,9 @@ export function renderTemplate(
   options: RenderTemplateOptions = {},
 ): Catalog {
   const file = options.file ?? '<template>';
-  const doc = readInput(input, file, 'decoding template input: ');
-  // opm reads the schema into a Go struct: `Schema:` names it too, and a non-string is a type error.
-  const { value, error } = decodeGo(doc, TEMPLATE_SCHEMA_TYPE);
-  if (error !== undefined) throw invalid(file, `unmarshalling template schema: ${error}`);
-  const schema = (value as { schema?: string } | undefined)?.schema;
-  if (schema === undefined || schema === '')
-    throw invalid(file, "template input missing required 'schema' field");
-  if (schema === SCHEMA_BASIC_TEMPLATE)
-    return renderBasicTemplate(doc as Record<string, unknown>, bundles, options);
-  if (schema === SCHEMA_SEMVER_TEMPLATE)
-    return renderSemverTemplate(doc as Record<string, unknown>, bundles, options);
-  if (schema === SCHEMA_SUBSTITUTES_TEMPLATE)
-    return renderSubstitutesTemplate(doc as Record<string, unknown>, bundles, options);
+  const { document, schema } = readTemplate(input, options);
+  if (schema === SCHEMA_BASIC_TEMPLATE) return renderBasicTemplate(document, bundles, options);
+  if (schema === SCHEMA_SEMVER_TEMPLATE) return renderSemverTemplate(document, bundles, options);
+  if (schema === SCHEMA_SUBSTITUTES_TEMPLATE) return renderSubstitutesTemplate(document, bundles, options);
   throw invalid(file, `unknown template schema ${goQuote(schema)}`);
 }

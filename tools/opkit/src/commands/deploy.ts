@@ -197,7 +197,8 @@ config/default holds is deleted.`,
       const { customResourceTypes, deleteCustomResources } = await import('../undeploy.js');
       const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
       const manifests = render(resolve(opts.operator), undefined);
-      for (const resource of customResourceTypes(manifests)) {
+      const source = join(resolve(opts.operator), 'config', 'default');
+      for (const resource of customResourceTypes(manifests, source)) {
         deleteCustomResources(k, resource, opts.timeout);
       }
       process.stdout.write(
