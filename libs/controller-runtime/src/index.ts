@@ -16,7 +16,13 @@ export {
   retryOnConflict,
 } from './client/index.js';
 export * from './conditions/index.js';
-export { applyIfChanged, type OperationResult, patchStatusIfChanged } from './controllerutil/index.js';
+export {
+  applyIfChanged,
+  type ConditionEventType,
+  type OperationResult,
+  patchStatusIfChanged,
+  patchStatusWithConditionEvents,
+} from './controllerutil/index.js';
 export {
   conditionSchema,
   conditionsSchema,

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { TypeRef } from '../client/client.js';
 import type { Condition, KubeObject } from '../object.js';
 import { FakeClient } from '../testing/fake-client.js';
-import { patchStatusIfChanged } from './apply-if-changed.js';
+import { recordingEvents } from '../testing/recording-events.js';
+import {
+  type ConditionEventType,
+  patchStatusIfChanged,
+  patchStatusWithConditionEvents,
+} from './apply-if-changed.js';
 
 interface CacheStatus {
   phase?: string;
@@ -138,5 +143,57 @@ describe('patchStatusIfChanged', () => {
       'the Cache has no name',
     );
     expect(client.writes()).toEqual([]);
+  });
+});
+
+describe('patchStatusWithConditionEvents', () => {
+  const degraded = (status: Condition['status']): Condition => ({
+    type: 'Degraded',
+    status,
+    reason: status === 'True' ? 'ServerDown' : 'ServersUp',
+    message: status === 'True' ? '1 of 3 servers down' : '',
+    lastTransitionTime: '2026-01-02T03:04:05Z',
+  });
+  // Warnings for bad news, nothing for a condition that starts False.
+  const eventType: ConditionEventType = (previous, c) =>
+    c.status === 'True' ? (c.type === 'Degraded' ? 'Warning' : 'Normal') : previous ? 'Normal' : undefined;
+
+  async function write(before: CacheStatus, next: CacheStatus) {
+    const client = clientWith(cache(before));
+    const { events, recorded } = recordingEvents();
+    const live = await client.get<Cache>(CACHE, 'sessions', 'default');
+    const wrote = await patchStatusWithConditionEvents(client, events, CACHE, live, next, eventType);
+    await events.flush();
+    const said = recorded.map((e) => [e.type, e.reason, e.action, e.note, e.regarding.name]);
+    return { wrote, said, status: await storedStatus(client) };
+  }
+
+  it('writes the status, then records an event for each condition whose status changed', async () => {
+    const { wrote, said, status } = await write(
+      { conditions: [available('False'), degraded('False')] },
+      { conditions: [available('True'), degraded('True')] },
+    );
+    expect(wrote).toBe(true);
+    expect(status?.conditions).toEqual([available('True'), degraded('True')]);
+    expect(said).toEqual([
+      ['Normal', 'ReplicasReady', 'Available=True', '', 'sessions'],
+      ['Warning', 'ServerDown', 'Degraded=True', '1 of 3 servers down', 'sessions'],
+    ]);
+  });
+
+  it('asks about new conditions with no previous one, and records none where the policy says none', async () => {
+    const { wrote, said } = await write({}, { conditions: [available('True'), degraded('False')] });
+    expect(wrote).toBe(true);
+    expect(said).toEqual([['Normal', 'ReplicasReady', 'Available=True', '', 'sessions']]);
+  });
+
+  it('records nothing for a condition whose status stayed, nor when nothing was written', async () => {
+    const moved = await write(
+      { phase: 'Pending', conditions: [available('True')] },
+      { phase: 'Running', conditions: [{ ...available('True'), message: 'all 3 ready' }] },
+    );
+    expect(moved).toMatchObject({ wrote: true, said: [] });
+    const same = await write({ conditions: [degraded('True')] }, { conditions: [degraded('True')] });
+    expect(same).toMatchObject({ wrote: false, said: [] });
   });
 });

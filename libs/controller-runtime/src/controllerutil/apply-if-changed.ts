@@ -1,5 +1,7 @@
 import type { TypeRef } from '../client/client.js';
-import type { KubeObject } from '../object.js';
+import { findStatusCondition } from '../conditions/conditions.js';
+import type { EventType } from '../events/recorder.js';
+import type { Condition, KubeObject } from '../object.js';
 import { droppedAppliedFields } from './applied-fields.js';
 import { isSubset } from './semantic.js';
 
@@ -55,5 +57,44 @@ export async function patchStatusIfChanged<S extends { readonly conditions?: rea
   const { name, namespace } = obj.metadata;
   if (!name) throw new Error(`patchStatusIfChanged: the ${type.kind} has no name`);
   await client.patch({ ...type, name, namespace }, { status: next }, 'merge', { subresource: 'status' });
+  return true;
+}
+
+/**
+ * Which event announces a condition whose status changed, from the condition as it was (undefined when it is
+ * new): `Normal`, `Warning`, or undefined for none.
+ */
+export type ConditionEventType = (
+  previous: Condition | undefined,
+  condition: Condition,
+) => EventType | undefined;
+
+/**
+ * {@link patchStatusIfChanged}, then, when it wrote, an event about `obj` for each condition of `next` whose
+ * status differs from the one `obj` had or that `obj` did not have: of the type `eventType` gives, with the
+ * condition's reason, `<type>=<status>` as its action and the condition's message as its note. Returns
+ * whether it wrote.
+ */
+export async function patchStatusWithConditionEvents<
+  S extends { readonly conditions?: readonly Condition[] },
+>(
+  client: Parameters<typeof patchStatusIfChanged>[0],
+  events: {
+    event(regarding: KubeObject, type: EventType, reason: string, action: string, note: string): void;
+  },
+  type: TypeRef,
+  obj: KubeObject & { readonly status?: S },
+  next: S,
+  eventType: ConditionEventType,
+): Promise<boolean> {
+  const before = obj.status?.conditions;
+  if (!(await patchStatusIfChanged(client, type, obj, next))) return false;
+  for (const condition of next.conditions ?? []) {
+    const previous = findStatusCondition(before, condition.type);
+    if (previous?.status === condition.status) continue;
+    const kind = eventType(previous, condition);
+    if (kind !== undefined)
+      events.event(obj, kind, condition.reason, `${condition.type}=${condition.status}`, condition.message);
+  }
   return true;
 }

@@ -3,12 +3,10 @@ import {
   clientFinalizerOps,
   controllerManagedBy,
   type EventRecorder,
-  findStatusCondition,
   ignoreNotFound,
-  type KubeObject,
   type Manager,
   type ObjectClient,
-  patchStatusIfChanged,
+  patchStatusWithConditionEvents,
   type Reconciler,
   runWithFinalizer,
   type Stored,
@@ -22,11 +20,13 @@ import {
   POD,
   POD_DISRUPTION_BUDGET,
   type Pod,
+  type PodDisruptionBudget,
   SERVICE,
+  type Service,
 } from '@opkit/controller-runtime/kinds';
 import type { ResourcePolicyRule } from '@opkit/controller-runtime/rbac';
 import { Counter } from 'prom-client';
-import { MEMCACHED, type Memcached, type MemcachedStatus } from '../api/v1beta1/memcached.js';
+import { MEMCACHED, type Memcached } from '../api/v1beta1/memcached.js';
 import {
   conditionEventType,
   deploymentEvent,
@@ -119,25 +119,10 @@ export function memcachedReconciler(
   undesiredSize: Counter,
   env: NodeJS.ProcessEnv,
 ): Reconciler {
-  /** Writes the status when it differs from what the object has; emits an event for each change worth one. */
-  async function writeStatus(cr: Memcached, next: MemcachedStatus): Promise<void> {
-    const before = cr.status?.conditions;
-    if (!(await patchStatusIfChanged(client, MEMCACHED, cr, next))) return;
-    for (const c of next.conditions ?? []) {
-      const type = conditionEventType(findStatusCondition(before, c.type), c);
-      if (type) events.event(cr, type, c.reason, `${c.type}=${c.status}`, c.message);
-    }
-  }
-
-  /** An object of the Memcached's own name and namespace, or undefined. */
-  const getOwned = <T extends KubeObject>(
-    type: { apiVersion: string; kind: string },
-    cr: Stored<Memcached>,
-  ) => ignoreNotFound(client.get<T>(type, cr.metadata.name, cr.metadata.namespace));
-
   /** Applies the Deployment, the Service and the PDB; says what the Deployment was and what applying did. */
   async function applyOwnedObjects(cr: Stored<Memcached>, image: string) {
-    const deployment = await getOwned<Deployment>(DEPLOYMENT, cr);
+    const { name, namespace } = cr.metadata;
+    const deployment = await ignoreNotFound(client.get<Deployment>(DEPLOYMENT, name, namespace));
     const desired = desiredDeployment(cr, image);
     if (deployment?.spec?.replicas !== undefined && deployment.spec.replicas !== cr.spec.replicas) {
       undesiredSize.inc();
@@ -145,16 +130,11 @@ export function memcachedReconciler(
     const outcome = await applyIfChanged(client, desired, deployment);
     const event = deploymentEvent(cr, outcome);
     if (event) events.event(cr, 'Normal', event.reason, event.action, event.note);
-    await applyIfChanged(client, desiredService(cr), await getOwned(SERVICE, cr));
-    const pdb = await getOwned(POD_DISRUPTION_BUDGET, cr);
+    const service = await ignoreNotFound(client.get<Service>(SERVICE, name, namespace));
+    await applyIfChanged(client, desiredService(cr), service);
+    const pdb = await ignoreNotFound(client.get<PodDisruptionBudget>(POD_DISRUPTION_BUDGET, name, namespace));
     if (cr.spec.replicas > 1) await applyIfChanged(client, desiredPodDisruptionBudget(cr), pdb);
-    else if (pdb) {
-      await client.delete({
-        ...POD_DISRUPTION_BUDGET,
-        name: cr.metadata.name,
-        namespace: cr.metadata.namespace,
-      });
-    }
+    else if (pdb) await client.delete({ ...POD_DISRUPTION_BUDGET, name, namespace });
     return { deployment, outcome };
   }
 
@@ -164,7 +144,8 @@ export function memcachedReconciler(
       image = imageFor(cr, env);
     } catch (error) {
       if (!(error instanceof ImageNotConfiguredError)) throw error;
-      await writeStatus(cr, imageNotConfiguredStatus(cr, error.message));
+      const status = imageNotConfiguredStatus(cr, error.message);
+      await patchStatusWithConditionEvents(client, events, MEMCACHED, cr, status, conditionEventType);
       return; // nothing to retry until the spec or the operator's configuration changes
     }
     const { deployment, outcome } = await applyOwnedObjects(cr, image);
@@ -172,7 +153,8 @@ export function memcachedReconciler(
       namespace: cr.metadata.namespace,
       labelSelector: selectorFromLabels(selectorFor(cr)),
     });
-    await writeStatus(cr, observedStatus(cr, { deployment, outcome, pods: pods.items, port: portOf(cr) }));
+    const status = observedStatus(cr, { deployment, outcome, pods: pods.items, port: portOf(cr) });
+    await patchStatusWithConditionEvents(client, events, MEMCACHED, cr, status, conditionEventType);
   }
 
   return async (req) => {
@@ -188,7 +170,8 @@ export function memcachedReconciler(
           'Finalize',
           `Custom Resource ${dying.metadata.name} is being deleted from the namespace ${dying.metadata.namespace}`,
         );
-        await writeStatus(dying, finalizingStatus(dying));
+        const status = finalizingStatus(dying);
+        await patchStatusWithConditionEvents(client, events, MEMCACHED, dying, status, conditionEventType);
       },
     });
   };
