@@ -10,7 +10,6 @@ import {
   readTemplate,
   renderBundle,
   renderTemplate,
-  SCHEMA_SEMVER_TEMPLATE,
   TemplateError,
   toCatalogBundle,
   validateCatalog,
@@ -145,9 +144,7 @@ export async function buildCatalog(
       plainHttp: options.plainHttp ?? false,
     });
     if (options.releases !== undefined) {
-      // Every kind but olm.semver names its channels.
-      const template = { file, catalog: rendered, namesChannels: schema !== SCHEMA_SEMVER_TEMPLATE };
-      disagreements.push(...releaseDisagreements(template, options.releases));
+      disagreements.push(...releaseDisagreements({ file, catalog: rendered, schema }, options.releases));
     }
     merged.packages.push(...rendered.packages);
     merged.channels.push(...rendered.channels);

@@ -33,8 +33,8 @@ function catalog(defaultChannel: string, channels: Record<string, ChannelEntry[]
 
 const upgrade: ChannelEntry[] = [{ name: 'demo.v0.1.0' }, { name: 'demo.v0.2.0', replaces: 'demo.v0.1.0' }];
 
-const check = (c: Catalog, r: OperatorRelease, namesChannels = true) =>
-  releaseDisagreements({ file, catalog: c, namesChannels }, [r]);
+const check = (c: Catalog, r: OperatorRelease, schema = 'olm.template.basic') =>
+  releaseDisagreements({ file, catalog: c, schema }, [r]);
 
 describe("a catalog template held to the operator's release identity", () => {
   it('agrees when the current version replaces opkit.replaces in the channels opkit.channels names', () => {
@@ -77,12 +77,23 @@ describe("a catalog template held to the operator's release identity", () => {
     ]);
   });
 
-  it('compares only the upgrade edges of a template that derives its channels from versions', () => {
-    expect(check(catalog('stable-v0', { 'stable-v0': upgrade }), release(), false)).toEqual([]);
-    expect(
-      check(catalog('stable-v0', { 'stable-v0': upgrade }), release({ replaces: '0.0.9' }), false),
-    ).toEqual([
+  it('holds a semver template to opkit.channels through the channel names it generates', () => {
+    const semver = 'olm.semver';
+    const majors = catalog('stable-v0', { 'stable-v0': upgrade });
+    expect(check(majors, release({ channels: ['stable-v0'] }), semver)).toEqual([]);
+    expect(check(majors, release({ channels: ['stable-v0'], replaces: '0.0.9' }), semver)).toEqual([
       `${file}: channel stable-v0: demo.v0.2.0 replaces demo.v0.1.0, but ${manifest} opkit.replaces is 0.0.9`,
+    ]);
+    expect(check(majors, release(), semver)).toEqual([
+      `${file}: channel stable-v0 (olm.semver: stable.bundles, generateMajorChannels) lists demo.v0.2.0, but ${manifest} opkit.channels does not name it`,
+      `${file}: no channel alpha lists demo.v0.2.0, but ${manifest} opkit.channels names it (olm.semver generates only <candidate|fast|stable>-v<major>[.<minor>] channels)`,
+      `${file}: defaultChannel is stable-v0 (olm.semver's most stable, newest channel), but ${manifest} opkit.channels[0] is alpha`,
+    ]);
+    const both = catalog('fast-v0.2', { 'fast-v0': upgrade, 'fast-v0.2': [{ name: 'demo.v0.2.0' }] });
+    expect(check(both, release({ channels: ['fast-v0'], replaces: undefined }), semver)).toEqual([
+      `${file}: channel fast-v0: demo.v0.2.0 replaces demo.v0.1.0, but ${manifest} opkit.replaces is not set`,
+      `${file}: channel fast-v0.2 (olm.semver: fast.bundles, generateMinorChannels) lists demo.v0.2.0, but ${manifest} opkit.channels does not name it`,
+      `${file}: defaultChannel is fast-v0.2 (olm.semver's most stable, newest channel), but ${manifest} opkit.channels[0] is fast-v0`,
     ]);
   });
 

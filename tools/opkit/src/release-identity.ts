@@ -1,24 +1,37 @@
-import type { Catalog } from '@opkit/olm';
+import { type Catalog, SCHEMA_SEMVER_TEMPLATE } from '@opkit/olm';
 import type { OperatorRelease } from './operator-release.js';
 
-/** One rendered catalog template, with how it states channels. */
+/** One rendered catalog template, with its schema (how it states channels). */
 export interface RenderedTemplate {
   readonly file: string;
   readonly catalog: Catalog;
   /**
-   * Whether the template names its channels (olm.template.basic, olm.template.substitutes) rather than
-   * deriving them from the bundles' versions (olm.semver: `stable-v0`, …), in which case only the upgrade
-   * edges can be held to the operator's release identity.
+   * The template's `schema`: olm.template.basic and olm.template.substitutes name their channels, olm.semver
+   * generates them from the bundles' versions (`stable-v0`, `fast-v1.2`, …).
    */
-  readonly namesChannels: boolean;
+  readonly schema: string;
+}
+
+/**
+ * The channel names opm's semver template generates: `<archetype>-v<major>` with `generateMajorChannels`,
+ * `<archetype>-v<major>.<minor>` with `generateMinorChannels`, for the candidate, fast and stable bundle lists.
+ */
+const SEMVER_CHANNEL = /^(candidate|fast|stable)-v\d+(\.\d+)?$/;
+
+/** What in a semver template puts a bundle in `channel`: its bundle list and the kind of channel generated. */
+function semverOrigin(channel: string): string {
+  const m = SEMVER_CHANNEL.exec(channel);
+  if (m === null) return '';
+  return ` (olm.semver: ${m[1]}.bundles, ${m[2] === undefined ? 'generateMajorChannels' : 'generateMinorChannels'})`;
 }
 
 /**
  * Where a rendered template disagrees with the release identity of the operators whose packages it holds:
  * each operator's current version must be a channel entry replacing the version `opkit.replaces` names (or
- * nothing when it names none); in a template that names its channels, the channels listing the version
- * must be `opkit.channels` and the package's default channel its first, as in the bundle's annotations.
- * One line per disagreement, naming the template and the package.json field.
+ * nothing when it names none); the channels listing the version must be `opkit.channels` and the package's
+ * default channel its first, as in the bundle's annotations. A semver template states these too, through
+ * the channels it generates: the line says which of its fields generated a channel, and which names it can
+ * generate. One line per disagreement, naming the template and the package.json field.
  */
 export function releaseDisagreements(
   template: RenderedTemplate,
@@ -45,16 +58,27 @@ export function releaseDisagreements(
         `channel ${channel.name}: ${bundle} replaces ${entry?.replaces ?? 'nothing'}, but ${release.manifest} opkit.replaces ${release.replaces === undefined ? 'is not set' : `is ${release.replaces}`}`,
       );
     }
-    if (!template.namesChannels) continue;
+    const semver = template.schema === SCHEMA_SEMVER_TEMPLATE;
     const named = listing.map((c) => c.name);
-    for (const channel of named.filter((n) => !release.channels.includes(n)))
-      say(`channel ${channel} lists ${bundle}, but ${release.manifest} opkit.channels does not name it`);
-    for (const channel of release.channels.filter((n) => !named.includes(n)))
-      say(`no channel ${channel} lists ${bundle}, but ${release.manifest} opkit.channels names it`);
+    for (const channel of named.filter((n) => !release.channels.includes(n))) {
+      const origin = semver ? semverOrigin(channel) : '';
+      say(
+        `channel ${channel}${origin} lists ${bundle}, but ${release.manifest} opkit.channels does not name it`,
+      );
+    }
+    for (const channel of release.channels.filter((n) => !named.includes(n))) {
+      const generated =
+        semver && !SEMVER_CHANNEL.test(channel)
+          ? ' (olm.semver generates only <candidate|fast|stable>-v<major>[.<minor>] channels)'
+          : '';
+      say(
+        `no channel ${channel} lists ${bundle}, but ${release.manifest} opkit.channels names it${generated}`,
+      );
+    }
     const defaultChannel = release.channels[0];
     if (defaultChannel !== undefined && pkg.defaultChannel !== defaultChannel)
       say(
-        `defaultChannel is ${pkg.defaultChannel}, but ${release.manifest} opkit.channels[0] is ${defaultChannel}`,
+        `defaultChannel is ${pkg.defaultChannel}${semver ? " (olm.semver's most stable, newest channel)" : ''}, but ${release.manifest} opkit.channels[0] is ${defaultChannel}`,
       );
   }
   return problems;
