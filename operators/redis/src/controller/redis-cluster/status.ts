@@ -3,9 +3,9 @@
 
 import {
   type Condition,
+  type ConditionEventType,
   type ConditionUpdate,
-  findStatusCondition,
-  patchStatusIfChanged,
+  patchStatusWithConditionEvents,
   type Result,
   type Stored,
   setStatusConditions,
@@ -45,16 +45,16 @@ export async function writeStatus(
   cr: Stored<RedisCluster>,
   next: RedisClusterStatus,
 ): Promise<void> {
-  const before = cr.status?.conditions;
-  if (!(await patchStatusIfChanged(client, REDIS_CLUSTER, cr, next))) return;
-  for (const c of next.conditions ?? []) {
-    if (findStatusCondition(before, c.type)?.status === c.status) continue;
-    if (c.type === 'Available' && c.status === 'Unknown') continue;
-    const warning =
-      (c.type === 'Degraded' && c.status === 'True') || (c.type === 'Available' && c.status === 'False');
-    events.event(cr, warning ? 'Warning' : 'Normal', c.reason, `${c.type}=${c.status}`, c.message);
-  }
+  await patchStatusWithConditionEvents(client, events, REDIS_CLUSTER, cr, next, redisConditionEvent);
 }
+
+/** A warning for Degraded=True and Available=False, no event for Available=Unknown (the start). */
+const redisConditionEvent: ConditionEventType = (_previous, c) => {
+  if (c.type === 'Available' && c.status === 'Unknown') return undefined;
+  const warning =
+    (c.type === 'Degraded' && c.status === 'True') || (c.type === 'Available' && c.status === 'False');
+  return warning ? 'Warning' : 'Normal';
+};
 
 /** The first status of a new RedisCluster. */
 export function startingStatus(cr: RedisCluster): RedisClusterStatus {
