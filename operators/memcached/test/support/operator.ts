@@ -17,8 +17,8 @@ export const MEMCACHED_IMAGE = 'docker.io/library/memcached:1.6';
  */
 export const memcachedOperator = {
   webhookServer: { certificate: selfSignedCertificate },
-  crds: (server) => [withConversionWebhook(memcachedCrd, server.clientConfig(CONVERSION_PATH))],
-  webhookConfigurations: (server) => Object.values(webhookConfigurations(webhooks, server.clientConfig)),
+  crds: ({ clientConfig }) => [withConversionWebhook(memcachedCrd, clientConfig(CONVERSION_PATH))],
+  webhookConfigurations: ({ clientConfig }) => Object.values(webhookConfigurations(webhooks, clientConfig)),
   create: (namespace, { webhookServer, verbose }) =>
     createMemcachedOperator({
       kubeConfig: testKubeConfig(),

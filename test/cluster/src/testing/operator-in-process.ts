@@ -355,10 +355,10 @@ async function openWebhookServer(
  * its own server (both serve the same operator), and once the one installed last ends, the other's calls
  * to those webhooks fail until it ends too. Run such files one after the other on a shared cluster.
  */
-export function useOperator<M extends InProcessOperator>(options: OperatorOptions<M>): UsedOperator<M>;
 export function useOperator<M extends InProcessWebhookOperator>(
   options: WebhookOperatorOptions<M>,
 ): UsedOperator<M>;
+export function useOperator<M extends InProcessOperator>(options: OperatorOptions<M>): UsedOperator<M>;
 export function useOperator(
   options: OperatorOptions<InProcessOperator> | WebhookOperatorOptions<InProcessWebhookOperator>,
 ): UsedOperator<InProcessOperator> {
