@@ -347,8 +347,10 @@ async function openWebhookServer(
  * something else still uses the CRDs: each file marks the CRDs it installed, and they stay while another
  * file's mark is on them, or an object of their kinds lives in a namespace that is neither this file's nor
  * being deleted. So two files of one operator can run side by side on one cluster (the `e2e` and `kwok`
- * projects against `OPKIT_TEST_KUBECONFIG`), and a run that does not use the kit keeps its objects. A file
- * killed before its end leaves its mark, and the CRDs stay installed, as a deployed operator's would.
+ * projects against `OPKIT_TEST_KUBECONFIG`), and a run that does not use the kit keeps its objects. Objects
+ * this file's tests left with finalizers (their operator stopped) keep their namespaces terminating until the
+ * last user removes the CRDs. A file killed before its end leaves its mark, and the CRDs stay installed, as
+ * a deployed operator's would.
  *
  * Limitation: a CRD's conversion and an admission webhook configuration call one server. Two files with
  * in-process webhooks for the same kinds side by side on one cluster take turns: each installs pointing at
