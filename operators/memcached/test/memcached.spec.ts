@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger, findStatusCondition, isNotFound, type KubeObject } from '@opkit/controller-runtime';
 import { RuntimeMetrics } from '@opkit/controller-runtime/metrics';
-import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
+import { eventually, testKubeConfig, useOperator, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { MEMCACHED, type Memcached } from '../src/index.js';
@@ -11,8 +11,8 @@ import {
   type Deployment,
   MEMCACHED_IMAGE,
   memcached,
+  memcachedOperator,
   memcachedTalk,
-  useOperator,
 } from './support/operator.js';
 
 // Operand pods must pass Pod Security "restricted": every test namespace enforces it.
@@ -20,7 +20,7 @@ const ns = useTestNamespace({
   prefix: 'memcached',
   labels: { 'pod-security.kubernetes.io/enforce': 'restricted' },
 });
-const operator = useOperator(() => ns.name);
+const operator = useOperator({ ...memcachedOperator, namespace: () => ns.name });
 const api = () => operator.manager().apiReader;
 const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' } as const;
 const get = (name: string) => api().get<Memcached>(MEMCACHED, name, ns.name);

@@ -1,8 +1,8 @@
 import { quantityMillis, runStateTest, type StateTestOptions } from '@opkit/test-cluster/state-testing';
-import { KubeRest, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
+import { KubeRest, testKubeConfig, useOperator, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MemcachedSpec, type MemcachedStatus, memcachedCrd } from '../src/index.js';
-import { MEMCACHED_IMAGE, useOperator } from './support/operator.js';
+import { MEMCACHED_IMAGE, memcachedOperator } from './support/operator.js';
 import { memcachedReady, operandsMatch } from './support/oracle.js';
 
 // Schema-driven state testing: a Memcached is driven through generated specs (boundaries, every field added
@@ -13,7 +13,7 @@ const ns = useTestNamespace({
   prefix: 'memcached-state',
   labels: { 'pod-security.kubernetes.io/enforce': 'restricted' },
 });
-useOperator(() => ns.name);
+useOperator({ ...memcachedOperator, namespace: () => ns.name });
 
 const MI = quantityMillis('1Mi') ?? 0n;
 

@@ -22,11 +22,16 @@ import {
   replaceSpec,
   WriteWatch,
 } from '@opkit/test-cluster/state-testing';
-import { KubeRest, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
+import { installCrds, KubeRest, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ClusterClient, type RedisClusterSpec, type RedisClusterStatus } from '../src/index.js';
+import {
+  ClusterClient,
+  type RedisClusterSpec,
+  type RedisClusterStatus,
+  redisClusterCrd,
+} from '../src/index.js';
 import { KeySet } from './support/data.js';
-import { installRedisClusterCrd, REDIS_IMAGE } from './support/operator.js';
+import { REDIS_IMAGE } from './support/operator.js';
 import { clusterMatches, clusterReady } from './support/oracle.js';
 
 // Sieve-style fault injection on the real node: the Redis operator runs as its own process behind a proxy
@@ -76,8 +81,8 @@ let watch: WriteWatch | undefined;
 let operatorKubeconfig: string;
 
 beforeAll(async () => {
-  await installRedisClusterCrd();
   rest = new KubeRest(testKubeConfig());
+  await installCrds(rest, [redisClusterCrd]);
   replica = await startApiServerReplica(inject('opkitKubeconfig'));
   // The proxy forwards to the replica and presents a certificate of its own; the operator's kubeconfig (the
   // admin's, pointed at the proxy) trusts exactly that one.

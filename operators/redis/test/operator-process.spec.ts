@@ -1,5 +1,11 @@
 import { findStatusCondition, type KubeObject } from '@opkit/controller-runtime';
-import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
+import {
+  eventually,
+  installCrds,
+  KubeRest,
+  testKubeConfig,
+  useTestNamespace,
+} from '@opkit/test-cluster/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   ClusterClient,
@@ -9,9 +15,10 @@ import {
   REDIS_CLUSTER,
   type RedisCluster,
   RedisConnection,
+  redisClusterCrd,
 } from '../src/index.js';
 import { KeySet, openSlots } from './support/data.js';
-import { installRedisClusterCrd, redisCluster } from './support/operator.js';
+import { redisCluster } from './support/operator.js';
 import { type OperatorProcess, startOperatorProcess } from './support/operator-process.js';
 
 // The operator runs as its own process here (its `main.ts`), so it can be killed outright.
@@ -24,7 +31,11 @@ const api = () => access.apiReader;
 const get = (name: string) => api().get<RedisCluster>(REDIS_CLUSTER, name, ns.name);
 const running: OperatorProcess[] = [];
 
-beforeAll(installRedisClusterCrd);
+beforeAll(async () => {
+  const rest = new KubeRest(testKubeConfig());
+  await installCrds(rest, [redisClusterCrd]);
+  rest.close();
+});
 afterEach(async () => {
   for (const p of running.splice(0)) {
     p.child.kill('SIGKILL');

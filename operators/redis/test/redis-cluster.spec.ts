@@ -1,5 +1,5 @@
 import { findStatusCondition, type KubeObject } from '@opkit/controller-runtime';
-import { eventually, podProcesses, useTestNamespace } from '@opkit/test-cluster/vitest';
+import { eventually, podProcesses, useOperator, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { describe, expect, it } from 'vitest';
 import {
   ClusterClient,
@@ -11,14 +11,14 @@ import {
   RedisConnection,
 } from '../src/index.js';
 import { describeLoad, KeySet, type LoadReport, startLoad } from './support/data.js';
-import { redisCluster, useOperator } from './support/operator.js';
+import { redisCluster, redisOperator } from './support/operator.js';
 
 // Operand pods must pass Pod Security "restricted": every test namespace enforces it.
 const ns = useTestNamespace({
   prefix: 'redis',
   labels: { 'pod-security.kubernetes.io/enforce': 'restricted' },
 });
-const operator = useOperator(() => ns.name);
+const operator = useOperator({ ...redisOperator, namespace: () => ns.name });
 const api = () => operator.manager().apiReader;
 const get = (name: string) => api().get<RedisCluster>(REDIS_CLUSTER, name, ns.name);
 

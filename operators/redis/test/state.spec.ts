@@ -1,8 +1,8 @@
 import { runStateTest, type StateTestOptions } from '@opkit/test-cluster/state-testing';
-import { KubeRest, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
+import { KubeRest, testKubeConfig, useOperator, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisClusterSpec, type RedisClusterStatus, redisClusterCrd } from '../src/index.js';
-import { useOperator } from './support/operator.js';
+import { redisOperator } from './support/operator.js';
 import { CONFIG_DEFAULTS, clusterMatches, clusterReady } from './support/oracle.js';
 
 // Schema-driven state testing of the RedisCluster on the real node: generated specs (sizes, replicas per
@@ -19,7 +19,7 @@ const ns = useTestNamespace({
   prefix: 'redis-state',
   labels: { 'pod-security.kubernetes.io/enforce': 'restricted' },
 });
-useOperator(() => ns.name);
+useOperator({ ...redisOperator, namespace: () => ns.name });
 
 const configValues: Readonly<Record<string, readonly string[]>> = {
   'maxmemory-policy': ['noeviction', 'allkeys-lru', 'volatile-lru', 'allkeys-random'],

@@ -17,11 +17,18 @@ export {
 } from './operator-image.js';
 export {
   type InProcessOperator,
+  type InProcessOperatorContext,
+  type InProcessWebhookOperator,
+  type InProcessWebhookServer,
   installCrds,
+  type OperatorOptions,
   removeCrds,
+  type ServingCertificate,
   type TestCrd,
   type TestWebhookConfiguration,
+  type UsedOperator,
   useOperator,
+  type WebhookOperatorOptions,
 } from './operator-in-process.js';
 export {
   type DeployedOperatorContext,
