@@ -328,6 +328,26 @@ describe('the Memcached operator', () => {
     );
     stop.abort();
     await running;
+
+    // Restarted, it finds its rules installed and writes nothing.
+    const metrics = new RuntimeMetrics({ processMetrics: false });
+    const lines: string[] = [];
+    const restarted = createMemcachedOperator({
+      kubeConfig: testKubeConfig(),
+      namespaces: [ns.name],
+      namespace: ns.name,
+      env: { RELATED_IMAGE_MEMCACHED: MEMCACHED_IMAGE, ENABLE_WEBHOOKS: 'false' },
+      logger: createLogger({ level: 'info', sink: (line) => lines.push(line) }),
+      managerOptions: { metrics },
+    });
+    const stopRestarted = new AbortController();
+    const runningRestarted = restarted.start(stopRestarted.signal);
+    await eventually('the restarted operator to check its rules', async () =>
+      lines.some((line) => line.includes('PrometheusRule memcached-operator-rules unchanged')),
+    );
+    expect(await metrics.requestCount({ writesOnly: true })).toBe(0);
+    stopRestarted.abort();
+    await runningRestarted;
   });
 
   it('exposes reconcile metrics and counts forced resizes', async () => {

@@ -1,4 +1,10 @@
-import { isNotFound, type Logger, type Runnable } from '@opkit/controller-runtime';
+import {
+  applyIfChanged,
+  ignoreNotFound,
+  isNotFound,
+  type Logger,
+  type Runnable,
+} from '@opkit/controller-runtime';
 import { type KubeClient, NoKindMatchError } from '@opkit/controller-runtime/client';
 import type { ResourcePolicyRule } from '@opkit/controller-runtime/rbac';
 
@@ -62,7 +68,8 @@ export function memcachedPrometheusRule(namespace: string) {
 
 /**
  * Installs the alerting rules in the operator's namespace once, at start-up, when the PrometheusRule API
- * exists; otherwise says so in one log line and does nothing. Runs on every replica (it is idempotent).
+ * exists; otherwise says so in one log line and does nothing. Runs on every replica, and writes only when the
+ * rules differ from the installed ones: a restart of a converged operator costs no write.
  */
 export function prometheusRuleInstaller(api: KubeClient, namespace: string, log: Logger): Runnable {
   return {
@@ -79,8 +86,15 @@ export function prometheusRuleInstaller(api: KubeClient, namespace: string, log:
         }
         throw error;
       }
-      await api.apply(memcachedPrometheusRule(namespace), { fieldManager: 'memcached-operator' });
-      log.info('installed PrometheusRule memcached-operator-rules', { namespace });
+      const desired = memcachedPrometheusRule(namespace);
+      const live = await ignoreNotFound(api.get(PROMETHEUS_RULE, desired.metadata.name, namespace));
+      const fieldManager = 'memcached-operator';
+      const outcome = await applyIfChanged(
+        { fieldManager, apply: (obj) => api.apply(obj, { fieldManager }) },
+        desired,
+        live,
+      );
+      log.info(`PrometheusRule ${desired.metadata.name} ${outcome}`, { namespace });
     },
   };
 }
