@@ -246,8 +246,9 @@ const restart: FaultOperation = {
 /**
  * CI runs a sample of the cells (a crash and an API server restart at every 5th write of a scale, and at the
  * 1st, 49th and last of a rolling restart's about 80 writes);
- * `FAULT_MATRIX=full` runs a crash at every write of every operation, and an API server restart and held or
- * reordered watch events at every 4th.
+ * `FAULT_MATRIX=full` runs a crash and an API server restart at every write of every operation, and held or
+ * reordered watch events at every 4th (a rolling restart's part takes about 2 hours: run it in parts with
+ * `FAULT_CELL`).
  */
 const full = process.env.FAULT_MATRIX === 'full';
 
@@ -275,7 +276,7 @@ function faultPlans(ciSample: number): FaultPlan[] {
   return full
     ? [
         { fault: 'crash' },
-        { fault: 'api-restart', sample: 4 },
+        { fault: 'api-restart' },
         { fault: 'watch-delay', sample: 4 },
         { fault: 'watch-reorder', sample: 4 },
       ]
