@@ -314,6 +314,46 @@ async function unmarkCrds(rest: KubeRest, crds: readonly TestCrd[], user: string
   }
 }
 
+/** A new test file's mark, for `joinCrds` and `leaveCrds`. */
+export function newCrdUser(): string {
+  return `${USER_PREFIX}${randomBytes(6).toString('hex')}`;
+}
+
+/** Creates or replaces each CRD with `user`'s mark (other files' marks stay) and waits until its kinds are served. */
+export async function joinCrds(rest: KubeRest, crds: readonly TestCrd[], user: string): Promise<void> {
+  for (const crd of crds) await putCrd(rest, crd, user);
+  for (const crd of crds) await waitUntilServed(rest, crd);
+}
+
+/**
+ * Takes `user`'s mark off each CRD and, unless something else still uses them (`usedByOthers`), deletes the
+ * webhook configurations, then the CRDs with their objects. Each delete is conditional on the version read
+ * with no mark on it, so a file that marks a CRD meanwhile keeps it.
+ */
+export async function leaveCrds(
+  rest: KubeRest,
+  crds: readonly TestCrd[],
+  user: string,
+  used: {
+    readonly ownNamespaces: ReadonlySet<string>;
+    readonly configurations?: readonly TestWebhookConfiguration[];
+  },
+): Promise<void> {
+  await unmarkCrds(rest, crds, user);
+  if (await usedByOthers(rest, crds, used.ownNamespaces)) return;
+  // The webhook configurations first: dropping finalizers is an update they would send to a closed port.
+  for (const configuration of used.configurations ?? []) {
+    await deleteIgnoringNotFound(
+      rest,
+      `${webhookConfigurationPath(configuration)}/${configuration.metadata.name}`,
+    );
+  }
+  for (const crd of crds) {
+    await dropFinalizers(rest, crd);
+    await deleteCrd(rest, crd, true);
+  }
+}
+
 /** A free loopback port and a fresh self-signed certificate in a directory of its own. */
 async function openWebhookServer(
   certificate: WebhookOperatorOptions<InProcessWebhookOperator>['webhookServer']['certificate'],
@@ -364,7 +404,7 @@ export function useOperator<M extends InProcessOperator>(options: OperatorOption
 export function useOperator(
   options: OperatorOptions<InProcessOperator> | WebhookOperatorOptions<InProcessWebhookOperator>,
 ): UsedOperator<InProcessOperator> {
-  const user = `${USER_PREFIX}${randomBytes(6).toString('hex')}`;
+  const user = newCrdUser();
   const verbose = Boolean(process.env.OPKIT_TEST_VERBOSE);
   const logs: string[] = [];
   const logSink = (line: string) => {
@@ -398,8 +438,7 @@ export function useOperator(
     } else {
       crds = options.crds;
     }
-    for (const crd of crds) await putCrd(rest, crd, user);
-    for (const crd of crds) await waitUntilServed(rest, crd);
+    await joinCrds(rest, crds, user);
     for (const configuration of configurations) {
       const path = webhookConfigurationPath(configuration);
       const itemPath = `${path}/${configuration.metadata.name}`;
@@ -413,19 +452,7 @@ export function useOperator(
     if (server) rmSync(server.certDir, { recursive: true, force: true });
     if (!rest) return;
     try {
-      await unmarkCrds(rest, crds, user);
-      if (await usedByOthers(rest, crds, ownNamespaces)) return;
-      // The webhook configurations first: dropping finalizers is an update they would send to a closed port.
-      for (const configuration of configurations) {
-        await deleteIgnoringNotFound(
-          rest,
-          `${webhookConfigurationPath(configuration)}/${configuration.metadata.name}`,
-        );
-      }
-      for (const crd of crds) {
-        await dropFinalizers(rest, crd);
-        await deleteCrd(rest, crd, true);
-      }
+      await leaveCrds(rest, crds, user, { ownNamespaces, configurations });
     } finally {
       rest.close();
     }
