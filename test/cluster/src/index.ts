@@ -19,6 +19,7 @@ export {
   type GoParserRequest,
   goParsersRecipe,
 } from './oracles/go-parsers.js';
+export { releasedData, workspaceRoot } from './released-data.js';
 export { type BuiltComponent, ensureComponents } from './toolchain/build.js';
 export { type OpmServeOptions, opmBinary, opmServeArgs } from './toolchain/opm.js';
 export type { BuildContext, ComponentRecipe } from './toolchain/recipes.js';

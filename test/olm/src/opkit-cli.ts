@@ -3,9 +3,9 @@ import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { waitForServing } from '@opkit/olm/registry';
-import { opkitScript } from '@opkit/test-cluster';
+import { opkitScript, releasedData, workspaceRoot } from '@opkit/test-cluster';
 
-export const repositoryRoot = join(import.meta.dirname, '..', '..', '..');
+export const repositoryRoot = workspaceRoot;
 const opkitBin = opkitScript();
 
 export interface CliResult {
@@ -63,7 +63,7 @@ export async function pushBundleImages(options: {
   readonly registry: string;
   readonly workDir: string;
 }): Promise<ReadonlyMap<string, string>> {
-  const bundlesDir = join(repositoryRoot, 'bundles');
+  const bundlesDir = releasedData.bundles;
   const imagesDir = join(options.workDir, 'images');
   for (const pkg of readdirSync(bundlesDir, { withFileTypes: true }).filter((d) => d.isDirectory())) {
     for (const version of readdirSync(join(bundlesDir, pkg.name))) {
@@ -110,9 +110,7 @@ export async function catalogWithBundleImages(options: {
   const bundleImages = await pushBundleImages(options);
   const repository = `${options.registry}/opkit`;
   const catalogDir = join(options.workDir, 'catalog');
-  const templates = readdirSync(join(repositoryRoot, 'catalog', 'templates')).map((f) =>
-    join('catalog', 'templates', f),
-  );
+  const templates = readdirSync(releasedData.catalogTemplates).map((f) => join('catalog', 'templates', f));
   // Templates name bundles by their path from the repository root, as catalog:build runs.
   await opkitOrThrow(
     [

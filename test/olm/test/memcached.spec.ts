@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeRest, type LocalCluster } from '@opkit/test-cluster';
+import { KubeRest, type LocalCluster, releasedData } from '@opkit/test-cluster';
 import { eventually, RBAC_DENIED } from '@opkit/test-cluster/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Condition, CustomResourceDefinition, Deployment } from '../src/kube-types.js';
 import { type CatalogSource, type ClusterServiceVersion, OLM_V1ALPHA1 } from '../src/olm-types.js';
 import { useOlmWorld } from '../src/olm-world.js';
 import { explainedBy, operatorPod } from '../src/operator-pod.js';
-import { publishCatalog, repositoryRoot } from '../src/opkit-cli.js';
+import { publishCatalog } from '../src/opkit-cli.js';
 import { canI, writeServiceAccountKubeconfig } from '../src/service-account.js';
 import { explainedByService } from '../src/service-routing.js';
 import {
@@ -46,7 +46,7 @@ interface Memcached {
 }
 
 const world = useOlmWorld({
-  catalogDir: () => join(repositoryRoot, 'catalog', 'configs'),
+  catalogDir: () => releasedData.catalogConfigs,
   delivery: 'serving-image',
   bundleImages: true,
   // 0.1.0 and 0.2.0 run the code they were released with (the v1alpha1 controller), 0.3.0 the working tree.

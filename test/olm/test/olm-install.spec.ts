@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
+import { KubeRest, type LocalCluster, releasedData, startCluster } from '@opkit/test-cluster';
 import { pushReleasedOperatorImages } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OLM_V1ALPHA1 } from '../src/olm-types.js';
@@ -41,7 +41,7 @@ beforeAll(async () => {
     layoutDir: join(cluster.dir, 'redis-operator-image'),
   });
   catalogImage = await pushCatalogImage({
-    catalogDir: join(repositoryRoot, 'catalog', 'configs'),
+    catalogDir: releasedData.catalogConfigs,
     registry,
     layoutDir: join(cluster.dir, 'catalog-image'),
     serving: true,

@@ -1,12 +1,11 @@
-import { join } from 'node:path';
-import type { KubeRest, LocalCluster } from '@opkit/test-cluster';
+import { type KubeRest, type LocalCluster, releasedData } from '@opkit/test-cluster';
 import { eventually, RBAC_DENIED } from '@opkit/test-cluster/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Condition, CustomResourceDefinition } from '../src/kube-types.js';
 import { type ClusterServiceVersion, OLM_V1ALPHA1 } from '../src/olm-types.js';
 import { useOlmWorld } from '../src/olm-world.js';
 import { explainedBy, operatorPod } from '../src/operator-pod.js';
-import { publishCatalog, repositoryRoot } from '../src/opkit-cli.js';
+import { publishCatalog } from '../src/opkit-cli.js';
 import {
   approveNextInstallPlan,
   bundleUnpacks,
@@ -41,7 +40,7 @@ interface RedisCluster {
 }
 
 const world = useOlmWorld({
-  catalogDir: () => join(repositoryRoot, 'catalog', 'configs'),
+  catalogDir: () => releasedData.catalogConfigs,
   delivery: 'content-image',
   bundleImages: true,
   images: { operator: 'operators/redis', repository: 'redis-operator', versions: ['0.1.0', '0.2.0'] },

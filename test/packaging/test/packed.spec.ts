@@ -7,6 +7,7 @@ import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { releasedData, workspaceRoot } from '@opkit/test-cluster';
 import {
   eventually,
   KubeApiError,
@@ -17,7 +18,7 @@ import {
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 
-const root = join(import.meta.dirname, '..', '..', '..');
+const root = workspaceRoot;
 const require = createRequire(import.meta.url);
 
 /** The publishable packages: directory and name. */
@@ -324,7 +325,7 @@ describe('the packed opkit command', () => {
   });
 
   it('runs commands that load the packed libraries', async () => {
-    const configs = join(root, 'catalog', 'configs');
+    const configs = releasedData.catalogConfigs;
     expect(
       await run(
         opkit(),

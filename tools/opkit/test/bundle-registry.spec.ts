@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildImage, layerFromEntries, RegistryClient } from '@opkit/oci';
-import { type ImageRegistry, opmBinary, startImageRegistry } from '@opkit/test-cluster';
+import {
+  type ImageRegistry,
+  opmBinary,
+  releasedData,
+  startImageRegistry,
+  workspaceRoot,
+} from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { operatorProjectDir } from './support/operator-project.js';
@@ -15,7 +21,7 @@ import { operatorProjectDir } from './support/operator-project.js';
 // --bundle-images` names them by digest, each bundle as `opm render` renders its image.
 
 const run = promisify(execFile);
-const root = join(import.meta.dirname, '..', '..', '..');
+const root = workspaceRoot;
 const opkit = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
 const scratch = mkdtempSync(join(tmpdir(), 'opkit-digests-'));
 let registry: ImageRegistry;
@@ -139,7 +145,7 @@ describe('bundle push', () => {
       opkit,
       'bundle',
       'image',
-      join(root, 'bundles', 'memcached-operator', '0.1.0'),
+      releasedData.bundle('memcached-operator', '0.1.0'),
       '--layout',
       layout,
       '--tag',
@@ -181,9 +187,11 @@ describe('bundle push', () => {
 describe('catalog build --bundle-images', () => {
   const images = join(scratch, 'catalog-images');
   // Every released bundle of the repository, as the templates name them.
-  const bundles = readdirSync(join(root, 'bundles'), { withFileTypes: true })
+  const bundles = readdirSync(releasedData.bundles, { withFileTypes: true })
     .filter((d) => d.isDirectory())
-    .flatMap((d) => readdirSync(join(root, 'bundles', d.name)).map((version) => [d.name, version] as const));
+    .flatMap((d) =>
+      readdirSync(join(releasedData.bundles, d.name)).map((version) => [d.name, version] as const),
+    );
   // Templates name bundles by their path from the repository root, as catalog:build runs.
   const build = (out: string) =>
     run(
@@ -212,7 +220,7 @@ describe('catalog build --bundle-images', () => {
         opkit,
         'bundle',
         'image',
-        join(root, 'bundles', pkg, version),
+        releasedData.bundle(pkg, version),
         '--layout',
         join(images, `${pkg}-bundle`, version),
         '--tag',

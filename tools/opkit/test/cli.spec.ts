@@ -14,11 +14,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { formatOlmBundleJson, renderBundle } from '@opkit/olm';
-import { opmBinary } from '@opkit/test-cluster';
+import { opmBinary, releasedData, workspaceRoot } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
-const root = join(import.meta.dirname, '..', '..', '..');
+const root = workspaceRoot;
 const opkit = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
 const scratch = mkdtempSync(join(tmpdir(), 'opkit-cli-'));
 let opm: string;
@@ -38,9 +38,9 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
 }
 
 const bundleDirs = () =>
-  readdirSync(join(root, 'bundles'))
+  readdirSync(releasedData.bundles)
     .filter((p) => !p.includes('.'))
-    .flatMap((p) => readdirSync(join(root, 'bundles', p)).map((v) => join('bundles', p, v)));
+    .flatMap((p) => readdirSync(join(releasedData.bundles, p)).map((v) => join('bundles', p, v)));
 
 beforeAll(async () => {
   opm = await opmBinary();
@@ -77,10 +77,10 @@ describe('the released bundles and the catalog', () => {
         expect(
           readFileSync(join(out, pkg, file), 'utf8'),
           `${pkg}/${file} is stale: run nx run catalog:build`,
-        ).toBe(readFileSync(join(root, 'catalog', 'configs', pkg, file), 'utf8'));
+        ).toBe(readFileSync(join(releasedData.catalogConfigs, pkg, file), 'utf8'));
       }
     }
-    await run(opm, ['validate', join(root, 'catalog', 'configs')]);
+    await run(opm, ['validate', releasedData.catalogConfigs]);
     expect(await cli('catalog', 'validate', 'catalog/configs')).toMatchObject({ code: 0 });
     const next = await cli(
       'graph',
@@ -104,7 +104,7 @@ describe('the released bundles and the catalog', () => {
       'render-graph',
       '-p',
       'redis-operator',
-      join(root, 'catalog', 'configs'),
+      releasedData.catalogConfigs,
     ]);
     expect(mermaid.stdout).toBe(opmGraph.endsWith('\n') ? opmGraph : `${opmGraph}\n`);
   });
@@ -217,7 +217,7 @@ describe('images without Docker', () => {
 describe('bad input', () => {
   it('a malformed bundle is refused with the file and reason, and no image is written', async () => {
     const dir = join(scratch, 'broken-bundle');
-    cpSync(join(root, 'bundles/memcached-operator/0.2.0'), dir, { recursive: true });
+    cpSync(releasedData.bundle('memcached-operator', '0.2.0'), dir, { recursive: true });
     writeFileSync(join(dir, 'manifests', 'cache.example.com_memcacheds.yaml'), 'kind: [unclosed\n');
     const result = await cli('bundle', 'image', dir, '--layout', join(scratch, 'never'));
     expect(result.code).toBe(1);
@@ -227,7 +227,7 @@ describe('bad input', () => {
 
   it('a CSV without required fields fails validation with operator-sdk’s message', async () => {
     const dir = join(scratch, 'no-install');
-    cpSync(join(root, 'bundles/memcached-operator/0.2.0'), dir, { recursive: true });
+    cpSync(releasedData.bundle('memcached-operator', '0.2.0'), dir, { recursive: true });
     const csvFile = join(dir, 'manifests', 'memcached-operator.clusterserviceversion.yaml');
     writeFileSync(
       csvFile,
@@ -242,7 +242,7 @@ describe('bad input', () => {
     const template = join(scratch, 'bad-template.yaml');
     writeFileSync(
       template,
-      readFileSync(join(root, 'catalog/templates/memcached-operator.yaml'), 'utf8').replace(
+      readFileSync(join(releasedData.catalogTemplates, 'memcached-operator.yaml'), 'utf8').replace(
         'bundles/memcached-operator/0.2.0',
         'bundles/memcached-operator/9.9.9',
       ),
@@ -259,7 +259,7 @@ describe('bad input', () => {
     const template = join(scratch, 'memcached-operator.yaml');
     writeFileSync(
       template,
-      readFileSync(join(root, 'catalog/templates/memcached-operator.yaml'), 'utf8').replace(
+      readFileSync(join(releasedData.catalogTemplates, 'memcached-operator.yaml'), 'utf8').replace(
         'replaces: memcached-operator.v0.2.0',
         'replaces: memcached-operator.v0.1.0',
       ),
@@ -299,7 +299,7 @@ describe('bad input', () => {
 
   it("prints opkit's own warnings without failing the catalog", async () => {
     const dir = join(scratch, 'with-warning');
-    cpSync(join(root, 'catalog/configs'), dir, { recursive: true });
+    cpSync(releasedData.catalogConfigs, dir, { recursive: true });
     writeFileSync(
       join(dir, 'extra.json'),
       JSON.stringify({ schema: 'olm.bundel', package: 'memcached-operator' }),
@@ -313,7 +313,7 @@ describe('bad input', () => {
 
   it('a catalog with two channel heads is refused as opm refuses it', async () => {
     const dir = join(scratch, 'two-heads');
-    cpSync(join(root, 'catalog/configs'), dir, { recursive: true });
+    cpSync(releasedData.catalogConfigs, dir, { recursive: true });
     const file = join(dir, 'memcached-operator', readdirSync(join(dir, 'memcached-operator'))[0]!);
     writeFileSync(
       file,

@@ -16,13 +16,19 @@ import {
   writeLayout,
 } from '@opkit/oci';
 import { readBundleAnnotations } from '@opkit/olm';
-import { type ImageRegistry, opmBinary, startImageRegistry } from '@opkit/test-cluster';
+import {
+  type ImageRegistry,
+  opmBinary,
+  releasedData,
+  startImageRegistry,
+  workspaceRoot,
+} from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
-const root = join(import.meta.dirname, '..', '..', '..');
+const root = workspaceRoot;
 const opkitBin = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
-const bundleDir = join(root, 'bundles', 'memcached-operator', '0.2.0');
+const bundleDir = releasedData.bundle('memcached-operator', '0.2.0');
 const scratch = mkdtempSync(join(tmpdir(), 'opkit-render-images-'));
 let registry: ImageRegistry;
 let opm: string;
@@ -51,7 +57,7 @@ beforeAll(async () => {
   registry = await startImageRegistry(join(scratch, 'registry'));
   const client = new RegistryClient({ plainHttp: true });
   for (const version of ['0.1.0', '0.3.0']) {
-    const dir = join(root, 'bundles', 'memcached-operator', version);
+    const dir = releasedData.bundle('memcached-operator', version);
     await client.push(
       await bundleImage(dir, readBundleAnnotations(dir)),
       `${registry.host}/memcached-operator-bundle:v${version}`,

@@ -12,10 +12,10 @@ import { credentials, loadPackageDefinition, type ServiceError } from '@grpc/grp
 import { loadSync } from '@grpc/proto-loader';
 import { loadCatalog } from '@opkit/olm';
 import { waitForServing } from '@opkit/olm/registry';
-import { opmBinary, opmServeArgs } from '@opkit/test-cluster';
+import { opmBinary, opmServeArgs, releasedData, workspaceRoot } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const root = join(import.meta.dirname, '..', '..', '..');
+const root = workspaceRoot;
 const opkit = join(root, 'tools', 'opkit', 'bin', 'opkit.js');
 // A JSON stream of FBC documents (`.fbc`: opm reads any file name; biome would take `.json` for one value).
 const fixture = join(import.meta.dirname, 'fixtures', 'registry-catalog');
@@ -233,7 +233,7 @@ describe('opkit catalog serve answers exactly as opm serve', () => {
   });
 
   it('on our catalog: the directory, with --inline-bundles (its bundles are inline already), and its image', async () => {
-    const dir = join(root, 'catalog', 'configs');
+    const dir = releasedData.catalogConfigs;
     const layout = join(scratch, 'catalog-layout');
     await run(process.execPath, [opkit, 'catalog', 'image', dir, '--layout', layout, '--tag', 'v1'], {
       cwd: root,
@@ -254,7 +254,7 @@ describe('opkit catalog serve answers exactly as opm serve', () => {
   it('--inline-bundles fills in bundles without inline objects from the bundle directories', async () => {
     // Our catalog with image references instead of inline objects, as a catalog of pushed bundles looks.
     const dir = join(scratch, 'by-image');
-    cpSync(join(root, 'catalog', 'configs'), dir, { recursive: true });
+    cpSync(releasedData.catalogConfigs, dir, { recursive: true });
     for (const pkg of ['memcached-operator', 'redis-operator']) {
       const file = join(dir, pkg, 'catalog.json');
       const docs = readFileSync(file, 'utf8')
@@ -276,8 +276,8 @@ describe('opkit catalog serve answers exactly as opm serve', () => {
       writeFileSync(file, docs.map((d) => JSON.stringify(d)).join('\n'));
     }
     const [opmAddress, inline] = await Promise.all([
-      startOpm(join(root, 'catalog', 'configs')),
-      startOpkit(dir, '--inline-bundles', '--bundles-dir', join(root, 'bundles')),
+      startOpm(releasedData.catalogConfigs),
+      startOpkit(dir, '--inline-bundles', '--bundles-dir', releasedData.bundles),
     ]);
     const expected = (await stream(
       new Registry(opmAddress, credentials.createInsecure()),

@@ -2,8 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-
-const workspaceRoot = join(import.meta.dirname, '..', '..', '..', '..');
+import { workspaceRoot } from '../released-data.js';
 
 /** Nx's command line, as the workspace installed it. */
 function nxBin(): string {

@@ -2,11 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildImage, buildImageIndex, layerFromEntries, writeLayout } from '@opkit/oci';
+import { releasedData } from '@opkit/test-cluster';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { createProgram } from '../program.js';
 
-const root = join(import.meta.dirname, '..', '..', '..', '..');
 const scratch = mkdtempSync(join(tmpdir(), 'opkit-results-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 afterEach(() => vi.restoreAllMocks());
@@ -46,7 +46,7 @@ function layoutDescriptor(layout: string, tag: string) {
 // the default 5 s on a loaded machine.
 describe('-o text|json|yaml of the commands that build something', { timeout: 60_000 }, () => {
   it('bundle image: the digest line as text, the layout’s descriptor as json and yaml', async () => {
-    const bundle = join(root, 'bundles', 'memcached-operator', '0.2.0');
+    const bundle = releasedData.bundle('memcached-operator', '0.2.0');
     const layout = join(scratch, 'bundle');
     const text = await opkit('bundle', 'image', bundle, '--layout', layout, '--tag', 'v0.2.0');
     const descriptor = layoutDescriptor(layout, 'v0.2.0');
@@ -71,7 +71,7 @@ describe('-o text|json|yaml of the commands that build something', { timeout: 60
 
   it('catalog image: the same result for the catalog-only image', async () => {
     const layout = join(scratch, 'catalog');
-    const configs = join(root, 'catalog', 'configs');
+    const configs = releasedData.catalogConfigs;
     const text = await opkit('catalog', 'image', configs, '--layout', layout);
     const descriptor = layoutDescriptor(layout, 'latest');
     expect(text.stdout).toBe(`${descriptor.digest} ${layout}:latest\n`);
@@ -92,7 +92,7 @@ describe('-o text|json|yaml of the commands that build something', { timeout: 60
     );
     await writeLayout(base, [{ image: buildImageIndex(platforms), tag: 'node' }]);
     const layout = join(scratch, 'serving');
-    const configs = join(root, 'catalog', 'configs');
+    const configs = releasedData.catalogConfigs;
     const json = await opkit(
       'catalog',
       'image',
@@ -129,9 +129,9 @@ describe('-o text|json|yaml of the commands that build something', { timeout: 60
     const template = join(scratch, 'memcached-operator.yaml');
     writeFileSync(
       template,
-      readFileSync(join(root, 'catalog', 'templates', 'memcached-operator.yaml'), 'utf8').replaceAll(
+      readFileSync(join(releasedData.catalogTemplates, 'memcached-operator.yaml'), 'utf8').replaceAll(
         'image: bundles/',
-        `image: ${join(root, 'bundles')}/`,
+        `image: ${releasedData.bundles}/`,
       ),
     );
     const out = join(scratch, 'configs');
@@ -142,7 +142,7 @@ describe('-o text|json|yaml of the commands that build something', { timeout: 60
         '--template',
         template,
         '--bundles',
-        join(root, 'bundles'),
+        releasedData.bundles,
         '--out',
         out,
         ...extra,
