@@ -15,6 +15,7 @@ import {
   schedulerArgs,
 } from './control-plane/components.js';
 import { writeControlPlaneDescription } from './control-plane/description.js';
+import { writeKwokStages } from './control-plane/kwok-stages.js';
 import { createOlmNamespaces, installOlmCrds, startOlmProcesses } from './control-plane/olm.js';
 import { generatePki, writeKubeconfig } from './control-plane/pki.js';
 import { assertPortFree, freePort } from './control-plane/ports.js';
@@ -379,7 +380,11 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
         ? await launch(
             'kwok',
             bin('kwok', 'kwok'),
-            kwokArgs(layout, [bin('kwok', 'node-stages.yaml'), bin('kwok', 'pod-stages.yaml')]),
+            kwokArgs(layout, [
+              bin('kwok', 'node-stages.yaml'),
+              bin('kwok', 'pod-stages.yaml'),
+              writeKwokStages(dir),
+            ]),
           )
         : undefined;
     await waitUntilReady(
