@@ -47,9 +47,10 @@ const SETTLE_MS = 500;
 const TIMEOUT_MS = 30_000;
 const GARBAGE_COLLECTION_MS = 120_000;
 /**
- * After an API server restart kwok, standing in for the kubelets, lists every pod again and takes them through
- * readiness anew, those of earlier cells too: on a busy machine a new pod can wait a minute or more to be
- * ready, for a reason that is not the operator's (its status says so meanwhile).
+ * After an API server restart kwok, standing in for the kubelets, lists every pod again, those of earlier cells
+ * too; when the restart outlasted the nodes' leases, the controller-manager marked every pod not ready and kwok
+ * makes each ready again. On a busy machine a new pod can wait a minute or more to be ready, for a reason that
+ * is not the operator's (its status says so meanwhile).
  */
 const AFTER_RESTART_MS = 150_000;
 
