@@ -215,6 +215,8 @@ describe('ApiProxy', () => {
     expect(proxy.writes.map((w) => `${w.step} ${w.method} ${w.status} ${w.unanswered}`)).toEqual([
       '1 PUT 0 true',
     ]);
+    // Why the answer was lost, for a failing cell's report.
+    expect(proxy.writes[0]?.error).toBe('ECONNRESET');
   });
 
   it('holds every watch stream for a watch delay, then delivers what each got, in order', async () => {

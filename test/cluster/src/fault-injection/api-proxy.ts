@@ -17,6 +17,8 @@ export interface ProxiedWrite {
    * applied the write all the same, or the connection to the API server broke. The armed hook did not run.
    */
   readonly unanswered: boolean;
+  /** Why the connection to the API server broke, when it did (`ECONNREFUSED`, `ECONNRESET`, …). */
+  readonly error?: string;
 }
 
 /**
@@ -136,9 +138,17 @@ export class ApiProxy {
     req.pipe(upstream);
     // A write is recorded once, when its outcome is known or can no longer be.
     let recorded = false;
-    const record = (status: number, unanswered: boolean): ProxiedWrite => {
+    const record = (status: number, unanswered: boolean, error?: Error): ProxiedWrite => {
       recorded = true;
-      const write = { step: this.#writes.length + 1, method, path, status, at: Date.now(), unanswered };
+      const write: ProxiedWrite = {
+        step: this.#writes.length + 1,
+        method,
+        path,
+        status,
+        at: Date.now(),
+        unanswered,
+        ...(error && { error: (error as NodeJS.ErrnoException).code ?? error.message }),
+      };
       this.#writes.push(write);
       return write;
     };
@@ -151,8 +161,8 @@ export class ApiProxy {
       if (res.writableFinished || sentWhole()) return;
       upstream.destroy();
     });
-    upstream.on('error', () => {
-      if (sentWhole()) record(0, true);
+    upstream.on('error', (error) => {
+      if (sentWhole()) record(0, true, error);
       res.destroy();
     });
     upstream.on('response', (answer) => {

@@ -120,7 +120,10 @@ function describe(path: string, method: string): string {
 function summarize(writes: readonly ProxiedWrite[]): string {
   const folded: { text: string; times: number }[] = [];
   for (const w of writes) {
-    const outcome = w.status === 0 ? 'no answer' : `${w.status}${w.unanswered ? ' (operator gone)' : ''}`;
+    const outcome =
+      w.status === 0
+        ? `no answer${w.error ? ` (${w.error})` : ''}`
+        : `${w.status}${w.unanswered ? ' (operator gone)' : ''}`;
     const text = `${describe(w.path, w.method)} ${outcome}`;
     const last = folded.at(-1);
     if (last?.text === text) last.times++;
@@ -219,7 +222,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
       // before the operator acted on what came after: judged again once the fault is over.
       if (faultOver && (await faultOver) > checkStarted) problems = [...(await operation.check(run))];
       const summary = summarize(options.proxy.writes);
-      if (problems.length > 0) problems.push(`the operator's writes: ${summary}`);
+      if (problems.length > 0) problems.push(`the operator's writes: ${summary}`, operator.lastOutput);
       return {
         operation: operation.name,
         fault,
