@@ -101,6 +101,25 @@ function toChannel(d: Fields, source?: BlobSource): ChannelBlob {
   return withSource(out, source);
 }
 
+/**
+ * A related image as the bundle keeps it: the decoded one itself when it already is `{ name, image }`, both
+ * strings, in that order (as opm writes them), else a copy in that shape.
+ */
+function relatedImage(r: Fields): BundleRelatedImage {
+  let count = 0;
+  let inShape = true;
+  for (const key in r) {
+    if (!Object.hasOwn(r, key) || key !== RELATED_IMAGE_KEYS[count]) inShape = false;
+    count++;
+  }
+  if (inShape && count === 2 && typeof r.name === 'string' && typeof r.image === 'string') {
+    return r as unknown as BundleRelatedImage;
+  }
+  return { name: str(r.name), image: str(r.image) };
+}
+
+const RELATED_IMAGE_KEYS: readonly string[] = ['name', 'image'];
+
 function toBundle(d: Fields, source?: BlobSource): BundleBlob {
   const out: BundleBlob = {
     schema: SCHEMA_BUNDLE,
@@ -110,9 +129,7 @@ function toBundle(d: Fields, source?: BlobSource): BundleBlob {
     properties: properties(d.properties) ?? [],
   };
   if (Array.isArray(d.relatedImages) && d.relatedImages.length > 0) {
-    out.relatedImages = (d.relatedImages as Fields[]).map(
-      (r): BundleRelatedImage => ({ name: str(r.name), image: str(r.image) }),
-    );
+    out.relatedImages = (d.relatedImages as Fields[]).map(relatedImage);
   }
   return withSource(out, source);
 }
