@@ -1,6 +1,6 @@
 import { goJsonMarshal } from '../go-compat/go-json.js';
 import { exactBundleFields } from './bundle-fields.js';
-import { decodeGo } from './go-json-decode.js';
+import { decodeGo, decodesToItself } from './go-json-decode.js';
 import { GO_BUNDLE, GO_CHANNEL, GO_DEPRECATION, GO_PACKAGE } from './go-schemas.js';
 import type { Meta } from './meta.js';
 import { BundleObjectError, readBundleObjects } from './properties.js';
@@ -48,8 +48,9 @@ export function copiedProperties(v: unknown): Property[] | undefined {
 }
 
 /**
- * {@link copiedProperties} without the copies: `v` is the decoder's own array, so the array and every element
- * that already has the built shape are kept; thousands of bundles carry several properties each.
+ * {@link copiedProperties} without the copies: `v` is the decoder's own array (or that of a blob read as it is,
+ * which is dropped once added), so the array and every element that already has the built shape are kept;
+ * thousands of bundles carry several properties each.
  */
 export function properties(v: unknown): Property[] | undefined {
   if (!Array.isArray(v)) return undefined;
@@ -159,12 +160,22 @@ export function addMeta(catalog: Catalog, meta: Meta, source?: BlobSource): stri
   const blob = meta.blob ?? {};
   switch (meta.schema) {
     case SCHEMA_PACKAGE: {
+      // Packages and channels are rebuilt field by field: one that decodes to itself in any key order is read
+      // as it is, without the decoder's copy.
+      if (decodesToItself(blob, GO_PACKAGE, false)) {
+        catalog.packages.push(toPackage(blob, source));
+        return undefined;
+      }
       const { value, error } = decodeGo(blob, GO_PACKAGE);
       if (error !== undefined) return `parse package: ${error}`;
       catalog.packages.push(toPackage(value as Fields, source));
       return undefined;
     }
     case SCHEMA_CHANNEL: {
+      if (decodesToItself(blob, GO_CHANNEL, false)) {
+        catalog.channels.push(toChannel(blob, source));
+        return undefined;
+      }
       const { value, error } = decodeGo(blob, GO_CHANNEL);
       if (error !== undefined) return `parse channel: ${error}`;
       catalog.channels.push(toChannel(value as Fields, source));

@@ -180,19 +180,20 @@ export function decodeGo(input: unknown, type: GoType, options: GoDecodeOptions 
 }
 
 /**
- * Whether {@link decodeGo} gives `v` back unchanged, key order included, and no error: every object key is a
- * field name spelt exactly (or a map key), keys come in Go's order (the decoder visits them sorted), every value
- * has its Go type, and there is no `null` or `[]byte` on the way, which decoding drops, zeroes or re-encodes.
- * A value this holds for can be used as its own decoding: no walk that copies it, and nothing more to collect.
+ * Whether {@link decodeGo} gives `v` back unchanged and no error: every object key is a field name spelt exactly
+ * (or a map key), every value has its Go type, and there is no `null` or `[]byte` on the way, which decoding
+ * drops, zeroes or re-encodes. With `inOrder` (the default) the keys must also come in Go's order, as the decoder
+ * visits them sorted: then even the key order is the same. A value this holds for can be used as its own
+ * decoding: no walk that copies it, and nothing more to collect.
  */
-export function decodesToItself(v: unknown, t: GoType): boolean {
+export function decodesToItself(v: unknown, t: GoType, inOrder = true): boolean {
   if (v === null || v === undefined) return false;
   switch (t.kind) {
     case 'raw':
     case 'any':
       return true;
     case 'ptr':
-      return decodesToItself(v, t.elem);
+      return decodesToItself(v, t.elem, inOrder);
     case 'string':
       return typeof v === 'string';
     case 'bool':
@@ -203,7 +204,7 @@ export function decodesToItself(v: unknown, t: GoType): boolean {
       return false;
     case 'slice':
       if (!Array.isArray(v)) return false;
-      for (const e of v) if (!decodesToItself(e, t.elem)) return false;
+      for (const e of v) if (!decodesToItself(e, t.elem, inOrder)) return false;
       return true;
     case 'map':
     case 'struct': {
@@ -212,11 +213,11 @@ export function decodesToItself(v: unknown, t: GoType): boolean {
       for (const key in v) {
         // `__proto__` would set the decoded map's prototype instead of a key.
         if (!Object.hasOwn(v, key) || key === '__proto__') return false;
-        if (previous !== undefined && byteOrder(previous, key) >= 0) return false;
+        if (inOrder && previous !== undefined && byteOrder(previous, key) >= 0) return false;
         previous = key;
         const type = t.kind === 'map' ? t.elem : Object.hasOwn(t.fields, key) ? t.fields[key] : undefined;
         if (type === undefined) return false;
-        if (!decodesToItself((v as Record<string, unknown>)[key], type)) return false;
+        if (!decodesToItself((v as Record<string, unknown>)[key], type, inOrder)) return false;
       }
       return true;
     }
