@@ -95,6 +95,8 @@ export function normalizedReferenceProblem(image: string): string | undefined {
   if (remoteName.toLowerCase() !== remoteName)
     return 'invalid reference format: repository name must be lowercase';
   const s = `${domain}/${remainder}`;
+  // Without an `@` there is no digest, and a name no longer than the whole is short enough: no captures needed.
+  if (s.length <= NAME_TOTAL_LENGTH_MAX && !s.includes('@') && REFERENCE.test(s)) return undefined;
   const match = REFERENCE.exec(s);
   if (match === null) {
     if (REFERENCE.test(s.toLowerCase())) return 'repository name must be lowercase';

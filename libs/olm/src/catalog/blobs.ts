@@ -1,6 +1,6 @@
 import { goJsonMarshal } from '../go-compat/go-json.js';
 import { exactBundleFields } from './bundle-fields.js';
-import { decodeGo } from './go-json-decode.js';
+import { decodeGo, decodesToItself } from './go-json-decode.js';
 import { GO_BUNDLE, GO_CHANNEL, GO_DEPRECATION, GO_PACKAGE } from './go-schemas.js';
 import type { Meta } from './meta.js';
 import { BundleObjectError, readBundleObjects } from './properties.js';
@@ -48,8 +48,9 @@ export function copiedProperties(v: unknown): Property[] | undefined {
 }
 
 /**
- * {@link copiedProperties} without the copies: `v` is the decoder's own array, so the array and every element
- * that already has the built shape are kept; thousands of bundles carry several properties each.
+ * {@link copiedProperties} without the copies: `v` is the decoder's own array (or that of a blob read as it is,
+ * which is dropped once added), so the array and every element that already has the built shape are kept;
+ * thousands of bundles carry several properties each.
  */
 export function properties(v: unknown): Property[] | undefined {
   if (!Array.isArray(v)) return undefined;
@@ -101,6 +102,25 @@ function toChannel(d: Fields, source?: BlobSource): ChannelBlob {
   return withSource(out, source);
 }
 
+/**
+ * A related image as the bundle keeps it: the decoded one itself when it already is `{ name, image }`, both
+ * strings, in that order (as opm writes them), else a copy in that shape.
+ */
+function relatedImage(r: Fields): BundleRelatedImage {
+  let count = 0;
+  let inShape = true;
+  for (const key in r) {
+    if (!Object.hasOwn(r, key) || key !== RELATED_IMAGE_KEYS[count]) inShape = false;
+    count++;
+  }
+  if (inShape && count === 2 && typeof r.name === 'string' && typeof r.image === 'string') {
+    return r as unknown as BundleRelatedImage;
+  }
+  return { name: str(r.name), image: str(r.image) };
+}
+
+const RELATED_IMAGE_KEYS: readonly string[] = ['name', 'image'];
+
 function toBundle(d: Fields, source?: BlobSource): BundleBlob {
   const out: BundleBlob = {
     schema: SCHEMA_BUNDLE,
@@ -110,9 +130,7 @@ function toBundle(d: Fields, source?: BlobSource): BundleBlob {
     properties: properties(d.properties) ?? [],
   };
   if (Array.isArray(d.relatedImages) && d.relatedImages.length > 0) {
-    out.relatedImages = (d.relatedImages as Fields[]).map(
-      (r): BundleRelatedImage => ({ name: str(r.name), image: str(r.image) }),
-    );
+    out.relatedImages = (d.relatedImages as Fields[]).map(relatedImage);
   }
   return withSource(out, source);
 }
@@ -142,12 +160,22 @@ export function addMeta(catalog: Catalog, meta: Meta, source?: BlobSource): stri
   const blob = meta.blob ?? {};
   switch (meta.schema) {
     case SCHEMA_PACKAGE: {
+      // Packages and channels are rebuilt field by field: one that decodes to itself in any key order is read
+      // as it is, without the decoder's copy.
+      if (decodesToItself(blob, GO_PACKAGE, false)) {
+        catalog.packages.push(toPackage(blob, source));
+        return undefined;
+      }
       const { value, error } = decodeGo(blob, GO_PACKAGE);
       if (error !== undefined) return `parse package: ${error}`;
       catalog.packages.push(toPackage(value as Fields, source));
       return undefined;
     }
     case SCHEMA_CHANNEL: {
+      if (decodesToItself(blob, GO_CHANNEL, false)) {
+        catalog.channels.push(toChannel(blob, source));
+        return undefined;
+      }
       const { value, error } = decodeGo(blob, GO_CHANNEL);
       if (error !== undefined) return `parse channel: ${error}`;
       catalog.channels.push(toChannel(value as Fields, source));

@@ -10,24 +10,29 @@ const SCALAR_FIELDS = ['schema', 'name', 'package', 'image'] as const;
 
 const isObject = (v: unknown): v is Fields => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Whether every own key of `v` is one of `names`, spelt exactly. */
-function onlyKeys(v: Fields, ...names: string[]): boolean {
-  for (const key in v) {
-    if (!Object.hasOwn(v, key) || !names.includes(key)) return false;
-  }
-  return true;
-}
-
-/** A `property.Property` as decoding builds it, or `undefined` when only the decoder knows what it becomes. */
+/**
+ * A `property.Property` as decoding builds it, or `undefined` when only the decoder knows what it becomes. One
+ * whose keys already come as decoding orders them (`type`, then `value`), as opm writes them, is `p` itself.
+ */
 function exactProperty(p: unknown): Fields | undefined {
-  if (!isObject(p) || typeof p.type !== 'string' || !onlyKeys(p, 'type', 'value')) return undefined;
+  if (!isObject(p) || typeof p.type !== 'string') return undefined;
+  let count = 0;
+  let inOrder = true;
+  for (const key in p) {
+    if (!Object.hasOwn(p, key) || (key !== 'type' && key !== 'value')) return undefined;
+    if (key !== (count === 0 ? 'type' : 'value')) inOrder = false;
+    count++;
+  }
+  if (inOrder) return p;
   return 'value' in p ? { type: p.type, value: p.value } : { type: p.type };
 }
 
 function exactRelatedImage(r: unknown): boolean {
+  if (!isObject(r)) return false;
+  for (const key in r) {
+    if (!Object.hasOwn(r, key) || (key !== 'name' && key !== 'image')) return false;
+  }
   return (
-    isObject(r) &&
-    onlyKeys(r, 'name', 'image') &&
     (r.name === undefined || typeof r.name === 'string') &&
     (r.image === undefined || typeof r.image === 'string')
   );
@@ -35,7 +40,8 @@ function exactRelatedImage(r: unknown): boolean {
 
 /**
  * What `decodeGo(blob, GO_BUNDLE)` gives for a blob whose keys are all exactly `declcfg.Bundle`'s fields, each of
- * its Go type (no `null`): a new object with new properties, the blob left as it is. `undefined` for any other blob, which then
+ * its Go type (no `null`): a new object, the blob left as it is, sharing the blob's lists and the properties
+ * that already have the shape decoding gives them. `undefined` for any other blob, which then
  * takes the decoder with its case-insensitive fields, unknown fields and type errors.
  */
 export function exactBundleFields(blob: unknown): Fields | undefined {
@@ -52,17 +58,21 @@ export function exactBundleFields(blob: unknown): Fields | undefined {
   }
   if (blob.properties !== undefined) {
     if (!Array.isArray(blob.properties)) return undefined;
-    const properties: Fields[] = [];
-    for (const p of blob.properties) {
+    // The blob's own list while every property is kept as it is; blobs are dropped once they are added.
+    let properties: unknown[] = blob.properties;
+    for (let i = 0; i < blob.properties.length; i++) {
+      const p: unknown = blob.properties[i];
       const property = exactProperty(p);
       if (property === undefined) return undefined;
-      properties.push(property);
+      if (property === p) continue;
+      if (properties === blob.properties) properties = blob.properties.slice();
+      properties[i] = property;
     }
     out.properties = properties;
   }
   if (blob.relatedImages !== undefined) {
     if (!Array.isArray(blob.relatedImages) || !blob.relatedImages.every(exactRelatedImage)) return undefined;
-    // Shared with the blob: the bundle copies each related image it keeps.
+    // Shared with the blob: the bundle copies each related image not already in its shape.
     out.relatedImages = blob.relatedImages;
   }
   return out;

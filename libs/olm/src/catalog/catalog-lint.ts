@@ -75,21 +75,34 @@ function warnHeadWithoutMetadata(
 /** The APIs a bundle provides. */
 interface Apis {
   readonly gvks: readonly GvkProperty[];
-  /** The keys in order: bundles with the same one provide the same APIs, so an edge between them drops none. */
-  readonly signature: string;
   /** Each API keyed as Go prints a GroupVersionKind; made on first use, as most edges never need it. */
   byKey?: ReadonlyMap<string, GvkProperty>;
 }
 
 type ProvidedApis = (bundle: ModelBundle | undefined) => Apis;
 
-const NONE_PROVIDED: Apis = { gvks: [], signature: '' };
+const NONE_PROVIDED: Apis = { gvks: [] };
 
 const apiKey = (g: GvkProperty): string => `${g.group}/${g.version}, Kind=${g.kind}`;
 
 function apisByKey(apis: Apis): ReadonlyMap<string, GvkProperty> {
   apis.byKey ??= new Map(apis.gvks.map((g) => [apiKey(g), g]));
   return apis.byKey;
+}
+
+/**
+ * Whether two bundles provide the same APIs in the same order, so that an edge between them drops none: most
+ * edges of a channel join such bundles. Compared field by field, without building a key for each API.
+ */
+function sameApis(a: readonly GvkProperty[], b: readonly GvkProperty[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as GvkProperty;
+    const y = b[i] as GvkProperty;
+    if (x.group !== y.group || x.version !== y.version || x.kind !== y.kind) return false;
+  }
+  return true;
 }
 
 /** {@link ProvidedApis} made once per blob: every bundle is the target of one edge and the source of others. */
@@ -100,13 +113,7 @@ function providedApis(properties: BundleProperties): ProvidedApis {
     if (blob === undefined) return NONE_PROVIDED;
     let apis = byBlob.get(blob);
     if (apis === undefined) {
-      const gvks = properties.get(blob)?.gvks ?? [];
-      let signature = '';
-      for (const g of gvks) {
-        const key = apiKey(g);
-        signature += `${key.length}:${key}`;
-      }
-      apis = { gvks, signature };
+      apis = { gvks: properties.get(blob)?.gvks ?? [] };
       byBlob.set(blob, apis);
     }
     return apis;
@@ -126,25 +133,37 @@ function warnRemovedApiVersions(
 ): void {
   const nextApis = provided(bundle);
   if (nextApis.gvks.length === 0) return;
-  for (const from of [bundle.replaces, ...bundle.skips]) {
-    if (from === '') continue;
-    const previous = provided(channel.bundles.get(from));
-    if (previous.signature === nextApis.signature) continue;
-    const next = apisByKey(nextApis);
-    for (const [key, gvk] of apisByKey(previous)) {
-      if (next.has(key)) continue;
-      const kindsStillThere = [...next.values()].some((g) => g.group === gvk.group && g.kind === gvk.kind);
-      if (!kindsStillThere) continue; // the kind is gone altogether: a different decision, not a version drop
-      warn(
-        'API_VERSION_REMOVED',
-        `bundle ${goQuote(bundle.name)} no longer serves ${key}, which ${goQuote(from)} does: objects stored in ${gvk.version} must be rewritten in the new storage version and ${gvk.version} removed from the CRD's status.storedVersions before this upgrade, or OLM refuses it`,
-        {
-          package: bundle.blob?.package,
-          channel: channel.name,
-          bundle: bundle.name,
-          file: bundle.blob?.source?.file,
-        },
-      );
-    }
+  warnRemovedApiVersionsFrom(channel, bundle, bundle.replaces, nextApis, provided, warn);
+  for (const from of bundle.skips)
+    warnRemovedApiVersionsFrom(channel, bundle, from, nextApis, provided, warn);
+}
+
+/** {@link warnRemovedApiVersions} for the edge from `from` (replaced or skipped) to `bundle`. */
+function warnRemovedApiVersionsFrom(
+  channel: ModelChannel,
+  bundle: ModelBundle,
+  from: string,
+  nextApis: Apis,
+  provided: ProvidedApis,
+  warn: ReportFinding,
+): void {
+  if (from === '') return;
+  const previous = provided(channel.bundles.get(from));
+  if (sameApis(previous.gvks, nextApis.gvks)) return;
+  const next = apisByKey(nextApis);
+  for (const [key, gvk] of apisByKey(previous)) {
+    if (next.has(key)) continue;
+    const kindsStillThere = [...next.values()].some((g) => g.group === gvk.group && g.kind === gvk.kind);
+    if (!kindsStillThere) continue; // the kind is gone altogether: a different decision, not a version drop
+    warn(
+      'API_VERSION_REMOVED',
+      `bundle ${goQuote(bundle.name)} no longer serves ${key}, which ${goQuote(from)} does: objects stored in ${gvk.version} must be rewritten in the new storage version and ${gvk.version} removed from the CRD's status.storedVersions before this upgrade, or OLM refuses it`,
+      {
+        package: bundle.blob?.package,
+        channel: channel.name,
+        bundle: bundle.name,
+        file: bundle.blob?.source?.file,
+      },
+    );
   }
 }

@@ -31,8 +31,8 @@ interface ConversionState {
   readonly entriesAwaitingBundle: Map<string, Set<string>>;
   /** Names of the bundle blobs of each known package, duplicates and blobs that failed to convert included. */
   readonly bundleBlobNames: Map<string, Set<string>>;
-  /** Image pull specs already checked: a bundle's own image is usually among its related images too. */
-  readonly pullSpecErrors: Map<string, string | undefined>;
+  /** Image pull specs already checked, with their error or {@link VALID_PULL_SPEC}: bundles share images. */
+  readonly pullSpecErrors: Map<string, string>;
 }
 
 /**
@@ -193,7 +193,7 @@ function bundleProperties(blob: BundleBlob, report: ReportBundleProblem): Parsed
 function bundleIdentity(
   blob: BundleBlob,
   properties: ParsedProperties,
-  pullSpecErrors: Map<string, string | undefined>,
+  pullSpecErrors: Map<string, string>,
   report: ReportBundleProblem,
 ): BundleIdentity | undefined {
   const [packageProperty] = properties.packages;
@@ -215,17 +215,21 @@ function bundleIdentity(
   return { version, release };
 }
 
+/** What {@link ConversionState.pullSpecErrors} holds for a valid spec: one lookup answers for both kinds. */
+const VALID_PULL_SPEC = '';
+
 /** {@link pullSpecError}, remembered per spec. */
-function knownPullSpecError(spec: string, known: Map<string, string | undefined>): string | undefined {
-  if (known.has(spec)) return known.get(spec);
+function knownPullSpecError(spec: string, known: Map<string, string>): string | undefined {
+  const knownError = known.get(spec);
+  if (knownError !== undefined) return knownError === VALID_PULL_SPEC ? undefined : knownError;
   const error = pullSpecError(spec);
-  known.set(spec, error);
+  known.set(spec, error ?? VALID_PULL_SPEC);
   return error;
 }
 
 function imagesValid(
   blob: BundleBlob,
-  pullSpecErrors: Map<string, string | undefined>,
+  pullSpecErrors: Map<string, string>,
   report: ReportBundleProblem,
 ): boolean {
   const imageError = blob.image === '' ? undefined : knownPullSpecError(blob.image, pullSpecErrors);
@@ -237,7 +241,9 @@ function imagesValid(
   // opm stops at the first related image it cannot parse.
   const relatedImages = blob.relatedImages ?? [];
   for (const [index, { image }] of relatedImages.entries()) {
-    const relatedError = image === '' ? undefined : knownPullSpecError(image, pullSpecErrors);
+    // The bundle's own image, usually listed too, has just been found valid.
+    const relatedError =
+      image === '' || image === blob.image ? undefined : knownPullSpecError(image, pullSpecErrors);
     if (relatedError === undefined) continue;
     const message = `package ${goQuote(blob.package)} bundle ${goQuote(blob.name)} relatedImages[${index}].image: invalid image pull spec ${goQuote(image)}: ${relatedError}`;
     report('BUNDLE_RELATED_IMAGE_INVALID', message);

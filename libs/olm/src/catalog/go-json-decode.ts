@@ -1,4 +1,4 @@
-import { sortInByteOrder } from '../go-compat/go-format.js';
+import { byteOrder, sortInByteOrder } from '../go-compat/go-format.js';
 import { goFieldName } from '../go-compat/index.js';
 import { Base64Error, decodeGoBase64, encodeGoBase64 } from './go-base64.js';
 
@@ -177,6 +177,51 @@ export function decodeGo(input: unknown, type: GoType, options: GoDecodeOptions 
   };
   const value = decode(input, type);
   return firstError === undefined ? { value } : { value, error: firstError };
+}
+
+/**
+ * Whether {@link decodeGo} gives `v` back unchanged and no error: every object key is a field name spelt exactly
+ * (or a map key), every value has its Go type, and there is no `null` or `[]byte` on the way, which decoding
+ * drops, zeroes or re-encodes. With `inOrder` (the default) the keys must also come in Go's order, as the decoder
+ * visits them sorted: then even the key order is the same. A value this holds for can be used as its own
+ * decoding: no walk that copies it, and nothing more to collect.
+ */
+export function decodesToItself(v: unknown, t: GoType, inOrder = true): boolean {
+  if (v === null || v === undefined) return false;
+  switch (t.kind) {
+    case 'raw':
+    case 'any':
+      return true;
+    case 'ptr':
+      return decodesToItself(v, t.elem, inOrder);
+    case 'string':
+      return typeof v === 'string';
+    case 'bool':
+      return typeof v === 'boolean';
+    case 'int':
+      return typeof v === 'number' && Number.isInteger(v) && Math.abs(v) <= Number.MAX_SAFE_INTEGER;
+    case 'bytes':
+      return false;
+    case 'slice':
+      if (!Array.isArray(v)) return false;
+      for (const e of v) if (!decodesToItself(e, t.elem, inOrder)) return false;
+      return true;
+    case 'map':
+    case 'struct': {
+      if (typeof v !== 'object' || Array.isArray(v)) return false;
+      let previous: string | undefined;
+      for (const key in v) {
+        // `__proto__` would set the decoded map's prototype instead of a key.
+        if (!Object.hasOwn(v, key) || key === '__proto__') return false;
+        if (inOrder && previous !== undefined && byteOrder(previous, key) >= 0) return false;
+        previous = key;
+        const type = t.kind === 'map' ? t.elem : Object.hasOwn(t.fields, key) ? t.fields[key] : undefined;
+        if (type === undefined) return false;
+        if (!decodesToItself((v as Record<string, unknown>)[key], type, inOrder)) return false;
+      }
+      return true;
+    }
+  }
 }
 
 function zero(t: GoType): unknown {

@@ -1,6 +1,6 @@
 import { goQuote } from '../go-compat/go-format.js';
 import { decodeGoBase64 } from './go-base64.js';
-import { decodeGo, type GoDecodeResult, type GoType } from './go-json-decode.js';
+import { decodeGo, decodesToItself, type GoDecodeResult, type GoType } from './go-json-decode.js';
 import { GO_PROPERTY_VALUES } from './go-schemas.js';
 import type { BundleBlob, Property } from './types.js';
 import { YamlConversionError, yamlDocumentToJson } from './yaml-json.js';
@@ -79,8 +79,24 @@ export class PropertyParseError extends Error {
 
 const END_OF_INPUT = 'unexpected end of JSON input';
 
-function withDefaults<T>(value: unknown, defaults: T): T {
+/**
+ * `value` with the fields of `defaults` it lacks, the fields of `defaults` first. A value that already has
+ * exactly those fields in that order is returned as it is: most are, and they are kept for as long as the model.
+ */
+function withDefaults<T extends object>(value: unknown, defaults: T): T {
+  if (hasExactly(value, defaults)) return value as T;
   return { ...defaults, ...(value as object) };
+}
+
+function hasExactly(value: unknown, defaults: object): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const keys = Object.keys(defaults);
+  let i = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || keys[i] !== key) return false;
+    i++;
+  }
+  return i === keys.length;
 }
 
 /** The field names of Go structs whose fields are all strings, such as `property.Package` and `property.GVK`. */
@@ -100,8 +116,9 @@ function stringFields(type: GoType): readonly string[] | null {
 
 /**
  * {@link decodeGo} for a property value, without the decoder for a value of an all-string struct that spells
- * each of its keys exactly as a field and holds a string there: that decodes to a copy of itself, and
- * {@link parseProperties} copies it anyway, filling in the missing fields first.
+ * each of its keys exactly as a field and holds a string there (that decodes to a copy of itself, and
+ * {@link parseProperties} fills in the missing fields, keys in any order), nor for any value that decodes to
+ * itself ({@link decodesToItself}), such as the `olm.csv.metadata` of every bundle of a catalog opm wrote.
  */
 export function decodePropertyValue(value: unknown, type: GoType): GoDecodeResult {
   const fields = stringFields(type);
@@ -114,7 +131,7 @@ export function decodePropertyValue(value: unknown, type: GoType): GoDecodeResul
     }
     if (exact) return { value };
   }
-  return decodeGo(value, type);
+  return decodesToItself(value, type) ? { value } : decodeGo(value, type);
 }
 
 /**

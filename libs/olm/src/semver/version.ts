@@ -26,9 +26,21 @@ function fail(input: string, message: string): never {
   throw new SemverError('SEMVER_INVALID_VERSION', input, message);
 }
 
+/** Version numbers are mostly small: one bigint each, not one for every version of a catalog. */
+const SMALL_UINTS: bigint[] = [];
+
 /** Go's `strconv.ParseUint(s, 10, 64)` for a string already known to hold only ASCII digits. */
 function parseUint(input: string, digits: string): bigint {
   if (digits === '') fail(input, `strconv.ParseUint: parsing ${goQuote(digits)}: invalid syntax`);
+  if (digits.length <= 3) {
+    const n = Number(digits);
+    let cached = SMALL_UINTS[n];
+    if (cached === undefined) {
+      cached = BigInt(n);
+      SMALL_UINTS[n] = cached;
+    }
+    return cached;
+  }
   const value = BigInt(digits);
   if (value > UINT64_MAX) fail(input, `strconv.ParseUint: parsing ${goQuote(digits)}: value out of range`);
   return value;

@@ -124,7 +124,7 @@ export function registerCatalogCommands(program: Command): void {
       examples(['opkit catalog validate catalog/configs', 'opkit catalog validate catalog/configs -o json']),
     )
     .action(async (dir: string, opts: { output: 'text' | 'json' }) => {
-      const { formatValidationResults, validateCatalogDir } = await import('@opkit/olm/catalog');
+      const { formatValidationResults, validateCatalogDir } = await import('@opkit/olm/catalog/validate');
       const results = await validateCatalogDir(dir);
       const errors = results.filter((r) => r.level === 'error');
       if (opts.output === 'json')
@@ -410,7 +410,7 @@ Examples:
             '--inline-bundles configures the server of a serving image: give --base too',
           );
         }
-        const { formatValidationResults, validateCatalogDir } = await import('@opkit/olm/catalog');
+        const { formatValidationResults, validateCatalogDir } = await import('@opkit/olm/catalog/validate');
         const results = (await validateCatalogDir(dir)).filter((r) => r.level === 'error');
         if (results.length > 0) {
           throw new CliError('OPKIT_CATALOG_INVALID', `${dir}: ${formatValidationResults(results).trim()}`);
