@@ -3,17 +3,16 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { OciImage } from '@opkit/oci';
+import type { MigrationLevel } from '@opkit/olm/catalog';
 import {
   type BundleBlob,
   type Catalog,
   type CatalogFormat,
   emptyCatalog,
   loadCatalog,
-  type MigrationLevel,
-  migrateCatalog,
   serializeCatalog,
   writeCatalog,
-} from '@opkit/olm/catalog';
+} from '@opkit/olm/catalog/files';
 import { CliError } from './cli-error.js';
 
 /** The label every registry+v1 bundle image carries (its metadata/annotations.yaml). */
@@ -24,6 +23,13 @@ export interface RenderSourceOptions {
   readonly plainHttp?: boolean;
   /** Run opm's migrations up to this level on what was rendered. */
   readonly migrateLevel?: MigrationLevel;
+}
+
+/** opm's migrations up to `level`; their code, and the bundle renderer it uses, loads only when asked for. */
+async function migrate(catalog: Catalog, level: MigrationLevel | undefined): Promise<Catalog> {
+  if (level === undefined) return catalog;
+  const { migrateCatalog } = await import('@opkit/olm/catalog');
+  return migrateCatalog(catalog, level);
 }
 
 /** One rendered source, and whether it was a catalog (what `migrate` accepts) or a bundle. */
@@ -159,8 +165,7 @@ export async function renderSources(
     merged.deprecations.push(...catalog.deprecations);
     merged.others.push(...catalog.others);
   }
-  const migrated = options.migrateLevel ? migrateCatalog(merged, options.migrateLevel) : merged;
-  return serializeCatalog(migrated, { format });
+  return serializeCatalog(await migrate(merged, options.migrateLevel), { format });
 }
 
 /**
@@ -192,6 +197,5 @@ export async function migrateSource(
       `${source}: a bundle, not a catalog: migrate takes catalogs only`,
     );
   }
-  const migrated = options.migrateLevel ? migrateCatalog(catalog, options.migrateLevel) : catalog;
-  return writeCatalog(resolve(outDir), migrated, { format });
+  return writeCatalog(resolve(outDir), await migrate(catalog, options.migrateLevel), { format });
 }

@@ -1,11 +1,15 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { byteOrder } from '../go-compat/go-format.js';
+import { goSortSlice } from '../go-compat/index.js';
 import { CatalogWriteError } from './errors.js';
 import { loadCatalog } from './load.js';
 import { oneChannel } from './spec-fixtures.js';
-import { catalogFiles, serializeCatalog, writeCatalog } from './write.js';
+import type { BundleBlob } from './types.js';
+import { catalogFiles, normalizeForRender, serializeCatalog, writeCatalog } from './write.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -58,6 +62,54 @@ describe('serializeCatalog', () => {
     const types = (s: string) => [...s.matchAll(/"type": "([^"]+)"/g)].map((m) => m[1]);
     expect(types(serializeCatalog(c))).toEqual(['olm.package', 'olm.csv.metadata']);
     expect(types(serializeCatalog(c, { normalize: false }))).toEqual(['olm.csv.metadata', 'olm.package']);
+  });
+});
+
+describe('normalizeForRender', () => {
+  // opm render's rule, applied to every bundle: object properties after the others (a stable partition), related
+  // images through sort.Slice by image. Bundles already in that form are kept; the rest must come out the same.
+  const opmRender = (b: BundleBlob): BundleBlob => ({
+    ...b,
+    properties: [
+      ...b.properties.filter((p) => !OBJECT_TYPES.includes(p.type)),
+      ...b.properties.filter((p) => OBJECT_TYPES.includes(p.type)),
+    ],
+    ...(b.relatedImages
+      ? { relatedImages: goSortSlice([...b.relatedImages], (x, y) => byteOrder(x.image, y.image) < 0) }
+      : {}),
+  });
+  const OBJECT_TYPES = ['olm.bundle.object', 'olm.csv.metadata'];
+  const property = fc.record({
+    type: fc.constantFrom('olm.package', 'olm.gvk', ...OBJECT_TYPES),
+    value: fc.nat({ max: 9 }),
+  });
+  const relatedImage = fc.record({
+    name: fc.constantFrom('', 'a', 'b'),
+    image: fc.constantFrom('x', 'y', 'z'),
+  });
+
+  it('writes every bundle as opm render does, whether it needed changes or not', () => {
+    fc.assert(
+      fc.property(
+        fc.array(property, { maxLength: 5 }),
+        fc.option(
+          // Often already in image order, with images repeated: the case a shortcut could get wrong.
+          fc
+            .tuple(fc.array(relatedImage, { maxLength: 60 }), fc.boolean())
+            .map(([images, sorted]) =>
+              sorted ? images.sort((x, y) => byteOrder(x.image, y.image)) : images,
+            ),
+          { nil: undefined },
+        ),
+        (properties, relatedImages) => {
+          const c = oneChannel([{ name: 'foo.v1.0.0' }]);
+          const bundle: BundleBlob = { ...c.bundles[0]!, properties, relatedImages };
+          c.bundles[0] = bundle;
+          expect(normalizeForRender(c).bundles[0]).toEqual(opmRender(bundle));
+        },
+      ),
+      { seed: 20261128, numRuns: 2000 },
+    );
   });
 });
 

@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
 import { byteOrder, goQuote } from '../go-compat/go-format.js';
-import { type GoStruct, goJsonMarshal } from '../go-compat/go-json.js';
+import { GO_STRUCT, type GoStructObject, goJsonMarshal } from '../go-compat/go-json.js';
 import { goSortSlice } from '../go-compat/index.js';
 import { CatalogWriteError } from './errors.js';
 import { PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA } from './properties.js';
 import type {
   BundleBlob,
+  BundleRelatedImage,
   Catalog,
   ChannelBlob,
   DeprecationBlob,
@@ -32,125 +33,121 @@ export interface WriteCatalogOptions {
   readonly normalize?: boolean;
 }
 
-const props = (ps: readonly Property[] | undefined): GoStruct[] | undefined =>
+// Documents are built as Go structs in opm's field order (declcfg's types); `undefined` fields are omitted.
+const props = (ps: readonly Property[] | undefined): GoStructObject[] | undefined =>
   ps && ps.length > 0
-    ? ps.map(
-        (p) =>
-          new Map<string, unknown>([
-            ['type', p.type],
-            ['value', p.value ?? null],
-          ]),
-      )
+    ? ps.map((p) => ({ type: p.type, value: p.value ?? null, [GO_STRUCT]: true }))
     : undefined;
 
-function packageStruct(p: PackageBlob): GoStruct {
-  return new Map<string, unknown>([
-    ['schema', p.schema],
-    ['name', p.name],
-    ['defaultChannel', p.defaultChannel],
-    [
-      'icon',
-      p.icon
-        ? new Map([
-            ['base64data', p.icon.base64data],
-            ['mediatype', p.icon.mediatype],
-          ])
-        : undefined,
-    ],
-    ['description', p.description || undefined],
-    ['properties', props(p.properties)],
-  ]);
+function packageStruct(p: PackageBlob): GoStructObject {
+  return {
+    schema: p.schema,
+    name: p.name,
+    defaultChannel: p.defaultChannel,
+    icon: p.icon
+      ? { base64data: p.icon.base64data, mediatype: p.icon.mediatype, [GO_STRUCT]: true }
+      : undefined,
+    description: p.description || undefined,
+    properties: props(p.properties),
+    [GO_STRUCT]: true,
+  };
 }
 
-function channelStruct(c: ChannelBlob): GoStruct {
-  return new Map<string, unknown>([
-    ['schema', c.schema],
-    ['name', c.name],
-    ['package', c.package],
-    [
-      'entries',
-      c.entries.map(
-        (e) =>
-          new Map<string, unknown>([
-            ['name', e.name],
-            ['replaces', e.replaces || undefined],
-            ['skips', e.skips && e.skips.length > 0 ? e.skips : undefined],
-            ['skipRange', e.skipRange || undefined],
-          ]),
-      ),
-    ],
-    ['properties', props(c.properties)],
-  ]);
+function channelStruct(c: ChannelBlob): GoStructObject {
+  return {
+    schema: c.schema,
+    name: c.name,
+    package: c.package,
+    entries: c.entries.map((e) => ({
+      name: e.name,
+      replaces: e.replaces || undefined,
+      skips: e.skips && e.skips.length > 0 ? e.skips : undefined,
+      skipRange: e.skipRange || undefined,
+      [GO_STRUCT]: true,
+    })),
+    properties: props(c.properties),
+    [GO_STRUCT]: true,
+  };
 }
 
-function bundleStruct(b: BundleBlob): GoStruct {
+function bundleStruct(b: BundleBlob): GoStructObject {
   const related = b.relatedImages && b.relatedImages.length > 0 ? b.relatedImages : undefined;
-  return new Map<string, unknown>([
-    ['schema', b.schema],
-    ['name', b.name || undefined],
-    ['package', b.package || undefined],
-    ['image', b.image],
-    ['properties', props(b.properties)],
-    [
-      'relatedImages',
-      related?.map(
-        (r) =>
-          new Map([
-            ['name', r.name],
-            ['image', r.image],
-          ]),
-      ),
-    ],
-  ]);
+  return {
+    schema: b.schema,
+    name: b.name || undefined,
+    package: b.package || undefined,
+    image: b.image,
+    properties: props(b.properties),
+    relatedImages: related?.map((r) => ({ name: r.name, image: r.image, [GO_STRUCT]: true })),
+    [GO_STRUCT]: true,
+  };
 }
 
-function deprecationStruct(d: DeprecationBlob): GoStruct {
-  return new Map<string, unknown>([
-    ['schema', d.schema],
-    ['package', d.package],
-    [
-      'entries',
-      d.entries.map(
-        (e) =>
-          new Map<string, unknown>([
-            [
-              'reference',
-              new Map([
-                ['schema', e.reference.schema],
-                ['name', e.reference.name || undefined],
-              ]),
-            ],
-            ['message', e.message],
-          ]),
-      ),
-    ],
-  ]);
+function deprecationStruct(d: DeprecationBlob): GoStructObject {
+  return {
+    schema: d.schema,
+    package: d.package,
+    entries: d.entries.map((e) => ({
+      reference: { schema: e.reference.schema, name: e.reference.name || undefined, [GO_STRUCT]: true },
+      message: e.message,
+      [GO_STRUCT]: true,
+    })),
+    [GO_STRUCT]: true,
+  };
 }
 
-function stableSortBy<T>(items: readonly T[], key: (t: T) => string): T[] {
+function stableSortBy<T>(items: readonly T[], key: (t: T) => string): readonly T[] {
+  let sorted = true;
+  for (let i = 1; i < items.length && sorted; i++)
+    sorted = byteOrder(key(items[i - 1]!), key(items[i]!)) <= 0;
+  if (sorted) return items;
   return items
     .map((item, i) => ({ item, i }))
     .sort((a, b) => byteOrder(key(a.item), key(b.item)) || a.i - b.i)
     .map(({ item }) => item);
 }
 
-/** What `opm render` does to every bundle before writing (see {@link WriteCatalogOptions.normalize}). */
+/** What `opm render` does to every bundle before writing (see {@link WriteCatalogOptions.normalize}); bundles it would not change are kept, not copied. */
 export function normalizeForRender(catalog: Catalog): Catalog {
-  const isObject = (p: Property): boolean =>
-    p.type === PROPERTY_BUNDLE_OBJECT || p.type === PROPERTY_CSV_METADATA;
-  return {
-    ...catalog,
-    bundles: catalog.bundles.map((b) => {
-      const out: BundleBlob = {
-        ...b,
-        properties: [...b.properties.filter((p) => !isObject(p)), ...b.properties.filter(isObject)],
-      };
-      // sort.Slice, as opm: not stable, so entries sharing an image come out in Go's order.
-      if (b.relatedImages)
-        out.relatedImages = goSortSlice([...b.relatedImages], (x, y) => byteOrder(x.image, y.image) < 0);
-      return out;
-    }),
-  };
+  return { ...catalog, bundles: catalog.bundles.map(normalizeBundle) };
+}
+
+const isObjectProperty = (p: Property): boolean =>
+  p.type === PROPERTY_BUNDLE_OBJECT || p.type === PROPERTY_CSV_METADATA;
+
+/** A bundle as `opm render` writes it; the bundle itself when that changes nothing, as for most. */
+function normalizeBundle(b: BundleBlob): BundleBlob {
+  const propertiesInOrder = objectPropertiesLast(b.properties);
+  const imagesInOrder = !b.relatedImages || strictlyAscendingImages(b.relatedImages);
+  if (propertiesInOrder && imagesInOrder) return b;
+  const out: BundleBlob = { ...b };
+  if (!propertiesInOrder) {
+    out.properties = [
+      ...b.properties.filter((p) => !isObjectProperty(p)),
+      ...b.properties.filter(isObjectProperty),
+    ];
+  }
+  // sort.Slice, as opm: not stable, so entries sharing an image come out in Go's order.
+  if (!imagesInOrder && b.relatedImages) {
+    out.relatedImages = goSortSlice([...b.relatedImages], (x, y) => byteOrder(x.image, y.image) < 0);
+  }
+  return out;
+}
+
+function objectPropertiesLast(properties: readonly Property[]): boolean {
+  let seenObject = false;
+  for (const p of properties) {
+    if (isObjectProperty(p)) seenObject = true;
+    else if (seenObject) return false;
+  }
+  return true;
+}
+
+/** Images in strictly ascending order come out of any sort as they are; equal ones may not (sort.Slice). */
+function strictlyAscendingImages(images: readonly BundleRelatedImage[]): boolean {
+  for (let i = 1; i < images.length; i++)
+    if (byteOrder(images[i - 1]!.image, images[i]!.image) >= 0) return false;
+  return true;
 }
 
 interface PackageGroup {

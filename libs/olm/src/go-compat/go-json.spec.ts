@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  GO_STRUCT,
   goCompactJson,
   goIndentJson,
   goJsonMarshal,
@@ -139,6 +140,13 @@ describe('goJsonMarshal against the JSON of sorted keys', () => {
     );
   });
 
+  it('writes marked plain objects as structs, in field order, on the fast path and the walk', () => {
+    const struct = { z: 1, gone: undefined, a: { y: 2, b: undefined, x: {} }, [GO_STRUCT]: true } as const;
+    const expected = '{\n  "z": 1,\n  "a": {\n    "x": {},\n    "y": 2\n  }\n}';
+    expect(goJsonMarshal(struct, { escapeHtml: false, indent: '  ' })).toBe(expected);
+    expect(goJsonMarshalByWalk(struct, { escapeHtml: false, indent: '  ' })).toBe(expected);
+  });
+
   it('writes structs in field order and leaves out undefined fields', () => {
     const struct = new Map<string, unknown>([
       ['z', 1],
@@ -192,6 +200,10 @@ describe('goJsonMarshal writes what the node-by-node encoder writes', () => {
         .dictionary(key, tie('node'), { maxKeys: 4 })
         .map((d) => Object.fromEntries(Object.entries(d).sort(([a], [b]) => (a < b ? -1 : 1)))),
       fc.array(fc.tuple(key, tie('node')), { maxLength: 4 }).map((entries) => new Map(entries)),
+      // A struct as a marked plain object, in the order its fields were added.
+      fc
+        .array(fc.tuple(key, tie('node')), { maxLength: 4 })
+        .map((entries) => ({ ...Object.fromEntries(entries), [GO_STRUCT]: true })),
     ),
   })).node;
   const options = fc.record({

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { MigrationLevel } from '@opkit/olm/catalog';
 import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error.js';
 import {
@@ -24,6 +25,15 @@ function migrateLevelOption(): Option {
   return new Option('--migrate-level <level>', "the last of opm's migrations to run").choices(
     MIGRATION_LEVEL_NAMES,
   );
+}
+
+/** The render options `--migrate-level` asks for; the migrations' code loads only when it is given. */
+async function migrationLevel(
+  name: MigrationLevelName | undefined,
+): Promise<{ migrateLevel?: MigrationLevel }> {
+  if (name === undefined) return {};
+  const { parseMigrationLevel } = await import('@opkit/olm/catalog');
+  return { migrateLevel: parseMigrationLevel(name) };
 }
 
 export function registerCatalogCommands(program: Command): void {
@@ -167,14 +177,11 @@ Examples:
         sources: string[],
         opts: { output: 'json' | 'yaml'; migrateLevel?: MigrationLevelName; plainHttp: boolean },
       ) => {
-        const [{ renderSources }, { parseMigrationLevel }] = await Promise.all([
-          import('../render.js'),
-          import('@opkit/olm/catalog'),
-        ]);
+        const { renderSources } = await import('../render.js');
         process.stdout.write(
           await renderSources(sources, opts.output, {
             plainHttp: opts.plainHttp,
-            ...(opts.migrateLevel ? { migrateLevel: parseMigrationLevel(opts.migrateLevel) } : {}),
+            ...(await migrationLevel(opts.migrateLevel)),
           }),
         );
       },
@@ -204,13 +211,10 @@ Examples:
         outDir: string,
         opts: { output: 'json' | 'yaml'; migrateLevel?: MigrationLevelName; plainHttp: boolean },
       ) => {
-        const [{ migrateSource }, { parseMigrationLevel }] = await Promise.all([
-          import('../render.js'),
-          import('@opkit/olm/catalog'),
-        ]);
+        const { migrateSource } = await import('../render.js');
         const written = await migrateSource(source, outDir, opts.output, {
           plainHttp: opts.plainHttp,
-          ...(opts.migrateLevel ? { migrateLevel: parseMigrationLevel(opts.migrateLevel) } : {}),
+          ...(await migrationLevel(opts.migrateLevel)),
         });
         process.stderr.write(`wrote ${outDir}: ${written.length} files\n`);
       },

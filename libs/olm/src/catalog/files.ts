@@ -1,0 +1,8 @@
+/**
+ * What `opkit catalog render` and `migrate` need of file-based catalogs, and no more: loading a directory and
+ * writing a catalog with opm's order and bytes. A narrower entry point than `@opkit/olm/catalog`, whose
+ * templates, validators, migrations and bundle rendering a plain render never runs but would load.
+ */
+export { type LoadCatalogOptions, loadCatalog } from './load.js';
+export { type BundleBlob, type Catalog, emptyCatalog } from './types.js';
+export { type CatalogFormat, serializeCatalog, type WriteCatalogOptions, writeCatalog } from './write.js';
