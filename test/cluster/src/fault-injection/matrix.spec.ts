@@ -4,10 +4,12 @@ import {
   type FaultCell,
   type FaultMatrixReport,
   formatMatrix,
+  operatorOutput,
   plannedSteps,
   reachedShare,
   selectsCell,
 } from './matrix.js';
+import { OperatorProcess } from './operator-process.js';
 
 describe('plannedSteps', () => {
   it('plans every step when the plan has no sample', () => {
@@ -128,5 +130,25 @@ describe('formatMatrix', () => {
       'FAIL create:watch-reorder:2: 2 creations through /apis/apps/v1/namespaces/ns/deployments',
       '  re-run this cell alone: FAULT_CELL=create:watch-reorder:2',
     ]);
+  });
+});
+
+describe('operatorOutput', () => {
+  const run = async (script: string): Promise<string[]> => {
+    const operator = new OperatorProcess({ command: process.execPath, args: ['-e', script] });
+    operator.start();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await operator.kill();
+    return operatorOutput(operator);
+  };
+
+  it("ends a failing cell's problems with the operator's last lines, labelled", async () => {
+    expect(await run("console.log('reconcile failed'); console.log('timeout')")).toEqual([
+      "the operator's last output:\nreconcile failed\ntimeout",
+    ]);
+  });
+
+  it('adds nothing when the operator printed nothing', async () => {
+    expect(await run('')).toEqual([]);
   });
 });

@@ -89,6 +89,12 @@ export function plannedSteps(plan: FaultPlan, count: number): number[] {
   return steps;
 }
 
+/** The operator's last lines for a failing cell's report; nothing when it printed nothing. */
+export function operatorOutput(operator: OperatorProcess): string[] {
+  const output = operator.lastOutput.trimEnd();
+  return output === '' ? [] : [`the operator's last output:\n${output}`];
+}
+
 export function cellId(cell: Pick<FaultCell, 'operation' | 'fault' | 'step'>): string {
   return `${cell.operation}:${cell.fault}:${cell.step}`;
 }
@@ -222,7 +228,8 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
       // before the operator acted on what came after: judged again once the fault is over.
       if (faultOver && (await faultOver) > checkStarted) problems = [...(await operation.check(run))];
       const summary = summarize(options.proxy.writes);
-      if (problems.length > 0) problems.push(`the operator's writes: ${summary}`, operator.lastOutput);
+      if (problems.length > 0)
+        problems.push(`the operator's writes: ${summary}`, ...operatorOutput(operator));
       return {
         operation: operation.name,
         fault,
@@ -240,7 +247,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
         fault,
         step,
         after,
-        problems: [`${error instanceof Error ? error.message : String(error)}`, operator.lastOutput],
+        problems: [`${error instanceof Error ? error.message : String(error)}`, ...operatorOutput(operator)],
         reached: fault === 'none' || after !== '',
         writes: options.proxy.writes.length,
         summary: summarize(options.proxy.writes),
