@@ -1,14 +1,8 @@
 import { join } from 'node:path';
-import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
+import { KubeRest, type LocalCluster, startCluster, workspaceRoot } from '@opkit/test-cluster';
 import { pushReleasedOperatorImages } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll } from 'vitest';
-import {
-  type CatalogServer,
-  catalogWithBundleImages,
-  pushCatalogImage,
-  repositoryRoot,
-  serveCatalog,
-} from './opkit-cli.js';
+import { type CatalogServer, catalogWithBundleImages, pushCatalogImage, serveCatalog } from './opkit-cli.js';
 
 /**
  * How OLM gets the catalog:
@@ -74,7 +68,7 @@ export function useOlmWorld(options: {
     if (images) {
       if (!registry) throw new Error('the cluster has no registry (no real node)');
       await pushReleasedOperatorImages({
-        repoRoot: repositoryRoot,
+        repoRoot: workspaceRoot,
         operator: images.operator,
         registry,
         repository: images.repository,

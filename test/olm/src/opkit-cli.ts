@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { waitForServing } from '@opkit/olm/registry';
 import { opkitScript, releasedData, workspaceRoot } from '@opkit/test-cluster';
 
-export const repositoryRoot = workspaceRoot;
 const opkitBin = opkitScript();
 
 export interface CliResult {
@@ -126,7 +125,7 @@ export async function catalogWithBundleImages(options: {
       repository,
       '--plain-http',
     ],
-    { cwd: repositoryRoot },
+    { cwd: workspaceRoot },
   );
   return { catalogDir, bundleImages };
 }

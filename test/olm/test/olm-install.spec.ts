@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { KubeRest, type LocalCluster, releasedData, startCluster } from '@opkit/test-cluster';
+import { KubeRest, type LocalCluster, releasedData, startCluster, workspaceRoot } from '@opkit/test-cluster';
 import { pushReleasedOperatorImages } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OLM_V1ALPHA1 } from '../src/olm-types.js';
-import { opkit, publishCatalog, pushCatalogImage, repositoryRoot } from '../src/opkit-cli.js';
+import { opkit, publishCatalog, pushCatalogImage } from '../src/opkit-cli.js';
 import {
   approveNextInstallPlan,
   createInstallNamespace,
@@ -33,7 +33,7 @@ beforeAll(async () => {
   const registry = cluster.registry;
   if (!registry) throw new Error('the cluster has no registry (no real node)');
   await pushReleasedOperatorImages({
-    repoRoot: repositoryRoot,
+    repoRoot: workspaceRoot,
     operator: 'operators/redis',
     registry,
     repository: 'redis-operator',

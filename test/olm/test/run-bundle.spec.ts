@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
+import { KubeRest, type LocalCluster, startCluster, workspaceRoot } from '@opkit/test-cluster';
 import { eventually, pushReleasedOperatorImages } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Condition } from '../src/kube-types.js';
 import { type ClusterServiceVersion, OLM_V1ALPHA1 } from '../src/olm-types.js';
 import { explainedBy, operatorPod } from '../src/operator-pod.js';
-import { opkit, pushBundleImages, repositoryRoot } from '../src/opkit-cli.js';
+import { opkit, pushBundleImages } from '../src/opkit-cli.js';
 import { getOptional } from '../src/subscriptions.js';
 
 // `opkit run bundle`, `run bundle-upgrade` and `cleanup` against real OLM, as a developer uses them: the
@@ -26,7 +26,7 @@ beforeAll(async () => {
   const registry = cluster.registry;
   if (!registry) throw new Error('the cluster has no registry (no real node)');
   await pushReleasedOperatorImages({
-    repoRoot: repositoryRoot,
+    repoRoot: workspaceRoot,
     operator: 'operators/memcached',
     registry,
     repository: 'memcached-operator',
