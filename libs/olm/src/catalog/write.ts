@@ -107,7 +107,10 @@ function stableSortBy<T>(items: readonly T[], key: (t: T) => string): readonly T
     .map(({ item }) => item);
 }
 
-/** What `opm render` does to every bundle before writing (see {@link WriteCatalogOptions.normalize}); bundles it would not change are kept, not copied. */
+/**
+ * What `opm render` does to every bundle before writing (see {@link WriteCatalogOptions.normalize}); bundles it
+ * would not change are kept, not copied.
+ */
 export function normalizeForRender(catalog: Catalog): Catalog {
   return { ...catalog, bundles: catalog.bundles.map(normalizeBundle) };
 }
