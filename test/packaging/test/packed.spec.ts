@@ -333,6 +333,8 @@ describe('the packed opkit command', () => {
         consumer,
       ),
     ).toMatch(/^0\.1\.0 → \d+\.\d+\.\d+ \(replaces\)/);
+    const rendered = await run(opkit(), ['catalog', 'render', configs, '-o', 'json'], consumer);
+    expect(rendered).toMatch(/^\{\n {4}"schema": "olm\.package",\n {4}"name": "memcached-operator",/);
     const layout = join(scratch, 'catalog-layout');
     expect(await run(opkit(), ['catalog', 'image', configs, '--layout', layout], consumer)).toMatch(
       /^sha256:[0-9a-f]{64} /,
