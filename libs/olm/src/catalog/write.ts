@@ -96,11 +96,20 @@ function deprecationStruct(d: DeprecationBlob): GoStructObject {
   };
 }
 
+/**
+ * Whether `items` are in Go's order of `key`; `strictly` refuses equal keys too, which an unstable sort
+ * (sort.Slice) may reorder.
+ */
+function inOrderBy<T>(items: readonly T[], key: (t: T) => string, strictly: boolean): boolean {
+  for (let i = 1; i < items.length; i++) {
+    const order = byteOrder(key(items[i - 1]!), key(items[i]!));
+    if (order > 0 || (strictly && order === 0)) return false;
+  }
+  return true;
+}
+
 function stableSortBy<T>(items: readonly T[], key: (t: T) => string): readonly T[] {
-  let sorted = true;
-  for (let i = 1; i < items.length && sorted; i++)
-    sorted = byteOrder(key(items[i - 1]!), key(items[i]!)) <= 0;
-  if (sorted) return items;
+  if (inOrderBy(items, key, false)) return items;
   return items
     .map((item, i) => ({ item, i }))
     .sort((a, b) => byteOrder(key(a.item), key(b.item)) || a.i - b.i)
@@ -121,7 +130,7 @@ const isObjectProperty = (p: Property): boolean =>
 /** A bundle as `opm render` writes it; the bundle itself when that changes nothing, as for most. */
 function normalizeBundle(b: BundleBlob): BundleBlob {
   const propertiesInOrder = objectPropertiesLast(b.properties);
-  const imagesInOrder = !b.relatedImages || strictlyAscendingImages(b.relatedImages);
+  const imagesInOrder = !b.relatedImages || inOrderBy(b.relatedImages, imageOf, true);
   if (propertiesInOrder && imagesInOrder) return b;
   const out: BundleBlob = { ...b };
   if (!propertiesInOrder) {
@@ -146,12 +155,7 @@ function objectPropertiesLast(properties: readonly Property[]): boolean {
   return true;
 }
 
-/** Images in strictly ascending order come out of any sort as they are; equal ones may not (sort.Slice). */
-function strictlyAscendingImages(images: readonly BundleRelatedImage[]): boolean {
-  for (let i = 1; i < images.length; i++)
-    if (byteOrder(images[i - 1]!.image, images[i]!.image) >= 0) return false;
-  return true;
-}
+const imageOf = (r: BundleRelatedImage): string => r.image;
 
 interface PackageGroup {
   packages: PackageBlob[];
