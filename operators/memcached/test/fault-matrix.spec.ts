@@ -209,14 +209,19 @@ async function eventProblems(operation: string, run: FaultRun, uid: string): Pro
     return [];
   }
   // While a restarted API server comes back, the cluster's own controllers fail for a while (e.g. the
-  // Deployment's ReplicaSet cannot be created) and the operator rightly reports it, then its recovery: in such
-  // a cell, reasons the clean run never had are not counted.
+  // Deployment's ReplicaSet cannot be created, or every pod is marked not ready when the restart outlasted the
+  // nodes' leases) and the operator rightly reports it, then its recovery: in such a cell, reasons the clean run
+  // never had are not counted, and each of them may be followed by one more of the clean run's (the servers
+  // ready again).
   const reported = (reason: string) => run.fault === 'api-restart' && !clean.has(reason);
+  const recoveries = [...events].reduce((n, [reason, count]) => (reported(reason) ? n + count : n), 0);
+  const allowed = (reason: string) => (clean.get(reason) ?? 0) * run.operator.starts + recoveries;
   return [...events]
-    .filter(([reason, count]) => !reported(reason) && count > (clean.get(reason) ?? 0) * run.operator.starts)
+    .filter(([reason, count]) => !reported(reason) && count > allowed(reason))
     .map(
       ([reason, count]) =>
-        `${count} ${reason} events, the clean run has ${clean.get(reason) ?? 0} with one operator, this run ${run.operator.starts}`,
+        `${count} ${reason} events, the clean run has ${clean.get(reason) ?? 0} with one operator, this run ` +
+        `${run.operator.starts}${recoveries ? ` and ${recoveries} reported by the cluster's disruption` : ''}`,
     );
 }
 
