@@ -17,6 +17,10 @@ interface ConfigMap {
   metadata: { name: string; resourceVersion: string };
   data?: Record<string, string>;
 }
+interface Lease {
+  metadata: { name: string; annotations?: Record<string, string> };
+  spec: { holderIdentity?: string };
+}
 interface ConfigMapList {
   metadata: { resourceVersion: string };
   items: ConfigMap[];
@@ -35,14 +39,17 @@ let cluster: LocalCluster;
 let replica: ApiServerReplica;
 let main: KubeRest;
 let throughReplica: KubeRest;
+/** The cluster's own API server's identity lease, read before the replica started. */
+let identityBefore: Lease;
 const ns = `replica-${randomBytes(3).toString('hex')}`;
 const configMaps = `/api/v1/namespaces/${ns}/configmaps`;
 
 beforeAll(async () => {
   cluster = await startCluster({ realNode: false, nodes: 0 });
+  main = new KubeRest(cluster.kubeConfig);
+  identityBefore = await eventually('the API server to hold its identity lease', identityLease);
   // Only the kubeconfig path, as a test file of a shared cluster has it.
   replica = await startApiServerReplica(cluster.kubeconfigPath);
-  main = new KubeRest(cluster.kubeConfig);
   throughReplica = new KubeRest(replica.kubeConfig);
   await main.request('POST', '/api/v1/namespaces', {
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
@@ -54,6 +61,16 @@ afterAll(async () => {
   await replica?.stop();
   await cluster?.stop();
 });
+
+/** The one identity lease of API servers on this host (named after the host name), once there is one. */
+async function identityLease(): Promise<Lease | undefined> {
+  const leases = await main.request<{ items: Lease[] }>(
+    'GET',
+    '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?labelSelector=apiserver.kubernetes.io%2Fidentity%3Dkube-apiserver',
+  );
+  expect(leases.items.length).toBeLessThanOrEqual(1);
+  return leases.items[0];
+}
 
 const createConfigMap = (rest: KubeRest, name: string) =>
   rest.request<ConfigMap>('POST', configMaps, {
@@ -99,6 +116,15 @@ describe('an API server replica of a running cluster', () => {
     const viaMain = await main.request<ConfigMap>('GET', `${configMaps}/by-replica`);
     expect(viaReplica.data).toEqual({ by: 'by-main' });
     expect(viaMain.data).toEqual({ by: 'by-replica' });
+  });
+
+  it("leaves the identity lease of the host's API servers to the cluster's own, whose host name it shares", async () => {
+    // Both would renew it as their own: each would log a conflict every ten seconds, and the lease would name
+    // whichever wrote last.
+    const lease = await identityLease();
+    expect(lease?.metadata.name).toBe(identityBefore.metadata.name);
+    expect(lease?.spec.holderIdentity).toBe(identityBefore.spec.holderIdentity);
+    expect(lease?.metadata.annotations).toEqual(identityBefore.metadata.annotations);
   });
 
   it('cuts its watches when it restarts, and a client that lists and watches again carries on through it', async () => {

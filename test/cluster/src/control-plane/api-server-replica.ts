@@ -100,7 +100,13 @@ export async function startApiServerReplica(kubeconfigPath: string): Promise<Api
   const apiServer = new ManagedProcess({
     name,
     command: binaries.kubeApiServer,
-    args: apiServerArgs(layout, { address: '127.0.0.1', port, reconcilesEndpoints: false }),
+    args: [
+      ...apiServerArgs(layout, { address: '127.0.0.1', port, reconcilesEndpoints: false }),
+      // An API server names its identity lease after its host name, which the replica shares with the
+      // cluster's own: both would renew one lease as theirs, in conflict every ten seconds. The proxy to peers
+      // of other versions finds them by those leases, so it goes too.
+      '--feature-gates=APIServerIdentity=false,UnknownVersionInteroperabilityProxy=false',
+    ],
     logFile: join(layout.dir, 'logs', `${name}.log`),
     cwd: layout.dir,
   });
