@@ -66,7 +66,8 @@ afterAll(async () => {
 async function identityLease(): Promise<Lease | undefined> {
   const leases = await main.request<{ items: Lease[] }>(
     'GET',
-    '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?labelSelector=apiserver.kubernetes.io%2Fidentity%3Dkube-apiserver',
+    '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases',
+    { query: { labelSelector: 'apiserver.kubernetes.io/identity=kube-apiserver' } },
   );
   expect(leases.items.length).toBeLessThanOrEqual(1);
   return leases.items[0];
