@@ -67,9 +67,12 @@ export function mergePolicyRules(rules: readonly ResourcePolicyRule[]): Resource
   }
   return [...grouped.values()]
     .map((r) => ({ ...r, resources: [...new Set(r.resources)].sort() }))
-    .sort((a, b) =>
-      `${a.apiGroups[0]}/${a.resources[0]}`.localeCompare(`${b.apiGroups[0]}/${b.resources[0]}`),
-    );
+    .sort((a, b) => {
+      // Code-unit order, not the locale's: the generated RBAC must not depend on LANG where it was made.
+      const x = `${a.apiGroups[0]}/${a.resources[0]}`;
+      const y = `${b.apiGroups[0]}/${b.resources[0]}`;
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
 }
 
 /** A ClusterRole holding exactly the given rules. */

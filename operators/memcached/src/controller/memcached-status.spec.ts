@@ -1,5 +1,5 @@
 import type { Deployment, Pod } from '@opkit/controller-runtime/kinds';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MEMCACHED, type Memcached } from '../api/v1beta1/memcached.js';
 import {
   conditionEventType,
@@ -126,6 +126,24 @@ describe('the status of a Memcached', () => {
     });
     expect(status.nodes).toEqual(['c']);
     expect(status.servers).toEqual([]);
+  });
+
+  it('lists its servers in one order whatever the locale of the machine it runs on', () => {
+    // Lithuanian sorts y before j: a replica with LANG=lt_LT must not reorder what one with en_US wrote.
+    const lithuanian = new Intl.Collator('lt');
+    const locale = vi.spyOn(String.prototype, 'localeCompare').mockImplementation(function (
+      this: string,
+      that: string,
+    ) {
+      return lithuanian.compare(this, that);
+    });
+    try {
+      const status = observedStatus(cr, seen({ pods: [pod('y', true), pod('j', true)] }));
+      expect(status.nodes).toEqual(['j', 'y']);
+      expect(status.servers).toEqual(['10.0.0.10:11211', '10.0.0.25:11211']);
+    } finally {
+      locale.mockRestore();
+    }
   });
 
   it('leaves out what every container waits for on its way to running', () => {

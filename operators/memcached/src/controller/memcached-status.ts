@@ -78,6 +78,15 @@ function notAvailableReason(
 }
 
 /**
+ * Names in the order of their UTF-16 code units, as Go's `<` on strings orders them for ASCII names. Not
+ * `localeCompare`: its order follows the locale of the machine (LANG), so two replicas, or one restarted
+ * elsewhere, would list the same pods in different orders and rewrite each other's status.
+ */
+function codeUnitOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
  * Available, Progressing and Degraded, the pods in `nodes` and the ready servers' addresses in `servers`.
  * Available only once the Deployment, unchanged by this reconcile, has rolled out every replica and each is
  * ready; a Deployment whose rollout stalled (Progressing=False) makes the Memcached Degraded with its reason.
@@ -86,7 +95,7 @@ export function observedStatus(cr: Memcached, seen: ObservedServers): MemcachedS
   const replicas = cr.spec.replicas;
   const live = seen.pods
     .filter((p) => !p.metadata.deletionTimestamp)
-    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+    .sort((a, b) => codeUnitOrder(a.metadata.name ?? '', b.metadata.name ?? ''));
   const ready = live.filter(isPodReady);
   const status = seen.deployment?.status ?? {};
   const rolledOut =

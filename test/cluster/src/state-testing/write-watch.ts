@@ -36,7 +36,7 @@ export function collectionPath(type: ResourceType, namespace: string): string {
 
 function writer(object: Watched): string {
   const latest = [...(object.metadata.managedFields ?? [])]
-    .sort((a, b) => (a.time ?? '').localeCompare(b.time ?? ''))
+    .sort((a, b) => ((a.time ?? '') < (b.time ?? '') ? -1 : 1))
     .at(-1);
   if (!latest) return 'unknown';
   return `${latest.manager ?? 'unknown'} (${latest.operation ?? ''}${latest.subresource ? ` ${latest.subresource}` : ''})`;
