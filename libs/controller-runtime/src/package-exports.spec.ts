@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import * as root from './index.js';
 import * as objects from './object.js';
@@ -39,4 +41,18 @@ describe('the package exports', () => {
     );
     expect(elsewhere).toEqual([]);
   });
+});
+
+describe('importing the package', () => {
+  it('loads neither fetch nor WebSocket, which the runtime never uses', async () => {
+    // An ES module import of node:http makes Node load both (its undici); an operator pays about 14 MiB for it.
+    const script = `await import('@opkit/controller-runtime');
+      console.log(JSON.stringify(process.moduleLoadList.filter((m) => m.includes('undici'))));`;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--conditions=@opkit/source', '--import', 'tsx', '--input-type=module', '-e', script],
+      { cwd: join(src, '..') },
+    );
+    expect(JSON.parse(stdout)).toEqual([]);
+  }, 60_000);
 });

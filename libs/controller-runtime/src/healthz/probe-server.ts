@@ -1,9 +1,13 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createSecureServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { CertificateAndKey } from '../certs/certificates.js';
 import type { RequestFilter } from '../metrics/auth-filter.js';
+
+// Not `import { createServer } from 'node:http'`: importing node:http as an ES module makes Node load the
+// fetch and WebSocket it exports (undici), which costs every operator about 14 MiB of memory at start-up.
+const { createServer } = process.getBuiltinModule('node:http');
 
 /** A health check: resolves when healthy, throws (with the reason) when not. */
 export type Checker = () => Promise<void> | void;
