@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { Ajv } from 'ajv';
+import { describe, expect, it, vi } from 'vitest';
 import { schemaValidator } from './schema-validator.js';
 
 interface Shard {
@@ -26,6 +27,20 @@ describe('schemaValidator', () => {
       { field: 'spec.replicas', message: 'must be integer' },
     ]);
     expect(validate({})).toEqual([{ field: '(root)', message: "must have required property 'spec'" }]);
+  });
+
+  it('compiles its schema once, when the first object is checked, not when it is made', () => {
+    const compile = vi.spyOn(Ajv.prototype, 'compile');
+    try {
+      const validate = schemaValidator<Shard>(schema);
+      schemaValidator<Shard>({ ...schema, required: [] });
+      expect(compile).not.toHaveBeenCalled();
+      expect(validate({ spec: { size: 0 } })).toHaveLength(1);
+      expect(validate({ spec: { size: 1 } })).toEqual([]);
+      expect(compile).toHaveBeenCalledTimes(1);
+    } finally {
+      compile.mockRestore();
+    }
   });
 
   it('applies the CEL restatements only to objects the schema accepts', () => {
