@@ -1,5 +1,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
+/** How often the process metrics sample the event loop's delay. */
+const EVENT_LOOP_SAMPLE_MS = 100;
+
 /** Reconcile outcomes, as controller-runtime labels them. */
 export type ReconcileResultLabel = 'success' | 'error' | 'requeue' | 'requeue_after';
 
@@ -238,7 +241,11 @@ export class RuntimeMetrics {
     this.webhookLatency = webhook.webhookLatency;
     this.webhookRequestsInFlight = webhook.webhookRequestsInFlight;
     this.webhookPanics = webhook.webhookPanics;
-    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    // Node's process metrics. The event loop delay is sampled every 100 ms, not prom-client's default 10 ms: a
+    // timer firing 100 times a second cost an idle operator 7 ms of CPU every second.
+    if (options.processMetrics ?? true) {
+      collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+    }
   }
 
   /** Pre-initialises a controller's series to 0, as controller-runtime does, so rates exist from the start. */
