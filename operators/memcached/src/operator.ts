@@ -8,6 +8,7 @@ import {
 import { storageVersionMigrator } from '@opkit/controller-runtime/crd';
 import { memcachedCrd, setupWebhooks } from './api/index.js';
 import { setupControllers } from './controller/index.js';
+import { memcachedPodCache } from './controller/pod-cache.js';
 import { prometheusRuleInstaller } from './monitoring/prometheus-rule.js';
 
 /** The operator's options; its own namespace also holds the operator's alert rules. */
@@ -22,6 +23,7 @@ export function createMemcachedOperator(options: MemcachedOperatorOptions = {}):
   const manager = operatorManager(options, {
     name: 'memcached-operator',
     leaderElectionId: 'memcached-operator.cache.example.com',
+    cache: { byObject: { 'v1/Pod': memcachedPodCache } },
   });
   setupControllers(manager, options);
   if (webhooksEnabled(options)) {

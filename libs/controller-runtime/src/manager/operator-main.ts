@@ -44,11 +44,16 @@ export function operatorNamespace(options: OperatorOptions): string {
 
 /**
  * An operator's Manager from its options: leader election on the Lease `leaderElectionId` in the operator's
- * namespace when asked for, and the operator's name as field manager of every write.
+ * namespace when asked for, the operator's name as field manager of every write, and what it caches of each
+ * kind (`cache.byObject`, as controller-runtime's `cache.Options.ByObject` in a scaffold's main.go).
  */
 export function operatorManager(
   options: OperatorOptions,
-  identity: { readonly name: string; readonly leaderElectionId: string },
+  identity: {
+    readonly name: string;
+    readonly leaderElectionId: string;
+    readonly cache?: ManagerOptions['cache'];
+  },
 ): Manager {
   return new Manager({
     kubeConfig: options.kubeConfig,
@@ -67,6 +72,7 @@ export function operatorManager(
       ? { id: identity.leaderElectionId, namespace: operatorNamespace(options) }
       : undefined,
     fieldManager: identity.name,
+    cache: identity.cache,
     logger: options.logger ?? createLogger(),
     ...options.managerOptions,
   });
