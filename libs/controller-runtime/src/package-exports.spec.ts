@@ -44,8 +44,8 @@ describe('the package exports', () => {
 });
 
 describe('importing the package', () => {
-  it('loads neither fetch nor WebSocket, which the runtime never uses', async () => {
-    // An ES module import of node:http makes Node load both (its undici); an operator pays about 14 MiB for it.
+  it('does not load Node’s undici (its WebSocket and fetch), which the runtime never uses', async () => {
+    // An ES module import of node:http evaluates the module's WebSocket exports, which load undici: 14 MiB.
     const script = `await import('@opkit/controller-runtime');
       console.log(JSON.stringify(process.moduleLoadList.filter((m) => m.includes('undici'))));`;
     const { stdout } = await promisify(execFile)(

@@ -5,8 +5,8 @@ import type { Registry } from 'prom-client';
 import type { CertificateAndKey } from '../certs/certificates.js';
 import type { RequestFilter } from '../metrics/auth-filter.js';
 
-// Not `import { createServer } from 'node:http'`: importing node:http as an ES module makes Node load the
-// fetch and WebSocket it exports (undici), which costs every operator about 14 MiB of memory at start-up.
+// Not `import { createServer } from 'node:http'`: importing node:http as an ES module evaluates all its exports,
+// and those of its WebSocket classes load Node's undici, which costs every operator about 14 MiB at start-up.
 const { createServer } = process.getBuiltinModule('node:http');
 
 /** A health check: resolves when healthy, throws (with the reason) when not. */
