@@ -35,9 +35,11 @@ export function collectionPath(type: ResourceType, namespace: string): string {
 }
 
 function writer(object: Watched): string {
-  const latest = [...(object.metadata.managedFields ?? [])]
-    .sort((a, b) => ((a.time ?? '') < (b.time ?? '') ? -1 : 1))
-    .at(-1);
+  // The last entry with the latest time (ISO timestamps order as strings).
+  let latest: NonNullable<Watched['metadata']['managedFields']>[number] | undefined;
+  for (const entry of object.metadata.managedFields ?? []) {
+    if (!latest || (entry.time ?? '') >= (latest.time ?? '')) latest = entry;
+  }
   if (!latest) return 'unknown';
   return `${latest.manager ?? 'unknown'} (${latest.operation ?? ''}${latest.subresource ? ` ${latest.subresource}` : ''})`;
 }
