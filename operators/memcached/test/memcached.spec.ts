@@ -1,8 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger, findStatusCondition, isNotFound, type KubeObject } from '@opkit/controller-runtime';
+import { POD, type Pod } from '@opkit/controller-runtime/kinds';
 import { RuntimeMetrics } from '@opkit/controller-runtime/metrics';
-import { eventually, testKubeConfig, useOperator, useTestNamespace } from '@opkit/test-cluster/vitest';
+import {
+  eventually,
+  testKubeConfig,
+  unscheduledPod,
+  useOperator,
+  useTestNamespace,
+} from '@opkit/test-cluster/vitest';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { MEMCACHED, type Memcached } from '../src/index.js';
@@ -154,6 +161,23 @@ describe('the Memcached operator', () => {
     expect(right.spec.template.spec.containers[0]!.args).toContain('--memory-limit=32');
     expect((await available('right', 1)).status?.nodes?.every((n) => n.startsWith('right-'))).toBe(true);
     expect((await available('left', 2)).status?.nodes?.every((n) => n.startsWith('left-'))).toBe(true);
+  });
+
+  it('caches only its own pods, each cut to what its status reads', async () => {
+    // Another application's pod, created first: one watch delivers a namespace's pods in order, so once the
+    // memcached pod made after it is in the cache, this one would be too if the operator watched every pod.
+    await api().create(unscheduledPod('web-0', ns.name, { 'app.kubernetes.io/managed-by': 'someone-else' }));
+    await api().create(memcached('cached', ns.name, { replicas: 1 }));
+    await available('cached', 1);
+
+    const cached = await operator.manager().cache.list<Pod>(POD, { namespace: ns.name });
+    expect(cached.items).toHaveLength(1);
+    const [pod] = cached.items;
+    expect(pod?.metadata.name).toMatch(/^cached-/);
+    expect(pod?.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('memcached-operator');
+    expect(pod?.status?.podIP).toBeTruthy();
+    expect(pod?.spec).toBeUndefined();
+    expect(pod?.metadata.managedFields).toBeUndefined();
   });
 
   it('serves the deprecated v1alpha1 through conversion, and a round trip through it loses nothing', async () => {

@@ -1,5 +1,12 @@
 import { findStatusCondition, type KubeObject } from '@opkit/controller-runtime';
-import { eventually, podProcesses, useOperator, useTestNamespace } from '@opkit/test-cluster/vitest';
+import { POD } from '@opkit/controller-runtime/kinds';
+import {
+  eventually,
+  podProcesses,
+  unscheduledPod,
+  useOperator,
+  useTestNamespace,
+} from '@opkit/test-cluster/vitest';
 import { describe, expect, it } from 'vitest';
 import {
   ClusterClient,
@@ -137,8 +144,15 @@ async function underLoad<T>(
 
 describe('the RedisCluster operator', () => {
   it('forms a 6-node cluster: StatefulSet, Services, cluster_state:ok, 16384 slots, status.nodes', async () => {
+    // Another application's pod, created first: the operator's pod watch, which delivers the namespace's pods in
+    // order, would have cached it before the cluster's pods if it selected pods by anything but its own label.
+    await api().create(unscheduledPod('web-0', ns.name, { 'app.kubernetes.io/managed-by': 'someone-else' }));
     await api().create(redisCluster('cache', ns.name, { size: 6 }));
     const cr = await formed('cache', 6);
+    const cached = await operator.manager().cache.list(POD, { namespace: ns.name });
+    expect(cached.items.map((p) => p.metadata.name).sort()).toEqual(
+      [0, 1, 2, 3, 4, 5].map((i) => `cache-${i}`),
+    );
 
     const sts = await api().get<StatefulSet>(
       { apiVersion: 'apps/v1', kind: 'StatefulSet' },

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, inject } from 'vitest';
 import { KubeApiError, KubeRest } from '../kube/rest.js';
+import { SANDBOX_IMAGE } from '../node/containerd.js';
 import { CGROUP_ROOT } from '../node/host-claim.js';
 
 export { freePort } from '../control-plane/ports.js';
@@ -120,6 +121,33 @@ export async function eventually<T>(
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/**
+ * A pod that passes Pod Security "restricted" and that no node runs (no node carries its selector): an object
+ * that only an operator's pod watch can see, for tests of what that watch selects.
+ */
+export function unscheduledPod(
+  name: string,
+  namespace: string,
+  labels: Readonly<Record<string, string>> = {},
+) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, labels: { ...labels } },
+    spec: {
+      nodeSelector: { 'opkit.example.com/no-such-node': 'true' },
+      securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [
+        {
+          name: 'main',
+          image: SANDBOX_IMAGE,
+          securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+        },
+      ],
+    },
+  };
 }
 
 /**
