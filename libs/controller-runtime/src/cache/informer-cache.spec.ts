@@ -104,7 +104,14 @@ describe('InformerCache', () => {
     const error = await reader.get(CONFIG_MAP, 'missing', 'ns1').catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 404, reason: 'NotFound' });
+    expect(error).toMatchObject({
+      status: 404,
+      reason: 'NotFound',
+      message: 'ConfigMap "missing" not found',
+    });
+    // Misses are control flow in reconcilers: no stack is captured for them, and none is lost elsewhere.
+    expect((error as Error).stack).toBe('ApiError: ConfigMap "missing" not found');
+    expect(new Error('after').stack).toContain('\n    at ');
   });
 
   it('GIVEN a cache of some namespaces WHEN another namespace is read THEN it throws NamespaceNotCachedError', async () => {

@@ -154,15 +154,7 @@ export class InformerCache implements Reader {
   async get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>> {
     const informer = await this.#ready<T>(type, namespace);
     const found = informer.store.get(namespace ? `${namespace}/${name}` : name);
-    if (!found) {
-      throw new ApiError(
-        404,
-        'NotFound',
-        `${type.kind} "${name}" not found`,
-        'GET',
-        `cache:${typeKey(type)}`,
-      );
-    }
+    if (!found) throw cacheMiss(type, name);
     return found;
   }
 
@@ -192,5 +184,20 @@ export class InformerCache implements Reader {
     await Promise.all(
       [...this.#informers.values()].map(async (i) => (await i.catch(() => undefined))?.stopped()),
     );
+  }
+}
+
+/**
+ * The NotFound of a cache read, made without a stack trace: reconcilers read objects that do not exist (yet) on
+ * every pass and drop the error (`ignoreNotFound`), and capturing the async stack of each miss took about 2 % of
+ * an operator's CPU in `bench:converge`.
+ */
+function cacheMiss(type: TypeRef, name: string): ApiError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new ApiError(404, 'NotFound', `${type.kind} "${name}" not found`, 'GET', `cache:${typeKey(type)}`);
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }

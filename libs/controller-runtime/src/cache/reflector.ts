@@ -133,14 +133,16 @@ export class Reflector<T extends KubeObject> {
     let res: IncomingMessage | undefined;
     let watchdog: NodeJS.Timeout | undefined;
     const inactivity = this.#o.inactivityTimeoutMs ?? 150_000;
+    // Re-armed on every chunk: restarting one timer costs less than a new timer per chunk.
     const arm = () => {
-      clearTimeout(watchdog);
-      watchdog = setTimeout(() => {
-        const error = new Error(`watch silent for ${inactivity} ms`);
-        // Before the response arrives there is no stream to destroy: abort the request itself.
-        if (res) res.destroy(error);
-        else local.abort(error);
-      }, inactivity);
+      watchdog =
+        watchdog?.refresh() ??
+        setTimeout(() => {
+          const error = new Error(`watch silent for ${inactivity} ms`);
+          // Before the response arrives there is no stream to destroy: abort the request itself.
+          if (res) res.destroy(error);
+          else local.abort(error);
+        }, inactivity);
     };
     try {
       arm();

@@ -4,6 +4,9 @@ import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import { ApiError, ConnectionError } from './errors.js';
 import { type ClusterConnection, Kubeconfig } from './kubeconfig.js';
 
+// Not an ES module import: that would evaluate every export of node:tls, its root certificate list among them.
+const { createSecureContext } = process.getBuiltinModule('node:tls');
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -72,20 +75,20 @@ export class Transport {
       this.#optionsBuiltAt = Date.now();
       const previous = this.#options;
       this.#options = (async () => {
-        const opts: RequestOptions = {};
-        await this.#kubeConfig.applyToHTTPSOptions(opts);
-        const agent = (await previous?.catch(() => undefined))?.agent;
-        opts.agent =
-          agent ??
+        const credentials: RequestOptions = {};
+        await this.#kubeConfig.applyToHTTPSOptions(credentials);
+        const { ca, cert, key, rejectUnauthorized, servername, headers } = credentials;
+        const agent =
+          (await previous?.catch(() => undefined))?.agent ??
           new Agent({
             keepAlive: true,
             maxSockets: 64,
-            ca: opts.ca,
-            cert: opts.cert,
-            key: opts.key,
-            rejectUnauthorized: opts.rejectUnauthorized,
+            // One TLS context for every connection. The certificates stay out of each request's options:
+            // Node's agent names a request's connection pool by concatenating its `ca`, `cert` and `key`.
+            secureContext: createSecureContext({ ca, cert, key }),
+            rejectUnauthorized,
           });
-        return opts;
+        return { agent, headers, rejectUnauthorized, ...(servername ? { servername } : {}) };
       })();
     }
     return this.#options;

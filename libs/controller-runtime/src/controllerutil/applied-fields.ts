@@ -15,7 +15,26 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  if (a === b) return true;
+  return typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * The values `k:` and `v:` keys spell, by their text: every object of a kind has the same few keys (the
+ * container's name, the port), so each is parsed once, not on every reconcile.
+ */
+const parsedKeys = new Map<string, unknown>();
+const MAX_PARSED_KEYS = 4096;
+/** Longer keys (a whole object as a set value) are parsed each time rather than kept. */
+const MAX_KEPT_KEY_LENGTH = 256;
+
+function keyValue(text: string): unknown {
+  if (text.length > MAX_KEPT_KEY_LENGTH) return JSON.parse(text);
+  if (parsedKeys.has(text)) return parsedKeys.get(text);
+  const value: unknown = JSON.parse(text);
+  if (parsedKeys.size >= MAX_PARSED_KEYS) parsedKeys.clear();
+  parsedKeys.set(text, value);
+  return value;
 }
 
 /** The element of a list that a `k:{…}` key names; a key field the element leaves out matches (defaulted). */
@@ -26,23 +45,26 @@ function elementWithKey(list: readonly unknown[], key: Record<string, unknown>):
   );
 }
 
-function missingIn(fields: FieldSet, value: unknown, path: string, found: string[]): void {
-  for (const [key, children] of Object.entries(fields)) {
-    if (key === '.') continue;
-    const kind = key.slice(0, 2);
-    const rest = key.slice(2);
+/** Adds to `found` the path of every field of `fields` that `value` lacks; `path` is joined only for those. */
+function missingIn(fields: FieldSet, value: unknown, path: string[], found: string[]): void {
+  if (!isRecord(fields)) return; // not a field set (a malformed entry): nothing to find in it
+  for (const key of Object.keys(fields)) {
+    const form = key.slice(0, 2);
+    const text = key.slice(2);
     let child: unknown;
-    if (kind === 'f:') child = isRecord(value) ? value[rest] : undefined;
-    else if (kind === 'k:')
-      child = Array.isArray(value) ? elementWithKey(value, JSON.parse(rest)) : undefined;
-    else if (kind === 'v:') {
-      const wanted: unknown = JSON.parse(rest);
-      child = Array.isArray(value) ? value.find((item) => sameJson(item, wanted)) : undefined;
-    } else if (kind === 'i:') child = Array.isArray(value) ? value[Number(rest)] : undefined;
-    else continue; // a key form this code does not know: never a reason to write
-    const at = kind === 'f:' ? `${path}.${rest}` : `${path}[${rest}]`;
-    if (child === undefined) found.push(at);
-    else missingIn(children, child, at, found);
+    if (form === 'f:') child = isRecord(value) ? value[text] : undefined;
+    else if (form !== 'k:' && form !== 'v:' && form !== 'i:')
+      continue; // `.`, or a key form this code does not know: never a reason to write
+    else if (!Array.isArray(value)) child = undefined;
+    else if (form === 'k:') child = elementWithKey(value, keyValue(text) as Record<string, unknown>);
+    else if (form === 'v:') {
+      const wanted = keyValue(text);
+      child = value.find((item) => sameJson(item, wanted));
+    } else child = value[Number(text)];
+    path.push(form === 'f:' ? '.' : '[', text, form === 'f:' ? '' : ']');
+    if (child === undefined) found.push(path.join(''));
+    else missingIn(fields[key] as FieldSet, child, path, found);
+    path.length -= 3;
   }
 }
 
@@ -58,7 +80,7 @@ export function droppedAppliedFields(live: KubeObject, desired: KubeObject, mana
   for (const entry of entries) {
     if (entry.manager !== manager || entry.operation !== 'Apply' || entry.subresource || !entry.fieldsV1)
       continue;
-    missingIn(entry.fieldsV1, desired, '', found);
+    missingIn(entry.fieldsV1, desired, [], found);
   }
   return found;
 }

@@ -30,6 +30,22 @@ const MAX_EXPONENT = 64;
 /** The exact value of a quantity, or `undefined` when `input` is not one. */
 export function parseQuantity(input: string | number): QuantityValue | undefined {
   const text = typeof input === 'number' ? (Number.isFinite(input) ? String(input) : '') : input;
+  // Operators compare and convert the same few quantities on every reconcile; each is parsed once (texts no
+  // quantity is as long as are not kept).
+  if (text.length > MAX_KEPT_QUANTITY_LENGTH) return parse(text);
+  const known = parsedQuantities.get(text);
+  if (known !== undefined || parsedQuantities.has(text)) return known;
+  const value = parse(text);
+  if (parsedQuantities.size >= MAX_PARSED_QUANTITIES) parsedQuantities.clear();
+  parsedQuantities.set(text, value);
+  return value;
+}
+
+const parsedQuantities = new Map<string, QuantityValue | undefined>();
+const MAX_PARSED_QUANTITIES = 4096;
+const MAX_KEPT_QUANTITY_LENGTH = 64;
+
+function parse(text: string): QuantityValue | undefined {
   const m = QUANTITY.exec(text);
   if (!m) return undefined;
   const [, sign, number = '', binary, decimal, exponent] = m;
