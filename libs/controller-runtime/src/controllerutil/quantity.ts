@@ -30,8 +30,8 @@ const MAX_EXPONENT = 64;
 /** The exact value of a quantity, or `undefined` when `input` is not one. */
 export function parseQuantity(input: string | number): QuantityValue | undefined {
   const text = typeof input === 'number' ? (Number.isFinite(input) ? String(input) : '') : input;
-  // Operators compare and convert the same few quantities on every reconcile; each is parsed once (texts no
-  // quantity is as long as are not kept).
+  // Operators compare and convert the same few quantities on every reconcile; each is parsed once. Texts
+  // longer than any real quantity are parsed each time, not kept.
   if (text.length > MAX_KEPT_QUANTITY_LENGTH) return parse(text);
   const known = parsedQuantities.get(text);
   if (known !== undefined || parsedQuantities.has(text)) return known;
