@@ -45,7 +45,7 @@ function elementWithKey(list: readonly unknown[], key: Record<string, unknown>):
   );
 }
 
-/** Adds to `found` the path of every field of `fields` that `value` lacks; `path` is joined only for those. */
+/** Adds to `found` the path of each field of `fields` that `value` lacks, joining `path` only for those. */
 function missingIn(fields: FieldSet, value: unknown, path: string[], found: string[]): void {
   if (!isRecord(fields)) return; // not a field set (a malformed entry): nothing to find in it
   for (const key of Object.keys(fields)) {
