@@ -88,7 +88,7 @@ export class Transport {
             secureContext: createSecureContext({ ca, cert, key }),
             rejectUnauthorized,
           });
-        return { agent, headers, rejectUnauthorized, ...(servername ? { servername } : {}) };
+        return { agent, headers, ...(servername ? { servername } : {}) };
       })();
     }
     return this.#options;

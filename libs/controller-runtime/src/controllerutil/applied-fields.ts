@@ -1,4 +1,5 @@
 import type { KubeObject } from '../object.js';
+import { rememberParsed } from './parsed-texts.js';
 
 /** A server-side apply field set (`fieldsV1`): `f:<field>`, `k:<list key>`, `v:<set value>`, `i:<index>`. */
 type FieldSet = { readonly [key: string]: FieldSet };
@@ -20,22 +21,10 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /**
- * The values `k:` and `v:` keys spell, by their text: every object of a kind has the same few keys (the
- * container's name, the port), so each is parsed once, not on every reconcile.
+ * The value a `k:` or `v:` key spells, by its text: every object of a kind has the same few keys (the
+ * container's name, the port). Longer keys (a whole object as a set value) are parsed each time.
  */
-const parsedKeys = new Map<string, unknown>();
-const MAX_PARSED_KEYS = 4096;
-/** Longer keys (a whole object as a set value) are parsed each time rather than kept. */
-const MAX_KEPT_KEY_LENGTH = 256;
-
-function keyValue(text: string): unknown {
-  if (text.length > MAX_KEPT_KEY_LENGTH) return JSON.parse(text);
-  if (parsedKeys.has(text)) return parsedKeys.get(text);
-  const value: unknown = JSON.parse(text);
-  if (parsedKeys.size >= MAX_PARSED_KEYS) parsedKeys.clear();
-  parsedKeys.set(text, value);
-  return value;
-}
+const keyValue = rememberParsed((text): unknown => JSON.parse(text), { maxLength: 256 });
 
 /** The element of a list that a `k:{…}` key names; a key field the element leaves out matches (defaulted). */
 function elementWithKey(list: readonly unknown[], key: Record<string, unknown>): unknown {

@@ -4,6 +4,8 @@
  * controller write again on every reconcile; they are compared by value.
  */
 
+import { rememberParsed } from './parsed-texts.js';
+
 /** An exact quantity value: `mantissa × 10^exp10 × 2^exp2`. */
 interface QuantityValue {
   readonly mantissa: bigint;
@@ -26,24 +28,14 @@ const DECIMAL: Readonly<Record<string, number>> = {
 };
 /** Exponents beyond this are not compared by value (Kubernetes caps quantities far below it anyway). */
 const MAX_EXPONENT = 64;
+/** Each quantity text parsed once (texts over 64 characters are not kept): the same few recur on every pass. */
+const parseText = rememberParsed(parse, { maxLength: 64 });
 
 /** The exact value of a quantity, or `undefined` when `input` is not one. */
 export function parseQuantity(input: string | number): QuantityValue | undefined {
   const text = typeof input === 'number' ? (Number.isFinite(input) ? String(input) : '') : input;
-  // Operators compare and convert the same few quantities on every reconcile; each is parsed once. Texts
-  // longer than any real quantity are parsed each time, not kept.
-  if (text.length > MAX_KEPT_QUANTITY_LENGTH) return parse(text);
-  const known = parsedQuantities.get(text);
-  if (known !== undefined || parsedQuantities.has(text)) return known;
-  const value = parse(text);
-  if (parsedQuantities.size >= MAX_PARSED_QUANTITIES) parsedQuantities.clear();
-  parsedQuantities.set(text, value);
-  return value;
+  return parseText(text);
 }
-
-const parsedQuantities = new Map<string, QuantityValue | undefined>();
-const MAX_PARSED_QUANTITIES = 4096;
-const MAX_KEPT_QUANTITY_LENGTH = 64;
 
 function parse(text: string): QuantityValue | undefined {
   const m = QUANTITY.exec(text);
