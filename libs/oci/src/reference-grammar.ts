@@ -81,11 +81,86 @@ function digestProblem(digest: string): string | undefined {
   return /^[a-f0-9]+$/.test(encoded) ? undefined : 'invalid checksum digest format';
 }
 
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+const isLowerAlnum = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || isDigit(c);
+const isAlnum = (c: number): boolean => isLowerAlnum(c) || (c >= 0x41 && c <= 0x5a);
+const isWord = (c: number): boolean => isAlnum(c) || c === 0x5f;
+
+/** Longer references take the grammar's path, which measures the name without its tag and normalized. */
+const PLAIN_REFERENCE_MAX = 200;
+
+/**
+ * Whether `image` is a reference `reference.ParseNormalizedNamed` accepts, read in one pass without the grammar's
+ * regular expression: an optional registry (`host[:port]/`, recognised as {@link namesRegistryHost} does), a
+ * lowercase repository path and an optional tag, at most 200 characters, no digest. `false` means only that the
+ * text is not of that plain shape; the grammar then decides. Catalogs name thousands of images, nearly all plain.
+ */
+export function isPlainValidReference(image: string): boolean {
+  const n = image.length;
+  if (n === 0 || n > PLAIN_REFERENCE_MAX) return false;
+  let i = 0;
+  const slash = image.indexOf('/');
+  if (slash > 0 && namesRegistryHost(image)) {
+    // DOMAIN_COMPONENT (`.` DOMAIN_COMPONENT)* (`:` port)?
+    for (;;) {
+      if (!isAlnum(image.charCodeAt(i))) return false;
+      while (i < slash && (isAlnum(image.charCodeAt(i)) || image.charCodeAt(i) === 0x2d)) i++;
+      if (image.charCodeAt(i - 1) === 0x2d) return false;
+      if (image.charCodeAt(i) !== 0x2e) break;
+      i++;
+    }
+    if (image.charCodeAt(i) === 0x3a) {
+      i++;
+      if (!isDigit(image.charCodeAt(i))) return false;
+      while (i < slash && isDigit(image.charCodeAt(i))) i++;
+    }
+    if (i !== slash) return false;
+    i++;
+  } else if (n === 64 && IMAGE_ID_PATTERN.test(image)) {
+    return false;
+  }
+  // NAME_COMPONENT (`/` NAME_COMPONENT)*, each `[a-z0-9]+` runs joined by `.`, `_`, `__` or `-+`.
+  for (;;) {
+    if (!isLowerAlnum(image.charCodeAt(i))) return false;
+    while (i < n) {
+      const c = image.charCodeAt(i);
+      if (isLowerAlnum(c)) {
+        i++;
+        continue;
+      }
+      let next = i + 1;
+      if (c === 0x5f && image.charCodeAt(next) === 0x5f) next++;
+      else if (c === 0x2d) while (image.charCodeAt(next) === 0x2d) next++;
+      else if (c !== 0x2e && c !== 0x5f) break;
+      if (!isLowerAlnum(image.charCodeAt(next))) return false;
+      i = next;
+    }
+    if (image.charCodeAt(i) !== 0x2f) break;
+    i++;
+  }
+  if (i === n) return true;
+  // `:` TAG, `[\w][\w.-]{0,127}`.
+  if (image.charCodeAt(i) !== 0x3a) return false;
+  const tagStart = ++i;
+  if (!isWord(image.charCodeAt(i))) return false;
+  while (i < n) {
+    const c = image.charCodeAt(i);
+    if (!isWord(c) && c !== 0x2e && c !== 0x2d) return false;
+    i++;
+  }
+  return n - tagStart <= 128;
+}
+
 /**
  * Why `reference.ParseNormalizedNamed(image)` refuses `image`, in its words (`invalid reference format`,
  * `repository name must be lowercase`, the digest's own errors), or `undefined` when it accepts it.
  */
 export function normalizedReferenceProblem(image: string): string | undefined {
+  return isPlainValidReference(image) ? undefined : normalizedReferenceProblemByGrammar(image);
+}
+
+/** {@link normalizedReferenceProblem} decided by the grammar alone, without the plain-reference shortcut. */
+export function normalizedReferenceProblemByGrammar(image: string): string | undefined {
   if (IMAGE_ID_PATTERN.test(image)) {
     return `invalid repository name (${image}), cannot specify 64-byte hexadecimal strings`;
   }

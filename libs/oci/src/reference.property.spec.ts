@@ -2,7 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ReferenceInvalidError } from './errors.js';
 import { formatReference, parseReference } from './reference.js';
-import { normalizedReferenceProblem, splitDockerDomain } from './reference-grammar.js';
+import {
+  isPlainValidReference,
+  normalizedReferenceProblem,
+  normalizedReferenceProblemByGrammar,
+  splitDockerDomain,
+} from './reference-grammar.js';
 
 // A fixed seed keeps `npm test` reproducible; FUZZ_RUNS=100000 searches longer on demand.
 const params = { seed: 20261126, numRuns: Number(process.env.FUZZ_RUNS ?? 300) };
@@ -45,6 +50,45 @@ const referenceish = fc.string({
   unit: fc.constantFrom(...'ab09.-_:/@ A[]:\u00e9\u0000sha256'.split('')),
   maxLength: 40,
 });
+
+/**
+ * Text shaped like plain references, with their edges: separators doubled, tripled or at the ends, ports, hosts,
+ * upper case, digests, 64 hex digits, names and tags around their length limits.
+ */
+const plainish = fc.oneof(
+  fc
+    .array(
+      fc.constantFrom(
+        'a',
+        'b1',
+        'Z',
+        '0',
+        '.',
+        '_',
+        '__',
+        '___',
+        '-',
+        '--',
+        '/',
+        ':',
+        '5000',
+        'localhost',
+        'x.io',
+        '@',
+      ),
+      { maxLength: 12 },
+    )
+    .map((parts) => parts.join('')),
+  fc.stringMatching(/^[a-f0-9]{64}$/),
+  fc
+    .tuple(
+      fc.integer({ min: 180, max: 260 }),
+      fc.constantFrom('', 'quay.io/', 'a/'),
+      fc.constantFrom('', ':v1'),
+    )
+    .map(([n, registry, tag]) => `${registry}${'a'.repeat(n)}${tag}`),
+  fc.integer({ min: 126, max: 130 }).map((n) => `a/b:${'t'.repeat(n)}`),
+);
 
 describe('image references, by property', long, () => {
   it('parse, format and parse again give the same reference', () => {
@@ -144,5 +188,34 @@ describe('the registry client parser and the validators, on one grammar', long, 
       }),
       params,
     );
+  });
+});
+
+describe('plain references, read without the grammar', long, () => {
+  it('are accepted only where the grammar accepts them', () => {
+    fc.assert(
+      fc.property(fc.oneof(reference, referenceish, plainish), (s) => {
+        if (isPlainValidReference(s)) expect(normalizedReferenceProblemByGrammar(s), s).toBeUndefined();
+        expect(normalizedReferenceProblem(s), s).toBe(normalizedReferenceProblemByGrammar(s));
+      }),
+      params,
+    );
+  });
+
+  it('cover the references catalogs name: a registry, a lowercase path and a tag', () => {
+    fc.assert(
+      fc.property(reference, (s) => {
+        if (!s.includes('@') && s.length <= 200) expect(isPlainValidReference(s), s).toBe(true);
+      }),
+      params,
+    );
+    for (const s of [
+      'quay.io/acme/memcached-operator:v0.1.0',
+      'memcached:1.6',
+      'localhost:5000/a/b',
+      'busybox',
+    ]) {
+      expect(isPlainValidReference(s), s).toBe(true);
+    }
   });
 });

@@ -4,6 +4,7 @@
 // the option definitions; each action imports the libraries it needs (OLM, OCI, gRPC, the Kubernetes
 // client, esbuild) when it runs.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { registerBundleCommands } from './commands/bundle.js';
 import { registerCatalogCommands } from './commands/catalog.js';
@@ -15,13 +16,13 @@ import { registerOlmCommands } from './commands/olm.js';
 import { examples } from './commands/options.js';
 import { registerRunCommands } from './commands/run.js';
 import { registerScorecardCommand } from './commands/scorecard.js';
+import { CLI_PACKAGE_DIR } from './package-dir.js';
 
 /** The package's version; a bundled copy (the catalog server in an image) has no package.json beside it. */
 export function cliVersion(): string {
   try {
-    return (
-      JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-    ).version;
+    return (JSON.parse(readFileSync(join(CLI_PACKAGE_DIR, 'package.json'), 'utf8')) as { version: string })
+      .version;
   } catch {
     return 'unknown (bundled)';
   }

@@ -530,8 +530,14 @@ describe('bad input', () => {
 });
 
 describe('start-up', () => {
-  /** The modules a run of opkit loads, as URLs, from a module-loading hook. */
-  async function loadedModules(...args: string[]): Promise<{ stdout: string; modules: string[] }> {
+  /**
+   * What a run of opkit loads: every module as a URL, from a module-loading hook, and the sources bundled into
+   * the build's files among them (esbuild starts each bundled module with a comment naming its source file,
+   * relative to the CLI's package: `src/…` or `../../libs/…`).
+   */
+  async function loaded(
+    ...args: string[]
+  ): Promise<{ stdout: string; modules: string[]; sources: string[] }> {
     const hook = `import { registerHooks } from 'node:module';
 registerHooks({ load(url, context, next) { process.stderr.write('loaded ' + url + '\\n'); return next(url, context); } });`;
     const { stdout, stderr } = await run(
@@ -539,20 +545,22 @@ registerHooks({ load(url, context, next) { process.stderr.write('loaded ' + url 
       ['--import', `data:text/javascript,${encodeURIComponent(hook)}`, opkit, ...args],
       { cwd: root },
     );
-    return {
-      stdout,
-      modules: stderr.split('\n').flatMap((l) => (l.startsWith('loaded ') ? [l.slice(7)] : [])),
-    };
+    const modules = stderr.split('\n').flatMap((l) => (l.startsWith('loaded ') ? [l.slice(7)] : []));
+    const dist = new URL('../dist/', new URL(`file://${opkit}`)).href;
+    const sources = modules
+      .filter((url) => url.startsWith(dist))
+      .flatMap((url) => readFileSync(new URL(url), 'utf8').match(/^\/\/ \S+\.ts$/gm) ?? [])
+      .map((comment) => comment.slice(3));
+    return { stdout, modules, sources };
   }
 
   it('runs its build in its own process and prints its help without loading the libraries', async () => {
-    const { stdout, modules } = await loadedModules('--help');
+    const { stdout, modules, sources } = await loaded('--help');
     expect(stdout).toMatch(/^Usage: opkit /);
     expect(modules).toContain(new URL('../dist/main.js', new URL(`file://${opkit}`)).href);
-    const heavy = modules.filter((url) =>
-      /\/(libs\/(olm|oci)|@kubernetes|@grpc|esbuild|tsx|yaml|tar)\//.test(url),
-    );
-    expect(heavy).toEqual([]);
+    expect(sources).toContain('src/program.ts');
+    expect(modules.filter((url) => /\/(@kubernetes|@grpc|esbuild|tsx|yaml|tar)\//.test(url))).toEqual([]);
+    expect(sources.filter((path) => /\/libs\/(olm|oci)\//.test(path))).toEqual([]);
   });
 
   it('validates and renders a JSON catalog without the YAML library or the OLM concepts it does not use', async () => {
@@ -560,13 +568,14 @@ registerHooks({ load(url, context, next) { process.stderr.write('loaded ' + url 
       ['catalog', 'validate', 'catalog/configs'],
       ['catalog', 'render', 'catalog/configs', '-o', 'json'],
     ]) {
-      const { modules } = await loadedModules(...args);
+      const { modules, sources } = await loaded(...args);
+      expect(sources, args.join(' ')).toContain('../../libs/olm/src/catalog/load.ts');
       expect(
-        modules.some((url) => url.includes('/libs/olm/')),
+        modules.filter((url) => /\/node_modules\/yaml\//.test(url)),
         args.join(' '),
-      ).toBe(true);
-      const unused = modules.filter((url) =>
-        /\/(yaml|libs\/olm\/dist\/(registry|install|scorecard|graph|validation))\//.test(url),
+      ).toEqual([]);
+      const unused = sources.filter((path) =>
+        /\/libs\/olm\/src\/(registry|install|scorecard|graph|validation)\//.test(path),
       );
       expect(unused, args.join(' ')).toEqual([]);
     }

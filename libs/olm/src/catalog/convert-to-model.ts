@@ -1,3 +1,4 @@
+import { isPlainValidReference } from '@opkit/oci/reference-grammar';
 import { byteOrder, goQuote, goStringSlice } from '../go-compat/go-format.js';
 import { SemverError } from '../semver/errors.js';
 import { type PrereleaseIdentifier, parseVersion, type Version } from '../semver/version.js';
@@ -218,8 +219,12 @@ function bundleIdentity(
 /** What {@link ConversionState.pullSpecErrors} holds for a valid spec: one lookup answers for both kinds. */
 const VALID_PULL_SPEC = '';
 
-/** {@link pullSpecError}, remembered per spec. */
+/**
+ * {@link pullSpecError}, remembered per spec. A plain reference (registry, lowercase path, tag) is checked in
+ * less time than a lookup takes, so only the others are remembered.
+ */
 function knownPullSpecError(spec: string, known: Map<string, string>): string | undefined {
+  if (isPlainValidReference(spec)) return undefined;
   const knownError = known.get(spec);
   if (knownError !== undefined) return knownError === VALID_PULL_SPEC ? undefined : knownError;
   const error = pullSpecError(spec);

@@ -1,4 +1,4 @@
-import type { Dirent } from 'node:fs';
+import { type Dirent, readFileSync, statSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { byteOrder, goQuote } from '../go-compat/go-format.js';
@@ -10,8 +10,6 @@ import { type Catalog, emptyCatalog } from './types.js';
 
 /** Options of {@link loadCatalog}. */
 export interface LoadCatalogOptions {
-  /** How many files are read at once (opm parses NumCPU files concurrently). Default 16. */
-  readonly concurrency?: number;
   /**
    * Files larger than this are refused before they are read. The default, 512 MiB, is about the longest string
    * V8 can hold, so no readable catalog file is refused; it keeps a huge file from exhausting memory first.
@@ -103,45 +101,10 @@ export async function loadCatalog(dir: string, options: LoadCatalogOptions = {})
   }
   const files = await listCatalogFiles(dir);
   const maxFileBytes = options.maxFileBytes ?? MAX_CATALOG_FILE_BYTES;
-  const results: { catalog: Catalog; problem?: LoadProblem }[] = new Array(files.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < files.length) {
-      const i = next++;
-      const file = files[i]!;
-      const catalog = emptyCatalog();
-      let bytes: Uint8Array;
-      try {
-        const { size } = await stat(join(dir, file));
-        if (size > maxFileBytes) {
-          const message = `read ${file}: file of ${size} bytes exceeds the limit of ${maxFileBytes} bytes`;
-          results[i] = { catalog, problem: { file, message } };
-          continue;
-        }
-        bytes = await readFile(join(dir, file));
-      } catch (err) {
-        // Like os.DirFS: an open error names the relative path, a read error (a directory) the joined one.
-        const message =
-          (err as NodeJS.ErrnoException).code === 'EISDIR'
-            ? fsErrorMessage('read', `${dir}/${file}`, err)
-            : fsErrorMessage('open', file, err);
-        results[i] = { catalog, problem: { file, message } };
-        continue;
-      }
-      const decoded = decodeCatalogStream(bytes);
-      let problem: LoadProblem | undefined;
-      for (const [index, meta] of decoded.metas.entries()) {
-        const message = addMeta(catalog, meta, { file, index });
-        if (message !== undefined) {
-          problem = { file, message };
-          break;
-        }
-      }
-      if (problem === undefined && decoded.error !== undefined) problem = { file, message: decoded.error };
-      results[i] = problem === undefined ? { catalog } : { catalog, problem };
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 16) }, worker));
+  // Files are read synchronously, one after another: decoding a file takes longer than reading it, and the
+  // promise API's open, stat, read and close, each a round trip through the thread pool, cost more on this
+  // thread than the reads themselves (15–30 ms for the 50 files of a 9 MB catalog).
+  const results = files.map((file) => loadFile(dir, file, maxFileBytes));
   const problems = results.flatMap((r) => (r.problem ? [r.problem] : []));
   if (problems.length > 0) throw new CatalogLoadError(dir, problems);
   const out = emptyCatalog();
@@ -153,6 +116,37 @@ export async function loadCatalog(dir: string, options: LoadCatalogOptions = {})
     out.others.push(...catalog.others);
   }
   return out;
+}
+
+/** One file of {@link loadCatalog}: its blobs, and the first problem that stopped its decoding. */
+function loadFile(
+  dir: string,
+  file: string,
+  maxFileBytes: number,
+): { catalog: Catalog; problem?: LoadProblem } {
+  const catalog = emptyCatalog();
+  let bytes: Uint8Array;
+  try {
+    const { size } = statSync(join(dir, file));
+    if (size > maxFileBytes) {
+      const message = `read ${file}: file of ${size} bytes exceeds the limit of ${maxFileBytes} bytes`;
+      return { catalog, problem: { file, message } };
+    }
+    bytes = readFileSync(join(dir, file));
+  } catch (err) {
+    // Like os.DirFS: an open error names the relative path, a read error (a directory) the joined one.
+    const message =
+      (err as NodeJS.ErrnoException).code === 'EISDIR'
+        ? fsErrorMessage('read', `${dir}/${file}`, err)
+        : fsErrorMessage('open', file, err);
+    return { catalog, problem: { file, message } };
+  }
+  const decoded = decodeCatalogStream(bytes);
+  for (const [index, meta] of decoded.metas.entries()) {
+    const message = addMeta(catalog, meta, { file, index });
+    if (message !== undefined) return { catalog, problem: { file, message } };
+  }
+  return decoded.error === undefined ? { catalog } : { catalog, problem: { file, message: decoded.error } };
 }
 
 /**

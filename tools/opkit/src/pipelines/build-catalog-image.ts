@@ -4,10 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CATALOG_CONFIGS_DIR, CATALOG_CONFIGS_LABEL, layerFromDirectory, sourceDateEpoch } from '@opkit/oci';
 import { loadRegistry } from '@opkit/olm/registry';
+import { CLI_PACKAGE_DIR } from '../package-dir.js';
 import { buildOperatorImage, type OperatorImage } from './build-operator-image.js';
-
-/** The CLI's own project: the catalog server is `opkit catalog serve`, bundled like an operator. */
-const cliDir = join(import.meta.dirname, '..', '..');
 
 /**
  * The CLI's modules to bundle: its TypeScript sources in the repository (so an image's digest follows the
@@ -16,7 +14,7 @@ const cliDir = join(import.meta.dirname, '..', '..');
  */
 function cliModule(name: string): string {
   const source = join('src', `${name}.ts`);
-  return existsSync(join(cliDir, source)) ? source : join('dist', `${name}.js`);
+  return existsSync(join(CLI_PACKAGE_DIR, source)) ? source : join('dist', `${name}.js`);
 }
 
 /** Where OLM's registry pod looks for its probe program (on PATH). */
@@ -61,7 +59,7 @@ export async function buildServingCatalogImage(o: {
     );
     const cache = await layerFromDirectory(scratch, { prefix: SERVE_CACHE_DIR, mtime });
     return await buildOperatorImage({
-      operatorDir: cliDir,
+      operatorDir: CLI_PACKAGE_DIR,
       entry: cliModule('main'),
       base: o.base,
       out: o.layout,

@@ -1,0 +1,51 @@
+// Builds the CLI into `dist/`: the commands and the workspace libraries they use, bundled from their TypeScript
+// sources into ES modules, one per command group and shared chunks between them (esbuild's code splitting), so
+// that a command loads what it runs and nothing else. npm packages stay outside the bundle and load from
+// node_modules as before. A catalog command loads about ten files instead of the hundred modules of a
+// file-per-module build, and Node resolves, reads and links each one: 25–60 ms of every run.
+//
+// Entry points: `main.js` (the `opkit` command, run by `bin/opkit.js`) and `health-probe.js` (the probe program
+// the catalog image bundles from it when the sources are absent). Every file is written at the top of `dist/`,
+// so a module's `import.meta` points one level below the package, as it does in `src/`.
+import { rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { build } from 'esbuild';
+
+const packageDir = join(import.meta.dirname, '..');
+const outdir = join(packageDir, 'dist');
+
+const WORKSPACE_SCOPE = '@opkit/';
+
+rmSync(outdir, { recursive: true, force: true });
+const result = await build({
+  absWorkingDir: packageDir,
+  entryPoints: { main: 'src/main.ts', 'health-probe': 'src/health-probe.ts' },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // Workspace libraries from their sources, as the operator images bundle them.
+  conditions: ['@opkit/source'],
+  chunkNames: '[name]-[hash]',
+  // A `require` for what the libraries require (the YAML library, loaded on first use): esbuild turns those
+  // calls into a helper that needs one, and ES modules have none.
+  banner: {
+    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+  metafile: true,
+  plugins: [
+    {
+      name: 'npm-packages-outside',
+      setup(b) {
+        b.onResolve({ filter: /^[^./]/ }, (args) =>
+          args.path.startsWith(WORKSPACE_SCOPE) ? undefined : { path: args.path, external: true },
+        );
+      },
+    },
+  ],
+});
+const files = Object.keys(result.metafile.outputs).map((file) => relative(outdir, join(packageDir, file)));
+process.stdout.write(`built ${files.length} modules into ${relative(process.cwd(), outdir) || '.'}\n`);
