@@ -10,6 +10,7 @@
 import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { build } from 'esbuild';
+import { REQUIRE_SHIM } from '../src/operator-bundle.js';
 
 const packageDir = join(import.meta.dirname, '..');
 const outdir = join(packageDir, 'dist');
@@ -31,9 +32,7 @@ const result = await build({
   chunkNames: '[name]-[hash]',
   // A `require` for what the libraries require (the YAML library, loaded on first use): esbuild turns those
   // calls into a helper that needs one, and ES modules have none.
-  banner: {
-    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-  },
+  banner: { js: REQUIRE_SHIM },
   logLevel: 'warning',
   metafile: true,
   plugins: [
@@ -47,5 +46,5 @@ const result = await build({
     },
   ],
 });
-const files = Object.keys(result.metafile.outputs).map((file) => relative(outdir, join(packageDir, file)));
-process.stdout.write(`built ${files.length} modules into ${relative(process.cwd(), outdir) || '.'}\n`);
+const count = Object.keys(result.metafile.outputs).length;
+process.stdout.write(`built ${count} modules into ${relative(process.cwd(), outdir) || '.'}\n`);
