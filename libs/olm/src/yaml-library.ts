@@ -9,12 +9,23 @@ let loaded: YamlLibrary | undefined;
 
 /**
  * The `yaml` package, loaded on first use. A bundler sees the `require` call and bundles the package (esbuild
- * keeps a CommonJS package's code unevaluated until that call); Node runs ES modules without `require`, so
- * there it is required relative to this module.
+ * keeps a CommonJS package's code unevaluated until that call). Where that `require` is not a working one —
+ * Node runs ES modules without `require`, and esbuild, bundling to an ES module with `yaml` left outside,
+ * turns it into a helper that throws unless the module defines a `require` — the package is required relative
+ * to this module instead.
  */
 export function yamlLibrary(): YamlLibrary {
-  loaded ??= (
-    typeof require === 'function' ? require('yaml') : module.createRequire(import.meta.url)('yaml')
-  ) as YamlLibrary;
+  loaded ??= requireYaml();
   return loaded;
+}
+
+function requireYaml(): YamlLibrary {
+  if (typeof require === 'function') {
+    try {
+      return require('yaml') as YamlLibrary;
+    } catch {
+      // A bundler's stand-in without a `require` behind it: resolve from this module's location below.
+    }
+  }
+  return module.createRequire(import.meta.url)('yaml') as YamlLibrary;
 }

@@ -10,7 +10,6 @@
 import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { build } from 'esbuild';
-import { REQUIRE_SHIM } from '../src/operator-bundle.js';
 
 const packageDir = join(import.meta.dirname, '..');
 const outdir = join(packageDir, 'dist');
@@ -30,9 +29,6 @@ const result = await build({
   // Workspace libraries from their sources, as the operator images bundle them.
   conditions: ['@opkit/source'],
   chunkNames: '[name]-[hash]',
-  // A `require` for what the libraries require (the YAML library, loaded on first use): esbuild turns those
-  // calls into a helper that needs one, and ES modules have none.
-  banner: { js: REQUIRE_SHIM },
   logLevel: 'warning',
   metafile: true,
   plugins: [

@@ -14,7 +14,7 @@ export interface OperatorBundleOptions {
  * The `import` header every bundle starts with: CommonJS dependencies bundled into an ES module still call
  * `require` for Node's built-in modules, so give them one.
  */
-export const REQUIRE_SHIM =
+const REQUIRE_SHIM =
   "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 /**
