@@ -70,7 +70,7 @@ async function main(options: ConvergeOptions): Promise<void> {
       finishedAt: finishedAt.toISOString(),
       durationSeconds: (finishedAt.getTime() - startedAt.getTime()) / 1000,
       machine,
-      cluster: { nodes: options.nodes, kubernetesVersion },
+      cluster: { nodes: options.nodes, kubernetesVersion, controlPlaneQps: options.controlPlaneQps ?? null },
       config: options,
       metrics,
       ratios,
@@ -88,6 +88,7 @@ async function main(options: ConvergeOptions): Promise<void> {
     cluster = await startCluster({
       realNode: false,
       nodes: options.nodes,
+      ...(options.controlPlaneQps === undefined ? {} : { controlPlaneQps: options.controlPlaneQps }),
       onProgress: (line) => log(`cluster: ${line}`),
     });
     rest = new KubeRest(cluster.kubeConfig);

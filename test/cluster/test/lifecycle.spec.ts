@@ -1,11 +1,13 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { get } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { startCluster } from '../src/cluster.js';
+import { type LocalCluster, startCluster } from '../src/cluster.js';
+import { readControlPlaneDescription } from '../src/control-plane/description.js';
 import { ComponentBuildError, GoToolchainError, PortInUseError } from '../src/errors.js';
 import { KubeRest } from '../src/kube/rest.js';
 import { eventually } from '../src/testing/index.js';
@@ -36,11 +38,53 @@ async function hostState(dir?: string): Promise<{ bridge: boolean; chains: boole
   return { ...state, mounts: mounts.stdout.includes(dir) || mounts.stdout.includes('/var/lib/kubelet') };
 }
 
+/** The client rate limit a control-plane component runs with, from its `/configz`, asked as the admin. */
+async function clientRateLimit(
+  cluster: LocalCluster,
+  component: 'controllerManager' | 'scheduler',
+): Promise<{ qps: number; burst: number }> {
+  const { layout } = readControlPlaneDescription(cluster.kubeconfigPath);
+  const port = component === 'controllerManager' ? layout.controllerManagerPort : layout.schedulerPort;
+  const admin = layout.pki.clients.admin;
+  const text = await new Promise<string>((resolve, reject) => {
+    const req = get(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/configz',
+        cert: readFileSync(admin.cert),
+        key: readFileSync(admin.key),
+        rejectUnauthorized: false, // the component serves with a certificate it made for itself
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(body) : reject(new Error(`${res.statusCode}: ${body}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+  });
+  const config = JSON.parse(text) as Record<
+    string,
+    {
+      Generic?: { ClientConnection: { qps: number; burst: number } };
+      clientConnection?: { qps: number; burst: number };
+    }
+  >;
+  const [entry] = Object.values(config);
+  const connection = entry?.Generic?.ClientConnection ?? entry?.clientConnection;
+  if (!connection) throw new Error(`no client connection in ${text.slice(0, 200)}`);
+  return { qps: connection.qps, burst: connection.burst };
+}
+
 describe('cluster lifecycle', () => {
-  it('runs kwok-only clusters side by side on different ports', async () => {
+  it('runs kwok-only clusters side by side on different ports, each with its control-plane rate limits', async () => {
     const [a, b] = await Promise.all([
       startCluster({ realNode: false, nodes: 1 }),
-      startCluster({ realNode: false, nodes: 1 }),
+      startCluster({ realNode: false, nodes: 1, controlPlaneQps: 150 }),
     ]);
     try {
       expect(a.server).not.toBe(b.server);
@@ -50,6 +94,11 @@ describe('cluster lifecycle', () => {
         expect(nodes.items).toHaveLength(1);
         rest.close();
       }
+      // The components' own defaults, unless the cluster was started with a rate of its own.
+      expect(await clientRateLimit(a, 'controllerManager')).toEqual({ qps: 20, burst: 30 });
+      expect(await clientRateLimit(a, 'scheduler')).toEqual({ qps: 50, burst: 100 });
+      expect(await clientRateLimit(b, 'controllerManager')).toEqual({ qps: 150, burst: 300 });
+      expect(await clientRateLimit(b, 'scheduler')).toEqual({ qps: 150, burst: 300 });
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
@@ -92,6 +141,14 @@ describe('cluster lifecycle', () => {
       timeoutMs: 20_000,
     });
     expect(await hostState(started.dir)).toEqual({ bridge: false, chains: false, mounts: false });
+  });
+
+  it('refuses a control-plane rate that is not a whole number of requests per second', async () => {
+    for (const controlPlaneQps of [0, 2.5, Number.NaN]) {
+      await expect(startCluster({ realNode: false, controlPlaneQps })).rejects.toThrow(
+        /controlPlaneQps: expected a whole number from 1 to 100000/,
+      );
+    }
   });
 
   it('says which port is taken instead of failing obscurely', async () => {

@@ -36,6 +36,11 @@ describe('parseConvergeOptions', () => {
     expect(parseConvergeOptions(['--quick', '--sizes', '50']).runs).toEqual([3]);
   });
 
+  it('leaves the control plane its own rate limits unless --control-plane-qps is given', () => {
+    expect(parseConvergeOptions([]).controlPlaneQps).toBeUndefined();
+    expect(parseConvergeOptions(['--quick', '--control-plane-qps', '500']).controlPlaneQps).toBe(500);
+  });
+
   it('names the flag and the reason for bad input', () => {
     expect(() => parseConvergeOptions(['--sizes', '100,x'])).toThrow(/--sizes: .*"x"/);
     expect(() => parseConvergeOptions(['--update-size', '4'])).toThrow(/--update-size: .*1 to 3/);
@@ -45,6 +50,9 @@ describe('parseConvergeOptions', () => {
       /no entry for size 20/,
     );
     expect(() => parseConvergeOptions(['--runs', '100:1:2'])).toThrow(/<size>:<runs>/);
+    expect(() => parseConvergeOptions(['--control-plane-qps', '0'])).toThrow(
+      /--control-plane-qps: .*1 to 100000/,
+    );
     expect(() => parseConvergeOptions(['--node-options=--jitless main.js'])).toThrow(
       /--node-options: .*"main.js"/,
     );

@@ -20,6 +20,11 @@ export interface ConvergeOptions {
   readonly limit: boolean;
   /** Flags for node before our operator's bundle: those the operator image gives it, unless tried otherwise. */
   readonly nodeOptions: readonly string[];
+  /**
+   * The controller-manager's and the scheduler's client rate limit (requests/s; burst twice that), or
+   * `undefined` for their own defaults (20 and 50), which set the pace of converge and resize.
+   */
+  readonly controlPlaneQps: number | undefined;
 }
 
 export const DEFAULT_CONVERGE_OPTIONS: ConvergeOptions = {
@@ -33,6 +38,7 @@ export const DEFAULT_CONVERGE_OPTIONS: ConvergeOptions = {
   nodes: 3,
   limit: true,
   nodeOptions: OPERATOR_NODE_OPTIONS,
+  controlPlaneQps: undefined,
 };
 
 /**
@@ -92,6 +98,10 @@ export function parseConvergeOptions(argv: readonly string[]): ConvergeOptions {
     nodes: v.nodes === undefined ? d.nodes : integer('nodes', v.nodes, 1, 20),
     limit: !v['skip-limit'],
     nodeOptions: v['node-options'] === undefined ? d.nodeOptions : nodeFlags(v['node-options']),
+    controlPlaneQps:
+      v['control-plane-qps'] === undefined
+        ? d.controlPlaneQps
+        : integer('control-plane-qps', v['control-plane-qps'], 1, 100_000),
   };
 }
 
@@ -149,6 +159,7 @@ function parse(argv: readonly string[]) {
       nodes: { type: 'string' },
       'skip-limit': { type: 'boolean' },
       'node-options': { type: 'string' },
+      'control-plane-qps': { type: 'string' },
       quick: { type: 'boolean' },
     },
   });

@@ -22,6 +22,17 @@ export interface ControlPlaneLayout {
    * `kubernetes` Service) and talks to the kubelet with a client certificate.
    */
   readonly realNode: boolean;
+  /**
+   * Requests per second the controller-manager and the scheduler may send the API server (their client-side
+   * rate limit; the burst is twice that). Their own defaults, 20 and 50, when absent.
+   */
+  readonly controlPlaneQps?: number;
+}
+
+/** `--kube-api-qps` and `--kube-api-burst` for {@link ControlPlaneLayout.controlPlaneQps}, when it is set. */
+function apiRateFlags(l: ControlPlaneLayout): string[] {
+  const qps = l.controlPlaneQps;
+  return qps === undefined ? [] : [`--kube-api-qps=${qps}`, `--kube-api-burst=${2 * qps}`];
 }
 
 /** Services of every cluster come from a range reserved for test networks, never a real network's. */
@@ -132,6 +143,7 @@ export function controllerManagerArgs(l: ControlPlaneLayout): string[] {
     // Each controller acts as its own service account, as in kubeadm clusters, so RBAC is exercised for real.
     '--use-service-account-credentials=true',
     `--service-cluster-ip-range=${l.serviceCidr}`,
+    ...apiRateFlags(l),
     '--profiling=false',
     '--v=1',
   ];
@@ -145,6 +157,7 @@ export function schedulerArgs(l: ControlPlaneLayout): string[] {
     '--leader-elect=false',
     '--bind-address=127.0.0.1',
     `--secure-port=${l.schedulerPort}`,
+    ...apiRateFlags(l),
     '--profiling=false',
     '--v=1',
   ];
