@@ -151,12 +151,16 @@ export class Manager {
 
   /**
    * The webhook server (created on first use): it runs on every replica, leader or not, and the `webhook`
-   * readiness check passes only while it answers TLS handshakes.
+   * readiness check passes only while it answers TLS handshakes. Readiness then no longer waits for the
+   * caches: they may need this very server (the API server converts objects stored at another version
+   * through the conversion webhook to list them), and the API server reaches it through a Service, which
+   * routes only to ready pods — waiting would keep both from ever happening.
    */
   get webhookServer(): WebhookServer {
     if (!this.#webhookServer) {
       const server = new WebhookServer({ ...this.#o.webhook, metrics: this.metrics, logger: this.logger });
       this.add(server);
+      this.#readyz.delete('informers');
       this.addReadyzCheck('webhook', server.startedChecker);
       this.#webhookServer = server;
     }
