@@ -109,6 +109,7 @@ async function main(options: ConvergeOptions): Promise<void> {
           updateSize: options.updateSize,
           steadySeconds: options.steadySeconds,
           progress: log,
+          controlPlanePids: () => cluster?.componentPids() ?? {},
         };
         // Alternate who goes first, so neither always meets the control plane fresher.
         const order = run % 2 === 1 ? operators : [...operators].reverse();

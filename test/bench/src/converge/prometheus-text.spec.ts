@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MetricsFormatError, requestCountsByMethod, requestDelta, requestTotals } from './prometheus-text.js';
+import {
+  apiServerWritesByResource,
+  MetricsFormatError,
+  requestCountsByMethod,
+  requestDelta,
+  requestTotals,
+} from './prometheus-text.js';
 
 // Shapes of both exporters: controller-runtime's client-go adapter (label order code, host, method) and our
 // runtime's prom-client registry (code, method, host), each with HELP/TYPE lines and neighbouring metrics.
@@ -36,6 +42,33 @@ describe('requestCountsByMethod', () => {
       MetricsFormatError,
     );
     expect(() => requestCountsByMethod('rest_client_requests_total{method=GET} 1')).toThrow(/labels/);
+  });
+});
+
+// The API server's own counter: every client's requests, by verb, group, resource and subresource; requests
+// outside the resource API (health, OpenAPI) have no resource and their path as subresource.
+const API_SERVER = `# TYPE apiserver_request_total counter
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="apps",resource="deployments",scope="resource",subresource="status",verb="PUT",version="v1"} 722
+apiserver_request_total{code="409",component="apiserver",dry_run="",group="apps",resource="deployments",scope="resource",subresource="status",verb="PUT",version="v1"} 128
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="apps",resource="deployments",scope="resource",subresource="",verb="APPLY",version="v1"} 200
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="events.k8s.io",resource="events",scope="resource",subresource="",verb="POST",version="v1"} 500
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="events",scope="resource",subresource="",verb="POST",version="v1"} 300
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="apps",resource="deployments",scope="namespace",subresource="",verb="LIST",version="v1"} 9
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="/openapi/v3",verb="GET",version=""} 3
+apiserver_request_total_other{verb="PUT",resource="pods"} 1
+`;
+
+describe('apiServerWritesByResource', () => {
+  it('counts every client’s writes by resource and subresource, refused ones too, reads and paths apart', () => {
+    expect(apiServerWritesByResource(API_SERVER)).toEqual({
+      'deployments/status': 850,
+      deployments: 200,
+      events: 800,
+    });
+  });
+
+  it('fails on a sample without a verb', () => {
+    expect(() => apiServerWritesByResource('apiserver_request_total{resource="pods"} 1')).toThrow(/no verb/);
   });
 });
 

@@ -1,7 +1,8 @@
 // Reads API request counts out of a Prometheus text exposition. Both operators export client-go's
 // `rest_client_requests_total{code,host,method}`: controller-runtime through its client-go adapter, ours from
 // its transport. Counting on the operator's side sees exactly the operator's own requests, including watches
-// and event writes, and nothing from the control plane or the benchmark's own client.
+// and event writes, and nothing from the control plane or the benchmark's own client. The API server's
+// `apiserver_request_total` counts everyone's: what the objects an operator owns cost the rest of the cluster.
 
 /** HTTP verbs and their request counts. */
 export type RequestCounts = Readonly<Record<string, number>>;
@@ -23,36 +24,65 @@ function parseLabels(text: string, line: number): Record<string, string> {
   return labels;
 }
 
+/** The samples of one metric, each with its labels and value. */
+function* samples(
+  exposition: string,
+  name: string,
+): Generator<{ labels: Record<string, string>; value: number; line: number }> {
+  const lines = exposition.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (!line.startsWith(name)) continue;
+    const match = SAMPLE.exec(line);
+    if (!match) throw new MetricsFormatError(`metrics line ${i + 1}: not a sample: ${line}`);
+    if (match[1] !== name) continue; // another metric whose name starts the same way
+    const labels = parseLabels(match[2] ?? '', i + 1);
+    const value = Number(match[3]);
+    if (!Number.isFinite(value)) throw new MetricsFormatError(`metrics line ${i + 1}: bad value ${match[3]}`);
+    yield { labels, value, line: i + 1 };
+  }
+}
+
 /**
  * Sums `rest_client_requests_total` by `method` (upper-cased), over all codes and hosts. Throws when a line
  * of that metric cannot be read, so a format change fails loudly instead of counting zero.
  */
 export function requestCountsByMethod(exposition: string): RequestCounts {
   const counts: Record<string, number> = {};
-  const lines = exposition.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (!line.startsWith('rest_client_requests_total')) continue;
-    const match = SAMPLE.exec(line);
-    if (!match) throw new MetricsFormatError(`metrics line ${i + 1}: not a sample: ${line}`);
-    if (match[1] !== 'rest_client_requests_total') continue; // another metric whose name starts the same way
-    const labels = parseLabels(match[2] ?? '', i + 1);
-    const value = Number(match[3]);
-    if (!Number.isFinite(value)) throw new MetricsFormatError(`metrics line ${i + 1}: bad value ${match[3]}`);
+  for (const { labels, value, line } of samples(exposition, 'rest_client_requests_total')) {
     const method = labels.method?.toUpperCase();
-    if (!method) throw new MetricsFormatError(`metrics line ${i + 1}: no method label`);
+    if (!method) throw new MetricsFormatError(`metrics line ${line}: no method label`);
     counts[method] = (counts[method] ?? 0) + value;
   }
   return counts;
 }
 
-/** `after - before` per verb; verbs that appear only later count from 0. */
+/** The API server's verbs that change what is stored (`APPLY` is a server-side apply PATCH). */
+const API_SERVER_WRITE_VERBS = new Set(['POST', 'PUT', 'PATCH', 'APPLY', 'DELETE', 'DELETECOLLECTION']);
+
+/**
+ * The writes the API server answered, whoever sent them (every controller, the scheduler, the nodes, the
+ * operator), from its `apiserver_request_total`: summed over codes (a refused write costs the server too)
+ * and groups, by `resource` or `resource/subresource`.
+ */
+export function apiServerWritesByResource(exposition: string): RequestCounts {
+  const counts: Record<string, number> = {};
+  for (const { labels, value, line } of samples(exposition, 'apiserver_request_total')) {
+    if (labels.verb === undefined) throw new MetricsFormatError(`metrics line ${line}: no verb label`);
+    if (!API_SERVER_WRITE_VERBS.has(labels.verb) || !labels.resource) continue;
+    const key = labels.subresource ? `${labels.resource}/${labels.subresource}` : labels.resource;
+    counts[key] = (counts[key] ?? 0) + value;
+  }
+  return counts;
+}
+
+/** `after - before` per key (verb or resource); keys that appear only later count from 0. */
 export function requestDelta(before: RequestCounts, after: RequestCounts): RequestCounts {
   const delta: Record<string, number> = {};
-  for (const method of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    const d = (after[method] ?? 0) - (before[method] ?? 0);
-    if (d < 0) throw new MetricsFormatError(`rest_client_requests_total{method="${method}"} went down`);
-    if (d > 0) delta[method] = d;
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const d = (after[key] ?? 0) - (before[key] ?? 0);
+    if (d < 0) throw new MetricsFormatError(`the request counter for ${key} went down`);
+    if (d > 0) delta[key] = d;
   }
   return delta;
 }

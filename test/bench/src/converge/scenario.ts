@@ -14,7 +14,21 @@ import {
 import { createDeploymentFor, MinimalStatusWriter } from './limit.js';
 import { type OperatorCommand, OperatorProcess } from './operator-process.js';
 import { type ProcessUsage, processUsage } from './process-usage.js';
-import { type RequestCounts, requestDelta, requestTotals } from './prometheus-text.js';
+import {
+  apiServerWritesByResource,
+  type RequestCounts,
+  requestDelta,
+  requestTotals,
+} from './prometheus-text.js';
+
+/** What a phase cost the control plane: every client's writes, by resource, and CPU by component. */
+export interface ControlPlaneCost {
+  /** Writes the API server answered during the phase, by `resource[/subresource]`, whoever sent them. */
+  readonly writes: RequestCounts;
+  readonly writesPerMemcached: number;
+  /** CPU seconds of each control-plane process (API server, etcd, controller-manager, scheduler, kwok). */
+  readonly cpuSeconds: Readonly<Record<string, number>>;
+}
 
 /** What one phase cost the operator. */
 export interface PhaseResult {
@@ -25,6 +39,7 @@ export interface PhaseResult {
   readonly writes: number;
   readonly writesPerMemcached: number;
   readonly cpuSeconds: number;
+  readonly controlPlane: ControlPlaneCost;
 }
 
 export interface SteadyResult {
@@ -69,6 +84,8 @@ export interface ScenarioOptions {
   readonly steadySeconds: number;
   readonly logFile: string;
   readonly progress: (line: string) => void;
+  /** Process ids of the control plane's components, for their CPU time. */
+  readonly controlPlanePids: () => Readonly<Partial<Record<string, number>>>;
 }
 
 /** Generous: an operator that has not converged by then is broken, not slow. */
@@ -78,20 +95,49 @@ function timeoutFor(memcacheds: number): number {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A point in time on the operator: its request counters and /proc figures. */
+/**
+ * A point in time on the operator (its request counters and /proc figures) and on the control plane (the API
+ * server's write counters, its components' CPU). The control plane is read after `at`, so a phase's control
+ * plane figures include what it still did while the benchmark read them; they are small beside a phase.
+ */
 interface Sample {
   readonly at: number;
   readonly requests: RequestCounts;
   readonly usage: ProcessUsage;
+  readonly controlPlaneWrites: RequestCounts;
+  readonly controlPlaneCpu: Readonly<Record<string, number>>;
 }
 
-async function sample(operator: OperatorProcess, at = performance.now()): Promise<Sample> {
-  return { at, requests: await operator.requestCounts(), usage: processUsage(operator.pid) };
+async function sample(
+  operator: OperatorProcess,
+  o: ScenarioOptions,
+  at = performance.now(),
+): Promise<Sample> {
+  const requests = await operator.requestCounts();
+  const usage = processUsage(operator.pid);
+  const metrics = await o.rest.getText('/metrics', 60_000);
+  if (metrics.status !== 200) throw new Error(`GET /metrics of the API server answered ${metrics.status}`);
+  const controlPlaneCpu: Record<string, number> = {};
+  for (const [component, pid] of Object.entries(o.controlPlanePids())) {
+    if (pid !== undefined) controlPlaneCpu[component] = processUsage(pid).cpuSeconds;
+  }
+  return {
+    at,
+    requests,
+    usage,
+    controlPlaneWrites: apiServerWritesByResource(metrics.body),
+    controlPlaneCpu,
+  };
 }
 
 function phase(from: Sample, to: Sample, memcacheds: number): PhaseResult {
   const requests = requestDelta(from.requests, to.requests);
   const { total, writes } = requestTotals(requests);
+  const controlPlaneWrites = requestDelta(from.controlPlaneWrites, to.controlPlaneWrites);
+  const cpuSeconds: Record<string, number> = {};
+  for (const [component, seconds] of Object.entries(to.controlPlaneCpu)) {
+    cpuSeconds[component] = seconds - (from.controlPlaneCpu[component] ?? 0);
+  }
   return {
     elapsedMs: Math.round(to.at - from.at),
     requests,
@@ -99,7 +145,22 @@ function phase(from: Sample, to: Sample, memcacheds: number): PhaseResult {
     writes,
     writesPerMemcached: writes / memcacheds,
     cpuSeconds: to.usage.cpuSeconds - from.usage.cpuSeconds,
+    controlPlane: {
+      writes: controlPlaneWrites,
+      writesPerMemcached: requestTotals(controlPlaneWrites).total / memcacheds,
+      cpuSeconds,
+    },
   };
+}
+
+/** `control plane 24.3 writes/CR (events 4.0, deployments/status 3.6, …), 14.4 CPU s`: the costliest first. */
+function controlPlaneSummary(cost: ControlPlaneCost, memcacheds: number): string {
+  const top = Object.entries(cost.writes)
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, 6)
+    .map(([resource, n]) => `${resource} ${(n / memcacheds).toFixed(1)}`);
+  const cpu = Object.values(cost.cpuSeconds).reduce((sum, s) => sum + s, 0);
+  return `control plane ${cost.writesPerMemcached.toFixed(1)} writes/CR (${top.join(', ')}), ${cpu.toFixed(1)} CPU s`;
 }
 
 /**
@@ -164,7 +225,7 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
   try {
     // Let the operator list its (empty) namespace and open its watches before the clock starts.
     await sleep(3000);
-    const s0 = await sample(operator);
+    const s0 = await sample(operator, o);
     await createMemcacheds(rest, namespace, names, o.createSize, command.api);
     const created = await fleet.until(
       fleet.allConverged(n),
@@ -172,15 +233,15 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
       `${command.name}: converge ${n}`,
       o.progress,
     );
-    const s1 = await sample(operator, created);
+    const s1 = await sample(operator, o, created);
     const create = phase(s0, s1, n);
     o.progress(
-      `  ${command.name} ${n}: converged in ${(create.elapsedMs / 1000).toFixed(1)} s, ${create.writes} writes`,
+      `  ${command.name} ${n}: converged in ${(create.elapsedMs / 1000).toFixed(1)} s, ${create.writes} writes; ${controlPlaneSummary(create.controlPlane, n)}`,
     );
 
-    const steadyStart = await sample(operator);
+    const steadyStart = await sample(operator, o);
     await sleep(o.steadySeconds * 1000);
-    const steadyEnd = await sample(operator);
+    const steadyEnd = await sample(operator, o);
     const steadyPhase = phase(steadyStart, steadyEnd, n);
     const steady: SteadyResult = {
       seconds: o.steadySeconds,
@@ -194,7 +255,7 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
     );
 
     fleet.expectSize(o.updateSize);
-    const s2 = await sample(operator);
+    const s2 = await sample(operator, o);
     await resizeMemcacheds(rest, namespace, names, o.updateSize, command.api);
     const resized = await fleet.until(
       fleet.allConverged(n),
@@ -202,14 +263,14 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
       `${command.name}: resize ${n}`,
       o.progress,
     );
-    const s3 = await sample(operator, resized);
+    const s3 = await sample(operator, o, resized);
     const update = phase(s2, s3, n);
     const podsAfterUpdate = await countPods(rest, namespace);
     o.progress(
-      `  ${command.name} ${n}: resized in ${(update.elapsedMs / 1000).toFixed(1)} s, ${update.writes} writes`,
+      `  ${command.name} ${n}: resized in ${(update.elapsedMs / 1000).toFixed(1)} s, ${update.writes} writes; ${controlPlaneSummary(update.controlPlane, n)}`,
     );
 
-    const s4 = await sample(operator);
+    const s4 = await sample(operator, o);
     await deleteMemcacheds(rest, namespace, names);
     const gone = await fleet.until(
       fleet.allGone(),
@@ -217,10 +278,10 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
       `${command.name}: delete ${n}`,
       o.progress,
     );
-    const s5 = await sample(operator, gone);
+    const s5 = await sample(operator, o, gone);
     const deletion = phase(s4, s5, n);
     o.progress(
-      `  ${command.name} ${n}: deleted in ${(deletion.elapsedMs / 1000).toFixed(1)} s, ${deletion.writes} writes`,
+      `  ${command.name} ${n}: deleted in ${(deletion.elapsedMs / 1000).toFixed(1)} s, ${deletion.writes} writes; ${controlPlaneSummary(deletion.controlPlane, n)}`,
     );
     return {
       operator: command.name,

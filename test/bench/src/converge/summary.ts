@@ -36,6 +36,13 @@ export function convergeMetrics(
       );
       row('create.cpuSeconds', 'CPU during converge', 'CPU s', 'lower', (r) => r.create.cpuSeconds);
       row(
+        'create.controlPlaneWritesPerCr',
+        'writes per CR across the control plane during converge',
+        'writes/CR',
+        'lower',
+        (r) => r.create.controlPlane.writesPerMemcached,
+      );
+      row(
         'steady.requestsPerMinute',
         `steady state, requests`,
         'requests/min',
@@ -56,6 +63,16 @@ export function convergeMetrics(
         'writes/CR',
         'lower',
         (r) => r.update.writesPerMemcached,
+      );
+      row(
+        'update.controlPlaneWritesPerCr',
+        'writes per CR across the control plane during resize',
+        'writes/CR',
+        'lower',
+        (r) => r.update.controlPlane.writesPerMemcached,
+      );
+      row('update.controlPlaneCpuSeconds', 'control-plane CPU during resize', 'CPU s', 'lower', (r) =>
+        Object.values(r.update.controlPlane.cpuSeconds).reduce((sum, s) => sum + s, 0),
       );
       row('delete.seconds', 'all gone after delete', 's', 'lower', (r) => r.delete.elapsedMs / 1000);
       row(
@@ -123,6 +140,18 @@ export function convergeRatios(sizes: readonly number[], metrics: readonly Metri
       `${n} CRs: writes per CR at converge, ours / baseline`,
       `${n}.opkit.create.writesPerCr`,
       `${n}.baseline.create.writesPerCr`,
+    );
+    add(
+      `${n}.create.controlPlaneWritesOursOverBaseline`,
+      `${n} CRs: writes per CR across the control plane at converge, ours / baseline`,
+      `${n}.opkit.create.controlPlaneWritesPerCr`,
+      `${n}.baseline.create.controlPlaneWritesPerCr`,
+    );
+    add(
+      `${n}.update.controlPlaneWritesOursOverBaseline`,
+      `${n} CRs: writes per CR across the control plane at resize, ours / baseline`,
+      `${n}.opkit.update.controlPlaneWritesPerCr`,
+      `${n}.baseline.update.controlPlaneWritesPerCr`,
     );
     add(
       `${n}.update.oursOverBaseline`,
