@@ -153,13 +153,18 @@ function phase(from: Sample, to: Sample, memcacheds: number): PhaseResult {
   };
 }
 
+/** The CPU seconds of all control-plane processes together. */
+export function controlPlaneCpuSeconds(cost: ControlPlaneCost): number {
+  return Object.values(cost.cpuSeconds).reduce((sum, s) => sum + s, 0);
+}
+
 /** `control plane 24.3 writes/CR (events 4.0, deployments/status 3.6, …), 14.4 CPU s`: the costliest first. */
 function controlPlaneSummary(cost: ControlPlaneCost, memcacheds: number): string {
   const top = Object.entries(cost.writes)
     .sort(([, a], [, b]) => b - a)
     .slice(0, 6)
     .map(([resource, n]) => `${resource} ${(n / memcacheds).toFixed(1)}`);
-  const cpu = Object.values(cost.cpuSeconds).reduce((sum, s) => sum + s, 0);
+  const cpu = controlPlaneCpuSeconds(cost);
   return `control plane ${cost.writesPerMemcached.toFixed(1)} writes/CR (${top.join(', ')}), ${cpu.toFixed(1)} CPU s`;
 }
 

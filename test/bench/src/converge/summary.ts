@@ -1,5 +1,5 @@
 import { type Metric, metric } from '../report.js';
-import type { LimitRun, OperatorRun } from './scenario.js';
+import { controlPlaneCpuSeconds, type LimitRun, type OperatorRun } from './scenario.js';
 
 const OPERATORS = ['opkit', 'baseline'] as const;
 const MIB = 1024 * 1024;
@@ -72,7 +72,7 @@ export function convergeMetrics(
         (r) => r.update.controlPlane.writesPerMemcached,
       );
       row('update.controlPlaneCpuSeconds', 'control-plane CPU during resize', 'CPU s', 'lower', (r) =>
-        Object.values(r.update.controlPlane.cpuSeconds).reduce((sum, s) => sum + s, 0),
+        controlPlaneCpuSeconds(r.update.controlPlane),
       );
       row('delete.seconds', 'all gone after delete', 's', 'lower', (r) => r.delete.elapsedMs / 1000);
       row(
