@@ -1,6 +1,7 @@
 import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { describe, expect, it } from 'vitest';
 import { controllerManagedBy } from '../src/builder/builder.js';
+import { ignoreNotFound } from '../src/client/errors.js';
 import type { Controller } from '../src/controller/controller.js';
 import { createLogger } from '../src/log/index.js';
 import { Manager } from '../src/manager/manager.js';
@@ -17,10 +18,13 @@ import {
 
 const ns = useTestNamespace({ prefix: 'converge' });
 
-function widgetManager(seen: Set<string>): { manager: Manager; controller: Controller } {
+function widgetManager(
+  seen: Set<string>,
+  namespaces: readonly string[] = [ns.name],
+): { manager: Manager; controller: Controller } {
   const manager = new Manager({
     kubeConfig: testKubeConfig(),
-    namespaces: [ns.name],
+    namespaces,
     logger: createLogger({ level: 'error' }),
     metrics: new RuntimeMetrics({ processMetrics: false }),
     fieldManager: 'widget-controller',
@@ -82,5 +86,41 @@ describe('a controller that owns ConfigMaps', () => {
     expect(success).toBeGreaterThanOrEqual(500);
     stopSecond.abort();
     await again;
+  });
+});
+
+describe('a controller watching many namespaces', () => {
+  it('converges in each of 40 namespaces, with more watches open than connections kept for requests', async () => {
+    const namespaces = Array.from({ length: 40 }, (_, i) => `${ns.name}-${i}`);
+    const { manager } = widgetManager(new Set(), namespaces);
+    await installWidgetCrd(manager.apiReader);
+    const stop = new AbortController();
+    let running: Promise<void> | undefined;
+    try {
+      for (const name of namespaces) {
+        await manager.apiReader.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+        await createWidgets(manager.apiReader, name, 2);
+      }
+      // One watch per kind (Widget, ConfigMap) and namespace: 80 streams, each holding a connection.
+      running = manager.start(stop.signal);
+      await eventually(
+        'every widget in every namespace to have its status',
+        async () => {
+          for (const name of namespaces) {
+            const widgets = await manager.apiReader.list<Widget>(WIDGET, { namespace: name });
+            if (widgets.items.some((w) => w.status?.observedGeneration !== w.metadata.generation))
+              return false;
+          }
+          return true;
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
+    } finally {
+      stop.abort();
+      await running;
+      for (const name of namespaces) {
+        await ignoreNotFound(manager.apiReader.delete({ apiVersion: 'v1', kind: 'Namespace', name }));
+      }
+    }
   });
 });

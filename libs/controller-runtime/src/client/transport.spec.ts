@@ -54,6 +54,43 @@ describe('Transport answers', () => {
   });
 });
 
+describe('Transport connections', () => {
+  it('answers requests while more watches are open than it keeps connections for requests', async () => {
+    const server = await TestingApiServer.start();
+    const t = new Transport(server.kubeConfig());
+    const stop = new AbortController();
+    try {
+      server.setObjects([], '1');
+      // An operator watching a few kinds in each of 40 namespaces: 120 streams, each holding its connection.
+      const watches = await Promise.all(
+        Array.from({ length: 120 }, (_, i) =>
+          t.open({
+            method: 'GET',
+            path: `/api/v1/namespaces/ns-${i}/configmaps`,
+            query: { watch: true },
+            signal: stop.signal,
+          }),
+        ),
+      );
+      expect(watches.every((w) => w.statusCode === 200)).toBe(true);
+      const lists = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          t.request<{ items: unknown[] }>({
+            method: 'GET',
+            path: '/api/v1/namespaces/ns-0/configmaps',
+            timeoutMs: 5_000,
+          }),
+        ),
+      );
+      expect(lists.map((l) => l.items)).toEqual(Array.from({ length: 10 }, () => []));
+    } finally {
+      stop.abort();
+      await t.close();
+      await server.close();
+    }
+  });
+});
+
 describe('warningTexts', () => {
   it('reads the API server’s warning headers, several per line, with escapes', () => {
     expect(

@@ -34,18 +34,25 @@ function withQuery(path: string, query?: Query): string {
   return text ? `${path}?${text}` : path;
 }
 
+/** Kept-alive connections for requests, at most this many at once; more requests wait for one. */
+const MAX_REQUEST_CONNECTIONS = 64;
+
 /**
  * HTTPS to the API server with the kubeconfig's credentials over kept-alive connections. Every request is
  * counted in `rest_client_requests_total{code,method,host}` (code `<error>` when no answer came), which is
  * how tests and benchmarks count API traffic. No client-side rate limit: like controller-runtime ≥ 0.21 we
  * rely on the server's priority and fairness.
+ *
+ * Requests and streams use separate connection pools. Over HTTP/1.1 a watch holds its connection for as long
+ * as it runs, and an operator runs one per kind and watched namespace: in a shared, bounded pool, a few
+ * dozen namespaces' watches would take every connection and every request would wait for a watch to end.
  */
 export class Transport {
   readonly host: string;
   readonly #server: URL;
   readonly #kubeConfig: ClusterConnection;
   readonly #metrics: RuntimeMetrics | undefined;
-  #options: Promise<RequestOptions> | undefined;
+  #options: Promise<ConnectionOptions> | undefined;
   /** Bearer tokens from exec plugins expire; options are rebuilt after this time. */
   #optionsBuiltAt = 0;
   /** Once set, every request but a GET is refused with it. */
@@ -68,8 +75,8 @@ export class Transport {
     this.#metrics = metrics;
   }
 
-  #requestOptions(): Promise<RequestOptions> {
-    // Credentials are re-read every minute (exec plugins hand out short-lived tokens); the TLS agent, and so
+  #connectionOptions(): Promise<ConnectionOptions> {
+    // Credentials are re-read every minute (exec plugins hand out short-lived tokens); the TLS agents, and so
     // the kept-alive connections, are built once.
     if (!this.#options || Date.now() - this.#optionsBuiltAt > 60_000) {
       this.#optionsBuiltAt = Date.now();
@@ -78,17 +85,19 @@ export class Transport {
         const credentials: RequestOptions = {};
         await this.#kubeConfig.applyToHTTPSOptions(credentials);
         const { ca, cert, key, rejectUnauthorized, servername, headers } = credentials;
-        const agent =
-          (await previous?.catch(() => undefined))?.agent ??
-          new Agent({
-            keepAlive: true,
-            maxSockets: 64,
+        const agents =
+          (await previous?.catch(() => undefined))?.agents ??
+          (() => {
             // One TLS context for every connection. The certificates stay out of each request's options:
             // Node's agent names a request's connection pool by concatenating its `ca`, `cert` and `key`.
-            secureContext: createSecureContext({ ca, cert, key }),
-            rejectUnauthorized,
-          });
-        return { agent, headers, ...(servername ? { servername } : {}) };
+            const tls = { secureContext: createSecureContext({ ca, cert, key }), rejectUnauthorized };
+            return {
+              request: new Agent({ keepAlive: true, maxSockets: MAX_REQUEST_CONNECTIONS, ...tls }),
+              // A connection for each open stream, however many there are.
+              stream: new Agent({ keepAlive: true, ...tls }),
+            };
+          })();
+        return { agents, headers, ...(servername ? { servername } : {}) };
       })();
     }
     return this.#options;
@@ -112,10 +121,17 @@ export class Transport {
    */
   onWarning: ((warning: string) => void) | undefined;
 
-  /** Opens a request and returns the response stream (for watches); non-2xx answers reject with ApiError. */
-  async open(spec: RequestSpec): Promise<IncomingMessage> {
+  /**
+   * Opens a long-lived stream (a watch) on a connection of its own and returns the response; non-2xx
+   * answers reject with ApiError.
+   */
+  open(spec: RequestSpec): Promise<IncomingMessage> {
+    return this.#send(spec, 'stream');
+  }
+
+  async #send(spec: RequestSpec, pool: keyof ConnectionOptions['agents']): Promise<IncomingMessage> {
     if (this.#writeFence && spec.method !== 'GET') throw this.#writeFence;
-    const base = await this.#requestOptions();
+    const { agents, ...base } = await this.#connectionOptions();
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const path = withQuery(spec.path, spec.query);
     let res: IncomingMessage;
@@ -124,6 +140,7 @@ export class Transport {
         const req = request(
           {
             ...base,
+            agent: agents[pool],
             hostname: this.#server.hostname,
             port: this.#server.port || 443,
             method: spec.method,
@@ -180,7 +197,7 @@ export class Transport {
 
   /** One JSON request and its parsed answer. */
   async request<T>(spec: RequestSpec): Promise<T> {
-    const res = await this.open({ timeoutMs: 60_000, ...spec });
+    const res = await this.#send({ timeoutMs: 60_000, ...spec }, 'request');
     let text: string;
     try {
       text = await readAll(res, this.#maxResponseBytes);
@@ -193,8 +210,13 @@ export class Transport {
   /** Drops kept-alive connections (on shutdown). */
   async close(): Promise<void> {
     const opts = await this.#options?.catch(() => undefined);
-    (opts?.agent as Agent | undefined)?.destroy();
+    opts?.agents.request.destroy();
+    opts?.agents.stream.destroy();
   }
+}
+
+interface ConnectionOptions extends Pick<RequestOptions, 'headers' | 'servername'> {
+  readonly agents: { readonly request: Agent; readonly stream: Agent };
 }
 
 /**
