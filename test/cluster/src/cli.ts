@@ -52,10 +52,18 @@ function parseKwokCount(value: string): number {
   return n;
 }
 
+function parseQps(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 100_000)
+    throw new InvalidArgumentError('must be a whole number of requests per second from 1 to 100000');
+  return n;
+}
+
 interface UpOptions {
   readonly name: string;
   readonly port?: number;
   readonly nodes?: number;
+  readonly controlPlaneQps?: number;
   readonly realNode: boolean;
   readonly olm: boolean;
 }
@@ -102,6 +110,11 @@ program
     'no kubelet/containerd node: a kwok-only cluster (no root needed, several per machine)',
   )
   .option('--olm', 'also run OLM (its CRDs, the olm and catalog operators)', false)
+  .option(
+    '--control-plane-qps <n>',
+    "the controller-manager's and the scheduler's API rate (burst twice it; default: their own, 20 and 50)",
+    parseQps,
+  )
   .addHelpText(
     'after',
     `
@@ -109,6 +122,7 @@ Examples:
   $ opkit-cluster up                       # a real node; prints the kubeconfig path
   $ opkit-cluster up --olm                 # with OLM
   $ opkit-cluster up --name scale --no-real-node --nodes 5
+  $ opkit-cluster up --name scale --no-real-node --control-plane-qps 500   # controllers not rate-bound
   $ opkit-cluster down --name scale`,
   )
   .action(async (opts: UpOptions) => {
@@ -131,6 +145,7 @@ Examples:
     if (!opts.realNode) args.push('--no-real-node');
     if (opts.port) args.push('--port', String(opts.port));
     if (opts.olm) args.push('--olm');
+    if (opts.controlPlaneQps !== undefined) args.push('--control-plane-qps', String(opts.controlPlaneQps));
     const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', out, out] });
     child.unref();
     let shown = 0;
@@ -164,12 +179,14 @@ program
   .option('--nodes <count>', 'number of kwok nodes', parseKwokCount)
   .option('--no-real-node', 'a kwok-only cluster')
   .option('--olm', 'also run OLM', false)
+  .option('--control-plane-qps <n>', 'controller-manager and scheduler API rate', parseQps)
   .action(async (opts: UpOptions) => {
     const cluster = await startCluster({
       apiServerPort: opts.port,
       nodes: opts.nodes,
       realNode: opts.realNode,
       olm: opts.olm,
+      controlPlaneQps: opts.controlPlaneQps,
       onProgress: say,
     });
     const state: ClusterState = {
