@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { KubeApiError, KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
 import { parse } from 'yaml';
 import { memcachedBaselineBinary } from './converge/baseline-binary.js';
+import { fleetLayout } from './converge/fleet.js';
 import { baselineOperator, bundleOpkitOperator, type OperatorCommand } from './converge/operator-process.js';
 import { type ConvergeOptions, parseConvergeOptions } from './converge/options.js';
 import { type LimitRun, type OperatorRun, runLimit, runOperator } from './converge/scenario.js';
@@ -103,7 +104,6 @@ async function main(options: ConvergeOptions): Promise<void> {
         const base = {
           rest,
           kubeconfigPath: cluster.kubeconfigPath,
-          memcacheds: n,
           image: options.image,
           createSize: options.createSize,
           updateSize: options.updateSize,
@@ -115,14 +115,16 @@ async function main(options: ConvergeOptions): Promise<void> {
         const order = run % 2 === 1 ? operators : [...operators].reverse();
         for (const command of order) {
           const namespace = `bench-${command.name}-${n}-${run}`;
+          const layout = fleetLayout(namespace, options.namespaces, n);
           operatorRuns.push(
-            await runOperator(command, { ...base, namespace, logFile: join(logDir, `${namespace}.log`) }),
+            await runOperator(command, { ...base, layout, logFile: join(logDir, `${namespace}.log`) }),
           );
           writeResults(false);
         }
         if (options.limit) {
           const namespace = `bench-limit-${n}-${run}`;
-          limitRuns.push(await runLimit({ ...base, namespace, logFile: join(logDir, `${namespace}.log`) }));
+          const layout = fleetLayout(namespace, options.namespaces, n);
+          limitRuns.push(await runLimit({ ...base, layout, logFile: join(logDir, `${namespace}.log`) }));
           writeResults(false);
         }
       }

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { isConverged } from './convergence.js';
 
 const cr = (size: number, available: string, observedGeneration?: number) => ({
-  metadata: { name: 'a', generation: 2 },
+  metadata: { name: 'a', namespace: 'ns', generation: 2 },
   spec: { size },
   status: { conditions: [{ type: 'Available', status: available, observedGeneration }] },
 });
 
 const deployment = (replicas: number, ready: number, observed = 5) => ({
-  metadata: { name: 'a', generation: 5 },
+  metadata: { name: 'a', namespace: 'ns', generation: 5 },
   spec: { replicas },
   status: { observedGeneration: observed, replicas, updatedReplicas: replicas, readyReplicas: ready },
 });

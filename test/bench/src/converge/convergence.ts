@@ -1,5 +1,5 @@
 import { type KubeRest, listWatch } from '@opkit/test-cluster';
-import { DEPLOYMENTS, type FleetApi, GUIDE_API, MEMCACHEDS } from './fleet.js';
+import { ALL_DEPLOYMENTS, ALL_MEMCACHEDS, type FleetApi, GUIDE_API, memberKey } from './fleet.js';
 
 interface Condition {
   readonly type: string;
@@ -7,14 +7,20 @@ interface Condition {
   readonly observedGeneration?: number;
 }
 
+interface ObjectMeta {
+  readonly name: string;
+  readonly namespace: string;
+  readonly generation?: number;
+}
+
 interface MemcachedObject {
-  readonly metadata: { readonly name: string; readonly generation?: number };
+  readonly metadata: ObjectMeta;
   readonly spec: { readonly size?: number; readonly replicas?: number };
   readonly status?: { readonly conditions?: readonly Condition[] };
 }
 
 interface DeploymentObject {
-  readonly metadata: { readonly name: string; readonly generation?: number };
+  readonly metadata: ObjectMeta;
   readonly spec?: { readonly replicas?: number };
   readonly status?: {
     readonly observedGeneration?: number;
@@ -23,6 +29,8 @@ interface DeploymentObject {
     readonly readyReplicas?: number;
   };
 }
+
+const keyOf = (o: { readonly metadata: ObjectMeta }) => memberKey(o.metadata.namespace, o.metadata.name);
 
 /**
  * A Memcached counts as converged when its `Available` condition is `True` (for the generation it reports,
@@ -52,8 +60,9 @@ export function isConverged(
 }
 
 /**
- * Watches the Memcacheds and Deployments of one namespace and tells when the fleet reaches a state. The
- * check runs per object on every event, so the moment of convergence is the arrival of the last event.
+ * Watches the Memcacheds and Deployments of a fleet's namespaces and tells when the fleet reaches a state.
+ * The check runs per object on every event, so the moment of convergence is the arrival of the last event.
+ * One watch per kind over all namespaces, of which it keeps the fleet's.
  */
 export class FleetWatch {
   readonly #crs = new Map<string, MemcachedObject>();
@@ -66,55 +75,47 @@ export class FleetWatch {
   readonly #api: FleetApi;
 
   /** `size`: the number of servers a Memcached must ask for to count as converged; `api`: the fleet's version. */
-  constructor(rest: KubeRest, namespace: string, size: number, api: FleetApi) {
+  constructor(rest: KubeRest, namespaces: readonly string[], size: number, api: FleetApi) {
     this.#size = size;
     this.#api = api;
-    const track = <T extends { metadata: { name: string } }>(map: Map<string, T>) => ({
+    const ours = new Set(namespaces);
+    const track = <T extends { metadata: ObjectMeta }>(map: Map<string, T>) => ({
       sync: (items: T[]) => {
         map.clear();
-        for (const item of items) map.set(item.metadata.name, item);
+        for (const item of items) if (ours.has(item.metadata.namespace)) map.set(keyOf(item), item);
         this.#synced++;
-        for (const name of new Set([...this.#crs.keys(), ...this.#deployments.keys(), ...this.#converged])) {
-          this.#recheck(name);
+        for (const key of new Set([...this.#crs.keys(), ...this.#deployments.keys(), ...this.#converged])) {
+          this.#recheck(key);
         }
         this.#notify();
       },
-      added: (item: T) => this.#put(map, item),
-      modified: (item: T) => this.#put(map, item),
+      added: (item: T) => this.#put(ours, map, item),
+      modified: (item: T) => this.#put(ours, map, item),
       deleted: (item: T) => {
-        map.delete(item.metadata.name);
-        this.#recheck(item.metadata.name);
+        if (!ours.has(item.metadata.namespace)) return;
+        map.delete(keyOf(item));
+        this.#recheck(keyOf(item));
         this.#notify();
       },
     });
-    void listWatch<MemcachedObject>(
-      rest,
-      MEMCACHEDS(namespace, api),
-      {},
-      track(this.#crs),
-      this.#stop.signal,
-    );
-    void listWatch<DeploymentObject>(
-      rest,
-      DEPLOYMENTS(namespace),
-      {},
-      track(this.#deployments),
-      this.#stop.signal,
-    );
+    void listWatch<MemcachedObject>(rest, ALL_MEMCACHEDS(api), {}, track(this.#crs), this.#stop.signal);
+    void listWatch<DeploymentObject>(rest, ALL_DEPLOYMENTS, {}, track(this.#deployments), this.#stop.signal);
   }
 
-  #put<T extends { metadata: { name: string } }>(map: Map<string, T>, item: T): void {
-    map.set(item.metadata.name, item);
-    this.#recheck(item.metadata.name);
+  #put<T extends { metadata: ObjectMeta }>(ours: ReadonlySet<string>, map: Map<string, T>, item: T): void {
+    if (!ours.has(item.metadata.namespace)) return;
+    map.set(keyOf(item), item);
+    this.#recheck(keyOf(item));
     this.#notify();
   }
 
-  #recheck(name: string): void {
-    const cr = this.#crs.get(name);
+  /** `key`: `namespace/name`, the Memcached's and its Deployment's. */
+  #recheck(key: string): void {
+    const cr = this.#crs.get(key);
     const api = this.#api;
-    if (cr && cr.spec[api.sizeField] === this.#size && isConverged(cr, this.#deployments.get(name), api)) {
-      this.#converged.add(name);
-    } else this.#converged.delete(name);
+    if (cr && cr.spec[api.sizeField] === this.#size && isConverged(cr, this.#deployments.get(key), api)) {
+      this.#converged.add(key);
+    } else this.#converged.delete(key);
   }
 
   #notify(): void {
@@ -168,7 +169,7 @@ export class FleetWatch {
   /** From now on a Memcached counts as converged only at this size. */
   expectSize(size: number): void {
     this.#size = size;
-    for (const name of this.#crs.keys()) this.#recheck(name);
+    for (const key of this.#crs.keys()) this.#recheck(key);
   }
 
   /** All `count` Memcacheds exist and have converged. */

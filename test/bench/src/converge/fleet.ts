@@ -18,6 +18,8 @@ export const OPKIT_API: FleetApi = { version: 'v1beta1', sizeField: 'replicas' }
 
 export const MEMCACHEDS = (namespace: string, api: FleetApi = GUIDE_API) =>
   `/apis/cache.example.com/${api.version}/namespaces/${namespace}/memcacheds`;
+/** Every namespace's Memcacheds, for watches over a fleet spread over several namespaces. */
+export const ALL_MEMCACHEDS = (api: FleetApi) => `/apis/cache.example.com/${api.version}/memcacheds`;
 
 /** The spec of a Memcached with `size` servers on port 11211, in `api`'s shape. */
 const specOf = (api: FleetApi, size: number) =>
@@ -25,6 +27,38 @@ const specOf = (api: FleetApi, size: number) =>
     ? { size, containerPort: 11211 }
     : { replicas: size, port: { containerPort: 11211 } };
 export const DEPLOYMENTS = (namespace: string) => `/apis/apps/v1/namespaces/${namespace}/deployments`;
+export const ALL_DEPLOYMENTS = '/apis/apps/v1/deployments';
+
+/** One Memcached of a fleet. */
+export interface FleetMember {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** The Memcacheds of one run and the namespaces they live in. */
+export interface FleetLayout {
+  readonly namespaces: readonly string[];
+  readonly members: readonly FleetMember[];
+}
+
+/**
+ * `count` Memcacheds dealt round-robin over `namespaceCount` namespaces: `base` itself when there is one,
+ * `base-0`, `base-1`, … otherwise. Kubernetes' own controllers find what selects a pod (its
+ * PodDisruptionBudgets, its Services, a Deployment's ReplicaSets) by scanning the pod's namespace, so how
+ * many Memcacheds share a namespace changes what every pod event costs the control plane.
+ */
+export function fleetLayout(base: string, namespaceCount: number, count: number): FleetLayout {
+  const namespaces =
+    namespaceCount === 1 ? [base] : Array.from({ length: namespaceCount }, (_, i) => `${base}-${i}`);
+  const members = Array.from({ length: count }, (_, i) => ({
+    namespace: namespaces[i % namespaces.length]!,
+    name: `mc-${String(i).padStart(5, '0')}`,
+  }));
+  return { namespaces, members };
+}
+
+/** `namespace/name`: an object's key across namespaces. */
+export const memberKey = (namespace: string, name: string) => `${namespace}/${name}`;
 
 /**
  * Requests in flight from the benchmark's client. 16 is the client's connection limit; the apiserver's
@@ -43,10 +77,6 @@ export async function inPool<T>(
     while (next < items.length) await work(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-}
-
-export function memcachedNames(count: number): string[] {
-  return Array.from({ length: count }, (_, i) => `mc-${String(i).padStart(5, '0')}`);
 }
 
 const CRD = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/memcacheds.cache.example.com';
@@ -76,10 +106,12 @@ export async function storeFleetVersion(rest: KubeRest, api: FleetApi): Promise<
   }
 }
 
-export async function createNamespace(rest: KubeRest, name: string): Promise<void> {
-  await rest.request('POST', '/api/v1/namespaces', {
-    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
-  });
+export async function createNamespaces(rest: KubeRest, names: readonly string[]): Promise<void> {
+  await inPool(names, CLIENT_CONCURRENCY, (name) =>
+    rest.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+    }),
+  );
 }
 
 export interface CreatedObject {
@@ -88,13 +120,12 @@ export interface CreatedObject {
 
 export async function createMemcacheds(
   rest: KubeRest,
-  namespace: string,
-  names: readonly string[],
+  members: readonly FleetMember[],
   size: number,
   api: FleetApi,
   onCreated?: (created: CreatedObject) => Promise<unknown>,
 ): Promise<void> {
-  await inPool(names, CLIENT_CONCURRENCY, async (name) => {
+  await inPool(members, CLIENT_CONCURRENCY, async ({ namespace, name }) => {
     const created = await rest.request<CreatedObject>('POST', MEMCACHEDS(namespace, api), {
       body: {
         apiVersion: `cache.example.com/${api.version}`,
@@ -109,18 +140,17 @@ export async function createMemcacheds(
 
 export async function resizeMemcacheds(
   rest: KubeRest,
-  namespace: string,
-  names: readonly string[],
+  members: readonly FleetMember[],
   size: number,
   api: FleetApi,
-  onResized?: (name: string) => Promise<unknown>,
+  onResized?: (member: FleetMember) => Promise<unknown>,
 ): Promise<void> {
-  await inPool(names, CLIENT_CONCURRENCY, async (name) => {
-    await rest.request('PATCH', `${MEMCACHEDS(namespace, api)}/${name}`, {
+  await inPool(members, CLIENT_CONCURRENCY, async (member) => {
+    await rest.request('PATCH', `${MEMCACHEDS(member.namespace, api)}/${member.name}`, {
       body: { spec: { [api.sizeField]: size } },
       contentType: 'application/merge-patch+json',
     });
-    await onResized?.(name);
+    await onResized?.(member);
   });
 }
 
@@ -129,17 +159,17 @@ export async function resizeMemcacheds(
  * collection with one worker by default (`--delete-collection-workers=1`), which for 1,000 objects with
  * finalizers takes minutes and so measures the apiserver, not the operator.
  */
-export async function deleteMemcacheds(
-  rest: KubeRest,
-  namespace: string,
-  names: readonly string[],
-): Promise<void> {
-  await inPool(names, CLIENT_CONCURRENCY, (name) =>
+export async function deleteMemcacheds(rest: KubeRest, members: readonly FleetMember[]): Promise<void> {
+  await inPool(members, CLIENT_CONCURRENCY, ({ namespace, name }) =>
     rest.request('DELETE', `${MEMCACHEDS(namespace)}/${name}`),
   );
 }
 
-export async function countPods(rest: KubeRest, namespace: string): Promise<number> {
-  const list = await rest.request<{ items: unknown[] }>('GET', `/api/v1/namespaces/${namespace}/pods`);
-  return list.items.length;
+export async function countPods(rest: KubeRest, namespaces: readonly string[]): Promise<number> {
+  let pods = 0;
+  for (const namespace of namespaces) {
+    const list = await rest.request<{ items: unknown[] }>('GET', `/api/v1/namespaces/${namespace}/pods`);
+    pods += list.items.length;
+  }
+  return pods;
 }

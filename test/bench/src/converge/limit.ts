@@ -1,5 +1,5 @@
 import { type KubeRest, listWatch } from '@opkit/test-cluster';
-import { type CreatedObject, DEPLOYMENTS, MEMCACHEDS } from './fleet.js';
+import { ALL_DEPLOYMENTS, type CreatedObject, DEPLOYMENTS, MEMCACHEDS, memberKey } from './fleet.js';
 
 // The limit: a client that knows everything up front and issues only the writes a Memcached strictly needs —
 // one Deployment create per CR, then one status write once that Deployment is ready; on a resize, one
@@ -57,7 +57,7 @@ export function limitDeployment(cr: CreatedObject, size: number, image: string):
 }
 
 interface DeploymentObject {
-  metadata: { name: string };
+  metadata: { name: string; namespace: string };
   spec?: { replicas?: number };
   status?: { readyReplicas?: number };
 }
@@ -68,32 +68,33 @@ interface DeploymentObject {
  */
 export class MinimalStatusWriter {
   readonly #rest: KubeRest;
-  readonly #namespace: string;
   readonly #written = new Set<string>();
-  readonly #pending: string[] = [];
+  readonly #pending: DeploymentObject['metadata'][] = [];
   readonly #stop = new AbortController();
   #inFlight = 0;
   #failure: Error | undefined;
   writes = 0;
 
-  constructor(rest: KubeRest, namespace: string, expectedSize: () => number) {
+  constructor(rest: KubeRest, namespaces: readonly string[], expectedSize: () => number) {
     this.#rest = rest;
-    this.#namespace = namespace;
+    const ours = new Set(namespaces);
     const seen = (d: DeploymentObject) => {
       const size = expectedSize();
+      const key = memberKey(d.metadata.namespace, d.metadata.name);
       if (
+        ours.has(d.metadata.namespace) &&
         d.spec?.replicas === size &&
         d.status?.readyReplicas === size &&
-        !this.#written.has(d.metadata.name)
+        !this.#written.has(key)
       ) {
-        this.#written.add(d.metadata.name);
-        this.#pending.push(d.metadata.name);
+        this.#written.add(key);
+        this.#pending.push(d.metadata);
         this.#pump();
       }
     };
     void listWatch<DeploymentObject>(
       rest,
-      DEPLOYMENTS(namespace),
+      ALL_DEPLOYMENTS,
       {},
       { sync: (items) => items.forEach(seen), added: seen, modified: seen, deleted: () => {} },
       this.#stop.signal,
@@ -102,11 +103,11 @@ export class MinimalStatusWriter {
 
   #pump(): void {
     while (this.#inFlight < 16 && this.#pending.length > 0) {
-      const name = this.#pending.shift()!;
+      const { namespace, name } = this.#pending.shift()!;
       this.#inFlight++;
       this.writes++;
       this.#rest
-        .request('PATCH', `${MEMCACHEDS(this.#namespace)}/${name}/status`, {
+        .request('PATCH', `${MEMCACHEDS(namespace)}/${name}/status`, {
           contentType: 'application/merge-patch+json',
           body: {
             status: {

@@ -41,6 +41,14 @@ describe('parseConvergeOptions', () => {
     expect(parseConvergeOptions(['--quick', '--control-plane-qps', '500']).controlPlaneQps).toBe(500);
   });
 
+  it('keeps each fleet in one namespace unless --namespaces deals it over several', () => {
+    expect(parseConvergeOptions([]).namespaces).toBe(1);
+    expect(parseConvergeOptions(['--quick', '--namespaces', '20']).namespaces).toBe(20);
+    expect(() => parseConvergeOptions(['--sizes', '10,100', '--namespaces', '20'])).toThrow(
+      /--namespaces: 20 namespaces would leave some empty in a fleet of 10/,
+    );
+  });
+
   it('names the flag and the reason for bad input', () => {
     expect(() => parseConvergeOptions(['--sizes', '100,x'])).toThrow(/--sizes: .*"x"/);
     expect(() => parseConvergeOptions(['--update-size', '4'])).toThrow(/--update-size: .*1 to 3/);

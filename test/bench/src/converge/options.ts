@@ -16,6 +16,12 @@ export interface ConvergeOptions {
   readonly updateSize: number;
   /** Fake nodes of the cluster. */
   readonly nodes: number;
+  /**
+   * Namespaces each fleet is dealt over (round-robin). One puts thousands of Memcacheds, and their Services,
+   * PodDisruptionBudgets and pods, in one namespace, where the controller-manager's and the scheduler's
+   * per-namespace lookups grow with the fleet.
+   */
+  readonly namespaces: number;
   /** Also measure the apiserver-bound limit. */
   readonly limit: boolean;
   /** Flags for node before our operator's bundle: those the operator image gives it, unless tried otherwise. */
@@ -36,6 +42,7 @@ export const DEFAULT_CONVERGE_OPTIONS: ConvergeOptions = {
   createSize: 1,
   updateSize: 2,
   nodes: 3,
+  namespaces: 1,
   limit: true,
   nodeOptions: OPERATOR_NODE_OPTIONS,
   controlPlaneQps: undefined,
@@ -83,6 +90,12 @@ export function parseConvergeOptions(argv: readonly string[]): ConvergeOptions {
   if (createSize === updateSize) {
     throw new ConvergeOptionsError(`--update-size must differ from --create-size (both ${createSize})`);
   }
+  const namespaces = v.namespaces === undefined ? d.namespaces : integer('namespaces', v.namespaces, 1, 1000);
+  if (namespaces > Math.min(...sizes)) {
+    throw new ConvergeOptionsError(
+      `--namespaces: ${namespaces} namespaces would leave some empty in a fleet of ${Math.min(...sizes)}`,
+    );
+  }
   const image = v.image ?? d.image;
   if (image.trim().length === 0) throw new ConvergeOptionsError('--image: must not be empty');
   return {
@@ -96,6 +109,7 @@ export function parseConvergeOptions(argv: readonly string[]): ConvergeOptions {
     createSize,
     updateSize,
     nodes: v.nodes === undefined ? d.nodes : integer('nodes', v.nodes, 1, 20),
+    namespaces,
     limit: !v['skip-limit'],
     nodeOptions: v['node-options'] === undefined ? d.nodeOptions : nodeFlags(v['node-options']),
     controlPlaneQps:
@@ -157,6 +171,7 @@ function parse(argv: readonly string[]) {
       'create-size': { type: 'string' },
       'update-size': { type: 'string' },
       nodes: { type: 'string' },
+      namespaces: { type: 'string' },
       'skip-limit': { type: 'boolean' },
       'node-options': { type: 'string' },
       'control-plane-qps': { type: 'string' },

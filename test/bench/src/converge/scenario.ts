@@ -3,11 +3,11 @@ import { FleetWatch } from './convergence.js';
 import {
   countPods,
   createMemcacheds,
-  createNamespace,
+  createNamespaces,
   DEPLOYMENTS,
   deleteMemcacheds,
+  type FleetLayout,
   GUIDE_API,
-  memcachedNames,
   resizeMemcacheds,
   storeFleetVersion,
 } from './fleet.js';
@@ -53,7 +53,7 @@ export interface SteadyResult {
 export interface OperatorRun {
   readonly operator: OperatorCommand['name'];
   readonly memcacheds: number;
-  readonly namespace: string;
+  readonly namespaces: readonly string[];
   readonly create: PhaseResult;
   readonly steady: SteadyResult;
   readonly update: PhaseResult;
@@ -68,7 +68,7 @@ export interface OperatorRun {
 
 export interface LimitRun {
   readonly memcacheds: number;
-  readonly namespace: string;
+  readonly namespaces: readonly string[];
   readonly create: { readonly elapsedMs: number; readonly writes: number };
   readonly update: { readonly elapsedMs: number; readonly writes: number };
 }
@@ -76,8 +76,8 @@ export interface LimitRun {
 export interface ScenarioOptions {
   readonly rest: KubeRest;
   readonly kubeconfigPath: string;
-  readonly memcacheds: number;
-  readonly namespace: string;
+  /** The run's Memcacheds and their namespaces, which exist only for this run. */
+  readonly layout: FleetLayout;
   readonly image: string;
   readonly createSize: number;
   readonly updateSize: number;
@@ -169,69 +169,77 @@ function controlPlaneSummary(cost: ControlPlaneCost, memcacheds: number): string
 }
 
 /**
- * Deletes the fleet's Deployments, ReplicaSets and pods, waits until the namespace has none left, then deletes
- * it, so the next run starts on an idle control plane.
+ * Deletes the fleet's Deployments, ReplicaSets and pods, waits until its namespaces have none left, then
+ * deletes them, so the next run starts on an idle control plane.
  */
-export async function retireNamespace(rest: KubeRest, namespace: string, progress: (l: string) => void) {
+export async function retireNamespaces(
+  rest: KubeRest,
+  namespaces: readonly string[],
+  progress: (l: string) => void,
+) {
   const started = performance.now();
   // Left to the controller-manager's garbage collector, which deletes them one at a time within its client's
   // 20 requests a second, 1,000 Memcacheds' objects took 8 minutes to go. One collection delete per kind is
   // faster; Deployments first, so that none of them makes a new ReplicaSet, and ReplicaSets before pods. Best
   // effort: the API server may give up on a large collection (2,000 pods outlast a request's timeout), and
   // what it leaves, the garbage collector still removes while the loop below waits.
-  const collections: [string, Record<string, number>?][] = [
-    [DEPLOYMENTS(namespace)],
-    [`/apis/apps/v1/namespaces/${namespace}/replicasets`],
-    [`/api/v1/namespaces/${namespace}/pods`, { gracePeriodSeconds: 0 }],
-  ];
-  for (const [path, query] of collections) {
-    try {
-      await rest.request('DELETE', path, { query, timeoutMs: 120_000 });
-    } catch (error) {
-      progress(
-        `  ${namespace}: DELETE ${path} did not finish (${(error as Error).message}); waiting for the rest`,
-      );
+  for (const namespace of namespaces) {
+    const collections: [string, Record<string, number>?][] = [
+      [DEPLOYMENTS(namespace)],
+      [`/apis/apps/v1/namespaces/${namespace}/replicasets`],
+      [`/api/v1/namespaces/${namespace}/pods`, { gracePeriodSeconds: 0 }],
+    ];
+    for (const [path, query] of collections) {
+      try {
+        await rest.request('DELETE', path, { query, timeoutMs: 120_000 });
+      } catch (error) {
+        progress(
+          `  ${namespace}: DELETE ${path} did not finish (${(error as Error).message}); waiting for the rest`,
+        );
+      }
     }
   }
   const deadline = Date.now() + 600_000;
+  const where = namespaces.length === 1 ? namespaces[0] : `${namespaces.length} namespaces`;
   for (;;) {
-    const pods = await countPods(rest, namespace);
-    const deployments = (await rest.request<{ items: unknown[] }>('GET', DEPLOYMENTS(namespace))).items
-      .length;
+    const pods = await countPods(rest, namespaces);
+    let deployments = 0;
+    for (const namespace of namespaces) {
+      deployments += (await rest.request<{ items: unknown[] }>('GET', DEPLOYMENTS(namespace))).items.length;
+    }
     if (pods === 0 && deployments === 0) break;
     if (Date.now() > deadline) {
-      progress(
-        `  ${namespace}: ${pods} pods and ${deployments} deployments still there after 10 min; moving on`,
-      );
+      progress(`  ${where}: ${pods} pods and ${deployments} deployments still there after 10 min; moving on`);
       break;
     }
     await sleep(2000);
   }
-  await rest.request('DELETE', `/api/v1/namespaces/${namespace}`);
-  progress(`  ${namespace}: cleaned up in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  for (const namespace of namespaces) await rest.request('DELETE', `/api/v1/namespaces/${namespace}`);
+  progress(`  ${where}: cleaned up in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
 /**
- * One operator, one fresh namespace: create the fleet at once and wait for convergence; leave it alone for
- * `steadySeconds`; resize every Memcached; delete them all. The operator watches only this namespace.
+ * One operator, fresh namespaces: create the fleet at once and wait for convergence; leave it alone for
+ * `steadySeconds`; resize every Memcached; delete them all. The operator watches only these namespaces.
  */
 export async function runOperator(command: OperatorCommand, o: ScenarioOptions): Promise<OperatorRun> {
-  const { rest, namespace, memcacheds: n } = o;
-  const names = memcachedNames(n);
+  const { rest, layout } = o;
+  const { namespaces, members } = layout;
+  const n = members.length;
   await storeFleetVersion(rest, command.api);
-  await createNamespace(rest, namespace);
-  const fleet = new FleetWatch(rest, namespace, o.createSize, command.api);
+  await createNamespaces(rest, namespaces);
+  const fleet = new FleetWatch(rest, namespaces, o.createSize, command.api);
   const operator = await OperatorProcess.start(command, {
     kubeconfigPath: o.kubeconfigPath,
-    namespaces: [namespace],
+    namespaces,
     image: o.image,
     logFile: o.logFile,
   });
   try {
-    // Let the operator list its (empty) namespace and open its watches before the clock starts.
+    // Let the operator list its (empty) namespaces and open its watches before the clock starts.
     await sleep(3000);
     const s0 = await sample(operator, o);
-    await createMemcacheds(rest, namespace, names, o.createSize, command.api);
+    await createMemcacheds(rest, members, o.createSize, command.api);
     const created = await fleet.until(
       fleet.allConverged(n),
       timeoutFor(n),
@@ -261,7 +269,7 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
 
     fleet.expectSize(o.updateSize);
     const s2 = await sample(operator, o);
-    await resizeMemcacheds(rest, namespace, names, o.updateSize, command.api);
+    await resizeMemcacheds(rest, members, o.updateSize, command.api);
     const resized = await fleet.until(
       fleet.allConverged(n),
       timeoutFor(n),
@@ -270,13 +278,13 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
     );
     const s3 = await sample(operator, o, resized);
     const update = phase(s2, s3, n);
-    const podsAfterUpdate = await countPods(rest, namespace);
+    const podsAfterUpdate = await countPods(rest, namespaces);
     o.progress(
       `  ${command.name} ${n}: resized in ${(update.elapsedMs / 1000).toFixed(1)} s, ${update.writes} writes; ${controlPlaneSummary(update.controlPlane, n)}`,
     );
 
     const s4 = await sample(operator, o);
-    await deleteMemcacheds(rest, namespace, names);
+    await deleteMemcacheds(rest, members);
     const gone = await fleet.until(
       fleet.allGone(),
       timeoutFor(n),
@@ -291,7 +299,7 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
     return {
       operator: command.name,
       memcacheds: n,
-      namespace,
+      namespaces,
       create,
       steady,
       update,
@@ -303,25 +311,26 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
   } finally {
     fleet.close();
     await operator.stop();
-    await retireNamespace(rest, namespace, o.progress);
+    await retireNamespaces(rest, namespaces, o.progress);
   }
 }
 
 /** The apiserver-bound limit for the same fleet: see limit.ts. */
 export async function runLimit(o: ScenarioOptions): Promise<LimitRun> {
-  const { rest, namespace, memcacheds: n } = o;
-  const names = memcachedNames(n);
+  const { rest, layout } = o;
+  const { namespaces, members } = layout;
+  const n = members.length;
   await storeFleetVersion(rest, GUIDE_API);
-  await createNamespace(rest, namespace);
-  const fleet = new FleetWatch(rest, namespace, o.createSize, GUIDE_API);
+  await createNamespaces(rest, namespaces);
+  const fleet = new FleetWatch(rest, namespaces, o.createSize, GUIDE_API);
   let size = o.createSize;
-  const writer = new MinimalStatusWriter(rest, namespace, () => size);
+  const writer = new MinimalStatusWriter(rest, namespaces, () => size);
   try {
     await sleep(1000);
     const started = performance.now();
     let deploymentWrites = 0;
     const createDeployment = createDeploymentFor(rest, o.createSize, o.image);
-    await createMemcacheds(rest, namespace, names, o.createSize, GUIDE_API, async (cr) => {
+    await createMemcacheds(rest, members, o.createSize, GUIDE_API, async (cr) => {
       deploymentWrites++;
       await createDeployment(cr);
     });
@@ -341,7 +350,7 @@ export async function runLimit(o: ScenarioOptions): Promise<LimitRun> {
     fleet.expectSize(o.updateSize);
     const resizeStarted = performance.now();
     let resizeWrites = 0;
-    await resizeMemcacheds(rest, namespace, names, o.updateSize, GUIDE_API, async (name) => {
+    await resizeMemcacheds(rest, members, o.updateSize, GUIDE_API, async ({ namespace, name }) => {
       resizeWrites++;
       await rest.request('PATCH', `${DEPLOYMENTS(namespace)}/${name}`, {
         body: { spec: { replicas: o.updateSize } },
@@ -351,11 +360,11 @@ export async function runLimit(o: ScenarioOptions): Promise<LimitRun> {
     const resized = await fleet.until(fleet.allConverged(n), timeoutFor(n), `limit: resize ${n}`, o.progress);
     const update = { elapsedMs: Math.round(resized - resizeStarted), writes: resizeWrites };
     o.progress(`  limit ${n}: resized in ${(update.elapsedMs / 1000).toFixed(1)} s, ${update.writes} writes`);
-    await deleteMemcacheds(rest, namespace, names);
-    return { memcacheds: n, namespace, create, update };
+    await deleteMemcacheds(rest, members);
+    return { memcacheds: n, namespaces, create, update };
   } finally {
     fleet.close();
     writer.close();
-    await retireNamespace(rest, namespace, o.progress);
+    await retireNamespaces(rest, namespaces, o.progress);
   }
 }
