@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writ
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import { startCluster } from './cluster.js';
+import { MAX_CONTROL_PLANE_QPS, startCluster } from './cluster.js';
 import { assertPortFree } from './control-plane/ports.js';
 import { ClusterError } from './errors.js';
 import { ensureHostPackages } from './host-packages.js';
@@ -54,8 +54,10 @@ function parseKwokCount(value: string): number {
 
 function parseQps(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 100_000)
-    throw new InvalidArgumentError('must be a whole number of requests per second from 1 to 100000');
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_CONTROL_PLANE_QPS)
+    throw new InvalidArgumentError(
+      `must be a whole number of requests per second from 1 to ${MAX_CONTROL_PLANE_QPS}`,
+    );
   return n;
 }
 

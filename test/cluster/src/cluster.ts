@@ -201,7 +201,7 @@ function nodeBinaries(dirs: { kubernetes: string; containerd: string; coredns: s
 }
 
 /** The highest {@link StartClusterOptions.controlPlaneQps}: twice it must still be a 32-bit burst. */
-const MAX_CONTROL_PLANE_QPS = 100_000;
+export const MAX_CONTROL_PLANE_QPS = 100_000;
 
 /**
  * Starts a throwaway cluster: etcd, kube-apiserver (RBAC, Pod Security admission), kube-controller-manager,

@@ -165,11 +165,17 @@ export async function deleteMemcacheds(rest: KubeRest, members: readonly FleetMe
   );
 }
 
-export async function countPods(rest: KubeRest, namespaces: readonly string[]): Promise<number> {
-  let pods = 0;
+/** How many objects the collection `path(namespace)` holds, over all `namespaces`. */
+export async function countObjects(
+  rest: KubeRest,
+  namespaces: readonly string[],
+  path: (namespace: string) => string,
+): Promise<number> {
+  let count = 0;
   for (const namespace of namespaces) {
-    const list = await rest.request<{ items: unknown[] }>('GET', `/api/v1/namespaces/${namespace}/pods`);
-    pods += list.items.length;
+    count += (await rest.request<{ items: unknown[] }>('GET', path(namespace))).items.length;
   }
-  return pods;
+  return count;
 }
+
+export const PODS = (namespace: string) => `/api/v1/namespaces/${namespace}/pods`;

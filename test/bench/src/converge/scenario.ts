@@ -1,13 +1,14 @@
 import type { KubeRest } from '@opkit/test-cluster';
 import { FleetWatch } from './convergence.js';
 import {
-  countPods,
+  countObjects,
   createMemcacheds,
   createNamespaces,
   DEPLOYMENTS,
   deleteMemcacheds,
   type FleetLayout,
   GUIDE_API,
+  PODS,
   resizeMemcacheds,
   storeFleetVersion,
 } from './fleet.js';
@@ -187,7 +188,7 @@ export async function retireNamespaces(
     const collections: [string, Record<string, number>?][] = [
       [DEPLOYMENTS(namespace)],
       [`/apis/apps/v1/namespaces/${namespace}/replicasets`],
-      [`/api/v1/namespaces/${namespace}/pods`, { gracePeriodSeconds: 0 }],
+      [PODS(namespace), { gracePeriodSeconds: 0 }],
     ];
     for (const [path, query] of collections) {
       try {
@@ -202,11 +203,8 @@ export async function retireNamespaces(
   const deadline = Date.now() + 600_000;
   const where = namespaces.length === 1 ? namespaces[0] : `${namespaces.length} namespaces`;
   for (;;) {
-    const pods = await countPods(rest, namespaces);
-    let deployments = 0;
-    for (const namespace of namespaces) {
-      deployments += (await rest.request<{ items: unknown[] }>('GET', DEPLOYMENTS(namespace))).items.length;
-    }
+    const pods = await countObjects(rest, namespaces, PODS);
+    const deployments = await countObjects(rest, namespaces, DEPLOYMENTS);
     if (pods === 0 && deployments === 0) break;
     if (Date.now() > deadline) {
       progress(`  ${where}: ${pods} pods and ${deployments} deployments still there after 10 min; moving on`);
@@ -278,7 +276,7 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
     );
     const s3 = await sample(operator, o, resized);
     const update = phase(s2, s3, n);
-    const podsAfterUpdate = await countPods(rest, namespaces);
+    const podsAfterUpdate = await countObjects(rest, namespaces, PODS);
     o.progress(
       `  ${command.name} ${n}: resized in ${(update.elapsedMs / 1000).toFixed(1)} s, ${update.writes} writes; ${controlPlaneSummary(update.controlPlane, n)}`,
     );
