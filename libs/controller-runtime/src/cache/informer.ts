@@ -1,5 +1,6 @@
 import type { KubeClient, TypeRef } from '../client/client.js';
 import { type KubeObject, objectKey } from '../object.js';
+import { FieldSetTable } from './field-sets.js';
 import { parseLabelSelector } from './label-selector.js';
 import { Reflector, type ReflectorStats } from './reflector.js';
 import { type IndexFunc, Store } from './store.js';
@@ -40,15 +41,22 @@ export interface InformerOptions<T extends KubeObject> {
   readonly onError?: (error: Error) => void;
 }
 
+/** One table for every informer of the process: kinds share subtrees too (`f:metadata`, `f:labels`). */
+const appliedFieldSets = new FieldSetTable();
+
 /**
  * Strips what controllers never read and what makes cached objects large: last-applied, and managedFields
  * but for server-side apply's own entries, which tell `applyIfChanged` the fields a controller applied
- * before (so it can tell when its next apply would remove one).
+ * before (so it can tell when its next apply would remove one). Their field sets, alike across the objects
+ * one controller applies, share their equal subtrees (frozen, as everything cached is).
  */
 export function stripManagedFields<T extends KubeObject>(obj: T): T {
   const managed = obj.metadata.managedFields;
   if (managed) {
     const applied = managed.filter((entry) => (entry as { operation?: string }).operation === 'Apply');
+    for (const entry of applied as { fieldsV1?: unknown }[]) {
+      if (entry.fieldsV1 && !Object.isFrozen(entry)) entry.fieldsV1 = appliedFieldSets.share(entry.fieldsV1);
+    }
     if (applied.length > 0) obj.metadata.managedFields = applied;
     else delete obj.metadata.managedFields;
   }
