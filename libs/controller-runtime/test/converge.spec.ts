@@ -65,6 +65,19 @@ describe('a controller that owns ConfigMaps', () => {
     // Exactly one apply and one status patch per widget: reads see our own writes, so nothing is written twice.
     const firstWrites = (await first.manager.metrics.requestCount({ writesOnly: true })) - setupWrites;
     expect(firstWrites).toBe(1000);
+    // The cache keeps each ConfigMap's apply entry; what the applies have in common is held once.
+    const cached = await first.manager.client.list<ConfigMap>(CONFIG_MAP, { namespace: ns.name });
+    const appliedData = cached.items
+      .filter((m) => m.metadata.ownerReferences?.[0]?.kind === 'Widget')
+      .map((m) => {
+        const entries = (m.metadata.managedFields ?? []) as { operation?: string; fieldsV1?: object }[];
+        return (entries.find((e) => e.operation === 'Apply')?.fieldsV1 as Record<string, unknown>)?.[
+          'f:data'
+        ];
+      });
+    expect(appliedData).toHaveLength(500);
+    expect(appliedData[0]).toBeDefined();
+    expect(new Set(appliedData).size).toBe(1);
     stopFirst.abort();
     await running;
 
