@@ -1,3 +1,5 @@
+import { isRecord } from '../is-record.js';
+
 /**
  * Server-side apply field sets (`fieldsV1` of a managedFields entry) are pure structure — every value is
  * another set, `{}` at the leaves — and one manager applying one kind writes nearly the same tree into each
@@ -44,7 +46,7 @@ export class FieldSetTable {
    * scalar, a frozen object someone else owns) comes back unchanged.
    */
   share<T>(set: T): T {
-    if (!isPlainRecord(set) || Object.isFrozen(set)) return set;
+    if (!isRecord(set) || Object.isFrozen(set)) return set;
     return this.#share(set).node as T;
   }
 
@@ -53,7 +55,7 @@ export class FieldSetTable {
     for (const key of Object.keys(node)) {
       const child = node[key];
       let id: number;
-      if (isPlainRecord(child) && !Object.isFrozen(child)) {
+      if (isRecord(child) && !Object.isFrozen(child)) {
         const shared = this.#share(child);
         if (shared.node !== child) node[key] = shared.node;
         id = shared.id;
@@ -70,8 +72,4 @@ export class FieldSetTable {
     this.#canonical.set(signature, canonical);
     return canonical;
   }
-}
-
-function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,3 +1,4 @@
+import { isRecord } from '../is-record.js';
 import type { KubeObject } from '../object.js';
 import { rememberParsed } from './parsed-texts.js';
 
@@ -9,10 +10,6 @@ interface ManagedFieldsEntry {
   readonly operation?: string;
   readonly subresource?: string;
   readonly fieldsV1?: FieldSet;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function sameJson(a: unknown, b: unknown): boolean {
