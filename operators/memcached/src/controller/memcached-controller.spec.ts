@@ -20,9 +20,11 @@ function setup(spec: Memcached['spec'], operatorEnv: NodeJS.ProcessEnv = env) {
   const client = new FakeClient({ objects: [cr], statusSubresource: [MEMCACHED] });
   const { events, recorded } = recordingEvents('cache.example.com/memcached-operator');
   const undesiredSize = new Counter({ name: 'undesired_size', help: 'h', registers: [new Registry()] });
-  const reconcile = memcachedReconciler(client, events, undesiredSize, operatorEnv);
-  const run = () =>
-    reconcile(request, { signal: new AbortController().signal, reconcileID: 'r', controller: 'memcached' });
+  /** One reconcile; `withEnv`: by an operator configured otherwise (restarted with another environment). */
+  const run = (withEnv = operatorEnv) => {
+    const context = { signal: new AbortController().signal, reconcileID: 'r', controller: 'memcached' };
+    return memcachedReconciler(client, events, undesiredSize, withEnv)(request, context);
+  };
   const get = <T extends KubeObject>(apiVersion: string, kind: string) =>
     client.get<T>({ apiVersion, kind }, 'sessions', 'cache');
   return { client, events, recorded, run, get };
@@ -53,8 +55,27 @@ describe('the Memcached reconciler', () => {
       message: '0 of 2 servers ready',
     });
     expect(cr.status?.conditions?.find((c) => c.type === 'Progressing')?.status).toBe('True');
+    // Every object was asked for, and no server is ready yet: nothing is news for an event.
     await events.flush();
-    expect(recorded.map((e) => e.reason)).toContain('Created');
+    expect(recorded).toEqual([]);
+  });
+
+  it('reports from the Deployment it found, not from one it has just changed', async () => {
+    const { run, get, client } = setup({ replicas: 1 });
+    // Creating the Deployment: its status is not known yet, so no report, and a look again if no event comes.
+    expect(await run()).toEqual({ requeueAfterMs: 30_000 });
+    expect((await get<Memcached>(MEMCACHED.apiVersion, MEMCACHED.kind)).status).toBeUndefined();
+    expect(await run()).toBeUndefined();
+    const reported = await get<Memcached>(MEMCACHED.apiVersion, MEMCACHED.kind);
+    expect(reported.status?.observedGeneration).toBe(reported.metadata.generation);
+
+    await client.update<Memcached>({ ...reported, spec: { ...reported.spec, replicas: 2 } });
+    expect(await run()).toEqual({ requeueAfterMs: 30_000 });
+    const resized = await get<Memcached>(MEMCACHED.apiVersion, MEMCACHED.kind);
+    expect(resized.status).toEqual(reported.status);
+    await run();
+    const observed = await get<Memcached>(MEMCACHED.apiVersion, MEMCACHED.kind);
+    expect(observed.status?.observedGeneration).toBe(observed.metadata.generation);
   });
 
   it('writes nothing more once the world matches the spec', async () => {
@@ -66,23 +87,52 @@ describe('the Memcached reconciler', () => {
     expect(client.writes()).toEqual([]);
   });
 
-  it('tells a change of the spec from a repair of drift in its events', async () => {
+  it('records repairs of drift as events, not the changes of the spec it was asked for', async () => {
     const { run, client, get, events, recorded } = setup({ replicas: 1 });
     await run();
     await run();
     const cr = await get<Memcached>(MEMCACHED.apiVersion, MEMCACHED.kind);
     await client.update<Memcached>({ ...cr, spec: { ...cr.spec, replicas: 3 } });
-    await run();
+    await run(); // changes the Deployment
+    await run(); // reports it
     type Scaled = KubeObject & { spec: { replicas: number } };
     const deployment = await get<Scaled>('apps/v1', 'Deployment');
     expect(deployment.spec.replicas).toBe(3);
     await client.update<Scaled>({ ...deployment, spec: { ...deployment.spec, replicas: 5 } });
     await run();
+    await run();
+    await client.delete({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'sessions', namespace: 'cache' });
+    await run();
     await events.flush();
-    expect(recorded.filter((e) => e.reason === 'Updated').map((e) => e.note)).toEqual([
-      'Deployment sessions updated to the spec: 3 replicas',
-      'Deployment sessions brought back to the spec',
+    expect(recorded.map((e) => [e.reason, e.note])).toEqual([
+      ['Updated', 'Deployment sessions brought back to the spec'],
+      ['Recreated', 'Deployment sessions was missing and is created again'],
     ]);
+  });
+
+  it('records no repair when a Memcached that had no image gets one', async () => {
+    const { run, get, events, recorded } = setup({ replicas: 1 }, {});
+    await run();
+    await run();
+    const unconfigured = await get<Memcached>(MEMCACHED.apiVersion, MEMCACHED.kind);
+    await run(env);
+    await get('apps/v1', 'Deployment');
+    await events.flush();
+    expect(unconfigured.status?.observedGeneration).toBe(unconfigured.metadata.generation);
+    expect(recorded.map((e) => e.reason)).not.toContain('Recreated');
+  });
+
+  it('on deletion records why and lets the Memcached go, writing nothing to an object about to vanish', async () => {
+    const { run, client, get, events, recorded } = setup({ replicas: 1 });
+    await run();
+    await run();
+    await client.delete({ ...MEMCACHED, name: 'sessions', namespace: 'cache' });
+    client.reset();
+    await run();
+    expect(client.writes().map((w) => `${w.verb} ${w.kind}`)).toEqual(['patch Memcached']);
+    await expect(get(MEMCACHED.apiVersion, MEMCACHED.kind)).rejects.toThrow(/not found/);
+    await events.flush();
+    expect(recorded.map((e) => [e.type, e.reason])).toEqual([['Warning', 'Deleting']]);
   });
 
   it('reports a missing operand image as Degraded and creates nothing', async () => {

@@ -8,6 +8,7 @@ import {
   type ObjectClient,
   patchStatusWithConditionEvents,
   type Reconciler,
+  type Result,
   runWithFinalizer,
   type Stored,
 } from '@opkit/controller-runtime';
@@ -30,7 +31,6 @@ import { MEMCACHED, type Memcached } from '../api/v1beta1/memcached.js';
 import {
   conditionEventType,
   deploymentEvent,
-  finalizingStatus,
   imageNotConfiguredStatus,
   observedStatus,
 } from './memcached-status.js';
@@ -47,6 +47,9 @@ import {
 } from './resources.js';
 
 export const FINALIZER = 'cache.example.com/finalizer';
+
+/** How long a reconcile that changed the Deployment waits for its controller's answer before it looks again. */
+const REPORT_AFTER_CHANGE_MS = 30_000;
 
 /**
  * Everything the Memcached controller does with the API, declared next to it (as kubebuilder markers are);
@@ -138,7 +141,7 @@ export function memcachedReconciler(
     return { deployment, outcome };
   }
 
-  async function apply(cr: Stored<Memcached>): Promise<void> {
+  async function apply(cr: Stored<Memcached>): Promise<Result | undefined> {
     let image: string;
     try {
       image = imageFor(cr, env);
@@ -146,22 +149,31 @@ export function memcachedReconciler(
       if (!(error instanceof ImageNotConfiguredError)) throw error;
       const status = imageNotConfiguredStatus(cr, error.message);
       await patchStatusWithConditionEvents(client, events, MEMCACHED, cr, status, conditionEventType);
-      return; // nothing to retry until the spec or the operator's configuration changes
+      return undefined; // nothing to retry until the spec or the operator's configuration changes
     }
     const { deployment, outcome } = await applyOwnedObjects(cr, image);
+    if (outcome !== 'unchanged' || !deployment) {
+      // The Deployment's status describes its old spec (or it has none yet): the status write its controller
+      // makes next starts another reconcile, which reports what the rollout did. A report now would be a guess
+      // that costs a write per Memcached; the requeue covers a Deployment controller that never answers.
+      return { requeueAfterMs: REPORT_AFTER_CHANGE_MS };
+    }
     const pods = await client.list<Pod>(POD, {
       namespace: cr.metadata.namespace,
       labelSelector: selectorFromLabels(selectorFor(cr)),
     });
-    const status = observedStatus(cr, { deployment, outcome, pods: pods.items, port: portOf(cr) });
+    const status = observedStatus(cr, { deployment, pods: pods.items, port: portOf(cr) });
     await patchStatusWithConditionEvents(client, events, MEMCACHED, cr, status, conditionEventType);
+    return undefined;
   }
 
   return async (req) => {
     const cr = await ignoreNotFound(client.get<Memcached>(MEMCACHED, req.name, req.namespace));
     if (!cr) return; // deleted; owned objects go by garbage collection
-    await runWithFinalizer(cr, FINALIZER, clientFinalizerOps<Memcached>(client), {
+    return runWithFinalizer(cr, FINALIZER, clientFinalizerOps<Memcached>(client), {
       apply,
+      // Owned objects go by garbage collection; the event outlives the Memcached. No status: the object is
+      // gone a moment after the finalizer, so a report of its finalization would be a write nobody reads.
       cleanup: async (dying) => {
         events.event(
           dying,
@@ -170,8 +182,7 @@ export function memcachedReconciler(
           'Finalize',
           `Custom Resource ${dying.metadata.name} is being deleted from the namespace ${dying.metadata.namespace}`,
         );
-        const status = finalizingStatus(dying);
-        await patchStatusWithConditionEvents(client, events, MEMCACHED, dying, status, conditionEventType);
+        return undefined;
       },
     });
   };

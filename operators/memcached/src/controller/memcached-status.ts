@@ -30,26 +30,13 @@ export function imageNotConfiguredStatus(cr: Memcached, message: string): Memcac
   };
 }
 
-/** The status of a Memcached being deleted, once its finalizer's work is done. */
-export function finalizingStatus(dying: Memcached): MemcachedStatus {
-  return {
-    ...dying.status,
-    conditions: setStatusConditions(dying.status?.conditions, {
-      type: 'Degraded',
-      status: 'True',
-      reason: 'Finalizing',
-      message: `Finalizer operations for custom resource ${dying.metadata.name} were successfully accomplished`,
-      observedGeneration: dying.metadata.generation,
-    }),
-  };
-}
-
 /** What the reconciler saw of a Memcached's servers. */
 export interface ObservedServers {
-  /** The Deployment as read before this reconcile applied it (undefined: it did not exist). */
-  readonly deployment: Deployment | undefined;
-  /** What applying the desired Deployment did. */
-  readonly outcome: OperationResult;
+  /**
+   * The Deployment as read, which this reconcile found as desired (a reconcile that changes it reports
+   * nothing: the Deployment's status would still describe its old spec).
+   */
+  readonly deployment: Deployment;
   /** The Memcached's pods. */
   readonly pods: readonly Pod[];
   readonly port: number;
@@ -88,8 +75,8 @@ function codeUnitOrder(a: string, b: string): number {
 
 /**
  * Available, Progressing and Degraded, the pods in `nodes` and the ready servers' addresses in `servers`.
- * Available only once the Deployment, unchanged by this reconcile, has rolled out every replica and each is
- * ready; a Deployment whose rollout stalled (Progressing=False) makes the Memcached Degraded with its reason.
+ * Available only once the Deployment has rolled out every replica of its current spec and each is ready; a
+ * Deployment whose rollout stalled (Progressing=False) makes the Memcached Degraded with its reason.
  */
 export function observedStatus(cr: Memcached, seen: ObservedServers): MemcachedStatus {
   const replicas = cr.spec.replicas;
@@ -97,15 +84,14 @@ export function observedStatus(cr: Memcached, seen: ObservedServers): MemcachedS
     .filter((p) => !p.metadata.deletionTimestamp)
     .sort((a, b) => codeUnitOrder(a.metadata.name ?? '', b.metadata.name ?? ''));
   const ready = live.filter(isPodReady);
-  const status = seen.deployment?.status ?? {};
+  const status = seen.deployment.status ?? {};
   const rolledOut =
-    seen.outcome === 'unchanged' &&
-    status.observedGeneration === seen.deployment?.metadata.generation &&
+    status.observedGeneration === seen.deployment.metadata.generation &&
     (status.updatedReplicas ?? 0) === replicas &&
     (status.replicas ?? 0) === replicas;
   // Pods of an older template still running: a rolling update is replacing servers one at a time.
   const replacing =
-    status.observedGeneration !== seen.deployment?.metadata.generation ||
+    status.observedGeneration !== seen.deployment.metadata.generation ||
     (status.updatedReplicas ?? 0) < (status.replicas ?? 0);
   const allReady = rolledOut && ready.length === replicas && (status.readyReplicas ?? 0) === replicas;
   const stuck = status.conditions?.find((c) => c.type === 'Progressing' && c.status === 'False');
@@ -189,28 +175,22 @@ export function conditionEventType(
 }
 
 /**
- * The event for what applying the Deployment did: created, updated to a change of the spec not yet observed,
- * or brought back after drift; none when nothing changed.
+ * The event for what applying the Deployment did, when that is news: the Deployment was brought back to the
+ * spec after drift, or made again after it was deleted. Creating it for a new Memcached and changing it to a
+ * changed spec are what the user asked for: the status reports the rollout and the Deployment records its own
+ * scaling, so an event for them would be an API write per Memcached that tells nothing new.
  */
 export function deploymentEvent(
   cr: Memcached,
   outcome: OperationResult,
 ): { readonly reason: string; readonly action: string; readonly note: string } | undefined {
+  // A status of this generation from a reconcile that applied the Deployment: a change now is a repair.
+  const specApplied =
+    cr.status?.observedGeneration === cr.metadata.generation &&
+    findStatusCondition(cr.status?.conditions, 'Available')?.reason !== 'ImageNotConfigured';
+  if (outcome === 'unchanged' || !specApplied) return undefined;
   const name = `Deployment ${cr.metadata.name}`;
-  if (outcome === 'unchanged') return undefined;
-  if (outcome === 'created') {
-    return {
-      reason: 'Created',
-      action: 'CreateDeployment',
-      note: `${name} with ${cr.spec.replicas} replicas created`,
-    };
-  }
-  const specChanged = cr.status?.observedGeneration !== cr.metadata.generation;
-  return {
-    reason: 'Updated',
-    action: 'UpdateDeployment',
-    note: specChanged
-      ? `${name} updated to the spec: ${cr.spec.replicas} replicas`
-      : `${name} brought back to the spec`,
-  };
+  return outcome === 'created'
+    ? { reason: 'Recreated', action: 'CreateDeployment', note: `${name} was missing and is created again` }
+    : { reason: 'Updated', action: 'UpdateDeployment', note: `${name} brought back to the spec` };
 }
