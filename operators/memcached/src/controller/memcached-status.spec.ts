@@ -92,6 +92,25 @@ describe('the status of a Memcached', () => {
     expect(condition(back, 'Available')?.reason).toBe('ServersNotReady');
   });
 
+  it('does not call a scale-down a loss while the Deployment still counts the removed server ready', () => {
+    const three: Memcached = { ...cr, spec: { replicas: 3 } };
+    const threeReady = [pod('a', true), pod('b', true), pod('c', true)];
+    const before = observedStatus(
+      three,
+      seen({
+        deployment: {
+          ...rolledOut,
+          status: { ...rolledOut.status, replicas: 3, updatedReplicas: 3, readyReplicas: 3 },
+        },
+        pods: threeReady,
+      }),
+    );
+    expect(condition(before, 'Available')?.status).toBe('True');
+    const lagging: Deployment = { ...rolledOut, status: { ...rolledOut.status, readyReplicas: 3 } };
+    const scaledDown = observedStatus({ ...cr, status: before }, seen({ deployment: lagging }));
+    expect(condition(scaledDown, 'Available')?.reason).toBe('ServersStarting');
+  });
+
   it('counts servers replaced by a rolling update as starting, not lost', () => {
     const available = { ...cr, status: observedStatus(cr, seen({})) };
     const rolling: Deployment = { ...rolledOut, status: { ...rolledOut.status, updatedReplicas: 1 } };

@@ -54,13 +54,15 @@ const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
 function notAvailableReason(
   before: MemcachedStatus | undefined,
   ready: number,
+  replicas: number,
   replacing: boolean,
 ): 'ServersStarting' | 'ServersNotReady' | 'NoServersReady' {
   if (ready === 0) return 'NoServersReady';
   const available = findStatusCondition(before?.conditions, 'Available');
   const wasServing =
     available?.status === 'True' || (available?.status === 'False' && available.reason === 'ServersStarting');
-  const lostNone = ready >= (before?.readyReplicas ?? 0);
+  // Servers a scale-down removed are not lost: the spec no longer asks for them.
+  const lostNone = ready >= Math.min(before?.readyReplicas ?? 0, replicas);
   return wasServing && (replacing || lostNone) ? 'ServersStarting' : 'ServersNotReady';
 }
 
@@ -118,7 +120,7 @@ export function observedStatus(cr: Memcached, seen: ObservedServers): MemcachedS
     : {
         type: 'Available',
         status: 'False',
-        reason: notAvailableReason(cr.status, ready.length, replacing),
+        reason: notAvailableReason(cr.status, ready.length, replicas, replacing),
         message: notReady,
       };
   const progressing: ConditionUpdate = allReady
