@@ -253,6 +253,31 @@ describe('SharedInformer.observe (read-your-writes)', () => {
     ]);
   });
 
+  it('GIVEN a transform WHEN a write is observed, its watch event arrives and a relist finds the rest unchanged THEN each version is transformed once', async () => {
+    const transformed: string[] = [];
+    const { informer } = startInformer({
+      transform: (obj) => {
+        transformed.push(label(obj));
+        return obj;
+      },
+    });
+    await informer.waitForSync();
+    const watch = await server.nextWatch();
+    const written = configMap('a', 'a1', '15', { data: { k: 'written' } });
+
+    informer.observe(written);
+    watch.send(event('MODIFIED', written), event('ADDED', configMap('z', 'z1', '16')));
+    await vi.waitFor(() => expect(informer.store.size).toBe(4));
+    server.setObjects(
+      [written, configMap('b', 'b1', '11'), configMap('c', 'c1', '12'), configMap('z', 'z1', '17')],
+      '17',
+    );
+    watch.send(errorEvent(410, 'Expired'));
+    await server.nextWatch();
+
+    expect(transformed).toEqual(['a:a1@10', 'b:b1@11', 'c:c1@12', 'a:a1@15', 'z:z1@16', 'z:z1@17']);
+  });
+
   it('GIVEN a created object observed WHEN its ADDED event arrives THEN onAdd was emitted once, by observe', async () => {
     const { informer, events } = startInformer();
     await informer.waitForSync();

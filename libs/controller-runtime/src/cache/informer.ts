@@ -1,16 +1,23 @@
 import type { KubeClient, TypeRef } from '../client/client.js';
+import { copyJson } from '../json-copy.js';
 import { type KubeObject, objectKey } from '../object.js';
 import { FieldSetTable } from './field-sets.js';
 import { parseLabelSelector } from './label-selector.js';
 import { Reflector, type ReflectorStats } from './reflector.js';
 import { type IndexFunc, Store } from './store.js';
 
-/** Resource versions are etcd revisions: compare them as integers when they look like integers. */
+/**
+ * Resource versions are etcd revisions: compare them as integers when they look like integers (decimal digits
+ * without leading zeros: the longer is larger, and of equal length the string order is the numeric one).
+ */
 function isNewer(candidate: string | undefined, current: string | undefined): boolean {
   if (!candidate || !current) return Boolean(candidate);
-  if (/^\d+$/.test(candidate) && /^\d+$/.test(current)) return BigInt(candidate) > BigInt(current);
+  if (REVISION.test(candidate) && REVISION.test(current)) {
+    return candidate.length !== current.length ? candidate.length > current.length : candidate > current;
+  }
   return candidate !== current;
 }
+const REVISION = /^(0|[1-9]\d*)$/;
 
 /** How many recent deletions an informer remembers against stale write results (see `observe`). */
 const MAX_TOMBSTONES = 4096;
@@ -103,7 +110,6 @@ export class SharedInformer<T extends KubeObject> {
             namespace,
             labelSelector: options.scope.labelSelector,
             fieldSelector: options.scope.fieldSelector,
-            transform: options.transform,
             inactivityTimeoutMs: options.inactivityTimeoutMs,
             onError: options.onError,
           },
@@ -176,10 +182,12 @@ export class SharedInformer<T extends KubeObject> {
     // Deleted after this write: the write's result must not bring it back.
     const deletedAt = old ? undefined : this.#tombstones.get(key);
     if (deletedAt !== undefined && !isNewer(obj.metadata.resourceVersion, deletedAt)) return;
-    this.#apply(
-      'MODIFIED',
-      this.#options.transform ? this.#options.transform(structuredClone(obj)) : structuredClone(obj),
-    );
+    // The caller keeps `obj`; the store gets a copy to transform and freeze.
+    this.#upsert(this.#transform(copyJson(obj)), old);
+  }
+
+  #transform(obj: T): T {
+    return this.#options.transform ? this.#options.transform(obj) : obj;
   }
 
   #inScope(obj: T): boolean {
@@ -221,9 +229,11 @@ export class SharedInformer<T extends KubeObject> {
         this.#notify((h) => h.onDelete?.(old, true));
       }
     }
-    for (const [key, obj] of incoming) {
+    for (const [key, raw] of incoming) {
       const old = this.store.get(key);
-      if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) continue;
+      // Held already (a relist after a dropped watch finds most objects unchanged): not transformed again.
+      if (old && old.metadata.resourceVersion === raw.metadata.resourceVersion) continue;
+      const obj = this.#transform(raw);
       this.store.upsert(obj);
       if (old) this.#notify((h) => h.onUpdate?.(old, obj));
       else this.#notify((h) => h.onAdd?.(obj, initial));
@@ -231,23 +241,29 @@ export class SharedInformer<T extends KubeObject> {
     if (this.#pendingSync.delete(namespace ?? '') && this.#pendingSync.size === 0) this.#resolveSynced();
   }
 
-  #apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void {
-    const key = objectKey(obj);
+  #apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', raw: T): void {
+    const key = objectKey(raw);
     if (type === 'DELETED') {
       const old = this.store.delete(key);
-      this.#bury(key, obj.metadata.resourceVersion);
-      this.#notify((h) => h.onDelete?.(old ?? obj, false));
+      this.#bury(key, raw.metadata.resourceVersion);
+      this.#notify((h) => h.onDelete?.(old ?? this.#transform(raw), false));
       return;
     }
     const current = this.store.get(key);
-    // Already seen through read-your-writes (or a duplicate or older event): nothing new to tell.
+    // Already seen through read-your-writes (or a duplicate or older event): nothing new to tell, and nothing
+    // to transform (checked on the decoded event, before the transform's work).
     if (
       current &&
-      !isNewer(obj.metadata.resourceVersion, current.metadata.resourceVersion) &&
-      current.metadata.uid === obj.metadata.uid
+      !isNewer(raw.metadata.resourceVersion, current.metadata.resourceVersion) &&
+      current.metadata.uid === raw.metadata.uid
     )
       return;
-    const old = this.store.upsert(obj);
+    this.#upsert(this.#transform(raw), current);
+  }
+
+  /** Stores `obj` (transformed) in place of `old`, the store's object under its key, and tells the listeners. */
+  #upsert(obj: T, old: T | undefined): void {
+    this.store.upsert(obj);
     if (old && old.metadata.uid !== obj.metadata.uid) {
       this.#notify((h) => h.onDelete?.(old, true));
       this.#notify((h) => h.onAdd?.(obj, false));

@@ -76,7 +76,7 @@ afterEach(async () => {
   await running;
 });
 
-function startReflector(options: Partial<ReflectorOptions<KubeObject>> = {}) {
+function startReflector(options: Partial<ReflectorOptions> = {}) {
   const sink = new RecordingSink();
   const errors: Error[] = [];
   const backoff = new RecordingBackoff({ initialMs: 1, maxMs: 8 });

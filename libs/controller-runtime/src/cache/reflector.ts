@@ -13,15 +13,13 @@ export interface ReflectorSink<T extends KubeObject> {
   apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void;
 }
 
-export interface ReflectorOptions<T extends KubeObject> {
+export interface ReflectorOptions {
   readonly client: KubeClient;
   readonly type: TypeRef;
   /** One namespace, or undefined for all namespaces / cluster-scoped kinds. */
   readonly namespace?: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
-  /** Applied to every object before it reaches the sink (e.g. strip managedFields). */
-  readonly transform?: (obj: T) => T;
   /** @default 500 */
   readonly pageSize?: number;
   /**
@@ -61,12 +59,12 @@ const MAX_WATCH_EVENT_CHARS = 16 * 1024 * 1024;
  */
 export class Reflector<T extends KubeObject> {
   readonly stats: ReflectorStats = { lists: 0, watches: 0, expired: 0, failures: 0 };
-  readonly #o: ReflectorOptions<T>;
+  readonly #o: ReflectorOptions;
   readonly #sink: ReflectorSink<T>;
   readonly #backoff: Backoff;
   #resourceVersion: string | undefined;
 
-  constructor(options: ReflectorOptions<T>, sink: ReflectorSink<T>) {
+  constructor(options: ReflectorOptions, sink: ReflectorSink<T>) {
     this.#o = options;
     this.#sink = sink;
     this.#backoff = options.backoff ?? new Backoff();
@@ -97,10 +95,6 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
-  #transform(obj: T): T {
-    return this.#o.transform ? this.#o.transform(obj) : obj;
-  }
-
   async #list(signal: AbortSignal): Promise<void> {
     const items: T[] = [];
     let continueToken: string | undefined;
@@ -115,7 +109,7 @@ export class Reflector<T extends KubeObject> {
         limit: this.#o.pageSize ?? 500,
         continue: continueToken,
       });
-      for (const item of page.items) items.push(this.#transform(item));
+      for (const item of page.items) items.push(item);
       continueToken = page.metadata.continue || undefined;
       resourceVersion = page.metadata.resourceVersion;
     } while (continueToken);
@@ -192,7 +186,7 @@ export class Reflector<T extends KubeObject> {
       throw new Error(`watch error: ${event.object.message ?? JSON.stringify(event.object)}`);
     }
     const rv = event.object.metadata?.resourceVersion;
-    if (event.type !== 'BOOKMARK') this.#sink.apply(event.type, this.#transform(event.object));
+    if (event.type !== 'BOOKMARK') this.#sink.apply(event.type, event.object);
     if (rv) this.#resourceVersion = rv;
   }
 }

@@ -15,15 +15,24 @@ export function enqueueForObject(): MapFunc {
  * kind, as controller-runtime's `EnqueueRequestForOwner(..., OnlyControllerOwner())`.
  */
 export function enqueueForOwner(owner: TypeRef, { onlyController = true } = {}): MapFunc {
-  const group = owner.apiVersion.includes('/') ? owner.apiVersion.split('/')[0] : '';
+  const group = groupOf(owner.apiVersion);
   return (obj) =>
     (obj.metadata.ownerReferences ?? [])
-      .filter((ref) => {
-        const refGroup = ref.apiVersion.includes('/') ? ref.apiVersion.split('/')[0] : '';
-        // Match on group and kind, not version: an owner may be referenced at any served version.
-        return ref.kind === owner.kind && refGroup === group && (!onlyController || ref.controller === true);
-      })
+      .filter(
+        // Match on group and kind, not version: an owner may be referenced at any served version. The group,
+        // which takes parsing, is compared last: this runs for every event of an owned kind.
+        (ref) =>
+          ref.kind === owner.kind &&
+          (!onlyController || ref.controller === true) &&
+          groupOf(ref.apiVersion) === group,
+      )
       .map((ref) => ({ namespace: obj.metadata.namespace, name: ref.name }));
+}
+
+/** `apps` of `apps/v1`; the core group (`v1`) is `''`. */
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
 /**
