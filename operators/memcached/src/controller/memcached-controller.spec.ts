@@ -1,4 +1,4 @@
-import type { KubeObject } from '@opkit/controller-runtime';
+import type { KubeObject, ObjectClient } from '@opkit/controller-runtime';
 import { FakeClient, recordingEvents } from '@opkit/controller-runtime/testing';
 import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
@@ -20,10 +20,13 @@ function setup(spec: Memcached['spec'], operatorEnv: NodeJS.ProcessEnv = env) {
   const client = new FakeClient({ objects: [cr], statusSubresource: [MEMCACHED] });
   const { events, recorded } = recordingEvents('cache.example.com/memcached-operator');
   const undesiredSize = new Counter({ name: 'undesired_size', help: 'h', registers: [new Registry()] });
-  /** One reconcile; `withEnv`: by an operator configured otherwise (restarted with another environment). */
-  const run = (withEnv = operatorEnv) => {
+  /**
+   * One reconcile; `withEnv`: by an operator configured otherwise (restarted with another environment);
+   * `via`: through another client in front of the fake one.
+   */
+  const run = (withEnv = operatorEnv, via: ObjectClient = client) => {
     const context = { signal: new AbortController().signal, reconcileID: 'r', controller: 'memcached' };
-    return memcachedReconciler(client, events, undesiredSize, withEnv)(request, context);
+    return memcachedReconciler(via, events, undesiredSize, withEnv)(request, context);
   };
   const get = <T extends KubeObject>(apiVersion: string, kind: string) =>
     client.get<T>({ apiVersion, kind }, 'sessions', 'cache');
@@ -76,6 +79,32 @@ describe('the Memcached reconciler', () => {
     await run();
     const observed = await get<Memcached>(MEMCACHED.apiVersion, MEMCACHED.kind);
     expect(observed.status?.observedGeneration).toBe(observed.metadata.generation);
+  });
+
+  it('applies the Deployment, the Service and the PDB side by side: a reconcile waits for one round trip', async () => {
+    const { run, client } = setup({ replicas: 2 });
+    let inFlight = 0;
+    let most = 0;
+    // Every apply takes a moment, as a round trip to the API server does.
+    const slow = new Proxy(client, {
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop, target);
+        if (typeof value !== 'function') return value;
+        if (prop !== 'apply') return value.bind(target);
+        return async (...args: unknown[]) => {
+          most = Math.max(most, ++inFlight);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          try {
+            return await value.apply(target, args);
+          } finally {
+            inFlight--;
+          }
+        };
+      },
+    });
+    await run(env, slow);
+    expect(client.writes().filter((w) => w.verb === 'apply')).toHaveLength(3);
+    expect(most).toBe(3);
   });
 
   it('writes nothing more once the world matches the spec', async () => {

@@ -122,22 +122,29 @@ export function memcachedReconciler(
   undesiredSize: Counter,
   env: NodeJS.ProcessEnv,
 ): Reconciler {
-  /** Applies the Deployment, the Service and the PDB; says what the Deployment was and what applying did. */
+  /**
+   * Applies the Deployment, the Service and the PDB side by side: none depends on another, so a reconcile waits
+   * for one round trip, not three. Says what the Deployment was and what applying did.
+   */
   async function applyOwnedObjects(cr: Stored<Memcached>, image: string) {
     const { name, namespace } = cr.metadata;
-    const deployment = await ignoreNotFound(client.get<Deployment>(DEPLOYMENT, name, namespace));
-    const desired = desiredDeployment(cr, image);
+    const [deployment, service, pdb] = await Promise.all([
+      ignoreNotFound(client.get<Deployment>(DEPLOYMENT, name, namespace)),
+      ignoreNotFound(client.get<Service>(SERVICE, name, namespace)),
+      ignoreNotFound(client.get<PodDisruptionBudget>(POD_DISRUPTION_BUDGET, name, namespace)),
+    ]);
     if (deployment?.spec?.replicas !== undefined && deployment.spec.replicas !== cr.spec.replicas) {
       undesiredSize.inc();
     }
-    const outcome = await applyIfChanged(client, desired, deployment);
+    const [outcome] = await Promise.all([
+      applyIfChanged(client, desiredDeployment(cr, image), deployment),
+      applyIfChanged(client, desiredService(cr), service),
+      cr.spec.replicas > 1
+        ? applyIfChanged(client, desiredPodDisruptionBudget(cr), pdb)
+        : pdb && client.delete({ ...POD_DISRUPTION_BUDGET, name, namespace }),
+    ]);
     const event = deploymentEvent(cr, outcome);
     if (event) events.event(cr, 'Normal', event.reason, event.action, event.note);
-    const service = await ignoreNotFound(client.get<Service>(SERVICE, name, namespace));
-    await applyIfChanged(client, desiredService(cr), service);
-    const pdb = await ignoreNotFound(client.get<PodDisruptionBudget>(POD_DISRUPTION_BUDGET, name, namespace));
-    if (cr.spec.replicas > 1) await applyIfChanged(client, desiredPodDisruptionBudget(cr), pdb);
-    else if (pdb) await client.delete({ ...POD_DISRUPTION_BUDGET, name, namespace });
     return { deployment, outcome };
   }
 
