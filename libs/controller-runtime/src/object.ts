@@ -78,6 +78,12 @@ export function gvkOf(apiVersion: string, kind: string): GroupVersionKind {
     : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1), kind };
 }
 
+/** `apps` of `apps/v1`; the core group (`v1`) is `''`. Without the object {@link gvkOf} builds. */
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
 export function apiVersionOf(gvk: GroupVersionKind): string {
   return gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version;
 }

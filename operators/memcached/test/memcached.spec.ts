@@ -103,12 +103,14 @@ describe('the Memcached operator', () => {
       { spec: { replicas: 3 } },
     );
     await available('memcached-sample', 3);
-    const resizeEvents = await api().list<
-      KubeObject & { reason: string; type: string; regarding?: { kind?: string; name?: string } }
-    >({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: ns.name });
-    const aboutSample = resizeEvents.items.filter(
-      (e) => e.regarding?.kind === 'Memcached' && e.regarding.name === 'memcached-sample',
-    );
+    /** The events about Memcacheds in the test's namespace. */
+    const memcachedEvents = async () =>
+      (
+        await api().list<
+          KubeObject & { reason: string; type: string; regarding?: { kind?: string; name?: string } }
+        >({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: ns.name })
+      ).items.filter((e) => e.regarding?.kind === 'Memcached');
+    const aboutSample = (await memcachedEvents()).filter((e) => e.regarding?.name === 'memcached-sample');
     expect(aboutSample.filter((e) => e.type === 'Warning').map((e) => e.reason)).toEqual([]);
     // Creating the Deployment and resizing it were asked for: the one piece of news is that it came up.
     expect([...new Set(aboutSample.map((e) => e.reason))]).toEqual(['AllServersReady']);
@@ -117,11 +119,8 @@ describe('the Memcached operator', () => {
     await eventually('the Memcached to be gone', () => gone(MEMCACHED, 'memcached-sample'), {
       timeoutMs: 30_000,
     });
-    const events = await api().list<
-      KubeObject & { reason: string; type: string; regarding?: { kind?: string; name?: string } }
-    >({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: ns.name });
     // Deleting, and no report of finalizing written to an object about to vanish.
-    const warned = events.items.filter((e) => e.type === 'Warning' && e.regarding?.kind === 'Memcached');
+    const warned = (await memcachedEvents()).filter((e) => e.type === 'Warning');
     expect(warned.map((e) => e.reason)).toEqual(['Deleting']);
     // Owned objects follow through their owner references (the garbage collector rescans new kinds every 30 s).
     await eventually(

@@ -1,5 +1,5 @@
 import type { TypeRef } from '../client/client.js';
-import type { KubeObject, Stored } from '../object.js';
+import { groupOf, type KubeObject, type Stored } from '../object.js';
 import type { Request } from '../reconcile/reconcile.js';
 
 /** Turns an event's object (as the informer stored it) into the requests to reconcile. */
@@ -27,12 +27,6 @@ export function enqueueForOwner(owner: TypeRef, { onlyController = true } = {}):
           groupOf(ref.apiVersion) === group,
       )
       .map((ref) => ({ namespace: obj.metadata.namespace, name: ref.name }));
-}
-
-/** `apps` of `apps/v1`; the core group (`v1`) is `''`. */
-function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
 /**

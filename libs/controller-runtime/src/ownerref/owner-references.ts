@@ -1,4 +1,4 @@
-import type { KubeObject, OwnerReference } from '../object.js';
+import { groupOf, type KubeObject, type OwnerReference } from '../object.js';
 
 function describeObject(obj: KubeObject): string {
   const { namespace, name } = obj.metadata;
@@ -61,11 +61,6 @@ function referenceTo(owner: KubeObject, obj: KubeObject): OwnerReference {
     throw new CrossNamespaceOwnerError(ownerNamespace, objectNamespace);
   }
   return { apiVersion, kind, name, uid };
-}
-
-function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
 /** Same uid, or (as controller-runtime's `referSameObject`) same API group, kind and name. */
