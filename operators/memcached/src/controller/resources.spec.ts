@@ -70,4 +70,20 @@ describe('the desired Deployment', () => {
       },
     ]);
   });
+
+  it('spreads the servers over nodes softly, without pod anti-affinity', () => {
+    const pod = desiredDeployment(cr, 'memcached:1.6').spec?.template.spec;
+    expect(pod?.topologySpreadConstraints).toStrictEqual([
+      {
+        maxSkew: 1,
+        topologyKey: 'kubernetes.io/hostname',
+        whenUnsatisfiable: 'ScheduleAnyway',
+        labelSelector: {
+          matchLabels: { 'app.kubernetes.io/name': 'memcached', 'app.kubernetes.io/instance': 'cache' },
+        },
+      },
+    ]);
+    // The scheduler scores a preferred anti-affinity against every pod in the cluster for each pod it places.
+    expect(pod?.affinity).toBeUndefined();
+  });
 });

@@ -93,19 +93,17 @@ export function desiredDeployment(cr: Stored<Memcached>, image: string): Deploym
             seccompProfile: { type: 'RuntimeDefault' },
           },
           terminationGracePeriodSeconds: 30,
-          affinity: {
-            podAntiAffinity: {
-              preferredDuringSchedulingIgnoredDuringExecution: [
-                {
-                  weight: 100,
-                  podAffinityTerm: {
-                    topologyKey: 'kubernetes.io/hostname',
-                    labelSelector: { matchLabels: selectorFor(cr) },
-                  },
-                },
-              ],
+          // Servers on different nodes where possible. A spread, not a preferred pod anti-affinity: to score
+          // anti-affinity the scheduler matches every pod in the cluster for each pod it places, work that grows
+          // with the square of the cluster's pods; a spread matches only this namespace's pods on each node.
+          topologySpreadConstraints: [
+            {
+              maxSkew: 1,
+              topologyKey: 'kubernetes.io/hostname',
+              whenUnsatisfiable: 'ScheduleAnyway',
+              labelSelector: { matchLabels: selectorFor(cr) },
             },
-          },
+          ],
           containers: [
             {
               name: 'memcached',

@@ -40,6 +40,10 @@ export interface PhaseResult {
   readonly writes: number;
   readonly writesPerMemcached: number;
   readonly cpuSeconds: number;
+  /** The operator's VmHWM at the phase's end: the highest it has been so far, so the phase that raised it shows. */
+  readonly peakRssBytes: number;
+  /** The operator's VmRSS at the phase's end. */
+  readonly rssBytes: number;
   readonly controlPlane: ControlPlaneCost;
 }
 
@@ -146,6 +150,8 @@ function phase(from: Sample, to: Sample, memcacheds: number): PhaseResult {
     writes,
     writesPerMemcached: writes / memcacheds,
     cpuSeconds: to.usage.cpuSeconds - from.usage.cpuSeconds,
+    peakRssBytes: to.usage.peakRssBytes,
+    rssBytes: to.usage.rssBytes,
     controlPlane: {
       writes: controlPlaneWrites,
       writesPerMemcached: requestTotals(controlPlaneWrites).total / memcacheds,
@@ -167,6 +173,13 @@ function controlPlaneSummary(cost: ControlPlaneCost, memcacheds: number): string
     .map(([resource, n]) => `${resource} ${(n / memcacheds).toFixed(1)}`);
   const cpu = controlPlaneCpuSeconds(cost);
   return `control plane ${cost.writesPerMemcached.toFixed(1)} writes/CR (${top.join(', ')}), ${cpu.toFixed(1)} CPU s`;
+}
+
+const MIB = 1024 * 1024;
+
+/** `RSS 120 MiB, peak so far 131 MiB`: where the operator's memory stands at a phase's end. */
+function rssSummary(p: PhaseResult): string {
+  return `RSS ${(p.rssBytes / MIB).toFixed(0)} MiB, peak so far ${(p.peakRssBytes / MIB).toFixed(0)} MiB`;
 }
 
 /**
@@ -247,7 +260,7 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
     const s1 = await sample(operator, o, created);
     const create = phase(s0, s1, n);
     o.progress(
-      `  ${command.name} ${n}: converged in ${(create.elapsedMs / 1000).toFixed(1)} s, ${create.writes} writes; ${controlPlaneSummary(create.controlPlane, n)}`,
+      `  ${command.name} ${n}: converged in ${(create.elapsedMs / 1000).toFixed(1)} s, ${create.writes} writes, ${rssSummary(create)}; ${controlPlaneSummary(create.controlPlane, n)}`,
     );
 
     const steadyStart = await sample(operator, o);
@@ -278,7 +291,7 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
     const update = phase(s2, s3, n);
     const podsAfterUpdate = await countObjects(rest, namespaces, PODS);
     o.progress(
-      `  ${command.name} ${n}: resized in ${(update.elapsedMs / 1000).toFixed(1)} s, ${update.writes} writes; ${controlPlaneSummary(update.controlPlane, n)}`,
+      `  ${command.name} ${n}: resized in ${(update.elapsedMs / 1000).toFixed(1)} s, ${update.writes} writes, ${rssSummary(update)}; ${controlPlaneSummary(update.controlPlane, n)}`,
     );
 
     const s4 = await sample(operator, o);
@@ -292,7 +305,7 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
     const s5 = await sample(operator, o, gone);
     const deletion = phase(s4, s5, n);
     o.progress(
-      `  ${command.name} ${n}: deleted in ${(deletion.elapsedMs / 1000).toFixed(1)} s, ${deletion.writes} writes; ${controlPlaneSummary(deletion.controlPlane, n)}`,
+      `  ${command.name} ${n}: deleted in ${(deletion.elapsedMs / 1000).toFixed(1)} s, ${deletion.writes} writes, ${rssSummary(deletion)}; ${controlPlaneSummary(deletion.controlPlane, n)}`,
     );
     return {
       operator: command.name,
