@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../object.js';
-import { EventRecorder, type EventSink, type EventsV1Event } from './recorder.js';
+import { EVENT_QUEUE_MAX, EventRecorder, type EventSink, type EventsV1Event } from './recorder.js';
 
 const START = Date.parse('2026-01-01T00:00:00Z');
 
@@ -254,6 +254,46 @@ describe('EventRecorder', () => {
     await settle();
     expect(sink.calls).toHaveLength(27);
     expect(recorder.dropped).toBe(6);
+  });
+
+  it('drops new events while the queue is full, and takes them again once the API server answers', async () => {
+    // GIVEN an API server that does not answer for now
+    let answer = () => {};
+    const answering = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const sent: string[] = [];
+    const r = new EventRecorder({
+      sink: {
+        async create(_namespace, event) {
+          await answering;
+          sent.push(event.note);
+          return event;
+        },
+        patch: () => Promise.reject(new Error('unused')),
+      },
+      reportingController: 'c',
+      reportingInstance: 'i',
+      clock: () => now,
+    });
+    const cache = (i: number): KubeObject => ({
+      ...memcached,
+      metadata: { ...memcached.metadata, name: `cache-${i}`, uid: `uid-${i}` },
+    });
+    // WHEN 200 more events than the queue holds are recorded, each about its own object
+    for (let i = 0; i < EVENT_QUEUE_MAX + 200; i++)
+      r.event(cache(i), 'Normal', 'Step', 'Reconcile', `step ${i}`);
+    // THEN the queue holds the first ones and the rest are dropped
+    expect(r.dropped).toBe(200);
+    // WHEN the API server answers THEN the queued events are sent in order, and new ones are taken again
+    answer();
+    await r.flush();
+    expect(sent).toHaveLength(EVENT_QUEUE_MAX);
+    expect(sent.at(-1)).toBe(`step ${EVENT_QUEUE_MAX - 1}`);
+    r.event(cache(-1), 'Normal', 'Step', 'Reconcile', 'later');
+    await r.close();
+    expect(sent.at(-1)).toBe('later');
+    expect(r.dropped).toBe(200);
   });
 
   it('truncates the note to 1024 characters', async () => {

@@ -100,6 +100,11 @@ export const EVENT_SERIES_HEARTBEAT_MS = 30_000;
 export const EVENT_SPAM_BURST = 25;
 /** One more event per regarding object is allowed after this long. */
 export const EVENT_SPAM_REFILL_MS = 300_000;
+/**
+ * Events waiting to be sent, at most (client-go's broadcaster queue holds as many). While the API server is that far
+ * behind, new events are dropped rather than held in memory without end.
+ */
+export const EVENT_QUEUE_MAX = 1000;
 /** Longest `note` the API server accepts, in bytes. */
 export const EVENT_NOTE_MAX_BYTES = 1024;
 const MAX_TRACKED = 4096;
@@ -177,6 +182,8 @@ function toError(error: unknown): Error {
  *   If that event is gone (404), it is created again, with its series.
  * - Spam guard: per regarding object, a burst of 25 new events, then one more per 300 s; the rest are dropped
  *   and counted in `dropped`. Repeats joining a series are free: they cost no API call of their own.
+ * - At most {@link EVENT_QUEUE_MAX} events wait to be sent; while that many wait (an API server that does not
+ *   answer), new events are dropped and counted in `dropped` too.
  * - `note` is cut to 1024 bytes; the event is named `<regarding name>.<16 random hex digits>` in the regarding
  *   object's namespace (`default` for cluster-scoped objects).
  *
@@ -193,6 +200,8 @@ export class EventRecorder {
   /** Spam guard token buckets by regarding object, least recently used first. */
   readonly #buckets = new Map<string, Bucket>();
   #tail: Promise<void> = Promise.resolve();
+  /** Calls queued or in flight. */
+  #pending = 0;
   #heartbeat: ReturnType<typeof setTimeout> | undefined;
   #dropped = 0;
   #closed = false;
@@ -205,7 +214,7 @@ export class EventRecorder {
     this.#onError = options.onError ?? (() => {});
   }
 
-  /** Events dropped by the spam guard so far. */
+  /** Events dropped so far, by the spam guard or because {@link EVENT_QUEUE_MAX} were waiting. */
   get dropped(): number {
     return this.#dropped;
   }
@@ -289,7 +298,7 @@ export class EventRecorder {
     }
 
     const objectKey = JSON.stringify(objectKeyOf(regarding));
-    if (!this.#take(objectKey, now)) {
+    if (this.#pending >= EVENT_QUEUE_MAX || !this.#take(objectKey, now)) {
       this.#dropped++;
       return;
     }
@@ -390,7 +399,13 @@ export class EventRecorder {
   }
 
   #enqueue(task: () => Promise<void>): void {
-    this.#tail = this.#tail.then(task).catch((error: unknown) => this.#report(error));
+    this.#pending++;
+    this.#tail = this.#tail
+      .then(task)
+      .catch((error: unknown) => this.#report(error))
+      .then(() => {
+        this.#pending--;
+      });
   }
 
   #report(error: unknown): void {
