@@ -1,8 +1,7 @@
 import { type Metric, metric } from '../report.js';
-import { controlPlaneCpuSeconds, type LimitRun, type OperatorRun } from './scenario.js';
+import { controlPlaneCpuSeconds, type LimitRun, MIB, type OperatorRun } from './scenario.js';
 
 const OPERATORS = ['opkit', 'baseline'] as const;
-const MIB = 1024 * 1024;
 
 /** One table row per figure, per fleet size: both operators, then the limit. */
 export function convergeMetrics(
