@@ -50,7 +50,8 @@ export function exactBundleFields(blob: unknown): Fields | undefined {
   for (const key in blob) {
     if (!Object.hasOwn(blob, key) || !BUNDLE_FIELDS.has(key)) return undefined;
   }
-  for (const field of SCALAR_FIELDS) {
+  for (let i = 0; i < SCALAR_FIELDS.length; i++) {
+    const field = SCALAR_FIELDS[i]!;
     const value = blob[field];
     if (value === undefined) continue;
     if (typeof value !== 'string') return undefined;

@@ -42,7 +42,7 @@ export interface ModelBundle {
   /** The blob's properties, parsed. */
   properties?: ParsedProperties;
   version?: Version;
-  release: PrereleaseIdentifier[];
+  release: readonly PrereleaseIdentifier[];
   deprecation?: string;
 }
 

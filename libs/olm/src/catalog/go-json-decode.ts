@@ -204,7 +204,7 @@ export function decodesToItself(v: unknown, t: GoType, inOrder = true): boolean 
       return false;
     case 'slice':
       if (!Array.isArray(v)) return false;
-      for (const e of v) if (!decodesToItself(e, t.elem, inOrder)) return false;
+      for (let i = 0; i < v.length; i++) if (!decodesToItself(v[i], t.elem, inOrder)) return false;
       return true;
     case 'map':
     case 'struct': {

@@ -142,8 +142,9 @@ function loadFile(
     return { catalog, problem: { file, message } };
   }
   const decoded = decodeCatalogStream(bytes);
-  for (const [index, meta] of decoded.metas.entries()) {
-    const message = addMeta(catalog, meta, { file, index });
+  const metas = decoded.metas;
+  for (let index = 0; index < metas.length; index++) {
+    const message = addMeta(catalog, metas[index]!, { file, index });
     if (message !== undefined) return { catalog, problem: { file, message } };
   }
   return decoded.error === undefined ? { catalog } : { catalog, problem: { file, message: decoded.error } };

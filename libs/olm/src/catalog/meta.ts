@@ -68,13 +68,22 @@ export function toMeta(value: unknown, text: string): Meta {
     throw new MetaError(prettyJsonError(message, text, offset));
   }
   const blob = value as Record<string, unknown>;
+  const keys = Object.keys(blob);
+  if (foldsApartFromMetaFields(blob, keys)) {
+    return {
+      schema: stringField(blob, ownKey(blob, 'schema')),
+      package: stringField(blob, ownKey(blob, 'package')),
+      name: stringField(blob, ownKey(blob, 'name')),
+      blob,
+    };
+  }
   // Each key folded once, kept in a set only to find a collision: catalogs have none, and only then are the
   // keys grouped for the error (metaByFolding).
   const folded = new Set<string>();
   let schemaKey: string | undefined;
   let packageKey: string | undefined;
   let nameKey: string | undefined;
-  for (const key of Object.keys(blob)) {
+  for (const key of keys) {
     const f = key.toLowerCase();
     if (folded.has(f)) return metaByFolding(blob);
     folded.add(f);
@@ -89,6 +98,33 @@ export function toMeta(value: unknown, text: string): Meta {
     blob,
   };
 }
+
+/**
+ * Whether the keys are ASCII, no two fold alike, and none but `schema`, `package` and `name` themselves folds to
+ * one of those: then each Meta field is its own key or absent. True of every catalog document opm writes, and
+ * checked with a fold only for keys with capitals (`relatedImages`), without the set of every folded key.
+ */
+function foldsApartFromMetaFields(blob: Record<string, unknown>, keys: readonly string[]): boolean {
+  const foldedCapitals: string[] = [];
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k]!;
+    let capitals = false;
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      if (c > 0x7f) return false; // outside ASCII, folding can even turn a key into a Meta field's name
+      if (c >= 0x41 && c <= 0x5a) capitals = true;
+    }
+    if (!capitals) continue; // folds to itself, and is distinct from every other key that does
+    const f = key.toLowerCase();
+    if (f === 'schema' || f === 'package' || f === 'name' || Object.hasOwn(blob, f)) return false;
+    if (foldedCapitals.includes(f)) return false;
+    foldedCapitals.push(f);
+  }
+  return true;
+}
+
+const ownKey = (blob: Record<string, unknown>, key: string): string | undefined =>
+  Object.hasOwn(blob, key) ? key : undefined;
 
 /** The value of `key` (the key that folds to a Meta field), which must be a string; `''` without one. */
 function stringField(blob: Record<string, unknown>, key: string | undefined): string {

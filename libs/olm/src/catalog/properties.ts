@@ -55,15 +55,18 @@ export interface CsvMetadataProperty {
 
 /** Properties grouped by type, as opm's `property.Parse` returns them. */
 export interface ParsedProperties {
-  packages: PackageProperty[];
-  packagesRequired: PackageRequiredProperty[];
-  gvks: GvkProperty[];
-  gvksRequired: GvkProperty[];
+  readonly packages: readonly PackageProperty[];
+  readonly packagesRequired: readonly PackageRequiredProperty[];
+  readonly gvks: readonly GvkProperty[];
+  readonly gvksRequired: readonly GvkProperty[];
   /** Base64 `data` of every `olm.bundle.object`. */
-  bundleObjects: string[];
-  csvMetadatas: CsvMetadataProperty[];
-  others: Property[];
+  readonly bundleObjects: readonly string[];
+  readonly csvMetadatas: readonly CsvMetadataProperty[];
+  readonly others: readonly Property[];
 }
+
+/** What a bundle has none of, shared: a model keeps the parsed properties of thousands of bundles. */
+const NONE: readonly never[] = Object.freeze([]);
 
 /** A property could not be decoded; `message` is opm's `parse property[%d] of type %q: %v`. */
 export class PropertyParseError extends Error {
@@ -83,14 +86,24 @@ const END_OF_INPUT = 'unexpected end of JSON input';
  * `value` with the fields of `defaults` it lacks, the fields of `defaults` first. A value that already has
  * exactly those fields in that order is returned as it is: most are, and they are kept for as long as the model.
  */
-function withDefaults<T extends object>(value: unknown, defaults: T): T {
-  if (hasExactly(value, defaults)) return value as T;
-  return { ...defaults, ...(value as object) };
+function withDefaults<T extends object>(value: unknown, defaults: Defaults<T>): T {
+  if (hasExactly(value, defaults.keys)) return value as T;
+  return { ...defaults.fields, ...(value as object) };
 }
 
-function hasExactly(value: unknown, defaults: object): boolean {
+/** A struct's zero fields and their names, listed once rather than on every property. */
+interface Defaults<T extends object> {
+  readonly fields: Readonly<T>;
+  readonly keys: readonly string[];
+}
+
+const defaultsOf = <T extends object>(fields: T): Defaults<T> => ({ fields, keys: Object.keys(fields) });
+const PACKAGE_DEFAULTS = defaultsOf<PackageProperty>({ packageName: '', version: '' });
+const PACKAGE_REQUIRED_DEFAULTS = defaultsOf<PackageRequiredProperty>({ packageName: '', versionRange: '' });
+const GVK_DEFAULTS = defaultsOf<GvkProperty>({ group: '', kind: '', version: '' });
+
+function hasExactly(value: unknown, keys: readonly string[]): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const keys = Object.keys(defaults);
   let i = 0;
   for (const key in value) {
     if (!Object.hasOwn(value, key) || keys[i] !== key) return false;
@@ -141,7 +154,7 @@ export function decodePropertyValue(value: unknown, type: GoType): GoDecodeResul
  * @throws PropertyParseError
  */
 export function parseProperties(properties: readonly Property[]): ParsedProperties {
-  const out: ParsedProperties = {
+  const out: { -readonly [K in keyof ParsedProperties]: ParsedProperties[K][number][] } = {
     packages: [],
     packagesRequired: [],
     gvks: [],
@@ -161,18 +174,16 @@ export function parseProperties(properties: readonly Property[]): ParsedProperti
     if (error !== undefined) throw new PropertyParseError(i, p.type, error);
     switch (p.type) {
       case PROPERTY_PACKAGE:
-        out.packages.push(withDefaults<PackageProperty>(value, { packageName: '', version: '' }));
+        out.packages.push(withDefaults(value, PACKAGE_DEFAULTS));
         break;
       case PROPERTY_PACKAGE_REQUIRED:
-        out.packagesRequired.push(
-          withDefaults<PackageRequiredProperty>(value, { packageName: '', versionRange: '' }),
-        );
+        out.packagesRequired.push(withDefaults(value, PACKAGE_REQUIRED_DEFAULTS));
         break;
       case PROPERTY_GVK:
-        out.gvks.push(withDefaults<GvkProperty>(value, { group: '', kind: '', version: '' }));
+        out.gvks.push(withDefaults(value, GVK_DEFAULTS));
         break;
       case PROPERTY_GVK_REQUIRED:
-        out.gvksRequired.push(withDefaults<GvkProperty>(value, { group: '', kind: '', version: '' }));
+        out.gvksRequired.push(withDefaults(value, GVK_DEFAULTS));
         break;
       case PROPERTY_BUNDLE_OBJECT:
         out.bundleObjects.push(((value ?? {}) as { data?: string }).data ?? '');
@@ -184,7 +195,16 @@ export function parseProperties(properties: readonly Property[]): ParsedProperti
         out.others.push(p);
     }
   });
-  return out;
+  const some = <T>(list: T[]): readonly T[] => (list.length === 0 ? NONE : list);
+  return {
+    packages: some(out.packages),
+    packagesRequired: some(out.packagesRequired),
+    gvks: some(out.gvks),
+    gvksRequired: some(out.gvksRequired),
+    bundleObjects: some(out.bundleObjects),
+    csvMetadatas: some(out.csvMetadatas),
+    others: some(out.others),
+  };
 }
 
 /** The single `olm.package` property of a bundle, or `undefined` when there is none or more than one. */

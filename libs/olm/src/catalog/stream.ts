@@ -1,3 +1,4 @@
+import { Buffer, isAscii } from 'node:buffer';
 import { goJsonMarshal } from '../go-compat/go-json.js';
 import type { GoType } from './go-json-decode.js';
 import { MAX_JSON_NESTING_DEPTH, type ScanResult, scanJsonValue } from './go-json-scan.js';
@@ -103,9 +104,10 @@ function decodeStream(bytes: Uint8Array, readLaidOut: boolean): DecodedStream {
   }
   let pos = 0;
   let count = 0;
-  // For pure-ASCII content byte offsets are string offsets: decode once and slice.
-  const whole = decoder.decode(bytes);
-  const ascii = whole.length === bytes.length;
+  // For pure-ASCII content byte offsets are string offsets: decode once and slice. ASCII decodes alike in
+  // every encoding, and a one-byte string is the cheapest to make of it.
+  const ascii = isAscii(bytes);
+  const whole = ascii ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1') : '';
   for (;;) {
     const laidOut = readLaidOut && ascii ? laidOutObject(whole, pos) : undefined;
     const scan: ScanResult =

@@ -10,7 +10,7 @@ import {
   versionString,
 } from './catalog-model.js';
 import { type ReplacesChainResult, replacesChainOf } from './replaces-chain.js';
-import type { ReportFinding } from './validation-report.js';
+import type { FindingLocation, ReportFinding } from './validation-report.js';
 import type { ValidationCode } from './validation-result.js';
 
 /** One broken rule: opm's message for it. */
@@ -49,31 +49,46 @@ const bundleRules: readonly BundleRule[] = [
 
 /** opm's `model.Validate`, in a deterministic order (packages, channels and bundles sorted by name). */
 export function validateModel(model: CatalogModel, report: ReportFinding): void {
+  // Indexed loops, and a finding's location built only when a rule finds something: every rule runs on every
+  // bundle, nearly always finding nothing, and a CLI run is over before most of this code is optimized.
+  const check = <T, P>(
+    rules: readonly ((subject: T, parent: P) => readonly Problem[])[],
+    subject: T,
+    parent: P,
+    where: () => FindingLocation,
+  ): void => {
+    let location: FindingLocation | undefined;
+    for (let r = 0; r < rules.length; r++) {
+      const problems = rules[r]!(subject, parent);
+      for (let p = 0; p < problems.length; p++) {
+        location ??= where();
+        report(problems[p]!.code, problems[p]!.message, location);
+      }
+    }
+  };
   for (const pkg of sortedValues(model.packages)) {
-    const packageWhere = { package: pkg.name, file: pkg.blob.source?.file };
-    const reportAll = (problems: readonly Problem[], where: Parameters<ReportFinding>[2]): void => {
-      for (const { code, message } of problems) report(code, message, where);
-    };
-    for (const rule of packageRulesBeforeChannels) reportAll(rule(pkg), packageWhere);
+    const packageWhere = () => ({ package: pkg.name, file: pkg.blob.source?.file });
+    check(packageRulesBeforeChannels, pkg, undefined, packageWhere);
     for (const channel of sortedValues(pkg.channels)) {
-      const channelWhere = {
+      const channelWhere = () => ({
         package: pkg.name,
         channel: channel.name,
-        file: channel.blob?.source?.file ?? packageWhere.file,
-      };
-      for (const rule of channelRulesBeforeBundles) reportAll(rule(channel), channelWhere);
-      for (const bundle of sortedValues(channel.bundles)) {
-        const bundleWhere = {
+        file: channel.blob?.source?.file ?? pkg.blob.source?.file,
+      });
+      check(channelRulesBeforeBundles, channel, undefined, channelWhere);
+      const bundles = sortedValues(channel.bundles);
+      for (let b = 0; b < bundles.length; b++) {
+        const bundle = bundles[b]!;
+        check(bundleRules, bundle, pkg, () => ({
           package: pkg.name,
           channel: channel.name,
           bundle: bundle.name,
           file: bundle.blob?.source?.file ?? channel.blob?.source?.file,
-        };
-        for (const rule of bundleRules) reportAll(rule(bundle, pkg), bundleWhere);
+        }));
       }
-      for (const rule of channelRulesAfterBundles) reportAll(rule(channel), channelWhere);
+      check(channelRulesAfterBundles, channel, undefined, channelWhere);
     }
-    for (const rule of packageRulesAfterChannels) reportAll(rule(pkg), packageWhere);
+    check(packageRulesAfterChannels, pkg, undefined, packageWhere);
   }
 }
 
@@ -91,20 +106,26 @@ function hasChannels(pkg: ModelPackage): readonly Problem[] {
 
 /** No two bundles of the package, in any channels, share a version (with release). */
 function uniqueVersions(pkg: ModelPackage): readonly Problem[] {
-  const namesByVersion = new Map<string, Set<string>>();
-  for (const channel of pkg.channels.values()) {
-    for (const bundle of channel.bundles.values()) {
+  // The first name seen for each version; a set of names only for a version that turns out to be shared.
+  const firstName = new Map<string, string>();
+  let shared: Map<string, Set<string>> | undefined;
+  pkg.channels.forEach((channel) => {
+    channel.bundles.forEach((bundle) => {
       const version = versionString(bundle);
-      const names = namesByVersion.get(version) ?? new Set<string>();
-      names.add(bundle.name);
-      namesByVersion.set(version, names);
-    }
-  }
-  const duplicates = [...namesByVersion.entries()]
-    .filter(([, names]) => names.size > 1)
+      const first = firstName.get(version);
+      if (first === undefined) firstName.set(version, bundle.name);
+      else if (first !== bundle.name) {
+        shared ??= new Map();
+        const names = shared.get(version) ?? new Set([first]);
+        names.add(bundle.name);
+        shared.set(version, names);
+      }
+    });
+  });
+  if (shared === undefined) return NO_PROBLEMS;
+  const duplicates = [...shared.entries()]
     .sort(([a], [b]) => byteOrder(a, b))
     .map(([version, names]) => `{${version}: [${[...names].sort(byteOrder).join(', ')}]}`);
-  if (duplicates.length === 0) return NO_PROBLEMS;
   return [
     { code: 'DUPLICATE_VERSIONS', message: `duplicate versions found in bundles: [${duplicates.join(' ')}]` },
   ];

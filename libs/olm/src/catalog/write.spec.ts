@@ -49,6 +49,24 @@ describe('serializeCatalog', () => {
     );
   });
 
+  it('writes every property as type then value, whatever its keys and their order', () => {
+    const c = oneChannel([{ name: 'foo.v1.0.0' }]);
+    const bundle = c.bundles[0]!;
+    const value = { packageName: 'foo', version: '1.0.0' };
+    const expected = JSON.stringify({ type: 'olm.package', value }, null, '    ')
+      .split('\n')
+      .map((line, i) => (i === 0 ? line : `        ${line}`))
+      .join('\n');
+    const written = (p: object) => {
+      bundle.properties = [p as BundleBlob['properties'][number]];
+      return serializeCatalog(c);
+    };
+    expect(written({ type: 'olm.package', value })).toContain(expected);
+    expect(written({ value, type: 'olm.package' })).toContain(expected);
+    expect(written({ type: 'olm.package', value, extra: 1 })).toContain(expected);
+    expect(written({ type: 'olm.package' })).toContain('"type": "olm.package",\n            "value": null');
+  });
+
   it('is independent of the order blobs were loaded in', () => {
     const a = sample();
     const b = sample();

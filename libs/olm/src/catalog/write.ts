@@ -34,10 +34,27 @@ export interface WriteCatalogOptions {
 }
 
 // Documents are built as Go structs in opm's field order (declcfg's types); `undefined` fields are omitted.
-const props = (ps: readonly Property[] | undefined): GoStructObject[] | undefined =>
-  ps && ps.length > 0
-    ? ps.map((p) => ({ type: p.type, value: p.value ?? null, [GO_STRUCT]: true }))
-    : undefined;
+const props = (ps: readonly Property[] | undefined): readonly object[] | undefined =>
+  ps && ps.length > 0 ? (ps.every(hasTypeThenValue) ? ps : ps.map(propertyStruct)) : undefined;
+
+const propertyStruct = (p: Property): GoStructObject => ({
+  type: p.type,
+  value: p.value ?? null,
+  [GO_STRUCT]: true,
+});
+
+/**
+ * A property that already encodes as `property.Property` does without a copy: exactly `type` then a `value`,
+ * names in Go's order for a map as well as a struct's. Loaded catalogs hold thousands of them.
+ */
+function hasTypeThenValue(p: Property): boolean {
+  if (p.value === undefined) return false;
+  let i = 0;
+  for (const key in p) {
+    if (key !== (i === 0 ? 'type' : 'value') || ++i > 2) return false;
+  }
+  return i === 2;
+}
 
 function packageStruct(p: PackageBlob): GoStructObject {
   return {

@@ -19,6 +19,9 @@ export interface Version {
 }
 
 const UINT64_MAX = 18446744073709551615n;
+
+/** The identifiers of a version without prerelease or build, shared: catalogs parse thousands of versions. */
+const NONE: readonly never[] = Object.freeze([]);
 const DIGITS = /^[0-9]*$/;
 const ALPHANUM = /^[0-9A-Za-z-]*$/;
 
@@ -109,12 +112,12 @@ export function parseVersion(s: string): Version {
     fail(s, `Patch number must not contain leading zeroes ${goQuote(patchStr)}`);
   const patch = parseUint(s, patchStr);
 
-  const pre = prerelease.map((p) => parsePrerelease(p, s));
+  const pre = prerelease.length === 0 ? NONE : prerelease.map((p) => parsePrerelease(p, s));
   for (const b of build) {
     if (b.length === 0) fail(s, 'Build meta data is empty');
     if (!ALPHANUM.test(b)) fail(s, `Invalid character(s) found in build meta data ${goQuote(b)}`);
   }
-  return { major, minor, patch, pre, build };
+  return { major, minor, patch, pre, build: build.length === 0 ? NONE : build };
 }
 
 /** Like {@link parseVersion} but returns `undefined` instead of throwing. */
