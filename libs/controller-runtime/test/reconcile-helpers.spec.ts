@@ -171,9 +171,16 @@ describe('reconcile helpers on a real API server', () => {
       'workqueue_depth{name="widget",controller="widget",priority="0"}',
       'rest_client_requests_total{code="200",method="GET"',
       'process_cpu_seconds_total',
+      'opkit_events_dropped_total{controller="widget-controller"} 0',
     ]) {
       expect(text).toContain(series);
     }
+    // Past the spam limit of one object, events are dropped, and counted where alerts can see them.
+    for (let i = 0; i < 30; i++) events.event(ready, 'Normal', 'Burst', 'Test', `burst ${i}`);
+    expect(events.dropped).toBeGreaterThan(0);
+    expect(await (await fetch(metricsUrl)).text()).toContain(
+      `opkit_events_dropped_total{controller="widget-controller"} ${events.dropped}`,
+    );
 
     // Deletion: cleanup fails once (finalizer kept), succeeds on the retry (writing the status), the finalizer
     // goes at once, then the widget and, through its owner reference, the ConfigMap are gone.

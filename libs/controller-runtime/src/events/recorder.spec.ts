@@ -263,6 +263,7 @@ describe('EventRecorder', () => {
       answer = resolve;
     });
     const sent: string[] = [];
+    let drops = 0;
     const r = new EventRecorder({
       sink: {
         async create(_namespace, event) {
@@ -275,6 +276,7 @@ describe('EventRecorder', () => {
       reportingController: 'c',
       reportingInstance: 'i',
       clock: () => now,
+      onDrop: () => drops++,
     });
     const cache = (i: number): KubeObject => ({
       ...memcached,
@@ -283,8 +285,9 @@ describe('EventRecorder', () => {
     // WHEN 200 more events than the queue holds are recorded, each about its own object
     for (let i = 0; i < EVENT_QUEUE_MAX + 200; i++)
       r.event(cache(i), 'Normal', 'Step', 'Reconcile', `step ${i}`);
-    // THEN the queue holds the first ones and the rest are dropped
+    // THEN the queue holds the first ones and the rest are dropped, each reported as it is
     expect(r.dropped).toBe(200);
+    expect(drops).toBe(200);
     // WHEN the API server answers THEN the queued events are sent in order, and new ones are taken again
     answer();
     await r.flush();

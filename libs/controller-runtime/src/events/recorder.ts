@@ -63,6 +63,8 @@ export interface EventRecorderOptions {
   clock?: () => number;
   /** Called with every failure (an `EventRecordError` for API calls); defaults to ignoring them. */
   onError?: (e: Error) => void;
+  /** Called for every event dropped (see {@link EventRecorder.dropped}), to count it in a metric. */
+  onDrop?: () => void;
 }
 
 /** Creating or patching an event failed; the event is lost (events are best effort). */
@@ -195,6 +197,7 @@ export class EventRecorder {
   readonly #reportingInstance: string;
   readonly #clock: () => number;
   readonly #onError: (e: Error) => void;
+  readonly #onDrop: () => void;
   /** Recent events by identity, least recently seen first. */
   readonly #series = new Map<string, SeriesEntry>();
   /** Spam guard token buckets by regarding object, least recently used first. */
@@ -212,6 +215,7 @@ export class EventRecorder {
     this.#reportingInstance = options.reportingInstance;
     this.#clock = options.clock ?? Date.now;
     this.#onError = options.onError ?? (() => {});
+    this.#onDrop = options.onDrop ?? (() => {});
   }
 
   /** Events dropped so far, by the spam guard or because {@link EVENT_QUEUE_MAX} were waiting. */
@@ -300,6 +304,7 @@ export class EventRecorder {
     const objectKey = JSON.stringify(objectKeyOf(regarding));
     if (this.#pending >= EVENT_QUEUE_MAX || !this.#take(objectKey, now)) {
       this.#dropped++;
+      this.#onDrop();
       return;
     }
 

@@ -178,6 +178,8 @@ export class Manager {
   /** An events.k8s.io/v1 recorder reporting as `name`. */
   eventRecorder(name: string): EventRecorder {
     const api = this.apiReader;
+    const dropped = this.metrics.eventsDropped.labels({ controller: name });
+    dropped.inc(0); // the series exists from the start, so a rate of it does
     const recorder = new EventRecorder({
       reportingController: name,
       reportingInstance: `${name}-${process.pid}`,
@@ -192,6 +194,7 @@ export class Manager {
           ),
       },
       onError: (error: Error) => this.logger.debug('event not recorded', { error: error.message }),
+      onDrop: () => dropped.inc(),
     });
     this.#recorders.push(recorder);
     return recorder;

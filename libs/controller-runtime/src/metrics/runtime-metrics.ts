@@ -179,8 +179,24 @@ function webhookMetrics(registers: Registry[]) {
 }
 
 /**
+ * Events a manager's recorders dropped. opkit's own: client-go's recorder drops the same events (over its spam
+ * limit, or while its queue is full) and only logs them.
+ */
+function eventMetrics(registers: Registry[]) {
+  return {
+    eventsDropped: new Counter({
+      name: 'opkit_events_dropped_total',
+      help: 'Total number of events not sent: over the per-object spam limit, or while 1000 waited to be sent.',
+      labelNames: ['controller'],
+      registers,
+    }),
+  };
+}
+
+/**
  * The metrics of one manager, in a registry of its own (two managers in one process do not collide). Names and
- * labels are controller-runtime's, so existing dashboards and alerts work unchanged.
+ * labels are controller-runtime's, so existing dashboards and alerts work unchanged; `opkit_events_dropped_total`
+ * is the one of our own.
  */
 export class RuntimeMetrics {
   readonly registry: Registry;
@@ -210,6 +226,8 @@ export class RuntimeMetrics {
   readonly webhookLatency: Histogram<'webhook'>;
   readonly webhookRequestsInFlight: Gauge<'webhook'>;
   readonly webhookPanics: Counter;
+
+  readonly eventsDropped: Counter<'controller'>;
 
   constructor(options: { registry?: Registry; processMetrics?: boolean } = {}) {
     this.registry = options.registry ?? new Registry();
@@ -241,6 +259,7 @@ export class RuntimeMetrics {
     this.webhookLatency = webhook.webhookLatency;
     this.webhookRequestsInFlight = webhook.webhookRequestsInFlight;
     this.webhookPanics = webhook.webhookPanics;
+    this.eventsDropped = eventMetrics(registers).eventsDropped;
     // Node's process metrics. The event loop delay is sampled every 100 ms, not prom-client's default 10 ms: a
     // timer firing 100 times a second cost an idle operator 7 ms of CPU every second.
     if (options.processMetrics ?? true) {
