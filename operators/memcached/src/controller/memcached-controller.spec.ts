@@ -34,7 +34,7 @@ function setup(spec: Memcached['spec'], operatorEnv: NodeJS.ProcessEnv = env) {
 }
 
 describe('the Memcached reconciler', () => {
-  it('adds its finalizer, creates the Deployment, Service and PDB, and reports that no server is ready yet', async () => {
+  it('adds its finalizer, creates the Deployment and PDB, and reports that no server is ready yet', async () => {
     const { run, get, events, recorded } = setup({ replicas: 2 });
     await run();
     await run();
@@ -48,8 +48,8 @@ describe('the Memcached reconciler', () => {
       name: 'sessions',
       controller: true,
     });
-    await get('v1', 'Service');
     await get('policy/v1', 'PodDisruptionBudget');
+    await expect(get('v1', 'Service')).rejects.toThrow(/not found/);
 
     const available = cr.status?.conditions?.find((c) => c.type === 'Available');
     expect(available).toMatchObject({
@@ -61,6 +61,29 @@ describe('the Memcached reconciler', () => {
     // Every object was asked for, and no server is ready yet: nothing is news for an event.
     await events.flush();
     expect(recorded).toEqual([]);
+  });
+
+  it('creates the headless Service with the first ready server, and keeps it when none is ready', async () => {
+    const { run, get, client } = setup({ replicas: 2 });
+    await run();
+    await run();
+    await expect(get('v1', 'Service')).rejects.toThrow(/not found/);
+    type Ready = KubeObject & { status?: { readyReplicas?: number } };
+    const withReady = async (readyReplicas: number) => {
+      const deployment = await get<Ready>('apps/v1', 'Deployment');
+      await client.updateStatus<Ready>({ ...deployment, status: { ...deployment.status, readyReplicas } });
+      await run();
+    };
+    await withReady(1);
+    const service = await get<KubeObject & { spec: { clusterIP: string } }>('v1', 'Service');
+    expect(service.spec.clusterIP).toBe('None');
+    expect(service.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Memcached', controller: true });
+    // With no server ready, the Service stays and is still kept as the spec says.
+    type Ports = KubeObject & { spec: { ports: { port: number }[] } };
+    const live = await get<Ports>('v1', 'Service');
+    await client.update<Ports>({ ...live, spec: { ...live.spec, ports: [{ port: 1234 }] } });
+    await withReady(0);
+    expect((await get<Ports>('v1', 'Service')).spec.ports.map((p) => p.port)).toEqual([11211]);
   });
 
   it('reports from the Deployment it found, not from one it has just changed', async () => {
@@ -82,7 +105,20 @@ describe('the Memcached reconciler', () => {
   });
 
   it('applies the Deployment, the Service and the PDB side by side: a reconcile waits for one round trip', async () => {
-    const { run, client } = setup({ replicas: 2 });
+    const { run, client, get } = setup({ replicas: 2 });
+    // A Deployment that serves but was scaled by hand, and no Service or PDB: all three need writing.
+    await run();
+    type Scaled = KubeObject & { spec: { replicas: number }; status?: { readyReplicas?: number } };
+    const deployment = await get<Scaled>('apps/v1', 'Deployment');
+    const scaled = await client.update<Scaled>({ ...deployment, spec: { ...deployment.spec, replicas: 5 } });
+    await client.updateStatus<Scaled>({ ...scaled, status: { readyReplicas: 2 } });
+    await client.delete({
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      name: 'sessions',
+      namespace: 'cache',
+    });
+    client.reset();
     let inFlight = 0;
     let most = 0;
     // Every apply takes a moment, as a round trip to the API server does.

@@ -92,8 +92,8 @@ export interface MemcachedControllerOptions {
 }
 
 /**
- * Keeps, for every Memcached, a Deployment of memcached servers, a headless Service and (replicas > 1) a
- * PodDisruptionBudget, all owned by it; repairs drift of every field it sets; reports Available, Progressing
+ * Keeps, for every Memcached, a Deployment of memcached servers, a headless Service (from its first ready
+ * server on) and (replicas > 1) a PodDisruptionBudget, all owned by it; repairs drift of every field it sets; reports Available, Progressing
  * and Degraded with observedGeneration, the pods in `status.nodes` and their addresses in `status.servers`.
  * Writes happen only when something differs, so a converged Memcached costs no API writes.
  */
@@ -125,6 +125,10 @@ export function memcachedReconciler(
   /**
    * Applies the Deployment, the Service and the PDB side by side: none depends on another, so a reconcile waits
    * for one round trip, not three. Says what the Deployment was and what applying did.
+   *
+   * The Service comes once a server is ready, and stays: before that it has no address to publish (DNS answers
+   * with none either way), and the endpoint controllers would write its empty and then its first endpoints,
+   * two writes each for every new Memcached.
    */
   async function applyOwnedObjects(cr: Stored<Memcached>, image: string) {
     const { name, namespace } = cr.metadata;
@@ -136,9 +140,10 @@ export function memcachedReconciler(
     if (deployment?.spec?.replicas !== undefined && deployment.spec.replicas !== cr.spec.replicas) {
       undesiredSize.inc();
     }
+    const serving = service !== undefined || (deployment?.status?.readyReplicas ?? 0) > 0;
     const [outcome] = await Promise.all([
       applyIfChanged(client, desiredDeployment(cr, image), deployment),
-      applyIfChanged(client, desiredService(cr), service),
+      serving && applyIfChanged(client, desiredService(cr), service),
       cr.spec.replicas > 1
         ? applyIfChanged(client, desiredPodDisruptionBudget(cr), pdb)
         : pdb && client.delete({ ...POD_DISRUPTION_BUDGET, name, namespace }),
