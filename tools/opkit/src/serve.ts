@@ -46,13 +46,9 @@ export async function serveCatalog(source: string, options: ServeOptions): Promi
     }
     if (options.cache?.only) return;
     const server = await startRegistryServer(loaded.queries, { port: options.port, host: options.host });
-    const loadMs = Math.round(performance.now() - started);
-    log(
-      `serving ${catalog.description}: ${loaded.packages} packages, ${loaded.bundles} bundles` +
-        `${options.inlineBundles ? ', bundles inline' : ''}; loaded in ${loadMs} ms`,
-    );
-    log(`listening on ${server.address} (api.Registry, grpc.health.v1.Health)`);
-    await new Promise<void>((resolve) => {
+    // The signal handlers come before the line that says the server listens: a supervisor that stops the server
+    // as soon as it reads that line must find it ready to shut down gracefully.
+    const stopped = new Promise<void>((resolve) => {
       let stopping = false;
       const stop = (signal: NodeJS.Signals): void => {
         if (stopping) return;
@@ -63,6 +59,13 @@ export async function serveCatalog(source: string, options: ServeOptions): Promi
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
+    const loadMs = Math.round(performance.now() - started);
+    log(
+      `serving ${catalog.description}: ${loaded.packages} packages, ${loaded.bundles} bundles` +
+        `${options.inlineBundles ? ', bundles inline' : ''}; loaded in ${loadMs} ms`,
+    );
+    log(`listening on ${server.address} (api.Registry, grpc.health.v1.Health)`);
+    await stopped;
     log('stopped');
   } finally {
     await catalog.dispose();
