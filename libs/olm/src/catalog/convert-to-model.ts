@@ -1,4 +1,5 @@
 import { isPlainValidReference } from '@opkit/oci/reference-grammar';
+import { NONE } from '../empty.js';
 import { byteOrder, goQuote, goStringSlice } from '../go-compat/go-format.js';
 import { SemverError } from '../semver/errors.js';
 import { type PrereleaseIdentifier, parseVersion, type Version } from '../semver/version.js';
@@ -115,19 +116,15 @@ function addChannel(state: ConversionState, blob: ChannelBlob, report: ReportFin
     channel.bundles.set(entry.name, {
       name: entry.name,
       replaces: entry.replaces ?? '',
-      skips: entry.skips ?? NO_NAMES,
+      skips: entry.skips ?? NONE,
       skipRange: entry.skipRange ?? '',
-      release: NO_RELEASE,
+      release: NONE,
     });
   }
   state.entriesAwaitingBundle.set(blob.package, awaiting);
   pkg.channels.set(blob.name, channel);
   if (pkg.blob.defaultChannel === blob.name) pkg.defaultChannel = channel;
 }
-
-/** Shared by the entries without skips or release (nearly all): the model holds one entry per bundle. */
-const NO_NAMES: readonly string[] = Object.freeze([]);
-const NO_RELEASE: readonly PrereleaseIdentifier[] = Object.freeze([]);
 
 /** A bundle blob's version and release, once every check on the blob has passed. */
 interface BundleIdentity {
@@ -283,7 +280,7 @@ function bundleRelease(
   release: string | undefined,
   report: ReportBundleProblem,
 ): readonly PrereleaseIdentifier[] | undefined {
-  if (!release) return NO_RELEASE;
+  if (!release) return NONE;
   try {
     return parseRelease(release);
   } catch (err) {

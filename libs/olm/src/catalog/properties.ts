@@ -1,3 +1,4 @@
+import { NONE } from '../empty.js';
 import { goQuote } from '../go-compat/go-format.js';
 import { decodeGoBase64 } from './go-base64.js';
 import { decodeGo, decodesToItself, type GoDecodeResult, type GoType } from './go-json-decode.js';
@@ -64,9 +65,6 @@ export interface ParsedProperties {
   readonly csvMetadatas: readonly CsvMetadataProperty[];
   readonly others: readonly Property[];
 }
-
-/** What a bundle has none of, shared: a model keeps the parsed properties of thousands of bundles. */
-const NONE: readonly never[] = Object.freeze([]);
 
 /** A property could not be decoded; `message` is opm's `parse property[%d] of type %q: %v`. */
 export class PropertyParseError extends Error {
@@ -243,7 +241,7 @@ export class BundleObjectError extends Error {
   }
 }
 
-const NO_OBJECTS: BundleObjects = Object.freeze({ objects: Object.freeze([]), csvJson: '' });
+const NO_OBJECTS: BundleObjects = Object.freeze({ objects: NONE, csvJson: '' });
 
 /**
  * Every blob's objects, decoded once: loading decodes them to check them, as opm does, and validation, the

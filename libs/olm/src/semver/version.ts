@@ -1,3 +1,4 @@
+import { NONE } from '../empty.js';
 import { goQuote } from '../go-compat/go-format.js';
 import { SemverError } from './errors.js';
 
@@ -20,8 +21,6 @@ export interface Version {
 
 const UINT64_MAX = 18446744073709551615n;
 
-/** The identifiers of a version without prerelease or build, shared: catalogs parse thousands of versions. */
-const NONE: readonly never[] = Object.freeze([]);
 const DIGITS = /^[0-9]*$/;
 const ALPHANUM = /^[0-9A-Za-z-]*$/;
 
