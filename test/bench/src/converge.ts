@@ -1,5 +1,6 @@
 // `nx run bench:converge`: our Memcached operator against the kubebuilder guide's controller on
-// controller-runtime (test/bench/go/memcached-baseline) and against the apiserver-bound limit, on one local
+// controller-runtime (test/bench/go/memcached-baseline), with `--same-objects` also against that controller
+// keeping the objects ours keeps, and against the apiserver-bound limit, on one local
 // control plane. Per fleet size and run: converge N Memcacheds created at once, 60 s of steady state, resize
 // them all, delete them all — with the operator's API requests, CPU time and peak RSS.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -84,6 +85,7 @@ async function main(options: ConvergeOptions): Promise<void> {
     const operators: OperatorCommand[] = [
       await bundleOpkitOperator(scratch, options.nodeOptions),
       baselineOperator(baselineBinary),
+      ...(options.sameObjects ? [baselineOperator(baselineBinary, { sameObjects: true })] : []),
     ];
     log(`starting a ${options.nodes}-node cluster`);
     cluster = await startCluster({

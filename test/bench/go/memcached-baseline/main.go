@@ -20,8 +20,11 @@ import (
 
 func main() {
 	var metricsAddr, probeAddr string
+	var ownServiceAndPDB bool
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "Address of the metrics endpoint (plain HTTP); 0 = off.")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address of the health probes.")
+	flag.BoolVar(&ownServiceAndPDB, "own-service-and-pdb", false,
+		"Also keep our operator's headless Service, PodDisruptionBudget and topology spread (owned.go).")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -58,6 +61,8 @@ func main() {
 		Client:   mgr.GetClient(),
 		Scheme:   mgr.GetScheme(),
 		Recorder: mgr.GetEventRecorder("memcached-controller"),
+
+		OwnServiceAndPDB: ownServiceAndPDB,
 	}
 	if err := reconciler.SetupWithManager(mgr); err != nil {
 		log.Error(err, "unable to create controller", "controller", "Memcached")

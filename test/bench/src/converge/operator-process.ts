@@ -8,8 +8,11 @@ import { build } from 'esbuild';
 import { type FleetApi, GUIDE_API, OPKIT_API } from './fleet.js';
 import { type RequestCounts, requestCountsByMethod } from './prometheus-text.js';
 
-/** The two operators the benchmark compares. */
-export type OperatorName = 'opkit' | 'baseline';
+/**
+ * The operators the benchmark compares: ours, the guide's controller, and (`--same-objects`) the guide's
+ * controller keeping the same Service, PodDisruptionBudget and spread as ours.
+ */
+export type OperatorName = 'opkit' | 'baseline' | 'baseline-same-objects';
 
 /** How to start one operator: its command, and how it takes the image of the memcached pods. */
 export interface OperatorCommand {
@@ -59,8 +62,14 @@ export async function bundleOpkitOperator(
   };
 }
 
-export function baselineOperator(binary: string): OperatorCommand {
-  return { name: 'baseline', executable: binary, args: [], imageVariable: 'MEMCACHED_IMAGE', api: GUIDE_API };
+export function baselineOperator(binary: string, { sameObjects = false } = {}): OperatorCommand {
+  return {
+    name: sameObjects ? 'baseline-same-objects' : 'baseline',
+    executable: binary,
+    args: sameObjects ? ['--own-service-and-pdb'] : [],
+    imageVariable: 'MEMCACHED_IMAGE',
+    api: GUIDE_API,
+  };
 }
 
 async function freePort(): Promise<number> {

@@ -36,6 +36,15 @@ describe('parseConvergeOptions', () => {
     expect(parseConvergeOptions(['--quick', '--sizes', '50']).runs).toEqual([3]);
   });
 
+  it('measures the baseline with the same objects only when --same-objects asks for it', () => {
+    expect(parseConvergeOptions([]).sameObjects).toBe(false);
+    expect(parseConvergeOptions(['--same-objects']).sameObjects).toBe(true);
+    expect(parseConvergeOptions(['--quick', '--same-objects'])).toMatchObject({
+      sizes: [200],
+      sameObjects: true,
+    });
+  });
+
   it('leaves the control plane its own rate limits unless --control-plane-qps is given', () => {
     expect(parseConvergeOptions([]).controlPlaneQps).toBeUndefined();
     expect(parseConvergeOptions(['--quick', '--control-plane-qps', '500']).controlPlaneQps).toBe(500);

@@ -24,6 +24,11 @@ export interface ConvergeOptions {
   readonly namespaces: number;
   /** Also measure the apiserver-bound limit. */
   readonly limit: boolean;
+  /**
+   * Also measure the guide's controller keeping the objects our operator keeps besides the Deployment
+   * (headless Service, PodDisruptionBudget, topology spread): equal work for the control plane.
+   */
+  readonly sameObjects: boolean;
   /** Flags for node before our operator's bundle: those the operator image gives it, unless tried otherwise. */
   readonly nodeOptions: readonly string[];
   /**
@@ -44,6 +49,7 @@ export const DEFAULT_CONVERGE_OPTIONS: ConvergeOptions = {
   nodes: 3,
   namespaces: 1,
   limit: true,
+  sameObjects: false,
   nodeOptions: OPERATOR_NODE_OPTIONS,
   controlPlaneQps: undefined,
 };
@@ -111,6 +117,7 @@ export function parseConvergeOptions(argv: readonly string[]): ConvergeOptions {
     nodes: v.nodes === undefined ? d.nodes : integer('nodes', v.nodes, 1, 20),
     namespaces,
     limit: !v['skip-limit'],
+    sameObjects: v['same-objects'] ?? d.sameObjects,
     nodeOptions: v['node-options'] === undefined ? d.nodeOptions : nodeFlags(v['node-options']),
     controlPlaneQps:
       v['control-plane-qps'] === undefined
@@ -173,6 +180,7 @@ function parse(argv: readonly string[]) {
       nodes: { type: 'string' },
       namespaces: { type: 'string' },
       'skip-limit': { type: 'boolean' },
+      'same-objects': { type: 'boolean' },
       'node-options': { type: 'string' },
       'control-plane-qps': { type: 'string' },
       quick: { type: 'boolean' },

@@ -1,9 +1,10 @@
 import { type Metric, metric } from '../report.js';
+import type { OperatorName } from './operator-process.js';
 import { controlPlaneCpuSeconds, type LimitRun, MIB, type OperatorRun } from './scenario.js';
 
-const OPERATORS = ['opkit', 'baseline'] as const;
+const OPERATORS = ['opkit', 'baseline', 'baseline-same-objects'] as const satisfies readonly OperatorName[];
 
-/** One table row per figure, per fleet size: both operators, then the limit. */
+/** One table row per figure, per fleet size: each operator measured, then the limit. */
 export function convergeMetrics(
   sizes: readonly number[],
   operatorRuns: readonly OperatorRun[],
@@ -182,6 +183,33 @@ export function convergeRatios(sizes: readonly number[], metrics: readonly Metri
       `${n}.opkit.peakRss`,
       `${n}.baseline.peakRss`,
     );
+    // Against the guide's controller keeping the same objects (`--same-objects`): equal control-plane work.
+    for (const [id, figure, title] of [
+      ['create', 'create.seconds', 'converge time'],
+      ['update', 'update.seconds', 'resize time'],
+      ['delete', 'delete.seconds', 'delete time'],
+      ['create.writes', 'create.writesPerCr', 'writes per CR at converge'],
+      ['update.writes', 'update.writesPerCr', 'writes per CR at resize'],
+      [
+        'create.controlPlaneWrites',
+        'create.controlPlaneWritesPerCr',
+        'writes per CR across the control plane at converge',
+      ],
+      [
+        'update.controlPlaneWrites',
+        'update.controlPlaneWritesPerCr',
+        'writes per CR across the control plane at resize',
+      ],
+      ['cpu', 'cpuSeconds', 'CPU time'],
+      ['peakRss', 'peakRss', 'peak RSS'],
+    ] as const) {
+      add(
+        `${n}.${id}.oursOverSameObjects`,
+        `${n} CRs: ${title}, ours / baseline with the same objects`,
+        `${n}.opkit.${figure}`,
+        `${n}.baseline-same-objects.${figure}`,
+      );
+    }
   }
   return ratios;
 }
