@@ -7,8 +7,8 @@ import {
 } from '@opkit/controller-runtime';
 import { storageVersionMigrator } from '@opkit/controller-runtime/crd';
 import { memcachedCrd, setupWebhooks } from './api/index.js';
+import { memcachedCache } from './controller/cache.js';
 import { setupControllers } from './controller/index.js';
-import { memcachedPodCache } from './controller/pod-cache.js';
 import { prometheusRuleInstaller } from './monitoring/prometheus-rule.js';
 
 /** The operator's options; its own namespace also holds the operator's alert rules. */
@@ -23,7 +23,7 @@ export function createMemcachedOperator(options: MemcachedOperatorOptions = {}):
   const manager = operatorManager(options, {
     name: 'memcached-operator',
     leaderElectionId: 'memcached-operator.cache.example.com',
-    cache: { byObject: { 'v1/Pod': memcachedPodCache } },
+    cache: { byObject: memcachedCache },
   });
   setupControllers(manager, options);
   if (webhooksEnabled(options)) {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger, findStatusCondition, isNotFound, type KubeObject } from '@opkit/controller-runtime';
-import { POD, type Pod } from '@opkit/controller-runtime/kinds';
+import { POD, POD_DISRUPTION_BUDGET, type Pod, SERVICE } from '@opkit/controller-runtime/kinds';
 import { RuntimeMetrics } from '@opkit/controller-runtime/metrics';
 import {
   eventually,
@@ -155,6 +155,21 @@ describe('the Memcached operator', () => {
     await eventually('the image to be restored', async () =>
       (await deployment('left')).spec.template.spec.containers[0]!.image.endsWith('memcached:1.6'),
     );
+    // Without its managed-by label the Deployment leaves the operator's cache as if deleted; applied again, it
+    // has the label back and is the same Deployment.
+    const uid = (await deployment('left')).metadata.uid;
+    await api().patch(
+      { ...DEPLOYMENT, name: 'left', namespace: ns.name },
+      { metadata: { labels: { 'app.kubernetes.io/managed-by': null } } },
+      'merge',
+      { fieldManager: 'someone-else' },
+    );
+    await eventually('the managed-by label to be restored', async () => {
+      const d = await deployment('left');
+      return (
+        d.metadata.labels?.['app.kubernetes.io/managed-by'] === 'memcached-operator' && d.metadata.uid === uid
+      );
+    });
 
     const left = await deployment('left');
     const right = await deployment('right');
@@ -164,21 +179,47 @@ describe('the Memcached operator', () => {
     expect((await available('left', 2)).status?.nodes?.every((n) => n.startsWith('left-'))).toBe(true);
   });
 
-  it('caches only its own pods, each cut to what its status reads', async () => {
-    // Another application's pod, created first: one watch delivers a namespace's pods in order, so once the
-    // memcached pod made after it is in the cache, this one would be too if the operator watched every pod.
-    await api().create(unscheduledPod('web-0', ns.name, { 'app.kubernetes.io/managed-by': 'someone-else' }));
-    await api().create(memcached('cached', ns.name, { replicas: 1 }));
-    await available('cached', 1);
+  it('caches only the Deployments, Services, PodDisruptionBudgets and pods it manages, each pod cut to what its status reads', async () => {
+    // Another application's objects, created first: one watch delivers a namespace's objects in order, so once
+    // the operator's own are in its cache, these would be too if it watched every object of their kinds.
+    const theirs = { 'app.kubernetes.io/name': 'web', 'app.kubernetes.io/managed-by': 'someone-else' };
+    await api().create(unscheduledPod('web-0', ns.name, theirs));
+    await api().create({
+      ...DEPLOYMENT,
+      metadata: { name: 'web', namespace: ns.name, labels: theirs },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: theirs },
+        template: { metadata: { labels: theirs }, spec: unscheduledPod('web', ns.name).spec },
+      },
+    });
+    await api().create({
+      ...SERVICE,
+      metadata: { name: 'web', namespace: ns.name, labels: theirs },
+      spec: { selector: theirs, ports: [{ port: 80 }] },
+    });
+    await api().create({
+      ...POD_DISRUPTION_BUDGET,
+      metadata: { name: 'web', namespace: ns.name, labels: theirs },
+      spec: { selector: { matchLabels: theirs }, maxUnavailable: 1 },
+    });
+    await api().create(memcached('cached', ns.name, { replicas: 2 }));
+    await available('cached', 2);
 
-    const cached = await operator.manager().cache.list<Pod>(POD, { namespace: ns.name });
-    expect(cached.items).toHaveLength(1);
-    const [pod] = cached.items;
-    expect(pod?.metadata.name).toMatch(/^cached-/);
-    expect(pod?.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('memcached-operator');
-    expect(pod?.status?.podIP).toBeTruthy();
-    expect(pod?.spec).toBeUndefined();
-    expect(pod?.metadata.managedFields).toBeUndefined();
+    const cache = operator.manager().cache;
+    for (const type of [DEPLOYMENT, SERVICE, POD_DISRUPTION_BUDGET]) {
+      const names = (await cache.list(type, { namespace: ns.name })).items.map((o) => o.metadata.name);
+      expect(names, type.kind).toEqual(['cached']);
+    }
+    const cached = await cache.list<Pod>(POD, { namespace: ns.name });
+    expect(cached.items).toHaveLength(2);
+    for (const pod of cached.items) {
+      expect(pod.metadata.name).toMatch(/^cached-/);
+      expect(pod.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('memcached-operator');
+      expect(pod.status?.podIP).toBeTruthy();
+      expect(pod.spec).toBeUndefined();
+      expect(pod.metadata.managedFields).toBeUndefined();
+    }
   });
 
   it('serves the deprecated v1alpha1 through conversion, and a round trip through it loses nothing', async () => {

@@ -1,6 +1,6 @@
 import { type Manager, type OperatorOptions, operatorManager } from '@opkit/controller-runtime';
+import { redisCache } from './controller/cache.js';
 import { setupControllers } from './controller/index.js';
-import { MANAGED_BY } from './controller/resources.js';
 
 export type RedisOperatorOptions = OperatorOptions;
 
@@ -9,8 +9,7 @@ export function createRedisOperator(options: RedisOperatorOptions = {}): Manager
   const manager = operatorManager(options, {
     name: 'redis-operator',
     leaderElectionId: 'redis-operator.cache.example.com',
-    // Its own pods only: watching every namespace, it would otherwise cache every pod of the cluster.
-    cache: { byObject: { 'v1/Pod': { labelSelector: `app.kubernetes.io/managed-by=${MANAGED_BY}` } } },
+    cache: { byObject: redisCache },
   });
   setupControllers(manager, options);
   return manager;

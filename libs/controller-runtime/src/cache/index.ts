@@ -1,6 +1,8 @@
 export { type InformerHandler, SharedInformer, stripManagedFields } from './informer.js';
 export {
   CacheSyncTimeoutError,
+  cacheOptionsFor,
+  cacheSelects,
   InformerCache,
   NamespaceNotCachedError,
   type ObjectCacheOptions,

@@ -2,7 +2,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TypeRef } from '../client/client.js';
 import { ApiError } from '../client/errors.js';
 import type { KubeObject } from '../object.js';
-import { CacheSyncTimeoutError, InformerCache, NamespaceNotCachedError } from './informer-cache.js';
+import {
+  CacheSyncTimeoutError,
+  cacheOptionsFor,
+  cacheSelects,
+  InformerCache,
+  NamespaceNotCachedError,
+} from './informer-cache.js';
 import { TestingApiServer } from './testing-api-server.js';
 
 interface ConfigMap extends KubeObject {
@@ -142,6 +148,29 @@ describe('InformerCache', () => {
     await vi.waitFor(async () =>
       expect((await reader.get<ConfigMap>(CONFIG_MAP, 'web-1', 'ns1')).data).toEqual({ role: 'written' }),
     );
+  });
+
+  it('GIVEN a kind selected by label through cacheOptionsFor WHEN it is read and written THEN it lists and watches by the selector, and a write the selector leaves out is reported', async () => {
+    const unselected: string[] = [];
+    const byObject = cacheOptionsFor([CONFIG_MAP], { labelSelector: 'app=web' });
+    cache = new InformerCache({
+      client: server.client(),
+      namespaces: ['ns1'],
+      byObject,
+      onUnselectedWrite: (obj, type, selector) =>
+        unselected.push(`${type.kind} ${obj.metadata.name} ${selector}`),
+    });
+    cache.start(stop.signal);
+
+    await cache.list(CONFIG_MAP);
+    // The API server selects (this test server does not): the cache asks it to.
+    expect(server.lists.map((r) => r.query.labelSelector)).toEqual(['app=web']);
+    await vi.waitFor(() => expect(server.watches.map((r) => r.query.labelSelector)).toEqual(['app=web']));
+    cache.observe(configMap('db-2', 'ns1', '20'));
+    await vi.waitFor(() => expect(unselected).toEqual(['ConfigMap db-2 app=web']));
+    expect(cacheSelects(byObject, configMap('web-9', 'ns1', '1'))).toBe(true);
+    expect(cacheSelects(byObject, configMap('db-9', 'ns1', '1'))).toBe(false);
+    expect(cacheSelects(byObject, { apiVersion: 'v1', kind: 'Secret', metadata: {} })).toBe(true);
   });
 
   it('GIVEN a list that never answers WHEN waiting for sync THEN it times out with CacheSyncTimeoutError', async () => {

@@ -2,6 +2,7 @@ import type { KubeClient, ListOptions, ObjectList, Reader, TypeRef } from '../cl
 import { ApiError } from '../client/errors.js';
 import type { KubeObject, Stored } from '../object.js';
 import { type InformerScope, SharedInformer, stripManagedFields } from './informer.js';
+import { parseLabelSelector } from './label-selector.js';
 import type { IndexFunc } from './store.js';
 
 /** Per-kind cache settings, like controller-runtime's `ByObject`. */
@@ -23,6 +24,12 @@ export interface InformerCacheOptions {
   readonly defaultTransform?: (obj: Stored<KubeObject>) => Stored<KubeObject>;
   readonly inactivityTimeoutMs?: number;
   readonly onError?: (error: Error, type: TypeRef) => void;
+  /**
+   * Called when a write's result (see `observe`) lies in a watched namespace but outside its kind's label
+   * selector: a controller that reads it from the cache will not find it, and may write it again on every
+   * reconcile. Usually the object lacks the labels the cache selects by.
+   */
+  readonly onUnselectedWrite?: (obj: Stored<KubeObject>, type: TypeRef, labelSelector: string) => void;
 }
 
 /** The cache was asked for a namespace it does not watch. */
@@ -36,6 +43,33 @@ export class CacheSyncTimeoutError extends Error {
 }
 
 const typeKey = (t: TypeRef) => `${t.apiVersion}/${t.kind}`;
+
+/**
+ * `byObject` entries that give each of `types` the same settings, keyed as the cache looks them up (a
+ * mistyped `apiVersion/Kind` key would be ignored, leaving that kind cached whole):
+ * `byObject: cacheOptionsFor([DEPLOYMENT, SERVICE], { labelSelector: 'app.kubernetes.io/managed-by=me' })`.
+ */
+export function cacheOptionsFor(
+  types: readonly TypeRef[],
+  options: ObjectCacheOptions,
+): Record<string, ObjectCacheOptions> {
+  return Object.fromEntries(types.map((type) => [typeKey(type), options]));
+}
+
+/**
+ * Whether a cache with these `byObject` settings holds `obj` (its kind's label selector, if any, matches
+ * its labels): what a test of an operator checks of every object it writes, since an object its own cache
+ * cannot see is written again on every reconcile.
+ */
+export function cacheSelects(
+  byObject: Readonly<Record<string, ObjectCacheOptions>>,
+  obj: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>,
+): boolean {
+  const { apiVersion, kind } = obj;
+  if (!apiVersion || !kind) throw new TypeError('cacheSelects: the object has no apiVersion or kind');
+  const selector = byObject[typeKey({ apiVersion, kind })]?.labelSelector;
+  return !selector || parseLabelSelector(selector).matches(obj.metadata.labels);
+}
 
 /**
  * Shared informers, one per kind and scope, serving every controller and the cached client. Reads wait for
@@ -77,6 +111,8 @@ export class InformerCache implements Reader {
           transform,
           inactivityTimeoutMs: this.#o.inactivityTimeoutMs,
           onError: (error) => this.#o.onError?.(error, type),
+          onUnselected: (obj) =>
+            this.#o.onUnselectedWrite?.(obj, type, this.#scope(type).labelSelector ?? ''),
         });
         if (this.#signal) created.run(this.#signal);
         return created;

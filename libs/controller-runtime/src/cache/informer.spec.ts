@@ -367,10 +367,17 @@ describe('SharedInformer.observe (read-your-writes)', () => {
     expect(events).toEqual([]);
   });
 
-  it('GIVEN an informer scoped by label selector or namespaces WHEN an object outside its scope is observed THEN it is ignored', async () => {
+  it('GIVEN an informer scoped by label selector or namespaces WHEN an object outside its scope is observed THEN it is ignored, and one its selector leaves out is reported', async () => {
     server.setObjects([configMap('a', 'a1', '10', { namespace: 'ns1', labels: { app: 'web' } })], '10');
-    const selected = startInformer({ scope: { namespaces: [], labelSelector: 'app=web' } });
-    const namespaced = startInformer({ scope: { namespaces: ['ns1'] } });
+    const unselected: string[] = [];
+    const selected = startInformer({
+      scope: { namespaces: [], labelSelector: 'app=web' },
+      onUnselected: (obj) => unselected.push(label(obj)),
+    });
+    const namespaced = startInformer({
+      scope: { namespaces: ['ns1'] },
+      onUnselected: (obj) => unselected.push(label(obj)),
+    });
     await Promise.all([selected.informer.waitForSync(), namespaced.informer.waitForSync()]);
 
     selected.informer.observe(configMap('x', 'x1', '20', { namespace: 'ns1', labels: { app: 'db' } }));
@@ -379,6 +386,8 @@ describe('SharedInformer.observe (read-your-writes)', () => {
 
     expect(selected.informer.store.values().map(label)).toEqual(['a:a1@10', 'w:w1@21']);
     expect(namespaced.informer.store.values().map(label)).toEqual(['a:a1@10']);
+    // A write to another namespace is the caller's business; one without the selected labels is a mistake.
+    expect(unselected).toEqual(['x:x1@20']);
   });
 });
 

@@ -2,7 +2,7 @@ import type { KubeClient, TypeRef } from '../client/client.js';
 import { copyJson } from '../json-copy.js';
 import { type KubeObject, objectKey } from '../object.js';
 import { FieldSetTable } from './field-sets.js';
-import { parseLabelSelector } from './label-selector.js';
+import { type LabelSelector, parseLabelSelector } from './label-selector.js';
 import { Reflector, type ReflectorStats } from './reflector.js';
 import { type IndexFunc, Store } from './store.js';
 
@@ -46,6 +46,11 @@ export interface InformerOptions<T extends KubeObject> {
   readonly transform?: (obj: T) => T;
   readonly inactivityTimeoutMs?: number;
   readonly onError?: (error: Error) => void;
+  /**
+   * Called with a written object (see `observe`) of a watched namespace that the label selector leaves out:
+   * the informer will never report it, so a controller that wrote it cannot see it.
+   */
+  readonly onUnselected?: (obj: T) => void;
 }
 
 /** One table for every informer of the process: kinds share subtrees too (`f:metadata`, `f:labels`). */
@@ -88,6 +93,7 @@ export class SharedInformer<T extends KubeObject> {
   readonly #pendingSync: Set<string>;
   /** Keys deleted recently, with the resourceVersion of their deletion. */
   readonly #tombstones = new Map<string, string>();
+  readonly #selector: LabelSelector | undefined;
   readonly #synced: Promise<void>;
   #resolveSynced!: () => void;
   #running: Promise<unknown> | undefined;
@@ -95,6 +101,9 @@ export class SharedInformer<T extends KubeObject> {
   constructor(options: InformerOptions<T>) {
     this.#options = options;
     this.type = options.type;
+    this.#selector = options.scope.labelSelector
+      ? parseLabelSelector(options.scope.labelSelector)
+      : undefined;
     const namespaces =
       options.namespaced && options.scope.namespaces.length > 0 ? options.scope.namespaces : [undefined];
     this.#pendingSync = new Set(namespaces.map((n) => n ?? ''));
@@ -200,7 +209,9 @@ export class SharedInformer<T extends KubeObject> {
     ) {
       return false;
     }
-    return !scope.labelSelector || parseLabelSelector(scope.labelSelector).matches(obj.metadata.labels);
+    if (!this.#selector || this.#selector.matches(obj.metadata.labels)) return true;
+    this.#options.onUnselected?.(obj);
+    return false;
   }
 
   /** Remembers that `key` was deleted at `resourceVersion` (or later), for {@link observe}. */

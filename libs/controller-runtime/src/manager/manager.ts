@@ -127,6 +127,7 @@ export class Manager {
     };
     this.apiReader = new KubeClient(this.transport, new ResourceMapper(this.transport));
     this.namespaces = options.namespaces ?? watchNamespacesFromEnv();
+    const unselected = new Set<string>();
     this.cache = new InformerCache({
       client: this.apiReader,
       namespaces: this.namespaces,
@@ -134,6 +135,17 @@ export class Manager {
       inactivityTimeoutMs: options.cache?.inactivityTimeoutMs,
       onError: (error, type) =>
         this.logger.warn('watch failed; retrying', { kind: type.kind, error: error.message }),
+      // Once per kind: an owned object without the labels its cache selects is rewritten on every reconcile.
+      onUnselectedWrite: (obj, type, labelSelector) => {
+        if (unselected.has(type.kind)) return;
+        unselected.add(type.kind);
+        this.logger.warn('wrote an object the cache does not select; controllers will not see it', {
+          kind: type.kind,
+          name: obj.metadata.name,
+          namespace: obj.metadata.namespace,
+          labelSelector,
+        });
+      },
     });
     this.client = new Client(this.cache, this.apiReader, options.fieldManager ?? 'opkit-manager');
     this.elected = new Promise((resolve) => {

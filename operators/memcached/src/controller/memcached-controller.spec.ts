@@ -171,7 +171,10 @@ describe('the Memcached reconciler', () => {
     await events.flush();
     expect(recorded.map((e) => [e.reason, e.note])).toEqual([
       ['Updated', 'Deployment sessions brought back to the spec'],
-      ['Recreated', 'Deployment sessions was missing and is created again'],
+      [
+        'Recreated',
+        'Deployment sessions was missing (deleted, or its managed-by label removed) and is applied again',
+      ],
     ]);
   });
 

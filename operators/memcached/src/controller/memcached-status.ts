@@ -193,6 +193,11 @@ export function deploymentEvent(
   if (outcome === 'unchanged' || !specApplied) return undefined;
   const name = `Deployment ${cr.metadata.name}`;
   return outcome === 'created'
-    ? { reason: 'Recreated', action: 'CreateDeployment', note: `${name} was missing and is created again` }
+    ? {
+        reason: 'Recreated',
+        action: 'CreateDeployment',
+        // What the cache shows: a Deployment whose managed-by label was removed is missing from it too.
+        note: `${name} was missing (deleted, or its managed-by label removed) and is applied again`,
+      }
     : { reason: 'Updated', action: 'UpdateDeployment', note: `${name} brought back to the spec` };
 }

@@ -1,10 +1,12 @@
 import type { Stored } from '@opkit/controller-runtime';
+import { cacheSelects } from '@opkit/controller-runtime/cache';
 import type { Deployment, Pod } from '@opkit/controller-runtime/kinds';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MEMCACHED, type Memcached } from '../api/v1beta1/memcached.js';
+import { memcachedCache, serverFields } from './cache.js';
 import { observedStatus } from './memcached-status.js';
-import { serverFields } from './pod-cache.js';
+import { desiredDeployment, desiredPodDisruptionBudget, desiredService } from './resources.js';
 
 // The pod cache keeps a fraction of each pod: whatever pods the operator sees, the status it reports from the
 // cached fields must be the one it would report from the whole pods.
@@ -111,5 +113,53 @@ describe('the pod cache', () => {
         expect(JSON.stringify(cached).length).toBeLessThan(JSON.stringify(p).length);
       }),
     );
+  });
+});
+
+// The cache holds only what the operator manages: an object it writes but cannot read back would look missing
+// on every reconcile and be written again each time.
+describe('what the operator caches', () => {
+  const memcached = fc.record({
+    name: fc.stringMatching(/^[a-z]([a-z0-9-]{0,30}[a-z0-9])?$/),
+    namespace: fc.stringMatching(/^[a-z]([a-z0-9-]{0,20}[a-z0-9])?$/),
+    replicas: fc.integer({ min: 0, max: 10 }),
+  });
+  const stored = ({ name, namespace, replicas }: { name: string; namespace: string; replicas: number }) =>
+    ({
+      ...MEMCACHED,
+      metadata: { name, namespace, uid: `uid-${name}`, resourceVersion: '1', generation: 1 },
+      spec: { replicas },
+    }) as Stored<Memcached>;
+
+  it('selects every object the operator applies, and the pods its Deployment makes', () => {
+    fc.assert(
+      fc.property(memcached, (m) => {
+        const cr = stored(m);
+        const deployment = desiredDeployment(cr, 'memcached:1.6');
+        for (const written of [deployment, desiredService(cr), desiredPodDisruptionBudget(cr)]) {
+          expect(cacheSelects(memcachedCache, written), `${written.kind} ${m.name}`).toBe(true);
+        }
+        const pod = {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { labels: deployment.spec?.template.metadata?.labels },
+        };
+        expect(cacheSelects(memcachedCache, pod)).toBe(true);
+      }),
+    );
+  });
+
+  it('leaves out the Deployments, Services, PodDisruptionBudgets and pods of others', () => {
+    const others = { 'app.kubernetes.io/name': 'memcached', 'app.kubernetes.io/instance': 'sessions' };
+    for (const [apiVersion, kind] of [
+      ['apps/v1', 'Deployment'],
+      ['v1', 'Service'],
+      ['policy/v1', 'PodDisruptionBudget'],
+      ['v1', 'Pod'],
+    ] as const) {
+      expect(cacheSelects(memcachedCache, { apiVersion, kind, metadata: { labels: others } }), kind).toBe(
+        false,
+      );
+    }
   });
 });

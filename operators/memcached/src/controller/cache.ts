@@ -1,6 +1,6 @@
 import type { KubeObject, Stored } from '@opkit/controller-runtime';
-import type { ObjectCacheOptions } from '@opkit/controller-runtime/cache';
-import type { Pod } from '@opkit/controller-runtime/kinds';
+import { cacheOptionsFor, type ObjectCacheOptions } from '@opkit/controller-runtime/cache';
+import { DEPLOYMENT, POD, POD_DISRUPTION_BUDGET, type Pod, SERVICE } from '@opkit/controller-runtime/kinds';
 import { MANAGED_BY } from './resources.js';
 
 /**
@@ -32,11 +32,19 @@ export function serverFields(pod: Stored<Pod>): Stored<Pod> {
   };
 }
 
+/** Everything the operator makes carries this label (see `labelsFor`), and its cache selects by it. */
+const MANAGED_BY_US = `app.kubernetes.io/managed-by=${MANAGED_BY}`;
+
 /**
- * What the operator caches of pods: its own memcached pods only (watching every namespace, it would otherwise
- * hold every pod of the cluster), each reduced to {@link serverFields}.
+ * What the operator caches besides its Memcacheds: only the Deployments, Services, PodDisruptionBudgets and
+ * pods it manages, the pods cut to {@link serverFields}. Watching every namespace, it would otherwise hold
+ * every one of them in the cluster and decode each of their changes. An object that loses the label drops out
+ * of the cache as if deleted, and the next apply puts the label back.
  */
-export const memcachedPodCache: ObjectCacheOptions = {
-  labelSelector: `app.kubernetes.io/managed-by=${MANAGED_BY}`,
-  transform: (obj: Stored<KubeObject>) => serverFields(obj as Stored<Pod>),
+export const memcachedCache: Readonly<Record<string, ObjectCacheOptions>> = {
+  ...cacheOptionsFor([DEPLOYMENT, SERVICE, POD_DISRUPTION_BUDGET], { labelSelector: MANAGED_BY_US }),
+  ...cacheOptionsFor([POD], {
+    labelSelector: MANAGED_BY_US,
+    transform: (obj: Stored<KubeObject>) => serverFields(obj as Stored<Pod>),
+  }),
 };
