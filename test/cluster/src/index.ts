@@ -1,6 +1,7 @@
 // The local control plane for tests: start one, reach into it, stop it.
 export { type ComponentName, type LocalCluster, type StartClusterOptions, startCluster } from './cluster.js';
 export { type ApiServerReplica, startApiServerReplica } from './control-plane/api-server-replica.js';
+export { freePort } from './control-plane/ports.js';
 export {
   ClusterError,
   ComponentBuildError,

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime/manager';
+import { freePort } from '@opkit/test-cluster';
 import { build } from 'esbuild';
 import { type FleetApi, GUIDE_API, OPKIT_API } from './fleet.js';
 import { type RequestCounts, requestCountsByMethod } from './prometheus-text.js';
@@ -70,18 +70,6 @@ export function baselineOperator(binary: string, { sameObjects = false } = {}): 
     imageVariable: 'MEMCACHED_IMAGE',
     api: GUIDE_API,
   };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const running = new Set<ChildProcess>();
