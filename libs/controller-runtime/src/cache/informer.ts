@@ -184,7 +184,11 @@ export class SharedInformer<T extends KubeObject> {
    * same version, when it arrives, is then recognised and skipped.
    */
   observe(obj: T): void {
-    if (!this.hasSynced || !this.#inScope(obj)) return;
+    if (!this.hasSynced || !this.#inNamespaces(obj)) return;
+    if (this.#selector && !this.#selector.matches(obj.metadata.labels)) {
+      this.#options.onUnselected?.(obj);
+      return;
+    }
     const key = objectKey(obj);
     const old = this.store.get(key);
     if (old && !isNewer(obj.metadata.resourceVersion, old.metadata.resourceVersion)) return;
@@ -199,19 +203,13 @@ export class SharedInformer<T extends KubeObject> {
     return this.#options.transform ? this.#options.transform(obj) : obj;
   }
 
-  #inScope(obj: T): boolean {
+  /** Whether the informer watches where `obj` lives (a kind with a field selector: never known locally). */
+  #inNamespaces(obj: T): boolean {
     const { scope, namespaced } = this.#options;
     if (scope.fieldSelector) return false; // cannot evaluate field selectors locally
-    if (
-      namespaced &&
-      scope.namespaces.length > 0 &&
-      !scope.namespaces.includes(obj.metadata.namespace ?? '')
-    ) {
-      return false;
-    }
-    if (!this.#selector || this.#selector.matches(obj.metadata.labels)) return true;
-    this.#options.onUnselected?.(obj);
-    return false;
+    return (
+      !namespaced || scope.namespaces.length === 0 || scope.namespaces.includes(obj.metadata.namespace ?? '')
+    );
   }
 
   /** Remembers that `key` was deleted at `resourceVersion` (or later), for {@link observe}. */

@@ -14,7 +14,7 @@ const handedOut = new Set<number>();
 const LISTEN_RANGE = { low: 10_000, high: 29_999 } as const;
 
 /** The kernel's range for outgoing connections' local ports; Linux's default where it cannot be read. */
-function ephemeralRange(): { low: number; high: number } {
+function readEphemeralRange(): { low: number; high: number } {
   try {
     const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
       .trim()
@@ -26,6 +26,8 @@ function ephemeralRange(): { low: number; high: number } {
   }
   return { low: 32_768, high: 60_999 };
 }
+
+let ephemeral: { low: number; high: number } | undefined;
 
 /** Whether nothing listens on `port` of 127.0.0.1 right now. */
 function canListen(port: number): Promise<boolean> {
@@ -56,7 +58,7 @@ function kernelPickedPort(): Promise<number> {
  * picks.
  */
 export async function freePort(): Promise<number> {
-  const ephemeral = ephemeralRange();
+  ephemeral ??= readEphemeralRange();
   const high = Math.min(LISTEN_RANGE.high, ephemeral.low - 1);
   if (high >= LISTEN_RANGE.low) {
     for (let attempt = 0; attempt < 1_000; attempt++) {
