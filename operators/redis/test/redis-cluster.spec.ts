@@ -1,5 +1,5 @@
 import { findStatusCondition, type KubeObject } from '@opkit/controller-runtime';
-import { POD } from '@opkit/controller-runtime/kinds';
+import { CONFIG_MAP, POD, SERVICE } from '@opkit/controller-runtime/kinds';
 import {
   eventually,
   podProcesses,
@@ -146,13 +146,24 @@ describe('the RedisCluster operator', () => {
   it('forms a 6-node cluster: StatefulSet, Services, cluster_state:ok, 16384 slots, status.nodes', async () => {
     // Another application's pod, created first: the operator's pod watch, which delivers the namespace's pods in
     // order, would have cached it before the cluster's pods if it selected pods by anything but its own label.
-    await api().create(unscheduledPod('web-0', ns.name, { 'app.kubernetes.io/managed-by': 'someone-else' }));
+    // Its ConfigMaps and Services likewise (the namespace's kube-root-ca.crt ConfigMap is not its own either).
+    const theirs = { 'app.kubernetes.io/managed-by': 'someone-else' };
+    await api().create(unscheduledPod('web-0', ns.name, theirs));
+    await api().create({ ...CONFIG_MAP, metadata: { name: 'web', namespace: ns.name, labels: theirs } });
+    await api().create({
+      ...SERVICE,
+      metadata: { name: 'web', namespace: ns.name, labels: theirs },
+      spec: { clusterIP: 'None', selector: theirs, ports: [{ port: 80 }] },
+    });
     await api().create(redisCluster('cache', ns.name, { size: 6 }));
     const cr = await formed('cache', 6);
-    const cached = await operator.manager().cache.list(POD, { namespace: ns.name });
-    expect(cached.items.map((p) => p.metadata.name).sort()).toEqual(
-      [0, 1, 2, 3, 4, 5].map((i) => `cache-${i}`),
-    );
+    const cachedNames = async (type: typeof POD | typeof CONFIG_MAP | typeof SERVICE) =>
+      (await operator.manager().cache.list(type, { namespace: ns.name })).items
+        .map((o) => o.metadata.name)
+        .sort();
+    expect(await cachedNames(POD)).toEqual([0, 1, 2, 3, 4, 5].map((i) => `cache-${i}`));
+    expect(await cachedNames(CONFIG_MAP)).toEqual(['cache-config']);
+    expect(await cachedNames(SERVICE)).toEqual(['cache', 'cache-headless']);
 
     const sts = await api().get<StatefulSet>(
       { apiVersion: 'apps/v1', kind: 'StatefulSet' },
