@@ -1,5 +1,6 @@
-// Micro-benchmarks of @opkit/controller-runtime: reconcile throughput of a real Controller, heap cost of the
-// informer cache per object, and the time a fresh informer needs to list and sync 10,000 objects.
+// Micro-benchmarks of @opkit/controller-runtime: reconcile throughput of a real Controller, admission webhook
+// latency, heap cost of the informer cache per object, and the time a fresh informer needs to list and sync
+// 10,000 objects.
 //
 //   node --expose-gc --conditions=@opkit/source --import tsx src/runtime.ts   (or: npx nx run bench:runtime)
 
@@ -13,6 +14,7 @@ import { garbageCollector, settledHeapUsed } from './heap.js';
 import { formatMachine, machineInfo } from './machine.js';
 import { offlineCache, type ReconcileRun, type ReconcilerKind, reconcileRun } from './reconcile-bench.js';
 import { formatTable, type Metric, metric, writeJson } from './report.js';
+import { type WebhookRun, webhookRun } from './webhook-bench.js';
 
 const CONFIG = {
   reconcile: {
@@ -22,6 +24,12 @@ const CONFIG = {
     workers: [1, 8],
     reconcilers: ['noop', 'setImmediate'] as ReconcilerKind[],
     timeoutMs: 120_000,
+  },
+  webhook: {
+    requests: 4_000,
+    concurrency: [1, 16],
+    warmupRuns: 1,
+    runs: 5,
   },
   cache: {
     namespace: 'bench-cache',
@@ -36,6 +44,9 @@ const CONFIG = {
     timeoutMs: 180_000,
   },
 };
+
+/** `--no-cluster`: only the figures that need no cluster (reconciles and webhook reviews), in seconds. */
+const NO_CLUSTER = process.argv.slice(2).includes('--no-cluster');
 
 const RESULT_FILE = fileURLToPath(new URL('../results/runtime.json', import.meta.url));
 
@@ -82,6 +93,51 @@ async function reconcileBenchmarks(metrics: Metric[], runs: Record<string, unkno
         ),
       );
     }
+  }
+}
+
+async function webhookBenchmarks(metrics: Metric[], runs: Record<string, unknown[]>): Promise<void> {
+  const { requests, warmupRuns } = CONFIG.webhook;
+  for (const concurrency of CONFIG.webhook.concurrency) {
+    const experiment = `webhook.concurrency-${concurrency}`;
+    const measured: WebhookRun[] = [];
+    for (let i = 0; i < warmupRuns + CONFIG.webhook.runs; i++) {
+      const run = await webhookRun({ requests, concurrency });
+      const warmup = i < warmupRuns;
+      log(
+        `${experiment}${warmup ? ' (warm-up)' : ''}: ${run.requests} reviews in ${fixed(run.elapsedMs)} ms = ` +
+          `${fixed(run.requestsPerSecond)}/s, p50 ${fixed(run.p50Micros)} µs, p99 ${fixed(run.p99Micros)} µs`,
+      );
+      if (!warmup) measured.push(run);
+    }
+    runs[experiment] = measured;
+    const title = `Admission reviews, ${concurrency} at a time`;
+    metrics.push(
+      metric(
+        experiment,
+        `${experiment}.rate`,
+        `${title} (rate)`,
+        'reviews/s',
+        'higher',
+        measured.map((r) => r.requestsPerSecond),
+      ),
+      metric(
+        experiment,
+        `${experiment}.p50`,
+        `${title} (p50 latency)`,
+        'µs',
+        'lower',
+        measured.map((r) => r.p50Micros),
+      ),
+      metric(
+        experiment,
+        `${experiment}.p99`,
+        `${title} (p99 latency)`,
+        'µs',
+        'lower',
+        measured.map((r) => r.p99Micros),
+      ),
+    );
   }
 }
 
@@ -232,46 +288,50 @@ async function main(): Promise<void> {
 
   log(`reconcile throughput: ${CONFIG.reconcile.keys} keys per run`);
   await reconcileBenchmarks(metrics, runs);
+  log(`admission webhook: ${CONFIG.webhook.requests} reviews per run`);
+  await webhookBenchmarks(metrics, runs);
 
-  log('starting a 1-node cluster');
   let cluster: LocalCluster | undefined;
   let transport: Transport | undefined;
-  try {
-    cluster = await startCluster({
-      realNode: false,
-      nodes: 1,
-      onProgress: (line) => log(`cluster: ${line}`),
-    });
-    transport = new Transport(cluster.kubeConfig, new RuntimeMetrics({ processMetrics: false }));
-    const client = new KubeClient(transport, new ResourceMapper(transport));
-    kubernetesVersion =
-      (await transport.request<{ gitVersion?: string }>({ method: 'GET', path: '/version' })).gitVersion ??
-      kubernetesVersion;
-    await client.mapper.mapping(CONFIG_MAP.apiVersion, CONFIG_MAP.kind);
+  if (NO_CLUSTER) log('--no-cluster: no cache figures');
+  else
+    try {
+      log('starting a 1-node cluster');
+      cluster = await startCluster({
+        realNode: false,
+        nodes: 1,
+        onProgress: (line) => log(`cluster: ${line}`),
+      });
+      transport = new Transport(cluster.kubeConfig, new RuntimeMetrics({ processMetrics: false }));
+      const client = new KubeClient(transport, new ResourceMapper(transport));
+      kubernetesVersion =
+        (await transport.request<{ gitVersion?: string }>({ method: 'GET', path: '/version' })).gitVersion ??
+        kubernetesVersion;
+      await client.mapper.mapping(CONFIG_MAP.apiVersion, CONFIG_MAP.kind);
 
-    const { namespace, objects, relistObjects, createConcurrency } = CONFIG.cache;
-    await createNamespace(client, namespace);
-    const create = async (from: number, count: number): Promise<void> => {
-      const result = await createConfigMaps(client, namespace, from, count, createConcurrency);
-      const perSecond = count / (result.elapsedMs / 1000);
-      creates.push({ namespace, count, elapsedMs: result.elapsedMs, perSecond });
-      log(
-        `created ${count} ConfigMaps in ${namespace} in ${fixed(result.elapsedMs)} ms (${fixed(perSecond)}/s)`,
-      );
-    };
+      const { namespace, objects, relistObjects, createConcurrency } = CONFIG.cache;
+      await createNamespace(client, namespace);
+      const create = async (from: number, count: number): Promise<void> => {
+        const result = await createConfigMaps(client, namespace, from, count, createConcurrency);
+        const perSecond = count / (result.elapsedMs / 1000);
+        creates.push({ namespace, count, elapsedMs: result.elapsedMs, perSecond });
+        log(
+          `created ${count} ConfigMaps in ${namespace} in ${fixed(result.elapsedMs)} ms (${fixed(perSecond)}/s)`,
+        );
+      };
 
-    await baselineBenchmark(client, metrics, runs);
-    await create(0, objects);
-    await heapBenchmarks(client, metrics, runs);
-    await create(objects, relistObjects - objects);
-    await relistBenchmark(client, metrics, runs);
-  } finally {
-    await transport?.close();
-    if (cluster) {
-      log('stopping the cluster');
-      await cluster.stop();
+      await baselineBenchmark(client, metrics, runs);
+      await create(0, objects);
+      await heapBenchmarks(client, metrics, runs);
+      await create(objects, relistObjects - objects);
+      await relistBenchmark(client, metrics, runs);
+    } finally {
+      await transport?.close();
+      if (cluster) {
+        log('stopping the cluster');
+        await cluster.stop();
+      }
     }
-  }
 
   const finishedAt = new Date();
   writeJson(RESULT_FILE, {
@@ -281,13 +341,14 @@ async function main(): Promise<void> {
     finishedAt: finishedAt.toISOString(),
     durationSeconds: (finishedAt.getTime() - startedAt.getTime()) / 1000,
     machine,
-    cluster: { nodes: 1, kubernetesVersion },
+    cluster: NO_CLUSTER ? null : { nodes: 1, kubernetesVersion },
     config: CONFIG,
     setup: { configMapCreates: creates },
     metrics,
     runs,
   });
-  process.stdout.write(`\n${formatMachine(machine)}\nKubernetes: ${kubernetesVersion} (local, 1 node)\n\n`);
+  const where = NO_CLUSTER ? 'no cluster' : `Kubernetes: ${kubernetesVersion} (local, 1 node)`;
+  process.stdout.write(`\n${formatMachine(machine)}\n${where}\n\n`);
   process.stdout.write(`${formatTable(metrics)}\n\nResults written to ${RESULT_FILE}\n`);
 }
 
