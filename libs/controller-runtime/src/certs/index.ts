@@ -1,3 +1,4 @@
+export { CertWatcher, type CertWatcherOptions } from './cert-watcher.js';
 export {
   type AuthorityOptions,
   type CertificateAndKey,

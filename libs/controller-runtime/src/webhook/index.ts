@@ -1,3 +1,4 @@
+export { CertWatcher, type CertWatcherOptions } from '../certs/cert-watcher.js';
 export {
   AdmissionDenied,
   type AdmissionOperation,
@@ -13,7 +14,6 @@ export {
   validatingHandler,
   type Warnings,
 } from './admission.js';
-export { CertWatcher, type CertWatcherOptions } from './cert-watcher.js';
 export {
   ConversionError,
   type ConversionReview,

@@ -2,10 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:tls';
+import { CertWatcher } from '../certs/cert-watcher.js';
 import type { Checker } from '../healthz/probe-server.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
-import { CertWatcher } from './cert-watcher.js';
 import { Conversions } from './conversion.js';
 import { BadRequestError } from './request.js';
 
@@ -148,6 +148,7 @@ export class WebhookServer {
     if (this.#handlers.size === 0 || signal.aborted) return;
     const log = this.#o.logger;
     const certs = new CertWatcher({
+      purpose: 'webhook',
       dir: this.#o.certDir ?? DEFAULT_WEBHOOK_CERT_DIR,
       certName: this.#o.certName,
       keyName: this.#o.keyName,

@@ -1,10 +1,12 @@
 import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
-import type { CertificateAndKey } from '../certs/certificates.js';
 import type { Logger } from '../log/index.js';
+import type { CertificateAndKey } from './certificates.js';
 
 export interface CertWatcherOptions {
+  /** What the certificate serves, for messages: `${this.#name}: cannot read …`. @default 'serving' */
+  readonly purpose?: string;
   readonly dir: string;
   /** @default 'tls.crt' */
   readonly certName?: string;
@@ -25,11 +27,13 @@ export class CertWatcher {
   readonly #certPath: string;
   readonly #keyPath: string;
   readonly #o: CertWatcherOptions;
+  readonly #name: string;
   #current: CertificateAndKey;
 
   /** Reads the pair once; throws, naming the file, when it is missing or does not load. */
   constructor(options: CertWatcherOptions) {
     this.#o = options;
+    this.#name = `${options.purpose ?? 'serving'} certificate`;
     this.#certPath = join(options.dir, options.certName ?? 'tls.crt');
     this.#keyPath = join(options.dir, options.keyName ?? 'tls.key');
     this.#current = this.#read();
@@ -45,7 +49,7 @@ export class CertWatcher {
       try {
         return readFileSync(path, 'utf8');
       } catch (error) {
-        throw new Error(`webhook certificate: cannot read ${path}: ${(error as Error).message}`);
+        throw new Error(`${this.#name}: cannot read ${path}: ${(error as Error).message}`);
       }
     };
     return { cert: read(this.#certPath), key: read(this.#keyPath) };
@@ -59,13 +63,13 @@ export class CertWatcher {
       if (next.cert === this.#current.cert && next.key === this.#current.key) return;
       createSecureContext(next);
     } catch (error) {
-      this.#o.logger?.warn('webhook certificate not reloaded; keeping the previous one', {
+      this.#o.logger?.warn(`${this.#name} not reloaded; keeping the previous one`, {
         error: (error as Error).message,
       });
       return;
     }
     this.#current = next;
-    this.#o.logger?.info('webhook certificate reloaded', { path: this.#certPath });
+    this.#o.logger?.info(`${this.#name} reloaded`, { path: this.#certPath });
     onChange(next);
   }
 
