@@ -1,6 +1,6 @@
 /**
- * Exponential back-off with full jitter, reset after a quiet period: client-go's reflector defaults
- * (800 ms → 30 s, ×2, jitter 1.0, reset after 2 min without failure).
+ * Exponential back-off with full jitter, reset after a quiet period or by {@link Backoff.reset}: client-go's
+ * reflector defaults (800 ms → 30 s, ×2, jitter 1.0, reset after 2 min without failure).
  */
 export class Backoff {
   readonly #initialMs: number;
@@ -22,6 +22,11 @@ export class Backoff {
     this.#current = this.#current === 0 ? this.#initialMs : Math.min(this.#maxMs, this.#current * 2);
     // Jitter 1.0: wait between d and 2d, so many informers do not retry in lock-step.
     return this.#current * (1 + Math.random());
+  }
+
+  /** Starts over from the initial delay at the next failure (after an attempt that worked). */
+  reset(): void {
+    this.#current = 0;
   }
 }
 

@@ -7,7 +7,13 @@ import {
   SharedInformer,
   stripManagedFields,
 } from './informer.js';
-import { errorEvent, statusReply, TestingApiServer, type WatchEvent } from './testing-api-server.js';
+import {
+  bookmark,
+  errorEvent,
+  statusReply,
+  TestingApiServer,
+  type WatchEvent,
+} from './testing-api-server.js';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
@@ -199,6 +205,7 @@ describe('SharedInformer relist after 410', () => {
       '22',
     );
     server.reply('watch', statusReply(410, 'Expired'));
+    first.send(bookmark('13')); // a watch that worked: one ending without an event backs off
     first.end();
     const second = await server.nextWatch();
 

@@ -248,6 +248,7 @@ describe('Reflector watch', () => {
 
     server.reply('watch', statusReply(410, 'Expired'));
     server.setObjects([configMap('c', '105')], '110');
+    first.send(bookmark('100')); // a watch that worked: one ending without an event backs off
     first.end();
     await server.nextWatch();
 
@@ -306,6 +307,50 @@ describe('Reflector watch', () => {
     expect(server.watches).toHaveLength(1);
     expect(errors).toEqual([]);
     expect(reflector.resourceVersion).toBe('110');
+  });
+});
+
+describe('Reflector short watches', () => {
+  it('GIVEN a server that answers every watch 200 and ends it at once WHEN 2 s pass THEN it asks twice, backing off as client-go does, and reports the streak once', async () => {
+    server.watchesToEndAtOnce = Number.POSITIVE_INFINITY;
+    const backoff = new RecordingBackoff();
+    const { reflector, errors } = startReflector({ backoff });
+
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+
+    // Reopened at once, it asked about 20 times a second. With client-go's back-off: at 0, after 0.8-1.6 s,
+    // then not before 2.4 s.
+    expect(server.watches).toHaveLength(2);
+    expect(backoff.delays[0]).toBeGreaterThanOrEqual(800);
+    expect(backoff.delays[1]).toBeGreaterThanOrEqual(1_600);
+    expect(errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(
+        /^very short watch: the watch of ConfigMap in namespace default ended after \d+ ms without an event$/,
+      ),
+    ]);
+    expect(reflector.stats).toEqual({ lists: 1, watches: 2, expired: 0, failures: 2 });
+  });
+
+  it('GIVEN streaks of short watches WHEN a watch that delivers an event comes between them THEN each streak is reported once and the back-off starts over after the good watch', async () => {
+    server.watchesToEndAtOnce = 3;
+    const { reflector, errors, backoff } = startReflector();
+    const good = await server.nextWatch();
+    server.watchesToEndAtOnce = 2;
+    good.send(bookmark('150'));
+    good.end();
+    await server.nextWatch();
+
+    expect(errors.map((e) => e.message.slice(0, 16))).toEqual(['very short watch', 'very short watch']);
+    // Doubling from 1 ms, capped at 8, jitter up to twice: the fourth delay is back at the first step.
+    const steps = backoff.delays.map((d) => Math.floor(Math.log2(d)));
+    expect(steps).toEqual([0, 1, 2, 0, 1]);
+    expect(server.watches.map((r) => r.query.resourceVersion)).toEqual([
+      ...['100', '100', '100', '100'],
+      ...['150', '150', '150'],
+    ]);
+    await vi.waitFor(() =>
+      expect(reflector.stats).toEqual({ lists: 1, watches: 7, expired: 0, failures: 5 }),
+    );
   });
 });
 

@@ -48,14 +48,24 @@ export interface ReflectorStats {
 
 class WatchExpiredError extends Error {}
 
+/**
+ * The server (or a proxy) accepted a watch and ended it at once without a single event: reopening it at once
+ * would ask again many times a second, so it counts as a failure and backs off (client-go: "very short watch").
+ */
+class ShortWatchError extends Error {}
+
+/** A watch that ends sooner than this without an event (bookmarks count) is a {@link ShortWatchError}. */
+const SHORT_WATCH_MS = 1_000;
+
 /** An object is at most 1.5 MB in etcd; an event line ten times that is no event. */
 const MAX_WATCH_EVENT_CHARS = 16 * 1024 * 1024;
 
 /**
  * The list-watch loop behind an informer. Lists in pages, then watches from the list's resourceVersion with
  * bookmarks and a random server-side timeout in [5, 10] min; resumes from the last seen version when the
- * stream ends; relists when that version has expired (410); backs off with jitter after any failure and
- * drops connections that stay silent past the inactivity timeout. It never stops until its signal aborts.
+ * stream ends; relists when that version has expired (410); backs off with jitter after any failure (a watch
+ * that ends within a second without an event is one) and drops connections that stay silent past the
+ * inactivity timeout. It never stops until its signal aborts.
  */
 export class Reflector<T extends KubeObject> {
   readonly stats: ReflectorStats = { lists: 0, watches: 0, expired: 0, failures: 0 };
@@ -63,6 +73,8 @@ export class Reflector<T extends KubeObject> {
   readonly #sink: ReflectorSink<T>;
   readonly #backoff: Backoff;
   #resourceVersion: string | undefined;
+  /** The last failure was a short watch: the next ones of the same streak are counted but not reported. */
+  #shortWatchStreak = false;
 
   constructor(options: ReflectorOptions, sink: ReflectorSink<T>) {
     this.#o = options;
@@ -79,7 +91,10 @@ export class Reflector<T extends KubeObject> {
       try {
         if (this.#resourceVersion === undefined) await this.#list(signal);
         await this.#watch(signal);
-        // The server ended the watch (its timeout): resume at once, with a little jitter against herds.
+        // The server ended a watch that worked (its timeout): resume at once, with a little jitter against
+        // herds, and start the next back-off from its first step.
+        this.#shortWatchStreak = false;
+        this.#backoff.reset();
         await sleep(Math.random() * 100, signal);
       } catch (error) {
         if (signal.aborted) return;
@@ -89,7 +104,9 @@ export class Reflector<T extends KubeObject> {
           continue;
         }
         this.stats.failures++;
-        this.#o.onError?.(error as Error);
+        const short = error instanceof ShortWatchError;
+        if (!(short && this.#shortWatchStreak)) this.#o.onError?.(error as Error);
+        this.#shortWatchStreak = short;
         await sleep(this.#backoff.next(), signal);
       }
     }
@@ -124,6 +141,8 @@ export class Reflector<T extends KubeObject> {
     const abort = () => local.abort();
     signal.addEventListener('abort', abort, { once: true });
     const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
+    const started = performance.now();
+    let events = 0;
     let res: IncomingMessage | undefined;
     let watchdog: NodeJS.Timeout | undefined;
     const inactivity = this.#o.inactivityTimeoutMs ?? 150_000;
@@ -165,13 +184,22 @@ export class Reflector<T extends KubeObject> {
           const line = buffered.slice(0, newline);
           buffered = buffered.slice(newline + 1);
           newline = buffered.indexOf('\n');
-          if (line.trim()) this.#handle(JSON.parse(line) as WatchEvent<T>);
+          if (!line.trim()) continue;
+          this.#handle(JSON.parse(line) as WatchEvent<T>);
+          events++;
         }
         if (buffered.length > MAX_WATCH_EVENT_CHARS) {
           throw new Error(
             `watch event longer than ${MAX_WATCH_EVENT_CHARS} characters: the stream is not one of events`,
           );
         }
+      }
+      const lasted = Math.round(performance.now() - started);
+      if (events === 0 && lasted < SHORT_WATCH_MS && !signal.aborted) {
+        const scope = this.#o.namespace ? ` in namespace ${this.#o.namespace}` : '';
+        throw new ShortWatchError(
+          `very short watch: the watch of ${this.#o.type.kind}${scope} ended after ${lasted} ms without an event`,
+        );
       }
     } finally {
       clearTimeout(watchdog);

@@ -146,6 +146,11 @@ export class TestingApiServer {
   objects: KubeObject[] = [];
   /** The list's `metadata.resourceVersion`. */
   resourceVersion = '1';
+  /**
+   * How many of the next watches to answer 200 and end at once, without an event, as a misbehaving server or
+   * proxy does (`Infinity`: every one). Each such watch is recorded but never handed out by `nextWatch`.
+   */
+  watchesToEndAtOnce = 0;
   readonly #server: Server;
   readonly #resources: readonly ApiResource[];
   readonly #scripted: { kind: RequestKind; reply: Reply }[] = [];
@@ -250,6 +255,12 @@ export class TestingApiServer {
     }
     if (kind === 'list')
       return send(res, { status: 200, body: this.#page(resource, match[1], request.query) });
+    if (this.watchesToEndAtOnce > 0) {
+      this.watchesToEndAtOnce--;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end();
+      return;
+    }
     const stream = new WatchStream(request, res);
     this.#streams.push(stream);
     const waiter = this.#waiting.findIndex((w) => w.path === undefined || w.path === request.path);
