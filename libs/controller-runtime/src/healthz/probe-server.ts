@@ -1,9 +1,10 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createServer as createSecureServer } from 'node:https';
+import { createServer as createSecureServer, type Server as SecureServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { CertificateAndKey } from '../certs/certificates.js';
 import type { RequestFilter } from '../metrics/auth-filter.js';
+import { requestTarget } from './request-target.js';
 
 // Not `import { createServer } from 'node:http'`: importing node:http as an ES module evaluates all its exports,
 // and those of its WebSocket classes load Node's undici, which costs every operator about 14 MiB at start-up.
@@ -32,6 +33,7 @@ interface Reply {
   readonly status: number;
   readonly body: string;
   readonly type: string;
+  readonly location?: string;
 }
 
 function send(res: ServerResponse, reply: Reply): void {
@@ -39,22 +41,13 @@ function send(res: ServerResponse, reply: Reply): void {
   res.writeHead(reply.status, {
     'content-type': reply.type,
     'content-length': Buffer.byteLength(reply.body),
+    ...(reply.location === undefined ? {} : { location: reply.location }),
   });
   res.end(reply.body);
 }
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** The path and query of an origin-form request target (`/healthz?verbose`); `undefined` for anything else. */
-function requestTarget(url: string): URL | undefined {
-  if (!url.startsWith('/') || url.startsWith('//')) return undefined;
-  try {
-    return new URL(url, 'http://localhost');
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -81,12 +74,29 @@ export class ProbeServer {
     this.#registry = options.registry;
     const filter = options.filter;
     // Whatever a request holds, it gets an answer and the process goes on: every failure of a handler,
-    // a check or the metrics registry becomes a 500, a request target that is no path a 400.
+    // a check or the metrics registry becomes a 500, a request target that is no path a 400. The target is
+    // made canonical before the filter runs, and the filter is asked about the very path that is routed.
     const listener = (req: IncomingMessage, res: ServerResponse) => {
-      (async () => {
-        const refusal = await filter?.(req);
+      (async (): Promise<Reply> => {
+        const target = requestTarget(req.url ?? '/');
+        if (target.kind === 'refuse') {
+          return { status: 400, body: `bad request target: ${target.reason}\n`, type: TEXT };
+        }
+        if (target.kind === 'redirect') {
+          return {
+            status: 301,
+            body: `moved to ${target.location}\n`,
+            type: TEXT,
+            location: target.location,
+          };
+        }
+        const refusal = await filter?.({
+          method: req.method ?? 'GET',
+          path: target.path,
+          headers: req.headers,
+        });
         if (refusal) return { status: refusal.status, body: `${refusal.reason}\n`, type: TEXT };
-        return this.#handle(req.url ?? '/');
+        return this.#handle(target.path, target.query);
       })().then(
         (reply) => send(res, reply),
         (error: unknown) =>
@@ -102,10 +112,7 @@ export class ProbeServer {
     });
   }
 
-  async #handle(url: string): Promise<Reply> {
-    const target = requestTarget(url);
-    if (target === undefined) return { status: 400, body: 'bad request target\n', type: TEXT };
-    const { pathname, searchParams } = target;
+  async #handle(pathname: string, searchParams: URLSearchParams): Promise<Reply> {
     if (pathname === '/metrics' && this.#registry) {
       return { status: 200, body: await this.#registry.metrics(), type: this.#registry.contentType };
     }
@@ -131,6 +138,14 @@ export class ProbeServer {
     const verbose = searchParams.has('verbose') || !healthy;
     const body = verbose ? `${lines.join('\n')}\n${group} check ${healthy ? 'passed' : 'failed'}\n` : 'ok';
     return { status: healthy ? 200 : 500, body, type: TEXT };
+  }
+
+  /** Serves new connections with this certificate (a renewed one); only for a server created with `tls`. */
+  setCertificate(pair: CertificateAndKey): void {
+    const server = this.#server as Partial<Pick<SecureServer, 'setSecureContext'>>;
+    if (!server.setSecureContext)
+      throw new Error('ProbeServer.setCertificate: the server was created without tls');
+    server.setSecureContext({ ...pair, minVersion: 'TLSv1.2' });
   }
 
   /** Listens; resolves with the bound address (useful with port 0). */

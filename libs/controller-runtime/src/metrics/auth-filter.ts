@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Transport } from '../client/transport.js';
 
 /** Why a request is refused: an HTTP status and a one-line reason. */
@@ -8,8 +8,19 @@ export interface Refusal {
   readonly reason: string;
 }
 
+/** What a filter decides on. The server computes `path` once, and serves exactly that path if the filter lets it. */
+export interface FilteredRequest {
+  readonly method: string;
+  /** Decoded, without dot or empty segments: the path the server routes (never the raw request target). */
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+}
+
 /** Decides whether a request may be served; `undefined` lets it through. */
-export type RequestFilter = (req: IncomingMessage) => Promise<Refusal | undefined>;
+export type RequestFilter = (request: FilteredRequest) => Promise<Refusal | undefined>;
+
+/** What the filter needs of the API server: one JSON request. */
+export type ReviewClient = Pick<Transport, 'request'>;
 
 interface UserInfo {
   readonly username?: string;
@@ -26,10 +37,15 @@ interface SubjectAccessReview {
   readonly status?: { readonly allowed?: boolean; readonly denied?: boolean; readonly reason?: string };
 }
 
-/** How long answers are reused, as controller-runtime's delegating authenticator and authorizer do. */
-const AUTHENTICATED_TTL_MS = 120_000;
+/**
+ * How long answers are reused and how long a review may take, as controller-runtime's metrics filter configures
+ * the delegating authenticator (cache 1 min for accepted and refused tokens alike, review timeout 10 s) and
+ * authorizer (allowed 5 min, denied 30 s, timeout 10 s). A revoked token keeps access at most a minute.
+ */
+const TOKEN_TTL_MS = 60_000;
 const ALLOWED_TTL_MS = 300_000;
 const DENIED_TTL_MS = 30_000;
+const REVIEW_TIMEOUT_MS = 10_000;
 const MAX_CACHED = 1024;
 
 /** A small map whose entries expire, and whose oldest entries go first when it is full. */
@@ -68,14 +84,16 @@ const VERBS: Readonly<Record<string, string>> = {
  * Authentication and authorization of the caller through the API server, as controller-runtime's
  * `filters.WithAuthenticationAndAuthorization` does for secure metrics: the bearer token is checked with a
  * TokenReview, and the user is then asked a SubjectAccessReview for the request's path and verb
- * (`get /metrics`: grant it with a ClusterRole of `nonResourceURLs: ["/metrics"]`). Answers are cached (tokens
- * by hash, never kept in clear). Needs `create` on `tokenreviews` and `subjectaccessreviews`.
+ * (`get /metrics`: grant it with a ClusterRole of `nonResourceURLs: ["/metrics"]`). The path is the one the
+ * server routes, never the raw request target. Answers are cached (tokens by hash, never kept in clear;
+ * decisions by the whole user: name, uid, groups and extra). Needs `create` on `tokenreviews` and
+ * `subjectaccessreviews`.
  */
-export function authenticationAndAuthorization(transport: Transport): RequestFilter {
-  const users = new ExpiringCache<UserInfo>();
+export function authenticationAndAuthorization(transport: ReviewClient): RequestFilter {
+  const users = new ExpiringCache<UserInfo | 'rejected'>();
   const decisions = new ExpiringCache<{ readonly refusal?: Refusal }>();
-  return async (req) => {
-    const header = req.headers.authorization ?? '';
+  return async ({ method, path, headers }) => {
+    const header = headers.authorization ?? '';
     const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
     if (!token) return { status: 401, reason: 'Unauthorized: a bearer token is required' };
     const tokenKey = createHash('sha256').update(token).digest('hex');
@@ -87,19 +105,24 @@ export function authenticationAndAuthorization(transport: Transport): RequestFil
           method: 'POST',
           path: '/apis/authentication.k8s.io/v1/tokenreviews',
           body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
+          timeoutMs: REVIEW_TIMEOUT_MS,
         });
       } catch (error) {
         return { status: 500, reason: `Internal Server Error: token review failed: ${message(error)}` };
       }
-      if (!review.status?.authenticated || !review.status.user) {
-        return { status: 401, reason: 'Unauthorized: the token was not accepted' };
-      }
-      user = review.status.user;
-      users.set(tokenKey, user, AUTHENTICATED_TTL_MS);
+      user = (review.status?.authenticated && review.status.user) || 'rejected';
+      users.set(tokenKey, user, TOKEN_TTL_MS);
     }
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    const verb = VERBS[req.method ?? 'GET'] ?? (req.method ?? 'get').toLowerCase();
-    const decisionKey = JSON.stringify([user.username, user.uid, user.groups, path, verb]);
+    if (user === 'rejected') return { status: 401, reason: 'Unauthorized: the token was not accepted' };
+    const verb = VERBS[method] ?? method.toLowerCase();
+    const decisionKey = JSON.stringify([
+      user.username,
+      user.uid,
+      user.groups,
+      sortedExtra(user.extra),
+      path,
+      verb,
+    ]);
     const cached = decisions.get(decisionKey);
     if (cached) return cached.refusal;
     let review: SubjectAccessReview;
@@ -118,6 +141,7 @@ export function authenticationAndAuthorization(transport: Transport): RequestFil
             nonResourceAttributes: { path, verb },
           },
         },
+        timeoutMs: REVIEW_TIMEOUT_MS,
       });
     } catch (error) {
       return { status: 500, reason: `Internal Server Error: access review failed: ${message(error)}` };
@@ -133,6 +157,11 @@ export function authenticationAndAuthorization(transport: Transport): RequestFil
     decisions.set(decisionKey, { refusal }, DENIED_TTL_MS);
     return refusal;
   };
+}
+
+/** `extra` in key order, so that two spellings of the same user share their cached decisions. */
+function sortedExtra(extra: UserInfo['extra']): [string, readonly string[]][] {
+  return Object.entries(extra ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 function message(error: unknown): string {
