@@ -11,6 +11,8 @@ export interface PublishOptions {
   readonly namespace: string;
   /** Labels of the CatalogSource (e.g. the one `opkit cleanup` finds its objects by). */
   readonly labels?: Readonly<Record<string, string>>;
+  /** Annotations of the CatalogSource (e.g. the run of `opkit run bundle` that created it). */
+  readonly annotations?: Readonly<Record<string, string>>;
   /** `host:port` of a running registry server (spec.address), or … */
   readonly address?: string;
   /** … a catalog image reference OLM runs as a registry pod (spec.image). */
@@ -37,7 +39,12 @@ export interface PublishOptions {
 interface CatalogSource {
   apiVersion: 'operators.coreos.com/v1alpha1';
   kind: 'CatalogSource';
-  metadata: { name: string; namespace: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec: Record<string, unknown>;
   status?: { connectionState?: { lastObservedState?: string; address?: string; lastConnect?: string } };
 }
@@ -65,6 +72,7 @@ export function catalogSourceManifest(options: Omit<PublishOptions, 'log' | 'tim
       name: options.name,
       namespace: options.namespace,
       ...(options.labels === undefined ? {} : { labels: { ...options.labels } }),
+      ...(options.annotations === undefined ? {} : { annotations: { ...options.annotations } }),
     },
     spec,
   };

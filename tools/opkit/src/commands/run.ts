@@ -53,8 +53,11 @@ holding just that bundle (by digest) to --catalog-repository:<csv name>, and cre
   - CatalogSource <package>-catalog (grpc, the catalog image; OLM serves its /configs with its own opm),
   - an OperatorGroup opkit-run-bundle for the install mode, unless the namespace has one that fits,
   - Subscription <package> (channel, startingCSV, manual approval),
-then approves the InstallPlan for the bundle's CSV and waits until the CSV is Succeeded. Each object
-carries the label opkit.dev/run-bundle=<package>, by which \`opkit cleanup\` finds it.
+then approves the InstallPlan for the bundle's CSV and waits until the CSV is Succeeded. Each object it
+creates carries the label opkit.dev/run-bundle=<package> and the annotation opkit.dev/run-bundle-run naming
+the run (package, namespace, run id), by which \`opkit cleanup\` knows it. It never takes over an existing
+CatalogSource or Subscription of those names, or an OperatorGroup, that a run for the package did not create:
+it stops with an error naming the object and leaves it as it is.
 
 The install mode defaults as operator-sdk chooses it: AllNamespaces when the CSV supports it, else
 OwnNamespace. A failed CSV, InstallPlan or bundle-unpack Job ends the command with OLM's reason.
@@ -143,26 +146,37 @@ Examples:
 
   const cleanup = program
     .command('cleanup <package>')
-    .description('Remove an operator installed by `opkit run bundle`, as `operator-sdk cleanup` does.')
+    .description(
+      'Remove an operator installed by `opkit run bundle`, as `operator-sdk cleanup` does: only what it created.',
+    )
     .addHelpText(
       'after',
       `
-Deletes, in --namespace, what \`opkit run bundle\` created for <package> (found by the label
-opkit.dev/run-bundle=<package>): the Subscription, the CRDs its CSVs own (and so every custom resource of
-them, while the operator still runs to finalize them), the CSVs, their InstallPlans, the CatalogSource, and
-the OperatorGroup it created once no other Subscription in the namespace is left. Waits until each is gone.
-Objects it did not create are left alone; with nothing left to delete it says so and succeeds.
+Deletes, in --namespace, only what \`opkit run bundle\` provably created for <package>: it starts from the
+Subscription, CatalogSource and OperatorGroup carrying both its label opkit.dev/run-bundle=<package> and its
+annotation opkit.dev/run-bundle-run naming the package and namespace, and follows only them: the Subscription
+→ the CSVs its status names → the CRDs they own, and the InstallPlans no other Subscription shares. OLM's own
+labels select nothing, and an InstallPlan never leads to another package. Order: the Subscription, the CRDs
+(while the operator still runs to finalize their objects), the CSVs, the InstallPlans, the CatalogSource
+(unless another Subscription uses it) and the OperatorGroup (once no other Subscription in the namespace is
+left). Waits until each is gone.
+
+A CRD that a CSV cleanup did not follow also owns is never deleted. A CRD that still has objects is kept
+unless --delete-crds is given, which says how many objects go with it. Every object left is printed with
+the reason; with nothing to delete it says so and succeeds.
 
 Examples:
   $ opkit cleanup memcached-operator -n operators
-  $ opkit cleanup memcached-operator -n operators --no-delete-crds   # keep the CRDs and custom resources`,
+  $ opkit cleanup memcached-operator -n operators --delete-crds      # the CRDs go even with objects left
+  $ opkit cleanup memcached-operator -n operators --no-delete-crds   # keep the CRDs and their objects`,
     )
-    .option('--no-delete-crds', 'keep the CRDs the CSVs own, and their custom resources')
+    .option('--delete-crds', 'delete the CRDs even while objects of them exist, and those objects with them')
+    .option('--no-delete-crds', 'keep every CRD, even one without objects')
     .option('--no-delete-operator-groups', 'keep the OperatorGroup run bundle created');
   clusterOptions(cleanup).action(
     async (
       packageName: string,
-      opts: ClusterFlags & { deleteCrds: boolean; deleteOperatorGroups: boolean },
+      opts: ClusterFlags & { deleteCrds?: boolean; deleteOperatorGroups: boolean },
     ) => {
       const [{ cleanup }, { parseDuration }] = await Promise.all([
         import('../run-bundle/cleanup.js'),
@@ -172,7 +186,7 @@ Examples:
         packageName,
         ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
         ...(opts.kubeconfig === undefined ? {} : { kubeconfig: opts.kubeconfig }),
-        deleteCrds: opts.deleteCrds,
+        crds: opts.deleteCrds === undefined ? 'if-empty' : opts.deleteCrds ? 'with-objects' : 'keep',
         deleteOperatorGroups: opts.deleteOperatorGroups,
         timeoutMs: parseDuration(opts.timeout),
         log: (line) => process.stdout.write(`${line}\n`),

@@ -1,4 +1,14 @@
-// `opkit cleanup <package>`: removes what `opkit run bundle` installed, as `operator-sdk cleanup` does.
+// `opkit cleanup <package>`: removes what `opkit run bundle` installed, as `operator-sdk cleanup` does, and
+// nothing it cannot prove a run of it created.
+import {
+  type ClusterView,
+  type CrdPolicy,
+  type CrdState,
+  decideCrds,
+  describe,
+  type Left,
+  selectInstallation,
+} from './cleanup-selection.js';
 import { type Cluster, connect, Deadline, list, readOptional, remove, waitFor } from './cluster.js';
 import {
   type CatalogSourceObject,
@@ -8,7 +18,6 @@ import {
   OLM_V1ALPHA1,
   type OlmObject,
   type OperatorGroup,
-  RUN_BUNDLE_LABEL,
   type Subscription,
 } from './olm-objects.js';
 
@@ -16,8 +25,8 @@ export interface CleanupOptions {
   readonly packageName: string;
   readonly namespace?: string;
   readonly kubeconfig?: string;
-  /** Delete the CRDs the CSVs own, and with them every custom resource of theirs (operator-sdk's default). */
-  readonly deleteCrds: boolean;
+  /** Which CRDs the followed CSVs own go (a CRD another CSV owns never does). */
+  readonly crds: CrdPolicy;
   /** Delete the OperatorGroup `run bundle` created, once no other Subscription in the namespace needs it. */
   readonly deleteOperatorGroups: boolean;
   readonly timeoutMs: number;
@@ -32,80 +41,67 @@ function header(apiVersion: string, kind: string, name: string, namespace?: stri
   return { apiVersion, kind, metadata: { name, ...(namespace === undefined ? {} : { namespace }) } };
 }
 
-function describe(o: Header): string {
-  return `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+interface Crd extends OlmObject {
+  spec: {
+    group: string;
+    names: { kind: string };
+    versions: { name: string; served: boolean; storage: boolean }[];
+  };
 }
 
-/**
- * What `run bundle` made for the package in the namespace: its labelled Subscription and CatalogSource, the
- * CSVs they installed or are installing (OLM's operator label, the Subscription's status, its InstallPlans),
- * those InstallPlans, the owned CRDs, and its OperatorGroup when nothing else in the namespace subscribes.
- */
-async function installation(cluster: Cluster, options: CleanupOptions): Promise<Header[][]> {
+async function readView(cluster: Cluster): Promise<ClusterView> {
   const { namespace } = cluster;
-  const selector = `${RUN_BUNDLE_LABEL}=${options.packageName}`;
-  const subscriptions = await list<Subscription>(cluster, OLM_V1ALPHA1, 'Subscription', {
-    namespace,
-    labelSelector: selector,
-  });
-  const sources = await list<CatalogSourceObject>(cluster, OLM_V1ALPHA1, 'CatalogSource', {
-    namespace,
-    labelSelector: selector,
-  });
-  const csvNames = new Set<string>();
-  for (const s of subscriptions) {
-    for (const name of [s.status?.installedCSV, s.status?.currentCSV]) if (name) csvNames.add(name);
+  const [subscriptions, catalogSources, operatorGroups, installPlans, csvs] = await Promise.all([
+    list<Subscription>(cluster, OLM_V1ALPHA1, 'Subscription'),
+    list<CatalogSourceObject>(cluster, OLM_V1ALPHA1, 'CatalogSource', { namespace }),
+    list<OperatorGroup>(cluster, OLM_V1, 'OperatorGroup', { namespace }),
+    list<InstallPlan>(cluster, OLM_V1ALPHA1, 'InstallPlan', { namespace }),
+    list<ClusterServiceVersion>(cluster, OLM_V1ALPHA1, 'ClusterServiceVersion'),
+  ]);
+  return { namespace, subscriptions, catalogSources, operatorGroups, installPlans, csvs };
+}
+
+/** Each named CRD that exists, with the number of objects of its kind in the whole cluster. */
+async function crdStates(cluster: Cluster, names: readonly string[]): Promise<CrdState[]> {
+  const states: CrdState[] = [];
+  for (const name of names) {
+    const crd = await readOptional<Crd>(cluster, header(CRD_API, 'CustomResourceDefinition', name));
+    if (crd === undefined) continue;
+    const version = crd.spec.versions.find((v) => v.storage) ?? crd.spec.versions.find((v) => v.served);
+    const objects =
+      version === undefined
+        ? []
+        : await list(cluster, `${crd.spec.group}/${version.name}`, crd.spec.names.kind);
+    states.push({ name, kind: crd.spec.names.kind, objects: objects.length });
   }
-  const operatorLabel = `operators.coreos.com/${options.packageName}.${namespace}`;
-  if (operatorLabel.length - 'operators.coreos.com/'.length <= 63) {
-    for (const csv of await list<ClusterServiceVersion>(cluster, OLM_V1ALPHA1, 'ClusterServiceVersion', {
-      namespace,
-      labelSelector: operatorLabel,
-    })) {
-      csvNames.add(csv.metadata.name);
-    }
-  }
-  const subscriptionUids = new Set(subscriptions.map((s) => s.metadata.uid));
-  const plans = (await list<InstallPlan>(cluster, OLM_V1ALPHA1, 'InstallPlan', { namespace })).filter(
-    (p) =>
-      p.metadata.ownerReferences?.some((o) => o.kind === 'Subscription' && subscriptionUids.has(o.uid)) ||
-      p.spec.clusterServiceVersionNames.some((n) => csvNames.has(n)),
-  );
-  for (const p of plans) for (const n of p.spec.clusterServiceVersionNames) csvNames.add(n);
-  const csvs: ClusterServiceVersion[] = [];
-  for (const name of [...csvNames].sort()) {
-    const csv = await readOptional<ClusterServiceVersion>(
-      cluster,
-      header(OLM_V1ALPHA1, 'ClusterServiceVersion', name, namespace),
-    );
-    if (csv) csvs.push(csv);
-  }
-  const crds = options.deleteCrds
-    ? [
-        ...new Set(csvs.flatMap((c) => c.spec.customresourcedefinitions?.owned?.map((o) => o.name) ?? [])),
-      ].sort()
-    : [];
-  let groups: OperatorGroup[] = [];
-  if (options.deleteOperatorGroups) {
-    const others = (await list<Subscription>(cluster, OLM_V1ALPHA1, 'Subscription', { namespace })).filter(
-      (s) => !subscriptionUids.has(s.metadata.uid),
-    );
-    if (others.length === 0) {
-      groups = (await list<OperatorGroup>(cluster, OLM_V1, 'OperatorGroup', { namespace })).filter(
-        (g) => g.metadata.labels?.[RUN_BUNDLE_LABEL] !== undefined,
+  return states;
+}
+
+/** What to delete, step by step, and what is left and why. */
+async function plan(cluster: Cluster, options: CleanupOptions): Promise<{ steps: Header[][]; left: Left[] }> {
+  const { namespace } = cluster;
+  const view = await readView(cluster);
+  const found = selectInstallation(view, options.packageName, options);
+  const crds = decideCrds(found, view, await crdStates(cluster, found.crdNames), options.crds);
+  const counts = new Map(crds.delete.map((c) => [c.name, c]));
+  for (const crd of crds.delete) {
+    if (crd.objects > 0) {
+      options.log(
+        `CustomResourceDefinition ${crd.name} goes with its ${crd.objects} ${crd.kind} object${crd.objects === 1 ? '' : 's'} (--delete-crds)`,
       );
     }
   }
   // In this order: no upgrade starts; the operator still runs to finalize its custom resources while their
   // CRDs go; then the operator and what installed it.
-  return [
-    subscriptions.map((s) => header(OLM_V1ALPHA1, 'Subscription', s.metadata.name, namespace)),
-    crds.map((name) => header(CRD_API, 'CustomResourceDefinition', name)),
-    csvs.map((c) => header(OLM_V1ALPHA1, 'ClusterServiceVersion', c.metadata.name, namespace)),
-    plans.map((p) => header(OLM_V1ALPHA1, 'InstallPlan', p.metadata.name, namespace)),
-    sources.map((s) => header(OLM_V1ALPHA1, 'CatalogSource', s.metadata.name, namespace)),
-    groups.map((g) => header(OLM_V1, 'OperatorGroup', g.metadata.name, namespace)),
+  const steps = [
+    found.subscriptions.map((s) => header(OLM_V1ALPHA1, 'Subscription', s.metadata.name, namespace)),
+    [...counts.keys()].map((name) => header(CRD_API, 'CustomResourceDefinition', name)),
+    found.csvs.map((c) => header(OLM_V1ALPHA1, 'ClusterServiceVersion', c.metadata.name, namespace)),
+    found.installPlans.map((p) => header(OLM_V1ALPHA1, 'InstallPlan', p.metadata.name, namespace)),
+    found.catalogSources.map((s) => header(OLM_V1ALPHA1, 'CatalogSource', s.metadata.name, namespace)),
+    found.operatorGroups.map((g) => header(OLM_V1, 'OperatorGroup', g.metadata.name, namespace)),
   ].filter((step) => step.length > 0);
+  return { steps, left: [...found.left, ...crds.left] };
 }
 
 /**
@@ -115,12 +111,17 @@ async function installation(cluster: Cluster, options: CleanupOptions): Promise<
  * @returns the objects deleted
  */
 export async function cleanup(options: CleanupOptions): Promise<string[]> {
-  const cluster = connect(options.kubeconfig, options.namespace);
+  return cleanupIn(connect(options.kubeconfig, options.namespace), options);
+}
+
+/** {@link cleanup} on a cluster already connected to. */
+export async function cleanupIn(cluster: Cluster, options: CleanupOptions): Promise<string[]> {
   const deadline = new Deadline(options.timeoutMs);
-  const steps = await installation(cluster, options);
+  const { steps, left } = await plan(cluster, options);
+  for (const l of left) options.log(`leaving ${l.object}: ${l.reason}`);
   if (steps.length === 0) {
     options.log(
-      `nothing to clean up: no objects of package ${options.packageName} from 'opkit run bundle' in namespace ${cluster.namespace}`,
+      `nothing to clean up: no objects of package ${options.packageName} created by 'opkit run bundle' in namespace ${cluster.namespace}`,
     );
     return [];
   }

@@ -5,9 +5,12 @@ import { CliError } from '../cli-error.js';
 import { apiError, loadKubeConfig } from '../publish.js';
 import { FIELD_MANAGER, type OlmObject } from './olm-objects.js';
 
+/** The calls made to the API server; tests give a fake in memory. */
+export type ObjectApi = Pick<KubernetesObjectApi, 'read' | 'list' | 'create' | 'patch' | 'delete'>;
+
 /** A connection to the cluster and the namespace the command works in. */
 export interface Cluster {
-  readonly api: KubernetesObjectApi;
+  readonly api: ObjectApi;
   readonly namespace: string;
   readonly kubeconfig: string | undefined;
 }
@@ -64,19 +67,22 @@ export async function list<T extends OlmObject>(
   }
 }
 
-/** Creates or updates an object with server-side apply (field manager `opkit`). */
-export async function apply<T extends OlmObject>(cluster: Cluster, object: T): Promise<T> {
+/**
+ * Creates an object that must not exist yet: one that appeared since it was looked for is somebody else's,
+ * and is refused rather than overwritten.
+ */
+export async function create<T extends OlmObject>(cluster: Cluster, object: T): Promise<T> {
   try {
-    return await cluster.api.patch(
-      object,
-      undefined,
-      undefined,
-      FIELD_MANAGER,
-      true,
-      PatchStrategy.ServerSideApply,
-    );
+    return await cluster.api.create(object, undefined, undefined, FIELD_MANAGER);
   } catch (err) {
-    throw apiError(`apply ${describe(object)}`, err);
+    if (err instanceof ApiException && err.code === 409) {
+      throw new CliError(
+        'OPKIT_OBJECT_NOT_OURS',
+        `${describe(object)} already exists and was not created by this run: it is left as it is`,
+        { cause: err },
+      );
+    }
+    throw apiError(`create ${describe(object)}`, err);
   }
 }
 

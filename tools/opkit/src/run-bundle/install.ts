@@ -1,5 +1,6 @@
 // `opkit run bundle` and `opkit run bundle-upgrade`: a bundle image installed, or upgraded, through OLM from
 // a one-package catalog image pushed beside it, as operator-sdk's commands of the same names do.
+import { randomUUID } from 'node:crypto';
 import { parseReference, type RegistryClient } from '@opkit/oci';
 import {
   operatorGroupTarget,
@@ -13,9 +14,9 @@ import { publishCatalog, type SecurityContextConfig } from '../publish.js';
 import { cliRegistryClient } from '../registry-client.js';
 import { approveAndWait } from './approve.js';
 import {
-  apply,
   type Cluster,
   connect,
+  create,
   Deadline,
   list,
   mergePatch,
@@ -24,9 +25,10 @@ import {
 } from './cluster.js';
 import { pullBundle, pullCatalog, pushCatalog } from './images.js';
 import {
+  adoptionConflict,
   type CatalogSourceObject,
   type ClusterServiceVersion,
-  catalogSourceLabels,
+  createdForPackage,
   defaultCatalogRepository,
   OLM_V1,
   OLM_V1ALPHA1,
@@ -34,7 +36,9 @@ import {
   objectNames,
   operatorGroupManifest,
   parseEnv,
-  RUN_BUNDLE_LABEL,
+  type RunMark,
+  runMarkOf,
+  runMetadata,
   type Subscription,
   subscriptionManifest,
 } from './olm-objects.js';
@@ -85,20 +89,20 @@ function catalogReference(repository: string, csvName: string): string {
 /** Makes the CatalogSource serve the catalog image and waits until OLM reports it READY. */
 async function publish(
   cluster: Cluster,
-  packageName: string,
+  mark: RunMark,
   image: string,
   deadline: Deadline,
   options: RunOptions,
 ) {
   await publishCatalog({
-    name: objectNames(packageName).catalogSource,
+    name: objectNames(mark.package).catalogSource,
     namespace: cluster.namespace,
     image,
     extractContent: CATALOG_DIR,
     ...(options.securityContextConfig === undefined
       ? {}
       : { securityContextConfig: options.securityContextConfig }),
-    labels: catalogSourceLabels(packageName),
+    ...runMetadata(mark),
     timeoutMs: deadline.remainingMs,
     ...(cluster.kubeconfig === undefined ? {} : { kubeconfig: cluster.kubeconfig }),
     log: options.log,
@@ -108,7 +112,9 @@ async function publish(
 /**
  * `opkit run bundle`: reads the bundle image, pushes a catalog of that one bundle, and installs it with a
  * CatalogSource, an OperatorGroup (unless the namespace has a fitting one), a Subscription and the approval of
- * its InstallPlan; returns when the CSV is Succeeded. Everything created carries {@link RUN_BUNDLE_LABEL}.
+ * its InstallPlan; returns when the CSV is Succeeded. Everything created carries the run's mark
+ * ({@link runMetadata}); an existing CatalogSource, OperatorGroup or Subscription of its names that no run
+ * for the package created is refused, never taken over.
  */
 export async function runBundle(options: RunBundleOptions): Promise<void> {
   const request = options.installMode === undefined ? undefined : parseInstallMode(options.installMode);
@@ -140,15 +146,31 @@ export async function runBundle(options: RunBundleOptions): Promise<void> {
         `namespace ${namespace} does not exist: create it first (kubectl create namespace ${namespace})`,
       );
     }
+    const names = objectNames(packageName);
     const existing = (await list<Subscription>(cluster, OLM_V1ALPHA1, 'Subscription', { namespace })).find(
-      (s) => s.spec.name === packageName,
+      (s) => s.spec.name === packageName || s.metadata.name === names.subscription,
     );
     if (existing !== undefined) {
+      const where = `Subscription ${namespace}/${existing.metadata.name}`;
       throw new CliError(
         'OPKIT_ALREADY_INSTALLED',
-        `package ${packageName} already has Subscription ${namespace}/${existing.metadata.name}: upgrade with 'opkit run bundle-upgrade' or remove it with 'opkit cleanup ${packageName}'`,
+        existing.spec.name !== packageName
+          ? `${where} (of package ${existing.spec.name}) already exists and was not created by 'opkit run bundle' for package ${packageName}: it is left as it is; choose another --namespace`
+          : createdForPackage(existing, packageName)
+            ? `package ${packageName} already has ${where}: upgrade with 'opkit run bundle-upgrade' or remove it with 'opkit cleanup ${packageName}'`
+            : `package ${packageName} already has ${where}, not created by 'opkit run bundle': it is left as it is; remove it first or choose another --namespace`,
       );
     }
+    const foreignSource = adoptionConflict(
+      await readOptional<CatalogSourceObject>(cluster, {
+        apiVersion: OLM_V1ALPHA1,
+        kind: 'CatalogSource',
+        metadata: { name: names.catalogSource, namespace },
+      }),
+      packageName,
+    );
+    if (foreignSource !== undefined) throw new CliError('OPKIT_OBJECT_NOT_OURS', foreignSource);
+    const mark: RunMark = { package: packageName, namespace, run: randomUUID() };
     const target = operatorGroupTarget(csv.spec?.installModes, namespace, request);
     const groups = await list<OperatorGroup>(cluster, OLM_V1, 'OperatorGroup', { namespace });
     if (groups.length > 1) {
@@ -160,7 +182,7 @@ export async function runBundle(options: RunBundleOptions): Promise<void> {
     const group = groups[0];
     if (group === undefined) {
       created = packageName;
-      const group = await apply(cluster, operatorGroupManifest(namespace, packageName, target));
+      const group = await create(cluster, operatorGroupManifest(mark, target));
       options.log(`created OperatorGroup ${namespace}/${group.metadata.name} (${target.mode})`);
     } else if (!targetsMatch(group.spec?.targetNamespaces, target)) {
       throw new CliError(
@@ -178,11 +200,11 @@ export async function runBundle(options: RunBundleOptions): Promise<void> {
     const catalogImage = await pushCatalog(client, singleBundleCatalog(pulled.blob, channel), reference);
     options.log(`pushed catalog ${catalogImage}`);
     created = packageName;
-    await publish(cluster, packageName, catalogImage, deadline, options);
+    await publish(cluster, mark, catalogImage, deadline, options);
 
-    const subscription = await apply(
+    const subscription = await create(
       cluster,
-      subscriptionManifest({ namespace, packageName, channel, startingCSV: csvName, env }),
+      subscriptionManifest({ mark, channel, startingCSV: csvName, env }),
     );
     options.log(`created Subscription ${namespace}/${subscription.metadata.name}`);
     await approveAndWait(cluster, {
@@ -229,8 +251,8 @@ export async function upgradeBundle(options: RunOptions): Promise<void> {
       kind,
       metadata: { name, namespace },
     });
-    const ours = (o: { metadata: { labels?: Record<string, string> } } | undefined) =>
-      o?.metadata.labels?.[RUN_BUNDLE_LABEL] === packageName;
+    const ours = (o: CatalogSourceObject | Subscription | undefined) =>
+      o !== undefined && createdForPackage(o, packageName);
     const subscription = await readOptional<Subscription>(
       cluster,
       header('Subscription', names.subscription),
@@ -239,8 +261,10 @@ export async function upgradeBundle(options: RunOptions): Promise<void> {
       cluster,
       header('CatalogSource', names.catalogSource),
     );
+    const mark = subscription === undefined ? undefined : runMarkOf(subscription);
     if (
       subscription === undefined ||
+      mark === undefined ||
       !ours(subscription) ||
       source === undefined ||
       !ours(source) ||
@@ -275,7 +299,7 @@ export async function upgradeBundle(options: RunOptions): Promise<void> {
     // Server-side apply drops what this apply leaves out: the pod's security context stays as run bundle set it.
     const securityContextConfig =
       options.securityContextConfig ?? source.spec.grpcPodConfig?.securityContextConfig;
-    await publish(cluster, packageName, catalogImage, deadline, {
+    await publish(cluster, mark, catalogImage, deadline, {
       ...options,
       ...(securityContextConfig === undefined ? {} : { securityContextConfig }),
     });

@@ -1,4 +1,4 @@
-// The OLM objects `opkit run bundle` creates, their names and the label by which `opkit cleanup` finds them.
+// The OLM objects `opkit run bundle` creates, their names and the mark by which `opkit cleanup` knows them.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ObjectMeta } from '@opkit/controller-runtime';
 import { splitTrailingTag } from '@opkit/oci/reference-grammar';
@@ -6,8 +6,13 @@ import type { OperatorGroupTarget } from '@opkit/olm';
 import { CliError } from '../cli-error.js';
 import type { SecurityContextConfig } from '../publish.js';
 
-/** Marks every object `run bundle` creates; the value is the package. `cleanup` deletes only what carries it. */
+/** Labels every object `run bundle` creates; the value is the package. */
 export const RUN_BUNDLE_LABEL = 'opkit.dev/run-bundle';
+/**
+ * Names the run that created an object: `{"package":…,"namespace":…,"run":…}`. A label alone is easily
+ * copied along with a manifest; `cleanup` deletes only what carries both, naming its package and namespace.
+ */
+export const RUN_BUNDLE_RUN_ANNOTATION = 'opkit.dev/run-bundle-run';
 export const FIELD_MANAGER = 'opkit';
 export const OLM_V1ALPHA1 = 'operators.coreos.com/v1alpha1';
 export const OLM_V1 = 'operators.coreos.com/v1';
@@ -78,20 +83,69 @@ export interface CatalogSourceObject extends OlmObject {
   status?: { connectionState?: { lastObservedState?: string } };
 }
 
-function labels(packageName: string): Record<string, string> {
-  return { [RUN_BUNDLE_LABEL]: packageName };
+/** One run of `run bundle`: the package it installs, where, and an id of its own. */
+export interface RunMark {
+  readonly package: string;
+  readonly namespace: string;
+  readonly run: string;
+}
+
+/** The label and annotation of every object a run creates. */
+export function runMetadata(mark: RunMark): {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+} {
+  return {
+    labels: { [RUN_BUNDLE_LABEL]: mark.package },
+    annotations: {
+      [RUN_BUNDLE_RUN_ANNOTATION]: JSON.stringify({
+        package: mark.package,
+        namespace: mark.namespace,
+        run: mark.run,
+      }),
+    },
+  };
+}
+
+/**
+ * The run that created the object, when its label and annotation agree and name the namespace it is in;
+ * `undefined` for anything else, whatever else it carries.
+ */
+export function runMarkOf(object: Pick<OlmObject, 'metadata'>): RunMark | undefined {
+  const label = object.metadata.labels?.[RUN_BUNDLE_LABEL];
+  const annotation = object.metadata.annotations?.[RUN_BUNDLE_RUN_ANNOTATION];
+  if (label === undefined || annotation === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(annotation);
+  } catch {
+    return undefined;
+  }
+  const mark = value as Partial<Record<keyof RunMark, unknown>> | null;
+  if (
+    typeof mark?.package !== 'string' ||
+    typeof mark.namespace !== 'string' ||
+    typeof mark.run !== 'string' ||
+    mark.run === '' ||
+    mark.package !== label ||
+    mark.namespace !== object.metadata.namespace
+  ) {
+    return undefined;
+  }
+  return { package: mark.package, namespace: mark.namespace, run: mark.run };
+}
+
+/** Whether a run of `run bundle` for the package in the object's namespace created the object. */
+export function createdForPackage(object: Pick<OlmObject, 'metadata'>, packageName: string): boolean {
+  return runMarkOf(object)?.package === packageName;
 }
 
 /** An OperatorGroup for the chosen install mode (no targetNamespaces: all namespaces). */
-export function operatorGroupManifest(
-  namespace: string,
-  packageName: string,
-  target: OperatorGroupTarget,
-): OperatorGroup {
+export function operatorGroupManifest(mark: RunMark, target: OperatorGroupTarget): OperatorGroup {
   return {
     apiVersion: OLM_V1,
     kind: 'OperatorGroup',
-    metadata: { name: OPERATOR_GROUP_NAME, namespace, labels: labels(packageName) },
+    metadata: { name: OPERATOR_GROUP_NAME, namespace: mark.namespace, ...runMetadata(mark) },
     spec: target.targetNamespaces.length > 0 ? { targetNamespaces: [...target.targetNamespaces] } : {},
   };
 }
@@ -101,22 +155,22 @@ export function operatorGroupManifest(
  * approval: `run bundle` approves exactly the plan that installs the bundle it was given, as operator-sdk does.
  */
 export function subscriptionManifest(options: {
-  readonly namespace: string;
-  readonly packageName: string;
+  readonly mark: RunMark;
   readonly channel: string;
   readonly startingCSV: string;
   readonly env: readonly { name: string; value: string }[];
 }): Subscription {
-  const names = objectNames(options.packageName);
+  const { mark } = options;
+  const names = objectNames(mark.package);
   return {
     apiVersion: OLM_V1ALPHA1,
     kind: 'Subscription',
-    metadata: { name: names.subscription, namespace: options.namespace, labels: labels(options.packageName) },
+    metadata: { name: names.subscription, namespace: mark.namespace, ...runMetadata(mark) },
     spec: {
       channel: options.channel,
-      name: options.packageName,
+      name: mark.package,
       source: names.catalogSource,
-      sourceNamespace: options.namespace,
+      sourceNamespace: mark.namespace,
       installPlanApproval: 'Manual',
       startingCSV: options.startingCSV,
       ...(options.env.length > 0 ? { config: { env: options.env.map((e) => ({ ...e })) } } : {}),
@@ -124,9 +178,14 @@ export function subscriptionManifest(options: {
   };
 }
 
-/** The labels a CatalogSource of `run bundle` carries. */
-export function catalogSourceLabels(packageName: string): Record<string, string> {
-  return labels(packageName);
+/**
+ * Why `run bundle` must not take over an object it found where it would create its own, or `undefined` when a
+ * run for the same package created it (a run that failed half-way is taken up again).
+ */
+export function adoptionConflict(existing: OlmObject | undefined, packageName: string): string | undefined {
+  if (existing === undefined || createdForPackage(existing, packageName)) return undefined;
+  const where = `${existing.kind} ${existing.metadata.namespace}/${existing.metadata.name}`;
+  return `${where} already exists and was not created by 'opkit run bundle' for package ${packageName}: it is left as it is; remove or rename it, or choose another --namespace`;
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
