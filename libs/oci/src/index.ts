@@ -92,6 +92,16 @@ export {
   readLayoutIndex,
   writeLayout,
 } from './layout.js';
+export {
+  checkOutputDirectory,
+  type NamedPath,
+  OutputDirectoryError,
+  type OutputDirectoryErrorCode,
+  type OutputGuard,
+  type OutputKind,
+  type OutputWrite,
+  writeOutputDirectory,
+} from './output-directory.js';
 export { bypassesProxy, type ProxySettings, proxyFor, proxyFromEnvironment } from './proxy.js';
 export { formatReference, type ImageReference, parseReference } from './reference.js';
 export { namesRegistryHost, normalizedReferenceProblem, splitTrailingTag } from './reference-grammar.js';

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { digestHex, isDigest } from './digest.js';
 import { LayoutInvalidError, OciError } from './errors.js';
 import {
@@ -19,6 +18,12 @@ import {
   type OciImageIndex,
   type ReadIndexOptions,
 } from './image-index.js';
+import {
+  OutputDirectoryError,
+  type OutputGuard,
+  type OutputKind,
+  writeOutputDirectory,
+} from './output-directory.js';
 
 /** Annotation holding an image's tag in an OCI layout's `index.json`. */
 export const REF_NAME_ANNOTATION = 'org.opencontainers.image.ref.name';
@@ -36,13 +41,19 @@ export interface LayoutEntry {
  * Writes an OCI image layout (`oci-layout`, `index.json`, `blobs/sha256/…`) holding `entries` to `dir`. An
  * image index is written as a blob with the blobs of all its images; `index.json` then names the index.
  *
- * The layout is assembled in a sibling temporary directory and renamed into place, so readers see either the
- * previous layout or the complete new one, never a partial one. An existing `dir` is replaced.
+ * `dir` is an output directory (see `output-directory.ts`): absent, empty or an earlier layout, and neither the
+ * current directory nor one holding an input of `guard`. The layout is assembled in a sibling temporary
+ * directory and renamed into place, so a failure leaves the previous layout as it was; of an earlier layout
+ * only `oci-layout`, `index.json` and `blobs/` are replaced, other files in it are left alone.
  *
  * @throws LayoutInvalidError for a duplicate or malformed tag; InputInvalidError for an image index that does
- *   not hold all its images.
+ *   not hold all its images; OutputDirectoryError when `dir` may not be written.
  */
-export async function writeLayout(dir: string, entries: readonly LayoutEntry[]): Promise<void> {
+export async function writeLayout(
+  dir: string,
+  entries: readonly LayoutEntry[],
+  guard?: OutputGuard,
+): Promise<void> {
   const target = resolve(dir);
   const tags = new Set<string>();
   for (const { tag } of entries) {
@@ -53,58 +64,65 @@ export async function writeLayout(dir: string, entries: readonly LayoutEntry[]):
     tags.add(tag);
   }
   for (const { image } of entries) if (isImageIndex(image)) assertCompleteIndex(image);
-  const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`;
-  const tmp = join(dirname(target), `.${basename(target)}.tmp-${suffix}`);
-  const old = join(dirname(target), `.${basename(target)}.old-${suffix}`);
-  await mkdir(dirname(target), { recursive: true });
   try {
-    await mkdir(join(tmp, 'blobs', 'sha256'), { recursive: true });
-    const written = new Set<string>();
-    const putBlob = async (digest: string, bytes: Uint8Array): Promise<void> => {
-      if (written.has(digest)) return;
-      written.add(digest);
-      await writeFile(join(tmp, 'blobs', 'sha256', digestHex(digest)), bytes);
-    };
-    const putImage = async (image: OciImage): Promise<void> => {
-      for (const layer of image.layers) await putBlob(layer.descriptor.digest, layer.bytes);
-      await putBlob(image.manifest.config.digest, image.configBytes);
-      await putBlob(image.digest, image.manifestBytes);
-    };
-    const manifests: Descriptor[] = [];
-    for (const { image, tag } of entries) {
-      let bytes: Uint8Array;
-      if (isImageIndex(image)) {
-        for (const entry of image.images) await putImage(entry.image);
-        await putBlob(image.digest, image.indexBytes);
-        bytes = image.indexBytes;
-      } else {
-        await putImage(image);
-        bytes = image.manifestBytes;
-      }
-      manifests.push({
-        mediaType: image.mediaType,
-        digest: image.digest,
-        size: bytes.byteLength,
-        ...(tag === undefined ? {} : { annotations: { [REF_NAME_ANNOTATION]: tag } }),
-      });
-    }
-    const index: ImageIndex = { schemaVersion: 2, mediaType: MediaType.ociIndex, manifests };
-    await writeFile(join(tmp, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
-    await writeFile(join(tmp, 'index.json'), JSON.stringify(index));
-    let replaced = false;
-    try {
-      await rename(target, old);
-      replaced = true;
-    } catch (err) {
-      if (!isErrno(err, 'ENOENT')) throw err;
-    }
-    await rename(tmp, target);
-    if (replaced) await rm(old, { recursive: true, force: true });
+    await writeOutputDirectory(
+      target,
+      OCI_LAYOUT_OUTPUT,
+      { owned: LAYOUT_ENTRIES, stage: (tmp) => stageLayout(tmp, entries) },
+      guard,
+    );
   } catch (err) {
-    await rm(tmp, { recursive: true, force: true });
-    if (err instanceof OciError) throw err;
+    if (err instanceof OciError || err instanceof OutputDirectoryError) throw err;
     throw new LayoutInvalidError(target, `cannot write layout: ${errorMessage(err)}`, { cause: err });
   }
+}
+
+/** What a layout is made of; `writeLayout` replaces these and leaves anything else in the directory alone. */
+const LAYOUT_ENTRIES = ['blobs', 'index.json', 'oci-layout'];
+
+/** An OCI layout, recognised by its `oci-layout` file. */
+const OCI_LAYOUT_OUTPUT: OutputKind = {
+  what: 'OCI layout',
+  mark: 'oci-layout file',
+  isEarlierOutput: async (dir) =>
+    (await stat(join(dir, 'oci-layout')).catch(() => undefined))?.isFile() ?? false,
+};
+
+/** Writes the layout's files into the empty directory `tmp`. */
+async function stageLayout(tmp: string, entries: readonly LayoutEntry[]): Promise<void> {
+  await mkdir(join(tmp, 'blobs', 'sha256'), { recursive: true });
+  const written = new Set<string>();
+  const putBlob = async (digest: string, bytes: Uint8Array): Promise<void> => {
+    if (written.has(digest)) return;
+    written.add(digest);
+    await writeFile(join(tmp, 'blobs', 'sha256', digestHex(digest)), bytes);
+  };
+  const putImage = async (image: OciImage): Promise<void> => {
+    for (const layer of image.layers) await putBlob(layer.descriptor.digest, layer.bytes);
+    await putBlob(image.manifest.config.digest, image.configBytes);
+    await putBlob(image.digest, image.manifestBytes);
+  };
+  const manifests: Descriptor[] = [];
+  for (const { image, tag } of entries) {
+    let bytes: Uint8Array;
+    if (isImageIndex(image)) {
+      for (const entry of image.images) await putImage(entry.image);
+      await putBlob(image.digest, image.indexBytes);
+      bytes = image.indexBytes;
+    } else {
+      await putImage(image);
+      bytes = image.manifestBytes;
+    }
+    manifests.push({
+      mediaType: image.mediaType,
+      digest: image.digest,
+      size: bytes.byteLength,
+      ...(tag === undefined ? {} : { annotations: { [REF_NAME_ANNOTATION]: tag } }),
+    });
+  }
+  const index: ImageIndex = { schemaVersion: 2, mediaType: MediaType.ociIndex, manifests };
+  await writeFile(join(tmp, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
+  await writeFile(join(tmp, 'index.json'), JSON.stringify(index));
 }
 
 /**
@@ -220,10 +238,6 @@ function blobReader(target: string): (digest: string) => Promise<Uint8Array> {
       throw new LayoutInvalidError(target, `missing blob ${digest}`, { cause: err });
     }
   };
-}
-
-function isErrno(err: unknown, code: string): boolean {
-  return err instanceof Error && (err as NodeJS.ErrnoException).code === code;
 }
 
 function errorMessage(err: unknown): string {

@@ -250,18 +250,94 @@ describe('writeBundle', () => {
     expect(loaded.annotations['operators.operatorframework.io.test.config.v1']).toBe('tests/scorecard/');
   });
 
-  it('replaces an existing bundle as a whole', async () => {
-    const target = join(dir, 'bundle');
-    mkdirSync(join(target, 'manifests'), { recursive: true });
-    writeFileSync(join(target, 'manifests/stale.yaml'), 'kind: Stale\n');
+  const write = (target: string, extra: Partial<Parameters<typeof writeBundle>[1]> = {}) => {
     const { csv, manifests } = demo();
-    await writeBundle(target, {
+    return writeBundle(target, {
       packageName: 'demo-operator',
       channels: ['stable'],
       csv,
       objects: manifests,
+      scorecardConfig: {
+        apiVersion: 'scorecard.operatorframework.io/v1alpha3',
+        kind: 'Configuration',
+        metadata: { name: 'config' },
+      },
+      ...extra,
     });
+  };
+
+  it('replaces what it wrote in an earlier bundle and leaves the other files alone', async () => {
+    const target = join(dir, 'bundle');
+    await write(target);
+    writeFileSync(join(target, 'manifests/stale.yaml'), 'kind: Stale\n');
+    writeFileSync(join(target, 'README.md'), 'notes');
+    mkdirSync(join(target, 'tests/e2e'));
+    writeFileSync(join(target, 'tests/e2e/run.sh'), 'true');
+    await write(target);
     expect(existsSync(join(target, 'manifests/stale.yaml'))).toBe(false);
+    expect(readFileSync(join(target, 'README.md'), 'utf8')).toBe('notes');
+    expect(readFileSync(join(target, 'tests/e2e/run.sh'), 'utf8')).toBe('true');
+    expect(readdirSync(target).sort()).toStrictEqual([
+      'README.md',
+      'bundle.Dockerfile',
+      'manifests',
+      'metadata',
+      'tests',
+    ]);
+    expect(readdirSync(dir)).toStrictEqual(['bundle']);
+    // A bundle without a scorecard config drops the old one, as it drops an old manifest.
+    await write(target, { scorecardConfig: undefined });
+    expect(existsSync(join(target, 'tests/scorecard/config.yaml'))).toBe(false);
+    expect(existsSync(join(target, 'tests/e2e/run.sh'))).toBe(true);
+  });
+
+  it('refuses a non-empty directory that is not a bundle, and writes into it only when forced', async () => {
+    const project = join(dir, 'project');
+    mkdirSync(join(project, 'src'), { recursive: true });
+    writeFileSync(join(project, 'package.json'), '{}');
+    writeFileSync(join(project, 'src/main.ts'), 'main()');
+    await expect(write(project, { output: { name: '--out', forceFlag: '--force' } })).rejects.toThrow(
+      `--out ${project}: not empty and not a bundle (no metadata/annotations.yaml); name an empty or new directory, or add --force to write only the bundle's own files into it`,
+    );
+    expect(readdirSync(project).sort()).toStrictEqual(['package.json', 'src']);
+    expect(readdirSync(dir)).toStrictEqual(['project']);
+    await write(project, { output: { force: true } });
+    expect(readdirSync(project).sort()).toStrictEqual([
+      'bundle.Dockerfile',
+      'manifests',
+      'metadata',
+      'package.json',
+      'src',
+      'tests',
+    ]);
+    expect(readFileSync(join(project, 'src/main.ts'), 'utf8')).toBe('main()');
+  });
+
+  it('refuses to write where an input is, or into a directory holding one', async () => {
+    const operator = join(dir, 'operator');
+    mkdirSync(join(operator, 'config'), { recursive: true });
+    const inputs = [{ name: '--operator', path: operator }];
+    await expect(write(operator, { output: { name: '--out', inputs } })).rejects.toThrow(
+      `--out ${operator}: is --operator ${operator}, an input; write the bundle elsewhere`,
+    );
+    await expect(write(dir, { output: { name: '--out', inputs } })).rejects.toThrow(
+      `--out ${dir}: holds --operator ${operator}, an input; write the bundle elsewhere`,
+    );
+    await write(join(operator, 'bundle'), { output: { name: '--out', inputs } });
+    expect(readdirSync(operator).sort()).toStrictEqual(['bundle', 'config']);
+  });
+
+  it('refuses, changing nothing, when a file stands where one of its entries goes', async () => {
+    const target = join(dir, 'bundle');
+    await write(target);
+    const before = readFileSync(join(target, 'metadata/annotations.yaml'), 'utf8');
+    rmSync(join(target, 'tests'), { recursive: true });
+    writeFileSync(join(target, 'tests'), 'in the way');
+    await expect(write(target, { channels: ['alpha'] })).rejects.toThrow(
+      `output directory ${target}: ${join(target, 'tests')} is not a directory, where tests/scorecard/config.yaml goes; move it away`,
+    );
+    expect(readFileSync(join(target, 'metadata/annotations.yaml'), 'utf8')).toBe(before);
+    expect(readFileSync(join(target, 'tests'), 'utf8')).toBe('in the way');
     expect(readdirSync(dir)).toStrictEqual(['bundle']);
   });
 

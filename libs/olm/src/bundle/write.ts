@@ -1,7 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import {
+  OutputDirectoryError,
+  type OutputGuard,
+  type OutputKind,
+  writeOutputDirectory,
+} from '@opkit/oci/output-directory';
 import { type ClusterServiceVersion, CSV_KIND, deepCopy, type Manifest } from '../csv/types.js';
 import {
   type BundleMetadata,
@@ -34,6 +39,8 @@ export interface WriteBundleOptions {
   readonly properties?: readonly { readonly type: string; readonly value: unknown }[];
   /** Replace an existing bundle directory. @default true */
   readonly overwrite?: boolean;
+  /** Who names the directory and what the command reads, for the output-directory rule. */
+  readonly output?: OutputGuard;
   /** Also write `bundle.Dockerfile` into the bundle directory. @default true */
   readonly dockerfile?: boolean;
 }
@@ -112,18 +119,40 @@ export function bundleFiles(options: WriteBundleOptions): Map<string, string> {
   return files;
 }
 
-const suffix = () => randomBytes(4).toString('hex');
+/**
+ * What `writeBundle` owns in a bundle directory: an earlier bundle's other files (a README, a Makefile, other
+ * tests) stay, as operator-sdk leaves them.
+ */
+const BUNDLE_ENTRIES: readonly string[] = [
+  'bundle.Dockerfile',
+  'manifests',
+  'metadata',
+  'tests/scorecard/config.yaml',
+];
+
+/** A bundle directory, recognised by the media type label of its `metadata/annotations.yaml`. */
+const BUNDLE_OUTPUT: OutputKind = {
+  what: 'bundle',
+  mark: 'metadata/annotations.yaml',
+  isEarlierOutput: async (dir) => {
+    const annotations = await readFile(join(dir, 'metadata', 'annotations.yaml'), 'utf8').catch(() => '');
+    return /^\s*operators\.operatorframework\.io\.bundle\.mediatype\.v1\s*:/m.test(annotations);
+  },
+};
 
 /**
  * Writes a registry+v1 bundle directory the way `operator-sdk generate bundle` lays it out: `manifests/` (one
  * file per object, SDK file names), `metadata/annotations.yaml`, optional `metadata/dependencies.yaml`,
  * `metadata/properties.yaml` and `tests/scorecard/config.yaml`, and `bundle.Dockerfile`.
  *
- * Atomic: everything is written into a temporary sibling directory which then replaces `dir`; on failure
- * nothing is left behind and a previous bundle stays in place.
+ * `dir` is an output directory (see `@opkit/oci/output-directory`): absent, empty, or an earlier bundle (or
+ * any directory with `output.force`), never the current directory nor one holding an input of `output`. Of an
+ * existing directory only {@link BUNDLE_ENTRIES} are replaced; its other files stay. Everything is written
+ * into a temporary sibling directory first and renamed into place: on failure a previous bundle stays as it was.
  *
  * @throws {BundleError} `OLM_BUNDLE_INPUT_INVALID` for inconsistent input, `OLM_BUNDLE_WRITE_FAILED` when the
- *   directory exists and `overwrite` is false or the file system fails.
+ *   directory exists and `overwrite` is false or the file system fails; OutputDirectoryError when `dir` may
+ *   not be written.
  */
 export async function writeBundle(dir: string, options: WriteBundleOptions): Promise<WrittenBundle> {
   const target = resolve(dir);
@@ -131,25 +160,16 @@ export async function writeBundle(dir: string, options: WriteBundleOptions): Pro
   if (!(options.overwrite ?? true) && existsSync(target)) {
     throw new BundleError('OLM_BUNDLE_WRITE_FAILED', `bundle directory ${target} already exists`);
   }
-  const parent = dirname(target);
-  const temp = join(parent, `.${basename(target)}.tmp-${suffix()}`);
-  const old = join(parent, `.${basename(target)}.old-${suffix()}`);
-  let moved = false;
-  try {
-    await mkdir(parent, { recursive: true });
-    await mkdir(temp);
+  const stage = async (temp: string): Promise<void> => {
     for (const [path, content] of files) {
       await mkdir(dirname(join(temp, path)), { recursive: true });
       await writeFile(join(temp, path), content);
     }
-    if (existsSync(target)) {
-      await rename(target, old);
-      moved = true;
-    }
-    await rename(temp, target);
+  };
+  try {
+    await writeOutputDirectory(target, BUNDLE_OUTPUT, { owned: BUNDLE_ENTRIES, stage }, options.output);
   } catch (error) {
-    await rm(temp, { recursive: true, force: true }).catch(() => undefined);
-    if (moved && !existsSync(target)) await rename(old, target).catch(() => undefined);
+    if (error instanceof OutputDirectoryError) throw error;
     throw new BundleError(
       'OLM_BUNDLE_WRITE_FAILED',
       `cannot write bundle ${target}: ${(error as Error).message}`,
@@ -159,7 +179,6 @@ export async function writeBundle(dir: string, options: WriteBundleOptions): Pro
       },
     );
   }
-  if (moved) await rm(old, { recursive: true, force: true });
   return {
     dir: target,
     files: [...files.keys()].sort(),

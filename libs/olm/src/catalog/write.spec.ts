@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -146,13 +146,30 @@ describe('writeCatalog', () => {
     expect(await read('a')).toBe(await read('b'));
   });
 
-  it('replaces an existing directory as a whole and leaves no temporary directory behind', async () => {
+  it("replaces its packages' directories in an earlier catalog, leaves other packages alone and no temporary directory behind", async () => {
     const out = join(dir, 'catalog');
     await writeCatalog(out, sample());
-    await writeFile(join(out, 'stale.json'), '{}');
+    await writeFile(join(out, 'foo', 'stale.json'), '{}');
+    await mkdir(join(out, 'bar'));
+    await writeFile(join(out, 'bar', 'catalog.json'), '{"schema":"olm.package","name":"bar"}\n');
     await writeCatalog(out, sample());
-    expect((await readdir(out)).sort()).toEqual(['catalog.json', 'foo']);
+    expect((await readdir(out)).sort()).toEqual(['bar', 'catalog.json', 'foo']);
+    expect(await readdir(join(out, 'foo'))).toEqual(['catalog.json']);
+    expect(await readFile(join(out, 'bar', 'catalog.json'), 'utf8')).toBe(
+      '{"schema":"olm.package","name":"bar"}\n',
+    );
     expect(await readdir(dir)).toEqual(['catalog']);
+  });
+
+  it('refuses a non-empty directory that is not a catalog, and writes nothing', async () => {
+    const out = join(dir, 'project');
+    await mkdir(join(out, 'src'), { recursive: true });
+    await writeFile(join(out, 'package.json'), '{}');
+    await expect(writeCatalog(out, sample(), { output: { name: '--out' } })).rejects.toThrow(
+      `--out ${out}: not empty and not a catalog (no <package>/catalog.json); name an empty or new directory`,
+    );
+    expect((await readdir(out)).sort()).toEqual(['package.json', 'src']);
+    expect(await readdir(dir)).toEqual(['project']);
   });
 
   it('refuses a package name that would escape the output directory and writes nothing', async () => {

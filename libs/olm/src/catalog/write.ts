@@ -1,6 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, normalize, posix } from 'node:path';
+import {
+  OutputDirectoryError,
+  type OutputGuard,
+  type OutputKind,
+  writeOutputDirectory,
+} from '@opkit/oci/output-directory';
 import { byteOrder, goQuote } from '../go-compat/go-format.js';
 import { GO_STRUCT, type GoStructObject, goJsonMarshal } from '../go-compat/go-json.js';
 import { goSortSlice } from '../go-compat/index.js';
@@ -271,45 +276,58 @@ export function catalogFiles(catalog: Catalog, options: WriteCatalogOptions = {}
   return files;
 }
 
+/** The directory a catalog file goes to: its package's, or the file itself for package-less blobs. */
+const ownedEntry = (file: string): string => (file.includes('/') ? posix.dirname(file) : file);
+
+/** A directory `writeCatalog` wrote: package directories holding `catalog.json|yaml`, and root catalog files. */
+const CATALOG_OUTPUT: OutputKind = {
+  what: 'catalog',
+  mark: '<package>/catalog.json',
+  isEarlierOutput: async (dir) => {
+    let packages = 0;
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      if (entry.name.startsWith('.')) continue;
+      if (entry.isFile() && /^catalog\.(json|yaml)$/.test(entry.name)) continue;
+      if (!entry.isDirectory()) return false;
+      const files = await readdir(join(dir, entry.name));
+      if (!files.includes('catalog.json') && !files.includes('catalog.yaml')) return false;
+      packages++;
+    }
+    return packages > 0;
+  },
+};
+
 /**
  * Writes a catalog as a directory with one sub-directory per package, byte-identical to what
- * `opm migrate <catalog> <dir>` writes. The write is atomic: everything goes to a temporary sibling directory that
- * then replaces `dir` (an existing `dir` is replaced as a whole, never merged).
+ * `opm migrate <catalog> <dir>` writes.
+ *
+ * `dir` is an output directory (see `@opkit/oci/output-directory`): absent, empty, or an earlier catalog (or
+ * any directory with `output.force`), never the current directory nor one holding an input of `output`. Only
+ * the directories of the catalog's packages (and the root `catalog.<ext>` when there are package-less blobs)
+ * are replaced: other packages' directories stay, so a catalog built from one template adds or updates that
+ * package alone. The files are written to a temporary sibling directory first and renamed into place: on
+ * failure the previous content stays as it was.
  *
  * @returns the relative paths written, sorted
- * @throws CatalogWriteError
+ * @throws CatalogWriteError; OutputDirectoryError when `dir` may not be written.
  */
 export async function writeCatalog(
   dir: string,
   catalog: Catalog,
-  options: WriteCatalogOptions = {},
+  options: WriteCatalogOptions & { readonly output?: OutputGuard } = {},
 ): Promise<string[]> {
   const files = catalogFiles(catalog, options);
-  const parent = dirname(dir);
-  const suffix = randomBytes(6).toString('hex');
-  const temp = join(parent, `.${basename(dir)}.tmp-${suffix}`);
-  const old = join(parent, `.${basename(dir)}.old-${suffix}`);
-  try {
-    await mkdir(parent, { recursive: true });
-    await mkdir(temp);
+  const stage = async (temp: string): Promise<void> => {
     for (const [rel, content] of files) {
       await mkdir(dirname(join(temp, rel)), { recursive: true });
       await writeFile(join(temp, rel), content);
     }
-    const exists = await stat(dir).then(
-      () => true,
-      () => false,
-    );
-    if (exists) await rename(dir, old);
-    try {
-      await rename(temp, dir);
-    } catch (err) {
-      if (exists) await rename(old, dir);
-      throw err;
-    }
-    if (exists) await rm(old, { recursive: true, force: true });
+  };
+  const owned = [...files.keys()].map((file) => posix.normalize(ownedEntry(file)));
+  try {
+    await writeOutputDirectory(dir, CATALOG_OUTPUT, { owned, stage }, options.output);
   } catch (err) {
-    await rm(temp, { recursive: true, force: true });
+    if (err instanceof OutputDirectoryError) throw err;
     throw new CatalogWriteError(dir, `write catalog ${dir}: ${(err as Error).message}`, { cause: err });
   }
   return [...files.keys()];
