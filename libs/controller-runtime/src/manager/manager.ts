@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { InformerCache, type ObjectCacheOptions } from '../cache/informer-cache.js';
 import { watchNamespacesFromEnv } from '../cache/watch-namespaces.js';
+import { CertWatcher } from '../certs/cert-watcher.js';
 import { type CertificateAndKey, selfSignedCertificate } from '../certs/certificates.js';
 import { Client } from '../client/cached-client.js';
 import { KubeClient } from '../client/client.js';
@@ -55,7 +54,10 @@ export interface ManagerOptions {
    * `--metrics-secure`. @default false
    */
   readonly metricsSecureServing?: boolean;
-  /** With secure serving: a directory with `tls.crt` and `tls.key`; a self-signed certificate otherwise. */
+  /**
+   * With secure serving: a directory with `tls.crt` and `tls.key`, read again when they change (as the webhook
+   * server's); a self-signed certificate otherwise.
+   */
   readonly metricsCertDir?: string;
   /** `[host]:port` for `/healthz` and `/readyz`; `0` or unset disables it. */
   readonly healthProbeBindAddress?: string;
@@ -212,45 +214,36 @@ export class Manager {
     return recorder;
   }
 
-  /** The metrics server's certificate: from `metricsCertDir`, else self-signed for this host. */
-  #metricsCertificate(): CertificateAndKey {
-    const dir = this.#o.metricsCertDir;
-    if (dir === undefined) {
-      const hosts = [
-        'localhost',
-        '127.0.0.1',
-        hostname(),
-        ...(process.env.POD_IP ? [process.env.POD_IP] : []),
-      ];
-      return selfSignedCertificate({
-        commonName: `${this.#o.fieldManager ?? 'opkit-manager'}-metrics`,
-        hosts,
-      });
-    }
-    const read = (file: string) => {
-      try {
-        return readFileSync(join(dir, file), 'utf8');
-      } catch (error) {
-        throw new Error(`metrics certificate: cannot read ${join(dir, file)}: ${(error as Error).message}`);
-      }
-    };
-    return { cert: read('tls.crt'), key: read('tls.key') };
+  /** The metrics server's self-signed certificate for this host, when no `metricsCertDir` is given. */
+  #selfSignedMetricsCertificate(): CertificateAndKey {
+    const hosts = ['localhost', '127.0.0.1', hostname(), ...(process.env.POD_IP ? [process.env.POD_IP] : [])];
+    return selfSignedCertificate({ commonName: `${this.#o.fieldManager ?? 'opkit-manager'}-metrics`, hosts });
   }
 
-  /** Starts the metrics and health-probe servers the options ask for; returns them, to be closed at the end. */
-  async #serve(): Promise<ProbeServer[]> {
+  /**
+   * Starts the metrics and health-probe servers the options ask for; returns them, to be closed at the end.
+   * A metrics certificate from `metricsCertDir` is reloaded until `signal` aborts.
+   */
+  async #serve(signal: AbortSignal): Promise<ProbeServer[]> {
     const log = this.logger;
     const servers: ProbeServer[] = [];
     const metricsBind = parseBindAddress(this.#o.metricsBindAddress);
     const probeBind = parseBindAddress(this.#o.healthProbeBindAddress);
     if (metricsBind) {
       const secure = this.#o.metricsSecureServing === true;
+      const dir = this.#o.metricsCertDir;
+      const certs =
+        secure && dir !== undefined ? new CertWatcher({ purpose: 'metrics', dir, logger: log }) : undefined;
       const server = new ProbeServer({
         registry: this.metrics.registry,
         ...(secure
-          ? { tls: this.#metricsCertificate(), filter: authenticationAndAuthorization(this.transport) }
+          ? {
+              tls: certs?.current ?? this.#selfSignedMetricsCertificate(),
+              filter: authenticationAndAuthorization(this.transport),
+            }
           : {}),
       });
+      certs?.watch(signal, (pair) => server.setCertificate(pair));
       this.metricsAddress = await server.listen(metricsBind);
       servers.push(server);
       log.info('serving metrics', {
@@ -350,7 +343,7 @@ export class Manager {
   async start(signal: AbortSignal): Promise<void> {
     if (this.#started) throw new Error('a manager starts only once');
     this.#started = true;
-    const servers = await this.#serve();
+    const servers = await this.#serve(signal);
     const cacheStop = new AbortController();
     this.cache.start(cacheStop.signal);
     const runners: Promise<void>[] = [];

@@ -1,2 +1,8 @@
-export { authenticationAndAuthorization, type Refusal, type RequestFilter } from './auth-filter.js';
+export {
+  authenticationAndAuthorization,
+  type FilteredRequest,
+  type Refusal,
+  type RequestFilter,
+  type ReviewClient,
+} from './auth-filter.js';
 export { type ReconcileResultLabel, RuntimeMetrics } from './runtime-metrics.js';
