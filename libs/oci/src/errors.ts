@@ -1,3 +1,5 @@
+import { redact } from './redact.js';
+
 /** Stable machine-readable codes carried by every error this package throws. */
 export type OciErrorCode =
   | 'OCI_REFERENCE_INVALID'
@@ -15,14 +17,15 @@ export type OciErrorCode =
 
 /**
  * Base class of every error thrown by `@opkit/oci`. `code` is stable and meant for programs; `message` is one
- * line meant for people and names the registry, reference, layout or path involved.
+ * line meant for people and names the registry, reference, layout or path involved, with the secrets of any
+ * URL, header or credential in it hidden ({@link redact}).
  */
 export class OciError extends Error {
   /** Stable error code. */
   readonly code: OciErrorCode;
 
   constructor(code: OciErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
+    super(redact(message), options);
     this.code = code;
     this.name = 'OciError';
   }

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { Writable } from 'node:stream';
 import {
   type ProxySettings,
   proxyAuthorization,
@@ -8,7 +9,7 @@ import {
   TunnelingAgent,
 } from './proxy.js';
 
-/** One HTTP exchange with the body fully buffered. */
+/** One HTTP exchange with the body fully buffered (empty when it went to the request's sink). */
 export interface HttpResponse {
   readonly status: number;
   readonly url: URL;
@@ -27,8 +28,14 @@ export interface HttpRequest {
   readonly onUploadProgress?: (bytes: number) => void;
   /** Follow up to 5 redirects (GET and HEAD only); `Authorization` is dropped when the origin changes. */
   readonly followRedirects?: boolean;
-  /** The largest response body read into memory; more ends the request with an error. @default 64 MiB */
+  /** The largest response body read (into memory or the sink); more ends the request with an error. @default 64 MiB */
   readonly maxBodyBytes?: number;
+  /**
+   * Where the body of a 2xx answer to a GET goes instead of memory: a new sink per attempt, written with
+   * back-pressure and ended when the body is complete. The response then settles once the sink has finished
+   * (its `final` may still refuse the content) with an empty `body`; a failed request destroys the sink.
+   */
+  readonly bodySink?: () => Writable;
 }
 
 /**
@@ -86,7 +93,10 @@ export interface HttpTransportOptions {
 const UPLOAD_SLICE = 64 * 1024;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** Minimal keep-alive HTTP(S) client over `node:http`/`node:https` with buffered bodies and upload progress. */
+/**
+ * Minimal keep-alive HTTP(S) client over `node:http`/`node:https` with buffered (or, on request, streamed)
+ * bodies and upload progress.
+ */
 export class HttpTransport {
   readonly #httpAgent: http.Agent;
   readonly #httpsAgent: https.Agent;
@@ -214,23 +224,26 @@ export class HttpTransport {
           answer?.contentLength !== undefined &&
           read >= answer.contentLength &&
           err.code?.startsWith('HPE_') === true;
-        reject(
+        const reason =
           past && answer !== undefined
             ? new BodyLengthError('longer', read, answer.contentLength, answer.limit)
-            : err,
-        );
+            : err;
+        answer?.sink?.destroy(reason);
+        reject(reason);
       });
       sendBody(req, body, request.onUploadProgress);
     });
   }
 }
 
-/** How much of an answer's body came, against what was said and allowed. */
+/** How much of an answer's body came, against what was said and allowed, and where it goes. */
 interface AnswerProgress {
   received: number;
   readonly contentLength: number | undefined;
   readonly limit: number;
   readonly res: http.IncomingMessage;
+  /** The request's sink, for a body that streams. */
+  readonly sink: Writable | undefined;
 }
 
 /**
@@ -249,35 +262,55 @@ function readAnswer(
   const header = res.headers['content-length'];
   const contentLength =
     request.method !== 'HEAD' && header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined;
-  const state: AnswerProgress = { received: 0, contentLength, limit, res };
-  // A body announced past the limit is refused before any of it is read.
+  const status = res.statusCode ?? 0;
+  const streams = request.bodySink !== undefined && request.method === 'GET' && status >= 200 && status < 300;
+  // A body announced past the limit is refused before any of it is read (and before a sink is made).
   if (contentLength !== undefined && contentLength > limit) {
     req.destroy(new BodyLengthError('over-limit', 0, contentLength, limit));
-    return state;
+    return { received: 0, contentLength, limit, res, sink: undefined };
   }
+  const sink = streams ? request.bodySink?.() : undefined;
+  const state: AnswerProgress = { received: 0, contentLength, limit, res, sink };
+  const fail = (err: unknown): void => {
+    sink?.destroy(err instanceof Error ? err : new Error(String(err)));
+    reject(err);
+  };
   res.on('data', (chunk: Buffer) => {
     state.received += chunk.length;
+    // Cut off as soon as the body grows past what the request allows: nothing past it is kept.
     if (state.received > limit) {
       req.destroy(new BodyLengthError('over-limit', state.received, contentLength, limit));
       return;
     }
-    chunks.push(chunk);
+    if (sink === undefined) chunks.push(chunk);
+    else if (!sink.write(chunk)) res.pause();
+  });
+  sink?.on('drain', () => res.resume());
+  // The sink may refuse what it is given (a digest mismatch): the request ends with its reason.
+  sink?.on('error', (err) => {
+    req.destroy(err);
+    reject(err);
   });
   // A connection closed before the announced length is a short body, said as such.
   const shortBody = (): BodyLengthError | undefined =>
     contentLength !== undefined && state.received < contentLength
       ? new BodyLengthError('short', state.received, contentLength, limit)
       : undefined;
-  res.on('error', (err) => reject(shortBody() ?? err));
+  res.on('error', (err) => fail(shortBody() ?? err));
   res.on('close', () => {
-    if (!res.complete) reject(shortBody() ?? new Error('connection closed before the answer ended'));
+    if (!res.complete) fail(shortBody() ?? new Error('connection closed before the answer ended'));
   });
   res.on('end', () => {
     const out: Record<string, readonly string[]> = {};
     for (const [key, values] of Object.entries(res.headersDistinct)) {
       if (values !== undefined) out[key.toLowerCase()] = values;
     }
-    resolve({ status: res.statusCode ?? 0, url: request.url, headers: out, body: Buffer.concat(chunks) });
+    const response = { status, url: request.url, headers: out };
+    if (sink === undefined) resolve({ ...response, body: Buffer.concat(chunks) });
+    else {
+      sink.once('finish', () => resolve({ ...response, body: Buffer.alloc(0) }));
+      sink.end();
+    }
   });
   return state;
 }

@@ -103,6 +103,7 @@ export {
   writeOutputDirectory,
 } from './output-directory.js';
 export { bypassesProxy, type ProxySettings, proxyFor, proxyFromEnvironment } from './proxy.js';
+export { redact } from './redact.js';
 export { formatReference, type ImageReference, parseReference } from './reference.js';
 export { namesRegistryHost, normalizedReferenceProblem, splitTrailingTag } from './reference-grammar.js';
 export {

@@ -7,6 +7,7 @@ import { BlockList, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import { InputInvalidError } from './errors.js';
+import { redact } from './redact.js';
 
 /** Where requests go: through a proxy by scheme of the request, except for the hosts `NO_PROXY` names. */
 export interface ProxySettings {
@@ -35,10 +36,12 @@ export function proxyFromEnvironment(
     try {
       url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
     } catch {
-      throw new InputInvalidError(`${name}=${JSON.stringify(text)}: not a proxy URL`);
+      throw new InputInvalidError(redact(`${name}=${JSON.stringify(text)}: not a proxy URL`));
     }
     if (url.protocol !== 'http:')
-      throw new InputInvalidError(`${name}=${JSON.stringify(text)}: only http:// proxies are supported`);
+      throw new InputInvalidError(
+        redact(`${name}=${JSON.stringify(text)}: only http:// proxies are supported`),
+      );
     return url;
   };
   const httpProxy = parse('HTTP_PROXY');
@@ -168,7 +171,7 @@ export class TunnelingAgent extends https.Agent {
     connect.once('connect', (res, socket: Socket) => {
       if (res.statusCode !== 200) {
         socket.destroy();
-        fail(new Error(`proxy ${this.#proxy.host} refused CONNECT ${target} (${res.statusCode})`));
+        fail(new Error(redact(`proxy ${this.#proxy.host} refused CONNECT ${target} (${res.statusCode})`)));
         return;
       }
       const secure = tls.connect({
@@ -179,9 +182,11 @@ export class TunnelingAgent extends https.Agent {
       });
       callback?.(null, secure);
     });
-    connect.once('timeout', () => connect.destroy(new Error(`proxy ${this.#proxy.host}: CONNECT timed out`)));
+    connect.once('timeout', () =>
+      connect.destroy(new Error(redact(`proxy ${this.#proxy.host}: CONNECT timed out`))),
+    );
     connect.once('error', (error) =>
-      fail(new Error(`proxy ${this.#proxy.host}: ${error.message}`, { cause: error })),
+      fail(new Error(redact(`proxy ${this.#proxy.host}: ${error.message}`), { cause: error })),
     );
     connect.end();
     return undefined;

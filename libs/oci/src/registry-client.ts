@@ -1,3 +1,7 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type AuthChallenge,
@@ -6,6 +10,7 @@ import {
   mergeScopes,
   parseWwwAuthenticate,
 } from './auth.js';
+import { type BlobRefusals, VerifiedBlobFile } from './blob-file.js';
 import { sha256Digest } from './digest.js';
 import {
   AuthFailedError,
@@ -13,6 +18,7 @@ import {
   LengthMismatchError,
   ManifestInvalidError,
   NotFoundError,
+  OciError,
   RegistryError,
   RegistryUnreachableError,
 } from './errors.js';
@@ -43,6 +49,7 @@ import {
   type ReadIndexOptions,
 } from './image-index.js';
 import { readLayoutEntry } from './layout.js';
+import { redact } from './redact.js';
 import { DOCKER_HUB, formatReference, type ImageReference, parseReference } from './reference.js';
 
 /** Progress of one blob during a push or pull. */
@@ -148,10 +155,13 @@ interface RequestInit {
   readonly onUploadProgress?: (bytes: number) => void;
   readonly followRedirects?: boolean;
   readonly maxBodyBytes?: number;
+  readonly bodySink?: () => Writable;
 }
 
 const RETRYABLE_STATUS: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+/** Blobs up to this size are read into memory directly; larger ones stream through a verified file. */
+const IN_MEMORY_BLOB_BYTES = 1024 * 1024;
 const MANIFEST_ACCEPT = [
   MediaType.ociManifest,
   MediaType.dockerManifest,
@@ -333,6 +343,19 @@ export class RegistryClient {
   }
 
   /**
+   * Streams the blob `descriptor` names from the repository of `reference` into `file`, hashing it on the
+   * way: memory stays bounded whatever its size, a byte past the descriptor's size ends the download, and
+   * `file` appears only when size and digest match (a refused or failed download leaves no file).
+   *
+   * @throws DigestMismatchError, LengthMismatchError, NotFoundError, RegistryUnreachableError,
+   *   AuthFailedError, RegistryError — all naming the registry and reference.
+   */
+  async pullBlob(reference: string, descriptor: Descriptor, file: string): Promise<void> {
+    const t = this.#target(parseReference(reference), 'pull');
+    await this.#downloadBlob(t, descriptor, file);
+  }
+
+  /**
    * Checks that `registry` (`host[:port]`) speaks the distribution API and accepts the configured credentials
    * (`GET /v2/`).
    */
@@ -499,36 +522,71 @@ export class RegistryClient {
     };
   }
 
+  /**
+   * A blob's verified bytes. Small blobs (configs, most catalog and bundle layers) are read into memory within
+   * their descriptor's size; larger ones stream to a temporary file, hashed on the way, so memory stays
+   * bounded whatever size the manifest claims, and only content that matches its digest is read back.
+   */
   async #getBlob(t: Target, descriptor: Descriptor): Promise<Uint8Array> {
+    if (descriptor.size <= IN_MEMORY_BLOB_BYTES) {
+      const res = await this.#request(t, {
+        method: 'GET',
+        url: `/v2/${t.repository}/blobs/${descriptor.digest}`,
+        followRedirects: true,
+        // A registry that sends more than the descriptor says is not believed, nor buffered.
+        maxBodyBytes: descriptor.size,
+      });
+      if (res.status !== 200) throw this.#failure(t, res, `blob ${descriptor.digest}`);
+      // Told apart from a digest mismatch: the registry sent less than the content the descriptor names.
+      if (res.body.byteLength < descriptor.size)
+        throw blobRefusals(t, descriptor).tooShort(res.body.byteLength);
+      return res.body;
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'opkit-blob-'));
+    try {
+      const file = join(dir, 'blob');
+      await this.#downloadBlob(t, descriptor, file);
+      return await readFile(file);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Streams a blob into `file`, verified on the way (see {@link VerifiedBlobFile}). */
+  async #downloadBlob(t: Target, descriptor: Descriptor, file: string): Promise<void> {
+    const refusals = blobRefusals(t, descriptor);
     const res = await this.#request(t, {
       method: 'GET',
       url: `/v2/${t.repository}/blobs/${descriptor.digest}`,
       followRedirects: true,
-      // A registry that sends more than the descriptor says is not believed, nor buffered.
       maxBodyBytes: descriptor.size,
+      bodySink: () => new VerifiedBlobFile(file, descriptor, refusals),
     });
     if (res.status !== 200) throw this.#failure(t, res, `blob ${descriptor.digest}`);
-    // Told apart from a digest mismatch: the registry sent less than the content the descriptor names.
-    if (res.body.byteLength < descriptor.size) {
-      throw new LengthMismatchError(
-        t.registry,
-        t.display,
-        `${res.body.byteLength} bytes for blob ${descriptor.digest}, its descriptor says ${descriptor.size}`,
-      );
-    }
-    return res.body;
   }
 
-  /** Sends a registry request with authentication (one re-authentication on 401) and bounded retries. */
+  /**
+   * Sends a registry request with authentication (one re-authentication on 401) and bounded retries.
+   * Credentials go to the registry's own origin only; a 401 from elsewhere (a storage host a download was
+   * redirected to, an upload location on another host) is refused, never taken as the registry's challenge.
+   */
   async #request(t: Target, init: RequestInit): Promise<HttpResponse> {
     const url = typeof init.url === 'string' ? new URL(init.url, t.base) : init.url;
+    const own = url.origin === t.base.origin;
     let authenticated = false;
     for (;;) {
       const headers: Record<string, string> = { ...init.headers };
-      const authorization = await this.#authorization(t);
+      const authorization = own ? await this.#authorization(t) : undefined;
       if (authorization !== undefined) headers.authorization = authorization;
       const res = await this.#sendWithRetries(t, { ...init, url, headers });
       if (res.status !== 401) return res;
+      if (res.url.origin !== t.base.origin) {
+        throw new AuthFailedError(
+          t.registry,
+          t.display,
+          `${subjectOf(init.method, url)}: ${elsewhere(res)} answered 401; the registry's credentials are not sent there`,
+        );
+      }
       if (authenticated) {
         throw new AuthFailedError(
           t.registry,
@@ -548,6 +606,8 @@ export class RegistryClient {
       try {
         res = await this.#http.send({ ...init });
       } catch (err) {
+        // Content refused on the way (a digest mismatch, a blob past its size) is final, and already says so.
+        if (err instanceof OciError) throw err;
         if (attempt < retries && isTransientNetworkError(err)) {
           await sleep(this.#delay(attempt));
           continue;
@@ -736,15 +796,41 @@ export class RegistryClient {
 
   #failure(t: Target, res: HttpResponse, what: string, manifestUpload = false): Error {
     const detail = errorDetail(res);
+    const where = res.url.origin === t.base.origin ? '' : ` from ${elsewhere(res)}`;
     if (res.status === 401 || res.status === 403) {
-      return new AuthFailedError(t.registry, t.display, `${what} denied (${res.status})${detail}`);
+      return new AuthFailedError(t.registry, t.display, `${what} denied (${res.status})${where}${detail}`);
     }
     if (res.status === 404 && !manifestUpload) return new NotFoundError(t.registry, t.display, what);
     if (manifestUpload && res.status === 400) {
       return new ManifestInvalidError(t.display, `registry ${t.registry} rejected the manifest${detail}`);
     }
-    return new RegistryError(t.registry, t.display, res.status, `${what} answered ${res.status}${detail}`);
+    return new RegistryError(
+      t.registry,
+      t.display,
+      res.status,
+      `${what} answered ${res.status}${where}${detail}`,
+    );
   }
+}
+
+/** How a blob that is not what its descriptor says is refused, naming the registry and reference. */
+function blobRefusals(t: Target, descriptor: Descriptor): BlobRefusals {
+  const blob = `blob ${descriptor.digest}`;
+  return {
+    tooLong: () =>
+      new LengthMismatchError(
+        t.registry,
+        t.display,
+        `more than the ${descriptor.size} bytes expected for ${blob}`,
+      ),
+    tooShort: (received) =>
+      new LengthMismatchError(
+        t.registry,
+        t.display,
+        `${received} bytes for ${blob}, its descriptor says ${descriptor.size}`,
+      ),
+    mismatch: (actual) => new DigestMismatchError(`${t.display} blob`, descriptor.digest, actual),
+  };
 }
 
 function selectPlatform(index: ImageIndex, platform: Platform): Descriptor | undefined {
@@ -788,6 +874,11 @@ function rangeEnd(range: string | undefined): number {
 function contentType(res: HttpResponse): string | undefined {
   const value = res.headers['content-type']?.[0]?.split(';')[0]?.trim();
   return value === '' ? undefined : value;
+}
+
+/** `127.0.0.1:9000 (where the registry sent the request)`: a host other than the registry's that answered. */
+function elsewhere(res: HttpResponse): string {
+  return `${redact(res.url.host)} (where the registry sent the request)`;
 }
 
 /** ` (CODE: message; …)` from a distribution error body, or an empty string. */

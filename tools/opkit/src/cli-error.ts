@@ -1,3 +1,5 @@
+import { redact } from '@opkit/oci/redact';
+
 /** A failure the CLI reports as one line (file, field, reason) and exit code 1, without a stack trace. */
 export class CliError extends Error {
   readonly code: string;
@@ -20,15 +22,17 @@ export function isReportable(error: unknown): error is Error & { code: string } 
 /**
  * The one line for a reportable error. A catalog that failed to load carries opm's words for the first broken
  * file, which often do not name it (`document contains excessive aliasing`); the file is put in front then.
- * A message listing its problems on lines of their own (a malformed bundle) is folded into one line.
+ * A message listing its problems on lines of their own (a malformed bundle) is folded into one line. Secrets
+ * of URLs, headers and credentials in it are hidden.
  */
 export function reportLine(error: Error): string {
   const problems = (error as { problems?: unknown }).problems;
   const first: unknown = Array.isArray(problems) ? problems[0] : undefined;
   const file = typeof first === 'object' && first !== null ? (first as { file?: unknown }).file : undefined;
   const message = foldLines(error.message);
-  if (typeof file === 'string' && file !== '' && !message.includes(file)) return `${file}: ${message}`;
-  return message;
+  if (typeof file === 'string' && file !== '' && !message.includes(file))
+    return redact(`${file}: ${message}`);
+  return redact(message);
 }
 
 /** `malformed bundle b:\n  x.yaml: r\n  y.yaml: s` → `malformed bundle b: x.yaml: r; y.yaml: s`. */

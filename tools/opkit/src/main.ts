@@ -1,4 +1,5 @@
 // The `opkit` entry point: parses the command line and turns failures into one line and exit code 1.
+import { redact } from '@opkit/oci/redact';
 import { isReportable, reportLine } from './cli-error.js';
 import { createProgram } from './program.js';
 
@@ -9,9 +10,9 @@ try {
   // too, with its stack on request.
   if (isReportable(error)) process.stderr.write(`opkit: ${reportLine(error)}\n`);
   else if (process.env.OPKIT_DEBUG)
-    process.stderr.write(`opkit: ${(error as Error).stack ?? String(error)}\n`);
+    process.stderr.write(`opkit: ${redact((error as Error).stack ?? String(error))}\n`);
   else {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = redact(error instanceof Error ? error.message : String(error));
     process.stderr.write(`opkit: unexpected error: ${message} (OPKIT_DEBUG=1 prints where it happened)\n`);
   }
   process.exitCode = 1;

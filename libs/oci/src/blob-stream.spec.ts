@@ -1,0 +1,184 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sha256Digest } from './digest.js';
+import { buildImage, type Descriptor, MediaType } from './image.js';
+import { RegistryClient } from './registry-client.js';
+
+/**
+ * A registry serving one image `r:v1` whose only layer is `layer` (what the manifest says of it), its bytes
+ * written by `serve` as they are asked for, never stored. Records how many layer bytes it got onto the wire.
+ */
+async function streamingRegistry(
+  layer: Descriptor,
+  serve: (res: ServerResponse, sent: { bytes: number }) => void,
+): Promise<{ host: string; sent: { bytes: number } }> {
+  const base = buildImage([]);
+  const configBytes = Buffer.from(
+    JSON.stringify({ ...base.config, rootfs: { type: 'layers', diff_ids: [layer.digest] } }),
+  );
+  const config = {
+    mediaType: MediaType.ociConfig,
+    digest: sha256Digest(configBytes),
+    size: configBytes.length,
+  };
+  const manifest = Buffer.from(
+    JSON.stringify({ schemaVersion: 2, mediaType: MediaType.ociManifest, config, layers: [layer] }),
+  );
+  const sent = { bytes: 0 };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '';
+    if (url === '/v2/r/manifests/v1') {
+      res.writeHead(200, { 'content-type': MediaType.ociManifest, 'content-length': manifest.length });
+      res.end(manifest);
+    } else if (url === `/v2/r/blobs/${config.digest}`) {
+      res.writeHead(200, { 'content-length': configBytes.length }).end(configBytes);
+    } else if (url === `/v2/r/blobs/${layer.digest}`) {
+      serve(res, sent);
+    } else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(server);
+  return { host: `127.0.0.1:${(server.address() as AddressInfo).port}`, sent };
+}
+
+/** Writes `total` bytes of `chunk` repeated, with back-pressure, counting what the socket took. */
+function writeRepeated(res: ServerResponse, chunk: Buffer, total: number, sent: { bytes: number }): void {
+  const next = (): void => {
+    while (sent.bytes < total) {
+      const piece = chunk.subarray(0, Math.min(chunk.length, total - sent.bytes));
+      sent.bytes += piece.length;
+      if (!res.write(piece)) {
+        res.once('drain', next);
+        return;
+      }
+    }
+    res.end();
+  };
+  res.on('close', () => res.removeAllListeners('drain'));
+  next();
+}
+
+const servers: Server[] = [];
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    s.close();
+  }
+  for (const c of cleanups.splice(0)) await c();
+});
+
+async function scratchDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'oci-blob-stream-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const MiB = 1024 * 1024;
+const pattern = randomBytes(MiB);
+
+describe('blobs stream with their digest checked on the way', () => {
+  it('pulls a 256 MiB layer of the wrong digest in bounded memory, names the digest and leaves no file', async () => {
+    const size = 256 * MiB;
+    const claimed = `sha256:${createHash('sha256').update('not the layer').digest('hex')}`;
+    const layer = { mediaType: MediaType.ociLayerGzip, digest: claimed, size };
+    const { host } = await streamingRegistry(layer, (res, sent) => {
+      res.writeHead(200, { 'content-length': size });
+      writeRepeated(res, pattern, size, sent);
+    });
+    // Temporary files go where the test can see them: none may be left.
+    const scratch = await scratchDir();
+    const savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = scratch;
+    cleanups.push(async () => {
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
+    });
+    const client = new RegistryClient({ plainHttp: true, retries: 0 });
+    cleanups.push(async () => client.close());
+    // Warmed up on a small wrong blob first, so what is measured is the transfer, not the loading of code.
+    await client
+      .pull(
+        `${
+          (
+            await streamingRegistry({ ...layer, size: 2 * MiB }, (res, sent) => {
+              res.writeHead(200, { 'content-length': 2 * MiB });
+              writeRepeated(res, pattern, 2 * MiB, sent);
+            })
+          ).host
+        }/r:v1`,
+      )
+      .catch(() => undefined);
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 5);
+    const error = await client.pull(`${host}/r:v1`).catch((e: unknown) => e);
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage().rss);
+    expect(error).toMatchObject({
+      code: 'OCI_DIGEST_MISMATCH',
+      message: expect.stringMatching(
+        `^digest mismatch for ${host}/r:v1 blob: expected ${claimed}, got sha256:`,
+      ),
+    });
+    // Buffered whole, the layer alone would be 256 MiB (and twice that while joined); streamed, the growth is
+    // the garbage the collector lets pile up (about 64 MiB here whatever the size).
+    expect((peak - before) / MiB).toBeLessThan(128);
+    expect(await readdir(scratch)).toEqual([]);
+  }, 20_000);
+
+  it('stores a blob in a file only when it matches, and cuts one off past its size', async () => {
+    const good = Buffer.concat([pattern, pattern, pattern.subarray(0, 4096)]);
+    const descriptor = { mediaType: MediaType.ociLayerGzip, digest: sha256Digest(good), size: good.length };
+    const client = new RegistryClient({ plainHttp: true, retries: 0 });
+    cleanups.push(async () => client.close());
+    const dir = await scratchDir();
+
+    const honest = await streamingRegistry(descriptor, (res) => {
+      res.writeHead(200, { 'content-length': good.length }).end(good);
+    });
+    await client.pullBlob(`${honest.host}/r`, descriptor, join(dir, 'good'));
+    expect(sha256Digest(await readFile(join(dir, 'good')))).toBe(descriptor.digest);
+
+    // Same length, other bytes: refused, and neither the file nor a partial one is left.
+    const wrong = await streamingRegistry(descriptor, (res, sent) => {
+      res.writeHead(200, { 'content-length': good.length });
+      writeRepeated(res, randomBytes(MiB), good.length, sent);
+    });
+    await expect(client.pullBlob(`${wrong.host}/r`, descriptor, join(dir, 'wrong'))).rejects.toMatchObject({
+      code: 'OCI_DIGEST_MISMATCH',
+      expected: descriptor.digest,
+    });
+
+    // No Content-Length, and far more than the descriptor: the download ends right past the declared size.
+    const endless = await streamingRegistry(descriptor, (res, sent) => {
+      res.writeHead(200);
+      writeRepeated(res, pattern, 512 * MiB, sent);
+    });
+    await expect(
+      client.pullBlob(`${endless.host}/r`, descriptor, join(dir, 'endless')),
+    ).rejects.toMatchObject({
+      code: 'OCI_LENGTH_MISMATCH',
+      message: `registry ${endless.host} sent more than the ${good.length} bytes expected for blob ${descriptor.digest} (${endless.host}/r)`,
+    });
+    expect(endless.sent.bytes).toBeLessThan(good.length + 32 * MiB);
+
+    // Fewer bytes than the descriptor, ended cleanly: said as such.
+    const short = await streamingRegistry(descriptor, (res) => {
+      res.writeHead(200);
+      res.end(good.subarray(0, MiB));
+    });
+    await expect(client.pullBlob(`${short.host}/r`, descriptor, join(dir, 'short'))).rejects.toMatchObject({
+      code: 'OCI_LENGTH_MISMATCH',
+      message: `registry ${short.host} sent ${MiB} bytes for blob ${descriptor.digest}, its descriptor says ${good.length} (${short.host}/r)`,
+    });
+    expect(await readdir(dir)).toEqual(['good']);
+  });
+});
