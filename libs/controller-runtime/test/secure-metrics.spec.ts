@@ -15,14 +15,21 @@ let manager: Manager;
 const stop = new AbortController();
 let running: Promise<void>;
 
-/** GET over HTTPS, trusting the server's own (self-signed) certificate as a scraper configured with it would. */
-function get(port: number, token?: string): Promise<{ status: number; body: string; cert: string }> {
+/**
+ * GET over HTTPS, trusting the server's own (self-signed) certificate as a scraper configured with it would.
+ * The path is sent as written: Node's client neither resolves dot segments nor decodes escapes.
+ */
+function get(
+  port: number,
+  token?: string,
+  path = '/metrics',
+): Promise<{ status: number; body: string; cert: string; location?: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
         host: '127.0.0.1',
         port,
-        path: '/metrics',
+        path,
         rejectUnauthorized: false,
         headers: token ? { authorization: `Bearer ${token}` } : {},
       },
@@ -33,7 +40,10 @@ function get(port: number, token?: string): Promise<{ status: number; body: stri
         res.on('data', (chunk: string) => {
           body += chunk;
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, cert }));
+        const location = res.headers.location;
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body, cert, ...(location ? { location } : {}) }),
+        );
       },
     );
     req.on('error', reject);
@@ -110,5 +120,17 @@ describe('secure metrics', () => {
     const served = await get(port, scraper);
     expect(served.status).toBe(200);
     expect(served.body).toContain('# TYPE controller_runtime_reconcile_total counter');
+
+    // Every authenticated user may get /apis/*; a path that only names /metrics once resolved is sent to
+    // /metrics before anyone is asked, and there the stranger is refused.
+    for (const path of ['/apis/../metrics', '/api/%2e%2e/metrics']) {
+      const detour = await get(port, stranger, path);
+      expect({ path, status: detour.status, location: detour.location }).toEqual({
+        path,
+        status: 301,
+        location: '/metrics',
+      });
+      expect(detour.body).not.toContain('controller_runtime');
+    }
   });
 });
