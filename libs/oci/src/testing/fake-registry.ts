@@ -61,6 +61,11 @@ export class FakeRegistry {
   readonly blobs = new Map<string, Buffer>();
   readonly manifests = new Map<string, { readonly bytes: Buffer; readonly mediaType: string }>();
   readonly faults: Fault[] = [];
+  /**
+   * When set, blob downloads (`GET`/`HEAD`) are answered `307` to `<origin>/storage/<digest>`, as registries
+   * send them to their storage.
+   */
+  blobRedirect: string | undefined;
   readonly #uploads = new Map<string, { repo: string; data: Buffer }>();
   readonly #tokens = new Map<string, { scopes: string[]; expiresAt: number }>();
   readonly #server: http.Server;
@@ -165,6 +170,10 @@ export class FakeRegistry {
       const blob = this.blobs.get(content[3]!);
       if (blob === undefined || (method !== 'GET' && method !== 'HEAD')) {
         error(404, 'BLOB_UNKNOWN', 'blob unknown to registry');
+        return;
+      }
+      if (this.blobRedirect !== undefined) {
+        reply(307, { location: `${this.blobRedirect}/storage/${content[3]!}` });
         return;
       }
       reply(200, { 'content-type': 'application/octet-stream', 'docker-content-digest': content[3]! }, blob);

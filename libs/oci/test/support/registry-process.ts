@@ -45,11 +45,14 @@ export async function freePort(): Promise<number> {
 
 /**
  * Starts Debian's `docker-registry` (distribution 2.x) with a config written to `dir`, storage under `dir`,
- * and optional htpasswd or token auth; resolves once `GET /v2/` answers (200, or 401 with auth).
+ * and optional htpasswd or token auth; resolves once `GET /v2/` answers (200, or 401 with auth). With
+ * `storageRedirect`, blob downloads are redirected to that base URL (distribution's `redirect` storage
+ * middleware), as registries send them to a storage service.
  */
 export async function startRegistry(
   dir: string,
   auth: { readonly htpasswd?: string; readonly token?: TokenAuthConfig } = {},
+  options: { readonly storageRedirect?: string } = {},
 ): Promise<RunningRegistry> {
   const port = await freePort();
   const host = `127.0.0.1:${port}`;
@@ -79,6 +82,15 @@ export async function startRegistry(
       `    service: ${t.service}`,
       `    issuer: ${t.issuer}`,
       `    rootcertbundle: ${t.rootCertBundle}`,
+    );
+  }
+  if (options.storageRedirect !== undefined) {
+    lines.push(
+      'middleware:',
+      '  storage:',
+      '    - name: redirect',
+      '      options:',
+      `        baseurl: ${options.storageRedirect}`,
     );
   }
   const config = join(dir, 'config.yml');
