@@ -139,21 +139,44 @@ export class Controller {
     for (const r of requests) this.queue.add(requestKey(r), { priority });
   }
 
-  #handlerFor(spec: WatchSpec): InformerHandler<Stored<KubeObject>> {
+  #handlerFor(spec: WatchSpec, log: Logger): InformerHandler<Stored<KubeObject>> {
     const { map, predicates } = spec;
+    // A map function that reads the cache answers later: queue what it resolves to, log what it rejects with.
+    const enqueueLater = (mapped: Promise<readonly Request[]>[], priority: number) =>
+      void Promise.all(mapped).then(
+        (lists) => this.#enqueue(lists.flat(), priority),
+        (error: unknown) =>
+          log.error('a watch map function failed; the event queues nothing', error, {
+            kind: spec.type.kind,
+          }),
+      );
     return {
       onAdd: (obj, initial) => {
-        if (passes(predicates, 'create', obj)) this.#enqueue(map(obj), initial ? LOW_PRIORITY : 0);
+        if (!passes(predicates, 'create', obj)) return;
+        const mapped = map(obj);
+        const priority = initial ? LOW_PRIORITY : 0;
+        if (mapped instanceof Promise) enqueueLater([mapped], priority);
+        else this.#enqueue(mapped, priority);
       },
       onUpdate: (oldObj, newObj) => {
         if (!passes(predicates, 'update', oldObj, newObj)) return;
-        const requests = new Map<string, Request>();
-        for (const r of [...map(oldObj), ...map(newObj)]) requests.set(requestKey(r), r);
         const resync = oldObj.metadata.resourceVersion === newObj.metadata.resourceVersion;
-        this.#enqueue(requests.values(), resync ? LOW_PRIORITY : 0);
+        const priority = resync ? LOW_PRIORITY : 0;
+        const before = map(oldObj);
+        const after = map(newObj);
+        if (before instanceof Promise || after instanceof Promise) {
+          enqueueLater([Promise.resolve(before), Promise.resolve(after)], priority);
+          return;
+        }
+        const requests = new Map<string, Request>();
+        for (const r of [...before, ...after]) requests.set(requestKey(r), r);
+        this.#enqueue(requests.values(), priority);
       },
       onDelete: (obj) => {
-        if (passes(predicates, 'delete', obj)) this.#enqueue(map(obj), 0);
+        if (!passes(predicates, 'delete', obj)) return;
+        const mapped = map(obj);
+        if (mapped instanceof Promise) enqueueLater([mapped], 0);
+        else this.#enqueue(mapped, 0);
       },
     };
   }
@@ -164,7 +187,8 @@ export class Controller {
     this.#started = true;
     const log = this.#deps.logger.child({ controller: this.name });
     const informers = await Promise.all(this.#watches.map((w) => this.#deps.cache.informerFor(w.type)));
-    for (const [i, informer] of informers.entries()) informer.addHandler(this.#handlerFor(this.#watches[i]!));
+    for (const [i, informer] of informers.entries())
+      informer.addHandler(this.#handlerFor(this.#watches[i]!, log));
     const timeoutMs = this.#o.cacheSyncTimeoutMs ?? 120_000;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([

@@ -2,8 +2,14 @@ import type { TypeRef } from '../client/client.js';
 import { groupOf, type KubeObject, type Stored } from '../object.js';
 import type { Request } from '../reconcile/reconcile.js';
 
-/** Turns an event's object (as the informer stored it) into the requests to reconcile. */
-export type MapFunc<T extends KubeObject = KubeObject> = (obj: Stored<T>) => readonly Request[];
+/**
+ * Turns an event's object (as the informer stored it) into the requests to reconcile. It may read the cache
+ * (`client.list` with `matchingFields` on an index, as a controller-runtime map function lists): the
+ * requests are then queued when the promise resolves; one that rejects is logged and queues nothing.
+ */
+export type MapFunc<T extends KubeObject = KubeObject> = (
+  obj: Stored<T>,
+) => readonly Request[] | Promise<readonly Request[]>;
 
 /** Reconcile the object itself (the `for` kind). */
 export function enqueueForObject(): MapFunc {

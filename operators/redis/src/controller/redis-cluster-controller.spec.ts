@@ -1,9 +1,16 @@
-import type { KubeObject } from '@opkit/controller-runtime';
+import type { KubeObject, Stored } from '@opkit/controller-runtime';
+import { SECRET, type Secret } from '@opkit/controller-runtime/kinds';
 import { FakeClient, recordingEvents } from '@opkit/controller-runtime/testing';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { REDIS_CLUSTER, type RedisCluster } from '../api/v1/redis-cluster.js';
-import { clusterMetrics, redisClusterReconciler } from './redis-cluster-controller.js';
+import {
+  AUTH_SECRET_FIELD,
+  authSecretName,
+  clusterMetrics,
+  clustersNamingSecret,
+  redisClusterReconciler,
+} from './redis-cluster-controller.js';
 
 // The reconciler against the in-memory API client, before any Redis pod exists (so no RESP is spoken): what
 // it creates and what it reports. The end-to-end tests run it against a real cluster.
@@ -78,5 +85,58 @@ describe('the RedisCluster reconciler', () => {
     expect(await run()).toEqual({ requeueAfterMs: 30_000 });
     expect(await conditions()).toMatchObject({ Degraded: 'True AuthSecretNotFound' });
     await expect(get('apps/v1', 'StatefulSet')).rejects.toThrow(/not found/);
+  });
+});
+
+describe('the Secret watch', () => {
+  const cluster = (name: string, namespace: string, secretName?: string): RedisCluster => ({
+    ...REDIS_CLUSTER,
+    metadata: { name, namespace, uid: `u-${namespace}-${name}` },
+    spec: { size: 3, ...(secretName ? { auth: { secretName } } : {}) },
+  });
+  const secret = (name: string, namespace = 'ns') =>
+    ({ ...SECRET, metadata: { name, namespace, uid: `s-${name}` } }) as Stored<Secret>;
+
+  it('brings back the clusters that name the Secret now, not those that named it once or were deleted', async () => {
+    const client = new FakeClient({
+      objects: [
+        cluster('a', 'ns', 'mine'),
+        cluster('b', 'ns', 'mine'),
+        cluster('c', 'ns'),
+        cluster('a', 'elsewhere', 'mine'),
+      ],
+      statusSubresource: [REDIS_CLUSTER],
+    });
+    client.indexField<RedisCluster>(REDIS_CLUSTER, AUTH_SECRET_FIELD, authSecretName);
+    const map = clustersNamingSecret(client);
+    const reconcile = redisClusterReconciler(
+      client,
+      recordingEvents('t').events,
+      clusterMetrics(new Registry()),
+      {
+        env,
+      },
+    );
+    // Each cluster has read its Secret at least once (status first, then the password).
+    for (const name of ['a', 'b', 'c']) {
+      for (let i = 0; i < 2; i++) {
+        await reconcile(
+          { namespace: 'ns', name },
+          { signal: new AbortController().signal, reconcileID: 'r', controller: 'c' },
+        );
+      }
+    }
+    expect(await map(secret('mine'))).toEqual([
+      { namespace: 'ns', name: 'a' },
+      { namespace: 'ns', name: 'b' },
+    ]);
+
+    const a = await client.get<RedisCluster>(REDIS_CLUSTER, 'a', 'ns');
+    await client.update({ ...structuredClone(a), spec: { ...a.spec, auth: { secretName: 'theirs' } } });
+    await client.delete({ ...REDIS_CLUSTER, name: 'b', namespace: 'ns' });
+
+    expect(await map(secret('mine'))).toEqual([]);
+    expect(await map(secret('theirs'))).toEqual([{ namespace: 'ns', name: 'a' }]);
+    expect(await map(secret('c-auth'))).toEqual([]); // the generated Secret: its owner reference brings c back
   });
 });

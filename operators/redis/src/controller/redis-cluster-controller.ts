@@ -9,7 +9,7 @@ import {
   type Result,
   type Stored,
 } from '@opkit/controller-runtime';
-import { enqueueForInstanceLabel } from '@opkit/controller-runtime/handler';
+import { enqueueForInstanceLabel, type MapFunc } from '@opkit/controller-runtime/handler';
 import {
   CONFIG_MAP,
   POD,
@@ -83,6 +83,25 @@ export interface RedisClusterControllerOptions {
   readonly logger?: Logger;
 }
 
+/** The cache index of RedisClusters by the user's password Secret they name. */
+export const AUTH_SECRET_FIELD = 'spec.auth.secretName';
+
+/** The index function of {@link AUTH_SECRET_FIELD}. */
+export function authSecretName(cr: Stored<RedisCluster>): string[] {
+  return cr.spec.auth?.secretName ? [cr.spec.auth.secretName] : [];
+}
+
+/** A changed Secret brings back the RedisClusters that name it now, as the index says. */
+export function clustersNamingSecret(client: ObjectClient): MapFunc<Secret> {
+  return async (secret) => {
+    const clusters = await client.list<RedisCluster>(REDIS_CLUSTER, {
+      namespace: secret.metadata.namespace,
+      matchingFields: { [AUTH_SECRET_FIELD]: secret.metadata.name },
+    });
+    return clusters.items.map((cr) => ({ namespace: cr.metadata.namespace, name: cr.metadata.name }));
+  };
+}
+
 /**
  * Keeps, for every RedisCluster, a StatefulSet of Redis nodes with its headless and client Services,
  * redis.conf in a ConfigMap, the password in Secrets, a PodDisruptionBudget, and forms the Redis Cluster
@@ -94,12 +113,13 @@ export function setupRedisClusterController(
 ): void {
   const metrics = clusterMetrics(manager.metrics.registry);
   const events = manager.eventRecorder('rediscluster-controller');
-  const secretUsers = new Map<string, Set<string>>();
   const reconcile = redisClusterReconciler(manager.client, events, metrics, {
     env: options.env ?? process.env,
     logger: options.logger ?? manager.logger,
-    secretUsers,
   });
+  // In place before the controller starts: both wait for the same informer. A kind that cannot be found
+  // fails the controller's start, which reports it.
+  manager.cache.indexField<RedisCluster>(REDIS_CLUSTER, AUTH_SECRET_FIELD, authSecretName).catch(() => {});
   controllerManagedBy(manager)
     .named('rediscluster')
     .for(REDIS_CLUSTER)
@@ -109,12 +129,7 @@ export function setupRedisClusterController(
     .owns(SECRET)
     .owns(POD_DISRUPTION_BUDGET)
     .watches(POD, enqueueForInstanceLabel(MANAGED_BY))
-    .watches<Secret>(SECRET, (secret) =>
-      [...(secretUsers.get(`${secret.metadata.namespace}/${secret.metadata.name}`) ?? [])].map((name) => ({
-        namespace: secret.metadata.namespace,
-        name,
-      })),
-    )
+    .watches<Secret>(SECRET, clustersNamingSecret(manager.client))
     .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 2 })
     .complete(reconcile);
 }
@@ -173,7 +188,6 @@ export function redisClusterReconciler(
   options: {
     env: NodeJS.ProcessEnv;
     logger?: Logger;
-    secretUsers?: Map<string, Set<string>>;
   },
 ): Reconciler {
   const deps = { client, events, metrics, ...options };

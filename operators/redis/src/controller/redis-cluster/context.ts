@@ -18,8 +18,6 @@ export interface ReconcilerDeps {
   /** The operator's environment (for RELATED_IMAGE_REDIS). */
   readonly env: NodeJS.ProcessEnv;
   readonly logger?: Logger;
-  /** Secret (namespace/name) → the RedisClusters reading their password from it, to requeue them on change. */
-  readonly secretUsers?: Map<string, Set<string>>;
 }
 
 /** One reconcile of one RedisCluster. */

@@ -49,15 +49,6 @@ export async function ensureAuthConf(
   return true;
 }
 
-/** Remembers that the cluster reads this Secret, so a change to it brings the cluster back. */
-function registerSecretUser({ secretUsers, cr, namespace }: ClusterPass, name: string): void {
-  if (!secretUsers) return;
-  const key = `${namespace}/${name}`;
-  const users = secretUsers.get(key) ?? new Set();
-  users.add(cr.metadata.name);
-  secretUsers.set(key, users);
-}
-
 /** What is wrong with a password's bytes, if anything. */
 function passwordFlaw(raw: Buffer): string | undefined {
   const value = raw.toString('utf8');
@@ -78,7 +69,6 @@ function passwordFlaw(raw: Buffer): string | undefined {
 async function passwordFromSecret(pass: ClusterPass, running: string | undefined): Promise<PasswordSource> {
   const { client, events, cr, namespace } = pass;
   const name = passwordSecretName(cr);
-  registerSecretUser(pass, name);
   const secret = await ignoreNotFound(client.get<Secret>(SECRET, name, namespace));
   if (!secret) {
     if (cr.spec.auth?.secretName) {
