@@ -9,7 +9,7 @@ import {
   InformerCache,
   NamespaceNotCachedError,
 } from './informer-cache.js';
-import { TestingApiServer } from './testing-api-server.js';
+import { statusReply, TestingApiServer } from './testing-api-server.js';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
@@ -86,6 +86,19 @@ describe('InformerCache', () => {
       '/api/v1/namespaces/ns2/configmaps',
     ]);
     expect(await reader.hasSynced()).toBe(true);
+  });
+
+  it('GIVEN an index registered while discovery of its kind fails WHEN the kind is served later THEN its informer has the index', async () => {
+    server.reply('discovery', statusReply(503, 'ServiceUnavailable'));
+    const reader = newCache();
+    const failed = reader.informerFor(CONFIG_MAP);
+
+    await reader.indexField<ConfigMap>(CONFIG_MAP, 'data.role', (m) => (m.data?.role ? [m.data.role] : []));
+    await expect(failed).rejects.toThrow(/503|ServiceUnavailable/);
+    reader.start(stop.signal);
+
+    const list = await reader.list(CONFIG_MAP, { matchingFields: { 'data.role': 'front' } });
+    expect(list.items.map((o) => o.metadata.name).sort()).toEqual(['web-1', 'web-2']);
   });
 
   it('GIVEN a started cache WHEN it lists THEN it honours namespace, label selector and registered fields', async () => {

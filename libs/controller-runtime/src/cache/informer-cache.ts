@@ -79,6 +79,8 @@ export function cacheSelects(
 export class InformerCache implements Reader {
   readonly #o: InformerCacheOptions;
   readonly #informers = new Map<string, Promise<SharedInformer<Stored<KubeObject>>>>();
+  /** Indexes by kind (`apiVersion/Kind`) and name, given to the kind's informer whenever it is created. */
+  readonly #indexes = new Map<string, Map<string, IndexFunc<Stored<KubeObject>>>>();
   #signal: AbortSignal | undefined;
 
   constructor(options: InformerCacheOptions) {
@@ -114,6 +116,7 @@ export class InformerCache implements Reader {
           onUnselected: (obj) =>
             this.#o.onUnselectedWrite?.(obj, type, this.#scope(type).labelSelector ?? ''),
         });
+        for (const [name, fn] of this.#indexes.get(key) ?? []) created.addIndex(name, fn);
         if (this.#signal) created.run(this.#signal);
         return created;
       })();
@@ -123,14 +126,23 @@ export class InformerCache implements Reader {
     return informer as unknown as Promise<SharedInformer<Stored<T>>>;
   }
 
-  /** Registers an index on a kind's informer (before or after start). */
+  /**
+   * Registers an index on a kind's informer, before or after start. It is kept with the cache and given to the
+   * kind's informer whenever that is created (again after a failed discovery), so a registration made at setup
+   * holds even when the kind is not served yet; the promise resolves once an existing informer has it, and
+   * never rejects.
+   */
   async indexField<T extends KubeObject>(
     type: TypeRef,
     name: string,
     fn: IndexFunc<Stored<T>>,
   ): Promise<void> {
-    const informer = await this.informerFor<T>(type);
-    informer.addIndex(name, fn);
+    const key = typeKey(type);
+    const indexes = this.#indexes.get(key) ?? new Map<string, IndexFunc<Stored<KubeObject>>>();
+    indexes.set(name, fn as IndexFunc<Stored<KubeObject>>);
+    this.#indexes.set(key, indexes);
+    const informer = await this.#informers.get(key)?.catch(() => undefined);
+    informer?.addIndex(name, fn as IndexFunc<Stored<KubeObject>>);
   }
 
   /** Starts every informer created so far and any created later. */

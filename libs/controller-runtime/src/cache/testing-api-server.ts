@@ -45,7 +45,7 @@ export interface ApiResource {
   readonly namespaced: boolean;
 }
 
-type RequestKind = 'list' | 'watch';
+type RequestKind = 'list' | 'watch' | 'discovery';
 
 /** `/api/v1/configmaps` or `/api/v1/namespaces/ns/configmaps`. */
 const COLLECTION = /^\/api\/v1(?:\/namespaces\/([^/]+))?\/([^/]+)$/;
@@ -202,7 +202,7 @@ export class TestingApiServer {
     this.resourceVersion = resourceVersion;
   }
 
-  /** Answers the next matching list or watch request with `reply` instead of the default. */
+  /** Answers the next matching list, watch or discovery (`/api/v1`) request with `reply` instead of the default. */
   reply(kind: RequestKind, reply: Reply): void {
     this.#scripted.push({ kind, reply });
   }
@@ -239,6 +239,8 @@ export class TestingApiServer {
     };
     this.requests.push(request);
     if (request.path === '/api/v1') {
+      const scripted = this.#scripted.findIndex((s) => s.kind === 'discovery');
+      if (scripted >= 0) return send(res, this.#scripted.splice(scripted, 1)[0]!.reply);
       return send(res, { status: 200, body: { kind: 'APIResourceList', resources: this.#resources } });
     }
     const match = COLLECTION.exec(request.path);

@@ -117,9 +117,8 @@ export function setupRedisClusterController(
     env: options.env ?? process.env,
     logger: options.logger ?? manager.logger,
   });
-  // In place before the controller starts: both wait for the same informer. A kind that cannot be found
-  // fails the controller's start, which reports it.
-  manager.cache.indexField<RedisCluster>(REDIS_CLUSTER, AUTH_SECRET_FIELD, authSecretName).catch(() => {});
+  // Kept by the cache and given to the RedisCluster informer when it is made (the promise never rejects).
+  void manager.cache.indexField<RedisCluster>(REDIS_CLUSTER, AUTH_SECRET_FIELD, authSecretName);
   controllerManagedBy(manager)
     .named('rediscluster')
     .for(REDIS_CLUSTER)
