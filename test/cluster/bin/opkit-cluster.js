@@ -3,6 +3,9 @@
 // `@opkit/source` export condition, and tsx compiles on the fly, so `nx run cluster:up` needs no build step.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { requireNode } from '@opkit/cli/bin/require-node.js';
+
+requireNode('opkit-cluster', new URL('../package.json', import.meta.url));
 
 const main = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const child = spawn(

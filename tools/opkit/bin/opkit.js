@@ -6,10 +6,15 @@
 // In a checkout without a build, or with OPKIT_FROM_SOURCE=1, it runs the TypeScript sources instead: tsx
 // compiles them on the fly in a child process, and workspace packages resolve to their sources through the
 // `@opkit/source` export condition. Slower to start, but no build step between a change and a run.
+//
+// It first checks the Node.js version against `engines.node`, before it loads anything that needs a newer one.
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import module from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { requireNode } from './require-node.js';
+
+requireNode('opkit', new URL('../package.json', import.meta.url));
 
 /**
  * The per-user directory of the compile cache, beside other caches: `opkit/compile-cache` in
