@@ -159,9 +159,17 @@ describe('opkit olm', () => {
     await waitForCsvSucceeded(rest, OPERATOR_NAMESPACE, CSV);
   });
 
-  it('uninstall removes what OLM manages, then OLM itself, and leaves no OLM object', async () => {
-    const uninstall = await opkit(['olm', 'uninstall', '--timeout', '4m', ...kubeconfig]);
-    expect(uninstall.stderr).toContain('deleting 1 Subscription');
+  it('uninstall refuses while OLM holds what it did not install; with --delete-crds it removes all', async () => {
+    const refused = await opkit(['olm', 'uninstall', ...kubeconfig]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n').at(-1)).toMatch(
+      /^opkit: OLM's CRDs hold 1 Subscription, .* that `opkit olm install` did not create \(Subscription redis-system\/redis-operator, .*: remove them first, or give --delete-crds to delete them too; nothing deleted$/,
+    );
+    await waitForCsvSucceeded(rest, OPERATOR_NAMESPACE, CSV);
+
+    const uninstall = await opkit(['olm', 'uninstall', '--delete-crds', '--timeout', '4m', ...kubeconfig]);
+    expect(uninstall.stderr).toMatch(/deleting 1 Subscription, .* not created by olm install/);
+    expect(uninstall.stderr).toContain('deleting 1 Subscription\n');
     expect(uninstall.stderr).toContain('OLM is uninstalled');
     expect(uninstall.code).toBe(0);
 

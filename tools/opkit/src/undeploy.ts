@@ -1,11 +1,48 @@
-// `opkit undeploy`'s first step: the operator's custom resources go while the operator still runs, so their
-// finalizers are removed and no CRD is left terminating.
+// `opkit undeploy`'s kubectl calls: what of the rendered manifests the cluster holds, how many objects a CRD
+// still has, and its custom resources deleted while the operator still runs, so their finalizers are removed
+// and no CRD is left terminating.
 import { spawnSync } from 'node:child_process';
 import { readYamlStream } from '@opkit/olm/bundle';
 import { CliError } from './cli-error.js';
+import type { DeployObject } from './deployed-objects.js';
 
-/** `<plural>.<group>` of every CRD among the manifests kustomize rendered from `source`. */
-export function customResourceTypes(manifests: string, source: string): string[] {
+function kubectl(args: readonly string[], input?: string) {
+  const result = spawnSync('kubectl', args, { input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (result.error)
+    throw new CliError(
+      'OPKIT_KUBECTL_MISSING',
+      `kubectl could not run (${result.error.message}): install kubectl`,
+    );
+  return result;
+}
+
+/** Those of `objects` that exist on the cluster, as it holds them. */
+export function liveObjects(kubeconfig: readonly string[], objects: readonly DeployObject[]): DeployObject[] {
+  if (objects.length === 0) return [];
+  const result = kubectl(
+    ['get', ...kubeconfig, '--ignore-not-found', '-o', 'json', '-f', '-'],
+    objects.map((o) => JSON.stringify(o)).join('\n---\n'),
+  );
+  if (result.status !== 0) {
+    throw new CliError('OPKIT_KUBECTL_FAILED', `kubectl get failed: ${result.stderr.trim()}`);
+  }
+  if (result.stdout.trim() === '') return [];
+  const answer = JSON.parse(result.stdout) as DeployObject & { items?: DeployObject[] };
+  return answer.kind === 'List' ? (answer.items ?? []) : [answer];
+}
+
+/** How many objects of a custom resource type (`<plural>.<group>`) exist in all namespaces. */
+export function countCustomResources(kubeconfig: readonly string[], resource: string): number {
+  const result = kubectl(['get', ...kubeconfig, resource, '--all-namespaces', '-o', 'name']);
+  if (/doesn't have a resource type/.test(result.stderr)) return 0;
+  if (result.status !== 0) {
+    throw new CliError('OPKIT_KUBECTL_FAILED', `kubectl get ${resource} failed: ${result.stderr.trim()}`);
+  }
+  return result.stdout.split('\n').filter((line) => line.trim() !== '').length;
+}
+
+/** The objects kustomize rendered from `source`, read within the bundle reader's limits. */
+export function renderedObjects(manifests: string, source: string): DeployObject[] {
   let objects: unknown[];
   try {
     objects = readYamlStream(manifests);
@@ -13,13 +50,18 @@ export function customResourceTypes(manifests: string, source: string): string[]
     throw new CliError('OPKIT_KUSTOMIZE_FAILED', `${source}: kustomize output: ${(error as Error).message}`);
   }
   return objects.flatMap((doc) => {
-    const obj = doc as {
-      kind?: string;
-      spec?: { group?: string; names?: { plural?: string } };
-    } | null;
-    const plural = obj?.spec?.names?.plural;
-    return obj?.kind === 'CustomResourceDefinition' && plural && obj.spec?.group
-      ? [`${plural}.${obj.spec.group}`]
+    const o = doc as Partial<DeployObject> | null;
+    return typeof o?.apiVersion === 'string' && typeof o.kind === 'string' && o.metadata?.name
+      ? [
+          {
+            apiVersion: o.apiVersion,
+            kind: o.kind,
+            metadata: {
+              name: o.metadata.name,
+              ...(o.metadata.namespace === undefined ? {} : { namespace: o.metadata.namespace }),
+            },
+          },
+        ]
       : [];
   });
 }
@@ -28,26 +70,21 @@ export function customResourceTypes(manifests: string, source: string): string[]
  * Deletes every object of one custom resource type in all namespaces and waits until they are gone. A type
  * the cluster does not serve (not deployed, or already removed) has nothing to delete.
  */
-export function deleteCustomResources(kubeconfig: string[], resource: string, timeout: string): void {
-  const result = spawnSync(
-    'kubectl',
-    [
-      'delete',
-      ...kubeconfig,
-      resource,
-      '--all',
-      '--all-namespaces',
-      '--ignore-not-found',
-      '--wait',
-      `--timeout=${timeout}`,
-    ],
-    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-  );
-  if (result.error)
-    throw new CliError(
-      'OPKIT_KUBECTL_MISSING',
-      `kubectl could not run (${result.error.message}): install kubectl`,
-    );
+export function deleteCustomResources(
+  kubeconfig: readonly string[],
+  resource: string,
+  timeout: string,
+): void {
+  const result = kubectl([
+    'delete',
+    ...kubeconfig,
+    resource,
+    '--all',
+    '--all-namespaces',
+    '--ignore-not-found',
+    '--wait',
+    `--timeout=${timeout}`,
+  ]);
   process.stdout.write(result.stdout);
   if (result.status === 0 || /doesn't have a resource type/.test(result.stderr)) return;
   if (/timed out waiting/.test(result.stderr)) {

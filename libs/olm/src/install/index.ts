@@ -2,9 +2,11 @@ export { type CrdManifest, OLM_API_GROUP, olmCrds } from './crds.js';
 export {
   type InstallRunOptions,
   installOlm,
+  type KubeApi,
   OlmInstallError,
   type OlmResourceStatus,
   olmStatus,
+  type UninstallOptions,
   uninstallOlm,
 } from './installer.js';
 export { collectionPath, KubeObjects, KubeRequestError, objectPath } from './kube.js';
@@ -20,3 +22,4 @@ export {
   olmInstallManifests,
   PACKAGE_SERVER,
 } from './manifests.js';
+export { createdByOlmInstall, OLM_INSTALL_LABEL, OLM_INSTALL_RUN_ANNOTATION } from './ownership.js';

@@ -1,4 +1,5 @@
-import type { CrdManifest } from './crds.js';
+import { randomUUID } from 'node:crypto';
+import { type CrdManifest, OLM_API_GROUP, olmKindPlural } from './crds.js';
 import { collectionPath, type KubeObjects, objectPath } from './kube.js';
 import {
   CATALOG_OPERATOR,
@@ -8,11 +9,21 @@ import {
   type OlmInstallManifests,
   PACKAGE_SERVER,
 } from './manifests.js';
+import { createdByOlmInstall, markedObject, OLM_INSTALL_LABEL } from './ownership.js';
+
+/** The calls an install makes; tests give a fake in memory. */
+export type KubeApi = Pick<KubeObjects, 'get' | 'list' | 'create' | 'delete'>;
 
 /** Why an install, status or uninstall could not go on. */
 export class OlmInstallError extends Error {
   constructor(
-    readonly code: 'OLM_ALREADY_INSTALLED' | 'OLM_NOT_INSTALLED' | 'OLM_NOT_READY' | 'OLM_NOT_REMOVED',
+    readonly code:
+      | 'OLM_ALREADY_INSTALLED'
+      | 'OLM_NOT_INSTALLED'
+      | 'OLM_NOT_OURS'
+      | 'OLM_IN_USE'
+      | 'OLM_NOT_READY'
+      | 'OLM_NOT_REMOVED',
     message: string,
   ) {
     super(message);
@@ -38,7 +49,11 @@ interface Condition {
 }
 
 interface Observed {
-  readonly metadata?: { readonly deletionTimestamp?: string };
+  readonly metadata?: {
+    readonly deletionTimestamp?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+  };
   readonly spec?: { readonly replicas?: number };
   readonly status?: {
     readonly phase?: string;
@@ -57,7 +72,10 @@ export interface InstallRunOptions {
   readonly pollIntervalMs?: number;
 }
 
-function describe(object: AnyObject): string {
+function describe(object: {
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+}): string {
   const ns = 'namespace' in object.metadata ? object.metadata.namespace : undefined;
   return `${object.kind} ${ns ? `${ns}/` : ''}${object.metadata.name}`;
 }
@@ -115,10 +133,7 @@ function allObjects(manifests: OlmInstallManifests): AnyObject[] {
 }
 
 /** Each object of the install with its state on the cluster, in install order. */
-export async function olmStatus(
-  api: KubeObjects,
-  manifests: OlmInstallManifests,
-): Promise<OlmResourceStatus[]> {
+export async function olmStatus(api: KubeApi, manifests: OlmInstallManifests): Promise<OlmResourceStatus[]> {
   return Promise.all(
     allObjects(manifests).map(async (o) => statusOf(o, await api.get<Observed>(objectPath(o)))),
   );
@@ -149,13 +164,14 @@ async function poll(
 /**
  * Installs OLM as operator-sdk's `olm install` does: refuses when any object of the install exists, creates
  * the CRDs and waits until they are established, creates the rest, then waits for the olm-operator and
- * catalog-operator Deployments and, when installed, the packageserver CSV.
+ * catalog-operator Deployments and, when installed, the packageserver CSV. Every object it creates carries
+ * the install's mark ({@link markedObject}), by which {@link uninstallOlm} knows it.
  *
  * @throws OlmInstallError `OLM_ALREADY_INSTALLED` naming the first object found, `OLM_NOT_READY` naming
  * what was not ready in time.
  */
 export async function installOlm(
-  api: KubeObjects,
+  api: KubeApi,
   manifests: OlmInstallManifests,
   options: InstallRunOptions,
 ): Promise<OlmResourceStatus[]> {
@@ -168,8 +184,11 @@ export async function installOlm(
       `OLM is already installed (found ${existing.kind} ${existing.namespace ? `${existing.namespace}/` : ''}${existing.name}): uninstall it first with \`opkit olm uninstall\``,
     );
   }
+  const run = randomUUID();
   options.log(`creating ${manifests.crds.length} CustomResourceDefinitions`);
-  for (const crd of manifests.crds) await api.create(collectionPath(crd.apiVersion, crd.kind), crd);
+  for (const crd of manifests.crds) {
+    await api.create(collectionPath(crd.apiVersion, crd.kind), markedObject(crd, run));
+  }
   for (const crd of manifests.crds) {
     await poll(describe(crd), options, deadline, async () => {
       const s = statusOf(crd, await api.get<Observed>(objectPath(crd)));
@@ -178,7 +197,10 @@ export async function installOlm(
   }
   options.log(`creating ${manifests.resources.length} resources`);
   for (const object of manifests.resources) {
-    await api.create(collectionPath(object.apiVersion, object.kind, object.metadata.namespace), object);
+    await api.create(
+      collectionPath(object.apiVersion, object.kind, object.metadata.namespace),
+      markedObject(object, run),
+    );
     options.log(`  created ${describe(object)}`);
   }
   const waitFor = async (object: AnyObject) => {
@@ -201,7 +223,7 @@ export async function installOlm(
 /**
  * What OLM manages, deleted before OLM itself (while its operators still run): Subscriptions first so
  * nothing is reinstalled, then InstallPlans, CSVs (OLM's garbage collection removes the operators'
- * Deployments with them), CatalogSources and the rest.
+ * Deployments with them), CatalogSources and the rest. They live in OLM's CRDs, so they go with them anyway.
  */
 const MANAGED_KINDS: readonly { readonly apiVersion: string; readonly kind: string }[] = [
   { apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription' },
@@ -215,25 +237,98 @@ const MANAGED_KINDS: readonly { readonly apiVersion: string; readonly kind: stri
 // Operators are not among them: the olm operator recreates an Operator while anything still carries its
 // component label (the CRDs an operator's CSV installed outlive it). Deleting the CRDs removes them.
 
-interface Listed {
-  readonly metadata: { readonly name: string; readonly namespace?: string };
+interface Listed extends Observed {
+  readonly metadata: Observed['metadata'] & { readonly name: string; readonly namespace?: string };
+}
+
+/** Options of {@link uninstallOlm}. */
+export interface UninstallOptions extends InstallRunOptions {
+  /**
+   * Delete OLM's CRDs even while they hold objects the install did not create (Subscriptions, CSVs and the
+   * operators they run, CatalogSources, …), and those objects first. Without it such objects stop the
+   * uninstall before anything is deleted.
+   */
+  readonly deleteCrds?: boolean;
 }
 
 /**
- * Removes OLM: first every object OLM manages, in every namespace, then the packageserver's APIService, then
- * the install's own objects in reverse order (the CRDs last), waiting until each is gone.
+ * Whether OLM made a managed object for its own install, not for a user: its `cluster` OLMConfig, and OLM's
+ * copies of a CSV in the namespaces its OperatorGroup targets (they go with the original).
+ */
+function derivedByOlm(kind: string, item: Listed): boolean {
+  return (
+    (kind === 'OLMConfig' && item.metadata.name === 'cluster') ||
+    (kind === 'ClusterServiceVersion' && item.metadata.labels?.['olm.copiedFrom'] !== undefined)
+  );
+}
+
+/**
+ * Removes OLM, deleting only what `olm install` provably created (its mark, {@link createdByOlmInstall}):
+ * refuses when none of the install's objects carries it, and leaves, naming them, those that do not. OLM's
+ * CRDs hold everything OLM manages; when they hold objects the install did not create, it refuses unless
+ * `deleteCrds`, then deletes those objects first (counted per kind) while OLM still runs. Then the
+ * packageserver's APIService and the install's own objects in reverse order (the CRDs last), waiting until
+ * each is gone.
  *
- * @throws OlmInstallError `OLM_NOT_INSTALLED` when no object of the install exists; `OLM_NOT_REMOVED`
+ * @throws OlmInstallError `OLM_NOT_INSTALLED` when no object of the install exists; `OLM_NOT_OURS` when none
+ * was created by `olm install`; `OLM_IN_USE` naming the objects OLM's CRDs still hold; `OLM_NOT_REMOVED`
  * naming what still exists when the timeout passes.
  */
 export async function uninstallOlm(
-  api: KubeObjects,
+  api: KubeApi,
   manifests: OlmInstallManifests,
-  options: InstallRunOptions,
+  options: UninstallOptions,
 ): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
-  if ((await olmStatus(api, manifests)).every((s) => s.status === 'Not found')) {
+  const own: AnyObject[] = [...[...manifests.resources].reverse(), ...manifests.crds];
+  const found = await Promise.all(
+    own.map(async (o) => ({ object: o, found: await api.get<Observed>(objectPath(o)) })),
+  );
+  const present = found.filter((f) => f.found !== undefined);
+  if (present.length === 0) {
     throw new OlmInstallError('OLM_NOT_INSTALLED', 'OLM is not installed: none of its objects exist');
+  }
+  const ours = present.filter((f) => createdByOlmInstall(f.object, f.found)).map((f) => f.object);
+  const foreign = present.filter((f) => !ours.includes(f.object)).map((f) => f.object);
+  if (ours.length === 0) {
+    throw new OlmInstallError(
+      'OLM_NOT_OURS',
+      `OLM on this cluster was not installed by \`opkit olm install\` (${foreign.map(describe).slice(0, 1).join('')} carries no ${OLM_INSTALL_LABEL} mark): nothing deleted`,
+    );
+  }
+  const ourCrds = new Set(
+    ours.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name),
+  );
+  const goingKinds = MANAGED_KINDS.filter(({ kind }) =>
+    ourCrds.has(`${olmKindPlural(kind)}.${OLM_API_GROUP}`),
+  );
+  const managed = await Promise.all(
+    goingKinds.map(async ({ apiVersion, kind }) => {
+      const items = await api.list<Listed>(collectionPath(apiVersion, kind));
+      const header = (item: Listed) => ({ kind, metadata: item.metadata });
+      const users = items.filter((i) => !derivedByOlm(kind, i) && !createdByOlmInstall(header(i), i));
+      return { apiVersion, kind, items, users };
+    }),
+  );
+  const counts = managed
+    .filter((m) => m.users.length > 0)
+    .map((m) => `${m.users.length} ${m.kind}${m.users.length === 1 ? '' : 's'}`);
+  if (counts.length > 0) {
+    const first = managed.flatMap((m) =>
+      m.users.map((u) => describe({ kind: m.kind, metadata: u.metadata })),
+    );
+    if (options.deleteCrds !== true) {
+      throw new OlmInstallError(
+        'OLM_IN_USE',
+        `OLM's CRDs hold ${counts.join(', ')} that \`opkit olm install\` did not create (${first.slice(0, 3).join(', ')}${first.length > 3 ? ', …' : ''}), and would go with them: remove them first, or give --delete-crds to delete them too; nothing deleted`,
+      );
+    }
+    options.log(`deleting ${counts.join(', ')} not created by olm install, with OLM's CRDs (--delete-crds)`);
+  }
+  for (const object of foreign) {
+    options.log(
+      `leaving ${describe(object)}: not created by opkit olm install (no ${OLM_INSTALL_LABEL} mark)`,
+    );
   }
   const gone = async (path: string, what: string) => {
     for (;;) {
@@ -247,8 +342,7 @@ export async function uninstallOlm(
       await new Promise((resolve) => setTimeout(resolve, options.pollIntervalMs ?? 500));
     }
   };
-  for (const { apiVersion, kind } of MANAGED_KINDS) {
-    const items = await api.list<Listed>(collectionPath(apiVersion, kind));
+  for (const { apiVersion, kind, items } of managed) {
     if (items.length === 0) continue;
     options.log(`deleting ${items.length} ${kind}${items.length === 1 ? '' : 's'}`);
     const paths = items.map((item) => objectPath({ apiVersion, kind, metadata: item.metadata }));
@@ -259,19 +353,22 @@ export async function uninstallOlm(
     }
   }
   // The packageserver's APIService outlives its Deployment; while it names a Service that no longer answers,
-  // API discovery fails and the namespace controller cannot finish deleting any namespace.
+  // API discovery fails and the namespace controller cannot finish deleting any namespace. OLM made it for
+  // the install's packageserver CSV, so it goes with that.
   const apiService = {
     apiVersion: 'apiregistration.k8s.io/v1',
     kind: 'APIService',
     metadata: { name: 'v1.packages.operators.coreos.com' },
   };
-  if (await api.delete(objectPath(apiService))) {
+  if (
+    ours.some((o) => o.kind === 'ClusterServiceVersion' && o.metadata.name === PACKAGE_SERVER) &&
+    (await api.delete(objectPath(apiService)))
+  ) {
     options.log(`deleting ${describe(apiService)}`);
     await gone(objectPath(apiService), describe(apiService));
   }
-  const own: AnyObject[] = [...[...manifests.resources].reverse(), ...manifests.crds];
-  for (const object of own) {
+  for (const object of ours) {
     if (await api.delete(objectPath(object))) options.log(`deleting ${describe(object)}`);
   }
-  for (const object of own) await gone(objectPath(object), describe(object));
+  for (const object of ours) await gone(objectPath(object), describe(object));
 }

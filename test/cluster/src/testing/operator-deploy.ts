@@ -80,8 +80,8 @@ export interface DeployedOperator {
    */
   scraperToken(name: string, options: { readonly reader: boolean }): Promise<string>;
   /**
-   * `opkit undeploy` (which deletes the custom resources while the manager still runs, then the rest), then
-   * waits until the operator's namespace and its CRDs are gone.
+   * `opkit undeploy --delete-crds` (which deletes the custom resources while the manager still runs, then
+   * the rest), then waits until the operator's namespace and its CRDs are gone.
    */
   undeploy(): Promise<void>;
 }
@@ -184,8 +184,11 @@ export async function deployOperator(options: {
       for (const binding of bindings.splice(0)) {
         await rest.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${binding}`);
       }
-      // undeploy deletes the custom resources first and waits while the manager finalizes them.
-      await run(process.execPath, [opkit, 'undeploy', '--operator', options.operatorDir], { env });
+      // With --delete-crds, undeploy deletes the custom resources first and waits while the manager
+      // finalizes them.
+      await run(process.execPath, [opkit, 'undeploy', '--operator', options.operatorDir, '--delete-crds'], {
+        env,
+      });
       const gone = (what: string, path: string) =>
         eventually(
           what,

@@ -157,29 +157,43 @@ Examples:
     });
   olm
     .command('uninstall')
-    .description(
-      'Remove OLM: every object it manages (Subscriptions, CSVs, …), then its own; wait until gone.',
-    )
+    .description('Remove OLM, deleting only what `opkit olm install` created; wait until it is gone.')
     .addOption(versionOption())
+    .option(
+      '--delete-crds',
+      "also delete what OLM's CRDs hold that olm install did not create (Subscriptions, CSVs and their operators, …)",
+    )
     .option('--timeout <duration>', 'how long to wait for everything to be gone (e.g. 90s, 2m)', '2m')
     .addOption(kubeconfigOption())
     .addHelpText(
       'after',
       `
-Deletes the Subscriptions, InstallPlans, ClusterServiceVersions (and with them the operators OLM deployed),
-CatalogSources, OperatorConditions and OperatorGroups of every namespace while OLM still runs, then OLM's
-Deployments, RBAC, namespaces and CRDs (with them the Operator objects). Fails when OLM is not installed.
+Deletes only what it can prove \`opkit olm install\` created: the objects of the install carrying its label
+opkit.dev/olm-install and its annotation opkit.dev/olm-install-run naming the object. An OLM installed any
+other way is refused; an object of the install's names that lacks the mark is left, and printed.
+
+OLM's CRDs hold everything OLM manages; deleting them deletes it all. While they hold objects olm install
+did not create (Subscriptions, InstallPlans, ClusterServiceVersions and the operators OLM deployed,
+CatalogSources, OperatorConditions, OperatorGroups), it refuses, naming how many of each, and deletes
+nothing. With --delete-crds it deletes those first, counted per kind, while OLM still runs. Then the
+packageserver's APIService and OLM's own Deployments, RBAC, namespaces and CRDs. Fails when OLM is not
+installed.
 
 Examples:
-  $ opkit olm uninstall`,
+  $ opkit olm uninstall
+  $ opkit olm uninstall --delete-crds   # the operators OLM installed go too`,
     )
-    .action(async (opts: ClusterOptions & { timeout: string }) => {
+    .action(async (opts: ClusterOptions & { timeout: string; deleteCrds?: boolean }) => {
       const timeoutMs = await parseTimeout(opts.timeout);
       const { api, manifests, install } = await connect(opts);
       try {
         const log = (line: string) => process.stderr.write(`${line}\n`);
         log(`uninstalling OLM from ${api.server}`);
-        await install.uninstallOlm(api, manifests, { timeoutMs, log });
+        await install.uninstallOlm(api, manifests, {
+          timeoutMs,
+          log,
+          ...(opts.deleteCrds === true ? { deleteCrds: true } : {}),
+        });
         log('OLM is uninstalled');
       } finally {
         api.close();
