@@ -22,5 +22,6 @@ export {
 } from './oracles/go-parsers.js';
 export { releasedData, workspaceRoot } from './released-data.js';
 export { type BuiltComponent, ensureComponents } from './toolchain/build.js';
+export { oldestSupportedNode } from './toolchain/node-runtime.js';
 export { type OpmServeOptions, opmBinary, opmServeArgs } from './toolchain/opm.js';
 export type { BuildContext, ComponentRecipe } from './toolchain/recipes.js';

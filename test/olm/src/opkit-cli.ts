@@ -138,10 +138,13 @@ async function opkitOrThrow(args: readonly string[], options: { readonly cwd?: s
   return result;
 }
 
-/** Runs the `opkit` command line to completion. */
-export function opkit(args: readonly string[], options: { readonly cwd?: string } = {}): Promise<CliResult> {
+/** Runs the `opkit` command line to completion, on this process's Node or on the `node` binary given. */
+export function opkit(
+  args: readonly string[],
+  options: { readonly cwd?: string; readonly node?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [opkitBin, ...args], {
+    const child = spawn(options.node ?? process.execPath, [opkitBin, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     });

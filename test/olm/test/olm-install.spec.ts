@@ -1,5 +1,12 @@
 import { join } from 'node:path';
-import { KubeRest, type LocalCluster, releasedData, startCluster, workspaceRoot } from '@opkit/test-cluster';
+import {
+  KubeRest,
+  type LocalCluster,
+  oldestSupportedNode,
+  releasedData,
+  startCluster,
+  workspaceRoot,
+} from '@opkit/test-cluster';
 import { pushReleasedOperatorImages } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OLM_V1ALPHA1 } from '../src/olm-types.js';
@@ -25,8 +32,12 @@ let cluster: LocalCluster;
 let rest: KubeRest;
 let catalogImage: string;
 let kubeconfig: string[];
+let oldestNode: ReturnType<typeof oldestSupportedNode>;
 
 beforeAll(async () => {
+  // Fetched (once per machine, into the component cache) while the cluster starts; its test awaits it.
+  oldestNode = oldestSupportedNode();
+  oldestNode.catch(() => undefined);
   cluster = await startCluster({ olmImages: true });
   rest = new KubeRest(cluster.kubeConfig);
   kubeconfig = ['--kubeconfig', cluster.kubeconfigPath];
@@ -157,6 +168,24 @@ describe('opkit olm', () => {
     });
     expect(await approveNextInstallPlan(rest, OPERATOR_NAMESPACE, PACKAGE)).toEqual([CSV]);
     await waitForCsvSucceeded(rest, OPERATOR_NAMESPACE, CSV);
+  });
+
+  it('the cluster commands answer alike on the oldest Node that engines allows', async () => {
+    // `engines` is a promise: on the oldest Node it allows, the Kubernetes client's HTTP stack must load and
+    // talk to the cluster (on Node 20 undici's decompressor failed before the first request).
+    const node = await oldestNode;
+    const onBoth = async (command: readonly string[]) => {
+      const current = await opkit([...command, ...kubeconfig]);
+      const oldest = await opkit([...command, ...kubeconfig], { node: node.path });
+      expect({ command, ...oldest }).toEqual({ command, ...current });
+      return oldest;
+    };
+
+    const status = await onBoth(['olm', 'status', '-o', 'json']);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ installed: true, healthy: true });
+    const cleanup = await onBoth(['cleanup', 'no-such-package', '-n', OPERATOR_NAMESPACE]);
+    expect(cleanup.stderr).not.toContain('unexpected error');
   });
 
   it('uninstall refuses while OLM holds what it did not install; with --delete-crds it removes all', async () => {
