@@ -21,6 +21,8 @@ export interface ClusterView {
   readonly installPlans: readonly InstallPlan[];
   /** Every CSV of the cluster: a CRD stays while a CSV cleanup did not follow owns it. */
   readonly csvs: readonly ClusterServiceVersion[];
+  /** False when listing all namespaces was forbidden and only the namespace's objects are known. */
+  readonly wholeCluster: boolean;
 }
 
 /** An object not deleted, and why. */
@@ -155,7 +157,7 @@ export type CrdPolicy = 'if-empty' | 'with-objects' | 'keep';
  */
 export function decideCrds(
   installation: Installation,
-  view: Pick<ClusterView, 'csvs'>,
+  view: Pick<ClusterView, 'csvs' | 'wholeCluster'>,
   crds: readonly CrdState[],
   policy: CrdPolicy,
 ): { readonly delete: readonly CrdState[]; readonly left: readonly Left[] } {
@@ -172,7 +174,12 @@ export function decideCrds(
     );
     const count = `${crd.objects} ${crd.kind} object${crd.objects === 1 ? '' : 's'}`;
     if (owners.length > 0) left.push({ object, reason: `also owned by ${owners.map(describe).join(', ')}` });
-    else if (policy === 'keep') left.push({ object, reason: '--no-delete-crds' });
+    else if (!view.wholeCluster) {
+      left.push({
+        object,
+        reason: 'CSVs of other namespaces cannot be listed (forbidden): one may own it too',
+      });
+    } else if (policy === 'keep') left.push({ object, reason: '--no-delete-crds' });
     else if (crd.objects > 0 && policy !== 'with-objects') {
       left.push({ object, reason: `${count} still exist (--delete-crds deletes them with it)` });
     } else remove.push(crd);

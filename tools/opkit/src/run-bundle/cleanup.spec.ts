@@ -36,6 +36,8 @@ function matches(labels: Record<string, string> | undefined, selector: string | 
 /** An API server in memory: read, list by namespace and label, delete (a CRD takes its objects along). */
 class FakeApi {
   readonly objects = new Map<string, StoredObject>();
+  /** As for a user whose rights end at the namespace. */
+  forbidAllNamespaces = false;
   constructor(objects: readonly StoredObject[]) {
     for (const o of objects) this.objects.set(key(o), structuredClone(o));
   }
@@ -54,6 +56,9 @@ class FakeApi {
     _fieldSelector?: string,
     labelSelector?: string,
   ) {
+    if (namespace === undefined && this.forbidAllNamespaces) {
+      throw new ApiException(403, 'forbidden', '{"message":"forbidden"}', {});
+    }
     const items = [...this.objects.values()].filter(
       (o) =>
         o.apiVersion === apiVersion &&
@@ -229,8 +234,10 @@ async function runCleanup(
   objects: readonly StoredObject[],
   packageName: string,
   options: Partial<CleanupOptions> = {},
+  forbidAllNamespaces = false,
 ): Promise<{ api: FakeApi; deleted: string[]; log: string[] }> {
   const api = new FakeApi(objects);
+  api.forbidAllNamespaces = forbidAllNamespaces;
   // The fake answers the calls cleanup makes; the rest of client-node's API it does not model.
   const cluster: Cluster = { api: api as unknown as ObjectApi, namespace: NS, kubeconfig: undefined };
   const log: string[] = [];
@@ -324,6 +331,14 @@ describe('opkit cleanup deletes only what run bundle created', () => {
       `leaving CustomResourceDefinition ${MEMCACHEDS}: also owned by ClusterServiceVersion team-b/memcached-operator.v0.1.0`,
     );
     expect(api.has('apiextensions.k8s.io/v1', 'CustomResourceDefinition', MEMCACHEDS)).toBe(true);
+
+    // Not allowed to see other namespaces, it cannot tell: the CRD stays, the rest of its install goes.
+    const blind = await runCleanup([...runBundleInstall(), elsewhere], 'memcached-operator', {}, true);
+    expect(blind.log).toContain(
+      `leaving CustomResourceDefinition ${MEMCACHEDS}: CSVs of other namespaces cannot be listed (forbidden): one may own it too`,
+    );
+    expect(blind.deleted).toContain('Subscription ops/memcached-operator');
+    expect(blind.api.has('apiextensions.k8s.io/v1', 'CustomResourceDefinition', MEMCACHEDS)).toBe(true);
   });
 
   it('keeps a CRD with objects unless --delete-crds, which says how many go', async () => {

@@ -1,5 +1,6 @@
 // `opkit cleanup <package>`: removes what `opkit run bundle` installed, as `operator-sdk cleanup` does, and
 // nothing it cannot prove a run of it created.
+import { ApiException } from '@kubernetes/client-node';
 import {
   type ClusterView,
   type CrdPolicy,
@@ -49,16 +50,45 @@ interface Crd extends OlmObject {
   };
 }
 
+/**
+ * Objects of a kind in every namespace; only the command's namespace when listing all is forbidden (a user
+ * whose rights end at the namespace), saying so.
+ */
+async function listAll<T extends OlmObject>(
+  cluster: Cluster,
+  apiVersion: string,
+  kind: string,
+): Promise<{ items: T[]; wholeCluster: boolean }> {
+  try {
+    return { items: await list<T>(cluster, apiVersion, kind), wholeCluster: true };
+  } catch (err) {
+    const cause = err instanceof Error ? err.cause : undefined;
+    if (!(cause instanceof ApiException && cause.code === 403)) throw err;
+    return {
+      items: await list<T>(cluster, apiVersion, kind, { namespace: cluster.namespace }),
+      wholeCluster: false,
+    };
+  }
+}
+
 async function readView(cluster: Cluster): Promise<ClusterView> {
   const { namespace } = cluster;
   const [subscriptions, catalogSources, operatorGroups, installPlans, csvs] = await Promise.all([
-    list<Subscription>(cluster, OLM_V1ALPHA1, 'Subscription'),
+    listAll<Subscription>(cluster, OLM_V1ALPHA1, 'Subscription'),
     list<CatalogSourceObject>(cluster, OLM_V1ALPHA1, 'CatalogSource', { namespace }),
     list<OperatorGroup>(cluster, OLM_V1, 'OperatorGroup', { namespace }),
     list<InstallPlan>(cluster, OLM_V1ALPHA1, 'InstallPlan', { namespace }),
-    list<ClusterServiceVersion>(cluster, OLM_V1ALPHA1, 'ClusterServiceVersion'),
+    listAll<ClusterServiceVersion>(cluster, OLM_V1ALPHA1, 'ClusterServiceVersion'),
   ]);
-  return { namespace, subscriptions, catalogSources, operatorGroups, installPlans, csvs };
+  return {
+    namespace,
+    subscriptions: subscriptions.items,
+    catalogSources,
+    operatorGroups,
+    installPlans,
+    csvs: csvs.items,
+    wholeCluster: subscriptions.wholeCluster && csvs.wholeCluster,
+  };
 }
 
 /** Each named CRD that exists, with the number of objects of its kind in the whole cluster. */
@@ -82,7 +112,11 @@ async function plan(cluster: Cluster, options: CleanupOptions): Promise<{ steps:
   const { namespace } = cluster;
   const view = await readView(cluster);
   const found = selectInstallation(view, options.packageName, options);
-  const crds = decideCrds(found, view, await crdStates(cluster, found.crdNames), options.crds);
+  // Without rights beyond the namespace, the CRDs are neither read nor counted: they all stay.
+  const states = view.wholeCluster
+    ? await crdStates(cluster, found.crdNames)
+    : found.crdNames.map((name) => ({ name, kind: '', objects: 0 }));
+  const crds = decideCrds(found, view, states, options.crds);
   const counts = new Map(crds.delete.map((c) => [c.name, c]));
   for (const crd of crds.delete) {
     if (crd.objects > 0) {
