@@ -65,8 +65,9 @@ export async function writeLayout(
   }
   for (const { image } of entries) if (isImageIndex(image)) assertCompleteIndex(image);
   try {
+    // The path as given: `..` after a symlink is the kernel's to resolve, not `resolve`'s.
     await writeOutputDirectory(
-      target,
+      dir,
       OCI_LAYOUT_OUTPUT,
       { owned: LAYOUT_ENTRIES, stage: (tmp) => stageLayout(tmp, entries) },
       guard,
@@ -83,7 +84,7 @@ const LAYOUT_ENTRIES = ['blobs', 'index.json', 'oci-layout'];
 /** An OCI layout, recognised by its `oci-layout` file. */
 const OCI_LAYOUT_OUTPUT: OutputKind = {
   what: 'OCI layout',
-  mark: 'oci-layout file',
+  mark: 'a layout has an oci-layout file',
   isEarlierOutput: async (dir) =>
     (await stat(join(dir, 'oci-layout')).catch(() => undefined))?.isFile() ?? false,
 };

@@ -29,7 +29,7 @@ const anything: OutputKind = { what: 'thing', mark: 'mark', isEarlierOutput: asy
 /** A kind recognised by a `mark` file. */
 const marked: OutputKind = {
   what: 'thing',
-  mark: 'mark file',
+  mark: 'a thing has a mark file',
   isEarlierOutput: async (dir) => existsSync(join(dir, 'mark')),
 };
 
@@ -77,7 +77,7 @@ describe('writeOutputDirectory', () => {
     await expect(
       writeOutputDirectory(out, marked, writing('1'), { name: '--out', forceFlag: '--force' }),
     ).rejects.toThrow(
-      `--out ${out}: not empty and not a thing (no mark file); name an empty or new directory, or add --force to write only the thing's own files into it`,
+      `--out ${out}: not empty and not a thing (a thing has a mark file); name an empty or new directory, or add --force to write only the thing's own files into it`,
     );
     await expect(writeOutputDirectory(out, { what: 'x', mark: 'y' }, writing('1'))).rejects.toThrow(
       `output directory ${out}: not empty; name an empty or new directory`,

@@ -34,7 +34,7 @@ export interface OutputGuard {
 export interface OutputKind {
   /** For messages: `bundle`, `catalog`, `OCI layout`. */
   readonly what: string;
-  /** What an earlier output has, for messages: `metadata/annotations.yaml`. */
+  /** How an earlier output is told, for messages: `a bundle has metadata/annotations.yaml`. */
   readonly mark: string;
   /** Whether the non-empty directory `dir` is an earlier output; absent: only an empty directory is written. */
   readonly isEarlierOutput?: (dir: string) => Promise<boolean>;
@@ -162,7 +162,7 @@ export async function checkOutputDirectory(
         ? ''
         : `, or add ${guard.forceFlag} to write only the ${kind.what}'s own files into it`;
     refuse(
-      `not empty and not ${/^[aeiou]/i.test(kind.what) ? 'an' : 'a'} ${kind.what} (no ${kind.mark}); name an empty or new directory${forced}`,
+      `not empty and not ${/^[aeiou]/i.test(kind.what) ? 'an' : 'a'} ${kind.what} (${kind.mark}); name an empty or new directory${forced}`,
     );
   }
   return { real, exists: true };

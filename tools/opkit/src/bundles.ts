@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import type { RegistryClient } from '@opkit/oci';
+import type { OutputGuard, RegistryClient } from '@opkit/oci';
 import {
   findBaseCsv,
   generateCsv,
@@ -53,6 +53,11 @@ export interface GenerateBundleOptions {
    * registry client resolves, as `operator-sdk generate bundle --use-image-digests` does.
    */
   readonly imageDigests?: RegistryClient;
+  /**
+   * The output-directory rule's view of `outDir`: the flag naming it, `force`, and the inputs (default: the
+   * operator directory as `--operator`).
+   */
+  readonly output?: OutputGuard;
 }
 
 /**
@@ -144,5 +149,9 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<WrittenB
     csv,
     objects: manifests,
     ...(scorecardConfigs[0] !== undefined ? { scorecardConfig: scorecardConfigs[0] } : {}),
+    output: {
+      ...o.output,
+      inputs: o.output?.inputs ?? [{ name: '--operator', path: o.operatorDir }],
+    },
   });
 }

@@ -1,6 +1,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundleImage, namesRegistryHost, type RegistryClient, splitTrailingTag } from '@opkit/oci';
+import {
+  bundleImage,
+  namesRegistryHost,
+  type OutputGuard,
+  type RegistryClient,
+  splitTrailingTag,
+} from '@opkit/oci';
 import {
   type BundleBlob,
   type Catalog,
@@ -126,9 +132,17 @@ export interface BuildCatalogOptions {
    * and the field, where a template disagrees with it.
    */
   readonly releases?: readonly OperatorRelease[];
+  /**
+   * The output-directory rule's view of `outDir`: the flag naming it, `force`, and inputs besides the
+   * templates and the bundles, which are always inputs.
+   */
+  readonly output?: OutputGuard;
 }
 
-/** Builds a file-based catalog from templates (one per package) and the rendered bundles; writes atomically. */
+/**
+ * Builds a file-based catalog from templates (one per package) and the rendered bundles, and writes the
+ * directories of the packages rendered into `outDir` (other packages' directories there stay as they are).
+ */
 export async function buildCatalog(
   templates: readonly string[],
   bundlesDir: string,
@@ -165,7 +179,16 @@ export async function buildCatalog(
       `the rendered catalog is invalid: ${formatValidationResults(problems).trim()}`,
     );
   }
-  await writeCatalog(outDir, merged);
+  await writeCatalog(outDir, merged, {
+    output: {
+      ...options.output,
+      inputs: [
+        ...templates.map((path) => ({ name: '--template', path })),
+        { name: '--bundles', path: bundlesDir },
+        ...(options.output?.inputs ?? []),
+      ],
+    },
+  });
   return merged;
 }
 

@@ -110,7 +110,7 @@ export async function pullToLayout(reference: string, layout: string, opts: Pull
       isImageIndex(pulled) && pulled.images.length < pulled.index.manifests.length
         ? buildImageIndex(pulled.images.map((entry) => entry.image))
         : pulled;
-    await writeLayout(layout, [{ image: content, tag }]);
+    await writeLayout(layout, [{ image: content, tag }], { name: '<layout>' });
     const images = isImageIndex(content)
       ? content.images.map((entry) => ({
           platform: formatPlatform(entry.platform),

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { OciImage } from '@opkit/oci';
 import type { MigrationLevel } from '@opkit/olm/catalog';
 import {
@@ -73,7 +73,7 @@ async function renderImage(image: OciImage, reference: string): Promise<Rendered
       await unpackImageLayers(image, root).catch((err: unknown) => {
         throw new CliError(
           'OPKIT_IMAGE_INVALID',
-          `${reference}: cannot unpack a layer: ${(err as Error).message}`,
+          `${reference}: cannot unpack ${(err as Error).message}`,
         );
       });
       return { catalog: await bundleCatalog(root, reference, reference), kind: 'bundle' };
@@ -197,5 +197,13 @@ export async function migrateSource(
       `${source}: a bundle, not a catalog: migrate takes catalogs only`,
     );
   }
-  return writeCatalog(resolve(outDir), await migrate(catalog, options.migrateLevel), { format });
+  // A local source (a directory, or a layout `<dir>:<tag>`) is an input the output may not hold.
+  const local = existsSync(source) ? source : source.slice(0, Math.max(0, source.lastIndexOf(':')));
+  return writeCatalog(outDir, await migrate(catalog, options.migrateLevel), {
+    format,
+    output: {
+      name: '<out-dir>',
+      inputs: local !== '' && existsSync(local) ? [{ name: '<source>', path: local }] : [],
+    },
+  });
 }

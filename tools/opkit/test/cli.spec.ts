@@ -109,6 +109,28 @@ describe('the released bundles and the catalog', () => {
     expect(mermaid.stdout).toBe(opmGraph.endsWith('\n') ? opmGraph : `${opmGraph}\n`);
   });
 
+  it("catalog build of one template rewrites that package's directory alone, byte for byte", async () => {
+    const configs = join(scratch, 'one-template', 'configs');
+    cpSync(releasedData.catalogConfigs, configs, { recursive: true });
+    writeFileSync(join(configs, 'memcached-operator', 'catalog.json'), '{}\n');
+    const built = await cli(
+      'catalog',
+      'build',
+      '--template',
+      'catalog/templates/memcached-operator.yaml',
+      '--out',
+      configs,
+    );
+    expect(built).toMatchObject({ code: 0 });
+    expect(readdirSync(configs).sort()).toEqual(['memcached-operator', 'redis-operator']);
+    for (const pkg of ['memcached-operator', 'redis-operator']) {
+      expect(readFileSync(join(configs, pkg, 'catalog.json'), 'utf8'), pkg).toBe(
+        readFileSync(join(releasedData.catalogConfigs, pkg, 'catalog.json'), 'utf8'),
+      );
+    }
+    expect(readdirSync(join(scratch, 'one-template'))).toEqual(['configs']);
+  });
+
   it('opkit catalog render prints catalogs and bundle directories exactly as opm render does', async () => {
     const sources = ['catalog/configs', 'bundles/memcached-operator/0.2.0'];
     for (const format of ['json', 'yaml']) {

@@ -1,5 +1,13 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +16,7 @@ import { RegistryClient, writeLayout } from '@opkit/oci';
 import { type ImageRegistry, startImageRegistry } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleImageOf, catalogImageOf, ESCAPING_LAYERS, type RawEntry } from './support/hostile-images.js';
+import { outputCases } from './support/output-cases.js';
 
 const opkit = join(import.meta.dirname, '..', 'bin', 'opkit.js');
 const scratch = mkdtempSync(join(tmpdir(), 'opkit-hostile-'));
@@ -23,13 +32,13 @@ interface Outcome {
 }
 
 /** Runs the built CLI, measured by `time -v` when present; never rejects. */
-function cli(args: readonly string[]): Promise<Outcome> {
+function cli(args: readonly string[], cwd = scratch): Promise<Outcome> {
   const [file, argv] = timeV
     ? [timeV, ['-v', process.execPath, opkit, ...args]]
     : [process.execPath, [opkit, ...args]];
   const started = performance.now();
   return new Promise((resolve) => {
-    execFile(file, argv, { cwd: scratch, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+    execFile(file, argv, { cwd, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
       const seconds = (performance.now() - started) / 1000;
       const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
       // `time -v` appends its report after the child's own stderr.
@@ -97,6 +106,10 @@ interface Case {
   readonly message: RegExp;
   /** Where the one line goes (stderr unless the command's output format says otherwise). */
   readonly stream?: 'stdout';
+  /** The working directory, relative to the scratch directory (default: the scratch directory). */
+  readonly cwd?: string;
+  /** Files (relative to the scratch directory) that must hold this content afterwards, filled by `args`. */
+  readonly kept?: ReadonlyMap<string, string>;
 }
 
 const escaping = Object.entries(ESCAPING_LAYERS);
@@ -318,6 +331,8 @@ const cases: Case[] = [
       message,
     }),
   ),
+  // An output named where the user's files are: the current directory, an input, a directory holding one.
+  ...outputCases(scratch),
 ];
 
 const figures: string[] = [];
@@ -344,10 +359,10 @@ afterAll(async () => {
 describe('hostile input to every reader of the CLI', () => {
   it.each(cases)(
     '$name: exit 1, one line without a stack, nothing written',
-    async ({ name, args, message, stream }) => {
+    async ({ name, args, message, stream, cwd, kept }) => {
       const out = join(scratch, `out-${figures.length}`);
       const argv = (await args()).map((a) => (a === 'OUT' ? out : a));
-      const result = await cli(argv);
+      const result = await cli(argv, join(scratch, cwd ?? ''));
       const said = stream === 'stdout' ? result.stdout : result.stderr;
       figures.push(`${name}\t${result.seconds.toFixed(2)}\t${result.rssMiB ?? '?'}\t${said.trimEnd()}`);
       expect(result.code, said).toBe(1);
@@ -356,6 +371,8 @@ describe('hostile input to every reader of the CLI', () => {
       expect(said).not.toMatch(/\n\s+at /);
       expect(lines[0]).toMatch(message);
       expect(existsSync(out)).toBe(false);
+      for (const [file, content] of kept ?? [])
+        expect(readFileSync(join(scratch, file), 'utf8'), file).toBe(content);
       // Generous bounds: a refusal comes from a limit, not from exhausting the machine.
       expect(result.seconds).toBeLessThan(30);
       if (result.rssMiB !== undefined) expect(result.rssMiB).toBeLessThan(1024);

@@ -297,7 +297,7 @@ describe('writeBundle', () => {
     writeFileSync(join(project, 'package.json'), '{}');
     writeFileSync(join(project, 'src/main.ts'), 'main()');
     await expect(write(project, { output: { name: '--out', forceFlag: '--force' } })).rejects.toThrow(
-      `--out ${project}: not empty and not a bundle (no metadata/annotations.yaml); name an empty or new directory, or add --force to write only the bundle's own files into it`,
+      `--out ${project}: not empty and not a bundle (a bundle has metadata/annotations.yaml); name an empty or new directory, or add --force to write only the bundle's own files into it`,
     );
     expect(readdirSync(project).sort()).toStrictEqual(['package.json', 'src']);
     expect(readdirSync(dir)).toStrictEqual(['project']);

@@ -133,7 +133,7 @@ const BUNDLE_ENTRIES: readonly string[] = [
 /** A bundle directory, recognised by the media type label of its `metadata/annotations.yaml`. */
 const BUNDLE_OUTPUT: OutputKind = {
   what: 'bundle',
-  mark: 'metadata/annotations.yaml',
+  mark: 'a bundle has metadata/annotations.yaml',
   isEarlierOutput: async (dir) => {
     const annotations = await readFile(join(dir, 'metadata', 'annotations.yaml'), 'utf8').catch(() => '');
     return /^\s*operators\.operatorframework\.io\.bundle\.mediatype\.v1\s*:/m.test(annotations);
@@ -167,7 +167,8 @@ export async function writeBundle(dir: string, options: WriteBundleOptions): Pro
     }
   };
   try {
-    await writeOutputDirectory(target, BUNDLE_OUTPUT, { owned: BUNDLE_ENTRIES, stage }, options.output);
+    // The path as given: `..` after a symlink is the kernel's to resolve, not `resolve`'s.
+    await writeOutputDirectory(dir, BUNDLE_OUTPUT, { owned: BUNDLE_ENTRIES, stage }, options.output);
   } catch (error) {
     if (error instanceof OutputDirectoryError) throw error;
     throw new BundleError(

@@ -166,7 +166,7 @@ describe('writeCatalog', () => {
     await mkdir(join(out, 'src'), { recursive: true });
     await writeFile(join(out, 'package.json'), '{}');
     await expect(writeCatalog(out, sample(), { output: { name: '--out' } })).rejects.toThrow(
-      `--out ${out}: not empty and not a catalog (no <package>/catalog.json); name an empty or new directory`,
+      `--out ${out}: not empty and not a catalog (a catalog holds <package>/catalog.json directories only); name an empty or new directory`,
     );
     expect((await readdir(out)).sort()).toEqual(['package.json', 'src']);
     expect(await readdir(dir)).toEqual(['project']);

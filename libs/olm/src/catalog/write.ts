@@ -282,7 +282,7 @@ const ownedEntry = (file: string): string => (file.includes('/') ? posix.dirname
 /** A directory `writeCatalog` wrote: package directories holding `catalog.json|yaml`, and root catalog files. */
 const CATALOG_OUTPUT: OutputKind = {
   what: 'catalog',
-  mark: '<package>/catalog.json',
+  mark: 'a catalog holds <package>/catalog.json directories only',
   isEarlierOutput: async (dir) => {
     let packages = 0;
     for (const entry of await readdir(dir, { withFileTypes: true })) {

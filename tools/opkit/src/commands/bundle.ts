@@ -107,7 +107,11 @@ Examples:
     .requiredOption('--operator <dir>', 'operator project directory (with config/manifests)')
     .requiredOption('--package <name>', 'OLM package name, e.g. memcached-operator')
     .requiredOption('--version <semver>', 'bundle version')
-    .requiredOption('--out <dir>', 'bundle directory to write (replaced atomically)')
+    .requiredOption(
+      '--out <dir>',
+      'bundle directory to write: new, empty or an earlier bundle (see below); never the current directory or one holding --operator',
+    )
+    .option('--force', 'write into a non-empty directory that is not a bundle (its other files stay)', false)
     .option('--channels <list>', 'comma-separated channels', commaList, ['alpha'])
     .option('--default-channel <name>', 'default channel (default: the first channel)')
     .option('--replaces <version|csv>', 'version (0.2.0) or CSV name (<package>.v0.2.0) this bundle replaces')
@@ -120,10 +124,17 @@ Examples:
     .option('--plain-http', 'reach registries over HTTP (with --use-image-digests)', false)
     .addHelpText(
       'after',
-      examples([
-        'opkit bundle generate --operator operators/memcached --package memcached-operator --version 0.3.0 \\\n      --replaces 0.2.0 --channels alpha,stable --out bundles/memcached-operator/0.3.0',
-        'opkit bundle generate --operator . --package memcached-operator --version 0.3.0 --out bundle \\\n      --image quay.io/acme/memcached-operator:0.3.0 --use-image-digests',
-      ]),
+      examples(
+        [
+          'opkit bundle generate --operator operators/memcached --package memcached-operator --version 0.3.0 \\\n      --replaces 0.2.0 --channels alpha,stable --out bundles/memcached-operator/0.3.0',
+          'opkit bundle generate --operator . --package memcached-operator --version 0.3.0 --out bundle \\\n      --image quay.io/acme/memcached-operator:0.3.0 --use-image-digests',
+        ],
+        `--out is new, empty, or an earlier bundle (it has metadata/annotations.yaml). Of an existing directory
+only manifests/, metadata/, tests/scorecard/config.yaml and bundle.Dockerfile are replaced, as operator-sdk
+replaces them; other files stay. A non-empty directory that is not a bundle is refused unless --force is
+given; the current directory, --operator and a directory holding it are always refused. The bundle is
+written beside --out first and renamed into place: a failed run leaves the old bundle as it was.`,
+      ),
     )
     .action(async (opts) => {
       const { generateBundle } = await import('../bundles.js');
@@ -132,12 +143,18 @@ Examples:
         operatorDir: resolve(opts.operator),
         packageName: opts.package,
         version: opts.version,
-        outDir: resolve(opts.out),
+        outDir: opts.out,
         channels: opts.channels,
         defaultChannel: opts.defaultChannel,
         replaces: opts.replaces,
         operatorImage: opts.image,
         ...(client ? { imageDigests: client } : {}),
+        output: {
+          name: '--out',
+          force: opts.force,
+          forceFlag: '--force',
+          inputs: [{ name: '--operator', path: opts.operator }],
+        },
       }).finally(() => client?.close());
       process.stdout.write(`wrote bundle ${dir}\n`);
     });
@@ -172,7 +189,10 @@ Examples:
     .description(
       'Build the bundle image (FROM scratch, bundle labels) as an OCI image layout, without Docker.',
     )
-    .requiredOption('--layout <dir>', 'OCI layout directory to write')
+    .requiredOption(
+      '--layout <dir>',
+      'OCI layout directory to write: new, empty or an earlier layout (its oci-layout, index.json and blobs/ are replaced)',
+    )
     .option('--tag <tag>', 'tag inside the layout', 'latest')
     .addOption(
       outputFormatOption(
@@ -198,7 +218,10 @@ Examples:
       // Precise errors for a malformed bundle before anything is written; its annotations are the labels.
       const { annotations } = loadBundle(dir);
       const image = await bundleImage(dir, annotations);
-      await writeLayout(opts.layout, [{ image, tag: opts.tag }]);
+      await writeLayout(opts.layout, [{ image, tag: opts.tag }], {
+        name: '--layout',
+        inputs: [{ name: '<dir>', path: dir }],
+      });
       const result = imageResult(opts.layout, opts.tag, image);
       await writeResult(opts.output, result, `${result.digest} ${result.reference}\n`);
     });

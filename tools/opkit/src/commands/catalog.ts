@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import type { MigrationLevel } from '@opkit/olm/catalog';
 import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error.js';
@@ -55,7 +54,11 @@ export function registerCatalogCommands(program: Command): void {
     )
     .requiredOption('--template <file...>', 'template files, one per package')
     .option('--bundles <dir>', 'bundle directories, as <package>/<version>/', 'bundles')
-    .requiredOption('--out <dir>', 'catalog directory to write (replaced atomically)')
+    .requiredOption(
+      '--out <dir>',
+      "catalog directory: new, empty or an earlier catalog; only the templates' package directories are replaced",
+    )
+    .option('--force', 'write into a non-empty directory that is not a catalog (its other files stay)', false)
     .option(
       '--operators <dir>',
       "operator projects: fail where a template disagrees with an operator's version, opkit.channels or opkit.replaces",
@@ -78,18 +81,27 @@ export function registerCatalogCommands(program: Command): void {
     )
     .addHelpText(
       'after',
-      examples([
-        'opkit catalog build --template catalog/templates/*.yaml --bundles bundles --out catalog/configs',
-        'opkit catalog build --template catalog/templates/*.yaml --operators operators --out catalog/configs',
-        'opkit catalog build --template catalog/templates/*.yaml --out catalog/configs --bundle-images quay.io/acme',
-        'opkit catalog build --template catalog/templates/*.yaml --out catalog/configs -o json',
-      ]),
+      examples(
+        [
+          'opkit catalog build --template catalog/templates/*.yaml --bundles bundles --out catalog/configs',
+          'opkit catalog build --template catalog/templates/memcached-operator.yaml --out catalog/configs',
+          'opkit catalog build --template catalog/templates/*.yaml --operators operators --out catalog/configs',
+          'opkit catalog build --template catalog/templates/*.yaml --out catalog/configs --bundle-images quay.io/acme',
+          'opkit catalog build --template catalog/templates/*.yaml --out catalog/configs -o json',
+        ],
+        `--out is new, empty, or an earlier catalog (<package>/catalog.json directories). Only the directories of
+the packages the templates render are replaced: building one template updates that package and leaves the
+others. A non-empty directory that is not a catalog is refused unless --force is given; the current
+directory and any directory holding a template, --bundles or --operators are always refused. Files are
+written beside --out first and renamed into place: a failed run leaves the old catalog as it was.`,
+      ),
     )
     .action(
       async (opts: {
         template: string[];
         bundles: string;
         out: string;
+        force: boolean;
         operators?: string;
         bundleImages?: string;
         plainHttp: boolean;
@@ -110,11 +122,17 @@ export function registerCatalogCommands(program: Command): void {
         const built = await buildCatalog(
           opts.template,
           opts.bundles,
-          resolve(opts.out),
+          opts.out,
           client && opts.bundleImages ? { repository: opts.bundleImages, client } : undefined,
           {
             plainHttp: opts.plainHttp,
             ...(opts.operators !== undefined ? { releases: readOperatorReleases(opts.operators) } : {}),
+            output: {
+              name: '--out',
+              force: opts.force,
+              forceFlag: '--force',
+              inputs: opts.operators === undefined ? [] : [{ name: '--operators', path: opts.operators }],
+            },
           },
         ).finally(() => client?.close());
         const result = catalogBuildResult(opts.out, built);
@@ -195,8 +213,9 @@ Examples:
       'after',
       `
 <source> is a file-based catalog directory, an OCI image layout of a catalog image (<layout-dir> or
-<layout-dir>:<tag>) or a catalog image reference. <out-dir> must be empty or absent; it receives
-<package>/catalog.json (or .yaml) for every package, with opm's order and bytes.
+<layout-dir>:<tag>) or a catalog image reference. <out-dir> must be empty or absent, and neither the
+current directory nor one holding <source>; it receives <package>/catalog.json (or .yaml) for every package,
+with opm's order and bytes.
 ${MIGRATE_LEVEL_HELP}
 Examples:
   $ opkit catalog migrate quay.io/acme/catalog:v1 catalog/configs
@@ -384,7 +403,10 @@ Examples:
       --base gcr.io/distroless/nodejs24-debian12:nonroot --inline-bundles
   $ opkit image push dist/images/opkit-catalog quay.io/acme/catalog:v1`,
     )
-    .requiredOption('--layout <dir>', 'OCI layout directory to write')
+    .requiredOption(
+      '--layout <dir>',
+      'OCI layout directory to write: new, empty or an earlier layout (its oci-layout, index.json and blobs/ are replaced)',
+    )
     .option('--tag <tag>', 'tag inside the layout', 'latest')
     .option('--base <image>', 'a Node base image (registry reference or layout dir[:tag]): the image serves')
     .option('--inline-bundles', 'the server puts bundle manifests inline (with --base)', false)
@@ -423,7 +445,10 @@ Examples:
         if (opts.base === undefined) {
           const { catalogImage, writeLayout } = await import('@opkit/oci');
           const image = await catalogImage(dir);
-          await writeLayout(opts.layout, [{ image, tag: opts.tag }]);
+          await writeLayout(opts.layout, [{ image, tag: opts.tag }], {
+            name: '--layout',
+            inputs: [{ name: '<dir>', path: dir }],
+          });
           const result = imageResult(opts.layout, opts.tag, image);
           await writeResult(opts.output, result, `${result.digest} ${result.reference}\n`);
           return;

@@ -45,7 +45,10 @@ including credential helpers; HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured.
     .option('--entry <file>', 'entry module, relative to the operator', 'src/main.ts')
     .option('--base <image>', 'base image: registry reference, or OCI layout dir[:tag]', DEFAULT_BASE_IMAGE)
     .option('--tag <ref>', 'tag in the layout (default: <opkit.image>:<version>)')
-    .option('-o, --output <dir>', 'OCI layout to write (default: dist/images/<opkit.package>)')
+    .option(
+      '-o, --output <dir>',
+      'OCI layout to write: new, empty or an earlier layout (default: dist/images/<opkit.package>)',
+    )
     .option('--version <version>', 'org.opencontainers.image.version (default: package.json version)')
     .option('--revision <sha>', 'org.opencontainers.image.revision (default: git rev-parse HEAD)')
     .option(
@@ -91,6 +94,7 @@ Examples:
         base: opts.base,
         tag: opts.tag,
         out: opts.output,
+        output: { name: '--output', inputs: [{ name: '--operator', path: opts.operator }] },
         version: opts.version,
         revision: opts.revision,
         source: opts.source,
@@ -153,8 +157,9 @@ Examples:
     .addHelpText(
       'after',
       `
-The layout is replaced as a whole (written beside it, then renamed). \`opkit image push <layout>\` pushes it
-back, to the reference it was pulled from unless another is named.
+<layout> is new, empty or an earlier layout, never the current directory; of an earlier one only oci-layout,
+index.json and blobs/ are replaced (written beside it, then renamed), other files stay. \`opkit image push
+<layout>\` pushes it back, to the reference it was pulled from unless another is named.
 
 Examples:
   $ opkit image pull quay.io/acme/memcached-operator:0.2.0 ./memcached-layout

@@ -36,6 +36,7 @@ export async function buildBundles(o: BuildBundlesOptions): Promise<void> {
       replaces: release.replaces,
       operatorImage: `${release.image}:${release.version}`,
       ...(o.imageDigests ? { imageDigests: o.imageDigests } : {}),
+      output: { name: '--bundles', inputs: [{ name: '--operators', path: release.operatorDir }] },
     });
     generated.set(written.dir, written.annotations);
     o.log(`generated ${relative(process.cwd(), out)}`);
@@ -54,7 +55,10 @@ export async function buildBundles(o: BuildBundlesOptions): Promise<void> {
       const layout = join(o.imagesDir, `${packageName}-bundle`, version);
       const labels = generated.get(resolve(dir)) ?? readBundleAnnotations(dir);
       const built = await bundleImage(dir, labels);
-      await writeLayout(layout, [{ image: built, tag: version }]);
+      await writeLayout(layout, [{ image: built, tag: version }], {
+        name: '--images',
+        inputs: [{ name: '--bundles', path: dir }],
+      });
       o.log(
         `validated ${relative(process.cwd(), dir)}; image ${built.digest} in ${relative(process.cwd(), layout)}`,
       );

@@ -63,6 +63,7 @@ export async function buildServingCatalogImage(o: {
       entry: cliModule('main'),
       base: o.base,
       out: o.layout,
+      output: { name: '--layout', inputs: [{ name: '<dir>', path: o.configsDir }] },
       tag: o.tag,
       plainHttp: o.plainHttp,
       args: [

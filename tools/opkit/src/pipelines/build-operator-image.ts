@@ -17,6 +17,7 @@ import {
   OciError,
   type OciImage,
   type OciImageIndex,
+  type OutputGuard,
   type Platform,
   parseImageSource,
   sourceDateEpoch,
@@ -46,6 +47,11 @@ export interface BuildOperatorImageOptions {
   readonly tag?: string;
   /** OCI layout to write. @default `dist/images/<opkit.package or directory name>` */
   readonly out?: string;
+  /**
+   * The output-directory rule's view of `out`: the flag naming it and the inputs (default: the operator as
+   * `--operator`); a base given as a layout is an input too.
+   */
+  readonly output?: OutputGuard;
   /** `org.opencontainers.image.version`. @default package.json `version` */
   readonly version?: string;
   /** `org.opencontainers.image.revision`. @default `git rev-parse HEAD` in `operatorDir`, when it works */
@@ -207,7 +213,13 @@ export async function buildOperatorImage(o: BuildOperatorImageOptions): Promise<
     };
   };
   const image = appendLayers(base, [layer, ...(o.layers ?? [])], settings);
-  await writeLayout(layout, [{ image, tag }]);
+  await writeLayout(layout, [{ image, tag }], {
+    ...o.output,
+    inputs: [
+      ...(o.output?.inputs ?? [{ name: '--operator', path: operatorDir }]),
+      ...(baseSource.kind === 'layout' ? [{ name: '--base', path: baseSource.dir }] : []),
+    ],
+  });
   const images = isImageIndex(image)
     ? image.images.map((e) => ({ platform: formatPlatform(e.platform), digest: e.image.digest }))
     : [{ platform: formatPlatform(imagePlatform(image)), digest: image.digest }];
