@@ -102,6 +102,19 @@ describe('credentials go only where they belong', () => {
     },
   );
 
+  it('sends no credential to an upload location on another host, and names it when it answers 401', async () => {
+    const { registry, storage, realm } = await hostileSetup({ kind: 'basic', ...alice });
+    registry.uploadOrigin = storage.origin;
+    const other = buildImage([layerFromEntries([{ path: 'configs/y.json', content: '{"y":1}' }])]);
+    await expect(client(registry).push(other, `${registry.host}/team/app:v2`)).rejects.toThrow(
+      new RegExp(
+        `: ${storage.host} \\(where the registry sent the request\\) answered 401; the registry's credentials are not sent there$`,
+      ),
+    );
+    expect(storage.authorizations).toEqual([undefined]);
+    expect(realm.authorizations).toEqual([]);
+  });
+
   it('names the storage host that refuses a download with 403', async () => {
     const storage = await recordingServer((res) => res.writeHead(403).end());
     const registry = await FakeRegistry.start({ auth: { kind: 'basic', ...alice } });

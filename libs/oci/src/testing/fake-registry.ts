@@ -66,6 +66,8 @@ export class FakeRegistry {
    * send them to their storage.
    */
   blobRedirect: string | undefined;
+  /** When set, an upload that starts is given a location on this origin (`<origin>/upload/<id>`). */
+  uploadOrigin: string | undefined;
   readonly #uploads = new Map<string, { repo: string; data: Buffer }>();
   readonly #tokens = new Map<string, { scopes: string[]; expiresAt: number }>();
   readonly #server: http.Server;
@@ -198,7 +200,10 @@ export class FakeRegistry {
       const uuid = randomUUID();
       this.#uploads.set(uuid, { repo, data: Buffer.alloc(0) });
       const headers: Record<string, string> = {
-        location: `/v2/${repo}/blobs/uploads/${uuid}?_state=s0`,
+        location:
+          this.uploadOrigin === undefined
+            ? `/v2/${repo}/blobs/uploads/${uuid}?_state=s0`
+            : `${this.uploadOrigin}/upload/${uuid}`,
         'docker-upload-uuid': uuid,
         range: '0-0',
       };
