@@ -22,6 +22,16 @@ describe('reportLine', () => {
     expect(reportLine(error)).toBe('read a.json: file of 9 bytes exceeds the limit of 1 bytes');
   });
 
+  it('hides the credentials of URLs and headers a message carries', () => {
+    const error = new CliError(
+      'X',
+      'GET https://bot:hunter2@git.test/repo?access_token=abc failed; sent Authorization: Bearer eyJx.eyJy.sig',
+    );
+    expect(reportLine(error)).toBe(
+      'GET https://***@git.test/repo?access_token=*** failed; sent Authorization: ***',
+    );
+  });
+
   it('folds a message that lists its problems on lines of their own into one line', () => {
     const error = new CliError(
       'X',

@@ -24,10 +24,23 @@ const arm64 = buildImage([layerFromEntries([{ path: 'arch', content: 'arm64' }])
 const index = buildImageIndex([amd64, arm64]);
 
 /** Runs opkit; resolves with its exit code and output (never rejects). */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cliWith({}, ...args);
+}
+
+/** Runs opkit with `extra` added to its environment. */
+async function cliWith(
+  extra: Readonly<Record<string, string>>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     // No login files: the registry is anonymous, and the user's own must not matter.
-    const env = { ...process.env, DOCKER_CONFIG: join(scratch, 'no-docker'), REGISTRY_AUTH_FILE: '' };
+    const env = {
+      ...process.env,
+      DOCKER_CONFIG: join(scratch, 'no-docker'),
+      REGISTRY_AUTH_FILE: '',
+      ...extra,
+    };
     const { stdout, stderr } = await run(process.execPath, [opkit, ...args], { env, cwd: scratch });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -122,6 +135,22 @@ describe('opkit image pull', () => {
     expect(notThere).toMatchObject({ code: 1 });
     expect(notThere.stderr).toContain(
       `opkit: manifest not found on ${registry.host} for ${registry.host}/team/absent:v1\n`,
+    );
+  });
+
+  it('never prints the password of a proxy it refuses', async () => {
+    const proxy = 'https://alice:s3cret@proxy.test:3128';
+    const pulled = await cliWith(
+      { HTTPS_PROXY: proxy, HTTP_PROXY: proxy },
+      'image',
+      'pull',
+      `${registry.host}/team/app:v1`,
+      join(scratch, 'proxied'),
+    );
+    expect(pulled.code).toBe(1);
+    expect(pulled.stderr).not.toContain('s3cret');
+    expect(pulled.stderr.trimEnd()).toMatch(
+      /^opkit: HTTPS?_PROXY="https:\/\/\*\*\*@proxy\.test:3128": only http:\/\/ proxies are supported$/,
     );
   });
 });
