@@ -42,3 +42,15 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', done, { once: true });
   });
 }
+
+/**
+ * A watch that ends sooner than this after it was opened, without a single event (bookmarks count), did not
+ * work: the server or a proxy accepts watches and ends them at once. Reopening it at once would ask again many
+ * times a second, so a list-watch loop counts it as a failure and backs off (client-go: "very short watch").
+ */
+export const SHORT_WATCH_MS = 1_000;
+
+/** Whether a watch opened at `openedAt` (`performance.now()`) that saw `events` events was a short one. */
+export function isShortWatch(openedAt: number, events: number, now = performance.now()): boolean {
+  return events === 0 && now - openedAt < SHORT_WATCH_MS;
+}

@@ -1,3 +1,4 @@
+export { Backoff, isShortWatch, SHORT_WATCH_MS, sleep } from './backoff.js';
 export { type InformerHandler, SharedInformer, stripManagedFields } from './informer.js';
 export {
   CacheSyncTimeoutError,

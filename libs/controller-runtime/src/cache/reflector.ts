@@ -3,7 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { KubeClient, TypeRef } from '../client/client.js';
 import { isGone } from '../client/errors.js';
 import type { KubeObject } from '../object.js';
-import { Backoff, sleep } from './backoff.js';
+import { Backoff, isShortWatch, sleep } from './backoff.js';
 
 /** What a reflector feeds: a full state after every (re)list, then single changes. */
 export interface ReflectorSink<T extends KubeObject> {
@@ -48,14 +48,8 @@ export interface ReflectorStats {
 
 class WatchExpiredError extends Error {}
 
-/**
- * The server (or a proxy) accepted a watch and ended it at once without a single event: reopening it at once
- * would ask again many times a second, so it counts as a failure and backs off (client-go: "very short watch").
- */
+/** The server (or a proxy) accepted a watch and ended it at once without an event (see isShortWatch). */
 class ShortWatchError extends Error {}
-
-/** A watch that ends sooner than this without an event (bookmarks count) is a {@link ShortWatchError}. */
-const SHORT_WATCH_MS = 1_000;
 
 /** An object is at most 1.5 MB in etcd; an event line ten times that is no event. */
 const MAX_WATCH_EVENT_CHARS = 16 * 1024 * 1024;
@@ -194,8 +188,8 @@ export class Reflector<T extends KubeObject> {
           );
         }
       }
-      const lasted = Math.round(performance.now() - started);
-      if (events === 0 && lasted < SHORT_WATCH_MS && !signal.aborted) {
+      if (isShortWatch(started, events) && !signal.aborted) {
+        const lasted = Math.round(performance.now() - started);
         const scope = this.#o.namespace ? ` in namespace ${this.#o.namespace}` : '';
         throw new ShortWatchError(
           `very short watch: the watch of ${this.#o.type.kind}${scope} ended after ${lasted} ms without an event`,

@@ -1,3 +1,4 @@
+import { Backoff, isShortWatch, sleep } from '@opkit/controller-runtime/cache';
 import { KubeApiError, type KubeRest, type Query } from './rest.js';
 
 interface ListResult<T> {
@@ -16,7 +17,9 @@ export interface ListWatchHandler<T> {
 /**
  * Keeps `handler` in step with a collection until `signal` aborts: list, then watch from the list's
  * resourceVersion, re-watch when the server ends the stream, relist when the version expired (410), and back
- * off a second after any failure. Enough for the harness; the product runtime has its own, fuller loop.
+ * off a second after any failure. A watch the server ends at once without an event backs off as the runtime's
+ * reflector does (800 ms doubling to 30 s, from the start again after a watch that worked). Enough for the
+ * harness; the product runtime has its own, fuller loop.
  */
 export async function listWatch<T>(
   rest: KubeRest,
@@ -26,6 +29,7 @@ export async function listWatch<T>(
   signal: AbortSignal,
 ): Promise<void> {
   let resourceVersion: string | undefined;
+  const backoff = new Backoff();
   while (!signal.aborted) {
     try {
       if (resourceVersion === undefined) {
@@ -33,10 +37,13 @@ export async function listWatch<T>(
         handler.sync(list.items);
         resourceVersion = list.metadata.resourceVersion;
       }
+      const opened = performance.now();
+      let events = 0;
       const error = await rest.watch<T & { metadata?: { resourceVersion?: string } }>(
         path,
         { ...query, resourceVersion, timeoutSeconds: 300 },
         (event) => {
+          events++;
           resourceVersion = event.object.metadata?.resourceVersion ?? resourceVersion;
           if (event.type === 'ADDED') handler.added(event.object);
           else if (event.type === 'MODIFIED') handler.modified(event.object);
@@ -45,6 +52,8 @@ export async function listWatch<T>(
         signal,
       );
       if (error) resourceVersion = undefined;
+      else if (isShortWatch(opened, events)) await sleep(backoff.next(), signal);
+      else backoff.reset();
     } catch (error) {
       if (signal.aborted) return;
       if (error instanceof KubeApiError && error.status === 410) resourceVersion = undefined;

@@ -1,3 +1,4 @@
+import { Backoff, isShortWatch, sleep } from '@opkit/controller-runtime/cache';
 import type { KubeRest } from '../kube/rest.js';
 
 /** A kind of object to watch, e.g. `{ apiVersion: 'apps/v1', plural: 'deployments' }`. */
@@ -122,27 +123,38 @@ export class WriteWatch {
   async #follow(type: ResourceType): Promise<void> {
     const path = collectionPath(type, this.#namespace);
     const signal = this.#abort.signal;
+    const backoff = new Backoff();
     while (!signal.aborted) {
+      let short = false;
       try {
         const list = await this.#rest.request<{ metadata: { resourceVersion: string }; items: Watched[] }>(
           'GET',
           path,
         );
         for (const item of list.items) this.#seen(type, item, false);
+        const opened = performance.now();
+        let events = 0;
         await this.#rest.watch<Watched>(
           path,
           { resourceVersion: list.metadata.resourceVersion },
           (event) => {
+            events++;
             if (event.type === 'BOOKMARK') return;
             this.#seen(type, event.object, event.type === 'DELETED');
           },
           signal,
         );
+        short = isShortWatch(opened, events);
       } catch {
         if (signal.aborted) return;
       }
-      // The watch ended (expired, or the connection dropped): list again, noting what changed meanwhile.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The watch ended (expired, or the connection dropped): list again, noting what changed meanwhile. One
+      // the server ended at once without an event backs off as the runtime's reflector does.
+      if (short) await sleep(backoff.next(), signal);
+      else {
+        backoff.reset();
+        await sleep(100, signal);
+      }
     }
   }
 }
