@@ -92,6 +92,11 @@ export interface RegistryClientOptions extends HttpTransportOptions {
   readonly chunkSize?: number;
   /** Default progress callback for pushes and pulls. */
   readonly onProgress?: (event: ProgressEvent) => void;
+  /**
+   * The largest blob `pull` and `pullAll` read into memory; a manifest naming a larger one is refused before
+   * it is fetched (`pullBlob` streams blobs of any size to a file). Default 1 GiB.
+   */
+  readonly maxInMemoryBlobBytes?: number;
 }
 
 /** Options of {@link RegistryClient.push}. */
@@ -162,6 +167,7 @@ const RETRYABLE_STATUS: ReadonlySet<number> = new Set([429, 500, 502, 503, 504])
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 /** Blobs up to this size are read into memory directly; larger ones stream through a verified file. */
 const IN_MEMORY_BLOB_BYTES = 1024 * 1024;
+const DEFAULT_MAX_IN_MEMORY_BLOB_BYTES = 1024 ** 3;
 const MANIFEST_ACCEPT = [
   MediaType.ociManifest,
   MediaType.dockerManifest,
@@ -510,7 +516,14 @@ export class RegistryClient {
     t: Target,
     onProgress: ((event: ProgressEvent) => void) | undefined,
   ): (descriptor: Descriptor) => Promise<Uint8Array> {
+    const limit = this.#options.maxInMemoryBlobBytes ?? DEFAULT_MAX_IN_MEMORY_BLOB_BYTES;
     return async (descriptor) => {
+      if (descriptor.size > limit) {
+        throw new ManifestInvalidError(
+          t.display,
+          `blob ${descriptor.digest} of ${descriptor.size} bytes is larger than the ${limit} bytes a pull holds in memory`,
+        );
+      }
       const bytes = await this.#getBlob(t, descriptor);
       onProgress?.({
         digest: descriptor.digest,
