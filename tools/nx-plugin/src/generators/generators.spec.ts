@@ -21,6 +21,14 @@ beforeEach(() => {
 const read = (path: string) => tree.read(path, 'utf-8') ?? '';
 
 describe('the operator generator', () => {
+  it('gives the new package the workspace root’s engines', async () => {
+    const root = { name: '@acme/source', workspaces: ['operators/*'], engines: { node: '>=22.19' } };
+    tree.write('package.json', JSON.stringify(root));
+    await operatorGenerator(tree, { name: 'postgres-lite', domain: 'acme.io' });
+
+    expect(readJson(tree, 'operators/postgres-lite/package.json').engines).toEqual({ node: '>=22.19' });
+  });
+
   it('scaffolds the project in the kubebuilder layout, with release metadata and a catalog entry', async () => {
     await operatorGenerator(tree, { name: 'postgres-lite', domain: 'acme.io' });
     const root = 'operators/postgres-lite';

@@ -57,12 +57,15 @@ export async function operatorGenerator(
     cache: false,
     options: { command, cwd: '{projectRoot}', forwardAllArgs: true },
   });
+  // The workspace's Node.js requirement: the new package promises what the others do.
+  const { engines } = readJson<{ engines?: Record<string, string> }>(tree, 'package.json');
   const packageJson = {
     name: `${npmScope(tree)}/${names.packageName}`,
     version: '0.1.0',
     private: true,
     type: 'module',
     description: `The ${names.displayName}, on @opkit/controller-runtime`,
+    ...(engines ? { engines } : {}),
     // Never published nor consumed as built JavaScript (its image bundles `src/main.ts`): the sources are the
     // package.
     exports: { '.': './src/index.ts' },
