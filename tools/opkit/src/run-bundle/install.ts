@@ -152,11 +152,12 @@ export async function runBundle(options: RunBundleOptions): Promise<void> {
     );
     if (existing !== undefined) {
       const where = `Subscription ${namespace}/${existing.metadata.name}`;
+      const ours = existing.spec.name === packageName && createdForPackage(existing, packageName);
       throw new CliError(
-        'OPKIT_ALREADY_INSTALLED',
+        ours ? 'OPKIT_ALREADY_INSTALLED' : 'OPKIT_OBJECT_NOT_OURS',
         existing.spec.name !== packageName
           ? `${where} (of package ${existing.spec.name}) already exists and was not created by 'opkit run bundle' for package ${packageName}: it is left as it is; choose another --namespace`
-          : createdForPackage(existing, packageName)
+          : ours
             ? `package ${packageName} already has ${where}: upgrade with 'opkit run bundle-upgrade' or remove it with 'opkit cleanup ${packageName}'`
             : `package ${packageName} already has ${where}, not created by 'opkit run bundle': it is left as it is; remove it first or choose another --namespace`,
       );
