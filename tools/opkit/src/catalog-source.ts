@@ -10,6 +10,7 @@ import {
   readLayout,
   splitTrailingTag,
 } from '@opkit/oci';
+import { resolveWithinRoot } from '@opkit/oci/within-root';
 import { CliError } from './cli-error.js';
 import { type UnpackLimits, unpackImageLayers } from './image-unpack.js';
 import { cliRegistryClient } from './registry-client.js';
@@ -39,17 +40,22 @@ export async function unpackCatalogImage(
     await unpackImageLayers(image, root, limits);
   } catch (err) {
     await rm(root, { recursive: true, force: true });
-    throw new CliError(
-      'OPKIT_CATALOG_IMAGE_INVALID',
-      `${where}: cannot unpack a layer: ${(err as Error).message}`,
-    );
+    throw new CliError('OPKIT_CATALOG_IMAGE_INVALID', `${where}: cannot unpack ${(err as Error).message}`);
   }
-  const dir = join(root, configs.replace(/^\/+/, ''));
-  if (!existsSync(dir)) {
+  // The label is the image's word too: the directory it names is resolved within the image, links included.
+  let inImage: string | undefined;
+  try {
+    inImage = resolveWithinRoot(root, configs.replace(/^\/+/, ''));
+  } catch {
+    inImage = '\0'; // a loop of links: no directory
+  }
+  const dir = inImage === undefined ? undefined : join(root, inImage);
+  if (dir === undefined || !existsSync(dir) || !statSync(dir).isDirectory()) {
     await rm(root, { recursive: true, force: true });
+    const why = dir === undefined ? 'leads out of the image' : 'is no directory of the image';
     throw new CliError(
       'OPKIT_CATALOG_IMAGE_INVALID',
-      `${where}: the image has no ${configs} directory (${CATALOG_CONFIGS_LABEL})`,
+      `${where}: ${configs} (${CATALOG_CONFIGS_LABEL}) ${why}`,
     );
   }
   return {

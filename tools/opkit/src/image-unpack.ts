@@ -1,8 +1,23 @@
-import { posix } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  type Stats,
+  symlinkSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
 import type { OciImage } from '@opkit/oci';
-import { extract } from 'tar';
+import { resolveWithinRoot } from '@opkit/oci/within-root';
+import { Parser, type ReadEntry } from 'tar';
 
 /** How much an image may unpack to: catalogs and bundles are megabytes; a layer that inflates beyond is refused. */
 export interface UnpackLimits {
@@ -12,61 +27,203 @@ export interface UnpackLimits {
   readonly maxEntries?: number;
 }
 
-/** Whether `path` (relative to the root, `/`-separated) stays inside it. */
-function staysInside(path: string): boolean {
-  if (path.startsWith('/') || path.includes('\0')) return false;
-  const n = posix.normalize(path);
-  return n !== '..' && !n.startsWith('../');
+/** An entry the unpacker refuses; the image is refused whole. */
+class Refusal extends Error {}
+
+const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
+
+/** Where links resolve after every layer, whichever layer made them. */
+interface UnpackState {
+  readonly root: string;
+  readonly maxBytes: number;
+  readonly maxEntries: number;
+  bytes: number;
+  entries: number;
+  /** The layer that made each symlink (by its path on disk), to name it when the link is refused at the end. */
+  readonly linkLayers: Map<string, string>;
+}
+
+/** `null` when nothing is at `path` (`lstat` never follows the last link). */
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** Makes room for a new entry at `path`: whatever is there (a symlink included) is removed, never followed. */
+function clear(path: string, existing: Stats | null): void {
+  if (existing === null) return;
+  if (existing.isDirectory()) rmSync(path, { recursive: true, force: true });
+  else unlinkSync(path);
+}
+
+/** Whether `path` (relative to the root) leaves it once its links are followed; a loop leaves nothing. */
+function leavesRoot(root: string, path: string): boolean {
+  try {
+    return resolveWithinRoot(root, path) === undefined;
+  } catch {
+    return false;
+  }
 }
 
 /**
- * Why an entry must not be unpacked: an absolute or `..` path, or a link whose target leaves the root. node-tar
- * would only skip such paths with a warning and would create the symlink, which a reader of the tree then
- * follows out of the image; an image that tries either is refused whole.
+ * Writes one entry. The path is resolved against what is on disk: its parent directories may be symlinks that
+ * stay inside the root, and the entry is written where they lead; one that leads out is refused. A file or link
+ * replaces what was at its own path without following it. Devices, FIFOs and the like are not created.
  */
-function escapeReason(path: string, type: string, linkpath: string | undefined): string | undefined {
-  if (!staysInside(path)) return `entry ${JSON.stringify(path)} leaves the image root`;
-  if (type === 'SymbolicLink' && linkpath !== undefined) {
-    const target = linkpath.startsWith('/') ? linkpath : posix.join(posix.dirname(path), linkpath);
-    if (!staysInside(target)) return `symlink ${JSON.stringify(path)} points out of the image (${linkpath})`;
+function place(entry: ReadEntry, state: UnpackState, layer: string): void {
+  const quoted = JSON.stringify(entry.path);
+  const parts = entry.path.split('/').filter((p) => p !== '' && p !== '.');
+  if (entry.path.startsWith('/') || entry.path.includes('\0') || parts.includes('..')) {
+    throw new Refusal(`entry ${quoted} leaves the image root`);
   }
-  if (type === 'Link' && linkpath !== undefined && !staysInside(linkpath)) {
-    return `hard link ${JSON.stringify(path)} points out of the image (${linkpath})`;
+  state.entries += 1;
+  if (state.entries > state.maxEntries) throw new Refusal(`it holds more than ${state.maxEntries} entries`);
+  if (FILE_TYPES.has(entry.type)) state.bytes += entry.size;
+  if (state.bytes > state.maxBytes)
+    throw new Refusal(`it unpacks to more than ${state.maxBytes} bytes (at ${entry.path})`);
+  const name = parts.pop();
+  if (name === undefined) return; // the root itself
+  const parent = resolveWithinRoot(state.root, parts.join('/'));
+  if (parent === undefined) throw new Refusal(`entry ${quoted} leads out of the image through a symlink`);
+  const rel = parent === '' ? name : `${parent}/${name}`;
+  const path = join(state.root, rel);
+  const { root } = state;
+  mkdirSync(join(root, parent), { recursive: true });
+  const existing = lstatOrNull(path);
+  const mode = (entry.mode ?? 0) & 0o777;
+  if (entry.type === 'Directory') {
+    if (existing?.isDirectory()) return;
+    clear(path, existing);
+    // The owner keeps what it needs to write below and remove the tree.
+    mkdirSync(path, { mode: mode | 0o700 });
+  } else if (FILE_TYPES.has(entry.type)) {
+    clear(path, existing);
+    // O_EXCL: a link put there in between is not written through.
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+    const fd = openSync(path, flags, mode | 0o600);
+    let open = true;
+    const close = (): void => {
+      if (open) closeSync(fd);
+      open = false;
+    };
+    entry.on('data', (chunk: Buffer) => {
+      try {
+        writeSync(fd, chunk);
+      } catch (error) {
+        close();
+        throw error;
+      }
+    });
+    entry.on('end', close);
+  } else if (entry.type === 'SymbolicLink') {
+    const target = entry.linkpath ?? '';
+    if (target === '' || target.startsWith('/') || leavesRootFrom(root, parent, target)) {
+      throw new Refusal(`symlink ${quoted} points out of the image (${target})`);
+    }
+    clear(path, existing);
+    symlinkSync(target, path);
+    state.linkLayers.set(rel, layer);
+  } else if (entry.type === 'Link') {
+    const target = entry.linkpath ?? '';
+    const linked = target.startsWith('/')
+      ? undefined
+      : resolveWithinRoot(root, target, { followLast: false });
+    if (linked === undefined) throw new Refusal(`hard link ${quoted} points out of the image (${target})`);
+    const stats = lstatOrNull(join(root, linked));
+    if (stats === null || stats.isDirectory()) {
+      throw new Refusal(`hard link ${quoted}: ${JSON.stringify(target)} is no file of the image`);
+    }
+    if (linked === rel) return;
+    clear(path, existing);
+    linkSync(join(root, linked), path);
+    // A hard link to a symlink is a symlink, whose target now resolves from another directory.
+    if (stats.isSymbolicLink()) state.linkLayers.set(rel, layer);
   }
-  return undefined;
+}
+
+/** Whether a link at `dir` (relative to the root) with `target` resolves out of the root on disk as it is now. */
+function leavesRootFrom(root: string, dir: string, target: string): boolean {
+  return leavesRoot(root, dir === '' ? target : `${dir}/${target}`);
+}
+
+async function unpackLayer(bytes: Uint8Array, state: UnpackState, layer: string): Promise<void> {
+  let refusal: Refusal | undefined;
+  await new Promise<void>((resolve, reject) => {
+    const parser = new Parser({
+      strict: true,
+      onReadEntry: (entry) => {
+        if (refusal === undefined) {
+          try {
+            place(entry, state, layer);
+          } catch (error) {
+            const code = (error as NodeJS.ErrnoException).code;
+            const why = code ?? (error as Error).message;
+            refusal =
+              error instanceof Refusal
+                ? error
+                : new Refusal(`cannot unpack entry ${JSON.stringify(entry.path)}: ${why}`);
+          }
+        }
+        // A parser's entries wait to be read: what is not written (a refused entry, a link) is passed over.
+        entry.resume();
+      },
+    });
+    parser.on('error', reject);
+    parser.on('end', () => resolve());
+    parser.end(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  });
+  if (refusal !== undefined) throw new Error(`layer ${layer}: ${refusal.message}`);
 }
 
 /**
- * Unpacks an image's layers, in order, into `root`. Entries that would leave `root` (absolute or `..` paths,
- * links pointing out) are refused, and sizes and entry counts are bounded.
+ * Every symlink of the tree, resolved as a reader would follow it once all layers are down: a link that stayed
+ * inside when it was made may lead out through links made after it.
+ */
+function refuseLinksOut(state: UnpackState, lastLayer: string): void {
+  const walk = (rel: string): void => {
+    const entries: Dirent[] = readdirSync(join(state.root, rel), { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const child = rel === '' ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(child);
+      else if (e.isSymbolicLink() && leavesRoot(state.root, child)) {
+        const layer = state.linkLayers.get(child) ?? lastLayer;
+        const target = readlinkSync(join(state.root, child));
+        throw new Error(
+          `layer ${layer}: symlink ${JSON.stringify(child)} points out of the image (${target})`,
+        );
+      }
+    }
+  };
+  walk('');
+}
+
+/**
+ * Unpacks an image's layers, in order, into `root`, which nothing may leave: every entry's path is resolved
+ * against what is already on disk, symlinks and hard links whose target leads out of `root` (through `..`, an
+ * absolute target or a chain of links, checked again once all layers are down) refuse the image, and devices,
+ * FIFOs and sockets are not created. Sizes and entry counts are bounded.
  *
- * @throws Error naming the entry that escapes or what exceeded the limits, or tar's reason for a malformed layer
+ * @throws Error naming the layer and the entry that escapes, or what exceeded the limits, or tar's reason for a
+ *   malformed layer
  */
 export async function unpackImageLayers(
   image: OciImage,
   root: string,
   limits: UnpackLimits = {},
 ): Promise<void> {
-  const maxBytes = limits.maxBytes ?? 2 * 1024 ** 3;
-  const maxEntries = limits.maxEntries ?? 1_000_000;
-  let bytes = 0;
-  let entries = 0;
-  let refusal: string | undefined;
-  for (const layer of image.layers) {
-    const unpack = extract({
-      cwd: root,
-      gzip: true,
-      filter: (path, entry) => {
-        const linkpath = 'linkpath' in entry ? entry.linkpath : undefined;
-        refusal ??= escapeReason(path, 'type' in entry ? entry.type : '', linkpath);
-        bytes += 'size' in entry ? (entry.size ?? 0) : 0;
-        entries += 1;
-        if (bytes > maxBytes) refusal ??= `it unpacks to more than ${maxBytes} bytes (at ${path})`;
-        if (entries > maxEntries) refusal ??= `it holds more than ${maxEntries} entries`;
-        return refusal === undefined;
-      },
-    });
-    await pipeline(Readable.from([Buffer.from(layer.bytes)]), unpack);
-    if (refusal !== undefined) throw new Error(refusal);
-  }
+  const state: UnpackState = {
+    root,
+    maxBytes: limits.maxBytes ?? 2 * 1024 ** 3,
+    maxEntries: limits.maxEntries ?? 1_000_000,
+    bytes: 0,
+    entries: 0,
+    linkLayers: new Map(),
+  };
+  for (const layer of image.layers) await unpackLayer(layer.bytes, state, layer.descriptor.digest);
+  const last = image.layers.at(-1);
+  if (last !== undefined) refuseLinksOut(state, last.descriptor.digest);
 }

@@ -3,6 +3,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   truncateSync,
@@ -31,14 +32,15 @@ interface Outcome {
   readonly rssMiB?: number;
 }
 
-/** Runs the built CLI, measured by `time -v` when present; never rejects. */
-function cli(args: readonly string[], cwd = scratch): Promise<Outcome> {
+/** Runs the built CLI with `tmp` as its temporary directory, measured by `time -v` when present; never rejects. */
+function cli(args: readonly string[], tmp: string, cwd = scratch): Promise<Outcome> {
   const [file, argv] = timeV
     ? [timeV, ['-v', process.execPath, opkit, ...args]]
     : [process.execPath, [opkit, ...args]];
   const started = performance.now();
   return new Promise((resolve) => {
-    execFile(file, argv, { cwd, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+    const env = { ...process.env, TMPDIR: tmp };
+    execFile(file, argv, { cwd, env, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
       const seconds = (performance.now() - started) / 1000;
       const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
       // `time -v` appends its report after the child's own stderr.
@@ -277,7 +279,8 @@ const cases: Case[] = [
     };
     const outOfImage = /leaves the image root|points out of the image/;
     // Through a registry the image is named, and so is the entry that tries to leave.
-    const escaper = JSON.stringify(entries.at(-1)?.path).replaceAll(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    const refused = entries.find((e) => e.refused) ?? entries.at(-1);
+    const escaper = JSON.stringify(refused?.path).replaceAll(/[.*+?^${}()|[\]\\/]/g, '\\$&');
     const namedOut = (what: string) =>
       new RegExp(`escape-${what}-${slug}:v1.*${escaper} (leaves the image root|points out of the image)`);
     return [
@@ -362,7 +365,9 @@ describe('hostile input to every reader of the CLI', () => {
     async ({ name, args, message, stream, cwd, kept }) => {
       const out = join(scratch, `out-${figures.length}`);
       const argv = (await args()).map((a) => (a === 'OUT' ? out : a));
-      const result = await cli(argv, join(scratch, cwd ?? ''));
+      const tmp = join(scratch, `tmp-${figures.length}`);
+      mkdirSync(tmp);
+      const result = await cli(argv, tmp, join(scratch, cwd ?? ''));
       const said = stream === 'stdout' ? result.stdout : result.stderr;
       figures.push(`${name}\t${result.seconds.toFixed(2)}\t${result.rssMiB ?? '?'}\t${said.trimEnd()}`);
       expect(result.code, said).toBe(1);
@@ -373,6 +378,8 @@ describe('hostile input to every reader of the CLI', () => {
       expect(existsSync(out)).toBe(false);
       for (const [file, content] of kept ?? [])
         expect(readFileSync(join(scratch, file), 'utf8'), file).toBe(content);
+      // Whatever was unpacked or staged is gone, however the command failed.
+      expect(readdirSync(tmp)).toEqual([]);
       // Generous bounds: a refusal comes from a limit, not from exhausting the machine.
       expect(result.seconds).toBeLessThan(30);
       if (result.rssMiB !== undefined) expect(result.rssMiB).toBeLessThan(1024);

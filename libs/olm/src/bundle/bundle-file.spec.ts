@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  BundleFileTooLargeError,
+  BundleFileRefusedError,
   MAX_BUNDLE_FILE_BYTES,
   readBundleFile,
   readBundleText,
@@ -29,7 +29,7 @@ describe('readBundleFile', () => {
     );
   });
 
-  it('stops reading a file without a size one byte past the limit', () => {
+  it('refuses a device before reading it, with the file named', () => {
     const error = (() => {
       try {
         readBundleFile('/dev/zero', 1000);
@@ -38,7 +38,9 @@ describe('readBundleFile', () => {
       }
       return undefined;
     })();
-    expect(error).toBeInstanceOf(BundleFileTooLargeError);
-    expect((error as BundleFileTooLargeError).reason).toBe('file exceeds the limit of 1000 bytes');
+    expect(error).toBeInstanceOf(BundleFileRefusedError);
+    expect((error as BundleFileRefusedError).message).toBe(
+      'read /dev/zero: not a regular file but a character device',
+    );
   });
 });

@@ -1,4 +1,6 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
+import { openFileWithinRoot, WithinRootError } from '@opkit/oci/within-root';
 
 /**
  * The largest file read from a bundle directory (`manifests/`, `metadata/`), 64 MiB. OLM stages a bundle in one
@@ -9,41 +11,71 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
  */
 export const MAX_BUNDLE_FILE_BYTES = 64 * 1024 * 1024;
 
-/** A bundle file was refused by its size; it was not read. */
-export class BundleFileTooLargeError extends Error {
-  override readonly name = 'BundleFileTooLargeError';
-  readonly code = 'OLM_BUNDLE_FILE_TOO_LARGE';
-
-  /** Why, without the path: `file of 70000000 bytes exceeds the limit of 67108864 bytes`. */
-  readonly reason: string;
+/**
+ * A bundle file was refused, not read: a symlink leading out of the directory it is read within, something
+ * other than a regular file (a device, a FIFO), or a file above the size limit.
+ */
+export class BundleFileRefusedError extends Error {
+  override readonly name: string = 'BundleFileRefusedError';
+  readonly code: string = 'OLM_BUNDLE_FILE_REFUSED';
 
   constructor(
     readonly path: string,
+    /** Why, without the path: `not a regular file but a FIFO`. */
+    readonly reason: string,
+  ) {
+    super(`read ${path}: ${reason}`);
+  }
+}
+
+/** A bundle file was refused by its size; it was not read. */
+export class BundleFileTooLargeError extends BundleFileRefusedError {
+  override readonly name = 'BundleFileTooLargeError';
+  override readonly code = 'OLM_BUNDLE_FILE_TOO_LARGE';
+
+  constructor(
+    path: string,
     readonly limit: number,
     size?: number,
   ) {
-    const reason = `file ${size === undefined ? '' : `of ${size} bytes `}exceeds the limit of ${limit} bytes`;
-    super(`read ${path}: ${reason}`);
-    this.reason = reason;
+    super(path, `file ${size === undefined ? '' : `of ${size} bytes `}exceeds the limit of ${limit} bytes`);
+  }
+}
+
+/** Opens a bundle file for reading as {@link readBundleFile} describes. */
+function openBundleFile(path: string, root: string): { fd: number; size: number } {
+  try {
+    return openFileWithinRoot(root, relative(root, path));
+  } catch (error) {
+    if (!(error instanceof WithinRootError)) throw error;
+    // A directory reads as the file system says it (EISDIR), which readers take for a missing file.
+    if (error.code === 'IS_DIRECTORY')
+      throw Object.assign(new Error(`read ${path}: ${error.reason}`), { code: 'EISDIR' });
+    throw new BundleFileRefusedError(path, error.reason);
   }
 }
 
 /**
- * Reads a file of a bundle directory, refusing one larger than `limit` before holding it in memory: its size
- * is checked when opened, and reading stops one byte past the limit for files whose size is not known ahead
- * (devices, pipes) or that grow while read.
+ * Reads a file of a bundle directory: a regular file, or a symlink leading to one without leaving `root` (by
+ * default the directory holding the file); never a device, FIFO or socket. A file larger than `limit` is
+ * refused before it is held in memory: its size is checked when opened, and reading stops one byte past the
+ * limit should it grow while read.
  *
- * @throws {BundleFileTooLargeError} above the limit; the file-system error when it cannot be read
+ * @throws {BundleFileRefusedError} ({@link BundleFileTooLargeError} above the limit) naming the file; the
+ *   file-system error when it cannot be read
  */
-export function readBundleFile(path: string, limit: number = MAX_BUNDLE_FILE_BYTES): Buffer {
-  const fd = openSync(path, 'r');
+export function readBundleFile(
+  path: string,
+  limit: number = MAX_BUNDLE_FILE_BYTES,
+  root: string = dirname(path),
+): Buffer {
+  const { fd, size } = openBundleFile(path, root);
   try {
-    const stats = fstatSync(fd);
-    if (stats.size > limit) throw new BundleFileTooLargeError(path, limit, stats.size);
+    if (size > limit) throw new BundleFileTooLargeError(path, limit, size);
     const chunks: Buffer[] = [];
     let total = 0;
-    // A regular file is read in one buffer of its size, plus the byte that tells it grew.
-    const chunkSize = stats.isFile() ? stats.size + 1 : 64 * 1024;
+    // Read in one buffer of its size, plus the byte that tells it grew.
+    const chunkSize = size + 1;
     for (;;) {
       const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(chunkSize, limit + 1 - total)));
       const n = readSync(fd, chunk, 0, chunk.length, null);

@@ -1,5 +1,5 @@
 export * from './annotations.js';
-export { BundleFileTooLargeError, MAX_BUNDLE_FILE_BYTES } from './bundle-file.js';
+export { BundleFileRefusedError, BundleFileTooLargeError, MAX_BUNDLE_FILE_BYTES } from './bundle-file.js';
 export * from './catalog-bundle.js';
 export * from './errors.js';
 export * from './file-names.js';

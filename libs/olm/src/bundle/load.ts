@@ -1,12 +1,13 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { resolveWithinRoot } from '@opkit/oci/within-root';
 import { decodeGo } from '../catalog/go-json-decode.js';
 import { type ClusterServiceVersion, CSV_KIND, isRecord, type Manifest } from '../csv/types.js';
 import { tryParseVersionTolerant } from '../semver/index.js';
 import { BundleAnnotation, REGISTRY_V1 } from './annotations.js';
 import { readAnnotationsFile } from './annotations-file.js';
-import { BundleFileTooLargeError, readBundleFile } from './bundle-file.js';
+import { BundleFileRefusedError, MAX_BUNDLE_FILE_BYTES, readBundleFile } from './bundle-file.js';
 import { BundleError, type BundleProblem, formatBundleProblem } from './errors.js';
 import { DEPENDENCIES_FILE, PROPERTIES_FILE } from './go-types.js';
 import { isSupportedKind } from './supported-kinds.js';
@@ -41,12 +42,15 @@ export interface LoadedBundle {
   readonly properties: readonly { readonly type: string; readonly value: unknown }[];
 }
 
-/** The bytes of a bundle file, or a problem when it is larger than a bundle file may be. */
+/**
+ * The bytes of a bundle file, or a problem when it is refused: larger than a bundle file may be, not a regular
+ * file, or a symlink leading out of the bundle directory.
+ */
 function readFile(dir: string, file: string, problems: BundleProblem[]): Buffer | undefined {
   try {
-    return readBundleFile(join(dir, file));
+    return readBundleFile(join(dir, file), MAX_BUNDLE_FILE_BYTES, dir);
   } catch (error) {
-    if (!(error instanceof BundleFileTooLargeError)) throw error;
+    if (!(error instanceof BundleFileRefusedError)) throw error;
     problems.push({ file, reason: error.reason });
     return undefined;
   }
@@ -138,9 +142,9 @@ function readAnnotations(dir: string, problems: BundleProblem[]): Record<string,
   const file = 'metadata/annotations.yaml';
   let bytes: Uint8Array;
   try {
-    bytes = readBundleFile(join(dir, file));
+    bytes = readBundleFile(join(dir, file), MAX_BUNDLE_FILE_BYTES, dir);
   } catch (error) {
-    if (error instanceof BundleFileTooLargeError) {
+    if (error instanceof BundleFileRefusedError) {
       problems.push({ file, reason: error.reason });
       return undefined;
     }
@@ -191,6 +195,15 @@ function isDirectory(path: string): boolean {
     return statSync(path).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/** Whether `sub` of the bundle directory leads out of it through a symlink. */
+function leavesBundle(root: string, sub: string): boolean {
+  try {
+    return resolveWithinRoot(root, sub) === undefined;
+  } catch {
+    return false; // a loop of links: no directory there, as the file system says
   }
 }
 
@@ -296,13 +309,16 @@ export function loadBundle(dir: string): LoadedBundle {
       { file: '.', reason: 'not a directory' },
     ]);
   }
+  const usable = (sub: string): boolean => !leavesBundle(root, sub) && isDirectory(join(root, sub));
   for (const sub of ['manifests', 'metadata']) {
-    if (!isDirectory(join(root, sub)))
+    if (leavesBundle(root, sub))
+      problems.push({ file: `${sub}/`, reason: 'a symlink that leads out of the bundle directory' });
+    else if (!isDirectory(join(root, sub)))
       problems.push({ file: `${sub}/`, reason: `missing directory: a bundle needs ${sub}/` });
   }
-  const manifests = isDirectory(join(root, 'manifests')) ? readManifests(root, problems) : [];
+  const manifests = usable('manifests') ? readManifests(root, problems) : [];
   const csv = findCsv(manifests, problems);
-  const { annotations, dependencies, properties }: BundleMetadata = isDirectory(join(root, 'metadata'))
+  const { annotations, dependencies, properties }: BundleMetadata = usable('metadata')
     ? readMetadata(root, problems)
     : { annotations: undefined, dependencies: [], properties: [] };
   if (problems.length > 0 || csv === undefined || annotations === undefined) throw malformed(root, problems);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import { listCatalogFiles } from '../catalog/load.js';
+import { listCatalogFiles, readCatalogFile } from '../catalog/load.js';
 import type { RegistryChannel, RegistryEntry, RegistryModel, RegistryPackage } from './registry-model.js';
 
 /**
@@ -34,7 +34,8 @@ interface CacheFile {
 export async function catalogDigest(dir: string): Promise<string> {
   const hash = createHash('sha256');
   for (const file of await listCatalogFiles(dir)) {
-    const content = await readFile(join(dir, file));
+    // Read as the loader reads it: within the directory, regular files only, within the size limit.
+    const content = readCatalogFile(dir, file);
     // Length-prefixed, so no two different catalogs hash the same byte stream.
     hash.update(`${Buffer.byteLength(file)}:${file}\n${content.length}\n`);
     hash.update(content);

@@ -2,7 +2,7 @@
 // selector, as operator-sdk scorecard reads them.
 import { join } from 'node:path';
 import { readAnnotationsFile } from '../bundle/annotations-file.js';
-import { BundleFileTooLargeError, readBundleFile, readBundleText } from '../bundle/bundle-file.js';
+import { BundleFileRefusedError, readBundleFile, readBundleText } from '../bundle/bundle-file.js';
 import { yamlLibrary } from '../yaml-library.js';
 
 export const SCORECARD_API_VERSION = 'scorecard.operatorframework.io/v1alpha3';
@@ -81,7 +81,7 @@ export function readScorecardConfig(dir: string, override?: string): ScorecardCo
       const annotated = read.ok ? read.annotations?.[TEST_CONFIG_ANNOTATION] : undefined;
       if (annotated !== undefined && annotated !== '') configDir = annotated;
     } catch (error) {
-      if (error instanceof BundleFileTooLargeError) throw error;
+      if (error instanceof BundleFileRefusedError) throw error;
       // No annotations file: the default location, as operator-sdk does.
     }
     file = join(dir, configDir, 'config.yaml');
@@ -90,7 +90,7 @@ export function readScorecardConfig(dir: string, override?: string): ScorecardCo
   try {
     text = readBundleText(file);
   } catch (error) {
-    if (error instanceof BundleFileTooLargeError) throw error;
+    if (error instanceof BundleFileRefusedError) throw error;
     throw new ScorecardConfigError(
       `${file}: no scorecard config (pass --config or add tests/scorecard/config.yaml)`,
     );

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { BundleFileTooLargeError, readBundleFile, readBundleText } from '../bundle/bundle-file.js';
+import { BundleFileRefusedError, readBundleFile, readBundleText } from '../bundle/bundle-file.js';
 import { parseYamlDocuments } from '../bundle/yaml.js';
 import { type ClusterServiceVersion, isRecord, type Manifest } from '../csv/types.js';
 import { byteOrder } from '../go-compat/go-format.js';
@@ -38,7 +38,7 @@ function decodeFirst(path: string): { value: unknown } | { error: string } | { r
   try {
     text = readBundleText(path);
   } catch (error) {
-    if (error instanceof BundleFileTooLargeError) return { refused: error.message };
+    if (error instanceof BundleFileRefusedError) return { refused: error.message };
     throw error;
   }
   const first = parseYamlDocuments(text)[0];

@@ -2,7 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { BundleAnnotation, REGISTRY_V1 } from '../bundle/annotations.js';
 import { readAnnotationsFile } from '../bundle/annotations-file.js';
-import { BundleFileTooLargeError, readBundleFile } from '../bundle/bundle-file.js';
+import { BundleFileRefusedError, readBundleFile } from '../bundle/bundle-file.js';
 import { isSupportedKind } from '../bundle/supported-kinds.js';
 import { formatGvk, gvkOf } from '../csv/types.js';
 import { goFormatUnstructured, sortInByteOrder } from '../go-compat/go-format.js';
@@ -57,7 +57,7 @@ function findBundleMetadata(dir: string): { annotations: Record<string, string> 
       bytes = readBundleFile(path);
     } catch (error) {
       // Skipped when missing, as operator-sdk does; too large to read is said, not taken for missing.
-      if (error instanceof BundleFileTooLargeError) throw error;
+      if (error instanceof BundleFileRefusedError) throw error;
       return undefined;
     }
     const file = readAnnotationsFile(bytes);

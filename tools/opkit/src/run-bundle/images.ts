@@ -58,7 +58,7 @@ export async function pullBundle(client: RegistryClient, reference: string): Pro
     } catch (err) {
       throw new CliError(
         'OPKIT_BUNDLE_IMAGE_INVALID',
-        `${reference}: cannot unpack a layer: ${(err as Error).message}`,
+        `${reference}: cannot unpack ${(err as Error).message}`,
       );
     }
     let bundle: LoadedBundle;

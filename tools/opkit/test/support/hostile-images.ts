@@ -8,6 +8,8 @@ export interface RawEntry {
   readonly type: 'file' | 'dir' | 'symlink' | 'hardlink';
   readonly content?: string;
   readonly target?: string;
+  /** The entry the unpacker names when it refuses the layer; by default the last one. */
+  readonly refused?: boolean;
 }
 
 function header(entry: RawEntry, size: number): Buffer {
@@ -46,6 +48,29 @@ export function rawLayer(entries: readonly RawEntry[]): Layer {
 
 const PACKAGE = 'schema: olm.package\nname: demo\n';
 
+/**
+ * Links that each stay inside on paper (`configs/u1 -> u0/..` is `configs`) but climb one level per hop on disk:
+ * `configs/u0` is the image root, `configs/u1` its parent, and 25 hops reach `/` from any temporary directory.
+ * The last entry reads `target` (an absolute path) through them.
+ */
+function climbToSlash(name: string, target: string): RawEntry[] {
+  const hops = 25;
+  return [
+    { path: 'configs/demo/catalog.yaml', type: 'file', content: PACKAGE },
+    { path: 'configs/u0', type: 'symlink', target: '..' },
+    ...Array.from(
+      { length: hops },
+      (_, i): RawEntry => ({
+        path: `configs/u${i + 1}`,
+        type: 'symlink',
+        target: `u${i}/..`,
+        ...(i === 0 ? { refused: true } : {}),
+      }),
+    ),
+    { path: `configs/${name}`, type: 'symlink', target: `u${hops}${target}` },
+  ];
+}
+
 /** The ways a layer can try to leave the directory it is unpacked into, each beside an honest catalog file. */
 export const ESCAPING_LAYERS: Readonly<Record<string, readonly RawEntry[]>> = {
   'a ../ path': [
@@ -68,6 +93,8 @@ export const ESCAPING_LAYERS: Readonly<Record<string, readonly RawEntry[]>> = {
     { path: 'configs/demo/catalog.yaml', type: 'file', content: PACKAGE },
     { path: 'configs/passwd', type: 'hardlink', target: '../../../etc/passwd' },
   ],
+  'a chain of links to / reading a host file': climbToSlash('passwd.yaml', '/etc/passwd'),
+  'a chain of links to /dev/zero': climbToSlash('zero.json', '/dev/zero'),
 };
 
 /** A catalog image (configs label set) whose only layer is `entries`. */

@@ -1,0 +1,189 @@
+// Paths inside a directory tree that came from elsewhere (an unpacked image, a catalog or bundle directory),
+// resolved the way the kernel resolves them, so that no symlink, however chained, takes a reader or a writer
+// out of the tree.
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  type Stats,
+} from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** How many symlinks one resolution may follow, as Linux's `MAXSYMLINKS`. */
+const MAX_LINKS = 40;
+
+/** Why a path inside a tree was refused; `reason` says it without the path, for the caller to name the file. */
+export class WithinRootError extends Error {
+  override readonly name = 'WithinRootError';
+
+  constructor(
+    readonly code: 'OUTSIDE_ROOT' | 'NOT_REGULAR_FILE' | 'IS_DIRECTORY' | 'LINK_LOOP' | 'TOO_LARGE',
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/** Options of {@link resolveWithinRoot}. */
+export interface ResolveOptions {
+  /** Follow a symlink in the last component too (what opening the path does). Default `true`. */
+  readonly followLast?: boolean;
+}
+
+/**
+ * Where `path` (relative to `root`, `/`-separated) leads on disk: every symlink on the way is read and
+ * followed, chains included, as the kernel would; `..` climbs from where the links led, not from where the path
+ * says. Components that do not exist yet are taken as written.
+ *
+ * @returns the path relative to `root` with no symlink left in it (`''` for the root itself), or `undefined`
+ *   when it leaves `root`: through `..`, an absolute path, or an absolute symlink target naming another place
+ * @throws WithinRootError (`LINK_LOOP`) after 40 symlinks
+ */
+export function resolveWithinRoot(
+  root: string,
+  path: string,
+  options: ResolveOptions = {},
+): string | undefined {
+  if (path.startsWith('/') || path.includes('\0')) return undefined;
+  const followLast = options.followLast ?? true;
+  const resolved: string[] = [];
+  const pending = path.split('/').reverse();
+  let links = 0;
+  while (pending.length > 0) {
+    const name = pending.pop() as string;
+    if (name === '' || name === '.') continue;
+    if (name === '..') {
+      if (resolved.length === 0) return undefined;
+      resolved.pop();
+      continue;
+    }
+    const here = [...resolved, name].join('/');
+    const last = pending.every((p) => p === '' || p === '.');
+    const stats = lstatOrUndefined(join(root, here));
+    if (stats?.isSymbolicLink() && (!last || followLast)) {
+      links += 1;
+      if (links > MAX_LINKS) throw new WithinRootError('LINK_LOOP', 'too many levels of symbolic links');
+      const target = readlinkSync(join(root, here));
+      if (target.startsWith('/')) {
+        // An absolute target is a path of this machine: followed only when it names a place in the tree.
+        const inside = insideRoot(root, target);
+        if (inside === undefined) return undefined;
+        resolved.length = 0;
+        pending.push(...inside.split('/').reverse());
+        continue;
+      }
+      // The target replaces the link's name, resolved from the directory holding the link.
+      pending.push(...target.split('/').reverse());
+      continue;
+    }
+    resolved.push(name);
+  }
+  return resolved.join('/');
+}
+
+/** `target` (absolute) relative to the root, when it starts with the root's path (as given or real). */
+function insideRoot(root: string, target: string): string | undefined {
+  for (const base of new Set([resolve(root), realpathOrSelf(resolve(root))])) {
+    if (target === base) return '';
+    if (target.startsWith(`${base}/`)) return target.slice(base.length + 1);
+  }
+  return undefined;
+}
+
+function realpathOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    // Missing, or below something that is not a directory: nothing there to follow.
+    return undefined;
+  }
+}
+
+/** What a file that is not a regular file is, in words. */
+export function fileKind(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isSymbolicLink()) return 'a symlink';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isSocket()) return 'a socket';
+  return 'a regular file';
+}
+
+/**
+ * Opens a regular file of the tree under `root` for reading: symlinks are followed only while they stay inside
+ * `root`, and devices, FIFOs and sockets are refused before they are opened (a link to `/dev/zero` would never
+ * end, a FIFO would block).
+ *
+ * @returns the open descriptor (the caller closes it) and its size
+ * @throws WithinRootError (`OUTSIDE_ROOT`, `IS_DIRECTORY`, `NOT_REGULAR_FILE`, `LINK_LOOP`), or the file
+ *   system's error (`ENOENT`, `EACCES`)
+ */
+export function openFileWithinRoot(root: string, path: string): { fd: number; size: number } {
+  const resolved = resolveWithinRoot(root, path);
+  if (resolved === undefined) {
+    throw new WithinRootError('OUTSIDE_ROOT', 'a symlink on its path leads out of the directory');
+  }
+  const full = join(root, resolved);
+  refuseUnlessFile(lstatSync(full));
+  // No link is left to follow and nothing may block: O_NOFOLLOW and O_NONBLOCK guard against a swap since.
+  const fd = openSync(full, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const stats = fstatSync(fd);
+    refuseUnlessFile(stats);
+    return { fd, size: stats.size };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+function refuseUnlessFile(stats: Stats): void {
+  if (stats.isFile()) return;
+  if (stats.isDirectory()) throw new WithinRootError('IS_DIRECTORY', 'is a directory');
+  throw new WithinRootError('NOT_REGULAR_FILE', `not a regular file but ${fileKind(stats)}`);
+}
+
+/**
+ * Reads a regular file of the tree under `root` as {@link openFileWithinRoot} opens it, refusing one larger
+ * than `maxBytes` before reading it, and stopping one byte past the limit should it grow while read.
+ *
+ * @throws WithinRootError as {@link openFileWithinRoot}, or `TOO_LARGE`; the file system's error
+ */
+export function readFileWithinRoot(root: string, path: string, maxBytes: number): Buffer {
+  const { fd, size } = openFileWithinRoot(root, path);
+  try {
+    if (size > maxBytes) {
+      throw new WithinRootError('TOO_LARGE', `file of ${size} bytes exceeds the limit of ${maxBytes} bytes`);
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      // The size it had, plus the byte that tells it grew.
+      const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(size + 1, maxBytes + 1 - total)));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
+      total += n;
+      if (total > maxBytes) {
+        throw new WithinRootError('TOO_LARGE', `file exceeds the limit of ${maxBytes} bytes`);
+      }
+    }
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+  } finally {
+    closeSync(fd);
+  }
+}
