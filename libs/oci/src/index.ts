@@ -92,15 +92,12 @@ export {
   readLayoutIndex,
   writeLayout,
 } from './layout.js';
+// The writers of bundles and catalogs use the rule through `@opkit/oci/output-directory`; callers name guards.
 export {
-  checkOutputDirectory,
   type NamedPath,
   OutputDirectoryError,
   type OutputDirectoryErrorCode,
   type OutputGuard,
-  type OutputKind,
-  type OutputWrite,
-  writeOutputDirectory,
 } from './output-directory.js';
 export { bypassesProxy, type ProxySettings, proxyFor, proxyFromEnvironment } from './proxy.js';
 export { redact } from './redact.js';

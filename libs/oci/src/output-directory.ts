@@ -127,7 +127,7 @@ function within(outer: string, inner: string): boolean {
  *
  * @throws OutputDirectoryError naming the flag, the path and what to do instead.
  */
-export async function checkOutputDirectory(
+async function checkOutputDirectory(
   path: string,
   kind: OutputKind,
   guard: OutputGuard = {},
