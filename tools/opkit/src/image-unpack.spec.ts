@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildImage } from '@opkit/oci';
 import { afterAll, describe, expect, it } from 'vitest';
-import { catalogImageOf, ESCAPING_LAYERS } from '../test/support/hostile-images.js';
+import { catalogImageOf, ESCAPING_LAYERS, type RawEntry, rawLayer } from '../test/support/hostile-images.js';
 import { unpackImageLayers } from './image-unpack.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'opkit-unpack-'));
@@ -30,4 +31,64 @@ describe('unpackImageLayers', () => {
       expect(existsSync(join(root, 'configs', 'host'))).toBe(false);
     },
   );
+
+  const PACKAGE = 'schema: olm.package\nname: demo\n';
+  /** Made backwards, each link dangles when made and stays inside on paper: `u0`, made last, completes the climb. */
+  const backwards: RawEntry[] = [
+    { path: 'configs/demo/catalog.yaml', type: 'file', content: PACKAGE },
+    { path: 'configs/secret.yaml', type: 'symlink', target: 'u2/secret.yaml' },
+    { path: 'configs/u2', type: 'symlink', target: 'u1/..' },
+    { path: 'configs/u1', type: 'symlink', target: 'u0/..' },
+  ];
+  const completes: RawEntry[] = [{ path: 'configs/u0', type: 'symlink', target: '..' }];
+
+  const unpackInto = async (name: string, layers: readonly (readonly RawEntry[])[]) => {
+    const outer = join(scratch, name);
+    const root = join(outer, 'a', 'b', 'root');
+    mkdirSync(root, { recursive: true });
+    const image = buildImage(layers.map((entries) => rawLayer(entries)));
+    const error = await unpackImageLayers(image, root).then(
+      () => undefined,
+      (e: Error) => e.message,
+    );
+    return { error, image, outer };
+  };
+
+  it('refuses a link that leads out once a later layer completes its chain, naming the layer that made it', async () => {
+    const { error, image, outer } = await unpackInto('backwards', [backwards, completes]);
+    expect(error).toBe(
+      `layer ${image.layers[0]?.descriptor.digest}: symlink "configs/secret.yaml" points out of the image (u2/secret.yaml)`,
+    );
+    expect(readdirSync(outer)).toEqual(['a']);
+  });
+
+  it('refuses an entry written through a link that leads out, and writes nothing there', async () => {
+    const pwned: RawEntry = { path: 'configs/u2/pwned.yaml', type: 'file', content: PACKAGE };
+    const { error, outer } = await unpackInto('through', [[...backwards, ...completes, pwned]]);
+    expect(error).toMatch(/: entry "configs\/u2\/pwned\.yaml" leads out of the image through a symlink$/);
+    expect(readdirSync(outer)).toEqual(['a']);
+    expect(readdirSync(join(outer, 'a'))).toEqual(['b']);
+  });
+
+  it('refuses a hard link to a symlink that, from its own directory, leads out', async () => {
+    const { error } = await unpackInto('hard-to-soft', [
+      [
+        { path: 'configs/demo/root', type: 'symlink', target: '../..' },
+        { path: 'configs/up', type: 'hardlink', target: 'configs/demo/root' },
+      ],
+    ]);
+    expect(error).toMatch(/: symlink "configs\/up" points out of the image \(\.\.\/\.\.\)$/);
+  });
+
+  it('does not create devices or FIFOs', async () => {
+    const { error, outer } = await unpackInto('special', [
+      [
+        { path: 'configs/demo/catalog.yaml', type: 'file', content: PACKAGE },
+        { path: 'configs/demo/zero.yaml', type: 'chardev' },
+        { path: 'configs/demo/fifo.yaml', type: 'fifo' },
+      ],
+    ]);
+    expect(error).toBeUndefined();
+    expect(readdirSync(join(outer, 'a', 'b', 'root', 'configs', 'demo'))).toEqual(['catalog.yaml']);
+  });
 });

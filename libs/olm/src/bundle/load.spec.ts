@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -203,6 +204,30 @@ describe('loadBundle', () => {
       { file: 'manifests/', reason: 'missing directory: a bundle needs manifests/' },
       { file: 'metadata/', reason: 'missing directory: a bundle needs metadata/' },
     ]);
+  });
+
+  it('refuses, by name, a FIFO, a link to /dev/zero and links out of the bundle, reading none of them', () => {
+    files({ 'manifests/demo.clusterserviceversion.yaml': CSV, 'metadata/annotations.yaml': ANNOTATIONS });
+    const outside = mkdtempSync(join(tmpdir(), 'opkit-load-bundle-outside-'));
+    try {
+      writeFileSync(join(outside, 'secret.yaml'), CSV.replace('demo.v0.1.0', 'host-secret'));
+      execFileSync('mkfifo', [join(dir, 'manifests', 'fifo.yaml')]);
+      symlinkSync('/dev/zero', join(dir, 'manifests', 'zero.yaml'));
+      symlinkSync(join(outside, 'secret.yaml'), join(dir, 'manifests', 'secret.yaml'));
+      symlinkSync(outside, join(dir, 'metadata', 'host'));
+      expect(problems()).toStrictEqual([
+        { file: 'manifests/fifo.yaml', reason: 'not a regular file but a FIFO' },
+        { file: 'manifests/secret.yaml', reason: 'a symlink on its path leads out of the directory' },
+        { file: 'manifests/zero.yaml', reason: 'a symlink on its path leads out of the directory' },
+      ]);
+      rmSync(join(dir, 'manifests'), { recursive: true });
+      symlinkSync(outside, join(dir, 'manifests'));
+      expect(problems()).toStrictEqual([
+        { file: 'manifests/', reason: 'a symlink that leads out of the bundle directory' },
+      ]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('formats every problem into the error message', () => {

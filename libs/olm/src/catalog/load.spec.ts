@@ -1,6 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CatalogLoadError } from './errors.js';
 import { listCatalogFiles, loadCatalog, parseCatalogContent } from './load.js';
@@ -92,6 +93,31 @@ describe('loadCatalog (opm declcfg.LoadFS rules)', () => {
     await symlink(join(dir, 'missing'), join(dir, 'dangling'));
     const err = (await loadCatalog(dir).catch((e: unknown) => e)) as CatalogLoadError;
     expect(err.problems[0]?.message).toBe('open dangling: no such file or directory');
+  });
+
+  it('refuses, by name, a FIFO, a link to /dev/zero and a chain of links out of the directory, reading none', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'opkit-load-outside-'));
+    try {
+      await writeFile(join(outside, 'secret.yaml'), 'schema: olm.package\nname: host-secret\n');
+      await put('sub/a.yaml', 'schema: olm.package\nname: a\n');
+      execFileSync('mkfifo', [join(dir, 'fifo.yaml')]);
+      await symlink('/dev/zero', join(dir, 'zero.json'));
+      // On paper `sub/up/..` is `sub`; on disk `sub/up` is the catalog directory and `..` its parent.
+      await symlink('..', join(dir, 'sub', 'up'));
+      await symlink(`up/../${basename(outside)}/secret.yaml`, join(dir, 'sub', 'secret.yaml'));
+      const err = (await loadCatalog(dir).catch((e: unknown) => e)) as CatalogLoadError;
+      expect(err.problems).toEqual([
+        { file: 'fifo.yaml', message: 'open fifo.yaml: not a regular file but a FIFO' },
+        {
+          file: 'sub/secret.yaml',
+          message: 'open sub/secret.yaml: a symlink on its path leads out of the directory',
+        },
+        { file: 'sub/up', message: `read ${dir}/sub/up: is a directory` },
+        { file: 'zero.json', message: 'open zero.json: a symlink on its path leads out of the directory' },
+      ]);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 
   it('refuses a path that is not a directory', async () => {

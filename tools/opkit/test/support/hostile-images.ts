@@ -5,7 +5,7 @@ import { buildImage, type Layer, type OciImage } from '@opkit/oci';
 /** One raw tar entry; paths and link targets are written as given, which our own layer builder would refuse. */
 export interface RawEntry {
   readonly path: string;
-  readonly type: 'file' | 'dir' | 'symlink' | 'hardlink';
+  readonly type: 'file' | 'dir' | 'symlink' | 'hardlink' | 'chardev' | 'fifo';
   readonly content?: string;
   readonly target?: string;
   /** The entry the unpacker names when it refuses the layer; by default the last one. */
@@ -22,7 +22,7 @@ function header(entry: RawEntry, size: number): Buffer {
   put(octal(0, 8), 116, 8);
   put(octal(size, 12), 124, 12);
   put(octal(0, 12), 136, 12);
-  put({ file: '0', dir: '5', symlink: '2', hardlink: '1' }[entry.type], 156, 1);
+  put({ file: '0', dir: '5', symlink: '2', hardlink: '1', chardev: '3', fifo: '6' }[entry.type], 156, 1);
   put(entry.target ?? '', 157, 100);
   put('ustar\u000000', 257, 8);
   h.fill(' ', 148, 156);

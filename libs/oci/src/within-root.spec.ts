@@ -1,0 +1,72 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileWithinRoot, resolveWithinRoot, WithinRootError } from './within-root.js';
+
+const outer = mkdtempSync(join(tmpdir(), 'opkit-within-root-'));
+const root = join(outer, 'root');
+afterAll(() => rmSync(outer, { recursive: true, force: true }));
+
+beforeAll(() => {
+  mkdirSync(join(root, 'configs', 'demo'), { recursive: true });
+  writeFileSync(join(outer, 'secret.yaml'), 'host\n');
+  writeFileSync(join(root, 'configs', 'demo', 'catalog.yaml'), 'inside\n');
+  // Each link stays inside on paper; on disk `up1` is the root's parent.
+  symlinkSync('..', join(root, 'configs', 'up0'));
+  symlinkSync('up0/..', join(root, 'configs', 'up1'));
+  symlinkSync('up1/secret.yaml', join(root, 'configs', 'secret.yaml'));
+  symlinkSync('demo/catalog.yaml', join(root, 'configs', 'alias.yaml'));
+  symlinkSync(join(root, 'configs', 'demo'), join(root, 'absolute-inside'));
+  symlinkSync('/dev/zero', join(root, 'configs', 'zero.json'));
+  symlinkSync('loop-b', join(root, 'loop-a'));
+  symlinkSync('loop-a', join(root, 'loop-b'));
+  execFileSync('mkfifo', [join(root, 'configs', 'fifo.yaml')]);
+});
+
+const refusal = (read: () => unknown): WithinRootError => {
+  try {
+    read();
+  } catch (error) {
+    if (error instanceof WithinRootError) return error;
+    throw error;
+  }
+  throw new Error('not refused');
+};
+
+describe('resolveWithinRoot', () => {
+  it('follows links as the kernel does, and says when a chain leads out', () => {
+    expect(resolveWithinRoot(root, 'configs/up0')).toBe('');
+    expect(resolveWithinRoot(root, 'configs/up1')).toBeUndefined();
+    expect(resolveWithinRoot(root, 'configs/secret.yaml')).toBeUndefined();
+    expect(resolveWithinRoot(root, 'configs/secret.yaml', { followLast: false })).toBe('configs/secret.yaml');
+    expect(resolveWithinRoot(root, 'configs/alias.yaml')).toBe('configs/demo/catalog.yaml');
+    expect(resolveWithinRoot(root, 'absolute-inside/catalog.yaml')).toBe('configs/demo/catalog.yaml');
+    expect(resolveWithinRoot(root, 'configs/up0/configs/demo/../../..')).toBeUndefined();
+    expect(resolveWithinRoot(root, 'missing/x')).toBe('missing/x');
+    expect(resolveWithinRoot(root, '/etc/passwd')).toBeUndefined();
+    expect(refusal(() => resolveWithinRoot(root, 'loop-a')).code).toBe('LINK_LOOP');
+  });
+});
+
+describe('readFileWithinRoot', () => {
+  it('reads regular files, through links that stay inside', () => {
+    expect(readFileWithinRoot(root, 'configs/alias.yaml', 100).toString()).toBe('inside\n');
+  });
+
+  it.each([
+    ['a chain of links to a host file', 'configs/secret.yaml', 'OUTSIDE_ROOT'],
+    ['a link to /dev/zero', 'configs/zero.json', 'OUTSIDE_ROOT'],
+    ['a FIFO, without blocking', 'configs/fifo.yaml', 'NOT_REGULAR_FILE'],
+    ['a directory', 'configs/demo', 'IS_DIRECTORY'],
+    ['a file above the limit', 'configs/demo/catalog.yaml', 'TOO_LARGE'],
+  ])('refuses %s', (_, path, code) => {
+    expect(refusal(() => readFileWithinRoot(root, path, 3)).code).toBe(code);
+  });
+
+  it('refuses a device even when the root holds the link', () => {
+    const error = refusal(() => readFileWithinRoot('/dev', 'zero', 1000));
+    expect(error.reason).toBe('not a regular file but a character device');
+  });
+});
