@@ -226,7 +226,7 @@ const inside = (outer: string, inner: string): boolean => {
   return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep));
 };
 
-describe('writeOutputDirectory, property: the input survives any output path', () => {
+describe('writeOutputDirectory, property: the input and the current directory survive any output path', () => {
   // Fixture dirs, three levels below the sandbox so that three `..` never leave it.
   const dirs = ['', 'a', 'a/b', 'a/b/in', 'c'];
   const link = fc.record({
@@ -240,54 +240,66 @@ describe('writeOutputDirectory, property: the input survives any output path', (
     .array(segment, { minLength: 1, maxLength: 5 })
     .filter((parts) => parts.filter((p) => p === '..').length <= 3);
 
-  it('never changes anything but the owned entries of a directory that is not the input nor holds it', async () => {
+  it('never changes anything but the owned entries of a directory that is neither the input, the current directory nor holds them', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(link, { maxLength: 4 }), path, async (links, parts) => {
-        const sandbox = mkdtempSync(join(root, 's-'));
-        const base = join(sandbox, 'x', 'y', 'z');
-        for (const d of dirs) mkdirSync(join(base, d), { recursive: true });
-        put(join(base, 'a/b/in/keep'), 'input');
-        put(join(base, 'c/keep'), 'other');
-        for (const l of links) {
-          const where = join(base, l.at, l.name);
-          if (existsSync(where) || lstatSync(join(base, l.at)).isSymbolicLink()) continue;
-          symlinkSync(
-            l.relativeTarget ? relative(join(base, l.at), join(base, l.to)) || '.' : join(base, l.to),
-            where,
-          );
-        }
-        const before = snapshot(sandbox);
-        const input = join(base, 'a/b/in');
-        // As typed: `..` after a link is the kernel's to resolve, so the path is never normalised here.
-        const out = `${base}${sep}${parts.join(sep)}`;
-        const owned: OutputWrite = {
-          owned: ['in', 'keep', 'b'],
-          stage: async (dir) => writeFile(join(dir, 'keep'), 'written'),
-        };
-        let written: string | undefined;
-        try {
-          written = await writeOutputDirectory(out, anything, owned, {
-            inputs: [{ name: '--input', path: input }],
-          });
-        } catch (err) {
-          if ((err as { code?: string }).code !== 'OUTPUT_DIRECTORY_REFUSED') throw err;
-        }
-        expect(readFileSync(join(input, 'keep'), 'utf8')).toBe('input');
-        const after = snapshot(sandbox);
-        if (written === undefined) {
-          expect(after).toEqual(before);
-          return;
-        }
-        const real = realpathSync(out);
-        expect(real).toBe(written);
-        expect(inside(real, realpathSync(input))).toBe(false);
-        expect(readFileSync(join(out, 'keep'), 'utf8')).toBe('written');
-        const changed = (p: string) =>
-          !inside(join(real, 'keep'), join(sandbox, p)) &&
-          !inside(join(real, 'in'), join(sandbox, p)) &&
-          !inside(join(real, 'b'), join(sandbox, p));
-        for (const [p, what] of before) if (changed(p)) expect(after.get(p), p).toBe(what);
-      }),
+      fc.asyncProperty(
+        fc.array(link, { maxLength: 4 }),
+        path,
+        fc.boolean(),
+        async (links, parts, relativeOut) => {
+          const sandbox = mkdtempSync(join(root, 's-'));
+          const base = join(sandbox, 'x', 'y', 'z');
+          for (const d of dirs) mkdirSync(join(base, d), { recursive: true });
+          put(join(base, 'a/b/in/keep'), 'input');
+          put(join(base, 'c/keep'), 'other');
+          for (const l of links) {
+            const where = join(base, l.at, l.name);
+            if (existsSync(where) || lstatSync(join(base, l.at)).isSymbolicLink()) continue;
+            symlinkSync(
+              l.relativeTarget ? relative(join(base, l.at), join(base, l.to)) || '.' : join(base, l.to),
+              where,
+            );
+          }
+          const before = snapshot(sandbox);
+          const input = join(base, 'a/b/in');
+          // As typed: `..` after a link is the kernel's to resolve, so the path is never normalised here. A
+          // relative path is taken from `c` as the current directory, which holds no input but is refused too.
+          const out = relativeOut ? parts.join(sep) : `${base}${sep}${parts.join(sep)}`;
+          const cwd = process.cwd();
+          if (relativeOut) process.chdir(join(base, 'c'));
+          const owned: OutputWrite = {
+            owned: ['in', 'keep', 'b'],
+            stage: async (dir) => writeFile(join(dir, 'keep'), 'written'),
+          };
+          let written: string | undefined;
+          let real: string | undefined;
+          try {
+            written = await writeOutputDirectory(out, anything, owned, {
+              inputs: [{ name: '--input', path: input }],
+            });
+            real = realpathSync(out);
+          } catch (err) {
+            if ((err as { code?: string }).code !== 'OUTPUT_DIRECTORY_REFUSED') throw err;
+          } finally {
+            process.chdir(cwd);
+          }
+          expect(readFileSync(join(input, 'keep'), 'utf8')).toBe('input');
+          const after = snapshot(sandbox);
+          if (written === undefined || real === undefined) {
+            expect(after).toEqual(before);
+            return;
+          }
+          expect(real).toBe(written);
+          expect(inside(real, realpathSync(input))).toBe(false);
+          if (relativeOut) expect(inside(real, join(base, 'c'))).toBe(false);
+          expect(readFileSync(join(real, 'keep'), 'utf8')).toBe('written');
+          const changed = (p: string) =>
+            !inside(join(real, 'keep'), join(sandbox, p)) &&
+            !inside(join(real, 'in'), join(sandbox, p)) &&
+            !inside(join(real, 'b'), join(sandbox, p));
+          for (const [p, what] of before) if (changed(p)) expect(after.get(p), p).toBe(what);
+        },
+      ),
       { seed: 20261206, numRuns: 100 },
     );
   });
