@@ -1,14 +1,11 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createServer as createSecureServer, type Server as SecureServer } from 'node:https';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Server as SecureServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { CertificateAndKey } from '../certs/certificates.js';
 import type { RequestFilter } from '../metrics/auth-filter.js';
+import { createBoundedServer, type Reply, type ServerLimits } from '../serving/bounded-server.js';
 import { requestTarget } from './request-target.js';
-
-// Not `import { createServer } from 'node:http'`: importing node:http as an ES module evaluates all its exports,
-// and those of its WebSocket classes load Node's undici, which costs every operator about 14 MiB at start-up.
-const { createServer } = process.getBuiltinModule('node:http');
 
 /** A health check: resolves when healthy, throws (with the reason) when not. */
 export type Checker = () => Promise<void> | void;
@@ -28,23 +25,6 @@ export function parseBindAddress(
 }
 
 const TEXT = 'text/plain; charset=utf-8';
-
-interface Reply {
-  readonly status: number;
-  readonly body: string;
-  readonly type: string;
-  readonly location?: string;
-}
-
-function send(res: ServerResponse, reply: Reply): void {
-  if (res.headersSent || res.destroyed) return;
-  res.writeHead(reply.status, {
-    'content-type': reply.type,
-    'content-length': Buffer.byteLength(reply.body),
-    ...(reply.location === undefined ? {} : { location: reply.location }),
-  });
-  res.end(reply.body);
-}
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -68,48 +48,39 @@ export class ProbeServer {
     tls?: CertificateAndKey;
     /** Runs before every request; a refusal is answered as is (authentication and authorization). */
     filter?: RequestFilter;
+    /** Connection and handler limits. @default DEFAULT_SERVER_LIMITS */
+    limits?: Partial<ServerLimits>;
   }) {
     this.#healthz = options.healthz ?? new Map();
     this.#readyz = options.readyz ?? new Map();
     this.#registry = options.registry;
     const filter = options.filter;
     // Whatever a request holds, it gets an answer and the process goes on: every failure of a handler,
-    // a check or the metrics registry becomes a 500, a request target that is no path a 400. The target is
-    // made canonical before the filter runs, and the filter is asked about the very path that is routed.
-    const listener = (req: IncomingMessage, res: ServerResponse) => {
-      (async (): Promise<Reply> => {
-        const target = requestTarget(req.url ?? '/');
-        if (target.kind === 'refuse') {
-          return { status: 400, body: `bad request target: ${target.reason}\n`, type: TEXT };
-        }
-        if (target.kind === 'redirect') {
-          return {
-            status: 301,
-            body: `moved to ${target.location}\n`,
-            type: TEXT,
-            location: target.location,
-          };
-        }
-        const refusal = await filter?.({
-          method: req.method ?? 'GET',
-          path: target.path,
-          headers: req.headers,
-        });
-        if (refusal) return { status: refusal.status, body: `${refusal.reason}\n`, type: TEXT };
-        return this.#handle(target.path, target.query);
-      })().then(
-        (reply) => send(res, reply),
-        (error: unknown) =>
-          send(res, { status: 500, body: `internal error: ${errorMessage(error)}\n`, type: TEXT }),
-      );
+    // a check or the metrics registry becomes a 500 (createBoundedServer's), a request target that is no path a
+    // 400. The target is made canonical before the filter runs, and the filter is asked about the very path that
+    // is routed.
+    const handle = async (req: IncomingMessage): Promise<Reply> => {
+      const target = requestTarget(req.url ?? '/');
+      if (target.kind === 'refuse') {
+        return { status: 400, body: `bad request target: ${target.reason}\n`, type: TEXT };
+      }
+      if (target.kind === 'redirect') {
+        return {
+          status: 301,
+          body: `moved to ${target.location}\n`,
+          type: TEXT,
+          headers: { location: target.location },
+        };
+      }
+      const refusal = await filter?.({
+        method: req.method ?? 'GET',
+        path: target.path,
+        headers: req.headers,
+      });
+      if (refusal) return { status: refusal.status, body: `${refusal.reason}\n`, type: TEXT };
+      return this.#handle(target.path, target.query);
     };
-    this.#server = options.tls
-      ? createSecureServer({ ...options.tls, minVersion: 'TLSv1.2' }, listener)
-      : createServer(listener);
-    this.#server.on('clientError', (_error, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-      else socket.destroy();
-    });
+    this.#server = createBoundedServer({ tls: options.tls, limits: options.limits, handle });
   }
 
   async #handle(pathname: string, searchParams: URLSearchParams): Promise<Reply> {

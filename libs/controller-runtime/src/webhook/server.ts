@@ -1,11 +1,18 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import type { Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:tls';
 import { CertWatcher } from '../certs/cert-watcher.js';
 import type { Checker } from '../healthz/probe-server.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+import {
+  ClientGoneError,
+  createBoundedServer,
+  HandlerTimeoutError,
+  type Reply,
+  type ServerLimits,
+} from '../serving/bounded-server.js';
 import { Conversions } from './conversion.js';
 import { BadRequestError } from './request.js';
 
@@ -20,8 +27,11 @@ export const CONVERSION_PATH = '/convert';
  */
 export const DEFAULT_MAX_REQUEST_BYTES = 7 * 1024 * 1024;
 
-/** Takes a decoded review, returns the review to send back. */
-export type WebhookHandler = (review: unknown) => Promise<unknown>;
+/**
+ * Takes a decoded review, returns the review to send back. `signal` aborts when the request's deadline passes
+ * or its client goes away; the answer is then no longer waited for.
+ */
+export type WebhookHandler = (review: unknown, signal: AbortSignal) => Promise<unknown>;
 
 export interface WebhookServerOptions {
   /** @default all interfaces */
@@ -38,6 +48,8 @@ export interface WebhookServerOptions {
   readonly maxRequestBytes?: number;
   /** @default 10000 */
   readonly certPollIntervalMs?: number;
+  /** Connection and handler limits (handler deadline 30 s, handshake 10 s, …). @default DEFAULT_SERVER_LIMITS */
+  readonly limits?: Partial<ServerLimits>;
   readonly metrics?: RuntimeMetrics;
   readonly logger?: Logger;
 }
@@ -51,7 +63,8 @@ class HttpError extends Error {
   }
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** The body, up to `limit` bytes; a client that goes away before its end is a {@link ClientGoneError}. */
+function readBody(req: IncomingMessage, limit: number, signal: AbortSignal): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (declared > limit) {
@@ -71,15 +84,26 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    // The request stream fails only when its connection does: the client left or timed out mid-body.
+    const gone = () =>
+      reject(new ClientGoneError('the client closed the connection before the end of its body'));
+    req.on('error', gone);
+    req.on('close', () => {
+      if (!req.complete) gone();
+    });
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
 }
+
+const TEXT = 'text/plain; charset=utf-8';
+const textReply = (status: number, message: string): Reply => ({ status, body: `${message}\n`, type: TEXT });
 
 /**
  * The HTTPS server behind admission and conversion webhooks (TLS 1.2 or later, HTTP/1.1 only as
  * controller-runtime defaults to). Every request gets an answer and the process goes on: a body that is too
- * large, no JSON or no review is refused with 4xx, a failing handler is a 500. The certificate is reloaded
- * when its files change. It runs on every replica, leader or not, since the API server calls any of them.
+ * large, no JSON or no review is refused with 4xx, a handler that throws or answers nothing is a 500, one that
+ * misses its deadline a 503; connections are bounded by `limits` (see `createBoundedServer`). The certificate
+ * is reloaded when its files change. It runs on every replica, leader or not, since the API server calls any of them.
  */
 export class WebhookServer {
   readonly needLeaderElection = false;
@@ -155,17 +179,13 @@ export class WebhookServer {
       pollIntervalMs: this.#o.certPollIntervalMs,
       logger: log,
     });
-    const server = createServer({ ...certs.current, minVersion: 'TLSv1.2' }, (req, res) => {
-      this.#serve(req, res);
+    const server = createBoundedServer({
+      tls: certs.current,
+      limits: this.#o.limits,
+      handle: (req, signal) => this.#review(req, signal),
+      failure: (error, req) => this.#failure(error, req),
+      settled: (req, reply, seconds) => this.#settled(req, reply, seconds),
     });
-    // A client that sends its headers slowly or never finishes its body does not hold a connection open.
-    server.headersTimeout = 10_000;
-    server.requestTimeout = 30_000;
-    server.on('clientError', (_error, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-      else socket.destroy();
-    });
-    server.on('tlsClientError', () => {}); // a client that fails the handshake only loses its connection
     this.#server = server;
     certs.watch(signal, (pair) => server.setSecureContext({ ...pair, minVersion: 'TLSv1.2' }));
     this.#address = await new Promise<AddressInfo>((resolve, reject) => {
@@ -187,47 +207,67 @@ export class WebhookServer {
     });
   }
 
-  #serve(req: IncomingMessage, res: ServerResponse): void {
-    const path = (req.url ?? '').split('?')[0] ?? '';
-    const handler = this.#handlers.get(path);
-    const label = handler ? path : 'unknown';
-    const metrics = this.#o.metrics;
-    const started = process.hrtime.bigint();
-    metrics?.webhookRequestsInFlight.inc({ webhook: label });
-    const finish = (status: number, body: string, type: string) => {
-      metrics?.webhookRequestsInFlight.dec({ webhook: label });
-      metrics?.webhookRequests.inc({ webhook: label, code: String(status) });
-      metrics?.webhookLatency.observe({ webhook: label }, Number(process.hrtime.bigint() - started) / 1e9);
-      if (res.headersSent || res.destroyed) return;
-      res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
-      res.end(body);
-    };
-    const fail = (status: number, message: string) =>
-      finish(status, `${message}\n`, 'text/plain; charset=utf-8');
-    (async () => {
-      if (!handler) throw new HttpError(404, `no webhook at ${path || '(none)'}`);
-      if (req.method !== 'POST') throw new HttpError(405, `${req.method} is not allowed; webhooks take POST`);
-      const type = req.headers['content-type'] ?? '';
-      if (!/^application\/json\s*(;|$)/i.test(type)) {
-        throw new HttpError(400, `content type ${JSON.stringify(type)}; expected application/json`);
-      }
-      const body = await readBody(req, this.#o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES);
-      let review: unknown;
-      try {
-        review = JSON.parse(body.toString('utf8'));
-      } catch (error) {
-        throw new BadRequestError(`request body is not JSON: ${(error as Error).message}`);
-      }
-      return JSON.stringify(await handler(review));
-    })().then(
-      (json) => finish(200, json, 'application/json'),
-      (error: unknown) => {
-        if (error instanceof HttpError) return fail(error.status, error.message);
-        if (error instanceof BadRequestError) return fail(400, error.message);
-        metrics?.webhookPanics.inc();
-        this.#o.logger?.error('webhook failed', error, { webhook: path });
-        fail(500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
-      },
-    );
+  /** The metrics label of a request: its path when a webhook is registered there. */
+  #label(req: IncomingMessage): string {
+    const path = pathOf(req);
+    return this.#handlers.has(path) ? path : 'unknown';
   }
+
+  async #review(req: IncomingMessage, signal: AbortSignal): Promise<Reply> {
+    const path = pathOf(req);
+    const handler = this.#handlers.get(path);
+    this.#o.metrics?.webhookRequestsInFlight.inc({ webhook: handler ? path : 'unknown' });
+    if (!handler) throw new HttpError(404, `no webhook at ${path || '(none)'}`);
+    if (req.method !== 'POST') throw new HttpError(405, `${req.method} is not allowed; webhooks take POST`);
+    const type = req.headers['content-type'] ?? '';
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
+      throw new HttpError(400, `content type ${JSON.stringify(type)}; expected application/json`);
+    }
+    const body = await readBody(req, this.#o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, signal);
+    let review: unknown;
+    try {
+      review = JSON.parse(body.toString('utf8'));
+    } catch (error) {
+      throw new BadRequestError(`request body is not JSON: ${(error as Error).message}`);
+    }
+    const answer = await handler(review, signal);
+    const json = answer === undefined ? undefined : JSON.stringify(answer);
+    if (json === undefined) {
+      throw new Error(
+        `the webhook at ${path} answered ${String(answer)}; its handler must resolve to a review`,
+      );
+    }
+    return { status: 200, body: json, type: 'application/json' };
+  }
+
+  /** Refusals are 4xx; a deadline a 503; a client gone is no error; any other failure is a handler's bug. */
+  #failure(error: unknown, req: IncomingMessage): Reply {
+    if (error instanceof HttpError) return textReply(error.status, error.message);
+    if (error instanceof BadRequestError) return textReply(400, error.message);
+    const webhook = pathOf(req);
+    if (error instanceof ClientGoneError) {
+      this.#o.logger?.debug('webhook request abandoned by its client', { webhook, reason: error.message });
+      return textReply(400, error.message);
+    }
+    if (error instanceof HandlerTimeoutError) {
+      this.#o.logger?.error('webhook did not answer in time', error, { webhook });
+      return textReply(503, `webhook ${webhook}: ${error.message}`);
+    }
+    this.#o.metrics?.webhookPanics.inc();
+    this.#o.logger?.error('webhook failed', error, { webhook });
+    return textReply(500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  #settled(req: IncomingMessage, reply: Reply, seconds: number): void {
+    const metrics = this.#o.metrics;
+    if (!metrics) return;
+    const webhook = this.#label(req);
+    metrics.webhookRequestsInFlight.dec({ webhook });
+    metrics.webhookRequests.inc({ webhook, code: String(reply.status) });
+    metrics.webhookLatency.observe({ webhook }, seconds);
+  }
+}
+
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? '').split('?')[0] ?? '';
 }
