@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import {
   Server,
   ServerCredentials,
@@ -9,6 +9,11 @@ import {
   status,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
+import {
+  createBoundedSocketServer,
+  type ServerLimits,
+  serverLimits,
+} from '@opkit/controller-runtime/serving';
 import type {
   GetAllReplacementsRequest,
   GetBundleInChannelRequest,
@@ -113,7 +118,7 @@ function streaming<Req, Res>(fn: (req: Req) => Iterable<Res>) {
       for (const item of fn(call.request)) {
         if (call.cancelled) return;
         // Respect flow control so a large ListBundles does not buffer the whole catalog.
-        if (!call.write(item)) await once(call, 'drain');
+        if (!call.write(item)) await drainedOrCancelled(call);
       }
       call.end();
     } catch (err) {
@@ -121,6 +126,19 @@ function streaming<Req, Res>(fn: (req: Req) => Iterable<Res>) {
       call.emit('error', toStatus(err));
     }
   };
+}
+
+/** Resolves when the call can take more, or when it is cancelled (its client or connection gone). */
+function drainedOrCancelled(call: ServerWritableStream<unknown, unknown>): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      call.off('drain', done);
+      call.off('cancelled', done);
+      resolve();
+    };
+    call.on('drain', done);
+    call.on('cancelled', done);
+  });
 }
 
 function registryImplementation(q: RegistryQueries): UntypedServiceImplementation {
@@ -175,7 +193,22 @@ export interface RegistryServerOptions {
   readonly port?: number;
   /** Interface to bind; opm binds all of them. @default '0.0.0.0' */
   readonly host?: string;
+  /**
+   * Connection limits, as every opkit server has: connections open at once, the HTTP/2 preface within
+   * `handshakeTimeoutMs`, a connection without calls for `idleTimeoutMs` is closed, and one whose client stops
+   * answering pings (sent every third of `idleTimeoutMs`) within `handshakeTimeoutMs` too.
+   * @default DEFAULT_SERVER_LIMITS of `@opkit/controller-runtime/serving`
+   */
+  readonly limits?: Partial<ServerLimits>;
+  /**
+   * A connection is asked to go away after this long (clients reconnect), and closed `handlerTimeoutMs` later:
+   * a call stalled by its client's flow control does not hold its connection for ever. @default 30 minutes
+   */
+  readonly maxConnectionAgeMs?: number;
 }
+
+/** The HTTP/2 client preface: `PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n`. */
+const HTTP2_PREFACE_BYTES = 24;
 
 /**
  * Serves `api.Registry` and `grpc.health.v1.Health` over plaintext gRPC, as `opm serve` does, from a prepared
@@ -187,25 +220,38 @@ export async function startRegistryServer(
   queries: RegistryQueries,
   options: RegistryServerOptions = {},
 ): Promise<RunningRegistryServer> {
-  const server = new Server();
+  const limits = serverLimits(options.limits);
+  // gRPC's own bounds on sessions and calls; the sockets under them are bounded below.
+  const server = new Server({
+    'grpc.max_connection_idle_ms': limits.idleTimeoutMs,
+    'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? 30 * 60_000,
+    'grpc.max_connection_age_grace_ms': limits.handlerTimeoutMs,
+    'grpc.keepalive_time_ms': Math.ceil(limits.idleTimeoutMs / 3),
+    'grpc.keepalive_timeout_ms': limits.handshakeTimeoutMs,
+    'grpc.max_concurrent_streams': 100,
+  });
   server.addService(registryService, registryImplementation(queries));
   server.addService(healthService, healthImplementation());
+  const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+  const sockets = createBoundedSocketServer({ limits, handshakeBytes: HTTP2_PREFACE_BYTES }, (socket) =>
+    injector.injectConnection(socket),
+  );
   const host = options.host ?? '0.0.0.0';
   const wanted = `${host.includes(':') ? `[${host}]` : host}:${options.port ?? 50051}`;
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(wanted, ServerCredentials.createInsecure(), (err, bound) => {
-      if (err)
-        reject(
-          new RegistryError('REGISTRY_LISTEN_FAILED', `listen on ${wanted}: ${err.message}`, { cause: err }),
-        );
-      else resolve(bound);
-    });
+    sockets.once('error', (err) =>
+      reject(
+        new RegistryError('REGISTRY_LISTEN_FAILED', `listen on ${wanted}: ${err.message}`, { cause: err }),
+      ),
+    );
+    sockets.listen(options.port ?? 50051, host, () => resolve((sockets.address() as AddressInfo).port));
   });
   return {
     port,
     address: `${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: (graceMs = 5000) =>
       new Promise<void>((resolve) => {
+        sockets.close();
         const timer = setTimeout(() => server.forceShutdown(), graceMs);
         server.tryShutdown(() => {
           clearTimeout(timer);
