@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -6,6 +6,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
@@ -197,6 +198,39 @@ const cases: Case[] = [
       },
       message: /catalog\.json.*exceeds the limit of 536870912 bytes/,
     }),
+  ),
+  // Files that are no files: a FIFO would block the reader, a link to /dev/zero would never end. Both are
+  // refused by name before they are opened.
+  ...(
+    [
+      [
+        'FIFO',
+        'fifo.yaml',
+        (path: string) => execFileSync('mkfifo', [path]),
+        'not a regular file but a FIFO',
+      ],
+      [
+        'link to /dev/zero',
+        'zero.json',
+        (path: string) => symlinkSync('/dev/zero', path),
+        'a symlink on its path leads out of the directory',
+      ],
+    ] as const
+  ).flatMap(([kind, file, make, reason]) =>
+    (['catalog render', 'catalog migrate'] as const).map(
+      (command): Case => ({
+        name: `${kind}: ${command}`,
+        args: () => {
+          const dir = join(scratch, `catalog-${file.replace('.', '-')}`);
+          if (!existsSync(dir)) {
+            mkdirSync(dir);
+            make(join(dir, file));
+          }
+          return [...command.split(' '), dir, ...(command === 'catalog migrate' ? ['OUT'] : [])];
+        },
+        message: new RegExp(`^opkit: open ${file.replace('.', '\\.')}: ${reason}$`),
+      }),
+    ),
   ),
   // `bundle validate` reports as operator-sdk does, on stdout; a manifest refused by a reader limit is named,
   // with the limit, where operator-sdk would pass over it and report no CSV at all.
