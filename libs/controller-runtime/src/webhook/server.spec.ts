@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { connect, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CertificateAndKey, selfSignedCertificate } from '../certs/certificates.js';
+import { createLogger } from '../log/index.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import { prng } from '../testing/prng.js';
 import { BadRequestError } from './request.js';
@@ -26,13 +27,16 @@ function install(pair: CertificateAndKey): void {
 }
 
 const metrics = new RuntimeMetrics({ processMetrics: false });
+const logged: { level: string; msg: string }[] = [];
 const server = new WebhookServer({
   host: '127.0.0.1',
   port: 0,
   certDir: dir,
   certPollIntervalMs: 50,
   maxRequestBytes: 64 * 1024,
+  limits: { handlerTimeoutMs: 500 },
   metrics,
+  logger: createLogger({ level: 'debug', sink: (line) => logged.push(JSON.parse(line)) }),
 });
 server.register('/echo', async (review) => ({ echoed: review }));
 server.register('/bad', async () => {
@@ -40,6 +44,12 @@ server.register('/bad', async () => {
 });
 server.register('/broken', async () => {
   throw new Error('handler bug');
+});
+server.register('/nothing', async () => undefined);
+const stuckSignals: AbortSignal[] = [];
+server.register('/stuck', (_review, signal) => {
+  stuckSignals.push(signal);
+  return new Promise(() => {});
 });
 const stop = new AbortController();
 let running: Promise<void>;
@@ -116,6 +126,55 @@ describe('WebhookServer', () => {
     const counted = await metrics.webhookRequests.get();
     expect(counted.values).toContainEqual(
       expect.objectContaining({ labels: { webhook: '/broken', code: '500' }, value: 1 }),
+    );
+    expect(unhandled).toEqual([]);
+  });
+
+  it('answers 500 for a handler that answers nothing, and counts it as a panic, with no unhandled rejection', async () => {
+    const panics = (await metrics.webhookPanics.get()).values[0]?.value ?? 0;
+    expect(await post('/nothing', '{}')).toMatchObject({
+      status: 500,
+      body: 'internal error: the webhook at /nothing answered undefined; its handler must resolve to a review\n',
+    });
+    expect((await metrics.webhookPanics.get()).values[0]?.value).toBe(panics + 1);
+    expect((await post('/echo', '{}')).status).toBe(200);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('answers 503 once a handler misses its deadline, and aborts its signal', async () => {
+    expect(await post('/stuck', '{}')).toMatchObject({
+      status: 503,
+      body: 'webhook /stuck: no answer within 0.5 s\n',
+    });
+    expect(stuckSignals.map((signal) => signal.aborted)).toEqual([true]);
+    const counted = await metrics.webhookRequests.get();
+    expect(counted.values).toContainEqual(
+      expect.objectContaining({ labels: { webhook: '/stuck', code: '503' }, value: 1 }),
+    );
+    const inFlight = await metrics.webhookRequestsInFlight.get();
+    expect(inFlight.values).toContainEqual(
+      expect.objectContaining({ labels: { webhook: '/stuck' }, value: 0 }),
+    );
+  });
+
+  it('takes a client that leaves in the middle of its body for no error and no panic', async () => {
+    const panics = (await metrics.webhookPanics.get()).values[0]?.value ?? 0;
+    const errors = logged.filter((line) => line.level === 'error').length;
+    await new Promise<void>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+        socket.write(
+          'POST /echo HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"a":',
+        );
+        setTimeout(() => socket.destroy(), 100);
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve());
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await metrics.webhookPanics.get()).values[0]?.value ?? 0).toBe(panics);
+    expect(logged.filter((line) => line.level === 'error')).toHaveLength(errors);
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: 'debug', msg: 'webhook request abandoned by its client' }),
     );
     expect(unhandled).toEqual([]);
   });
