@@ -263,6 +263,10 @@ catalog. The cache is used only for the very files and options it was made from.
 without --cache-only, a cache that does not match stops the server (--no-cache-enforce-integrity rebuilds
 it instead).
 
+Connections are bounded: at most 128 at once; one that has not sent the HTTP/2 preface within 10 s, that
+makes no call for 90 s or that stops answering pings (sent every 30 s) for 10 s is closed; each is asked to
+reconnect after 30 minutes.
+
 Stops gracefully on SIGINT or SIGTERM.
 
 Examples:
