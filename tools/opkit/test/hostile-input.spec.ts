@@ -33,14 +33,22 @@ interface Outcome {
   readonly rssMiB?: number;
 }
 
-/** Runs the built CLI with `tmp` as its temporary directory, measured by `time -v` when present; never rejects. */
-function cli(args: readonly string[], tmp: string, cwd = scratch): Promise<Outcome> {
+/**
+ * Runs the built CLI with `tmp` as its temporary directory and `extraEnv` added to its environment, measured
+ * by `time -v` when present; never rejects.
+ */
+function cli(
+  args: readonly string[],
+  tmp: string,
+  cwd = scratch,
+  extraEnv: Readonly<Record<string, string>> = {},
+): Promise<Outcome> {
   const [file, argv] = timeV
     ? [timeV, ['-v', process.execPath, opkit, ...args]]
     : [process.execPath, [opkit, ...args]];
   const started = performance.now();
   return new Promise((resolve) => {
-    const env = { ...process.env, TMPDIR: tmp };
+    const env = { ...process.env, TMPDIR: tmp, ...extraEnv };
     execFile(file, argv, { cwd, env, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
       const seconds = (performance.now() - started) / 1000;
       const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
@@ -109,6 +117,8 @@ interface Case {
   readonly message: RegExp;
   /** Where the one line goes (stderr unless the command's output format says otherwise). */
   readonly stream?: 'stdout';
+  /** Added to the CLI's environment. */
+  readonly env?: Readonly<Record<string, string>>;
   /** The working directory, relative to the scratch directory (default: the scratch directory). */
   readonly cwd?: string;
   /** Files (relative to the scratch directory) that must hold this content afterwards, filled by `args`. */
@@ -126,6 +136,10 @@ const withMetadata = (entries: readonly RawEntry[]): RawEntry[] => [
   ...entries,
   { path: 'metadata/annotations.yaml', type: 'file', content: annotations },
 ];
+
+const PROXY_WITH_PASSWORD = 'https://alice:s3cret@proxy.test:3128';
+/** The `Authorization` of every request the token realm named by the hostile storage host received. */
+const realmAuthorizations: Array<string | undefined> = [];
 
 const cases: Case[] = [
   ...(
@@ -368,6 +382,28 @@ const cases: Case[] = [
       message,
     }),
   ),
+  // Secrets stay out of messages: a proxy's password is never printed.
+  {
+    name: 'proxy URL with a password: catalog render <image>',
+    args: () => ['catalog', 'render', '--plain-http', `${registryHost}/lie/none:v1`],
+    env: { HTTP_PROXY: PROXY_WITH_PASSWORD, HTTPS_PROXY: PROXY_WITH_PASSWORD },
+    message: /^opkit: HTTP_PROXY="https:\/\/\*\*\*@proxy\.test:3128": only http:\/\/ proxies are supported$/,
+  },
+  // Credentials stay with the registry: a storage host's challenge is no reason to send them anywhere.
+  {
+    name: 'registry redirecting a blob to a host whose 401 names a token realm: catalog render <image>, logged in',
+    args: () => {
+      const auth = Buffer.from('alice:s3cret').toString('base64');
+      put('docker-login/config.json', JSON.stringify({ auths: { [registryHost]: { auth } } }));
+      return ['catalog', 'render', '--plain-http', `${registryHost}/lie/redirect:v1`];
+    },
+    env: {
+      DOCKER_CONFIG: join(scratch, 'docker-login'),
+      REGISTRY_AUTH_FILE: join(scratch, 'no-podman-auth.json'),
+    },
+    message:
+      /^opkit: authentication to [\d.:]+ failed for [\d.:]+\/lie\/redirect:v1: blob sha256:\w+: [\d.:]+ \(where the registry sent the request\) answered 401; the registry's credentials are not sent there$/,
+  },
   // An output named where the user's files are: the current directory, an input, a directory holding one.
   ...outputCases(scratch),
 ];
@@ -396,12 +432,12 @@ afterAll(async () => {
 describe('hostile input to every reader of the CLI', () => {
   it.each(cases)(
     '$name: exit 1, one line without a stack, nothing written',
-    async ({ name, args, message, stream, cwd, kept }) => {
+    async ({ name, args, message, stream, cwd, kept, env }) => {
       const out = join(scratch, `out-${figures.length}`);
       const argv = (await args()).map((a) => (a === 'OUT' ? out : a));
       const tmp = join(scratch, `tmp-${figures.length}`);
       mkdirSync(tmp);
-      const result = await cli(argv, tmp, join(scratch, cwd ?? ''));
+      const result = await cli(argv, tmp, join(scratch, cwd ?? ''), env);
       const said = stream === 'stdout' ? result.stdout : result.stderr;
       figures.push(`${name}\t${result.seconds.toFixed(2)}\t${result.rssMiB ?? '?'}\t${said.trimEnd()}`);
       expect(result.code, said).toBe(1);
@@ -419,6 +455,10 @@ describe('hostile input to every reader of the CLI', () => {
       if (result.rssMiB !== undefined) expect(result.rssMiB).toBeLessThan(1024);
     },
   );
+
+  it('sent no credential to the token realm a redirected download named', () => {
+    expect(realmAuthorizations).toEqual([]);
+  });
 });
 
 /**
@@ -432,6 +472,20 @@ async function lyingRegistry(): Promise<Server> {
     [image.manifest.config.digest, image.configBytes],
     ...image.layers.map((l) => [l.descriptor.digest, l.bytes] as const),
   ]);
+  // Where the `redirect` repository sends blob downloads: a storage host whose 401 names a token realm that
+  // records whatever credentials reach it.
+  const realm = createServer((req, res) => {
+    realmAuthorizations.push(req.headers.authorization);
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"token":"stolen"}');
+  });
+  const storage = createServer((_req, res) => {
+    const { port } = realm.address() as AddressInfo;
+    res.writeHead(401, { 'www-authenticate': `Bearer realm="http://127.0.0.1:${port}/token"` }).end();
+  });
+  await Promise.all(
+    [realm, storage].map((s) => new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))),
+  );
+  const storageOrigin = `http://127.0.0.1:${(storage.address() as AddressInfo).port}`;
   const server = createServer((req, res) => {
     const url = req.url ?? '';
     const m = /^\/v2\/lie\/([\w-]+)\/(manifests|blobs)\/(.+)$/.exec(url);
@@ -462,6 +516,10 @@ async function lyingRegistry(): Promise<Server> {
       res.writeHead(404).end();
       return;
     }
+    if (lie === 'redirect') {
+      res.writeHead(307, { location: `${storageOrigin}/storage/${ref}` }).end();
+      return;
+    }
     if (lie === 'blob-digest' && ref !== image.manifest.config.digest) {
       const wrong = Buffer.from(blob);
       wrong[wrong.length - 1] ^= 0xff;
@@ -483,5 +541,11 @@ async function lyingRegistry(): Promise<Server> {
     res.writeHead(200, { 'content-length': String(blob.byteLength) }).end(blob);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.on('close', () => {
+    for (const s of [realm, storage]) {
+      s.closeAllConnections();
+      s.close();
+    }
+  });
   return server;
 }
