@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { catalogImage, writeLayout } from '@opkit/oci';
+import { buildImage, CATALOG_CONFIGS_LABEL, catalogImage, writeLayout } from '@opkit/oci';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveCatalogSource } from './catalog-source.js';
+import { rawLayer } from '../test/support/hostile-images.js';
+import { resolveCatalogSource, unpackCatalogImage } from './catalog-source.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'opkit-catalog-source-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -36,6 +37,25 @@ describe('catalog images as serve sources', () => {
     await expect(resolveCatalogSource(layout, { limits: { maxEntries: 2 } })).rejects.toThrow(
       'it holds more than 2 entries',
     );
+    expect(unpacked()).toBe(before);
+  });
+
+  it('refuses a configs label that leads out of the image, leaving nothing behind', async () => {
+    const before = unpacked();
+    for (const configs of ['/../..', '/configs/up/..']) {
+      const image = buildImage(
+        [
+          rawLayer([
+            { path: 'configs/demo/catalog.yaml', type: 'file', content: 'schema: olm.package\nname: demo\n' },
+            { path: 'configs/up', type: 'symlink', target: '..' },
+          ]),
+        ],
+        { labels: { [CATALOG_CONFIGS_LABEL]: configs } },
+      );
+      await expect(unpackCatalogImage(image, 'hostile')).rejects.toThrow(
+        `hostile: ${configs} (${CATALOG_CONFIGS_LABEL}) leads out of the image`,
+      );
+    }
     expect(unpacked()).toBe(before);
   });
 });

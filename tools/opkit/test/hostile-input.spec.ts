@@ -358,6 +358,11 @@ const cases: Case[] = [
         message: outOfImage,
       },
       {
+        name: `tar with ${kind}: catalog serve <catalog layout>`,
+        args: async () => ['catalog', 'serve', await catalogLayout(), '--port', '0', '--host', '127.0.0.1'],
+        message: outOfImage,
+      },
+      {
         name: `tar with ${kind}: catalog render <bundle layout>`,
         args: async () => ['catalog', 'render', await bundleLayout()],
         message: outOfImage,
