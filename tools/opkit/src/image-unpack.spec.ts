@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { buildImage } from '@opkit/oci';
 import { afterAll, describe, expect, it } from 'vitest';
 import { catalogImageOf, ESCAPING_LAYERS, type RawEntry, rawLayer } from '../test/support/hostile-images.js';
@@ -90,5 +91,18 @@ describe('unpackImageLayers', () => {
     ]);
     expect(error).toBeUndefined();
     expect(readdirSync(join(outer, 'a', 'b', 'root', 'configs', 'demo'))).toEqual(['catalog.yaml']);
+  });
+
+  it('refuses a malformed layer, naming it', async () => {
+    const layer = rawLayer([{ path: 'configs/demo/catalog.yaml', type: 'file', content: PACKAGE }]);
+    const tar = gunzipSync(layer.bytes);
+    tar[148] ^= 0x01; // the header's checksum no longer matches
+    const broken = { ...layer, bytes: new Uint8Array(gzipSync(tar)) };
+    const root = join(scratch, 'malformed');
+    mkdirSync(root);
+    const image = buildImage([broken]);
+    await expect(unpackImageLayers(image, root)).rejects.toThrow(
+      `layer ${image.layers[0]?.descriptor.digest}: TAR_ENTRY_INVALID: checksum failure`,
+    );
   });
 });

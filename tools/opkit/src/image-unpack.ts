@@ -171,7 +171,7 @@ async function unpackLayer(bytes: Uint8Array, state: UnpackState, layer: string)
         entry.resume();
       },
     });
-    parser.on('error', reject);
+    parser.on('error', (error: Error) => reject(new Error(`layer ${layer}: ${error.message}`)));
     parser.on('end', () => resolve());
     parser.end(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   });
