@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sha256Digest } from './digest.js';
 import { buildImage, type Descriptor, MediaType } from './image.js';
+import { REF_NAME_ANNOTATION, readLayoutIndex } from './layout.js';
 import { RegistryClient } from './registry-client.js';
 
 /**
@@ -80,6 +81,21 @@ async function scratchDir(): Promise<string> {
 }
 
 const MiB = 1024 * 1024;
+
+/** How far the resident set grew above where it was while `work` ran, sampled every few milliseconds. */
+async function peakGrowth(work: () => Promise<unknown>): Promise<number> {
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 5);
+  try {
+    await work();
+  } finally {
+    clearInterval(sampler);
+  }
+  return Math.max(peak, process.memoryUsage().rss) - before;
+}
 const pattern = randomBytes(MiB);
 
 describe('blobs stream with their digest checked on the way', () => {
@@ -132,6 +148,43 @@ describe('blobs stream with their digest checked on the way', () => {
     // the garbage the collector lets pile up (about 64 MiB here whatever the size).
     expect((peak - before) / MiB).toBeLessThan(128);
     expect(await readdir(scratch)).toEqual([]);
+  }, 20_000);
+
+  it('pulls a 128 MiB layer into a layout in bounded memory; a wrong digest leaves no layout', async () => {
+    const size = 128 * MiB;
+    const hash = createHash('sha256');
+    for (let i = 0; i < size / MiB; i++) hash.update(pattern);
+    const layer = { mediaType: MediaType.ociLayerGzip, digest: `sha256:${hash.digest('hex')}`, size };
+    const { host } = await streamingRegistry(layer, (res, sent) => {
+      res.writeHead(200, { 'content-length': size });
+      writeRepeated(res, pattern, size, sent);
+    });
+    const client = new RegistryClient({ plainHttp: true, retries: 0 });
+    cleanups.push(async () => client.close());
+    const dir = await scratchDir();
+    const peak = await peakGrowth(() =>
+      client.pullToLayout(`${host}/r:v1`, join(dir, 'layout'), { tag: 'v1' }),
+    );
+    // Held in memory, the layer alone would be 128 MiB.
+    expect(peak / MiB).toBeLessThan(96);
+    const index = await readLayoutIndex(join(dir, 'layout'));
+    expect(index.manifests[0]?.annotations).toEqual({ [REF_NAME_ANNOTATION]: 'v1' });
+    expect((await stat(join(dir, 'layout', 'blobs', 'sha256', layer.digest.slice(7)))).size).toBe(size);
+
+    const claimed = {
+      ...layer,
+      digest: `sha256:${createHash('sha256').update('not it').digest('hex')}`,
+      size: 8 * MiB,
+    };
+    const liar = await streamingRegistry(claimed, (res, sent) => {
+      res.writeHead(200, { 'content-length': claimed.size });
+      writeRepeated(res, pattern, claimed.size, sent);
+    });
+    await expect(client.pullToLayout(`${liar.host}/r:v1`, join(dir, 'lie'))).rejects.toMatchObject({
+      code: 'OCI_DIGEST_MISMATCH',
+      expected: claimed.digest,
+    });
+    expect(await readdir(dir)).toEqual(['layout']);
   }, 20_000);
 
   it('refuses before fetching it a blob larger than a pull holds in memory', async () => {

@@ -90,22 +90,45 @@ export function parsePlatform(text: string): Platform {
  * @throws InputInvalidError when `images` is empty or two images declare the same platform.
  */
 export function buildImageIndex(images: readonly OciImage[], options: ImageIndexOptions = {}): OciImageIndex {
-  if (images.length === 0) throw new InputInvalidError('an image index needs at least one image');
-  const seen = new Set<string>();
-  const entries: PlatformImage[] = images.map((image) => {
-    const platform = imagePlatform(image);
-    const key = formatPlatform(platform);
-    if (seen.has(key)) throw new InputInvalidError(`two images of the index are for ${key}`);
-    seen.add(key);
-    return { platform, image };
-  });
-  const index: ImageIndex = {
-    schemaVersion: 2,
-    mediaType: MediaType.ociIndex,
-    manifests: entries.map(({ platform, image }) => ({
+  const entries: PlatformImage[] = images.map((image) => ({ platform: imagePlatform(image), image }));
+  const built = platformIndex(
+    entries.map(({ platform, image }) => ({
+      platform,
       mediaType: image.mediaType,
       digest: image.digest,
       size: image.manifestBytes.byteLength,
+    })),
+    options,
+  );
+  return { mediaType: MediaType.ociIndex, ...built, images: entries };
+}
+
+/**
+ * The OCI image index listing `manifests` (each image manifest's descriptor and its config's platform), as
+ * {@link buildImageIndex} writes it; for images not held in memory.
+ *
+ * @throws InputInvalidError when `manifests` is empty or two declare the same platform.
+ */
+export function platformIndex(
+  manifests: ReadonlyArray<
+    Pick<Descriptor, 'mediaType' | 'digest' | 'size'> & { readonly platform: Platform }
+  >,
+  options: ImageIndexOptions = {},
+): { readonly digest: string; readonly index: ImageIndex; readonly indexBytes: Uint8Array } {
+  if (manifests.length === 0) throw new InputInvalidError('an image index needs at least one image');
+  const seen = new Set<string>();
+  for (const { platform } of manifests) {
+    const key = formatPlatform(platform);
+    if (seen.has(key)) throw new InputInvalidError(`two images of the index are for ${key}`);
+    seen.add(key);
+  }
+  const index: ImageIndex = {
+    schemaVersion: 2,
+    mediaType: MediaType.ociIndex,
+    manifests: manifests.map(({ platform, mediaType, digest, size }) => ({
+      mediaType,
+      digest,
+      size,
       platform: {
         architecture: platform.architecture,
         os: platform.os,
@@ -115,13 +138,7 @@ export function buildImageIndex(images: readonly OciImage[], options: ImageIndex
     ...(options.annotations === undefined ? {} : { annotations: sortedRecord(options.annotations) }),
   };
   const indexBytes = Buffer.from(JSON.stringify(index), 'utf8');
-  return {
-    mediaType: MediaType.ociIndex,
-    digest: sha256Digest(indexBytes),
-    index,
-    indexBytes,
-    images: entries,
-  };
+  return { digest: sha256Digest(indexBytes), index, indexBytes };
 }
 
 /**

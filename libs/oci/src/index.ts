@@ -106,7 +106,9 @@ export { namesRegistryHost, normalizedReferenceProblem, splitTrailingTag } from 
 export {
   type ProgressEvent,
   type PullAllOptions,
+  type PulledToLayout,
   type PullOptions,
+  type PullToLayoutOptions,
   type PushOptions,
   type PushResult,
   RegistryClient,

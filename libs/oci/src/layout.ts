@@ -55,14 +55,10 @@ export async function writeLayout(
   guard?: OutputGuard,
 ): Promise<void> {
   const target = resolve(dir);
-  const tags = new Set<string>();
-  for (const { tag } of entries) {
-    if (tag === undefined) continue;
-    if (tag === '' || /[\s]/.test(tag))
-      throw new LayoutInvalidError(target, `invalid tag ${JSON.stringify(tag)}`);
-    if (tags.has(tag)) throw new LayoutInvalidError(target, `duplicate tag ${JSON.stringify(tag)}`);
-    tags.add(tag);
-  }
+  checkLayoutTags(
+    target,
+    entries.map(({ tag }) => tag),
+  );
   for (const { image } of entries) if (isImageIndex(image)) assertCompleteIndex(image);
   try {
     // The path as given: `..` after a symlink is the kernel's to resolve, not `resolve`'s.
@@ -75,6 +71,56 @@ export async function writeLayout(
   } catch (err) {
     if (err instanceof OciError || err instanceof OutputDirectoryError) throw err;
     throw new LayoutInvalidError(target, `cannot write layout: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
+/**
+ * Writes an OCI image layout whose blobs `stage` writes itself (e.g. streamed from a registry) into `blobs`,
+ * the `blobs/sha256` directory of the staged layout, each named by its digest's hex; `index.json` then lists
+ * the descriptors `stage` returns. `dir` follows the rules of {@link writeLayout}, and a failure of `stage`
+ * leaves the previous layout as it was.
+ *
+ * @throws what `stage` throws; OutputDirectoryError when `dir` may not be written.
+ */
+export async function writeStagedLayout(
+  dir: string,
+  stage: (blobs: string) => Promise<readonly Descriptor[]>,
+  guard?: OutputGuard,
+): Promise<void> {
+  const target = resolve(dir);
+  try {
+    await writeOutputDirectory(
+      dir,
+      OCI_LAYOUT_OUTPUT,
+      {
+        owned: LAYOUT_ENTRIES,
+        stage: async (tmp) => {
+          const blobs = join(tmp, 'blobs', 'sha256');
+          await mkdir(blobs, { recursive: true });
+          await writeLayoutIndex(tmp, await stage(blobs));
+        },
+      },
+      guard,
+    );
+  } catch (err) {
+    if (err instanceof OciError || err instanceof OutputDirectoryError) throw err;
+    throw new LayoutInvalidError(target, `cannot write layout: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
+/**
+ * Refuses a malformed (empty, with white space) or repeated tag of the layout `target`.
+ *
+ * @throws LayoutInvalidError naming the tag.
+ */
+export function checkLayoutTags(target: string, tags: ReadonlyArray<string | undefined>): void {
+  const seen = new Set<string>();
+  for (const tag of tags) {
+    if (tag === undefined) continue;
+    if (tag === '' || /[\s]/.test(tag))
+      throw new LayoutInvalidError(target, `invalid tag ${JSON.stringify(tag)}`);
+    if (seen.has(tag)) throw new LayoutInvalidError(target, `duplicate tag ${JSON.stringify(tag)}`);
+    seen.add(tag);
   }
 }
 
@@ -121,6 +167,11 @@ async function stageLayout(tmp: string, entries: readonly LayoutEntry[]): Promis
       ...(tag === undefined ? {} : { annotations: { [REF_NAME_ANNOTATION]: tag } }),
     });
   }
+  await writeLayoutIndex(tmp, manifests);
+}
+
+/** Writes `oci-layout` and an `index.json` listing `manifests` into the staged layout `tmp`. */
+async function writeLayoutIndex(tmp: string, manifests: readonly Descriptor[]): Promise<void> {
   const index: ImageIndex = { schemaVersion: 2, mediaType: MediaType.ociIndex, manifests };
   await writeFile(join(tmp, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
   await writeFile(join(tmp, 'index.json'), JSON.stringify(index));

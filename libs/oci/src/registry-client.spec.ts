@@ -10,7 +10,7 @@ import { sha256Digest } from './digest.js';
 import { buildImage, MediaType, type OciImage } from './image.js';
 import { buildImageIndex, isImageIndex } from './image-index.js';
 import { layerFromEntries } from './layer.js';
-import { writeLayout } from './layout.js';
+import { readLayoutEntry, writeLayout } from './layout.js';
 import { type ProgressEvent, RegistryClient, type RegistryClientOptions } from './registry-client.js';
 import { FakeRegistry, type FakeRegistryOptions } from './testing/fake-registry.js';
 
@@ -256,6 +256,44 @@ describe('push and pull', () => {
       expect((await c.pullAll(`${registry.host}/team/app@${amd.digest}`)).digest).toBe(amd.digest);
       // The single-image pull still resolves the index to one platform.
       expect((await c.pull(`${registry.host}/team/app:v1`)).digest).toBe(amd.digest);
+    });
+
+    it('pulls into a layout: the whole index, the accepted platforms as a new index, or one image', async () => {
+      const registry = await fake();
+      const c = client();
+      await c.push(multi, `${registry.host}/team/app:v1`);
+      const dir = await mkdtemp(join(tmpdir(), 'oci-pull-layout-'));
+      try {
+        const all = await c.pullToLayout(`${registry.host}/team/app:v1`, join(dir, 'all'), { tag: 'v1' });
+        expect(all).toMatchObject({ digest: multi.digest, mediaType: MediaType.ociIndex });
+        expect(all.images.map((e) => e.digest)).toEqual([amd.digest, arm.digest]);
+        const back = await readLayoutEntry(join(dir, 'all'), 'v1');
+        expect(isImageIndex(back) && back.images.map((e) => e.image.digest)).toEqual([
+          amd.digest,
+          arm.digest,
+        ]);
+
+        const armOnly = await c.pullToLayout(`${registry.host}/team/app:v1`, join(dir, 'arm'), {
+          platforms: (p) => p.architecture === 'arm64',
+        });
+        expect(armOnly.digest).toBe(buildImageIndex([arm]).digest);
+        expect((await readLayoutEntry(join(dir, 'arm'))).digest).toBe(armOnly.digest);
+
+        const one = await c.pullToLayout(`${registry.host}/team/app:v1`, join(dir, 'one'), {
+          platform: { os: 'linux', architecture: 'arm64' },
+        });
+        expect(one).toEqual({ mediaType: MediaType.ociManifest, digest: arm.digest, images: [] });
+        expect((await readLayoutEntry(join(dir, 'one'))).digest).toBe(arm.digest);
+
+        await expect(
+          c.pullToLayout(`${registry.host}/team/app:v1`, join(dir, 'none'), { platforms: () => false }),
+        ).rejects.toThrow('image index has no manifest for the platforms asked for');
+        await expect(
+          c.pullToLayout(`${registry.host}/team/app:v1`, join(dir, 'bad'), { tag: 'a b' }),
+        ).rejects.toMatchObject({ code: 'OCI_LAYOUT_INVALID' });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     });
 
     it('pushes an index from a layout, and refuses an index missing images', async () => {

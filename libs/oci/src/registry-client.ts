@@ -1,6 +1,6 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -11,7 +11,7 @@ import {
   parseWwwAuthenticate,
 } from './auth.js';
 import { type BlobRefusals, VerifiedBlobFile } from './blob-file.js';
-import { sha256Digest } from './digest.js';
+import { digestHex, sha256Digest } from './digest.js';
 import {
   AuthFailedError,
   DigestMismatchError,
@@ -39,16 +39,22 @@ import {
   MediaType,
   type OciImage,
   type Platform,
+  parseImageConfig,
   parseIndex,
+  parseManifest,
 } from './image.js';
 import {
   assembleImageIndex,
   assertCompleteIndex,
+  formatPlatform,
+  imagePlatform,
   isImageIndex,
   type OciImageIndex,
+  platformIndex,
   type ReadIndexOptions,
 } from './image-index.js';
-import { readLayoutEntry } from './layout.js';
+import { checkLayoutTags, REF_NAME_ANNOTATION, readLayoutEntry, writeStagedLayout } from './layout.js';
+import type { OutputGuard } from './output-directory.js';
 import { redact } from './redact.js';
 import { DOCKER_HUB, formatReference, type ImageReference, parseReference } from './reference.js';
 
@@ -115,6 +121,25 @@ export interface PullOptions {
   readonly onProgress?: (event: ProgressEvent) => void;
 }
 
+/** Options of {@link RegistryClient.pullToLayout}. */
+export interface PullToLayoutOptions extends ReadIndexOptions {
+  /** Of an image index, pull this platform's image alone (as `pull` does). */
+  readonly platform?: Platform;
+  /** The tag of the pulled content in the layout's `index.json`. */
+  readonly tag?: string;
+  /** How the layout directory is guarded (see `writeLayout`). */
+  readonly guard?: OutputGuard;
+  readonly onProgress?: (event: ProgressEvent) => void;
+}
+
+/** What {@link RegistryClient.pullToLayout} wrote. */
+export interface PulledToLayout {
+  readonly mediaType: string;
+  readonly digest: string;
+  /** For an image index: each platform's image, in index order. */
+  readonly images: ReadonlyArray<{ readonly platform: Platform; readonly digest: string }>;
+}
+
 /** Options of {@link RegistryClient.pullAll}. */
 export interface PullAllOptions extends ReadIndexOptions {
   readonly onProgress?: (event: ProgressEvent) => void;
@@ -136,6 +161,13 @@ export interface PushResult {
   }>;
   /** For an image index: the manifest digest of each platform's image, in index order. */
   readonly images?: ReadonlyArray<{ readonly platform: Platform; readonly digest: string }>;
+}
+
+/** A manifest (or index) as fetched: its exact bytes, media type and digest. */
+interface PulledManifest {
+  readonly bytes: Buffer;
+  readonly mediaType: string;
+  readonly digest: string;
 }
 
 type AuthState =
@@ -275,24 +307,156 @@ export class RegistryClient {
     const ref = parseReference(reference);
     const t = this.#target(ref, 'pull');
     const onProgress = options.onProgress ?? this.#options.onProgress;
-    let manifest = await this.#getManifest(t, ref.digest ?? ref.tag ?? 'latest');
-    if (ref.digest !== undefined && manifest.digest !== ref.digest) {
-      throw new DigestMismatchError(`${t.display} manifest`, ref.digest, manifest.digest);
+    const top = await this.#getManifest(t, ref.digest ?? ref.tag ?? 'latest');
+    if (ref.digest !== undefined && top.digest !== ref.digest) {
+      throw new DigestMismatchError(`${t.display} manifest`, ref.digest, top.digest);
     }
-    if (isIndexMediaType(manifest.mediaType)) {
-      const index = parseIndex(manifest.bytes, t.display, manifest.mediaType);
-      const platform = options.platform ?? { os: 'linux', architecture: 'amd64' };
-      const chosen = selectPlatform(index, platform);
-      if (chosen === undefined) {
-        const wanted = `${platform.os}/${platform.architecture}${platform.variant ? `/${platform.variant}` : ''}`;
-        throw new ManifestInvalidError(t.display, `image index has no manifest for ${wanted}`);
-      }
-      manifest = await this.#getManifest(t, chosen.digest);
-      if (manifest.digest !== chosen.digest) {
-        throw new DigestMismatchError(`${t.display} manifest`, chosen.digest, manifest.digest);
-      }
-    }
+    const manifest = await this.#platformManifest(t, top, options.platform);
     return assembleImage(manifest.bytes, t.display, this.#blobFetcher(t, onProgress), manifest.mediaType);
+  }
+
+  /**
+   * Pulls `reference` into the OCI layout `dir` (written as `writeLayout` writes, under the same rules),
+   * streaming every blob into it with its digest checked on the way, so memory stays bounded whatever the
+   * image's size. With `options.platform`, an image index gives that platform's image alone (as `pull`);
+   * otherwise the index with the platforms `options.platforms` accepts (a new OCI index of those when some are
+   * left out). The layout tags the pulled content `options.tag`.
+   *
+   * @throws NotFoundError, RegistryUnreachableError, AuthFailedError, ManifestInvalidError,
+   *   DigestMismatchError, LengthMismatchError, RegistryError — all naming the registry and reference;
+   *   OutputDirectoryError when `dir` may not be written.
+   */
+  async pullToLayout(
+    reference: string,
+    dir: string,
+    options: PullToLayoutOptions = {},
+  ): Promise<PulledToLayout> {
+    const ref = parseReference(reference);
+    checkLayoutTags(resolve(dir), [options.tag]);
+    const t = this.#target(ref, 'pull');
+    const onProgress = options.onProgress ?? this.#options.onProgress;
+    const top = await this.#getManifest(t, ref.digest ?? ref.tag ?? 'latest');
+    if (ref.digest !== undefined && top.digest !== ref.digest) {
+      throw new DigestMismatchError(`${t.display} manifest`, ref.digest, top.digest);
+    }
+    const annotations =
+      options.tag === undefined ? {} : { annotations: { [REF_NAME_ANNOTATION]: options.tag } };
+    let pulled: PulledToLayout | undefined;
+    await writeStagedLayout(
+      dir,
+      async (blobs) => {
+        const store = new LayoutBlobStore(blobs);
+        const stream = async (descriptor: Descriptor): Promise<void> => {
+          if (store.has(descriptor.digest)) return;
+          await this.#downloadBlob(t, descriptor, store.path(descriptor.digest));
+          onProgress?.({
+            digest: descriptor.digest,
+            phase: 'download',
+            bytes: descriptor.size,
+            total: descriptor.size,
+          });
+        };
+        // An image: its layers and config streamed, the config read back (small) for its platform.
+        const storeImage = async (manifest: PulledManifest, where: string): Promise<Platform> => {
+          const parsed = parseManifest(manifest.bytes, where, manifest.mediaType);
+          if (parsed.config.size > MAX_MANIFEST_BYTES) {
+            throw new ManifestInvalidError(where, `config larger than ${MAX_MANIFEST_BYTES} bytes`);
+          }
+          await stream(parsed.config);
+          const config = parseImageConfig(await store.read(parsed.config.digest), `${where} config`);
+          if (config.rootfs.diff_ids.length !== parsed.layers.length) {
+            throw new ManifestInvalidError(
+              where,
+              `manifest has ${parsed.layers.length} layers but config has ${config.rootfs.diff_ids.length} diff_ids`,
+            );
+          }
+          for (const layer of parsed.layers) await stream(layer);
+          await store.write(manifest.digest, manifest.bytes);
+          return imagePlatform({ config });
+        };
+        const single = isIndexMediaType(top.mediaType) ? undefined : top;
+        const chosen =
+          single ??
+          (options.platform === undefined
+            ? undefined
+            : await this.#platformManifest(t, top, options.platform));
+        if (chosen !== undefined) {
+          await storeImage(chosen, t.display);
+          pulled = { mediaType: chosen.mediaType, digest: chosen.digest, images: [] };
+          return [
+            {
+              mediaType: chosen.mediaType,
+              digest: chosen.digest,
+              size: chosen.bytes.byteLength,
+              ...annotations,
+            },
+          ];
+        }
+        const index = parseIndex(top.bytes, t.display, top.mediaType);
+        const images: Array<
+          Pick<Descriptor, 'mediaType' | 'digest' | 'size'> & {
+            readonly platform: Platform;
+            readonly own: Platform;
+          }
+        > = [];
+        for (const descriptor of index.manifests) {
+          if (isIndexMediaType(descriptor.mediaType)) {
+            throw new ManifestInvalidError(
+              t.display,
+              `nested image index ${descriptor.digest} is not supported`,
+            );
+          }
+          if (!isManifestMediaType(descriptor.mediaType)) continue;
+          if (descriptor.platform !== undefined && options.platforms?.(descriptor.platform) === false)
+            continue;
+          const manifest = await this.#getManifest(t, descriptor.digest);
+          if (manifest.digest !== descriptor.digest) {
+            throw new DigestMismatchError(`${t.display} manifest`, descriptor.digest, manifest.digest);
+          }
+          const own = await storeImage(manifest, `${t.display}@${descriptor.digest}`);
+          const platform = descriptor.platform ?? own;
+          if (descriptor.platform === undefined && options.platforms?.(platform) === false) continue;
+          images.push({
+            mediaType: manifest.mediaType,
+            digest: manifest.digest,
+            size: manifest.bytes.byteLength,
+            platform,
+            own,
+          });
+        }
+        if (images.length === 0) {
+          throw new ManifestInvalidError(
+            t.display,
+            'image index has no manifest for the platforms asked for',
+          );
+        }
+        // Some platforms left out: a new index of those pulled (the registry's names images the layout lacks).
+        const partial = images.length < index.manifests.length;
+        const written = partial
+          ? {
+              mediaType: MediaType.ociIndex,
+              ...platformIndex(images.map(({ own, ...rest }) => ({ ...rest, platform: own }))),
+            }
+          : { mediaType: top.mediaType, digest: top.digest, indexBytes: top.bytes };
+        await store.write(written.digest, written.indexBytes);
+        pulled = {
+          mediaType: written.mediaType,
+          digest: written.digest,
+          images: images.map(({ platform, own, digest }) => ({ platform: partial ? own : platform, digest })),
+        };
+        return [
+          {
+            mediaType: written.mediaType,
+            digest: written.digest,
+            size: written.indexBytes.byteLength,
+            ...annotations,
+          },
+        ];
+      },
+      options.guard,
+    );
+    // Set by the stage, which ran to its end.
+    return pulled as PulledToLayout;
   }
 
   /**
@@ -375,6 +539,29 @@ export class RegistryClient {
     };
     const res = await this.#request(t, { method: 'GET', url: '/v2/' });
     if (res.status !== 200) throw this.#failure(t, res, 'API version check');
+  }
+
+  /** `manifest` itself, or for an image index the manifest of `platform` (default `linux/amd64`) it lists. */
+  async #platformManifest(
+    t: Target,
+    manifest: PulledManifest,
+    wanted: Platform | undefined,
+  ): Promise<PulledManifest> {
+    if (!isIndexMediaType(manifest.mediaType)) return manifest;
+    const index = parseIndex(manifest.bytes, t.display, manifest.mediaType);
+    const platform = wanted ?? { os: 'linux', architecture: 'amd64' };
+    const chosen = selectPlatform(index, platform);
+    if (chosen === undefined) {
+      throw new ManifestInvalidError(
+        t.display,
+        `image index has no manifest for ${formatPlatform(platform)}`,
+      );
+    }
+    const picked = await this.#getManifest(t, chosen.digest);
+    if (picked.digest !== chosen.digest) {
+      throw new DigestMismatchError(`${t.display} manifest`, chosen.digest, picked.digest);
+    }
+    return picked;
   }
 
   /** Closes pooled connections. The client stays usable; new requests open new connections. */
@@ -470,10 +657,7 @@ export class RegistryClient {
     if (stored !== undefined && stored !== digest) throw new DigestMismatchError(t.display, digest, stored);
   }
 
-  async #getManifest(
-    t: Target,
-    tagOrDigest: string,
-  ): Promise<{ bytes: Buffer; mediaType: string; digest: string }> {
+  async #getManifest(t: Target, tagOrDigest: string): Promise<PulledManifest> {
     const res = await this.#request(t, {
       method: 'GET',
       url: `/v2/${t.repository}/manifests/${tagOrDigest}`,
@@ -844,6 +1028,35 @@ function blobRefusals(t: Target, descriptor: Descriptor): BlobRefusals {
       ),
     mismatch: (actual) => new DigestMismatchError(`${t.display} blob`, descriptor.digest, actual),
   };
+}
+
+/** The blobs directory of a layout being written: blobs by digest, each written once. */
+class LayoutBlobStore {
+  readonly #dir: string;
+  readonly #held = new Set<string>();
+
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  has(digest: string): boolean {
+    return this.#held.has(digest);
+  }
+
+  /** Where the blob goes; counted as held from now on (a failed download fails the whole layout). */
+  path(digest: string): string {
+    this.#held.add(digest);
+    return join(this.#dir, digestHex(digest));
+  }
+
+  async write(digest: string, bytes: Uint8Array): Promise<void> {
+    if (this.#held.has(digest)) return;
+    await writeFile(this.path(digest), bytes);
+  }
+
+  read(digest: string): Promise<Buffer> {
+    return readFile(join(this.#dir, digestHex(digest)));
+  }
 }
 
 function selectPlatform(index: ImageIndex, platform: Platform): Descriptor | undefined {

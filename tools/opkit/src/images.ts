@@ -2,7 +2,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  buildImageIndex,
   formatPlatform,
   type ImageSource,
   isImageIndex,
@@ -13,7 +12,6 @@ import {
   REF_NAME_ANNOTATION,
   readLayoutEntry,
   readLayoutIndex,
-  writeLayout,
 } from '@opkit/oci';
 import { CliError } from './cli-error.js';
 import { cliRegistryClient, type LoginOptions } from './registry-client.js';
@@ -92,38 +90,28 @@ export async function pullToLayout(reference: string, layout: string, opts: Pull
   });
   try {
     process.stderr.write(`pulling ${reference}\n`);
-    const pulled =
-      platforms?.length === 1
-        ? await client.pull(reference, { platform: platforms[0] })
-        : await client.pullAll(reference, {
-            platforms: (p) =>
+    // Blobs stream into the layout as they come, checked against their digests on the way.
+    const pulled = await client.pullToLayout(reference, layout, {
+      tag,
+      guard: { name: '<layout>' },
+      ...(platforms?.length === 1
+        ? { platform: platforms[0] }
+        : {
+            platforms: (p: Platform) =>
               platforms === undefined || platforms.some((w) => formatPlatform(w) === formatPlatform(p)),
-          });
-    if (isImageIndex(pulled) && pulled.images.length === 0) {
-      throw new CliError(
-        'OPKIT_IMAGE_PLATFORM_MISSING',
-        `${reference} has none of the platforms ${opts.platform}`,
-      );
-    }
-    // Some platforms of an index: a new index of those (the registry's index names images not pulled).
-    const content =
-      isImageIndex(pulled) && pulled.images.length < pulled.index.manifests.length
-        ? buildImageIndex(pulled.images.map((entry) => entry.image))
-        : pulled;
-    await writeLayout(layout, [{ image: content, tag }], { name: '<layout>' });
-    const images = isImageIndex(content)
-      ? content.images.map((entry) => ({
-          platform: formatPlatform(entry.platform),
-          digest: entry.image.digest,
-        }))
-      : [];
+          }),
+    });
+    const images = pulled.images.map((entry) => ({
+      platform: formatPlatform(entry.platform),
+      digest: entry.digest,
+    }));
     if (opts.output === 'json') {
-      const pulled = { reference, digest: content.digest, mediaType: content.mediaType, layout, tag, images };
-      process.stdout.write(`${JSON.stringify(pulled, null, 2)}\n`);
+      const result = { reference, digest: pulled.digest, mediaType: pulled.mediaType, layout, tag, images };
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       return;
     }
     for (const entry of images) process.stdout.write(`  ${entry.platform} ${entry.digest}\n`);
-    process.stdout.write(`pulled ${reference}@${content.digest} into ${layout}:${tag}\n`);
+    process.stdout.write(`pulled ${reference}@${pulled.digest} into ${layout}:${tag}\n`);
   } finally {
     client.close();
   }
