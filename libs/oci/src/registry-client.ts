@@ -99,10 +99,10 @@ export interface RegistryClientOptions extends HttpTransportOptions {
   /** Default progress callback for pushes and pulls. */
   readonly onProgress?: (event: ProgressEvent) => void;
   /**
-   * The largest blob `pull` and `pullAll` read into memory; a manifest naming a larger one is refused before
-   * it is fetched (`pullBlob` streams blobs of any size to a file). Default 1 GiB.
+   * The most blob bytes one `pull` or `pullAll` holds in memory; a blob that would go past it is refused
+   * before it is fetched (`pullToLayout` and `pullBlob` stream any size to disk). Default 2 GiB.
    */
-  readonly maxInMemoryBlobBytes?: number;
+  readonly maxInMemoryBytes?: number;
 }
 
 /** Options of {@link RegistryClient.push}. */
@@ -199,7 +199,7 @@ const RETRYABLE_STATUS: ReadonlySet<number> = new Set([429, 500, 502, 503, 504])
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 /** Blobs up to this size are read into memory directly; larger ones stream through a verified file. */
 const IN_MEMORY_BLOB_BYTES = 1024 * 1024;
-const DEFAULT_MAX_IN_MEMORY_BLOB_BYTES = 1024 ** 3;
+const DEFAULT_MAX_IN_MEMORY_BYTES = 2 * 1024 ** 3;
 const MANIFEST_ACCEPT = [
   MediaType.ociManifest,
   MediaType.dockerManifest,
@@ -700,12 +700,14 @@ export class RegistryClient {
     t: Target,
     onProgress: ((event: ProgressEvent) => void) | undefined,
   ): (descriptor: Descriptor) => Promise<Uint8Array> {
-    const limit = this.#options.maxInMemoryBlobBytes ?? DEFAULT_MAX_IN_MEMORY_BLOB_BYTES;
+    const limit = this.#options.maxInMemoryBytes ?? DEFAULT_MAX_IN_MEMORY_BYTES;
+    let held = 0;
     return async (descriptor) => {
-      if (descriptor.size > limit) {
+      held += descriptor.size;
+      if (held > limit) {
         throw new ManifestInvalidError(
           t.display,
-          `blob ${descriptor.digest} of ${descriptor.size} bytes is larger than the ${limit} bytes a pull holds in memory`,
+          `blob ${descriptor.digest} of ${descriptor.size} bytes takes the image past the ${limit} bytes a pull holds in memory`,
         );
       }
       const bytes = await this.#getBlob(t, descriptor);
