@@ -71,10 +71,7 @@ async function renderImage(image: OciImage, reference: string): Promise<Rendered
     const root = await mkdtemp(join(tmpdir(), 'opkit-render-'));
     try {
       await unpackImageLayers(image, root).catch((err: unknown) => {
-        throw new CliError(
-          'OPKIT_IMAGE_INVALID',
-          `${reference}: cannot unpack ${(err as Error).message}`,
-        );
+        throw new CliError('OPKIT_IMAGE_INVALID', `${reference}: cannot unpack ${(err as Error).message}`);
       });
       return { catalog: await bundleCatalog(root, reference, reference), kind: 'bundle' };
     } finally {
