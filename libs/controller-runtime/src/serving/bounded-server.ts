@@ -138,55 +138,106 @@ function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
   res.end(reply.body);
 }
 
-/**
- * Each request gets exactly one answer, within the deadline, whatever its handler does: a throw or a rejection,
- * a reply that is no reply, or never settling. None of it can end the process.
- */
-function boundedListener(options: BoundedServerOptions, handlerTimeoutMs: number) {
-  const { handle, failure = defaultFailureReply, settled } = options;
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    const started = settled ? performance.now() : 0;
-    const controller = new AbortController();
-    let done = false;
-    const finish = (reply: Reply): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      try {
-        settled?.(req, reply, (performance.now() - started) / 1000);
-        send(req, res, reply);
-      } catch {
-        res.destroy(); // a reply that cannot be written (a bad header value): the client sees the connection end
-      }
-    };
-    const fail = (error: unknown): void => {
-      let reply: Reply;
-      try {
-        reply = failure(error, req);
-        if (!isReply(reply)) reply = defaultFailureReply(error);
-      } catch (failureError) {
-        reply = defaultFailureReply(failureError);
-      }
-      finish(reply);
-    };
-    const timer = setTimeout(() => {
-      const reason = new HandlerTimeoutError(handlerTimeoutMs);
-      fail(reason);
-      controller.abort(reason);
-    }, handlerTimeoutMs);
-    res.once('close', () => {
-      if (!done) controller.abort(new ClientGoneError());
-    });
+/** One request being answered: it settles once, with the handler's reply or a failure's. */
+class Exchange {
+  readonly controller = new AbortController();
+  readonly started = performance.now();
+  done = false;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly answering: Answering,
+  ) {}
+
+  reply(reply: unknown): void {
+    if (isReply(reply)) this.finish(reply);
+    else this.fail(new Error(`the handler answered ${String(reply)}, no reply`));
+  }
+
+  fail(error: unknown): void {
+    if (this.done) return;
+    let reply: Reply;
     try {
-      Promise.resolve(handle(req, controller.signal)).then(
-        (reply) =>
-          isReply(reply) ? finish(reply) : fail(new Error(`the handler answered ${String(reply)}, no reply`)),
-        fail,
-      );
+      reply = this.answering.failure(error, this.req);
+      if (!isReply(reply)) reply = defaultFailureReply(error);
+    } catch (failureError) {
+      reply = defaultFailureReply(failureError);
+    }
+    this.finish(reply);
+  }
+
+  finish(reply: Reply): void {
+    if (this.done) return;
+    this.done = true;
+    this.answering.pending.delete(this);
+    try {
+      this.answering.settled?.(this.req, reply, (performance.now() - this.started) / 1000);
+      send(this.req, this.res, reply);
+    } catch {
+      this.res.destroy(); // a reply that cannot be written (a bad header value): the client sees the connection end
+    }
+  }
+
+  clientGone(): void {
+    if (!this.done) this.controller.abort(new ClientGoneError());
+  }
+}
+
+/**
+ * Answers each request once, within the deadline, whatever its handler does: a throw or a rejection, a reply
+ * that is no reply, or never settling. None of it can end the process. Deadlines are checked by one timer per
+ * server, a tenth of the deadline apart, rather than one timer per request: the hot path stays as it was.
+ */
+class Answering {
+  readonly pending = new Set<Exchange>();
+  readonly failure: (error: unknown, req: IncomingMessage) => Reply;
+  readonly settled: BoundedServerOptions['settled'];
+  readonly #handle: RequestHandler;
+  readonly #timeoutMs: number;
+  #sweeper: NodeJS.Timeout | undefined;
+
+  constructor(options: BoundedServerOptions, timeoutMs: number) {
+    this.#handle = options.handle;
+    this.failure = options.failure ?? defaultFailureReply;
+    this.settled = options.settled;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  readonly listener = (req: IncomingMessage, res: ServerResponse): void => {
+    const exchange = new Exchange(req, res, this);
+    this.pending.add(exchange);
+    if (this.#sweeper === undefined) {
+      this.#sweeper = setInterval(() => this.#sweep(), Math.max(10, Math.min(1_000, this.#timeoutMs / 10)));
+      this.#sweeper.unref();
+    }
+    res.once('close', () => exchange.clientGone());
+    try {
+      const answer = this.#handle(req, exchange.controller.signal);
+      if (answer instanceof Promise) {
+        answer.then(
+          (reply) => exchange.reply(reply),
+          (error: unknown) => exchange.fail(error),
+        );
+      } else exchange.reply(answer);
     } catch (error) {
-      fail(error);
+      exchange.fail(error);
     }
   };
+
+  #sweep(): void {
+    const due = performance.now() - this.#timeoutMs;
+    for (const exchange of this.pending) {
+      if (exchange.started > due) continue;
+      const reason = new HandlerTimeoutError(this.#timeoutMs);
+      exchange.fail(reason);
+      exchange.controller.abort(reason);
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.#sweeper);
+  }
 }
 
 /**
@@ -227,7 +278,8 @@ export function createBoundedServer(
 export function createBoundedServer(options: BoundedServerOptions): HttpServer | HttpsServer;
 export function createBoundedServer(options: BoundedServerOptions): HttpServer | HttpsServer {
   const limits = serverLimits(options.limits);
-  const listener = boundedListener(options, limits.handlerTimeoutMs);
+  const answering = new Answering(options, limits.handlerTimeoutMs);
+  const listener = answering.listener;
   const http = {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
@@ -247,6 +299,7 @@ export function createBoundedServer(options: BoundedServerOptions): HttpServer |
   // handler may take, during which the connection is quiet.
   server.timeout = Math.max(limits.idleTimeoutMs, limits.handlerTimeoutMs + CLOSE_LINGER_MS);
   server.maxConnections = limits.maxConnections;
+  server.on('close', () => answering.stop());
   server.on('clientError', closeAfterClientError);
   // Node destroys a socket whose handshake failed or timed out; the listener only keeps that from being logged.
   if (options.tls) server.on('tlsClientError', (_error: Error, socket: Duplex) => socket.destroy());

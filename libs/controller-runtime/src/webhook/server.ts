@@ -63,8 +63,11 @@ class HttpError extends Error {
   }
 }
 
-/** The body, up to `limit` bytes; a client that goes away before its end is a {@link ClientGoneError}. */
-function readBody(req: IncomingMessage, limit: number, signal: AbortSignal): Promise<Buffer> {
+/**
+ * The body, up to `limit` bytes; a client that goes away before its end (or is cut off at the deadline, whose
+ * answer closes the connection) is a {@link ClientGoneError}.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (declared > limit) {
@@ -84,17 +87,15 @@ function readBody(req: IncomingMessage, limit: number, signal: AbortSignal): Pro
       chunks.push(chunk);
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
-    // The request stream fails only when its connection does: the client left or timed out mid-body.
-    const gone = () =>
-      reject(new ClientGoneError('the client closed the connection before the end of its body'));
-    req.on('error', gone);
+    // The request stream fails or closes early only when its connection does.
+    req.on('error', () => reject(new ClientGoneError(BODY_NOT_RECEIVED)));
     req.on('close', () => {
-      if (!req.complete) gone();
+      if (!req.complete) reject(new ClientGoneError(BODY_NOT_RECEIVED));
     });
-    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
 }
 
+const BODY_NOT_RECEIVED = 'the client closed the connection before the end of its body';
 const TEXT = 'text/plain; charset=utf-8';
 const textReply = (status: number, message: string): Reply => ({ status, body: `${message}\n`, type: TEXT });
 
@@ -223,7 +224,7 @@ export class WebhookServer {
     if (!/^application\/json\s*(;|$)/i.test(type)) {
       throw new HttpError(400, `content type ${JSON.stringify(type)}; expected application/json`);
     }
-    const body = await readBody(req, this.#o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, signal);
+    const body = await readBody(req, this.#o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES);
     let review: unknown;
     try {
       review = JSON.parse(body.toString('utf8'));
