@@ -102,6 +102,13 @@ describe('the server limits', () => {
     }
   });
 
+  it('take a limit left undefined as its default', () => {
+    expect(serverLimits({ maxConnections: undefined, idleTimeoutMs: 5_000 })).toEqual({
+      ...DEFAULT_SERVER_LIMITS,
+      idleTimeoutMs: 5_000,
+    });
+  });
+
   it('refuse a value that is no positive whole number, naming the field', () => {
     expect(() => serverLimits({ handshakeTimeoutMs: 0 })).toThrow(
       'server limits: handshakeTimeoutMs must be a positive whole number, got 0',

@@ -29,11 +29,11 @@ export interface ServerLimits {
 }
 
 /**
- * The handshake timeout is Go's TLS handshake default; headers and idle time are controller-runtime's server
- * defaults (32 s, 90 s); handlers get as long as the API server ever waits for a webhook (30 s). 128
- * connections per server are far more than the API server, the kubelet and scrapers open at once (and the API
- * server retries a webhook call whose connection is refused); a server full of hostile connections holds
- * about 45 KiB per connection before the TLS handshake and 75 KiB after it, so 6 to 10 MiB.
+ * The handshake timeout is the one Go's HTTP clients give a server; headers and idle time are
+ * controller-runtime's server defaults (32 s, 90 s); handlers get as long as the API server ever waits for a
+ * webhook (30 s). 128 connections per server are far more than the API server, the kubelet and scrapers open
+ * at once; a server full of hostile connections holds about 45 KiB per connection before the TLS handshake and
+ * 75 KiB after it, so 6 to 10 MiB.
  */
 export const DEFAULT_SERVER_LIMITS: ServerLimits = Object.freeze({
   handshakeTimeoutMs: 10_000,
@@ -46,7 +46,8 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = Object.freeze({
 
 /** The limits with `overrides` applied; throws naming the field when one is not a positive whole number. */
 export function serverLimits(overrides: Partial<ServerLimits> = {}): ServerLimits {
-  const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...overrides };
+  const given = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+  const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...given };
   for (const [field, value] of Object.entries(limits)) {
     if (!Number.isSafeInteger(value) || value <= 0) {
       throw new Error(`server limits: ${field} must be a positive whole number, got ${String(value)}`);
