@@ -36,6 +36,8 @@ export interface HttpRequest {
    * (its `final` may still refuse the content) with an empty `body`; a failed request destroys the sink.
    */
   readonly bodySink?: () => Writable;
+  /** Ends the request (and a body on its way to the sink) when aborted: it rejects with an `AbortError`. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -203,6 +205,7 @@ export class HttpTransport {
         agent: route.agent,
         timeout: this.#timeoutMs,
         ...(route.path === undefined ? {} : { path: route.path }),
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
       };
       const req = (route.target.protocol === 'https:' ? https : http).request(
         route.target,

@@ -86,6 +86,9 @@ export {
 } from './layer.js';
 export {
   type LayoutEntry,
+  type LayoutImage,
+  type LayoutLayer,
+  openLayoutImage,
   REF_NAME_ANNOTATION,
   readLayout,
   readLayoutEntry,

@@ -1,15 +1,21 @@
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { type BlobRefusals, readVerifiedBlob } from './blob-file.js';
 import { digestHex, isDigest } from './digest.js';
-import { LayoutInvalidError, OciError } from './errors.js';
+import { DigestMismatchError, LayoutInvalidError, OciError } from './errors.js';
 import {
   assembleImage,
   type Descriptor,
+  type ImageConfig,
   type ImageIndex,
+  type ImageManifest,
   isIndexMediaType,
   MediaType,
   type OciImage,
+  parseImageConfig,
   parseIndex,
+  parseManifest,
 } from './image.js';
 import {
   assembleImageIndex,
@@ -216,11 +222,7 @@ export async function readLayoutIndex(dir: string): Promise<ImageIndex> {
  */
 export async function readLayout(dir: string, ref?: string): Promise<OciImage> {
   const target = resolve(dir);
-  const descriptor = await selectDescriptor(target, ref);
-  if (isIndexMediaType(descriptor.mediaType)) {
-    const label = ref === undefined ? 'the layout' : JSON.stringify(ref);
-    throw new LayoutInvalidError(target, `${label} is a multi-platform image index, not a single image`);
-  }
+  const descriptor = await selectImageDescriptor(target, ref);
   const readBlob = blobReader(target);
   const where = `${target}:${ref ?? descriptor.digest}`;
   const manifestBytes = await readBlob(descriptor.digest);
@@ -232,6 +234,107 @@ export async function readLayout(dir: string, ref?: string): Promise<OciImage> {
       return image;
     },
   );
+}
+
+/** A layer of a {@link LayoutImage}: its descriptor, and its content read from the layout when needed. */
+export interface LayoutLayer {
+  readonly descriptor: Descriptor;
+  /**
+   * The layer's bytes as a stream, checked as they pass: it fails at once past the descriptor's size, and at
+   * its end when the content is short or hashes to another digest.
+   */
+  open(): Readable;
+}
+
+/** One image of an OCI layout whose layers stay on disk: manifest and config read and verified. */
+export interface LayoutImage {
+  /** Media type of the manifest. */
+  readonly mediaType: string;
+  /** Digest of the manifest: the image's identity. */
+  readonly digest: string;
+  readonly manifest: ImageManifest;
+  readonly config: ImageConfig;
+  /** In manifest order. */
+  readonly layers: readonly LayoutLayer[];
+}
+
+/** The most a manifest or config read into memory may hold. */
+const MAX_SMALL_BLOB_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Opens one image of the layout at `dir` (`ref` as for {@link readLayout}) without reading its layers: the
+ * manifest and config are read (each within 4 MiB) and verified against their digests, every layer is checked
+ * to be a file of the layout, and its content is verified as it is read (`open`), so memory stays bounded
+ * whatever the layers' sizes.
+ *
+ * @throws LayoutInvalidError when the reference is absent, ambiguous or names an image index, or a blob is
+ *   missing or of another size than its descriptor's; ManifestInvalidError / DigestMismatchError for corrupt
+ *   content.
+ */
+export async function openLayoutImage(dir: string, ref?: string): Promise<LayoutImage> {
+  const target = resolve(dir);
+  const descriptor = await selectImageDescriptor(target, ref);
+  const where = `${target}:${ref ?? descriptor.digest}`;
+  const blobFile = async (d: Descriptor): Promise<string> => {
+    const path = join(target, 'blobs', 'sha256', digestHex(d.digest));
+    const stats = await lstat(path).catch(() => undefined);
+    if (stats === undefined || !stats.isFile())
+      throw new LayoutInvalidError(target, `missing blob ${d.digest}`);
+    return path;
+  };
+  const readSmall = async (d: Descriptor, what: string): Promise<Buffer> => {
+    if (d.size > MAX_SMALL_BLOB_BYTES) {
+      throw new LayoutInvalidError(
+        target,
+        `${what} ${d.digest} is larger than ${MAX_SMALL_BLOB_BYTES} bytes`,
+      );
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of readVerifiedBlob(await blobFile(d), d, layoutRefusals(target, where, d)))
+      chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  };
+  const manifest = parseManifest(await readSmall(descriptor, 'manifest'), where, descriptor.mediaType);
+  const config = parseImageConfig(await readSmall(manifest.config, 'config'), `${where} config`);
+  if (config.rootfs.diff_ids.length !== manifest.layers.length) {
+    throw new LayoutInvalidError(
+      target,
+      `${where}: manifest has ${manifest.layers.length} layers but config has ${config.rootfs.diff_ids.length} diff_ids`,
+    );
+  }
+  const layers: LayoutLayer[] = [];
+  for (const layer of manifest.layers) {
+    const path = await blobFile(layer);
+    layers.push({
+      descriptor: layer,
+      open: () => readVerifiedBlob(path, layer, layoutRefusals(target, where, layer)),
+    });
+  }
+  return {
+    mediaType: manifest.mediaType ?? descriptor.mediaType,
+    digest: descriptor.digest,
+    manifest,
+    config,
+    layers,
+  };
+}
+
+/** How a blob of the layout `target` that is not what its descriptor says is refused. */
+function layoutRefusals(target: string, where: string, descriptor: Descriptor): BlobRefusals {
+  const blob = `blob ${descriptor.digest}`;
+  return {
+    tooLong: () =>
+      new LayoutInvalidError(
+        target,
+        `${blob} holds more than the ${descriptor.size} bytes its descriptor says`,
+      ),
+    tooShort: (received) =>
+      new LayoutInvalidError(
+        target,
+        `${blob} holds ${received} bytes, its descriptor says ${descriptor.size}`,
+      ),
+    mismatch: (actual) => new DigestMismatchError(`${where} blob`, descriptor.digest, actual),
+  };
 }
 
 /**
@@ -265,6 +368,16 @@ export async function readLayoutEntry(
     throw new LayoutInvalidError(target, `index blob ${descriptor.digest} does not match its digest`);
   }
   return content;
+}
+
+/** The descriptor of the single image `ref` names, refusing an image index. */
+async function selectImageDescriptor(target: string, ref: string | undefined): Promise<Descriptor> {
+  const descriptor = await selectDescriptor(target, ref);
+  if (isIndexMediaType(descriptor.mediaType)) {
+    const label = ref === undefined ? 'the layout' : JSON.stringify(ref);
+    throw new LayoutInvalidError(target, `${label} is a multi-platform image index, not a single image`);
+  }
+  return descriptor;
 }
 
 /** The descriptor of `index.json` that `ref` (tag or digest; none: the only one) names. */

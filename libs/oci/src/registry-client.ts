@@ -130,6 +130,8 @@ export interface PullToLayoutOptions extends ReadIndexOptions {
   /** How the layout directory is guarded (see `writeLayout`). */
   readonly guard?: OutputGuard;
   readonly onProgress?: (event: ProgressEvent) => void;
+  /** Stops the pull (no further request or retry) and leaves the previous layout as it was. */
+  readonly signal?: AbortSignal;
 }
 
 /** What {@link RegistryClient.pullToLayout} wrote. */
@@ -182,6 +184,8 @@ interface Target {
   readonly base: URL;
   /** Token scope this operation needs, e.g. `repository:a/b:pull,push`; empty for a ping. */
   readonly scope: string;
+  /** Ends every request of the operation, and its retries, once aborted. */
+  readonly signal?: AbortSignal;
 }
 
 interface RequestInit {
@@ -333,7 +337,8 @@ export class RegistryClient {
   ): Promise<PulledToLayout> {
     const ref = parseReference(reference);
     checkLayoutTags(resolve(dir), [options.tag]);
-    const t = this.#target(ref, 'pull');
+    options.signal?.throwIfAborted();
+    const t = this.#target(ref, 'pull', options.signal);
     const onProgress = options.onProgress ?? this.#options.onProgress;
     const top = await this.#getManifest(t, ref.digest ?? ref.tag ?? 'latest');
     if (ref.digest !== undefined && top.digest !== ref.digest) {
@@ -342,7 +347,7 @@ export class RegistryClient {
     const annotations =
       options.tag === undefined ? {} : { annotations: { [REF_NAME_ANNOTATION]: options.tag } };
     let pulled: PulledToLayout | undefined;
-    await writeStagedLayout(
+    const staged = writeStagedLayout(
       dir,
       async (blobs) => {
         const store = new LayoutBlobStore(blobs);
@@ -455,6 +460,11 @@ export class RegistryClient {
       },
       options.guard,
     );
+    // Stopped: the caller's reason, not the layout's failure it caused.
+    await staged.catch((err: unknown) => {
+      options.signal?.throwIfAborted();
+      throw err;
+    });
     // Set by the stage, which ran to its end.
     return pulled as PulledToLayout;
   }
@@ -800,15 +810,21 @@ export class RegistryClient {
 
   async #sendWithRetries(t: Target, init: RequestInit & { readonly url: URL }): Promise<HttpResponse> {
     const retries = this.#options.retries ?? 3;
+    const { signal } = t;
+    // Aborted: the caller's reason, whatever the request was doing; no retry.
+    const pause = (ms: number): Promise<void> =>
+      sleep(ms, undefined, signal === undefined ? {} : { signal }).catch(() => signal?.throwIfAborted());
     for (let attempt = 0; ; attempt++) {
+      signal?.throwIfAborted();
       let res: HttpResponse;
       try {
-        res = await this.#http.send({ ...init });
+        res = await this.#http.send({ ...init, ...(signal === undefined ? {} : { signal }) });
       } catch (err) {
+        signal?.throwIfAborted();
         // Content refused on the way (a digest mismatch, a blob past its size) is final, and already says so.
         if (err instanceof OciError) throw err;
         if (attempt < retries && isTransientNetworkError(err)) {
-          await sleep(this.#delay(attempt));
+          await pause(this.#delay(attempt));
           continue;
         }
         const attempts = attempt + 1;
@@ -830,7 +846,7 @@ export class RegistryClient {
         );
       }
       if (RETRYABLE_STATUS.has(res.status) && attempt < retries) {
-        await sleep(this.#delay(attempt, res.headers['retry-after']?.[0]));
+        await pause(this.#delay(attempt, res.headers['retry-after']?.[0]));
         continue;
       }
       return res;
@@ -983,13 +999,14 @@ export class RegistryClient {
     return new URL(`${usePlain ? 'http' : 'https'}://${host}/`);
   }
 
-  #target(ref: ImageReference, actions: string): Target {
+  #target(ref: ImageReference, actions: string, signal?: AbortSignal): Target {
     return {
       registry: ref.registry,
       repository: ref.repository,
       display: formatReference(ref),
       base: this.#baseUrl(ref.registry),
       scope: `repository:${ref.repository}:${actions}`,
+      ...(signal === undefined ? {} : { signal }),
     };
   }
 

@@ -5,14 +5,16 @@ import { join } from 'node:path';
 import {
   CATALOG_CONFIGS_LABEL,
   imageLabels,
+  type LayoutImage,
   type OciImage,
+  openLayoutImage,
   parseReference,
-  readLayout,
   splitTrailingTag,
 } from '@opkit/oci';
 import { resolveWithinRoot } from '@opkit/oci/within-root';
 import { CliError } from './cli-error.js';
-import { type UnpackLimits, unpackImageLayers } from './image-unpack.js';
+import { type UnpackLimits, type UnpackOptions, unpackImageLayers } from './image-unpack.js';
+import { withPulledImage } from './pulled-image.js';
 import { cliRegistryClient } from './registry-client.js';
 
 /** A catalog directory to serve, and how to clean up after it (images are unpacked into a temp dir). */
@@ -22,11 +24,14 @@ export interface CatalogSource {
   dispose(): Promise<void>;
 }
 
-/** Unpacks a catalog image's `/configs` (the directory its index.configs label names) into a temp dir. */
+/**
+ * Unpacks a catalog image's `/configs` (the directory its index.configs label names) into a temp dir, which
+ * is removed when the unpacking fails or is aborted.
+ */
 export async function unpackCatalogImage(
-  image: OciImage,
+  image: OciImage | LayoutImage,
   where: string,
-  limits: UnpackLimits = {},
+  options: UnpackOptions = {},
 ): Promise<CatalogSource> {
   const configs = imageLabels(image)[CATALOG_CONFIGS_LABEL];
   if (!configs) {
@@ -37,9 +42,10 @@ export async function unpackCatalogImage(
   }
   const root = await mkdtemp(join(tmpdir(), 'opkit-serve-'));
   try {
-    await unpackImageLayers(image, root, limits);
+    await unpackImageLayers(image, root, options);
   } catch (err) {
     await rm(root, { recursive: true, force: true });
+    options.signal?.throwIfAborted();
     throw new CliError('OPKIT_CATALOG_IMAGE_INVALID', `${where}: cannot unpack ${(err as Error).message}`);
   }
   // The label is the image's word too: the directory it names is resolved within the image, links included.
@@ -68,17 +74,20 @@ export async function unpackCatalogImage(
 /**
  * Resolves what `catalog serve` was given: a file-based catalog directory, an OCI image layout directory as
  * `opkit catalog image` writes it (`<layout>` or `<layout>:<tag>`), or a registry reference pulled anonymously.
+ * Images are unpacked as their layers are read from disk (a registry's pulled to a temporary layout first), so
+ * memory does not grow with them; `signal` stops the pull or the unpacking and leaves no temp dir behind.
  */
 export async function resolveCatalogSource(
   source: string,
-  options: { plainHttp?: boolean; limits?: UnpackLimits } = {},
+  options: { plainHttp?: boolean; limits?: UnpackLimits; signal?: AbortSignal } = {},
 ): Promise<CatalogSource> {
+  const unpack = { ...options.limits, ...(options.signal === undefined ? {} : { signal: options.signal }) };
   const layoutRef = splitTrailingTag(source);
   const layoutDir = existsSync(source) ? source : layoutRef.name;
   if (existsSync(layoutDir) && statSync(layoutDir).isDirectory()) {
     if (existsSync(join(layoutDir, 'oci-layout'))) {
       const tag = existsSync(source) ? undefined : layoutRef.tag;
-      return unpackCatalogImage(await readLayout(layoutDir, tag), source, options.limits);
+      return unpackCatalogImage(await openLayoutImage(layoutDir, tag), source, unpack);
     }
     return { dir: source, description: source, dispose: async () => {} };
   }
@@ -92,6 +101,14 @@ export async function resolveCatalogSource(
     );
   }
   const client = cliRegistryClient({ plainHttp: options.plainHttp ?? false });
-  const image = await client.pull(source).finally(() => client.close());
-  return unpackCatalogImage(image, source, options.limits);
+  try {
+    return await withPulledImage(
+      client,
+      source,
+      (image) => unpackCatalogImage(image, source, unpack),
+      options.signal,
+    );
+  } finally {
+    client.close();
+  }
 }

@@ -15,7 +15,8 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { OciImage } from '@opkit/oci';
+import { Readable } from 'node:stream';
+import type { LayoutImage, OciImage } from '@opkit/oci';
 import { resolveWithinRoot } from '@opkit/oci/within-root';
 import { Parser, type ReadEntry } from 'tar';
 
@@ -25,6 +26,29 @@ export interface UnpackLimits {
   readonly maxBytes?: number;
   /** @default 1,000,000 */
   readonly maxEntries?: number;
+}
+
+/** Options of {@link unpackImageLayers}. */
+export interface UnpackOptions extends UnpackLimits {
+  /** Stops the unpacking between two reads; it then rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+/** A layer to unpack: its digest, and its bytes as a stream (in memory, or read from a layout as needed). */
+interface LayerSource {
+  readonly digest: string;
+  readonly open: () => Readable;
+}
+
+function layerSources(image: OciImage | LayoutImage): LayerSource[] {
+  return image.layers.map((layer) => ({
+    digest: layer.descriptor.digest,
+    open:
+      'bytes' in layer
+        ? () =>
+            Readable.from([Buffer.from(layer.bytes.buffer, layer.bytes.byteOffset, layer.bytes.byteLength)])
+        : () => layer.open(),
+  }));
 }
 
 /** An entry the unpacker refuses; the image is refused whole. */
@@ -149,33 +173,67 @@ function leavesRootFrom(root: string, dir: string, target: string): boolean {
   return leavesRoot(root, dir === '' ? target : `${dir}/${target}`);
 }
 
-async function unpackLayer(bytes: Uint8Array, state: UnpackState, layer: string): Promise<void> {
+/**
+ * Unpacks one layer as it is read: the tar parser takes the stream chunk by chunk, with back-pressure, so
+ * memory does not grow with the layer. The first refused entry ends the reading; so does a stream that fails
+ * (content other than the layer's digest, found at its end), after whatever was unpacked, which the caller
+ * removes with the rest.
+ */
+async function unpackLayer(
+  content: Readable,
+  state: UnpackState,
+  layer: string,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   let refusal: Refusal | undefined;
-  await new Promise<void>((resolve, reject) => {
-    const parser = new Parser({
-      strict: true,
-      onReadEntry: (entry) => {
-        if (refusal === undefined) {
-          try {
-            place(entry, state, layer);
-          } catch (error) {
-            const code = (error as NodeJS.ErrnoException).code;
-            const why = code ?? (error as Error).message;
-            refusal =
-              error instanceof Refusal
-                ? error
-                : new Refusal(`cannot unpack entry ${JSON.stringify(entry.path)}: ${why}`);
-          }
+  let malformed: Error | undefined;
+  const parser = new Parser({
+    strict: true,
+    onReadEntry: (entry) => {
+      if (refusal === undefined) {
+        try {
+          place(entry, state, layer);
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          const why = code ?? (error as Error).message;
+          refusal =
+            error instanceof Refusal
+              ? error
+              : new Refusal(`cannot unpack entry ${JSON.stringify(entry.path)}: ${why}`);
         }
-        // A parser's entries wait to be read: what is not written (a refused entry, a link) is passed over.
-        entry.resume();
-      },
-    });
-    parser.on('error', (error: Error) => reject(new Error(`layer ${layer}: ${error.message}`)));
-    parser.on('end', () => resolve());
-    parser.end(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      }
+      // A parser's entries wait to be read: what is not written (a refused entry, a link) is passed over.
+      entry.resume();
+    },
   });
-  if (refusal !== undefined) throw new Error(`layer ${layer}: ${refusal.message}`);
+  const done = new Promise<void>((resolve) => {
+    parser.on('error', (error: Error) => {
+      malformed ??= error;
+      resolve();
+    });
+    parser.on('end', () => resolve());
+  });
+  const drained = (): Promise<void> =>
+    Promise.race([new Promise<void>((resolve) => parser.once('drain', resolve)), done]);
+  const failure = (): Error | undefined => malformed ?? refusal;
+  try {
+    for await (const chunk of content) {
+      signal?.throwIfAborted();
+      if (!parser.write(chunk as Buffer)) await drained();
+      if (failure() !== undefined) break;
+    }
+  } catch (error) {
+    signal?.throwIfAborted();
+    throw new Error(`layer ${layer}: ${(error as Error).message}`);
+  } finally {
+    content.destroy();
+  }
+  if (failure() === undefined) {
+    parser.end();
+    await done;
+  }
+  const failed = failure();
+  if (failed !== undefined) throw new Error(`layer ${layer}: ${failed.message}`);
 }
 
 /**
@@ -211,19 +269,23 @@ function refuseLinksOut(state: UnpackState, lastLayer: string): void {
  *   malformed layer
  */
 export async function unpackImageLayers(
-  image: OciImage,
+  image: OciImage | LayoutImage,
   root: string,
-  limits: UnpackLimits = {},
+  options: UnpackOptions = {},
 ): Promise<void> {
   const state: UnpackState = {
     root,
-    maxBytes: limits.maxBytes ?? 2 * 1024 ** 3,
-    maxEntries: limits.maxEntries ?? 1_000_000,
+    maxBytes: options.maxBytes ?? 2 * 1024 ** 3,
+    maxEntries: options.maxEntries ?? 1_000_000,
     bytes: 0,
     entries: 0,
     linkLayers: new Map(),
   };
-  for (const layer of image.layers) await unpackLayer(layer.bytes, state, layer.descriptor.digest);
-  const last = image.layers.at(-1);
-  if (last !== undefined) refuseLinksOut(state, last.descriptor.digest);
+  const layers = layerSources(image);
+  for (const layer of layers) {
+    options.signal?.throwIfAborted();
+    await unpackLayer(layer.open(), state, layer.digest, options.signal);
+  }
+  const last = layers.at(-1);
+  if (last !== undefined) refuseLinksOut(state, last.digest);
 }

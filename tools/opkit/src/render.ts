@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { OciImage } from '@opkit/oci';
+import type { LayoutImage } from '@opkit/oci';
 import type { MigrationLevel } from '@opkit/olm/catalog';
 import {
   type BundleBlob,
@@ -55,7 +55,7 @@ async function bundleCatalog(dir: string, image: string, where: string): Promise
  * A catalog image's `/configs`, or a bundle image rendered as opm renders a bundle image: its manifests
  * inline and `image` set to the reference it was given.
  */
-async function renderImage(image: OciImage, reference: string): Promise<Rendered> {
+async function renderImage(image: LayoutImage, reference: string): Promise<Rendered> {
   const [{ CATALOG_CONFIGS_LABEL, imageLabels }, { unpackCatalogImage }, { unpackImageLayers }] =
     await Promise.all([import('@opkit/oci'), import('./catalog-source.js'), import('./image-unpack.js')]);
   const labels = imageLabels(image);
@@ -96,15 +96,13 @@ async function renderSource(source: string, options: RenderSourceOptions): Promi
       return { catalog: await bundleCatalog(source, '', source), kind: 'bundle' };
     return { catalog: await loadCatalog(source), kind: 'catalog' };
   }
-  const [{ parseReference, readLayout, splitTrailingTag }, { cliRegistryClient }] = await Promise.all([
-    import('@opkit/oci'),
-    import('./registry-client.js'),
-  ]);
+  const [{ openLayoutImage, parseReference, splitTrailingTag }, { cliRegistryClient }, { withPulledImage }] =
+    await Promise.all([import('@opkit/oci'), import('./registry-client.js'), import('./pulled-image.js')]);
   const layout = splitTrailingTag(source);
   const dir = existsSync(source) ? source : layout.name;
   const tag = existsSync(source) ? undefined : layout.tag;
   if (existsSync(dir) && statSync(dir).isDirectory()) {
-    if (existsSync(join(dir, 'oci-layout'))) return renderImage(await readLayout(dir, tag), source);
+    if (existsSync(join(dir, 'oci-layout'))) return renderImage(await openLayoutImage(dir, tag), source);
     if (tag === undefined && isBundleDirectory(dir))
       return { catalog: await bundleCatalog(dir, '', dir), kind: 'bundle' };
     if (tag === undefined) return { catalog: await loadCatalog(dir), kind: 'catalog' };
@@ -123,9 +121,13 @@ async function renderSource(source: string, options: RenderSourceOptions): Promi
       `${source}: neither a catalog or bundle directory, an OCI layout nor an image reference (${(err as Error).message})`,
     );
   }
+  // Layers are pulled to disk and unpacked from there: memory does not grow with the image.
   const client = cliRegistryClient({ plainHttp: options.plainHttp ?? false });
-  const image = await client.pull(source).finally(() => client.close());
-  return renderImage(image, source);
+  try {
+    return await withPulledImage(client, source, (image) => renderImage(image, source));
+  } finally {
+    client.close();
+  }
 }
 
 /**

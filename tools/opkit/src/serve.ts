@@ -1,5 +1,6 @@
+import { constants } from 'node:os';
 import { loadRegistry, startRegistryServer } from '@opkit/olm/registry';
-import { resolveCatalogSource } from './catalog-source.js';
+import { type CatalogSource, resolveCatalogSource } from './catalog-source.js';
 import { CliError } from './cli-error.js';
 
 /** Options of `opkit catalog serve`. */
@@ -17,24 +18,74 @@ const log = (line: string): void => {
   process.stdout.write(`${new Date().toISOString()} ${line}\n`);
 };
 
+/** SIGINT and SIGTERM, taken for the whole command: the first one aborts `signal` and is remembered. */
+interface StopSignals {
+  readonly signal: AbortSignal;
+  readonly received: () => NodeJS.Signals | undefined;
+  /** Gives the signals back to their default action. */
+  readonly release: () => void;
+}
+
+function takeStopSignals(): StopSignals {
+  const controller = new AbortController();
+  let received: NodeJS.Signals | undefined;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (received !== undefined) return;
+    received = signal;
+    log(`${signal}: shutting down`);
+    controller.abort(new Error(`${signal} received`));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return {
+    signal: controller.signal,
+    received: () => received,
+    release: () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
+}
+
+/** `work`, or the signal's reason as soon as it is aborted (work that cannot be stopped is left behind). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = (): void => reject(signal.reason);
+    if (signal.aborted) {
+      abort();
+      return;
+    }
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
 /**
  * `opkit catalog serve`: loads and validates the catalog, serves the registry API until SIGINT/SIGTERM, then
- * lets running calls finish and exits.
+ * lets running calls finish and exits. The signals are taken from the start: one that comes while the image
+ * is still pulled, unpacked or loaded stops that work, removes the temp dir, and ends the process by that
+ * signal.
  */
 export async function serveCatalog(source: string, options: ServeOptions): Promise<void> {
   const started = performance.now();
-  const catalog = await resolveCatalogSource(source, { plainHttp: options.plainHttp });
+  const stop = takeStopSignals();
+  let catalog: CatalogSource | undefined;
+  let stoppedEarly = false;
   try {
-    const loaded = await loadRegistry(catalog.dir, {
-      inlineBundles: options.inlineBundles,
-      bundlesDir: options.bundlesDir,
-      ...(options.cache !== undefined
-        ? {
-            cacheDir: options.cache.dir,
-            enforceCacheIntegrity: options.cache.enforceIntegrity && !options.cache.only,
-          }
-        : {}),
-    });
+    catalog = await resolveCatalogSource(source, { plainHttp: options.plainHttp, signal: stop.signal });
+    const loaded = await untilAborted(
+      loadRegistry(catalog.dir, {
+        inlineBundles: options.inlineBundles,
+        bundlesDir: options.bundlesDir,
+        ...(options.cache !== undefined
+          ? {
+              cacheDir: options.cache.dir,
+              enforceCacheIntegrity: options.cache.enforceIntegrity && !options.cache.only,
+            }
+          : {}),
+      }),
+      stop.signal,
+    );
     const cache = loaded.cache;
     if (cache !== undefined) {
       const where = `serve cache ${options.cache?.dir}`;
@@ -46,18 +97,11 @@ export async function serveCatalog(source: string, options: ServeOptions): Promi
     }
     if (options.cache?.only) return;
     const server = await startRegistryServer(loaded.queries, { port: options.port, host: options.host });
-    // The signal handlers come before the line that says the server listens: a supervisor that stops the server
-    // as soon as it reads that line must find it ready to shut down gracefully.
+    // Stopping is ready before the line that says the server listens: a supervisor that stops the server as
+    // soon as it reads that line finds it shutting down gracefully.
     const stopped = new Promise<void>((resolve) => {
-      let stopping = false;
-      const stop = (signal: NodeJS.Signals): void => {
-        if (stopping) return;
-        stopping = true;
-        log(`${signal}: shutting down`);
-        void server.close().then(resolve);
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      if (stop.signal.aborted) resolve();
+      else stop.signal.addEventListener('abort', () => resolve(), { once: true });
     });
     const loadMs = Math.round(performance.now() - started);
     log(
@@ -66,9 +110,20 @@ export async function serveCatalog(source: string, options: ServeOptions): Promi
     );
     log(`listening on ${server.address} (api.Registry, grpc.health.v1.Health)`);
     await stopped;
+    await server.close();
     log('stopped');
+  } catch (err) {
+    if (!stop.signal.aborted) throw err;
+    stoppedEarly = true;
   } finally {
-    await catalog.dispose();
+    await catalog?.dispose();
+    stop.release();
+  }
+  const signal = stop.received();
+  if (stoppedEarly && signal !== undefined) {
+    // Ended by the signal, as it would have been without handlers, now that nothing is left behind.
+    process.exitCode = 128 + (constants.signals[signal] ?? 0);
+    process.kill(process.pid, signal);
   }
 }
 

@@ -3,7 +3,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { catalogImage, formatReference, parseReference, type RegistryClient } from '@opkit/oci';
+import {
+  catalogImage,
+  formatReference,
+  type LayoutImage,
+  parseReference,
+  type RegistryClient,
+} from '@opkit/oci';
 import {
   type BundleBlob,
   type Catalog,
@@ -19,6 +25,7 @@ import {
 import { unpackCatalogImage } from '../catalog-source.js';
 import { CliError } from '../cli-error.js';
 import { unpackImageLayers } from '../image-unpack.js';
+import { withPulledImage } from '../pulled-image.js';
 
 /** A bundle image as `run bundle` needs it. */
 export interface PulledBundle {
@@ -34,7 +41,10 @@ export interface PulledBundle {
 /** Bundle images are a few megabytes; anything far beyond is not a bundle. */
 const BUNDLE_LIMITS = { maxBytes: 256 * 1024 ** 2, maxEntries: 10_000 };
 
-/** Pulls a bundle image, reads its package, channels and CSV, and renders its catalog entry by digest. */
+/**
+ * Pulls a bundle image (its layers to disk), reads its package, channels and CSV, and renders its catalog
+ * entry by digest.
+ */
 export async function pullBundle(client: RegistryClient, reference: string): Promise<PulledBundle> {
   let ref: ReturnType<typeof parseReference>;
   try {
@@ -45,7 +55,15 @@ export async function pullBundle(client: RegistryClient, reference: string): Pro
       `${reference}: not an image reference: ${(err as Error).message}`,
     );
   }
-  const image = await client.pull(reference);
+  return withPulledImage(client, reference, (image) => readBundleImage(image, ref, reference));
+}
+
+/** The bundle of a pulled bundle image, unpacked into a temp dir removed afterwards. */
+async function readBundleImage(
+  image: LayoutImage,
+  ref: ReturnType<typeof parseReference>,
+  reference: string,
+): Promise<PulledBundle> {
   const byDigest = formatReference({
     registry: ref.registry,
     repository: ref.repository,
@@ -114,10 +132,12 @@ export async function pushCatalog(
 
 /** Pulls a catalog image `run bundle` pushed and loads its catalog. */
 export async function pullCatalog(client: RegistryClient, reference: string): Promise<Catalog> {
-  const source = await unpackCatalogImage(await client.pull(reference), reference, BUNDLE_LIMITS);
-  try {
-    return await loadCatalog(source.dir);
-  } finally {
-    await source.dispose();
-  }
+  return withPulledImage(client, reference, async (image) => {
+    const source = await unpackCatalogImage(image, reference, BUNDLE_LIMITS);
+    try {
+      return await loadCatalog(source.dir);
+    } finally {
+      await source.dispose();
+    }
+  });
 }
