@@ -187,6 +187,38 @@ describe('blobs stream with their digest checked on the way', () => {
     expect(await readdir(dir)).toEqual(['layout']);
   }, 20_000);
 
+  it('stops a layout pull at once when its signal is aborted, with no retry, leaving nothing behind', async () => {
+    const layer = { mediaType: MediaType.ociLayerGzip, digest: sha256Digest(pattern), size: 64 * MiB };
+    let requests = 0;
+    let stalled: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      stalled = resolve;
+    });
+    // Half a MiB, then nothing: the answer stays open, as a stalled registry's does.
+    const { host } = await streamingRegistry(layer, (res) => {
+      requests++;
+      res.writeHead(200, { 'content-length': layer.size });
+      res.write(pattern.subarray(0, MiB / 2), () => stalled());
+    });
+    const client = new RegistryClient({ plainHttp: true, retries: 3 });
+    cleanups.push(async () => client.close());
+    const dir = await scratchDir();
+    const controller = new AbortController();
+    const reason = new Error('stopped by the caller');
+    const pulled = client.pullToLayout(`${host}/r:v1`, join(dir, 'layout'), { signal: controller.signal });
+    await started;
+    const aborted = performance.now();
+    controller.abort(reason);
+    await expect(pulled).rejects.toBe(reason);
+    expect(performance.now() - aborted).toBeLessThan(1000);
+    expect(requests).toBe(1);
+    expect(await readdir(dir)).toEqual([]);
+    await expect(
+      client.pullToLayout(`${host}/r:v1`, join(dir, 'layout'), { signal: controller.signal }),
+    ).rejects.toBe(reason);
+    expect(requests).toBe(1);
+  });
+
   it('refuses before fetching it a blob that takes the image past what a pull holds in memory', async () => {
     const layer = { mediaType: MediaType.ociLayerGzip, digest: sha256Digest(pattern), size: 64 * MiB };
     const { host, sent } = await streamingRegistry(layer, (res, sent) => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { digestHex } from './digest.js';
 import { buildImage, MediaType } from './image.js';
 import { buildImageIndex, isImageIndex } from './image-index.js';
 import { layerFromEntries } from './layer.js';
-import { readLayout, readLayoutEntry, readLayoutIndex, writeLayout } from './layout.js';
+import { openLayoutImage, readLayout, readLayoutEntry, readLayoutIndex, writeLayout } from './layout.js';
 
 const dirs: string[] = [];
 async function tempDir(): Promise<string> {
@@ -157,5 +157,60 @@ describe('image indexes in layouts', () => {
       code: 'OCI_INPUT_INVALID',
     });
     expect(await readdir(parent)).toEqual([]);
+  });
+});
+
+describe('openLayoutImage', () => {
+  /** Everything a layer's stream gives, or why it failed. */
+  const readAll = async (stream: NodeJS.ReadableStream): Promise<Buffer> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  };
+
+  it('reads manifest and config, and leaves the layers on disk to be read as streams', async () => {
+    const dir = join(await tempDir(), 'layout');
+    await writeLayout(dir, [{ image: imageA, tag: 'v1' }]);
+    const image = await openLayoutImage(dir, 'v1');
+    expect(image).toMatchObject({ digest: imageA.digest, manifest: imageA.manifest, config: imageA.config });
+    expect(image.layers.map((l) => l.descriptor)).toEqual(imageA.layers.map((l) => l.descriptor));
+    expect(await readAll(image.layers[0]!.open())).toEqual(Buffer.from(imageA.layers[0]!.bytes));
+  });
+
+  it('refuses a layer whose content is not its digest or size as it is read, and a missing one at once', async () => {
+    const dir = join(await tempDir(), 'layout');
+    await writeLayout(dir, [{ image: imageA, tag: 'v1' }]);
+    const { digest, size } = imageA.layers[0]!.descriptor;
+    const file = join(dir, 'blobs', 'sha256', digestHex(digest));
+    const image = await openLayoutImage(dir, 'v1');
+    const bytes = Buffer.from(imageA.layers[0]!.bytes);
+    bytes[bytes.length - 1]! ^= 0xff;
+    await writeFile(file, bytes);
+    await expect(readAll(image.layers[0]!.open())).rejects.toMatchObject({
+      code: 'OCI_DIGEST_MISMATCH',
+      expected: digest,
+    });
+    await writeFile(file, Buffer.concat([bytes, Buffer.alloc(10)]));
+    await expect(readAll(image.layers[0]!.open())).rejects.toThrow(
+      `blob ${digest} holds more than the ${size} bytes its descriptor says`,
+    );
+    await truncate(file, 3);
+    await expect(readAll(image.layers[0]!.open())).rejects.toThrow(
+      `blob ${digest} holds 3 bytes, its descriptor says ${size}`,
+    );
+    await rm(file);
+    await expect(openLayoutImage(dir, 'v1')).rejects.toThrow(`missing blob ${digest}`);
+  });
+
+  it('refuses an image index, as readLayout does', async () => {
+    const dir = join(await tempDir(), 'layout');
+    const index = buildImageIndex([
+      imageA,
+      buildImage([layerFromEntries([{ path: 'a.txt', content: 'arm' }])], { architecture: 'arm64' }),
+    ]);
+    await writeLayout(dir, [{ image: index, tag: 'multi' }]);
+    await expect(openLayoutImage(dir, 'multi')).rejects.toThrow(
+      'is a multi-platform image index, not a single image',
+    );
   });
 });

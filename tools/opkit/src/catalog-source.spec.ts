@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildImage, CATALOG_CONFIGS_LABEL, catalogImage, writeLayout } from '@opkit/oci';
+import { buildImage, CATALOG_CONFIGS_LABEL, catalogImage, layerFromEntries, writeLayout } from '@opkit/oci';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rawLayer } from '../test/support/hostile-images.js';
 import { resolveCatalogSource, unpackCatalogImage } from './catalog-source.js';
@@ -36,6 +36,30 @@ describe('catalog images as serve sources', () => {
     );
     await expect(resolveCatalogSource(layout, { limits: { maxEntries: 2 } })).rejects.toThrow(
       'it holds more than 2 entries',
+    );
+    expect(unpacked()).toBe(before);
+  });
+
+  it('refuses a layer that is not its digest as it is unpacked, leaving nothing behind', async () => {
+    // Stored (level 0) gzip: other content of the same length gives a valid layer of the same size.
+    const layer = (name: string) =>
+      layerFromEntries(
+        [{ path: 'configs/demo/catalog.yaml', content: `schema: olm.package\nname: ${name}\n` }],
+        {
+          compressionLevel: 0,
+        },
+      );
+    const honest = layer('demo');
+    const other = layer('omed');
+    expect(other.size).toBe(honest.size);
+    const layout = join(scratch, 'corrupt');
+    await writeLayout(layout, [
+      { image: buildImage([honest], { labels: { [CATALOG_CONFIGS_LABEL]: '/configs' } }), tag: 'v1' },
+    ]);
+    writeFileSync(join(layout, 'blobs', 'sha256', honest.gzDigest.slice('sha256:'.length)), other.bytes);
+    const before = unpacked();
+    await expect(resolveCatalogSource(layout)).rejects.toThrow(
+      `cannot unpack layer ${honest.gzDigest}: digest mismatch for ${layout}:sha256:`,
     );
     expect(unpacked()).toBe(before);
   });
