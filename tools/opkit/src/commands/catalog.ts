@@ -267,7 +267,8 @@ Connections are bounded: at most 128 at once; one that has not sent the HTTP/2 p
 makes no call for 90 s or that stops answering pings (sent every 30 s) for 10 s is closed; each is asked to
 reconnect after 30 minutes.
 
-Stops gracefully on SIGINT or SIGTERM.
+Stops gracefully on SIGINT or SIGTERM. One that comes while the image is still pulled, unpacked or
+loaded stops that work, removes its temporary files and ends the process by that signal.
 
 Examples:
   $ opkit catalog serve catalog/configs --port 50051
