@@ -222,10 +222,10 @@ describe('what run bundle did not create', () => {
   afterAll(async () => {
     await catalog?.stop();
   });
-  const catalogSource = (name: string) => ({
+  const catalogSource = (name: string, namespace = ORDINARY) => ({
     apiVersion: 'operators.coreos.com/v1alpha1',
     kind: 'CatalogSource',
-    metadata: { name, namespace: ORDINARY },
+    metadata: { name, namespace },
     spec: { sourceType: 'grpc', address: catalog?.address },
   });
   const inOrdinary = (kind: string) => names(`${OLM_V1ALPHA1}/namespaces/${ORDINARY}/${kind}`);
@@ -307,15 +307,21 @@ describe('what run bundle did not create', () => {
   });
 
   it('run bundle refuses a CatalogSource of its name that it did not create, and leaves it as it is', async () => {
-    const path = `${OLM_V1ALPHA1}/namespaces/${ORDINARY}/catalogsources/memcached-operator-catalog`;
-    await rest.request('POST', `${OLM_V1ALPHA1}/namespaces/${ORDINARY}/catalogsources`, {
-      body: catalogSource('memcached-operator-catalog'),
+    // A namespace where run bundle would otherwise go ahead: no OperatorGroup, only someone's CatalogSource.
+    const namespace = 'foreign-catalog';
+    await rest.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
     });
+    const sources = `${OLM_V1ALPHA1}/namespaces/${namespace}/catalogsources`;
+    await rest.request('POST', sources, {
+      body: catalogSource('memcached-operator-catalog', namespace),
+    });
+    const path = `${sources}/memcached-operator-catalog`;
     const before = await rest.request<{ metadata: KubeObjectMeta; spec: unknown }>('GET', path);
-    const result = await cliIn(ORDINARY, 'run', 'bundle', `${bundles}:v0.1.0`, '--plain-http');
+    const result = await cliIn(namespace, 'run', 'bundle', `${bundles}:v0.1.0`, '--plain-http');
     expect([result.code, result.stderr]).toEqual([
       1,
-      "opkit: CatalogSource ordinary/memcached-operator-catalog already exists and was not created by 'opkit run bundle' for package memcached-operator: it is left as it is; remove or rename it, or choose another --namespace\n",
+      "opkit: CatalogSource foreign-catalog/memcached-operator-catalog already exists and was not created by 'opkit run bundle' for package memcached-operator: it is left as it is; remove or rename it, or choose another --namespace\n",
     ]);
     const after = await rest.request<{ metadata: KubeObjectMeta; spec: unknown }>('GET', path);
     expect([after.metadata.labels, after.metadata.annotations, after.spec]).toEqual([
@@ -323,6 +329,8 @@ describe('what run bundle did not create', () => {
       before.metadata.annotations,
       before.spec,
     ]);
-    expect(await inOrdinary('subscriptions')).toEqual(['gadget-operator', 'widget-operator']);
+    // Refused before anything was created.
+    expect(await names(`/apis/operators.coreos.com/v1/namespaces/${namespace}/operatorgroups`)).toEqual([]);
+    expect(await names(`${OLM_V1ALPHA1}/namespaces/${namespace}/subscriptions`)).toEqual([]);
   });
 });
