@@ -16,12 +16,17 @@ function kubectl(args: readonly string[], input?: string) {
   return result;
 }
 
+/** Objects as one `List` document, which `kubectl … -f -` takes as its items. */
+export function objectList(objects: readonly DeployObject[]): string {
+  return JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects });
+}
+
 /** Those of `objects` that exist on the cluster, as it holds them. */
 export function liveObjects(kubeconfig: readonly string[], objects: readonly DeployObject[]): DeployObject[] {
   if (objects.length === 0) return [];
   const result = kubectl(
     ['get', ...kubeconfig, '--ignore-not-found', '-o', 'json', '-f', '-'],
-    objects.map((o) => JSON.stringify(o)).join('\n---\n'),
+    objectList(objects),
   );
   if (result.status !== 0) {
     throw new CliError('OPKIT_KUBECTL_FAILED', `kubectl get failed: ${result.stderr.trim()}`);

@@ -210,8 +210,10 @@ their CRD in Terminating), printing how many there were. Then the rest is delete
     )
     .action(
       async (opts: { operator: string; kubeconfig?: string; timeout: string; deleteCrds?: boolean }) => {
-        const [{ deleteCustomResources, liveObjects, countCustomResources, renderedObjects }, plans] =
-          await Promise.all([import('../undeploy.js'), import('../deployed-objects.js')]);
+        const [
+          { deleteCustomResources, liveObjects, countCustomResources, objectList, renderedObjects },
+          plans,
+        ] = await Promise.all([import('../undeploy.js'), import('../deployed-objects.js')]);
         const dir = resolve(opts.operator);
         const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
         const manager = `${basename(dir)}-deploy`;
@@ -237,15 +239,13 @@ their CRD in Terminating), printing how many there were. Then the rest is delete
           process.stdout.write(`nothing to undeploy: no object applied by opkit deploy of ${manager}\n`);
           return;
         }
-        const headers = plan.delete.map((o) =>
-          JSON.stringify({
-            apiVersion: o.apiVersion,
-            kind: o.kind,
-            metadata: { name: o.metadata?.name, namespace: o.metadata?.namespace },
-          }),
-        );
+        const headers = plan.delete.map((o) => ({
+          apiVersion: o.apiVersion,
+          kind: o.kind,
+          metadata: { name: o.metadata?.name, namespace: o.metadata?.namespace },
+        }));
         process.stdout.write(
-          kubectl(['delete', ...k, '--ignore-not-found', '--wait=false', '-f', '-'], headers.join('\n---\n')),
+          kubectl(['delete', ...k, '--ignore-not-found', '--wait=false', '-f', '-'], objectList(headers)),
         );
       },
     );
