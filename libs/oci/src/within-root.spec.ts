@@ -48,6 +48,22 @@ describe('resolveWithinRoot', () => {
     expect(resolveWithinRoot(root, '/etc/passwd')).toBeUndefined();
     expect(refusal(() => resolveWithinRoot(root, 'loop-a')).code).toBe('LINK_LOOP');
   });
+
+  it('keeps `..` and trailing slashes right while it builds the path', () => {
+    expect(resolveWithinRoot(root, 'configs/demo/../demo/./catalog.yaml/')).toBe('configs/demo/catalog.yaml');
+    expect(resolveWithinRoot(root, 'configs/alias.yaml/', { followLast: false })).toBe('configs/alias.yaml');
+    expect(resolveWithinRoot(root, 'x/y/../../configs/up0/configs')).toBe('configs');
+  });
+
+  it('stops at PATH_MAX, in time linear in the path, however many components it has', () => {
+    const started = performance.now();
+    expect(refusal(() => resolveWithinRoot(root, 'a/'.repeat(500_000))).code).toBe('NAME_TOO_LONG');
+    expect(resolveWithinRoot(root, `${'a/'.repeat(2047)}b`)).toBe(`${'a/'.repeat(2047)}b`);
+    // `..` that climbs back down keeps the path short: many components, never too long.
+    expect(resolveWithinRoot(root, `${'b/../'.repeat(5_000)}a`)).toBe('a');
+    // The quadratic resolution took minutes on the first path alone.
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
 });
 
 describe('readFileWithinRoot', () => {

@@ -17,12 +17,21 @@ import { join, resolve } from 'node:path';
 /** How many symlinks one resolution may follow, as Linux's `MAXSYMLINKS`. */
 const MAX_LINKS = 40;
 
+/** The longest path the kernel resolves, as Linux's `PATH_MAX`: a longer one could not be opened anyway. */
+const PATH_MAX = 4096;
+
 /** Why a path inside a tree was refused; `reason` says it without the path, for the caller to name the file. */
 export class WithinRootError extends Error {
   override readonly name = 'WithinRootError';
 
   constructor(
-    readonly code: 'OUTSIDE_ROOT' | 'NOT_REGULAR_FILE' | 'IS_DIRECTORY' | 'LINK_LOOP' | 'TOO_LARGE',
+    readonly code:
+      | 'OUTSIDE_ROOT'
+      | 'NOT_REGULAR_FILE'
+      | 'IS_DIRECTORY'
+      | 'LINK_LOOP'
+      | 'TOO_LARGE'
+      | 'NAME_TOO_LONG',
     readonly reason: string,
   ) {
     super(reason);
@@ -42,7 +51,8 @@ export interface ResolveOptions {
  *
  * @returns the path relative to `root` with no symlink left in it (`''` for the root itself), or `undefined`
  *   when it leaves `root`: through `..`, an absolute path, or an absolute symlink target naming another place
- * @throws WithinRootError (`LINK_LOOP`) after 40 symlinks
+ * @throws WithinRootError (`LINK_LOOP`) after 40 symlinks, (`NAME_TOO_LONG`) when the path resolved so far
+ *   grows past `PATH_MAX` (4,096 bytes), as the kernel's `ENAMETOOLONG`
  */
 export function resolveWithinRoot(
   root: string,
@@ -51,19 +61,38 @@ export function resolveWithinRoot(
 ): string | undefined {
   if (path.startsWith('/') || path.includes('\0')) return undefined;
   const followLast = options.followLast ?? true;
-  const resolved: string[] = [];
-  const pending = path.split('/').reverse();
+  // The path resolved so far, kept as one string and the length it had before each component, so that each
+  // step costs its own component and not the whole path again (a path of many components stays linear).
+  let resolved = '';
+  const lengths: number[] = [];
+  const pending: string[] = [];
+  // How many of `pending` name something (not `''` or `.`): the component popped is the last when none is left.
+  let named = 0;
+  const push = (components: string): void => {
+    const parts = components.split('/');
+    for (let i = parts.length - 1; i >= 0; i -= 1) {
+      const part = parts[i] as string;
+      if (part === '' || part === '.') continue;
+      pending.push(part);
+      named += 1;
+    }
+  };
+  push(path);
   let links = 0;
   while (pending.length > 0) {
     const name = pending.pop() as string;
-    if (name === '' || name === '.') continue;
+    named -= 1;
     if (name === '..') {
-      if (resolved.length === 0) return undefined;
-      resolved.pop();
+      const before = lengths.pop();
+      if (before === undefined) return undefined;
+      resolved = resolved.slice(0, before);
       continue;
     }
-    const here = [...resolved, name].join('/');
-    const last = pending.every((p) => p === '' || p === '.');
+    const here = resolved === '' ? name : `${resolved}/${name}`;
+    if (Buffer.byteLength(here) > PATH_MAX) {
+      throw new WithinRootError('NAME_TOO_LONG', `path longer than ${PATH_MAX} bytes`);
+    }
+    const last = named === 0;
     const stats = lstatOrUndefined(join(root, here));
     if (stats?.isSymbolicLink() && (!last || followLast)) {
       links += 1;
@@ -73,17 +102,19 @@ export function resolveWithinRoot(
         // An absolute target is a path of this machine: followed only when it names a place in the tree.
         const inside = insideRoot(root, target);
         if (inside === undefined) return undefined;
-        resolved.length = 0;
-        pending.push(...inside.split('/').reverse());
+        resolved = '';
+        lengths.length = 0;
+        push(inside);
         continue;
       }
       // The target replaces the link's name, resolved from the directory holding the link.
-      pending.push(...target.split('/').reverse());
+      push(target);
       continue;
     }
-    resolved.push(name);
+    lengths.push(resolved.length);
+    resolved = here;
   }
-  return resolved.join('/');
+  return resolved;
 }
 
 /** `target` (absolute) relative to the root, when it starts with the root's path (as given or real). */

@@ -93,6 +93,26 @@ describe('unpackImageLayers', () => {
     expect(readdirSync(join(outer, 'a', 'b', 'root', 'configs', 'demo'))).toEqual(['catalog.yaml']);
   });
 
+  it('refuses at once an entry whose path is a megabyte of components, naming the layer', async () => {
+    // 400,000 `a/` components: resolving each against the path before it took half an hour.
+    const path = `${'a/'.repeat(400_000)}catalog.yaml`;
+    const started = performance.now();
+    const { error, image } = await unpackInto('long-path', [[{ path, type: 'file', content: PACKAGE }]]);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(error).toBe(
+      `layer ${image.layers[0]?.descriptor.digest}: entry "${'a/'.repeat(32)}…" has a path of 800012 bytes (at most 4096)`,
+    );
+  });
+
+  it('refuses an entry of more than 256 path components within the byte limit', async () => {
+    const { error, image } = await unpackInto('deep-path', [
+      [{ path: `${'a/'.repeat(300)}catalog.yaml`, type: 'file', content: PACKAGE }],
+    ]);
+    expect(error).toBe(
+      `layer ${image.layers[0]?.descriptor.digest}: entry "${'a/'.repeat(32)}…" has 301 path components (at most 256)`,
+    );
+  });
+
   it('refuses a malformed layer, naming it', async () => {
     const layer = rawLayer([{ path: 'configs/demo/catalog.yaml', type: 'file', content: PACKAGE }]);
     const tar = gunzipSync(layer.bytes);

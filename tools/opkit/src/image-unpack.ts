@@ -56,6 +56,14 @@ class Refusal extends Error {}
 
 const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 
+/**
+ * The longest entry path taken, in bytes and in components: the kernel's `PATH_MAX`, and far more directories
+ * than any catalog or bundle nests. Tar's PAX headers allow paths of a megabyte, each of whose components would
+ * otherwise be resolved on disk.
+ */
+const MAX_PATH_BYTES = 4096;
+const MAX_PATH_COMPONENTS = 256;
+
 /** Where links resolve after every layer, whichever layer made them. */
 interface UnpackState {
   readonly root: string;
@@ -98,10 +106,21 @@ function leavesRoot(root: string, path: string): boolean {
  * replaces what was at its own path without following it. Devices, FIFOs and the like are not created.
  */
 function place(entry: ReadEntry, state: UnpackState, layer: string): void {
+  const bytes = Buffer.byteLength(entry.path);
+  if (bytes > MAX_PATH_BYTES) {
+    throw new Refusal(
+      `entry ${JSON.stringify(`${entry.path.slice(0, 64)}…`)} has a path of ${bytes} bytes (at most ${MAX_PATH_BYTES})`,
+    );
+  }
   const quoted = JSON.stringify(entry.path);
   const parts = entry.path.split('/').filter((p) => p !== '' && p !== '.');
   if (entry.path.startsWith('/') || entry.path.includes('\0') || parts.includes('..')) {
     throw new Refusal(`entry ${quoted} leaves the image root`);
+  }
+  if (parts.length > MAX_PATH_COMPONENTS) {
+    throw new Refusal(
+      `entry ${JSON.stringify(`${entry.path.slice(0, 64)}…`)} has ${parts.length} path components (at most ${MAX_PATH_COMPONENTS})`,
+    );
   }
   state.entries += 1;
   if (state.entries > state.maxEntries) throw new Refusal(`it holds more than ${state.maxEntries} entries`);

@@ -25,11 +25,15 @@ function header(entry: RawEntry, size: number): Buffer {
   put({ file: '0', dir: '5', symlink: '2', hardlink: '1', chardev: '3', fifo: '6' }[entry.type], 156, 1);
   put(entry.target ?? '', 157, 100);
   put('ustar\u000000', 257, 8);
+  rechecksum(h);
+  return h;
+}
+
+function rechecksum(h: Buffer): void {
   h.fill(' ', 148, 156);
   let sum = 0;
   for (const byte of h) sum += byte;
-  put(`${octal(sum, 7)}\u0000 `, 148, 8);
-  return h;
+  h.write(`${sum.toString(8).padStart(6, '0')}\u0000 `, 148, 8, 'utf8');
 }
 
 /** A gzip-compressed tar of `entries`, exactly as written (no normalisation, no safety checks). */
@@ -37,6 +41,17 @@ export function rawLayer(entries: readonly RawEntry[]): Layer {
   const blocks: Buffer[] = [];
   for (const entry of entries) {
     const body = Buffer.from(entry.type === 'file' ? (entry.content ?? '') : '');
+    if (Buffer.byteLength(entry.path) > 100) {
+      // A path too long for the header goes in a PAX extended header before it, as tar writes one.
+      const record = (length: number) => `${length} path=${entry.path}\n`;
+      let length = Buffer.byteLength(record(0));
+      while (Buffer.byteLength(record(length)) !== length) length = Buffer.byteLength(record(length));
+      const pax = Buffer.from(record(length));
+      const paxHeader = header({ path: 'PaxHeader', type: 'file' }, pax.byteLength);
+      paxHeader.write('x', 156, 1, 'utf8');
+      rechecksum(paxHeader);
+      blocks.push(paxHeader, pax, Buffer.alloc((512 - (pax.byteLength % 512)) % 512));
+    }
     blocks.push(header(entry, body.byteLength), body, Buffer.alloc((512 - (body.byteLength % 512)) % 512));
   }
   blocks.push(Buffer.alloc(1024));
