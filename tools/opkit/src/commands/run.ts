@@ -161,7 +161,8 @@ labels select nothing, and an InstallPlan never leads to another package. Order:
 (unless another Subscription uses it) and the OperatorGroup (once no other Subscription in the namespace is
 left). Waits until each is gone.
 
-A CRD that a CSV cleanup did not follow also owns is never deleted. A CRD that still has objects is kept
+A CRD that a CSV cleanup did not follow also owns is never deleted, nor one \`opkit deploy\` applied or one
+created before the run's Subscription (the run found it). A CRD that still has objects is kept
 unless --delete-crds is given, which says how many objects go with it. Every object left is printed with
 the reason; with nothing to delete it says so and succeeds.
 

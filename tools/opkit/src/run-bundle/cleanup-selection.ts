@@ -1,8 +1,10 @@
 // Which objects `opkit cleanup` may delete: only what a run of `run bundle` for the package provably created,
 // decided from objects already read, so the rule can be checked without a cluster.
+import { DEPLOY_LABEL } from '../deployed-objects.js';
 import {
   type CatalogSourceObject,
   type ClusterServiceVersion,
+  createdAt,
   createdForPackage,
   type InstallPlan,
   type OlmObject,
@@ -145,6 +147,10 @@ export interface CrdState {
   /** `spec.names.kind`, to say what its objects are. */
   readonly kind: string;
   readonly objects: number;
+  /** `metadata.creationTimestamp`: one older than the run's Subscription was there before the run. */
+  readonly createdAt?: Date;
+  /** Whether it carries `opkit deploy`'s label or annotation: then `opkit undeploy` decides about it. */
+  readonly deployed?: boolean;
 }
 
 /** `if-empty`: delete a CRD only when no object of its kind is left; `with-objects`: them too; `keep`: none. */
@@ -152,8 +158,9 @@ export type CrdPolicy = 'if-empty' | 'with-objects' | 'keep';
 
 /**
  * The CRDs to delete among those the followed CSVs own: never one that a CSV cleanup did not follow also owns
- * (another install of the operator, or another operator sharing the API), and one that still has objects only
- * under `with-objects`.
+ * (another install of the operator, or another operator sharing the API), one `opkit deploy` applied, or one
+ * created before the run's Subscription (the run's CSV only adopted it); one that still has objects only under
+ * `with-objects`.
  */
 export function decideCrds(
   installation: Installation,
@@ -162,6 +169,7 @@ export function decideCrds(
   policy: CrdPolicy,
 ): { readonly delete: readonly CrdState[]; readonly left: readonly Left[] } {
   const followed = new Set(installation.csvs);
+  const runStart = earliest(installation.subscriptions);
   const remove: CrdState[] = [];
   const left: Left[] = [];
   for (const crd of crds) {
@@ -174,7 +182,14 @@ export function decideCrds(
     );
     const count = `${crd.objects} ${crd.kind} object${crd.objects === 1 ? '' : 's'}`;
     if (owners.length > 0) left.push({ object, reason: `also owned by ${owners.map(describe).join(', ')}` });
-    else if (!view.wholeCluster) {
+    else if (crd.deployed) {
+      left.push({ object, reason: `applied by opkit deploy (${DEPLOY_LABEL}): opkit undeploy removes it` });
+    } else if (runStart && crd.createdAt && crd.createdAt.getTime() < runStart.at.getTime()) {
+      left.push({
+        object,
+        reason: `created ${crd.createdAt.toISOString()}, before ${describe(runStart.subscription)} (${runStart.at.toISOString()}): the run found it`,
+      });
+    } else if (!view.wholeCluster) {
       left.push({
         object,
         reason: 'CSVs of other namespaces cannot be listed (forbidden): one may own it too',
@@ -185,4 +200,16 @@ export function decideCrds(
     } else remove.push(crd);
   }
   return { delete: remove, left };
+}
+
+/** The run's oldest Subscription and when it was created, if the cluster said. */
+function earliest(
+  subscriptions: readonly Subscription[],
+): { readonly subscription: Subscription; readonly at: Date } | undefined {
+  let first: { subscription: Subscription; at: Date } | undefined;
+  for (const subscription of subscriptions) {
+    const at = createdAt(subscription);
+    if (at && (!first || at.getTime() < first.at.getTime())) first = { subscription, at };
+  }
+  return first;
 }

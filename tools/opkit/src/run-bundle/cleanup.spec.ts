@@ -388,4 +388,39 @@ describe('opkit cleanup deletes only what run bundle created', () => {
       'leaving CatalogSource ops/memcached-operator-catalog: still the catalog of Subscription team-a/gadget-operator',
     );
   });
+
+  it('leaves a CRD that was there before the run, or that opkit deploy applied, though the run’s CSV owns it', async () => {
+    const stamped = (o: StoredObject, creationTimestamp: string): StoredObject => ({
+      ...o,
+      metadata: { ...o.metadata, creationTimestamp } as StoredObject['metadata'],
+    });
+    const at = (crdTime: string) =>
+      runBundleInstall().map((o) =>
+        o.kind === 'Subscription'
+          ? stamped(o, '2026-01-02T10:00:00Z')
+          : o.kind === 'CustomResourceDefinition'
+            ? stamped(o, crdTime)
+            : o,
+      );
+    const before = await runCleanup(at('2026-01-01T09:00:00Z'), 'memcached-operator');
+    expect(before.deleted).not.toContain(`CustomResourceDefinition ${MEMCACHEDS}`);
+    expect(before.log).toContain(
+      `leaving CustomResourceDefinition ${MEMCACHEDS}: created 2026-01-01T09:00:00.000Z, before Subscription ops/memcached-operator (2026-01-02T10:00:00.000Z): the run found it`,
+    );
+    expect(before.deleted).toContain('Subscription ops/memcached-operator');
+    // One OLM created for the run, in the same second as the Subscription or later, goes.
+    const after = await runCleanup(at('2026-01-02T10:00:00Z'), 'memcached-operator');
+    expect(after.deleted).toContain(`CustomResourceDefinition ${MEMCACHEDS}`);
+
+    const deployed = runBundleInstall().map((o) =>
+      o.kind === 'CustomResourceDefinition'
+        ? { ...o, metadata: { ...o.metadata, labels: { 'opkit.dev/deploy': 'run-0' } } }
+        : o,
+    );
+    const kept = await runCleanup(deployed, 'memcached-operator', { crds: 'with-objects' });
+    expect(kept.log).toContain(
+      `leaving CustomResourceDefinition ${MEMCACHEDS}: applied by opkit deploy (opkit.dev/deploy): opkit undeploy removes it`,
+    );
+    expect(kept.api.has('apiextensions.k8s.io/v1', 'CustomResourceDefinition', MEMCACHEDS)).toBe(true);
+  });
 });

@@ -1,6 +1,7 @@
 // `opkit cleanup <package>`: removes what `opkit run bundle` installed, as `operator-sdk cleanup` does, and
 // nothing it cannot prove a run of it created.
 import { ApiException } from '@kubernetes/client-node';
+import { DEPLOY_LABEL, DEPLOY_RUN_ANNOTATION } from '../deployed-objects.js';
 import {
   type ClusterView,
   type CrdPolicy,
@@ -14,6 +15,7 @@ import { type Cluster, connect, Deadline, list, readOptional, remove, waitFor } 
 import {
   type CatalogSourceObject,
   type ClusterServiceVersion,
+  createdAt,
   type InstallPlan,
   OLM_V1,
   OLM_V1ALPHA1,
@@ -102,7 +104,15 @@ async function crdStates(cluster: Cluster, names: readonly string[]): Promise<Cr
       version === undefined
         ? []
         : await list(cluster, `${crd.spec.group}/${version.name}`, crd.spec.names.kind);
-    states.push({ name, kind: crd.spec.names.kind, objects: objects.length });
+    const at = createdAt(crd);
+    const { labels, annotations } = crd.metadata;
+    states.push({
+      name,
+      kind: crd.spec.names.kind,
+      objects: objects.length,
+      ...(at === undefined ? {} : { createdAt: at }),
+      deployed: labels?.[DEPLOY_LABEL] !== undefined || annotations?.[DEPLOY_RUN_ANNOTATION] !== undefined,
+    });
   }
   return states;
 }

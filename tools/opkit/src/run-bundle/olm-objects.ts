@@ -135,6 +135,17 @@ export function runMarkOf(object: Pick<OlmObject, 'metadata'>): RunMark | undefi
   return { package: mark.package, namespace: mark.namespace, run: mark.run };
 }
 
+/**
+ * `metadata.creationTimestamp`, which client-node turns into a Date for the kinds it models and leaves a
+ * string for the others; `undefined` when absent or not a time.
+ */
+export function createdAt(object: Pick<OlmObject, 'metadata'>): Date | undefined {
+  const value: unknown = (object.metadata as { creationTimestamp?: unknown }).creationTimestamp;
+  if (!(value instanceof Date) && typeof value !== 'string') return undefined;
+  const at = new Date(value);
+  return Number.isNaN(at.getTime()) ? undefined : at;
+}
+
 /** Whether a run of `run bundle` for the package in the object's namespace created the object. */
 export function createdForPackage(object: Pick<OlmObject, 'metadata'>, packageName: string): boolean {
   return runMarkOf(object)?.package === packageName;
