@@ -31,12 +31,20 @@ export interface PublishOptions {
   readonly displayName?: string;
   readonly timeoutMs: number;
   readonly kubeconfig?: string;
+  /** The API calls made; default a client for `kubeconfig`. */
+  readonly api?: Pick<KubernetesObjectApi, 'read' | 'create' | 'patch'>;
+  /**
+   * Set, the CatalogSource is never taken over: created when absent (one that appears meanwhile is refused),
+   * else applied only when this returns nothing for it as just read, with its resourceVersion as a
+   * precondition. Returns why the existing one is not the caller's.
+   */
+  readonly notOurs?: (existing: CatalogSource) => string | undefined;
   /** Progress lines. */
   readonly log: (line: string) => void;
   readonly pollIntervalMs?: number;
 }
 
-interface CatalogSource {
+export interface CatalogSource {
   apiVersion: 'operators.coreos.com/v1alpha1';
   kind: 'CatalogSource';
   metadata: {
@@ -44,6 +52,7 @@ interface CatalogSource {
     namespace: string;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
+    resourceVersion?: string;
   };
   spec: Record<string, unknown>;
   status?: { connectionState?: { lastObservedState?: string; address?: string; lastConnect?: string } };
@@ -51,9 +60,68 @@ interface CatalogSource {
 
 const FIELD_MANAGER = 'opkit';
 const READY = 'READY';
+/** How often a CatalogSource that changed between read and apply (OLM writes its status) is read again. */
+const APPLY_ATTEMPTS = 5;
+
+type CatalogSourceApi = NonNullable<PublishOptions['api']>;
+
+/** Creates or server-side applies the CatalogSource; with `notOurs`, only over one that is the caller's. */
+async function writeCatalogSource(
+  client: CatalogSourceApi,
+  manifest: CatalogSource,
+  where: string,
+  notOurs: PublishOptions['notOurs'],
+): Promise<void> {
+  const apply = async (object: CatalogSource) => {
+    await client.patch(object, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+  };
+  if (notOurs === undefined) {
+    try {
+      return await apply(manifest);
+    } catch (err) {
+      throw apiError(`apply ${where}`, err);
+    }
+  }
+  const conflict = (err: unknown) => err instanceof ApiException && err.code === 409;
+  for (let attempt = 1; ; attempt++) {
+    let existing: CatalogSource | undefined;
+    try {
+      existing = await client.read<CatalogSource>(manifest);
+    } catch (err) {
+      if (!(err instanceof ApiException && err.code === 404)) throw apiError(`read ${where}`, err);
+    }
+    if (existing === undefined) {
+      try {
+        await client.create(manifest, undefined, undefined, FIELD_MANAGER);
+        return;
+      } catch (err) {
+        if (!conflict(err)) throw apiError(`create ${where}`, err);
+        throw new CliError(
+          'OPKIT_OBJECT_NOT_OURS',
+          `${where} already exists and was not created by this run: it is left as it is`,
+          { cause: err },
+        );
+      }
+    }
+    const reason = notOurs(existing);
+    if (reason !== undefined) throw new CliError('OPKIT_OBJECT_NOT_OURS', reason);
+    try {
+      // The version just read is a precondition: a change since (a new owner's mark, say) answers 409.
+      const { resourceVersion } = existing.metadata;
+      return await apply({
+        ...manifest,
+        metadata: { ...manifest.metadata, ...(resourceVersion === undefined ? {} : { resourceVersion }) },
+      });
+    } catch (err) {
+      if (!conflict(err) || attempt >= APPLY_ATTEMPTS) throw apiError(`apply ${where}`, err);
+    }
+  }
+}
 
 /** A CatalogSource for a gRPC registry at an address or in an image. */
-export function catalogSourceManifest(options: Omit<PublishOptions, 'log' | 'timeoutMs'>): CatalogSource {
+export function catalogSourceManifest(
+  options: Omit<PublishOptions, 'log' | 'timeoutMs' | 'api' | 'notOurs'>,
+): CatalogSource {
   const spec: Record<string, unknown> = { sourceType: 'grpc' };
   if (options.address !== undefined) spec.address = options.address;
   if (options.image !== undefined) spec.image = options.image;
@@ -146,15 +214,10 @@ export async function publishCatalog(options: PublishOptions): Promise<void> {
       );
     }
   }
-  const kc = loadKubeConfig(options.kubeconfig);
-  const client = KubernetesObjectApi.makeApiClient(kc);
+  const client = options.api ?? KubernetesObjectApi.makeApiClient(loadKubeConfig(options.kubeconfig));
   const manifest = catalogSourceManifest(options);
   const where = `CatalogSource ${options.namespace}/${options.name}`;
-  try {
-    await client.patch(manifest, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
-  } catch (err) {
-    throw apiError(`apply ${where}`, err);
-  }
+  await writeCatalogSource(client, manifest, where, options.notOurs);
   options.log(
     `applied ${where} (${options.address !== undefined ? `address ${options.address}` : `image ${options.image}`}${options.extractContent !== undefined ? `, content extracted from ${options.extractContent}` : ''})`,
   );

@@ -86,7 +86,10 @@ function catalogReference(repository: string, csvName: string): string {
   return reference;
 }
 
-/** Makes the CatalogSource serve the catalog image and waits until OLM reports it READY. */
+/**
+ * Makes the CatalogSource serve the catalog image and waits until OLM reports it READY. It is created, or
+ * applied over the run's own as read just before: one someone made during the catalog push is refused.
+ */
 async function publish(
   cluster: Cluster,
   mark: RunMark,
@@ -104,7 +107,9 @@ async function publish(
       : { securityContextConfig: options.securityContextConfig }),
     ...runMetadata(mark),
     timeoutMs: deadline.remainingMs,
-    ...(cluster.kubeconfig === undefined ? {} : { kubeconfig: cluster.kubeconfig }),
+    api: cluster.api,
+    // Read again right before it is written: the catalog push before may have taken minutes.
+    notOurs: (existing) => adoptionConflict(existing, mark.package),
     log: options.log,
   });
 }
