@@ -192,12 +192,15 @@ describe('opkit olm', () => {
     const refused = await opkit(['olm', 'uninstall', ...kubeconfig]);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim().split('\n').at(-1)).toMatch(
-      /^opkit: OLM's CRDs hold 1 Subscription, .* that `opkit olm install` did not create \(Subscription redis-system\/redis-operator, .*: remove them first, or give --delete-crds to delete them too; nothing deleted$/,
+      /^opkit: OLM's CRDs hold 1 Subscription, 1 InstallPlan, 1 ClusterServiceVersion, 1 CatalogSource, 1 OperatorGroup that `opkit olm install` did not create \(Subscription redis-system\/redis-operator, InstallPlan redis-system\/install-[a-z0-9]+, ClusterServiceVersion redis-system\/redis-operator\.v0\.2\.0, …\), and would go with them: remove them first, or give --delete-crds to delete them too; nothing deleted$/,
     );
     await waitForCsvSucceeded(rest, OPERATOR_NAMESPACE, CSV);
 
     const uninstall = await opkit(['olm', 'uninstall', '--delete-crds', '--timeout', '4m', ...kubeconfig]);
-    expect(uninstall.stderr).toMatch(/deleting 1 Subscription, .* not created by olm install/);
+    expect(uninstall.stderr).toContain(
+      "deleting 1 Subscription, 1 InstallPlan, 1 ClusterServiceVersion, 1 CatalogSource, 1 OperatorGroup not created by olm install, with OLM's CRDs (--delete-crds)\n",
+    );
+    expect(uninstall.stderr).not.toContain('leaving');
     expect(uninstall.stderr).toContain('deleting 1 Subscription\n');
     expect(uninstall.stderr).toContain('OLM is uninstalled');
     expect(uninstall.code).toBe(0);
@@ -233,4 +236,26 @@ describe('opkit olm', () => {
     );
     expect(again.code).toBe(1);
   }, 300_000);
+
+  it('right after a default install, a plain uninstall removes everything', async () => {
+    // Nothing but what OLM makes for its own install (the packageserver's OperatorCondition, Deployment,
+    // Service and Secret) stands in the way, and the olm and operators namespaces go.
+    const install = await opkit([
+      'olm',
+      'install',
+      '--opm-image',
+      OPM_IMAGE,
+      '--timeout',
+      '4m',
+      ...kubeconfig,
+    ]);
+    expect(install.code, install.stderr).toBe(0);
+    const uninstall = await opkit(['olm', 'uninstall', '--timeout', '4m', ...kubeconfig]);
+    expect(uninstall.code, uninstall.stderr).toBe(0);
+    expect(uninstall.stderr).not.toContain('leaving');
+    expect(uninstall.stderr).toContain('OLM is uninstalled');
+    const namespaces = await names('/api/v1/namespaces');
+    expect(namespaces).not.toContain('olm');
+    expect(namespaces).not.toContain('operators');
+  }, 540_000);
 });

@@ -15,8 +15,52 @@ interface Stored {
     namespace?: string;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
+    ownerReferences?: { kind: string; name: string; controller?: boolean }[];
   };
   status?: unknown;
+}
+
+/** An object OLM or Kubernetes makes for `owner`, which garbage collection deletes with it. */
+function ownedBy(owner: Stored, apiVersion: string, kind: string, name: string): Stored {
+  return {
+    apiVersion,
+    kind,
+    metadata: {
+      name,
+      ...(owner.metadata.namespace === undefined ? {} : { namespace: owner.metadata.namespace }),
+      ownerReferences: [{ kind: owner.kind, name: owner.metadata.name, controller: true }],
+    },
+  };
+}
+
+/**
+ * What the cluster adds when an object is created: Kubernetes' defaults in every namespace; for a CSV, OLM's
+ * OperatorCondition, and for the packageserver's its Deployment, Service, Secret and APIService.
+ */
+function madeFor(object: Stored): Stored[] {
+  if (object.kind === 'Namespace') {
+    const namespace = object.metadata.name;
+    return [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-root-ca.crt', namespace } },
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace } },
+    ];
+  }
+  if (object.kind !== 'ClusterServiceVersion' || object.metadata.labels?.['olm.copiedFrom']) return [];
+  const condition = ownedBy(object, 'operators.coreos.com/v2', 'OperatorCondition', object.metadata.name);
+  if (object.metadata.name !== 'packageserver') return [condition];
+  const deployment = ownedBy(object, 'apps/v1', 'Deployment', 'packageserver');
+  return [
+    condition,
+    deployment,
+    ownedBy(deployment, 'apps/v1', 'ReplicaSet', 'packageserver-5d8f'),
+    ownedBy(object, 'v1', 'Service', 'packageserver-service'),
+    ownedBy(object, 'v1', 'Secret', 'packageserver-service-cert'),
+    {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: 'v1.packages.operators.coreos.com' },
+    },
+  ];
 }
 
 /** What the controllers would report once the install is up: CRDs established, Deployments available. */
@@ -30,9 +74,11 @@ function settled(object: Stored): Stored {
       status: { availableReplicas: 1, conditions: [{ type: 'Available', status: 'True' }] },
     };
   }
+  if (object.kind === 'ClusterServiceVersion') return { ...object, status: { phase: 'Succeeded' } };
   return object;
 }
 
+/** An API server in memory, with OLM's and Kubernetes' controllers reduced to what they add and delete. */
 class FakeKube implements KubeApi {
   readonly objects = new Map<string, Stored>();
   add(...objects: Stored[]): this {
@@ -43,18 +89,38 @@ class FakeKube implements KubeApi {
     return this.objects.get(path) as T | undefined;
   }
   async list<T>(path: string): Promise<T[]> {
-    return [...this.objects.values()].filter((o) => collectionPath(o.apiVersion, o.kind) === path) as T[];
+    return [...this.objects.values()].filter(
+      (o) =>
+        collectionPath(o.apiVersion, o.kind) === path ||
+        collectionPath(o.apiVersion, o.kind, o.metadata.namespace) === path,
+    ) as T[];
   }
   async create(_path: string, body: unknown): Promise<void> {
     this.add(body as Stored);
+    this.add(...madeFor(body as Stored));
   }
+  /** Deletes with the namespace's content and the dependents, as the controllers would. */
   async delete(path: string): Promise<boolean> {
-    return this.objects.delete(path);
+    const object = this.objects.get(path);
+    if (!object) return false;
+    this.objects.delete(path);
+    for (const other of [...this.objects.values()]) {
+      const inNamespace = object.kind === 'Namespace' && other.metadata.namespace === object.metadata.name;
+      const dependent = other.metadata.ownerReferences?.some(
+        (o) =>
+          o.kind === object.kind &&
+          o.name === object.metadata.name &&
+          other.metadata.namespace === object.metadata.namespace,
+      );
+      if (inNamespace || dependent) await this.delete(objectPath(other));
+    }
+    return true;
   }
   close(): void {}
 }
 
-const manifests = olmInstallManifests({ version: '0.46.0', packageServer: false });
+/** The default install, with the packageserver. */
+const manifests = olmInstallManifests({ version: '0.46.0' });
 const quiet = { timeoutMs: 1_000, pollIntervalMs: 1 };
 
 async function installed(): Promise<FakeKube> {
@@ -95,18 +161,47 @@ const userInstall: Stored[] = [
 describe('olm uninstall deletes only what olm install created', () => {
   it('marks everything it installs, and removes all of it when OLM holds nothing else', async () => {
     const kube = await installed();
-    const count = manifests.crds.length + manifests.resources.length;
-    expect(kube.objects.size).toBe(count);
-    for (const o of kube.objects.values())
-      expect(o.metadata.labels?.[OLM_INSTALL_LABEL], o.kind).toBeTruthy();
-    // What OLM makes for itself is not a user's object.
+    const own = [...manifests.crds, ...manifests.resources].map(objectPath);
+    for (const path of own)
+      expect(kube.objects.get(path)?.metadata.labels?.[OLM_INSTALL_LABEL], path).toBeTruthy();
+    // What OLM makes for itself is not a user's object: its OLMConfig, the packageserver's OperatorCondition
+    // (OLM makes one for every CSV), and what it deploys for the packageserver in the olm namespace.
     kube.add({ apiVersion: 'operators.coreos.com/v1', kind: 'OLMConfig', metadata: { name: 'cluster' } });
-    await uninstall(kube);
+    expect([...kube.objects.keys()]).toContain(
+      '/apis/operators.coreos.com/v2/namespaces/olm/operatorconditions/packageserver',
+    );
+    const log = await uninstall(kube);
+    expect(log.filter((line) => line.startsWith('leaving'))).toEqual([]);
     expect([...kube.objects.keys()]).toEqual([]);
+  });
+
+  it("leaves a namespace of the install holding users' objects, and says what they are", async () => {
+    const kube = await installed();
+    const users: Stored[] = [
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'registry-pull', namespace: 'olm' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'olm' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'more-settings', namespace: 'olm' } },
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'tool', namespace: 'olm' } },
+    ];
+    kube.add(...users);
+    const log = await uninstall(kube);
+    expect(log.filter((line) => line.startsWith('leaving'))).toEqual([
+      'leaving Namespace olm: it holds 1 Deployment, 2 ConfigMaps, 1 Secret not created by opkit olm install (Deployment olm/tool, ConfigMap olm/settings, ConfigMap olm/more-settings, …)',
+    ]);
+    expect(log).toContain('deleting Namespace operators');
+    // The namespace and the users' objects stay; of the install's own objects in it, none.
+    const left = [...kube.objects.keys()];
+    expect(left).toContain('/api/v1/namespaces/olm');
+    for (const user of users) expect(left).toContain(objectPath(user));
+    expect(left).not.toContain('/apis/apps/v1/namespaces/olm/deployments/olm-operator');
+    expect(left).not.toContain('/apis/apps/v1/namespaces/olm/deployments/packageserver');
+    expect(left).not.toContain('/api/v1/namespaces/operators');
   });
 
   it("refuses while OLM's CRDs hold objects it did not create, unless --delete-crds, which counts them", async () => {
     const kube = (await installed()).add(...userInstall);
+    // OLM's OperatorCondition for the user's CSV counts with the CSV, not on its own.
+    kube.add(...madeFor(userInstall[1] as Stored));
     const before = [...kube.objects.keys()];
     const refused = await uninstall(kube).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OlmInstallError);
@@ -140,6 +235,7 @@ describe('olm uninstall deletes only what olm install created', () => {
     expect(log).toContain(
       'leaving Namespace operators: not created by opkit olm install (no opkit.dev/olm-install mark)',
     );
-    expect([...kube.objects.keys()]).toEqual([objectPath(namespace)]);
+    const left = [...kube.objects.values()].filter((o) => o.metadata.namespace !== 'operators');
+    expect(left.map(objectPath)).toEqual([objectPath(namespace)]);
   });
 });

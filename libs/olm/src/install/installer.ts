@@ -237,8 +237,18 @@ const MANAGED_KINDS: readonly { readonly apiVersion: string; readonly kind: stri
 // Operators are not among them: the olm operator recreates an Operator while anything still carries its
 // component label (the CRDs an operator's CSV installed outlive it). Deleting the CRDs removes them.
 
+interface OwnerReference {
+  readonly kind: string;
+  readonly name: string;
+  readonly controller?: boolean;
+}
+
 interface Listed extends Observed {
-  readonly metadata: Observed['metadata'] & { readonly name: string; readonly namespace?: string };
+  readonly metadata: Observed['metadata'] & {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly ownerReferences?: readonly OwnerReference[];
+  };
 }
 
 /** Options of {@link uninstallOlm}. */
@@ -252,14 +262,75 @@ export interface UninstallOptions extends InstallRunOptions {
 }
 
 /**
- * Whether OLM made a managed object for its own install, not for a user: its `cluster` OLMConfig, and OLM's
- * copies of a CSV in the namespaces its OperatorGroup targets (they go with the original).
+ * Whether OLM made a managed object that is not a user's in its own right: its `cluster` OLMConfig, OLM's
+ * copies of a CSV in the namespaces its OperatorGroup targets, and the OperatorCondition it makes for every
+ * CSV (the packageserver's too). They go with what they derive from; the CSV is what counts.
  */
 function derivedByOlm(kind: string, item: Listed): boolean {
   return (
     (kind === 'OLMConfig' && item.metadata.name === 'cluster') ||
-    (kind === 'ClusterServiceVersion' && item.metadata.labels?.['olm.copiedFrom'] !== undefined)
+    (kind === 'ClusterServiceVersion' && item.metadata.labels?.['olm.copiedFrom'] !== undefined) ||
+    (kind === 'OperatorCondition' &&
+      item.metadata.ownerReferences?.some(
+        (o) => o.controller === true && o.kind === 'ClusterServiceVersion',
+      ) === true)
   );
+}
+
+/**
+ * What users commonly keep in a namespace. A namespace of the install holding one of these that is theirs is
+ * not deleted: deleting it would delete their objects with it.
+ */
+const NAMESPACE_CONTENT_KINDS: readonly { readonly apiVersion: string; readonly kind: string }[] = [
+  { apiVersion: 'apps/v1', kind: 'Deployment' },
+  { apiVersion: 'apps/v1', kind: 'StatefulSet' },
+  { apiVersion: 'apps/v1', kind: 'DaemonSet' },
+  { apiVersion: 'apps/v1', kind: 'ReplicaSet' },
+  { apiVersion: 'batch/v1', kind: 'CronJob' },
+  { apiVersion: 'batch/v1', kind: 'Job' },
+  { apiVersion: 'v1', kind: 'Pod' },
+  { apiVersion: 'v1', kind: 'Service' },
+  { apiVersion: 'v1', kind: 'ServiceAccount' },
+  { apiVersion: 'v1', kind: 'ConfigMap' },
+  { apiVersion: 'v1', kind: 'Secret' },
+];
+
+/**
+ * Owners whose dependents are judged through them: the kinds above (each listed and judged itself) and OLM's
+ * (a user's are refused before anything is deleted; OLM's go with the install). An operator's Pods, the
+ * Services and Secrets OLM makes for a CSV, a CatalogSource's registry Pod are not a user's in their own right.
+ */
+const JUDGED_OWNER_KINDS = new Set([
+  ...NAMESPACE_CONTENT_KINDS.map((k) => k.kind),
+  ...MANAGED_KINDS.map((k) => k.kind),
+]);
+
+/** Whether an object in one of the install's namespaces was put there by a user (and would die with it). */
+function placedByUser(kind: string, item: Listed & { readonly type?: string }): boolean {
+  const { name, ownerReferences } = item.metadata;
+  if (createdByOlmInstall({ kind, metadata: item.metadata }, item)) return false;
+  if (ownerReferences?.some((o) => JUDGED_OWNER_KINDS.has(o.kind))) return false;
+  // What Kubernetes puts in every namespace, and a token Secret that goes with its ServiceAccount.
+  if (kind === 'ConfigMap' && name === 'kube-root-ca.crt') return false;
+  if (kind === 'ServiceAccount' && name === 'default') return false;
+  return !(kind === 'Secret' && item.type === 'kubernetes.io/service-account-token');
+}
+
+/** The objects users put in a namespace, as `2 ConfigMaps, 1 Secret` and their names; empty when none. */
+async function userContent(api: KubeApi, namespace: string): Promise<{ counts: string[]; names: string[] }> {
+  const found = await Promise.all(
+    NAMESPACE_CONTENT_KINDS.map(async ({ apiVersion, kind }) => ({
+      kind,
+      items: (await api.list<Listed>(collectionPath(apiVersion, kind, namespace))).filter((i) =>
+        placedByUser(kind, i),
+      ),
+    })),
+  );
+  const present = found.filter((f) => f.items.length > 0);
+  return {
+    counts: present.map((f) => `${f.items.length} ${f.kind}${f.items.length === 1 ? '' : 's'}`),
+    names: present.flatMap((f) => f.items.map((i) => `${f.kind} ${namespace}/${i.metadata.name}`)),
+  };
 }
 
 /**
@@ -268,7 +339,8 @@ function derivedByOlm(kind: string, item: Listed): boolean {
  * CRDs hold everything OLM manages; when they hold objects the install did not create, it refuses unless
  * `deleteCrds`, then deletes those objects first (counted per kind) while OLM still runs. Then the
  * packageserver's APIService and the install's own objects in reverse order (the CRDs last), waiting until
- * each is gone.
+ * each is gone; a namespace of the install that holds objects users put there (Deployments, ConfigMaps,
+ * Secrets, …) is left, with one line counting them.
  *
  * @throws OlmInstallError `OLM_NOT_INSTALLED` when no object of the install exists; `OLM_NOT_OURS` when none
  * was created by `olm install`; `OLM_IN_USE` naming the objects OLM's CRDs still hold; `OLM_NOT_REMOVED`
@@ -367,8 +439,18 @@ export async function uninstallOlm(
     options.log(`deleting ${describe(apiService)}`);
     await gone(objectPath(apiService), describe(apiService));
   }
-  for (const object of ours) {
+  const kept = new Set<AnyObject>();
+  for (const object of ours.filter((o) => o.kind === 'Namespace')) {
+    const { counts, names } = await userContent(api, object.metadata.name);
+    if (counts.length === 0) continue;
+    kept.add(object);
+    options.log(
+      `leaving ${describe(object)}: it holds ${counts.join(', ')} not created by opkit olm install (${names.slice(0, 3).join(', ')}${names.length > 3 ? ', …' : ''})`,
+    );
+  }
+  const deleting = ours.filter((o) => !kept.has(o));
+  for (const object of deleting) {
     if (await api.delete(objectPath(object))) options.log(`deleting ${describe(object)}`);
   }
-  for (const object of ours) await gone(objectPath(object), describe(object));
+  for (const object of deleting) await gone(objectPath(object), describe(object));
 }

@@ -14,7 +14,10 @@ export class KubeRequestError extends Error {
   }
 }
 
-/** The kinds of an install, of OLM-managed objects and what OLM creates for them, by REST resource. */
+/**
+ * The kinds of an install, of OLM-managed objects and what OLM creates for them, and those users commonly keep
+ * in a namespace, by REST resource.
+ */
 const CORE_RESOURCES: Record<string, { readonly plural: string; readonly namespaced: boolean }> = {
   Namespace: { plural: 'namespaces', namespaced: false },
   ServiceAccount: { plural: 'serviceaccounts', namespaced: true },
@@ -23,6 +26,15 @@ const CORE_RESOURCES: Record<string, { readonly plural: string; readonly namespa
   Deployment: { plural: 'deployments', namespaced: true },
   CustomResourceDefinition: { plural: 'customresourcedefinitions', namespaced: false },
   APIService: { plural: 'apiservices', namespaced: false },
+  StatefulSet: { plural: 'statefulsets', namespaced: true },
+  DaemonSet: { plural: 'daemonsets', namespaced: true },
+  ReplicaSet: { plural: 'replicasets', namespaced: true },
+  Job: { plural: 'jobs', namespaced: true },
+  CronJob: { plural: 'cronjobs', namespaced: true },
+  Service: { plural: 'services', namespaced: true },
+  ConfigMap: { plural: 'configmaps', namespaced: true },
+  Secret: { plural: 'secrets', namespaced: true },
+  Pod: { plural: 'pods', namespaced: true },
 };
 const CLUSTER_SCOPED_OLM_KINDS = new Set(['OLMConfig', 'Operator']);
 

@@ -174,10 +174,11 @@ other way is refused; an object of the install's names that lacks the mark is le
 
 OLM's CRDs hold everything OLM manages; deleting them deletes it all. While they hold objects olm install
 did not create (Subscriptions, InstallPlans, ClusterServiceVersions and the operators OLM deployed,
-CatalogSources, OperatorConditions, OperatorGroups), it refuses, naming how many of each, and deletes
-nothing. With --delete-crds it deletes those first, counted per kind, while OLM still runs. Then the
-packageserver's APIService and OLM's own Deployments, RBAC, namespaces and CRDs. Fails when OLM is not
-installed.
+CatalogSources, OperatorGroups; the OperatorCondition OLM makes for a CSV counts with the CSV), it refuses,
+naming how many of each, and deletes nothing. With --delete-crds it deletes those first, counted per kind,
+while OLM still runs. Then the packageserver's APIService and OLM's own Deployments, RBAC, namespaces and
+CRDs; a namespace of the install holding Deployments, Services, ConfigMaps, Secrets, Pods, … that users put
+there is left, and printed with their counts. Fails when OLM is not installed.
 
 Examples:
   $ opkit olm uninstall
