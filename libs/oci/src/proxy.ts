@@ -33,15 +33,14 @@ export function proxyFromEnvironment(
     const text = env(vars, name);
     if (text === undefined) return undefined;
     let url: URL;
+    const shown = JSON.stringify(withoutUserinfo(text));
     try {
       url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
     } catch {
-      throw new InputInvalidError(redact(`${name}=${JSON.stringify(text)}: not a proxy URL`));
+      throw new InputInvalidError(redact(`${name}=${shown}: not a proxy URL`));
     }
     if (url.protocol !== 'http:')
-      throw new InputInvalidError(
-        redact(`${name}=${JSON.stringify(text)}: only http:// proxies are supported`),
-      );
+      throw new InputInvalidError(redact(`${name}=${shown}: only http:// proxies are supported`));
     return url;
   };
   const httpProxy = parse('HTTP_PROXY');
@@ -52,6 +51,17 @@ export function proxyFromEnvironment(
     ...(httpsProxy === undefined ? {} : { httpsProxy }),
     ...(noProxy === undefined ? {} : { noProxy }),
   };
+}
+
+/**
+ * A proxy setting as a message may show it: everything up to its last `@` hidden, since a password may hold an
+ * unencoded `/`, `?` or `#` that keeps it from parsing as user information.
+ */
+function withoutUserinfo(text: string): string {
+  const at = text.lastIndexOf('@');
+  if (at < 0) return text;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? '';
+  return `${scheme}***${text.slice(at)}`;
 }
 
 /** The proxy a request to `url` goes through, or undefined to connect directly. */

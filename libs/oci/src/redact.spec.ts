@@ -21,6 +21,10 @@ describe('redact', () => {
     ['proxy-authorization=Basic dXNlcjpwYXNz', 'proxy-authorization=***'],
     ['sent "Basic dXNlcjpwYXNz" to it', 'sent "Basic ***" to it'],
     ['token Bearer abc.def-ghi_jkl~', 'token Bearer ***'],
+    // A password with an unencoded `/`, `?` or `#`: everything up to the last `@` is hidden.
+    ['HTTPS_PROXY=http://user:pa/ss@proxy.test:3128', 'HTTPS_PROXY=http://***@proxy.test:3128'],
+    ['proxy "http://user:pa?ss@proxy.test:3128" refused', 'proxy "http://***@proxy.test:3128" refused'],
+    ['http://user:p#a@ss@proxy.test:3128/x and more', 'http://***@proxy.test:3128/x and more'],
   ])('hides the secret of %s', (input, expected) => {
     expect(redact(input)).toBe(expected);
   });
@@ -35,6 +39,42 @@ describe('redact', () => {
     'https://127.0.0.1:8443/v2/r/blobs/uploads/1?_state=s0&digest=sha256:00',
   ])('keeps %s as it is', (input) => {
     expect(redact(input)).toBe(input);
+  });
+
+  it.each([
+    ['a colon and equals sign repeated', '=a:'],
+    ['query separators repeated', '?a'],
+    ['schemes repeated', 'a://'],
+    ['headers repeated', 'authorization:'],
+    ['credentials repeated', 'Bearer a '],
+  ])('redacts 4 MiB of %s in well under a second, cut to 16 KiB', (_, unit) => {
+    // A registry's error text reaches every message; a quadratic pattern took seconds on 40 KB of it.
+    const hostile = unit.repeat(Math.ceil((4 * 1024 * 1024) / unit.length));
+    const started = performance.now();
+    const redacted = redact(hostile);
+    expect(performance.now() - started).toBeLessThan(100);
+    // 16 KiB kept, each credential in it replaced by `***`.
+    expect(redacted.length).toBeLessThan(32 * 1024);
+    expect(redacted.endsWith('…')).toBe(true);
+  });
+
+  it.each([
+    ['a password with a slash', 'http://alice:pa/ss@proxy.test:3128'],
+    ['a password with a question mark', 'http://alice:pa?ss@proxy.test:3128'],
+    ['a password with a hash', 'http://alice:pa#ss@proxy.test:3128'],
+    ['no scheme and a slash', 'alice:pa/ss@proxy.test:3128'],
+  ])('repeats nothing of the user information of a proxy URL it cannot parse: %s', (_, value) => {
+    const message = (() => {
+      try {
+        proxyFromEnvironment({ HTTPS_PROXY: value });
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return 'accepted';
+    })();
+    expect(message).not.toContain('alice');
+    expect(message).not.toContain('ss@');
+    expect(message).toMatch(/^HTTPS_PROXY="(http:\/\/)?\*\*\*@proxy\.test:3128": /);
   });
 
   it('leaves no password of a refused proxy in its error', () => {

@@ -436,6 +436,35 @@ describe('retries', () => {
   });
 });
 
+describe('the error text of a hostile registry', () => {
+  it('quotes a few errors, each cut to 512 characters, and redacts 4 MiB of them at once', async () => {
+    // 4 MiB in all, the most a manifest answer may hold; `=a:` repeated was quadratic to redact.
+    const message = '=a:'.repeat((4 * 1024 * 1024 - 1024) / 3 / 8);
+    const errors = Array.from({ length: 8 }, () => ({ code: 'DENIED', message }));
+    const body = JSON.stringify({ errors });
+    const server: HttpServer = createHttpServer((_, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' }).end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const started = performance.now();
+      const error = await client({ retries: 0 })
+        .pull(`${host}/team/app:v1`)
+        .catch((e: unknown) => e as Error);
+      expect(performance.now() - started).toBeLessThan(2000);
+      const detail = `DENIED: ${message.slice(0, 512)}…`;
+      expect(error).toMatchObject({
+        code: 'OCI_REGISTRY_ERROR',
+        message: `registry ${host} failed for ${host}/team/app:v1: manifest answered 500 (${[detail, detail, detail, detail, detail, '3 more'].join('; ')})`,
+      });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
 describe('a registry that lies about what it sends', () => {
   const layer = image.layers[0]!.descriptor;
   const blobs = new Map<string, Uint8Array>([

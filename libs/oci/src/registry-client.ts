@@ -1126,16 +1126,29 @@ function elsewhere(res: HttpResponse): string {
   return `${redact(res.url.host)} (where the registry sent the request)`;
 }
 
-/** ` (CODE: message; …)` from a distribution error body, or an empty string. */
+/** How many of a registry's `errors` a message quotes, and how much of each. */
+const MAX_DETAIL_ERRORS = 5;
+const MAX_DETAIL_CHARS = 512;
+
+function cut(text: string): string {
+  return text.length > MAX_DETAIL_CHARS ? `${text.slice(0, MAX_DETAIL_CHARS)}…` : text;
+}
+
+/** ` (CODE: message; …)` from a distribution error body, each part cut to 512 characters, or an empty string. */
 function errorDetail(res: HttpResponse): string {
   if (res.body.byteLength === 0) return '';
   try {
     const doc = JSON.parse(res.body.toString('utf8')) as {
       errors?: Array<{ code?: unknown; message?: unknown }>;
     };
-    const parts = (doc.errors ?? []).map((e) =>
-      `${String(e.code ?? '')}: ${String(e.message ?? '')}`.replace(/\s+/g, ' ').trim(),
-    );
+    // A registry writes these: a few errors, each cut, are all a message needs of what may be megabytes.
+    const errors = Array.isArray(doc.errors) ? doc.errors : [];
+    const parts = errors
+      .slice(0, MAX_DETAIL_ERRORS)
+      .map((e) =>
+        `${cut(String(e.code ?? ''))}: ${cut(String(e.message ?? ''))}`.replace(/\s+/g, ' ').trim(),
+      );
+    if (errors.length > MAX_DETAIL_ERRORS) parts.push(`${errors.length - MAX_DETAIL_ERRORS} more`);
     return parts.length === 0 ? '' : ` (${parts.join('; ')})`;
   } catch {
     const text = res.body.toString('utf8', 0, Math.min(res.body.byteLength, 200)).replace(/\s+/g, ' ').trim();
