@@ -1,6 +1,6 @@
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
+import { createServer as createNetServer, type Server as NetServer, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { SecureContextOptions } from 'node:tls';
 
@@ -24,7 +24,11 @@ export interface ServerLimits {
   readonly idleTimeoutMs: number;
   /** A handler's deadline: its `AbortSignal` aborts and the request is answered 503. */
   readonly handlerTimeoutMs: number;
-  /** Connections open at once; a connection beyond them is closed as soon as it is accepted. */
+  /**
+   * Connections open at once. A connection beyond them takes the place of the oldest one that has no request
+   * being answered (still in its handshake, sending its headers, or idle between requests); it is closed as
+   * soon as it is accepted only when every open connection has a request being answered.
+   */
   readonly maxConnections: number;
 }
 
@@ -139,6 +143,87 @@ function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
   res.end(reply.body);
 }
 
+/** Requests a client may pipeline behind the one being answered before its connection is closed. */
+export const MAX_PIPELINED_REQUESTS = 16;
+
+/**
+ * One accepted connection. Its requests are answered one at a time, as Go's server does: a handler starts when
+ * the previous request on the connection has been answered, so pipelining cannot run handlers side by side.
+ */
+class Connection {
+  /** A request on it is being answered. */
+  answering = false;
+  closed = false;
+  readonly waiting: (() => void)[] = [];
+
+  constructor(readonly socket: Socket) {}
+
+  /** Runs `start` now, or once the requests before it are answered; closes a connection that pipelines too many. */
+  enqueue(start: () => void): void {
+    if (this.closed) return;
+    if (!this.answering) {
+      this.answering = true;
+      start();
+    } else if (this.waiting.length < MAX_PIPELINED_REQUESTS) this.waiting.push(start);
+    else this.close();
+  }
+
+  /** The request being answered is answered: the next one starts. */
+  answered(): void {
+    const next = this.waiting.shift();
+    if (next && !this.closed) next();
+    else this.answering = false;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.waiting.length = 0;
+    this.socket.destroy();
+  }
+}
+
+/**
+ * The open connections, oldest first, at most `max`: a new one takes the place of the oldest without a request
+ * being answered, so that clients that never send a request cannot lock out those that do.
+ */
+class Connections {
+  readonly #open = new Map<Socket, Connection>();
+
+  constructor(readonly max: number) {}
+
+  readonly admit = (socket: Socket): void => {
+    if (this.#open.size >= this.max) {
+      let idle: Connection | undefined;
+      for (const connection of this.#open.values()) {
+        if (!connection.answering) {
+          idle = connection;
+          break;
+        }
+      }
+      if (idle === undefined) {
+        socket.destroy();
+        return;
+      }
+      this.#open.delete(idle.socket);
+      idle.close();
+    }
+    const connection = new Connection(socket);
+    this.#open.set(socket, connection);
+    socket.once('close', () => {
+      if (this.#open.get(socket) === connection) this.#open.delete(socket);
+      connection.closed = true;
+      connection.waiting.length = 0;
+    });
+  };
+
+  /** The connection a request came on: for HTTPS, the TCP socket under its TLS socket. */
+  of(socket: Duplex): Connection | undefined {
+    // `_parent` is how Node's TLS socket holds the TCP socket it wraps; there is no public accessor.
+    const parent = (socket as Duplex & { _parent?: unknown })._parent;
+    return this.#open.get(parent instanceof Socket ? parent : (socket as Socket));
+  }
+}
+
 /** One request being answered: it settles once, with the handler's reply or a failure's. */
 class Exchange {
   readonly controller = new AbortController();
@@ -156,8 +241,11 @@ class Exchange {
     else this.fail(new Error(`the handler answered ${String(reply)}, no reply`));
   }
 
-  fail(error: unknown): void {
+  fail(thrown: unknown): void {
     if (this.done) return;
+    // A handler that honours its signal rejects with whatever its API throws (an AbortError from
+    // timers/promises or events.once); the reason the signal was aborted is what happened.
+    const error = this.controller.signal.aborted ? (this.controller.signal.reason as unknown) : thrown;
     let reply: Reply;
     try {
       reply = this.answering.failure(error, this.req);
@@ -171,7 +259,7 @@ class Exchange {
   finish(reply: Reply): void {
     if (this.done) return;
     this.done = true;
-    this.answering.pending.delete(this);
+    this.answering.settle(this);
     try {
       this.answering.settled?.(this.req, reply, (performance.now() - this.started) / 1000);
       send(this.req, this.res, reply);
@@ -196,16 +284,28 @@ class Answering {
   readonly settled: BoundedServerOptions['settled'];
   readonly #handle: RequestHandler;
   readonly #timeoutMs: number;
+  readonly #connections: Connections;
   #sweeper: NodeJS.Timeout | undefined;
 
-  constructor(options: BoundedServerOptions, timeoutMs: number) {
+  constructor(options: BoundedServerOptions, timeoutMs: number, connections: Connections) {
     this.#handle = options.handle;
     this.failure = options.failure ?? defaultFailureReply;
     this.settled = options.settled;
     this.#timeoutMs = timeoutMs;
+    this.#connections = connections;
   }
 
   readonly listener = (req: IncomingMessage, res: ServerResponse): void => {
+    const connection = this.#connections.of(req.socket);
+    if (connection === undefined) {
+      this.#start(req, res);
+      return;
+    }
+    res.once('close', () => connection.answered());
+    connection.enqueue(() => this.#start(req, res));
+  };
+
+  #start(req: IncomingMessage, res: ServerResponse): void {
     const exchange = new Exchange(req, res, this);
     this.pending.add(exchange);
     if (this.#sweeper === undefined) {
@@ -224,7 +324,13 @@ class Answering {
     } catch (error) {
       exchange.fail(error);
     }
-  };
+  }
+
+  /** An exchange is answered; with none left, the deadline timer stops until the next request. */
+  settle(exchange: Exchange): void {
+    this.pending.delete(exchange);
+    if (this.pending.size === 0) this.stop();
+  }
 
   #sweep(): void {
     const due = performance.now() - this.#timeoutMs;
@@ -238,6 +344,7 @@ class Answering {
 
   stop(): void {
     clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
   }
 }
 
@@ -279,7 +386,8 @@ export function createBoundedServer(
 export function createBoundedServer(options: BoundedServerOptions): HttpServer | HttpsServer;
 export function createBoundedServer(options: BoundedServerOptions): HttpServer | HttpsServer {
   const limits = serverLimits(options.limits);
-  const answering = new Answering(options, limits.handlerTimeoutMs);
+  const connections = new Connections(limits.maxConnections);
+  const answering = new Answering(options, limits.handlerTimeoutMs, connections);
   const listener = answering.listener;
   const http = {
     headersTimeout: limits.headersTimeoutMs,
@@ -299,7 +407,7 @@ export function createBoundedServer(options: BoundedServerOptions): HttpServer |
   // A connection without traffic, such as one whose client stopped reading the answer; never shorter than a
   // handler may take, during which the connection is quiet.
   server.timeout = Math.max(limits.idleTimeoutMs, limits.handlerTimeoutMs + CLOSE_LINGER_MS);
-  server.maxConnections = limits.maxConnections;
+  server.on('connection', connections.admit);
   server.on('close', () => answering.stop());
   server.on('clientError', closeAfterClientError);
   // Node destroys a socket whose handshake failed or timed out; the listener only keeps that from being logged.
@@ -309,7 +417,8 @@ export function createBoundedServer(options: BoundedServerOptions): HttpServer |
 
 /**
  * A TCP server for a protocol another library speaks on the accepted sockets (gRPC's HTTP/2), bounded as the
- * HTTP servers are at the connection level: at most `maxConnections` open; a connection that has not sent
+ * HTTP servers are at the connection level: at most `maxConnections` open, a new one taking the place of the
+ * oldest that has not sent its preface (refused when all have); a connection that has not sent
  * `handshakeBytes` (the protocol's preface) within `handshakeTimeoutMs` is closed; and a connection the protocol
  * has ended on its side is destroyed shortly after, instead of waiting for the client to close its side.
  * Requests, idle sessions and handlers are the protocol library's to bound.
@@ -319,7 +428,26 @@ export function createBoundedSocketServer(
   onConnection: (socket: Socket) => void,
 ): NetServer {
   const limits = serverLimits(options.limits);
+  const open = new Set<Socket>(); // oldest first
   const server = createNetServer({ noDelay: true }, (socket) => {
+    if (open.size >= limits.maxConnections) {
+      // The oldest connection still short of its preface makes room; with none, the new one is refused.
+      let silent: Socket | undefined;
+      for (const held of open) {
+        if (held.bytesRead < options.handshakeBytes) {
+          silent = held;
+          break;
+        }
+      }
+      if (silent === undefined) {
+        socket.destroy();
+        return;
+      }
+      open.delete(silent);
+      silent.destroy();
+    }
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
     const handshake = setTimeout(() => {
       if (socket.bytesRead < options.handshakeBytes) socket.destroy();
     }, limits.handshakeTimeoutMs);
@@ -328,6 +456,5 @@ export function createBoundedSocketServer(
     socket.on('error', () => socket.destroy());
     onConnection(socket);
   });
-  server.maxConnections = limits.maxConnections;
   return server;
 }
