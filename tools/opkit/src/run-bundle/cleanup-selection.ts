@@ -118,7 +118,9 @@ export function selectInstallation(
       (s) => s.spec.source === source.metadata.name && s.spec.sourceNamespace === namespace,
     );
     if (users.length > 0) leave(source, `still the catalog of ${users.map(describe).join(', ')}`);
-    else catalogSources.push(source);
+    else if (!view.wholeCluster) {
+      leave(source, 'Subscriptions of other namespaces cannot be listed (forbidden): one may use it');
+    } else catalogSources.push(source);
   }
 
   const operatorGroups: OperatorGroup[] = [];

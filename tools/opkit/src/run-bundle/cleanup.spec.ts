@@ -389,6 +389,28 @@ describe('opkit cleanup deletes only what run bundle created', () => {
     );
   });
 
+  it('leaves its CatalogSource when Subscriptions of other namespaces cannot be listed', async () => {
+    // A Subscription of another namespace, which a user whose rights end at the namespace cannot see.
+    const user = subscription('gadget-operator', 'gadget-operator', {
+      source: 'memcached-operator-catalog',
+      namespace: 'team-a',
+    });
+    const { deleted, log, api } = await runCleanup(
+      [...runBundleInstall(), user],
+      'memcached-operator',
+      {},
+      true,
+    );
+    expect(deleted).toContain('Subscription ops/memcached-operator');
+    expect(deleted).not.toContain('CatalogSource ops/memcached-operator-catalog');
+    expect(log).toContain(
+      'leaving CatalogSource ops/memcached-operator-catalog: Subscriptions of other namespaces cannot be listed (forbidden): one may use it',
+    );
+    expect(api.has('operators.coreos.com/v1alpha1', 'CatalogSource', 'memcached-operator-catalog', NS)).toBe(
+      true,
+    );
+  });
+
   it('leaves a CRD that was there before the run, or that opkit deploy applied, though the run’s CSV owns it', async () => {
     const stamped = (o: StoredObject, creationTimestamp: string): StoredObject => ({
       ...o,
