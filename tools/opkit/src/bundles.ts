@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { OutputGuard, RegistryClient } from '@opkit/oci';
 import {
@@ -13,17 +12,13 @@ import {
 } from '@opkit/olm';
 import { CliError } from './cli-error.js';
 import { deploymentImages, pinnedReference, withImages } from './image-digests.js';
+import { runKubectl } from './kubectl.js';
 import { checkImageReference } from './registry-client.js';
 
 /** Renders an operator's `config/manifests` with kustomize (through kubectl) into objects. */
 export function renderOperatorManifests(operatorDir: string): Manifest[] {
   const dir = join(operatorDir, 'config', 'manifests');
-  const result = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (result.error)
-    throw new CliError(
-      'OPKIT_KUBECTL_MISSING',
-      `kubectl could not run (${result.error.message}): install kubectl`,
-    );
+  const result = runKubectl(['kustomize', dir]);
   if (result.status !== 0) {
     throw new CliError(
       'OPKIT_KUSTOMIZE_FAILED',
@@ -151,7 +146,11 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<WrittenB
     ...(scorecardConfigs[0] !== undefined ? { scorecardConfig: scorecardConfigs[0] } : {}),
     output: {
       ...o.output,
-      inputs: o.output?.inputs ?? [{ name: '--operator', path: o.operatorDir }],
+      // The kustomize inputs (the hand-written base CSV among them) too, however the operator is named.
+      inputs: [
+        ...(o.output?.inputs ?? [{ name: '--operator', path: o.operatorDir }]),
+        { name: "--operator's config directory", path: join(o.operatorDir, 'config') },
+      ],
     },
   });
 }

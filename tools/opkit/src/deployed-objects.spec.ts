@@ -4,7 +4,9 @@ import {
   DEPLOY_RUN_ANNOTATION,
   type DeployObject,
   deployedBy,
+  describeObject,
   markDeployed,
+  planDeploy,
   planUndeploy,
 } from './deployed-objects.js';
 
@@ -71,5 +73,58 @@ describe('what undeploy may delete', () => {
 
     // Without objects, its own CRD goes by default.
     expect(planUndeploy(live, new Map(), OPERATOR, false).delete).toHaveLength(2);
+  });
+});
+
+describe('what deploy marks', () => {
+  const namespace: DeployObject = {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'memcached-system' },
+  };
+  const rendered = [namespace, crd, deployment];
+
+  it('leaves unmarked what existed before it, so that undeploy leaves it and what it holds', () => {
+    // The namespace and the CRD were made by hand beforehand; the Deployment is new.
+    const before = [namespace, { ...crd, metadata: { ...crd.metadata, labels: { team: 'a' } } }];
+    const plan = planDeploy(rendered, before, OPERATOR, 'run-1');
+    expect(plan.apply.map((o) => deployedBy(o, OPERATOR))).toEqual([false, false, true]);
+    expect(plan.apply[0]).toBe(namespace);
+    expect(plan.found).toEqual([
+      {
+        object: 'Namespace memcached-system',
+        reason: `existed before, not applied by opkit deploy of ${OPERATOR}: updated without its opkit.dev/deploy mark, so undeploy leaves it`,
+      },
+      expect.objectContaining({ object: 'CustomResourceDefinition memcacheds.cache.example.com' }),
+    ]);
+
+    // The cluster after the apply, then undeploy: only the Deployment goes.
+    const after = plan.apply.map((o, i) => (i === 1 ? { ...o, metadata: before[1]?.metadata } : o));
+    const undeploy = planUndeploy(after, new Map(), OPERATOR, true);
+    expect(undeploy.delete.map(describeObject)).toEqual([
+      'Deployment memcached-system/memcached-controller-manager',
+    ]);
+    expect(undeploy.left.map((l) => l.object)).toEqual([
+      'Namespace memcached-system',
+      'CustomResourceDefinition memcacheds.cache.example.com',
+    ]);
+  });
+
+  it('marks again what an earlier deploy of the operator made, and matches by group, kind, namespace and name', () => {
+    const earlier = [markDeployed(namespace, OPERATOR, 'run-0')];
+    expect(planDeploy(rendered, earlier, OPERATOR, 'run-1').apply.every((o) => deployedBy(o, OPERATOR))).toBe(
+      true,
+    );
+    // Another operator's deploy made it: not ours either.
+    const theirs = [markDeployed(namespace, 'redis-deploy', 'run-9')];
+    expect(planDeploy(rendered, theirs, OPERATOR, 'run-1').found).toHaveLength(1);
+    // Same name, another namespace or API group: a different object, so this one is new and marked.
+    const elsewhere: DeployObject[] = [
+      { ...deployment, metadata: { ...deployment.metadata, namespace: 'other' } },
+      { ...crd, apiVersion: 'apiextensions.example.com/v1' },
+    ];
+    const plan = planDeploy(rendered, elsewhere, OPERATOR, 'run-1');
+    expect(plan.found).toEqual([]);
+    expect(plan.apply.every((o) => deployedBy(o, OPERATOR))).toBe(true);
   });
 });

@@ -69,6 +69,49 @@ export function deployedBy(live: DeployObject, operator: string): boolean {
   );
 }
 
+/** The API group, kind, namespace (when given) and name: what makes a rendered object and a live one the same. */
+function sameObject(rendered: DeployObject, live: DeployObject): boolean {
+  const group = (o: DeployObject) => (o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '');
+  const namespace = rendered.metadata?.namespace;
+  return (
+    group(rendered) === group(live) &&
+    rendered.kind === live.kind &&
+    rendered.metadata?.name === live.metadata?.name &&
+    // Rendered without a namespace, a namespaced object is the one in the context's namespace.
+    (namespace === undefined || namespace === live.metadata?.namespace)
+  );
+}
+
+/** What deploy applies: every object marked, but those it found and did not make as they were, and why. */
+export interface DeployPlan<T extends DeployObject> {
+  readonly apply: readonly T[];
+  readonly found: readonly { readonly object: string; readonly reason: string }[];
+}
+
+/**
+ * Marks the rendered objects for `operator` and `run`, except one the cluster already holds without this
+ * operator's mark (a namespace or CRD made beforehand, say): that one is applied unmarked, so that undeploy,
+ * which deletes only what carries the mark, leaves it and whatever it holds.
+ */
+export function planDeploy<T extends DeployObject>(
+  rendered: readonly T[],
+  live: readonly DeployObject[],
+  operator: string,
+  run: string,
+): DeployPlan<T> {
+  const found: { object: string; reason: string }[] = [];
+  const apply = rendered.map((object) => {
+    const existing = live.find((l) => sameObject(object, l));
+    if (existing === undefined || deployedBy(existing, operator)) return markDeployed(object, operator, run);
+    found.push({
+      object: describeObject(existing),
+      reason: `existed before, not applied by opkit deploy of ${operator}: updated without its ${DEPLOY_LABEL} mark, so undeploy leaves it`,
+    });
+    return object;
+  });
+  return { apply, found };
+}
+
 /** What undeploy does: custom resources to delete first, the objects to delete, and what it leaves and why. */
 export interface UndeployPlan {
   /** `<plural>.<group>` of each CRD whose objects go first, while the manager still runs to finalize them. */

@@ -1,20 +1,10 @@
 // `opkit undeploy`'s kubectl calls: what of the rendered manifests the cluster holds, how many objects a CRD
 // still has, and its custom resources deleted while the operator still runs, so their finalizers are removed
 // and no CRD is left terminating.
-import { spawnSync } from 'node:child_process';
 import { readYamlStream } from '@opkit/olm/bundle';
 import { CliError } from './cli-error.js';
 import type { DeployObject } from './deployed-objects.js';
-
-function kubectl(args: readonly string[], input?: string) {
-  const result = spawnSync('kubectl', args, { input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (result.error)
-    throw new CliError(
-      'OPKIT_KUBECTL_MISSING',
-      `kubectl could not run (${result.error.message}): install kubectl`,
-    );
-  return result;
-}
+import { runKubectl as kubectl } from './kubectl.js';
 
 /** Objects as one `List` document, which `kubectl … -f -` takes as its items. */
 export function objectList(objects: readonly DeployObject[]): string {

@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Manifest } from '@opkit/olm';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
+import { kubectl } from '../kubectl.js';
 import type { SecretData } from '../webhook-certificates.js';
 import {
   examples,
@@ -13,18 +13,6 @@ import {
   RESULT_FORMATS,
   type ResultFormat,
 } from './options.js';
-
-function kubectl(args: string[], input?: string): string {
-  const result = spawnSync('kubectl', args, { input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (result.error)
-    throw new CliError(
-      'OPKIT_KUBECTL_MISSING',
-      `kubectl could not run (${result.error.message}): install kubectl`,
-    );
-  if (result.status !== 0)
-    throw new CliError('OPKIT_KUBECTL_FAILED', `kubectl ${args[0]} failed: ${result.stderr.trim()}`);
-  return result.stdout;
-}
 
 /** An operator's `config/default` (or another overlay), rendered by kustomize, with the manager image set. */
 function render(operatorDir: string, image: string | undefined, overlay = 'default'): string {
@@ -134,6 +122,10 @@ the Secret <name>-ca, the certificate in the Secret the manager mounts) and sets
 Deploying again keeps both and renews the certificate within 30 days of expiry; the webhook server picks the
 new one up without a restart. With --cert-manager, cert-manager does this instead.
 
+Every object applied carries deploy's label opkit.dev/deploy and annotation opkit.dev/deploy-run, by which
+undeploy knows it, except one that already existed without them (a namespace or CRD made beforehand): that
+one is applied unmarked, printed on stderr as "found <object>: …", and undeploy leaves it and what it holds.
+
 Examples:
   $ opkit deploy --operator operators/memcached --image registry.example.com/memcached-operator:0.3.0
   $ opkit deploy --operator . --image registry.example.com/memcached-operator:0.3.0 --cert-manager
@@ -153,12 +145,24 @@ Examples:
         .filter((o): o is Manifest => o !== null);
       const { provisionWebhookCertificates } = await import('../webhook-certificates.js');
       const provisioned = provisionWebhookCertificates(objects, (ns, name) => readSecret(k, ns, name));
-      const { markDeployed } = await import('../deployed-objects.js');
-      const run = randomUUID();
-      // Marked, so that undeploy can tell what this deploy applied from what it finds under the same names.
-      const manifests = (provisioned ? [...provisioned.objects, ...provisioned.secrets] : objects).map((m) =>
-        markDeployed(m, manager, run),
-      );
+      const [{ planDeploy }, { liveObjects }] = await Promise.all([
+        import('../deployed-objects.js'),
+        import('../undeploy.js'),
+      ]);
+      const rendered = provisioned ? [...provisioned.objects, ...provisioned.secrets] : objects;
+      // Marked, so that undeploy can tell what this deploy applied from what it finds under the same names;
+      // what the cluster already holds unmarked stays unmarked, never to be deleted by undeploy.
+      const headers = rendered.map((m) => ({
+        apiVersion: m.apiVersion,
+        kind: m.kind,
+        metadata: {
+          name: m.metadata.name,
+          ...(m.metadata.namespace === undefined ? {} : { namespace: m.metadata.namespace }),
+        },
+      }));
+      const plan = planDeploy(rendered, liveObjects(k, headers), manager, randomUUID());
+      const manifests = plan.apply;
+      for (const { object, reason } of plan.found) process.stderr.write(`found ${object}: ${reason}\n`);
       if (provisioned) process.stderr.write(`${provisioned.summary}\n`);
       const applied = kubectl(
         // The deploy owns what it applies, whoever set a field before (a `kubectl apply` of the CRD, say).
@@ -200,7 +204,8 @@ Examples:
         ],
         `Deletes only what it can prove \`opkit deploy\` of this operator applied: of the objects config/default
 renders, those the cluster holds with deploy's label opkit.dev/deploy and its annotation opkit.dev/deploy-run
-naming this operator and the object. Anything else found under those names is left, and printed with why.
+naming this operator and the object. Anything else found under those names is left, and printed with why:
+so is an object deploy found already there (a namespace made beforehand, say), which it applied unmarked.
 
 A CRD that still has objects is kept, with them, unless --delete-crds is given: then every object of it is
 deleted first, while the operator still runs, and undeploy waits until they are gone (their finalizers are
