@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { buildImage } from '@opkit/oci';
+import { buildImage, type LayoutImage } from '@opkit/oci';
 import { afterAll, describe, expect, it } from 'vitest';
 import { catalogImageOf, ESCAPING_LAYERS, type RawEntry, rawLayer } from '../test/support/hostile-images.js';
 import { unpackImageLayers } from './image-unpack.js';
@@ -111,6 +112,37 @@ describe('unpackImageLayers', () => {
     expect(error).toBe(
       `layer ${image.layers[0]?.descriptor.digest}: entry "${'a/'.repeat(32)}…" has 301 path components (at most 256)`,
     );
+  });
+
+  it('closes the file it was writing when a layer fails mid-file', async () => {
+    const tar = gunzipSync(
+      rawLayer([{ path: 'configs/demo/catalog.yaml', type: 'file', content: 'x'.repeat(64 * 1024) }]).bytes,
+    );
+    /** A layer read from a layout whose stream fails after the header and part of the file. */
+    const failing = {
+      layers: [
+        {
+          descriptor: { digest: 'sha256:cut' },
+          open: () =>
+            Readable.from(
+              (async function* () {
+                yield tar.subarray(0, 512 + 8192);
+                throw new Error('connection reset');
+              })(),
+            ),
+        },
+      ],
+    } as unknown as LayoutImage; // only the layers' digests and streams are read
+    const openFds = () => readdirSync('/proc/self/fd').length;
+    const before = openFds();
+    for (let i = 0; i < 20; i++) {
+      const root = join(scratch, `cut-${i}`);
+      mkdirSync(root);
+      await expect(unpackImageLayers(failing, root)).rejects.toThrow('layer sha256:cut: connection reset');
+      expect(existsSync(join(root, 'configs', 'demo', 'catalog.yaml'))).toBe(true);
+    }
+    // Twenty layers each left one descriptor open before; a few may come and go with the runner.
+    expect(openFds() - before).toBeLessThan(5);
   });
 
   it('refuses a malformed layer, naming it', async () => {

@@ -73,6 +73,15 @@ interface UnpackState {
   entries: number;
   /** The layer that made each symlink (by its path on disk), to name it when the link is refused at the end. */
   readonly linkLayers: Map<string, string>;
+  /** The file being written, until its entry ends; a layer that fails mid-file closes it on the way out. */
+  openFd: number | undefined;
+}
+
+/** Closes the file being written, if any. */
+function closeOpenFile(state: UnpackState): void {
+  const fd = state.openFd;
+  state.openFd = undefined;
+  if (fd !== undefined) closeSync(fd);
 }
 
 /** `null` when nothing is at `path` (`lstat` never follows the last link). */
@@ -146,11 +155,11 @@ function place(entry: ReadEntry, state: UnpackState, layer: string): void {
     clear(path, existing);
     // O_EXCL: a link put there in between is not written through.
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+    closeOpenFile(state);
     const fd = openSync(path, flags, mode | 0o600);
-    let open = true;
+    state.openFd = fd;
     const close = (): void => {
-      if (open) closeSync(fd);
-      open = false;
+      if (state.openFd === fd) closeOpenFile(state);
     };
     entry.on('data', (chunk: Buffer) => {
       try {
@@ -236,20 +245,25 @@ async function unpackLayer(
     Promise.race([new Promise<void>((resolve) => parser.once('drain', resolve)), done]);
   const failure = (): Error | undefined => malformed ?? refusal;
   try {
-    for await (const chunk of content) {
+    try {
+      for await (const chunk of content) {
+        signal?.throwIfAborted();
+        if (!parser.write(chunk as Buffer)) await drained();
+        if (failure() !== undefined) break;
+      }
+    } catch (error) {
       signal?.throwIfAborted();
-      if (!parser.write(chunk as Buffer)) await drained();
-      if (failure() !== undefined) break;
+      throw new Error(`layer ${layer}: ${(error as Error).message}`);
+    } finally {
+      content.destroy();
     }
-  } catch (error) {
-    signal?.throwIfAborted();
-    throw new Error(`layer ${layer}: ${(error as Error).message}`);
+    if (failure() === undefined) {
+      parser.end();
+      await done;
+    }
   } finally {
-    content.destroy();
-  }
-  if (failure() === undefined) {
-    parser.end();
-    await done;
+    // A layer that ends mid-file (cut short, refused, aborted, malformed) never ends that entry.
+    closeOpenFile(state);
   }
   const failed = failure();
   if (failed !== undefined) throw new Error(`layer ${layer}: ${failed.message}`);
@@ -299,6 +313,7 @@ export async function unpackImageLayers(
     bytes: 0,
     entries: 0,
     linkLayers: new Map(),
+    openFd: undefined,
   };
   const layers = layerSources(image);
   for (const layer of layers) {
