@@ -224,19 +224,20 @@ describe('Reflector watch', () => {
     );
   });
 
-  it('GIVEN an open watch WHEN an ERROR event with code 410 arrives THEN it closes the stream, relists and watches from the new list', async () => {
-    const { reflector, sink, errors } = startReflector();
+  it('GIVEN a watch that delivered an event WHEN an ERROR event with code 410 arrives THEN it closes the stream, relists at once and watches from the new list', async () => {
+    const { reflector, sink, errors, backoff } = startReflector();
     const first = await server.nextWatch();
 
     server.setObjects([configMap('a', '1'), configMap('c', '105')], '110');
-    first.send(errorEvent(410, 'Expired'));
+    first.send(event('ADDED', configMap('c', '101')), errorEvent(410, 'Expired'));
     const second = await server.nextWatch();
 
     await first.closed;
     expect(server.lists.map((r) => r.query)).toEqual([{ limit: '500' }, { limit: '500' }]);
     expect(second.request.query.resourceVersion).toBe('110');
-    expect(sink.calls).toEqual(['replace default: a@1 b@2', 'replace default: a@1 c@105']);
+    expect(sink.calls).toEqual(['replace default: a@1 b@2', 'ADDED c@101', 'replace default: a@1 c@105']);
     expect(errors).toEqual([]);
+    expect(backoff.delays).toEqual([]);
     await vi.waitFor(() =>
       expect(reflector.stats).toEqual({ lists: 2, watches: 2, expired: 1, failures: 0 }),
     );
@@ -311,16 +312,18 @@ describe('Reflector watch', () => {
 });
 
 describe('Reflector short watches', () => {
-  it('GIVEN a server that answers every watch 200 and ends it at once WHEN 2 s pass THEN it asks twice, backing off as client-go does, and reports the streak once', async () => {
+  it("GIVEN a server that answers every watch 200 and ends it at once THEN it reopens them after client-go's back-off, not in a loop, and reports the streak once", async () => {
     server.watchesToEndAtOnce = Number.POSITIVE_INFINITY;
     const backoff = new RecordingBackoff();
+    const started = performance.now();
     const { reflector, errors } = startReflector({ backoff });
 
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-
-    // Reopened at once, it asked about 20 times a second. With client-go's back-off: at 0, after 0.8-1.6 s,
-    // then not before 2.4 s.
-    expect(server.watches).toHaveLength(2);
+    // With client-go's back-off: at 0, after 0.8-1.6 s, then not before 2.4 s. Reopened at once, it asked
+    // about 20 times a second.
+    await vi.waitFor(() => expect(server.watches.length).toBeGreaterThanOrEqual(2), { timeout: 5_000 });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(800);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(server.watches.length).toBeLessThanOrEqual(3);
     expect(backoff.delays[0]).toBeGreaterThanOrEqual(800);
     expect(backoff.delays[1]).toBeGreaterThanOrEqual(1_600);
     expect(errors.map((e) => e.message)).toEqual([
@@ -328,7 +331,35 @@ describe('Reflector short watches', () => {
         /^very short watch: the watch of ConfigMap in namespace default ended after \d+ ms without an event$/,
       ),
     ]);
-    expect(reflector.stats).toEqual({ lists: 1, watches: 2, expired: 0, failures: 2 });
+    expect(reflector.stats).toMatchObject({ lists: 1, expired: 0 });
+    expect(reflector.stats.failures).toBeLessThanOrEqual(3);
+  });
+
+  it('GIVEN watches from a fresh list that expire at once by an ERROR event THEN each counts as a failure and it backs off before relisting, reporting the streak once', async () => {
+    const { reflector, errors, backoff } = startReflector();
+    for (let i = 0; i < 3; i++) (await server.nextWatch()).send(errorEvent(410, 'Expired'));
+    await server.nextWatch();
+
+    // Relisted at once, it would list and watch as fast as the server answers, without a failure counted.
+    expect(backoff.delays).toHaveLength(3);
+    expect(errors.map((e) => e.message)).toEqual([
+      'very short watch: the watch of ConfigMap in namespace default expired at once from the version it listed (fake Expired)',
+    ]);
+    await vi.waitFor(() =>
+      expect(reflector.stats).toEqual({ lists: 4, watches: 4, expired: 3, failures: 3 }),
+    );
+  });
+
+  it('GIVEN watch requests from a fresh list answered 410 Gone THEN each counts as a failure and it backs off before relisting', async () => {
+    for (let i = 0; i < 3; i++) server.reply('watch', statusReply(410, 'Expired'));
+    const { reflector, errors, backoff } = startReflector();
+    await server.nextWatch();
+
+    expect(backoff.delays).toHaveLength(3);
+    expect(errors).toHaveLength(1);
+    await vi.waitFor(() =>
+      expect(reflector.stats).toEqual({ lists: 4, watches: 1, expired: 3, failures: 3 }),
+    );
   });
 
   it('GIVEN streaks of short watches WHEN a watch that delivers an event comes between them THEN each streak is reported once and the back-off starts over after the good watch', async () => {

@@ -48,8 +48,18 @@ export interface ReflectorStats {
 
 class WatchExpiredError extends Error {}
 
-/** The server (or a proxy) accepted a watch and ended it at once without an event (see isShortWatch). */
-class ShortWatchError extends Error {}
+/**
+ * The server (or a proxy) accepted a watch and ended it at once without an event (see isShortWatch), or the
+ * watch of a version fresh from a list expired at once (`expired`): relisting at once would expire again.
+ */
+class ShortWatchError extends Error {
+  constructor(
+    message: string,
+    readonly expired = false,
+  ) {
+    super(message);
+  }
+}
 
 /** An object is at most 1.5 MB in etcd; an event line ten times that is no event. */
 const MAX_WATCH_EVENT_CHARS = 16 * 1024 * 1024;
@@ -58,7 +68,7 @@ const MAX_WATCH_EVENT_CHARS = 16 * 1024 * 1024;
  * The list-watch loop behind an informer. Lists in pages, then watches from the list's resourceVersion with
  * bookmarks and a random server-side timeout in [5, 10] min; resumes from the last seen version when the
  * stream ends; relists when that version has expired (410); backs off with jitter after any failure (a watch
- * that ends within a second without an event is one) and drops connections that stay silent past the
+ * that ends within a second without an event is one, as is one that expires so from the version just listed) and drops connections that stay silent past the
  * inactivity timeout. It never stops until its signal aborts.
  */
 export class Reflector<T extends KubeObject> {
@@ -69,6 +79,8 @@ export class Reflector<T extends KubeObject> {
   #resourceVersion: string | undefined;
   /** The last failure was a short watch: the next ones of the same streak are counted but not reported. */
   #shortWatchStreak = false;
+  /** The resourceVersion is the last list's: no watch has delivered an event since. */
+  #fromList = false;
 
   constructor(options: ReflectorOptions, sink: ReflectorSink<T>) {
     this.#o = options;
@@ -92,10 +104,12 @@ export class Reflector<T extends KubeObject> {
         await sleep(Math.random() * 100, signal);
       } catch (error) {
         if (signal.aborted) return;
-        if (error instanceof WatchExpiredError || isGone(error)) {
+        const expiredAtOnce = error instanceof ShortWatchError && error.expired;
+        if (error instanceof WatchExpiredError || isGone(error) || expiredAtOnce) {
           this.stats.expired++;
           this.#resourceVersion = undefined;
-          continue;
+          // A version that expired after a watch that worked is relisted at once.
+          if (!expiredAtOnce) continue;
         }
         this.stats.failures++;
         const short = error instanceof ShortWatchError;
@@ -127,6 +141,7 @@ export class Reflector<T extends KubeObject> {
     this.stats.lists++;
     this.#sink.replace(items, this.#o.namespace, resourceVersion);
     this.#resourceVersion = resourceVersion;
+    this.#fromList = true;
   }
 
   async #watch(signal: AbortSignal): Promise<void> {
@@ -181,6 +196,7 @@ export class Reflector<T extends KubeObject> {
           if (!line.trim()) continue;
           this.#handle(JSON.parse(line) as WatchEvent<T>);
           events++;
+          this.#fromList = false;
         }
         if (buffered.length > MAX_WATCH_EVENT_CHARS) {
           throw new Error(
@@ -190,16 +206,30 @@ export class Reflector<T extends KubeObject> {
       }
       if (isShortWatch(started, events) && !signal.aborted) {
         const lasted = Math.round(performance.now() - started);
-        const scope = this.#o.namespace ? ` in namespace ${this.#o.namespace}` : '';
         throw new ShortWatchError(
-          `very short watch: the watch of ${this.#o.type.kind}${scope} ended after ${lasted} ms without an event`,
+          `very short watch: the watch of ${this.#what()} ended after ${lasted} ms without an event`,
         );
       }
+    } catch (error) {
+      // Expired before any event, the version fresh from a list: the server cannot watch from what it just
+      // listed (or a proxy answers so), and relisting at once would ask again many times a second.
+      const expired = error instanceof WatchExpiredError || isGone(error);
+      if (expired && this.#fromList && isShortWatch(started, events) && !signal.aborted) {
+        throw new ShortWatchError(
+          `very short watch: the watch of ${this.#what()} expired at once from the version it listed (${(error as Error).message})`,
+          true,
+        );
+      }
+      throw error;
     } finally {
       clearTimeout(watchdog);
       signal.removeEventListener('abort', abort);
       res?.destroy();
     }
+  }
+
+  #what(): string {
+    return `${this.#o.type.kind}${this.#o.namespace ? ` in namespace ${this.#o.namespace}` : ''}`;
   }
 
   #handle(event: WatchEvent<T>): void {

@@ -17,8 +17,8 @@ export interface ListWatchHandler<T> {
 /**
  * Keeps `handler` in step with a collection until `signal` aborts: list, then watch from the list's
  * resourceVersion, re-watch when the server ends the stream, relist when the version expired (410), and back
- * off a second after any failure. A watch the server ends at once without an event backs off as the runtime's
- * reflector does (800 ms doubling to 30 s, from the start again after a watch that worked). Enough for the
+ * off a second after any failure. A watch the server ends at once without an event, or one that expires so from
+ * the version just listed, backs off as the runtime's reflector does (800 ms doubling to 30 s, from the start again after a watch that worked). Enough for the
  * harness; the product runtime has its own, fuller loop.
  */
 export async function listWatch<T>(
@@ -29,6 +29,8 @@ export async function listWatch<T>(
   signal: AbortSignal,
 ): Promise<void> {
   let resourceVersion: string | undefined;
+  // The version is the last list's: no watch has delivered an event since.
+  let fromList = false;
   const backoff = new Backoff();
   while (!signal.aborted) {
     try {
@@ -36,6 +38,7 @@ export async function listWatch<T>(
         const list = await rest.request<ListResult<T>>('GET', path, { query });
         handler.sync(list.items);
         resourceVersion = list.metadata.resourceVersion;
+        fromList = true;
       }
       const opened = performance.now();
       let events = 0;
@@ -44,6 +47,7 @@ export async function listWatch<T>(
         { ...query, resourceVersion, timeoutSeconds: 300 },
         (event) => {
           events++;
+          fromList = false;
           resourceVersion = event.object.metadata?.resourceVersion ?? resourceVersion;
           if (event.type === 'ADDED') handler.added(event.object);
           else if (event.type === 'MODIFIED') handler.modified(event.object);
@@ -51,9 +55,12 @@ export async function listWatch<T>(
         },
         signal,
       );
+      // Expired at once from the version just listed, it would expire again: relisting at once would list and
+      // watch as fast as the server answers. After a watch that worked, the relist is at once.
+      const short = isShortWatch(opened, events);
       if (error) resourceVersion = undefined;
-      else if (isShortWatch(opened, events)) await sleep(backoff.next(), signal);
-      else backoff.reset();
+      if (short && (!error || fromList)) await sleep(backoff.next(), signal);
+      else if (!short) backoff.reset();
     } catch (error) {
       if (signal.aborted) return;
       if (error instanceof KubeApiError && error.status === 410) resourceVersion = undefined;

@@ -52,7 +52,7 @@ function writer(object: Watched): string {
  * their spec does.
  */
 export class WriteWatch {
-  readonly #rest: KubeRest;
+  readonly #rest: Pick<KubeRest, 'request' | 'watch'>;
   readonly #namespace: string;
   readonly #abort = new AbortController();
   readonly #versions = new Map<string, string>();
@@ -63,7 +63,7 @@ export class WriteWatch {
   #lastWrite = Date.now();
 
   constructor(
-    rest: KubeRest,
+    rest: Pick<KubeRest, 'request' | 'watch'>,
     namespace: string,
     readonly custom: ResourceType,
     owned: readonly ResourceType[],
@@ -125,7 +125,8 @@ export class WriteWatch {
     const signal = this.#abort.signal;
     const backoff = new Backoff();
     while (!signal.aborted) {
-      let short = false;
+      // Unset when the list or the watch failed.
+      let watched: { readonly short: boolean; readonly events: number } | undefined;
       try {
         const list = await this.#rest.request<{ metadata: { resourceVersion: string }; items: Watched[] }>(
           'GET',
@@ -144,15 +145,16 @@ export class WriteWatch {
           },
           signal,
         );
-        short = isShortWatch(opened, events);
+        watched = { short: isShortWatch(opened, events), events };
       } catch {
         if (signal.aborted) return;
       }
-      // The watch ended (expired, or the connection dropped): list again, noting what changed meanwhile. One
-      // the server ended at once without an event backs off as the runtime's reflector does.
-      if (short) await sleep(backoff.next(), signal);
+      // The watch ended (expired, or the connection dropped): list again, noting what changed meanwhile. A
+      // failed list or watch, or one the server ended at once without an event, backs off as the runtime's
+      // reflector does; only a watch that delivered events starts the back-off over.
+      if (watched === undefined || watched.short) await sleep(backoff.next(), signal);
       else {
-        backoff.reset();
+        if (watched.events > 0) backoff.reset();
         await sleep(100, signal);
       }
     }
