@@ -138,6 +138,24 @@ describe('writeOutputDirectory', () => {
     expect(readFileSync(join(root, 'project', 'bundle', 'mark'), 'utf8')).toBe('1');
   });
 
+  it('refuses, forced or not, an owned entry that lands in an input', async () => {
+    const input = join(root, 'project', 'config');
+    put(join(input, 'owned.txt'), 'mine');
+    const out = join(root, 'out');
+    put(join(out, 'mark'));
+    symlinkSync(input, join(out, 'deep'));
+    await expect(
+      writeOutputDirectory(out, marked, writing('1'), {
+        name: '--out',
+        inputs: [{ name: '--operator', path: input }],
+        force: true,
+      }),
+    ).rejects.toThrow(
+      `--out ${out}: its deep/owned.txt would replace --operator ${input} (${join(input, 'owned.txt')}), an input; write the thing elsewhere`,
+    );
+    expect(readFileSync(join(input, 'owned.txt'), 'utf8')).toBe('mine');
+  });
+
   it('refuses a file, a symlink to nothing and an owned entry below a symlink', async () => {
     put(join(root, 'file'));
     await expect(writeOutputDirectory(join(root, 'file'), marked, writing('1'))).rejects.toThrow(

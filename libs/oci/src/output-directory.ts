@@ -1,10 +1,10 @@
 // The one rule for every command that writes a directory (a bundle, a catalog, an OCI layout): it never
 // destroys what it did not write. The output may be neither the current directory, an input, nor a directory
-// holding one (real paths: symlinks and `..` are resolved as the kernel resolves them). A non-empty directory
-// is written only when it is recognisably an earlier output of the same writer (or when forced), and then
-// only the entries that writer owns are replaced, as operator-sdk replaces a bundle's `manifests/` and
-// `metadata/` and leaves the rest. New content is staged in a sibling temporary directory and renamed into
-// place; a failure puts back what was there.
+// holding one, and no entry it replaces may be, hold or lie in an input (real paths: symlinks and `..` are
+// resolved as the kernel resolves them). A non-empty directory is written only when it is recognisably an
+// earlier output of the same writer (or when forced), and then only the entries that writer owns are
+// replaced, as operator-sdk replaces a bundle's `manifests/` and `metadata/` and leaves the rest. New content
+// is staged in a sibling temporary directory and renamed into place; a failure puts back what was there.
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -130,6 +130,7 @@ function within(outer: string, inner: string): boolean {
 async function checkOutputDirectory(
   path: string,
   kind: OutputKind,
+  owned: readonly string[],
   guard: OutputGuard = {},
 ): Promise<{ readonly real: string; readonly exists: boolean }> {
   const name = guard.name ?? 'output directory';
@@ -143,12 +144,29 @@ async function checkOutputDirectory(
   if (real === cwd) refuse(`the current directory; write the ${kind.what} to a directory of its own`);
   if (within(real, cwd))
     refuse(`holds the current directory; write the ${kind.what} to a directory of its own`);
+  // Where each owned entry lands (its directory's links resolved; the entry itself is renamed, not followed).
+  const ownedReal = await Promise.all(
+    owned.map(async (entry) => ({
+      entry,
+      real: join((await realPathOf(join(real, dirname(entry)))).real, basename(entry)),
+    })),
+  );
   for (const input of guard.inputs ?? []) {
     const { real: inputReal } = await realPathOf(input.path);
     if (inputReal === real)
       refuse(`is ${input.name} ${input.path}, an input; write the ${kind.what} elsewhere`);
     if (within(real, inputReal))
       refuse(`holds ${input.name} ${input.path}, an input; write the ${kind.what} elsewhere`);
+    // An entry the writer replaces may not be, hold or lie in an input, --force or not; lying in an input is
+    // allowed only as the whole output does (a bundle directory inside the operator project it is made from).
+    for (const { entry, real: entryReal } of ownedReal) {
+      const inside = within(inputReal, entryReal) && !within(inputReal, real);
+      if (within(entryReal, inputReal) || inside) {
+        refuse(
+          `its ${entry} would replace ${input.name} ${input.path}${entryReal === inputReal ? '' : ` (${entryReal})`}, an input; write the ${kind.what} elsewhere`,
+        );
+      }
+    }
   }
   const stat = await lstatOrUndefined(real);
   if (stat === undefined) return { real, exists: false };
@@ -211,7 +229,7 @@ export async function writeOutputDirectory(
   guard: OutputGuard = {},
 ): Promise<string> {
   const owned = ownedPaths(write.owned);
-  const { real, exists } = await checkOutputDirectory(path, kind, guard);
+  const { real, exists } = await checkOutputDirectory(path, kind, owned, guard);
   if (exists)
     for (const entry of owned) await assertNoLinkOnTheWay(real, entry, guard.name ?? 'output directory');
   const parent = dirname(real);

@@ -132,8 +132,9 @@ Examples:
         `--out is new, empty, or an earlier bundle (it has metadata/annotations.yaml). Of an existing directory
 only manifests/, metadata/, tests/scorecard/config.yaml and bundle.Dockerfile are replaced, as operator-sdk
 replaces them; other files stay. A non-empty directory that is not a bundle is refused unless --force is
-given; the current directory, --operator and a directory holding it are always refused. The bundle is
-written beside --out first and renamed into place: a failed run leaves the old bundle as it was.`,
+given; the current directory, --operator, its config/ and a directory holding either are always refused,
+--force or not. The bundle is written beside --out first and renamed into place: a failed run leaves the old
+bundle as it was.`,
       ),
     )
     .action(async (opts) => {

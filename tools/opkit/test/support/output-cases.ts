@@ -112,6 +112,19 @@ export function outputCases(scratch: string): OutputCase[] {
   );
   row(
     {
+      name: 'output: bundle generate --operator . --out config --force (the kustomize input)',
+      cwd: 'guard/operator',
+      message:
+        /^opkit: --out config: is --operator's config directory \S+\/guard\/operator\/config, an input; write the bundle elsewhere$/,
+    },
+    (kept) => {
+      operator(kept);
+      keep('operator/config/manifests/bases/memcached-operator.clusterserviceversion.yaml', kept);
+      return [...generate('.', 'config'), '--force'];
+    },
+  );
+  row(
+    {
       name: 'output: bundle generate into an earlier bundle with a file where tests/ goes',
       message:
         /^opkit: --out \S+guard\/bundle: \S+guard\/bundle\/tests is not a directory, where tests\/scorecard\/config\.yaml goes; move it away$/,
