@@ -1,7 +1,8 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CatalogLoadError } from '../catalog/errors.js';
 import { RegistryError } from './errors.js';
 import { loadRegistry } from './load-registry.js';
 import type { RegistryQueries } from './queries.js';
@@ -105,6 +106,24 @@ describe('the serve cache', () => {
     writeFileSync(join(cacheDir, SERVE_CACHE_FILE), 'not a cache');
     expect((await loadRegistry(dir, { cacheDir })).cache).toMatchObject({ used: false });
     expect((await loadRegistry(dir, { cacheDir })).cache).toEqual({ used: true });
+  });
+
+  it("refuses a catalog file it may not read with the loader's error, naming the file", async () => {
+    const dir = join(scratch, 'link-out');
+    cpSync(join(corpus, 'valid-simple'), dir, { recursive: true });
+    const outside = join(scratch, 'outside.json');
+    writeFileSync(outside, '{}');
+    symlinkSync(outside, join(dir, 'zz-link.json'));
+    const refused = await loadRegistry(dir, { cacheDir: join(scratch, 'link-out-cache') }).catch(
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(CatalogLoadError);
+    expect((refused as CatalogLoadError).problems).toEqual([
+      { file: 'zz-link.json', message: expect.stringContaining('zz-link.json') },
+    ]);
+    // Without a cache the loader refuses the same file alike.
+    const loaded = await loadRegistry(dir).catch((err: unknown) => err);
+    expect((loaded as CatalogLoadError).problems).toEqual((refused as CatalogLoadError).problems);
   });
 
   it('does not stop serving when the cache cannot be written', async () => {

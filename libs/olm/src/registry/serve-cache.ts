@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
+import { CatalogLoadError } from '../catalog/errors.js';
 import { listCatalogFiles, readCatalogFile } from '../catalog/load.js';
 import type { RegistryChannel, RegistryEntry, RegistryModel, RegistryPackage } from './registry-model.js';
 
@@ -30,12 +31,27 @@ interface CacheFile {
   readonly packages: RegistryPackage[];
 }
 
-/** The digest of a catalog directory: every file opm would load (`.indexignore` applied), names and contents. */
+/**
+ * The digest of a catalog directory: every file opm would load (`.indexignore` applied), names and contents.
+ *
+ * @throws CatalogLoadError naming the file that cannot be read, as the loader does
+ */
 export async function catalogDigest(dir: string): Promise<string> {
   const hash = createHash('sha256');
-  for (const file of await listCatalogFiles(dir)) {
+  let files: string[];
+  try {
+    files = await listCatalogFiles(dir);
+  } catch (err) {
+    throw new CatalogLoadError(dir, [{ file: '', message: (err as Error).message }]);
+  }
+  for (const file of files) {
     // Read as the loader reads it: within the directory, regular files only, within the size limit.
-    const content = readCatalogFile(dir, file);
+    let content: Buffer;
+    try {
+      content = readCatalogFile(dir, file);
+    } catch (err) {
+      throw new CatalogLoadError(dir, [{ file, message: (err as Error).message }]);
+    }
     // Length-prefixed, so no two different catalogs hash the same byte stream.
     hash.update(`${Buffer.byteLength(file)}:${file}\n${content.length}\n`);
     hash.update(content);
