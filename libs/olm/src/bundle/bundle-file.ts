@@ -1,6 +1,6 @@
-import { closeSync, readSync } from 'node:fs';
-import { dirname, relative } from 'node:path';
-import { openFileWithinRoot, WithinRootError } from '@opkit/oci/within-root';
+import { closeSync, readSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { openFileWithinRoot, resolveWithinRoot, WithinRootError } from '@opkit/oci/within-root';
 
 /**
  * The largest file read from a bundle directory (`manifests/`, `metadata/`), 64 MiB. OLM stages a bundle in one
@@ -90,7 +90,37 @@ export function readBundleFile(
   }
 }
 
-/** Reads a bundle file as UTF-8 text, with the size limit of {@link readBundleFile}. */
-export function readBundleText(path: string, limit: number = MAX_BUNDLE_FILE_BYTES): string {
-  return readBundleFile(path, limit).toString('utf8');
+/** Reads a bundle file as UTF-8 text, with the size limit and `root` of {@link readBundleFile}. */
+export function readBundleText(
+  path: string,
+  limit: number = MAX_BUNDLE_FILE_BYTES,
+  root: string = dirname(path),
+): string {
+  return readBundleFile(path, limit, root).toString('utf8');
+}
+
+/**
+ * Whether `path`, below `root`, is a directory to walk into: symlinks are followed only while they stay in
+ * `root`, so a link to `/` or to a directory beside the bundle is never walked (what it holds is not the
+ * bundle's); `root` itself may be a link, as a user's own `manifests` may be.
+ *
+ * @returns `'dir'`, `'file'` (anything else to read, which {@link readBundleFile} judges) or `'missing'`
+ * @throws {BundleFileRefusedError} when the path leads out of `root`
+ */
+export function bundleEntryKind(root: string, path: string): 'dir' | 'file' | 'missing' {
+  let inside: string | undefined;
+  try {
+    inside = resolveWithinRoot(root, relative(root, path));
+  } catch (error) {
+    if (error instanceof WithinRootError) throw new BundleFileRefusedError(path, error.reason);
+    throw error;
+  }
+  if (inside === undefined) {
+    throw new BundleFileRefusedError(path, 'a symlink on its path leads out of the directory');
+  }
+  try {
+    return statSync(join(root, inside)).isDirectory() ? 'dir' : 'file';
+  } catch {
+    return 'missing';
+  }
 }

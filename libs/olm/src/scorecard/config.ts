@@ -1,6 +1,7 @@
 // The scorecard configuration (`tests/scorecard/config.yaml`, kind Configuration, v1alpha3) and its label
 // selector, as operator-sdk scorecard reads them.
 import { join } from 'node:path';
+import { resolveWithinRoot } from '@opkit/oci/within-root';
 import { readAnnotationsFile } from '../bundle/annotations-file.js';
 import { BundleFileRefusedError, readBundleFile, readBundleText } from '../bundle/bundle-file.js';
 import { yamlLibrary } from '../yaml-library.js';
@@ -77,18 +78,27 @@ export function readScorecardConfig(dir: string, override?: string): ScorecardCo
     // Only the config annotation, read leniently as operator-sdk does: a bundle the loader would refuse (no
     // annotations file, keys missing) still has its tests run from the default place.
     try {
-      const read = readAnnotationsFile(readBundleFile(join(dir, 'metadata', 'annotations.yaml')));
+      const read = readAnnotationsFile(
+        readBundleFile(join(dir, 'metadata', 'annotations.yaml'), undefined, dir),
+      );
       const annotated = read.ok ? read.annotations?.[TEST_CONFIG_ANNOTATION] : undefined;
       if (annotated !== undefined && annotated !== '') configDir = annotated;
     } catch (error) {
       if (error instanceof BundleFileRefusedError) throw error;
       // No annotations file: the default location, as operator-sdk does.
     }
+    // The annotation comes with the bundle: it may name a place in it, never one beside it (`../../..`).
+    if (resolveWithinRoot(dir, configDir) === undefined) {
+      throw new ScorecardConfigError(
+        `${dir}: the scorecard config directory ${JSON.stringify(configDir)} (${TEST_CONFIG_ANNOTATION}) leads out of the bundle`,
+      );
+    }
     file = join(dir, configDir, 'config.yaml');
   }
   let text: string;
   try {
-    text = readBundleText(file);
+    // The bundle's own config is read within the bundle; one given with --config is the user's own file.
+    text = override === undefined ? readBundleText(file, undefined, dir) : readBundleText(file);
   } catch (error) {
     if (error instanceof BundleFileRefusedError) throw error;
     throw new ScorecardConfigError(

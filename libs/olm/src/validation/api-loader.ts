@@ -1,7 +1,12 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { BundleFileRefusedError, readBundleFile, readBundleText } from '../bundle/bundle-file.js';
+import {
+  BundleFileRefusedError,
+  bundleEntryKind,
+  readBundleFile,
+  readBundleText,
+} from '../bundle/bundle-file.js';
 import { parseYamlDocuments } from '../bundle/yaml.js';
 import { type ClusterServiceVersion, isRecord, type Manifest } from '../csv/types.js';
 import { byteOrder } from '../go-compat/go-format.js';
@@ -33,10 +38,13 @@ function sortedEntries(dir: string): { name: string; isDir: boolean }[] {
  * limit refused the file (its size, nesting depth or alias expansion): the Go loader skips files it cannot
  * decode, but a refused file may well be the CSV, so that is said rather than passed over.
  */
-function decodeFirst(path: string): { value: unknown } | { error: string } | { refused: string } {
+function decodeFirst(
+  path: string,
+  root?: string,
+): { value: unknown } | { error: string } | { refused: string } {
   let text: string;
   try {
-    text = readBundleText(path);
+    text = readBundleText(path, undefined, root);
   } catch (error) {
     if (error instanceof BundleFileRefusedError) return { refused: error.message };
     throw error;
@@ -139,7 +147,13 @@ export function loadApiBundle(manifestsDir: string): { bundle?: ApiBundle; error
     let isDir: boolean;
     try {
       isDir = statSync(path).isDirectory();
+      // Below the directory, links are followed only while they stay in it: one to `/` would walk the host.
+      if (path !== manifestsDir) isDir = bundleEntryKind(manifestsDir, path) === 'dir';
     } catch (error) {
+      if (error instanceof BundleFileRefusedError) {
+        refused.push(error.message);
+        return;
+      }
       errs.push(
         `lstat ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (error as Error).message}`,
       );
@@ -152,7 +166,7 @@ export function loadApiBundle(manifestsDir: string): { bundle?: ApiBundle; error
       return;
     }
     if (name.startsWith('.')) return;
-    const decoded = decodeFirst(path);
+    const decoded = decodeFirst(path, manifestsDir);
     if ('refused' in decoded) {
       refused.push(decoded.refused);
       return;
@@ -184,11 +198,11 @@ export function loadApiBundle(manifestsDir: string): { bundle?: ApiBundle; error
   let compressedSize = 0;
   if (loaded !== undefined) {
     const sum = (path: string): void => {
-      if (statSync(path).isDirectory()) {
+      if (path === manifestsDir || bundleEntryKind(manifestsDir, path) === 'dir') {
         for (const entry of sortedEntries(path)) sum(goJoin(path, entry.name));
         return;
       }
-      const data = readBundleFile(path);
+      const data = readBundleFile(path, undefined, manifestsDir);
       size += data.length;
       compressedSize += gzipSync(data).toString('base64').length;
     };

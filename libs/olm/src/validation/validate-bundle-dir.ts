@@ -1,8 +1,8 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { BundleAnnotation, REGISTRY_V1 } from '../bundle/annotations.js';
 import { readAnnotationsFile } from '../bundle/annotations-file.js';
-import { BundleFileRefusedError, readBundleFile } from '../bundle/bundle-file.js';
+import { BundleFileRefusedError, bundleEntryKind, readBundleFile } from '../bundle/bundle-file.js';
 import { isSupportedKind } from '../bundle/supported-kinds.js';
 import { formatGvk, gvkOf } from '../csv/types.js';
 import { goFormatUnstructured, sortInByteOrder } from '../go-compat/go-format.js';
@@ -54,7 +54,7 @@ function findBundleMetadata(dir: string): { annotations: Record<string, string> 
   const read = (path: string): Record<string, string> | undefined => {
     let bytes: Uint8Array;
     try {
-      bytes = readBundleFile(path);
+      bytes = readBundleFile(path, undefined, dir);
     } catch (error) {
       // Skipped when missing, as operator-sdk does; too large to read is said, not taken for missing.
       if (error instanceof BundleFileRefusedError) throw error;
@@ -67,13 +67,10 @@ function findBundleMetadata(dir: string): { annotations: Record<string, string> 
   const preferred = read(goJoin(dir, 'metadata', 'annotations.yaml'));
   if (preferred !== undefined) return { annotations: preferred };
   const walk = (path: string): Record<string, string> | undefined => {
-    let isDir: boolean;
-    try {
-      isDir = statSync(path).isDirectory();
-    } catch {
-      return undefined;
-    }
-    if (!isDir) return read(path);
+    // Links are followed only while they stay in the bundle: one to `/` would walk the host's files.
+    const kind = bundleEntryKind(dir, path);
+    if (kind === 'missing') return undefined;
+    if (kind === 'file') return read(path);
     for (const name of sortInByteOrder(readdirSync(path))) {
       const found = walk(goJoin(path, name));
       if (found !== undefined) return found;
@@ -170,7 +167,16 @@ export function validateBundleDir(
   });
   const metadata = findBundleMetadata(dir);
   if ('fatal' in metadata) return fail(metadata.fatal);
-  const manifestsDir = goJoin(dir, metadata.annotations[BundleAnnotation.manifests] ?? 'manifests/');
+  const manifestsAnnotation = metadata.annotations[BundleAnnotation.manifests] ?? 'manifests/';
+  // The annotation comes with the bundle: it names a directory of it, never one beside it (`../../..`). A
+  // `manifests` that is itself a link (a user's own bundle) is followed, as opm does.
+  const named = goJoin(manifestsAnnotation);
+  if (named.startsWith('/') || named === '..' || named.startsWith('../')) {
+    return fail(
+      `${BundleAnnotation.manifests} ${JSON.stringify(manifestsAnnotation)} leads out of the bundle directory ${dir}`,
+    );
+  }
+  const manifestsDir = goJoin(dir, manifestsAnnotation);
   const media = bundleMediaType(manifestsDir);
   if ('error' in media) return fail(media.error);
   const loaded = loadApiBundle(manifestsDir);
