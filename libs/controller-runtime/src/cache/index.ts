@@ -1,4 +1,4 @@
-export { Backoff, isShortWatch, SHORT_WATCH_MS, sleep } from './backoff.js';
+export { Backoff, isShortWatch } from './backoff.js';
 export { type InformerHandler, SharedInformer, stripManagedFields } from './informer.js';
 export {
   CacheSyncTimeoutError,

@@ -22,4 +22,3 @@ export {
   olmInstallManifests,
   PACKAGE_SERVER,
 } from './manifests.js';
-export { createdByOlmInstall, OLM_INSTALL_LABEL, OLM_INSTALL_RUN_ANNOTATION } from './ownership.js';

@@ -1,4 +1,5 @@
-import { Backoff, isShortWatch, sleep } from '@opkit/controller-runtime/cache';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Backoff, isShortWatch } from '@opkit/controller-runtime/cache';
 import { KubeApiError, type KubeRest, type Query } from './rest.js';
 
 interface ListResult<T> {
@@ -59,7 +60,7 @@ export async function listWatch<T>(
       // watch as fast as the server answers. After a watch that worked, the relist is at once.
       const short = isShortWatch(opened, events);
       if (error) resourceVersion = undefined;
-      if (short && (!error || fromList)) await sleep(backoff.next(), signal);
+      if (short && (!error || fromList)) await delay(backoff.next(), undefined, { signal });
       else if (!short) backoff.reset();
     } catch (error) {
       if (signal.aborted) return;

@@ -1,4 +1,5 @@
-import { Backoff, isShortWatch, sleep } from '@opkit/controller-runtime/cache';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Backoff, isShortWatch } from '@opkit/controller-runtime/cache';
 import type { KubeRest } from '../kube/rest.js';
 
 /** A kind of object to watch, e.g. `{ apiVersion: 'apps/v1', plural: 'deployments' }`. */
@@ -152,11 +153,10 @@ export class WriteWatch {
       // The watch ended (expired, or the connection dropped): list again, noting what changed meanwhile. A
       // failed list or watch, or one the server ended at once without an event, backs off as the runtime's
       // reflector does; only a watch that delivered events starts the back-off over.
-      if (watched === undefined || watched.short) await sleep(backoff.next(), signal);
-      else {
-        if (watched.events > 0) backoff.reset();
-        await sleep(100, signal);
-      }
+      // An abort ends the wait early (and the loop).
+      const wait = watched === undefined || watched.short ? backoff.next() : 100;
+      if (watched !== undefined && !watched.short && watched.events > 0) backoff.reset();
+      await delay(wait, undefined, { signal }).catch(() => undefined);
     }
   }
 }
