@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -69,6 +70,26 @@ function post(agent: Agent, port: number, body: string): Promise<void> {
   });
 }
 
+/** The server's address once it listens; what stopped it when it ends (start() failed) before that. */
+export async function listeningAddress(
+  server: Pick<WebhookServer, 'address'>,
+  serving: Promise<void>,
+): Promise<AddressInfo> {
+  let ended: { readonly error?: unknown } | undefined;
+  serving.then(
+    () => {
+      ended = {};
+    },
+    (error: unknown) => {
+      ended = { error };
+    },
+  );
+  for (;;) {
+    if (server.address !== undefined) return server.address;
+    if (ended) throw ended.error ?? new Error('the webhook server stopped before it listened');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 /**
  * Admission requests against the runtime's webhook server over HTTPS with kept-alive connections, as the API
  * server sends them: a defaulting handler that sets one field, `concurrency` requests at a time.
@@ -92,8 +113,7 @@ export async function webhookRun(options: {
   const serving = server.start(stop.signal);
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency, ca: pair.cert });
   try {
-    while (server.address === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
-    const port = server.address.port;
+    const { port } = await listeningAddress(server, serving);
     const bodies = Array.from({ length: options.concurrency }, (_, i) => review(i));
     const latencies: number[] = [];
     let next = 0;

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { chmodSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { minimumNode } from '@opkit/cli/bin/require-node.js';
 import { workspaceRoot } from '../released-data.js';
@@ -40,7 +41,7 @@ function nodeRecipe(version: string): ComponentRecipe {
  * component cache: the CLI's tests run on it to show that what `engines` promises holds. Returns its path.
  */
 export async function oldestSupportedNode(): Promise<{ readonly version: string; readonly path: string }> {
-  const version = minimumNode(new URL(`file://${join(workspaceRoot, 'package.json')}`)).join('.');
+  const version = minimumNode(pathToFileURL(join(workspaceRoot, 'package.json'))).join('.');
   const { node } = await ensureComponents([nodeRecipe(version)]);
   if (!node) throw new Error(`node ${version} is not in the component cache after its build`);
   return { version, path: join(node.dir, 'node') };
