@@ -343,6 +343,8 @@ describe('SharedInformer.observe (read-your-writes)', () => {
     await informer.waitForSync();
     const watch = await server.nextWatch();
     server.setObjects([configMap('b', 'b1', '11'), configMap('c', 'c1', '12')], '20');
+    // A watch that worked, then expired: relisted at once (one expiring at once from its list backs off).
+    watch.send(bookmark('10'));
     watch.send({
       type: 'ERROR',
       object: { kind: 'Status', code: 410, reason: 'Expired' },
