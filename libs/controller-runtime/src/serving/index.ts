@@ -1,13 +1,4 @@
-export {
-  type BoundedServerOptions,
-  ClientGoneError,
-  createBoundedServer,
-  createBoundedSocketServer,
-  DEFAULT_SERVER_LIMITS,
-  defaultFailureReply,
-  HandlerTimeoutError,
-  type Reply,
-  type RequestHandler,
-  type ServerLimits,
-  serverLimits,
-} from './bounded-server.js';
+// What other packages build on: a TCP server bounded at the connection level for a protocol another library
+// speaks (the catalog's gRPC server) and the limits every server takes. The HTTP servers of the runtime use
+// `createBoundedServer` from inside.
+export { createBoundedSocketServer, type ServerLimits, serverLimits } from './bounded-server.js';

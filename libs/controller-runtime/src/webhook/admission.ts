@@ -60,22 +60,37 @@ export type Warnings = readonly string[];
 
 /**
  * Sets defaults on the object in place (it is a copy); the webhook answers with the JSON Patch of the change.
- * Throw to refuse the request (an {@link AdmissionDenied} chooses the status).
+ * Throw to refuse the request (an {@link AdmissionDenied} chooses the status). `signal` aborts at the request's
+ * deadline and when the API server goes away: pass it to any call that waits. The webhook's handlers always
+ * give it; it is optional so that tests may call a hook without one.
  */
-export type Defaulter<T extends KubeObject> = (obj: T, request: AdmissionRequest<T>) => void | Promise<void>;
+export type Defaulter<T extends KubeObject> = (
+  obj: T,
+  request: AdmissionRequest<T>,
+  signal?: AbortSignal,
+) => void | Promise<void>;
 
 /**
  * Checks creates, updates and deletes of a kind: return warnings (or nothing) to allow, throw to refuse.
- * Each method is optional; a missing one allows.
+ * Each method is optional; a missing one allows. `signal` as for a {@link Defaulter}.
  */
 export interface Validator<T extends KubeObject> {
-  validateCreate?(obj: T, request: AdmissionRequest<T>): Warnings | undefined | Promise<Warnings | undefined>;
+  validateCreate?(
+    obj: T,
+    request: AdmissionRequest<T>,
+    signal?: AbortSignal,
+  ): Warnings | undefined | Promise<Warnings | undefined>;
   validateUpdate?(
     oldObj: T,
     obj: T,
     request: AdmissionRequest<T>,
+    signal?: AbortSignal,
   ): Warnings | undefined | Promise<Warnings | undefined>;
-  validateDelete?(obj: T, request: AdmissionRequest<T>): Warnings | undefined | Promise<Warnings | undefined>;
+  validateDelete?(
+    obj: T,
+    request: AdmissionRequest<T>,
+    signal?: AbortSignal,
+  ): Warnings | undefined | Promise<Warnings | undefined>;
 }
 
 /** One invalid field, as Kubernetes' field errors name them. */
@@ -186,7 +201,10 @@ function isKubeObject(v: unknown): v is KubeObject {
   );
 }
 
-export type AdmissionHandler = (review: unknown) => Promise<AdmissionReview>;
+/** Answers an AdmissionReview; `signal` (the webhook server's, never aborting when absent) reaches the hooks. */
+export type AdmissionHandler = (review: unknown, signal?: AbortSignal) => Promise<AdmissionReview>;
+
+const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * Objects the webhook does not understand are left to the API server: a mutating webhook runs before the
@@ -207,7 +225,7 @@ export function defaultingHandler<T extends KubeObject>(
   defaulter: Defaulter<T>,
   schema?: SchemaValidator,
 ): AdmissionHandler {
-  return async (review) => {
+  return async (review, signal = NEVER_ABORTED) => {
     const { apiVersion, request } = admissionRequestOf(review);
     const reply = replyIn(apiVersion);
     const obj = request.object;
@@ -216,8 +234,9 @@ export function defaultingHandler<T extends KubeObject>(
     }
     const copy = structuredClone(obj);
     try {
-      await defaulter(copy as T, request as AdmissionRequest<T>);
+      await defaulter(copy as T, request as AdmissionRequest<T>, signal);
     } catch (error) {
+      if (signal.aborted) throw signal.reason; // answered already, by the server, as a deadline or a client gone
       return reply(denial(request.uid, error));
     }
     const ops = jsonPatch(obj, copy);
@@ -236,7 +255,7 @@ export function validatingHandler<T extends KubeObject>(
   validator: Validator<T>,
   schema?: SchemaValidator,
 ): AdmissionHandler {
-  return async (review) => {
+  return async (review, signal = NEVER_ABORTED) => {
     const { apiVersion, request } = admissionRequestOf(review);
     const reply = replyIn(apiVersion);
     const typed = request as AdmissionRequest<T>;
@@ -245,14 +264,15 @@ export function validatingHandler<T extends KubeObject>(
     try {
       if (request.operation === 'CREATE' && obj) {
         if (!matches(schema, obj)) throw schemaDenial(schema, obj);
-        warnings = await validator.validateCreate?.(obj as T, typed);
+        warnings = await validator.validateCreate?.(obj as T, typed, signal);
       } else if (request.operation === 'UPDATE' && obj && old) {
         if (!matches(schema, obj)) throw schemaDenial(schema, obj);
-        warnings = await validator.validateUpdate?.(old as T, obj as T, typed);
+        warnings = await validator.validateUpdate?.(old as T, obj as T, typed, signal);
       } else if (request.operation === 'DELETE' && old) {
-        warnings = await validator.validateDelete?.(old as T, typed);
+        warnings = await validator.validateDelete?.(old as T, typed, signal);
       }
     } catch (error) {
+      if (signal.aborted) throw signal.reason; // answered already, by the server, as a deadline or a client gone
       return reply(denial(request.uid, error));
     }
     return reply({ uid: request.uid, allowed: true, ...(warnings?.length ? { warnings } : {}) });

@@ -1,4 +1,3 @@
-export { CertWatcher, type CertWatcherOptions } from '../certs/cert-watcher.js';
 export {
   AdmissionDenied,
   type AdmissionOperation,

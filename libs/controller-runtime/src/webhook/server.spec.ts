@@ -2,12 +2,14 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CertificateAndKey, selfSignedCertificate } from '../certs/certificates.js';
 import { createLogger } from '../log/index.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import { prng } from '../testing/prng.js';
+import { defaultingHandler } from './admission.js';
 import { BadRequestError } from './request.js';
 import { WebhookServer } from './server.js';
 
@@ -51,6 +53,19 @@ server.register('/stuck', (_review, signal) => {
   stuckSignals.push(signal);
   return new Promise(() => {});
 });
+// Handlers that honour their signal as most APIs do: by rejecting with an AbortError of their own.
+server.register('/honours', async (_review, signal) => {
+  await sleep(60_000, undefined, { signal });
+  return {};
+});
+const defaulterSignals: (AbortSignal | undefined)[] = [];
+server.register(
+  '/defaults',
+  defaultingHandler(async (_obj, _request, signal) => {
+    defaulterSignals.push(signal);
+    await sleep(60_000, undefined, { signal });
+  }),
+);
 const stop = new AbortController();
 let running: Promise<void>;
 let port: number;
@@ -176,6 +191,39 @@ describe('WebhookServer', () => {
     expect(logged).toContainEqual(
       expect.objectContaining({ level: 'debug', msg: 'webhook request abandoned by its client' }),
     );
+    expect(unhandled).toEqual([]);
+  });
+
+  it('takes a client that leaves while its handler waits on the signal for no error and no panic', async () => {
+    const panics = (await metrics.webhookPanics.get()).values[0]?.value ?? 0;
+    const errors = logged.filter((line) => line.level === 'error').length;
+    const review = JSON.stringify({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: {
+        uid: 'u-1',
+        kind: { group: 'example.com', version: 'v1', kind: 'Widget' },
+        operation: 'CREATE',
+        object: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } },
+      },
+    });
+    for (const path of ['/honours', '/defaults']) {
+      await new Promise<void>((resolve) => {
+        const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+          socket.write(
+            `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${review.length}\r\n\r\n${review}`,
+          );
+          setTimeout(() => socket.destroy(), 100);
+        });
+        socket.on('error', () => {});
+        socket.on('close', () => resolve());
+      });
+    }
+    await sleep(200);
+    // The defaulter was given the request's signal, which aborted when its client left.
+    expect(defaulterSignals.map((signal) => signal?.aborted)).toEqual([true]);
+    expect((await metrics.webhookPanics.get()).values[0]?.value ?? 0).toBe(panics);
+    expect(logged.filter((line) => line.level === 'error')).toHaveLength(errors);
     expect(unhandled).toEqual([]);
   });
 

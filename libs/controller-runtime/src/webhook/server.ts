@@ -110,6 +110,8 @@ export class WebhookServer {
   readonly needLeaderElection = false;
   readonly #o: WebhookServerOptions;
   readonly #handlers = new Map<string, WebhookHandler>();
+  /** Each request's path, taken from its URL once, when it comes; its answer, failure and metrics reuse it. */
+  readonly #paths = new WeakMap<IncomingMessage, string>();
   #server: Server | undefined;
   #address: AddressInfo | undefined;
   #conversions: Conversions | undefined;
@@ -210,12 +212,17 @@ export class WebhookServer {
 
   /** The metrics label of a request: its path when a webhook is registered there. */
   #label(req: IncomingMessage): string {
-    const path = pathOf(req);
+    const path = this.#pathOf(req);
     return this.#handlers.has(path) ? path : 'unknown';
+  }
+
+  #pathOf(req: IncomingMessage): string {
+    return this.#paths.get(req) ?? pathOf(req);
   }
 
   async #review(req: IncomingMessage, signal: AbortSignal): Promise<Reply> {
     const path = pathOf(req);
+    this.#paths.set(req, path);
     const handler = this.#handlers.get(path);
     this.#o.metrics?.webhookRequestsInFlight.inc({ webhook: handler ? path : 'unknown' });
     if (!handler) throw new HttpError(404, `no webhook at ${path || '(none)'}`);
@@ -245,7 +252,7 @@ export class WebhookServer {
   #failure(error: unknown, req: IncomingMessage): Reply {
     if (error instanceof HttpError) return textReply(error.status, error.message);
     if (error instanceof BadRequestError) return textReply(400, error.message);
-    const webhook = pathOf(req);
+    const webhook = this.#pathOf(req);
     if (error instanceof ClientGoneError) {
       this.#o.logger?.debug('webhook request abandoned by its client', { webhook, reason: error.message });
       return textReply(400, error.message);

@@ -197,7 +197,7 @@ export interface RegistryServerOptions {
    * Connection limits, as every opkit server has: connections open at once, the HTTP/2 preface within
    * `handshakeTimeoutMs`, a connection without calls for `idleTimeoutMs` is closed, and one whose client stops
    * answering pings (sent every third of `idleTimeoutMs`) within `handshakeTimeoutMs` too.
-   * @default DEFAULT_SERVER_LIMITS of `@opkit/controller-runtime/serving`
+   * @default the runtime's server limits (`serverLimits()` of `@opkit/controller-runtime/serving`)
    */
   readonly limits?: Partial<ServerLimits>;
   /**
