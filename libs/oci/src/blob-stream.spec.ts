@@ -47,10 +47,32 @@ async function streamingRegistry(
   return { host: `127.0.0.1:${(server.address() as AddressInfo).port}`, sent };
 }
 
-/** Writes `total` bytes of `chunk` repeated, with back-pressure, counting what the socket took. */
-function writeRepeated(res: ServerResponse, chunk: Buffer, total: number, sent: { bytes: number }): void {
+/** Where {@link writeRepeated} stops for a while: at `at` bytes, until `until` says whether to go on. */
+interface Pause {
+  readonly at: number;
+  readonly until: () => Promise<boolean>;
+}
+
+/**
+ * Writes `total` bytes of `chunk` repeated, with back-pressure, counting what the socket took. With `pause`,
+ * it stops once `pause.at` bytes are sent and goes on when `pause.until` resolves true (or drops the connection
+ * when false).
+ */
+function writeRepeated(
+  res: ServerResponse,
+  chunk: Buffer,
+  total: number,
+  sent: { bytes: number },
+  pause?: Pause,
+): void {
+  let paused = false;
   const next = (): void => {
     while (sent.bytes < total) {
+      if (pause !== undefined && !paused && sent.bytes >= pause.at) {
+        paused = true;
+        void pause.until().then((go) => (go ? next() : res.destroy()));
+        return;
+      }
       const piece = chunk.subarray(0, Math.min(chunk.length, total - sent.bytes));
       sent.bytes += piece.length;
       if (!res.write(piece)) {
@@ -82,33 +104,53 @@ async function scratchDir(): Promise<string> {
 
 const MiB = 1024 * 1024;
 
-/** How far the resident set grew above where it was while `work` ran, sampled every few milliseconds. */
-async function peakGrowth(work: () => Promise<unknown>): Promise<number> {
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 5);
-  try {
-    await work();
-  } finally {
-    clearInterval(sampler);
+/** The size of the largest file below `dir` (0 when there is none); files may come and go meanwhile. */
+async function largestFile(dir: string): Promise<number> {
+  let largest = 0;
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => [])) {
+    if (!entry.isFile()) continue;
+    const size = await stat(join(entry.parentPath, entry.name)).then(
+      (s) => s.size,
+      () => 0,
+    );
+    largest = Math.max(largest, size);
   }
-  return Math.max(peak, process.memoryUsage().rss) - before;
+  return largest;
+}
+
+/**
+ * A pause after `sentBytes` of a blob until a file below `dir` holds `onDiskBytes`: the blob is streamed to disk
+ * as it arrives. Held in memory until its end, no file would grow, and the registry gives up after 10 s.
+ * `seen.onDisk` says what it found; the slack between the two sizes is what sockets and streams buffer.
+ */
+function untilOnDisk(dir: string, sentBytes: number, onDiskBytes: number, seen: { onDisk?: boolean }): Pause {
+  return {
+    at: sentBytes,
+    until: async () => {
+      const deadline = performance.now() + 10_000;
+      seen.onDisk = false;
+      while (!seen.onDisk && performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        seen.onDisk = (await largestFile(dir)) >= onDiskBytes;
+      }
+      return seen.onDisk;
+    },
+  };
 }
 const pattern = randomBytes(MiB);
 
 describe('blobs stream with their digest checked on the way', () => {
-  it('pulls a 256 MiB layer of the wrong digest in bounded memory, names the digest and leaves no file', async () => {
+  it('pulls a 256 MiB layer of the wrong digest through a file, names the digest and leaves no file', async () => {
     const size = 256 * MiB;
     const claimed = `sha256:${createHash('sha256').update('not the layer').digest('hex')}`;
     const layer = { mediaType: MediaType.ociLayerGzip, digest: claimed, size };
-    const { host } = await streamingRegistry(layer, (res, sent) => {
-      res.writeHead(200, { 'content-length': size });
-      writeRepeated(res, pattern, size, sent);
-    });
     // Temporary files go where the test can see them: none may be left.
     const scratch = await scratchDir();
+    const seen: { onDisk?: boolean } = {};
+    const { host } = await streamingRegistry(layer, (res, sent) => {
+      res.writeHead(200, { 'content-length': size });
+      writeRepeated(res, pattern, size, sent, untilOnDisk(scratch, 128 * MiB, 96 * MiB, seen));
+    });
     const savedTmp = process.env.TMPDIR;
     process.env.TMPDIR = scratch;
     cleanups.push(async () => {
@@ -144,29 +186,30 @@ describe('blobs stream with their digest checked on the way', () => {
         `^digest mismatch for ${host}/r:v1 blob: expected ${claimed}, got sha256:`,
       ),
     });
+    // Streamed: 96 MiB were in a file while the registry had sent 128 MiB of the 256.
+    expect(seen.onDisk).toBe(true);
     // Buffered whole, the layer alone would be 256 MiB (and twice that while joined); streamed, the growth is
-    // the garbage the collector lets pile up (about 64 MiB here whatever the size).
-    expect((peak - before) / MiB).toBeLessThan(128);
+    // the garbage the collector lets pile up (about 64 MiB here, more on a loaded machine): said, not judged.
+    console.log(`pull of a 256 MiB layer: resident set grew ${((peak - before) / MiB).toFixed(0)} MiB`);
     expect(await readdir(scratch)).toEqual([]);
   }, 20_000);
 
-  it('pulls a 128 MiB layer into a layout in bounded memory; a wrong digest leaves no layout', async () => {
+  it('pulls a 128 MiB layer into a layout through a file; a wrong digest leaves no layout', async () => {
     const size = 128 * MiB;
     const hash = createHash('sha256');
     for (let i = 0; i < size / MiB; i++) hash.update(pattern);
     const layer = { mediaType: MediaType.ociLayerGzip, digest: `sha256:${hash.digest('hex')}`, size };
+    const dir = await scratchDir();
+    const seen: { onDisk?: boolean } = {};
     const { host } = await streamingRegistry(layer, (res, sent) => {
       res.writeHead(200, { 'content-length': size });
-      writeRepeated(res, pattern, size, sent);
+      writeRepeated(res, pattern, size, sent, untilOnDisk(dir, 64 * MiB, 32 * MiB, seen));
     });
     const client = new RegistryClient({ plainHttp: true, retries: 0 });
     cleanups.push(async () => client.close());
-    const dir = await scratchDir();
-    const peak = await peakGrowth(() =>
-      client.pullToLayout(`${host}/r:v1`, join(dir, 'layout'), { tag: 'v1' }),
-    );
-    // Held in memory, the layer alone would be 128 MiB.
-    expect(peak / MiB).toBeLessThan(96);
+    await client.pullToLayout(`${host}/r:v1`, join(dir, 'layout'), { tag: 'v1' });
+    // Streamed: 32 MiB were on disk while the registry had sent 64 MiB of the 128; held in memory, none.
+    expect(seen.onDisk).toBe(true);
     const index = await readLayoutIndex(join(dir, 'layout'));
     expect(index.manifests[0]?.annotations).toEqual({ [REF_NAME_ANNOTATION]: 'v1' });
     expect((await stat(join(dir, 'layout', 'blobs', 'sha256', layer.digest.slice(7)))).size).toBe(size);
@@ -210,7 +253,9 @@ describe('blobs stream with their digest checked on the way', () => {
     const aborted = performance.now();
     controller.abort(reason);
     await expect(pulled).rejects.toBe(reason);
-    expect(performance.now() - aborted).toBeLessThan(1000);
+    // At once: the stalled answer would otherwise hold it until the request timeout; 5 s is slack for a loaded
+    // machine, the rejection with the caller's reason and the single request are what matter.
+    expect(performance.now() - aborted).toBeLessThan(5000);
     expect(requests).toBe(1);
     expect(await readdir(dir)).toEqual([]);
     await expect(
