@@ -263,7 +263,7 @@ describe('WebhookServer', () => {
     }
     expect(unhandled, `seed ${seed}`).toEqual([]);
     expect((await post('/echo', '{}')).status).toBe(200);
-  });
+  }, 30_000); // 300 TLS handshakes one after another: slow, not failing, on a loaded 2-core machine
 
   it('picks up a new certificate without a restart and keeps answering meanwhile', async () => {
     const before = (await post('/echo', '{}')).certificate;
