@@ -10,14 +10,24 @@ export default defineConfig({
   ssr: { resolve: { conditions, externalConditions: conditions } },
   environments: { __vitest__: { resolve: { conditions, externalConditions: conditions } } },
   test: {
-    include: ['test/**/*.spec.ts'],
-    globalSetup: [
-      // Packs what `nx run <package>:build` wrote: a bare `vitest run` builds first, as under Nx the target does.
-      opkitGlobalSetups.buildPackages,
-      // The packed operator reconciles against a control plane; it runs no pods, so no node is needed.
-      opkitGlobalSetups.controlPlane,
+    projects: [
+      // The architecture test reads the workspace's sources: no build, no control plane.
+      { extends: true, test: { name: 'unit', include: ['src/**/*.spec.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.spec.ts'],
+          globalSetup: [
+            // Packs what `nx run <package>:build` wrote: a bare `vitest run` builds first, as under Nx the target does.
+            opkitGlobalSetups.buildPackages,
+            // The packed operator reconciles against a control plane; it runs no pods, so no node is needed.
+            opkitGlobalSetups.controlPlane,
+          ],
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+        },
+      },
     ],
-    testTimeout: 120_000,
-    hookTimeout: 600_000,
   },
 });

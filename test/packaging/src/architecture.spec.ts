@@ -1,0 +1,56 @@
+// The architecture test: no run-time import cycle between the folders of the main packages' src/, no cycle
+// between workspace packages, and the runtime free of the build-time tools. `nx run packaging:figures` shows
+// the figures behind it.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { collectFigures, type Figures, type FolderGraph } from './index.js';
+import { findWorkspaceRoot } from './workspace.js';
+
+const root = findWorkspaceRoot();
+
+/** Packages whose src/ folders must import each other in one direction only (value imports). */
+const LAYERED = [
+  'libs/controller-runtime',
+  'libs/olm',
+  'libs/oci',
+  'tools/opkit',
+  'libs/controller-tools',
+].filter((dir) => dir !== 'libs/controller-tools' || existsSync(join(root, dir, 'package.json')));
+
+let figures: Figures;
+beforeAll(() => {
+  figures = collectFigures({ root });
+});
+
+describe('architecture', () => {
+  it.each(LAYERED)('%s: no import cycle between the folders of src/ (value imports)', (dir) => {
+    const graph = figures.folderGraphs.find((candidate) => candidate.dir === dir);
+    expect(graph, `${dir} is a workspace package`).toBeDefined();
+    if (graph) expect(describeValueCycles(graph)).toEqual([]);
+  });
+
+  it('no import cycle between workspace packages (shipped code)', () => {
+    expect(figures.packageGraph.cycles).toEqual([]);
+  });
+
+  it('@opkit/controller-runtime does not import @opkit/controller-tools', () => {
+    const imports = figures.packageGraph.edges
+      .concat(figures.packageGraph.testEdges)
+      .filter((edge) => edge.from === '@opkit/controller-runtime' && edge.to === '@opkit/controller-tools')
+      .map((edge) => edge.example);
+    expect(imports).toEqual([]);
+  });
+});
+
+/** Each value cycle with the value imports that close it, one example file pair per edge. */
+function describeValueCycles(graph: FolderGraph): string[] {
+  const prefix = `${graph.dir}/src/`;
+  return graph.valueCycles.map((component) => {
+    const members = new Set(component);
+    const edges = graph.edges
+      .filter((edge) => edge.valueImports > 0 && members.has(edge.from) && members.has(edge.to))
+      .map((edge) => `${edge.from} → ${edge.to} (${edge.example.split(prefix).join('')})`);
+    return `{${component.join(', ')}}: ${edges.join('; ')}`;
+  });
+}
