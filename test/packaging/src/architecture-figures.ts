@@ -20,21 +20,22 @@ function render(figures: Figures): string {
   lines.push(
     'PUBLIC NAMES per package.json exports entry, counted by the TypeScript compiler on its @opkit/source file',
     '(re-exports included). values: a run-time meaning (function, class, constant, enum, namespace);',
-    'types: type-only (interface, type alias, `export type`). Package line: distinct names over its entries.',
+    'types: type-only (interface, type alias, `export type`). The distinct line counts a name that two entries',
+    'export once.',
     '',
     `${pad('package / entry point', 44)}${padLeft('values', 7)}${padLeft('types', 7)}${padLeft('names', 7)}`,
   );
   for (const pkg of figures.publicNames) {
-    lines.push(
-      `${pad(`${pkg.name} (${pkg.dir})`, 44)}${counts(pkg.distinctValues, pkg.distinctTypes)}` +
-        (pkg.entries.length === 0 ? '   no exports' : ''),
-    );
+    lines.push(`${pkg.name} (${pkg.dir})${pkg.entries.length === 0 ? ': no exports' : ''}`);
     for (const entry of pkg.entries) {
       lines.push(
         entry.source === undefined
           ? `  ${pad(entry.entry, 42)}${padLeft('-', 21)}   not a module`
           : `  ${pad(entry.entry, 42)}${counts(entry.values.length, entry.types.length)}`,
       );
+    }
+    if (pkg.entries.length > 1) {
+      lines.push(`  ${pad('distinct over all entries', 42)}${counts(pkg.distinctValues, pkg.distinctTypes)}`);
     }
   }
   lines.push(
