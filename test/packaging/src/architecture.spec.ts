@@ -19,9 +19,10 @@ const LAYERED = [
 ].filter((dir) => dir !== 'libs/controller-tools' || existsSync(join(root, dir, 'package.json')));
 
 let figures: Figures;
+// Parsing every source of the workspace takes seconds, several times that on a loaded machine.
 beforeAll(() => {
   figures = collectFigures({ root });
-});
+}, 120_000);
 
 describe('architecture', () => {
   it.each(LAYERED)('%s: no import cycle between the folders of src/ (value imports)', (dir) => {
