@@ -166,6 +166,7 @@ export function packageOf(specifier: string): string | undefined {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
 
+/** Counts the imports of each (from, to) pair, keeping one example: a value import where there is one. */
 class EdgeCounter {
   readonly #edges = new Map<
     string,
