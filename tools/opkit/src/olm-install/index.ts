@@ -1,3 +1,5 @@
+// OLM's own install, as `opkit olm install | status | uninstall` lays it out and manages it over the runtime's
+// Kubernetes client; the test kit's clusters install OLM with it too.
 export { type CrdManifest, OLM_API_GROUP, olmCrds } from './crds.js';
 export {
   type InstallRunOptions,
@@ -9,7 +11,6 @@ export {
   type UninstallOptions,
   uninstallOlm,
 } from './installer.js';
-export { collectionPath, KubeObjects, KubeRequestError, objectPath } from './kube.js';
 export {
   CATALOG_OPERATOR,
   defaultOlmImage,
