@@ -7,7 +7,8 @@ import {
   type TypeRef,
 } from '@opkit/controller-runtime/client';
 import { describe, expect, it } from 'vitest';
-import { installOlm, type KubeApi, OlmInstallError, uninstallOlm } from './installer.js';
+import type { KubeApi } from './cluster-objects.js';
+import { installOlm, OlmInstallError, uninstallOlm } from './installer.js';
 import { olmInstallManifests } from './manifests.js';
 import { OLM_INSTALL_LABEL } from './ownership.js';
 
