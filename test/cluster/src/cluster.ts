@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { installOlm, KubeObjects, olmInstallManifests } from '@opkit/olm/install';
+import { installOlm, olmInstallManifests } from '@opkit/cli/olm-install';
+import { KubeClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
 import {
   apiServerAddress,
   apiServerArgs,
@@ -458,10 +459,10 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
     if (options.olm && realNode) {
       // OLM's own install, as `opkit olm install` lays it out, run from the images built into the registry.
       const images = olmImageReferences({ olm: OLM_VERSION, opm: OPM_VERSION });
-      const objects = new KubeObjects(kubeConfig);
+      const transport = new Transport(kubeConfig);
       try {
         await installOlm(
-          objects,
+          new KubeClient(transport, new ResourceMapper(transport)),
           olmInstallManifests({
             version: OLM_VERSION,
             image: images.util,
@@ -471,7 +472,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
           { timeoutMs: 180_000, log: (line) => progress(`OLM: ${line.trim()}`) },
         );
       } finally {
-        objects.close();
+        await transport.close();
       }
       await waitForGlobalOperatorGroup(api, () => true);
       progress('OLM ready');

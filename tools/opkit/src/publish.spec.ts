@@ -1,4 +1,5 @@
-import { ApiException, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubeObject, Stored } from '@opkit/controller-runtime';
+import { ApiError } from '@opkit/controller-runtime/client';
 import { describe, expect, it } from 'vitest';
 import { type CatalogSource, catalogSourceManifest, publishCatalog } from './publish.js';
 
@@ -24,6 +25,17 @@ describe('the CatalogSource of catalog publish and run bundle', () => {
   });
 });
 
+/** The API server's refusal of a request on the CatalogSource. */
+const refusal = (status: number, reason: string, message: string) =>
+  new ApiError(
+    status,
+    reason,
+    `${status} ${reason}: ${message}`,
+    'GET',
+    '/catalogsources/demo-catalog',
+    message,
+  );
+
 /** One CatalogSource on an API server in memory; `onRead` runs after each read, as another writer would. */
 class FakeCatalogSources {
   stored: CatalogSource | undefined;
@@ -41,28 +53,28 @@ class FakeCatalogSources {
       status: { connectionState: { lastObservedState: 'READY' } },
     };
   }
-  async read<T extends KubernetesObject>(): Promise<T> {
+  async get<T extends KubeObject>(): Promise<Stored<T>> {
     this.calls.push('read');
     const found = structuredClone(this.stored);
     this.onRead?.();
     this.onRead = undefined;
-    if (found === undefined) throw new ApiException(404, 'not found', '{}', {});
-    return found as unknown as T;
+    if (found === undefined) throw refusal(404, 'NotFound', 'not found');
+    return found as unknown as Stored<T>;
   }
-  async create<T extends KubernetesObject>(object: T): Promise<T> {
+  async create<T extends KubeObject>(object: T): Promise<Stored<T>> {
     this.calls.push('create');
-    if (this.stored) throw new ApiException(409, 'exists', '{"message":"already exists"}', {});
+    if (this.stored) throw refusal(409, 'AlreadyExists', 'already exists');
     this.put(object as unknown as CatalogSource);
-    return object;
+    return object as Stored<T>;
   }
-  async patch<T extends KubernetesObject>(object: T): Promise<T> {
+  async apply<T extends KubeObject>(object: T): Promise<Stored<T>> {
     const wanted = (object as unknown as CatalogSource).metadata.resourceVersion;
     this.calls.push(`apply@${wanted ?? 'any'}`);
     if (wanted !== undefined && wanted !== this.stored?.metadata.resourceVersion) {
-      throw new ApiException(409, 'conflict', '{"message":"the object has been modified"}', {});
+      throw refusal(409, 'Conflict', 'the object has been modified');
     }
     this.put(object as unknown as CatalogSource);
-    return object;
+    return object as Stored<T>;
   }
 }
 

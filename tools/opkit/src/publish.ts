@@ -1,5 +1,13 @@
-import { ApiException, KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
+import {
+  ApiError,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  NoKindMatchError,
+  type ObjectClient,
+} from '@opkit/controller-runtime/client';
 import { CliError } from './cli-error.js';
+import { connectKube } from './kube-connection.js';
 
 /** OLM's two settings for a registry pod's security context. */
 export const SECURITY_CONTEXT_CONFIGS = ['legacy', 'restricted'] as const;
@@ -31,8 +39,8 @@ export interface PublishOptions {
   readonly displayName?: string;
   readonly timeoutMs: number;
   readonly kubeconfig?: string;
-  /** The API calls made; default a client for `kubeconfig`. */
-  readonly api?: Pick<KubernetesObjectApi, 'read' | 'create' | 'patch'>;
+  /** The API calls made; default the runtime's client for `kubeconfig`. */
+  readonly api?: Pick<ObjectClient, 'get' | 'create' | 'apply'>;
   /**
    * Set, the CatalogSource is never taken over: created when absent (one that appears meanwhile is refused),
    * else applied only when this returns nothing for it as just read, with its resourceVersion as a
@@ -73,7 +81,7 @@ async function writeCatalogSource(
   notOurs: PublishOptions['notOurs'],
 ): Promise<void> {
   const apply = async (object: CatalogSource) => {
-    await client.patch(object, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+    await client.apply(object, { fieldManager: FIELD_MANAGER, force: true });
   };
   if (notOurs === undefined) {
     try {
@@ -82,20 +90,24 @@ async function writeCatalogSource(
       throw apiError(`apply ${where}`, err);
     }
   }
-  const conflict = (err: unknown) => err instanceof ApiException && err.code === 409;
   for (let attempt = 1; ; attempt++) {
     let existing: CatalogSource | undefined;
     try {
-      existing = await client.read<CatalogSource>(manifest);
+      existing = await client.get<CatalogSource>(
+        manifest,
+        manifest.metadata.name,
+        manifest.metadata.namespace,
+      );
     } catch (err) {
-      if (!(err instanceof ApiException && err.code === 404)) throw apiError(`read ${where}`, err);
+      // Absent, or its kind not served: the create below says which.
+      if (!(isNotFound(err) || err instanceof NoKindMatchError)) throw apiError(`read ${where}`, err);
     }
     if (existing === undefined) {
       try {
-        await client.create(manifest, undefined, undefined, FIELD_MANAGER);
+        await client.create(manifest, { fieldManager: FIELD_MANAGER });
         return;
       } catch (err) {
-        if (!conflict(err)) throw apiError(`create ${where}`, err);
+        if (!isAlreadyExists(err)) throw apiError(`create ${where}`, err);
         throw new CliError(
           'OPKIT_OBJECT_NOT_OURS',
           `${where} already exists and was not created by this run: it is left as it is`,
@@ -113,7 +125,7 @@ async function writeCatalogSource(
         metadata: { ...manifest.metadata, ...(resourceVersion === undefined ? {} : { resourceVersion }) },
       });
     } catch (err) {
-      if (!conflict(err) || attempt >= APPLY_ATTEMPTS) throw apiError(`apply ${where}`, err);
+      if (!isConflict(err) || attempt >= APPLY_ATTEMPTS) throw apiError(`apply ${where}`, err);
     }
   }
 }
@@ -148,15 +160,16 @@ export function catalogSourceManifest(
 
 /** A failed API call as one line: what was attempted, the HTTP status and the API server's message. */
 export function apiError(what: string, err: unknown): CliError {
-  if (err instanceof ApiException) {
-    let reason = String(err.body);
-    try {
-      reason = (JSON.parse(String(err.body)) as { message?: string }).message ?? reason;
-    } catch {
-      // not a Status body
-    }
-    const hint = err.code === 404 ? ' (are the OLM CRDs installed?)' : '';
-    return new CliError('OPKIT_KUBE_API', `${what}: HTTP ${err.code}: ${reason}${hint}`, { cause: err });
+  const hint = ' (are the OLM CRDs installed?)';
+  if (err instanceof ApiError) {
+    return new CliError(
+      'OPKIT_KUBE_API',
+      `${what}: HTTP ${err.status}: ${err.statusMessage}${err.status === 404 ? hint : ''}`,
+      { cause: err },
+    );
+  }
+  if (err instanceof NoKindMatchError) {
+    return new CliError('OPKIT_KUBE_API', `${what}: ${err.message}${hint}`, { cause: err });
   }
   return new CliError('OPKIT_KUBE_API', `${what}: ${(err as Error).message}`, { cause: err });
 }
@@ -214,7 +227,7 @@ export async function publishCatalog(options: PublishOptions): Promise<void> {
       );
     }
   }
-  const client = options.api ?? KubernetesObjectApi.makeApiClient(loadKubeConfig(options.kubeconfig));
+  const client = options.api ?? connectKube(options.kubeconfig).client;
   const manifest = catalogSourceManifest(options);
   const where = `CatalogSource ${options.namespace}/${options.name}`;
   await writeCatalogSource(client, manifest, where, options.notOurs);
@@ -227,7 +240,7 @@ export async function publishCatalog(options: PublishOptions): Promise<void> {
   for (;;) {
     let current: CatalogSource;
     try {
-      current = await client.read<CatalogSource>(manifest);
+      current = await client.get<CatalogSource>(manifest, options.name, options.namespace);
     } catch (err) {
       throw apiError(`read ${where}`, err);
     }
@@ -254,20 +267,6 @@ export async function publishCatalog(options: PublishOptions): Promise<void> {
       setTimeout(r, Math.min(options.pollIntervalMs ?? 500, Math.max(0, deadline - Date.now()))),
     );
   }
-}
-
-/** The kubeconfig file given, else as kubectl finds it ($KUBECONFIG, ~/.kube/config, in-cluster). */
-export function loadKubeConfig(path: string | undefined): KubeConfig {
-  const kc = new KubeConfig();
-  try {
-    if (path !== undefined) kc.loadFromFile(path);
-    else kc.loadFromDefault();
-  } catch (err) {
-    throw new CliError('OPKIT_KUBECONFIG_INVALID', `${path ?? 'kubeconfig'}: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
-  return kc;
 }
 
 /** Parses a duration such as `120s`, `2m`, `1500ms` or a plain number of seconds. */

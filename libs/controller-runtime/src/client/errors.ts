@@ -7,6 +7,8 @@ export class ApiError extends Error {
     message: string,
     readonly method: string,
     readonly path: string,
+    /** The `Status` object's message alone (the answer's text when it was none), for callers' own messages. */
+    readonly statusMessage: string = message,
   ) {
     super(message);
     this.name = 'ApiError';

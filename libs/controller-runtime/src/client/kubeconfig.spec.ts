@@ -154,6 +154,16 @@ clusters: [{name: c, cluster: {server: 'https://second.test'}}, {name: c2, clust
     expect(Kubeconfig.load(undefined, swapped).getCurrentCluster().server).toBe('https://c2.test');
   });
 
+  it("names the current context's namespace, when it has one", () => {
+    const plain = kubeconfig('no-namespace', minimal('https://plain.test'));
+    expect(Kubeconfig.load(plain).namespace).toBeUndefined();
+    const named = kubeconfig(
+      'namespace',
+      minimal('https://named.test').replace('{cluster: c, user: u}', '{cluster: c, user: u, namespace: ops}'),
+    );
+    expect(Kubeconfig.load(named).namespace).toBe('ops');
+  });
+
   it('uses the service account in a pod: the API server from the environment, its CA and token', () => {
     const sa = join(dir, 'serviceaccount');
     mkdirSync(sa, { recursive: true });
@@ -164,6 +174,11 @@ clusters: [{name: c, cluster: {server: 'https://second.test'}}, {name: c2, clust
       sa,
     );
     expect(config.getCurrentCluster().server).toBe('https://[fd00::1]:443');
+    expect(config.namespace).toBeUndefined();
+    writeFileSync(join(sa, 'namespace'), 'ops\n');
+    expect(
+      Kubeconfig.inCluster({ KUBERNETES_SERVICE_HOST: 'h', KUBERNETES_SERVICE_PORT: '1' }, sa).namespace,
+    ).toBe('ops');
     const empty = join(dir, 'empty-home');
     expect(() => Kubeconfig.load(undefined, { HOME: empty })).toThrow(
       new KubeconfigError(

@@ -75,6 +75,8 @@ export class Kubeconfig implements ClusterConnection {
     readonly user: User,
     /** Where it came from, for messages. */
     readonly source: string,
+    /** The current context's namespace (the service account's in a pod), when it names one. */
+    readonly namespace?: string,
   ) {}
 
   /**
@@ -105,10 +107,13 @@ export class Kubeconfig implements ClusterConnection {
       );
     }
     const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const namespaceFile = join(dir, 'namespace');
+    const namespace = existsSync(namespaceFile) ? readFileSync(namespaceFile, 'utf8').trim() : '';
     return new Kubeconfig(
       { server, ca: readFile(join(dir, 'ca.crt'), 'in-cluster CA'), insecure: false },
       { tokenFile: join(dir, 'token') },
       'the service account',
+      namespace || undefined,
     );
   }
 
@@ -148,10 +153,13 @@ export class Kubeconfig implements ClusterConnection {
     const user = users.get(userName);
     if (userName && !user)
       throw new KubeconfigError(`${where}: context "${current}": user "${userName}" not found`);
+    const namespace =
+      typeof context.namespace === 'string' && context.namespace ? context.namespace : undefined;
     return new Kubeconfig(
       readCluster(cluster.entry, cluster.file, clusterName),
       user ? readUser(user.entry, user.file, userName) : {},
       where,
+      namespace,
     );
   }
 

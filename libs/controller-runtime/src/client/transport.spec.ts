@@ -52,6 +52,30 @@ describe('Transport answers', () => {
       await server.close();
     }
   });
+
+  it("keeps the API server's message of a refusal apart from the request it names", async () => {
+    const server = await TestingApiServer.start();
+    try {
+      server.setObjects([], '1');
+      server.reply('list', {
+        status: 403,
+        body: { kind: 'Status', reason: 'Forbidden', message: 'configmaps is forbidden' },
+      });
+      const t = new Transport(server.kubeConfig());
+      const refused = await t
+        .request({ method: 'GET', path: '/api/v1/namespaces/ns/configmaps' })
+        .catch((e) => e);
+      expect(refused).toMatchObject({
+        status: 403,
+        reason: 'Forbidden',
+        statusMessage: 'configmaps is forbidden',
+        message: 'GET /api/v1/namespaces/ns/configmaps: 403 Forbidden: configmaps is forbidden',
+      });
+      await t.close();
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('Transport connections', () => {

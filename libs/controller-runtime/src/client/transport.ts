@@ -192,6 +192,7 @@ export class Transport {
       `${spec.method} ${spec.path}: ${status} ${reason}: ${message}`,
       spec.method,
       spec.path,
+      message,
     );
   }
 

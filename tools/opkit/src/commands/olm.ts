@@ -15,9 +15,9 @@ interface ClusterOptions {
 async function connect(
   opts: ClusterOptions & { readonly packageServer?: boolean; readonly opmImage?: string },
 ) {
-  const [{ KubeConfig }, install] = await Promise.all([
-    import('@kubernetes/client-node'),
-    import('@opkit/olm/install'),
+  const [{ connectKube }, install] = await Promise.all([
+    import('../kube-connection.js'),
+    import('../olm-install/index.js'),
   ]);
   if (!/^\d+\.\d+\.\d+$/.test(opts.version)) {
     throw new CliError(
@@ -25,30 +25,14 @@ async function connect(
       `--version ${JSON.stringify(opts.version)}: give a release such as ${OLM_VERSION}`,
     );
   }
-  const kc = new KubeConfig();
-  try {
-    if (opts.kubeconfig !== undefined) kc.loadFromFile(opts.kubeconfig);
-    else kc.loadFromDefault();
-  } catch (err) {
-    throw new CliError(
-      'OPKIT_KUBECONFIG_INVALID',
-      `${opts.kubeconfig ?? 'kubeconfig'}: ${(err as Error).message}`,
-      {
-        cause: err,
-      },
-    );
-  }
-  if (!kc.getCurrentCluster()) {
-    throw new CliError('OPKIT_KUBECONFIG_INVALID', `${opts.kubeconfig ?? 'kubeconfig'}: no current cluster`);
-  }
-  const api = new install.KubeObjects(kc);
+  const kube = connectKube(opts.kubeconfig);
   const manifests = install.olmInstallManifests({
     version: opts.version,
     ...(opts.image ? { image: opts.image } : {}),
     ...(opts.opmImage ? { opmImage: opts.opmImage } : {}),
     ...(opts.packageServer === false ? { packageServer: false } : {}),
   });
-  return { api, manifests, install };
+  return { kube, manifests, install };
 }
 
 function statusTable(
@@ -105,15 +89,15 @@ Examples:
     )
     .action(async (opts: ClusterOptions & { opmImage?: string; packageserver: boolean; timeout: string }) => {
       const timeoutMs = await parseTimeout(opts.timeout);
-      const { api, manifests, install } = await connect({ ...opts, packageServer: opts.packageserver });
+      const { kube, manifests, install } = await connect({ ...opts, packageServer: opts.packageserver });
       try {
         const log = (line: string) => process.stderr.write(`${line}\n`);
-        log(`installing OLM v${opts.version} on ${api.server}`);
-        const status = await install.installOlm(api, manifests, { timeoutMs, log });
+        log(`installing OLM v${opts.version} on ${kube.server}`);
+        const status = await install.installOlm(kube.client, manifests, { timeoutMs, log });
         process.stdout.write(statusTable(status));
         log('OLM is installed');
       } finally {
-        api.close();
+        await kube.close();
       }
     });
   olm
@@ -132,9 +116,9 @@ Examples:
   $ opkit olm status -o json`,
     )
     .action(async (opts: ClusterOptions & { output: 'text' | 'json' | 'yaml' }) => {
-      const { api, manifests, install } = await connect(opts);
+      const { kube, manifests, install } = await connect(opts);
       try {
-        const status = await install.olmStatus(api, manifests);
+        const status = await install.olmStatus(kube.client, manifests);
         const installed = status.some((s) => s.status !== 'Not found');
         const healthy = status.every((s) => s.healthy);
         const rows = status.map(({ name, namespace, kind, status }) => ({ name, namespace, kind, status }));
@@ -152,7 +136,7 @@ Examples:
           throw new CliError('OPKIT_OLM_UNHEALTHY', `OLM is not healthy: ${bad.join('; ')}`);
         }
       } finally {
-        api.close();
+        await kube.close();
       }
     });
   olm
@@ -186,18 +170,18 @@ Examples:
     )
     .action(async (opts: ClusterOptions & { timeout: string; deleteCrds?: boolean }) => {
       const timeoutMs = await parseTimeout(opts.timeout);
-      const { api, manifests, install } = await connect(opts);
+      const { kube, manifests, install } = await connect(opts);
       try {
         const log = (line: string) => process.stderr.write(`${line}\n`);
-        log(`uninstalling OLM from ${api.server}`);
-        await install.uninstallOlm(api, manifests, {
+        log(`uninstalling OLM from ${kube.server}`);
+        await install.uninstallOlm(kube.client, manifests, {
           timeoutMs,
           log,
           ...(opts.deleteCrds === true ? { deleteCrds: true } : {}),
         });
         log('OLM is uninstalled');
       } finally {
-        api.close();
+        await kube.close();
       }
     });
 }

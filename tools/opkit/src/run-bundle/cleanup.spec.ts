@@ -1,13 +1,20 @@
-import { ApiException, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubeObject, Stored } from '@opkit/controller-runtime';
+import {
+  ApiError,
+  type ListOptions,
+  type ObjectList,
+  type ObjectRef,
+  type TypeRef,
+} from '@opkit/controller-runtime/client';
 import { describe, expect, it } from 'vitest';
 import { type CleanupOptions, cleanupIn } from './cleanup.js';
-import type { Cluster, ObjectApi } from './cluster.js';
+import type { Cluster } from './cluster.js';
 import { OLM_V1, OLM_V1ALPHA1, type RunMark, runMetadata } from './olm-objects.js';
 
 // `opkit cleanup` against objects in memory, as OLM leaves them: what it deletes is only what a run of
 // `run bundle` for the package provably created.
 
-interface StoredObject extends KubernetesObject {
+interface StoredObject extends KubeObject {
   apiVersion: string;
   kind: string;
   metadata: {
@@ -33,6 +40,9 @@ function matches(labels: Record<string, string> | undefined, selector: string | 
   });
 }
 
+const refusal = (status: number, reason: string, message: string) =>
+  new ApiError(status, reason, `${status} ${reason}: ${message}`, 'GET', '/', message);
+
 /** An API server in memory: read, list by namespace and label, delete (a CRD takes its objects along). */
 class FakeApi {
   readonly objects = new Map<string, StoredObject>();
@@ -41,23 +51,17 @@ class FakeApi {
   constructor(objects: readonly StoredObject[]) {
     for (const o of objects) this.objects.set(key(o), structuredClone(o));
   }
-  async read(header: KubernetesObject) {
-    const found = this.objects.get(key(header));
-    if (found === undefined) throw new ApiException(404, 'not found', '{}', {});
-    return structuredClone(found);
+  async get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>> {
+    const found = this.objects.get(key({ ...type, metadata: { name, ...(namespace ? { namespace } : {}) } }));
+    if (found === undefined) throw refusal(404, 'NotFound', 'not found');
+    return structuredClone(found) as unknown as Stored<T>;
   }
-  async list(
-    apiVersion: string,
-    kind: string,
-    namespace?: string,
-    _pretty?: string,
-    _exact?: boolean,
-    _export?: boolean,
-    _fieldSelector?: string,
-    labelSelector?: string,
-  ) {
+  async list<T extends KubeObject>(
+    { apiVersion, kind }: TypeRef,
+    { namespace, labelSelector }: ListOptions = {},
+  ): Promise<ObjectList<Stored<T>>> {
     if (namespace === undefined && this.forbidAllNamespaces) {
-      throw new ApiException(403, 'forbidden', '{"message":"forbidden"}', {});
+      throw refusal(403, 'Forbidden', 'forbidden');
     }
     const items = [...this.objects.values()].filter(
       (o) =>
@@ -66,12 +70,17 @@ class FakeApi {
         (namespace === undefined || o.metadata.namespace === namespace) &&
         matches(o.metadata.labels, labelSelector),
     );
-    return { apiVersion, kind: `${kind}List`, metadata: {}, items: structuredClone(items) };
+    return {
+      apiVersion,
+      kind: `${kind}List`,
+      metadata: {},
+      items: structuredClone(items) as unknown as Stored<T>[],
+    };
   }
-  async delete(header: KubernetesObject) {
-    const k = key(header);
+  async delete({ name, namespace, ...type }: ObjectRef): Promise<void> {
+    const k = key({ ...type, metadata: { name, ...(namespace ? { namespace } : {}) } });
     const found = this.objects.get(k);
-    if (found === undefined) throw new ApiException(404, 'not found', '{}', {});
+    if (found === undefined) throw refusal(404, 'NotFound', 'not found');
     this.objects.delete(k);
     if (found.kind === 'CustomResourceDefinition') {
       const spec = found.spec as { group: string; names: { kind: string } };
@@ -79,13 +88,15 @@ class FakeApi {
         if (o.apiVersion.startsWith(`${spec.group}/`) && o.kind === spec.names.kind) this.objects.delete(k2);
       }
     }
-    return {};
   }
   async create(): Promise<never> {
     throw new Error('cleanup creates nothing');
   }
   async patch(): Promise<never> {
     throw new Error('cleanup patches nothing');
+  }
+  async apply(): Promise<never> {
+    throw new Error('cleanup applies nothing');
   }
   has(apiVersion: string, kind: string, name: string, namespace?: string): boolean {
     return this.objects.has(
@@ -238,8 +249,7 @@ async function runCleanup(
 ): Promise<{ api: FakeApi; deleted: string[]; log: string[] }> {
   const api = new FakeApi(objects);
   api.forbidAllNamespaces = forbidAllNamespaces;
-  // The fake answers the calls cleanup makes; the rest of client-node's API it does not model.
-  const cluster: Cluster = { api: api as unknown as ObjectApi, namespace: NS, kubeconfig: undefined };
+  const cluster: Cluster = { api, namespace: NS, kubeconfig: undefined };
   const log: string[] = [];
   const deleted = await cleanupIn(cluster, {
     packageName,

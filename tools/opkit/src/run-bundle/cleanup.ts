@@ -1,6 +1,6 @@
 // `opkit cleanup <package>`: removes what `opkit run bundle` installed, as `operator-sdk cleanup` does, and
 // nothing it cannot prove a run of it created.
-import { ApiException } from '@kubernetes/client-node';
+import { ApiError } from '@opkit/controller-runtime/client';
 import { DEPLOY_LABEL, DEPLOY_RUN_ANNOTATION } from '../deployed-objects.js';
 import {
   type ClusterView,
@@ -65,7 +65,7 @@ async function listAll<T extends OlmObject>(
     return { items: await list<T>(cluster, apiVersion, kind), wholeCluster: true };
   } catch (err) {
     const cause = err instanceof Error ? err.cause : undefined;
-    if (!(cause instanceof ApiException && cause.code === 403)) throw err;
+    if (!(cause instanceof ApiError && cause.status === 403)) throw err;
     return {
       items: await list<T>(cluster, apiVersion, kind, { namespace: cluster.namespace }),
       wholeCluster: false,

@@ -1,12 +1,19 @@
 // The Kubernetes side of `run bundle`, `run bundle-upgrade` and `cleanup`: typed reads, lists, applies and
-// deletes of the OLM objects, every failure one line naming the object.
-import { ApiException, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
+// deletes of the OLM objects over the runtime's client, every failure one line naming the object.
+import {
+  isAlreadyExists,
+  isNotFound,
+  NoKindMatchError,
+  type ObjectClient,
+  type ObjectRef,
+} from '@opkit/controller-runtime/client';
 import { CliError } from '../cli-error.js';
-import { apiError, loadKubeConfig } from '../publish.js';
+import { connectKube } from '../kube-connection.js';
+import { apiError } from '../publish.js';
 import { FIELD_MANAGER, type OlmObject } from './olm-objects.js';
 
-/** The calls made to the API server; tests give a fake in memory. */
-export type ObjectApi = Pick<KubernetesObjectApi, 'read' | 'list' | 'create' | 'patch' | 'delete'>;
+/** The calls made to the API server, those of the runtime's client; tests give a fake in memory. */
+export type ObjectApi = Pick<ObjectClient, 'get' | 'list' | 'create' | 'patch' | 'apply' | 'delete'>;
 
 /** A connection to the cluster and the namespace the command works in. */
 export interface Cluster {
@@ -17,13 +24,25 @@ export interface Cluster {
 
 /** Connects as kubectl does; the namespace is `--namespace`, else the current context's, else `default`. */
 export function connect(kubeconfig: string | undefined, namespace: string | undefined): Cluster {
-  const kc = loadKubeConfig(kubeconfig);
-  const contextNamespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
+  const kube = connectKube(kubeconfig);
+  return { api: kube.client, namespace: namespace ?? (kube.namespace || 'default'), kubeconfig };
+}
+
+type Header = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
+
+function refOf(header: Header): ObjectRef {
+  const { name, namespace } = header.metadata;
   return {
-    api: KubernetesObjectApi.makeApiClient(kc),
-    namespace: namespace ?? (contextNamespace || 'default'),
-    kubeconfig,
+    apiVersion: header.apiVersion,
+    kind: header.kind,
+    name,
+    ...(namespace === undefined ? {} : { namespace }),
   };
+}
+
+/** Not there: the object, or its kind (OLM's CRDs not installed). */
+function absent(err: unknown): boolean {
+  return isNotFound(err) || err instanceof NoKindMatchError;
 }
 
 function describe(o: { kind: string; metadata: { name?: string; namespace?: string } }): string {
@@ -33,12 +52,12 @@ function describe(o: { kind: string; metadata: { name?: string; namespace?: stri
 /** Reads an object; `undefined` when it does not exist. */
 export async function readOptional<T extends OlmObject>(
   cluster: Cluster,
-  header: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } },
+  header: Header,
 ): Promise<T | undefined> {
   try {
-    return await cluster.api.read<T>(header);
+    return await cluster.api.get<T>(header, header.metadata.name, header.metadata.namespace);
   } catch (err) {
-    if (err instanceof ApiException && err.code === 404) return undefined;
+    if (absent(err)) return undefined;
     throw apiError(`read ${describe(header)}`, err);
   }
 }
@@ -52,14 +71,11 @@ export async function list<T extends OlmObject>(
 ): Promise<T[]> {
   try {
     const result = await cluster.api.list<T>(
-      apiVersion,
-      kind,
-      options.namespace,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      options.labelSelector,
+      { apiVersion, kind },
+      {
+        ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+        ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
+      },
     );
     return result.items;
   } catch (err) {
@@ -73,9 +89,9 @@ export async function list<T extends OlmObject>(
  */
 export async function create<T extends OlmObject>(cluster: Cluster, object: T): Promise<T> {
   try {
-    return await cluster.api.create(object, undefined, undefined, FIELD_MANAGER);
+    return await cluster.api.create(object, { fieldManager: FIELD_MANAGER });
   } catch (err) {
-    if (err instanceof ApiException && err.code === 409) {
+    if (isAlreadyExists(err)) {
       throw new CliError(
         'OPKIT_OBJECT_NOT_OURS',
         `${describe(object)} already exists and was not created by this run: it is left as it is`,
@@ -89,17 +105,15 @@ export async function create<T extends OlmObject>(cluster: Cluster, object: T): 
 /** A JSON merge patch of an object. */
 export async function mergePatch(
   cluster: Cluster,
-  header: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } },
+  header: Header,
   patch: Record<string, unknown>,
 ): Promise<void> {
   try {
     await cluster.api.patch(
+      refOf(header),
       { ...patch, apiVersion: header.apiVersion, kind: header.kind, metadata: header.metadata },
-      undefined,
-      undefined,
-      FIELD_MANAGER,
-      undefined,
-      PatchStrategy.MergePatch,
+      'merge',
+      { fieldManager: FIELD_MANAGER },
     );
   } catch (err) {
     throw apiError(`patch ${describe(header)}`, err);
@@ -107,15 +121,12 @@ export async function mergePatch(
 }
 
 /** Deletes an object (dependents in the background); one already gone counts as deleted. */
-export async function remove(
-  cluster: Cluster,
-  header: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } },
-): Promise<boolean> {
+export async function remove(cluster: Cluster, header: Header): Promise<boolean> {
   try {
-    await cluster.api.delete(header, undefined, undefined, undefined, undefined, 'Background');
+    await cluster.api.delete(refOf(header), { propagationPolicy: 'Background' });
     return true;
   } catch (err) {
-    if (err instanceof ApiException && err.code === 404) return false;
+    if (absent(err)) return false;
     throw apiError(`delete ${describe(header)}`, err);
   }
 }

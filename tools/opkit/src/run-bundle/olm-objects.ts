@@ -1,6 +1,5 @@
 // The OLM objects `opkit run bundle` creates, their names and the mark by which `opkit cleanup` knows them.
-import type { KubernetesObject } from '@kubernetes/client-node';
-import type { ObjectMeta } from '@opkit/controller-runtime';
+import type { KubeObject, ObjectMeta } from '@opkit/controller-runtime';
 import { splitTrailingTag } from '@opkit/oci/reference-grammar';
 import type { OperatorGroupTarget } from '@opkit/olm';
 import { CliError } from '../cli-error.js';
@@ -24,10 +23,10 @@ export function objectNames(packageName: string): { catalogSource: string; subsc
 /** The OperatorGroup `run bundle` creates when the namespace has none (a namespace holds at most one). */
 export const OPERATOR_GROUP_NAME = 'opkit-run-bundle';
 
-export interface OlmObject extends KubernetesObject {
+export interface OlmObject extends KubeObject {
   apiVersion: string;
   kind: string;
-  /** The fields of metadata used here, name always set; no timestamps, which client-node's model has as Dates. */
+  /** The fields of metadata used here, name always set. */
   metadata: Pick<ObjectMeta, 'namespace' | 'labels' | 'annotations' | 'uid' | 'ownerReferences'> & {
     name: string;
   };
@@ -135,13 +134,10 @@ export function runMarkOf(object: Pick<OlmObject, 'metadata'>): RunMark | undefi
   return { package: mark.package, namespace: mark.namespace, run: mark.run };
 }
 
-/**
- * `metadata.creationTimestamp`, which client-node turns into a Date for the kinds it models and leaves a
- * string for the others; `undefined` when absent or not a time.
- */
+/** `metadata.creationTimestamp` (RFC 3339 on the wire); `undefined` when absent or not a time. */
 export function createdAt(object: Pick<OlmObject, 'metadata'>): Date | undefined {
   const value: unknown = (object.metadata as { creationTimestamp?: unknown }).creationTimestamp;
-  if (!(value instanceof Date) && typeof value !== 'string') return undefined;
+  if (typeof value !== 'string') return undefined;
   const at = new Date(value);
   return Number.isNaN(at.getTime()) ? undefined : at;
 }

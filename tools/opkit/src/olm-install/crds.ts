@@ -197,7 +197,7 @@ export function olmCrds(): CrdManifest[] {
   return OLM_CRDS.map(crd);
 }
 
-/** The plural (REST resource) of each OLM kind, for building API paths. */
+/** The plural (the resource, and the first part of its CRD's name) of each OLM kind. */
 export function olmKindPlural(kind: string): string | undefined {
   return OLM_CRDS.find((c) => c.kind === kind)?.plural;
 }

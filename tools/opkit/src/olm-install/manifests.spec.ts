@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { collectionPath, objectPath } from './kube.js';
 import { olmInstallManifests } from './manifests.js';
 
 type Container = { image: string; command: string[] };
@@ -65,21 +64,5 @@ describe("OLM's install manifests", () => {
     const olm = find('Deployment', 'olm-operator')?.spec as PodSpec;
     expect(olm.template.spec.containers[0]?.image).toBe('quay.io/operator-framework/olm:v0.46.0');
     expect(olm.template.spec.containers[0]?.command[0]).toBe('/bin/olm');
-  });
-
-  it('map to REST paths without discovery', () => {
-    expect(objectPath(manifests.crds[0]!)).toBe(
-      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/catalogsources.operators.coreos.com',
-    );
-    expect(objectPath(find('Deployment', 'olm-operator')!)).toBe(
-      '/apis/apps/v1/namespaces/olm/deployments/olm-operator',
-    );
-    expect(objectPath(find('Namespace', 'olm')!)).toBe('/api/v1/namespaces/olm');
-    expect(collectionPath('operators.coreos.com/v1alpha1', 'Subscription')).toBe(
-      '/apis/operators.coreos.com/v1alpha1/subscriptions',
-    );
-    expect(collectionPath('operators.coreos.com/v1', 'Operator', 'ignored')).toBe(
-      '/apis/operators.coreos.com/v1/operators',
-    );
   });
 });

@@ -1,6 +1,14 @@
+import type { KubeObject, Stored as ServerObject } from '@opkit/controller-runtime';
+import {
+  ApiError,
+  type ListOptions,
+  type ObjectList,
+  type ObjectRef,
+  type TypeRef,
+} from '@opkit/controller-runtime/client';
 import { describe, expect, it } from 'vitest';
-import { installOlm, type KubeApi, OlmInstallError, uninstallOlm } from './installer.js';
-import { collectionPath, objectPath } from './kube.js';
+import type { KubeApi } from './cluster-objects.js';
+import { installOlm, OlmInstallError, uninstallOlm } from './installer.js';
 import { olmInstallManifests } from './manifests.js';
 import { OLM_INSTALL_LABEL } from './ownership.js';
 
@@ -19,6 +27,25 @@ interface Stored {
   };
   status?: unknown;
 }
+
+/** The REST path of an object, as the API server serves these kinds (the plural of each adds an `s`). */
+function objectPath(o: {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+}): string {
+  const prefix = o.apiVersion.includes('/') ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion}`;
+  const namespace = o.metadata.namespace === undefined ? '' : `/namespaces/${o.metadata.namespace}`;
+  return `${prefix}${namespace}/${o.kind.toLowerCase()}s/${o.metadata.name}`;
+}
+
+function pathOf(target: ObjectRef): string {
+  const { name, namespace } = target;
+  return objectPath({ ...target, metadata: { name, ...(namespace === undefined ? {} : { namespace }) } });
+}
+
+const notFound = (method: string, path: string) =>
+  new ApiError(404, 'NotFound', `${method} ${path}: 404 NotFound: not found`, method, path, 'not found');
 
 /** An object OLM or Kubernetes makes for `owner`, which garbage collection deletes with it. */
 function ownedBy(owner: Stored, apiVersion: string, kind: string, name: string): Stored {
@@ -85,22 +112,34 @@ class FakeKube implements KubeApi {
     for (const o of objects) this.objects.set(objectPath(o), structuredClone(settled(o)));
     return this;
   }
-  async get<T>(path: string): Promise<T | undefined> {
-    return this.objects.get(path) as T | undefined;
+  async get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<ServerObject<T>> {
+    const path = pathOf({ ...type, name, ...(namespace === undefined ? {} : { namespace }) });
+    const found = this.objects.get(path);
+    if (!found) throw notFound('GET', path);
+    return found as unknown as ServerObject<T>;
   }
-  async list<T>(path: string): Promise<T[]> {
-    return [...this.objects.values()].filter(
+  async list<T extends KubeObject>(
+    type: TypeRef,
+    options: ListOptions = {},
+  ): Promise<ObjectList<ServerObject<T>>> {
+    const items = [...this.objects.values()].filter(
       (o) =>
-        collectionPath(o.apiVersion, o.kind) === path ||
-        collectionPath(o.apiVersion, o.kind, o.metadata.namespace) === path,
-    ) as T[];
+        o.apiVersion === type.apiVersion &&
+        o.kind === type.kind &&
+        (options.namespace === undefined || o.metadata.namespace === options.namespace),
+    );
+    return { metadata: {}, items: items as unknown as ServerObject<T>[] };
   }
-  async create(_path: string, body: unknown): Promise<void> {
-    this.add(body as Stored);
-    this.add(...madeFor(body as Stored));
+  async create<T extends KubeObject>(body: T): Promise<ServerObject<T>> {
+    this.add(body as unknown as Stored);
+    this.add(...madeFor(body as unknown as Stored));
+    return body as ServerObject<T>;
+  }
+  async delete(target: ObjectRef): Promise<void> {
+    if (!this.#remove(pathOf(target))) throw notFound('DELETE', pathOf(target));
   }
   /** Deletes with the namespace's content and the dependents, as the controllers would. */
-  async delete(path: string): Promise<boolean> {
+  #remove(path: string): boolean {
     const object = this.objects.get(path);
     if (!object) return false;
     this.objects.delete(path);
@@ -112,11 +151,10 @@ class FakeKube implements KubeApi {
           o.name === object.metadata.name &&
           other.metadata.namespace === object.metadata.namespace,
       );
-      if (inNamespace || dependent) await this.delete(objectPath(other));
+      if (inNamespace || dependent) this.#remove(objectPath(other));
     }
     return true;
   }
-  close(): void {}
 }
 
 /** The default install, with the packageserver. */

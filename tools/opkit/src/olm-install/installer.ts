@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { create, type KubeApi, list, type Named, read, remove } from './cluster-objects.js';
 import { type CrdManifest, OLM_API_GROUP, olmKindPlural } from './crds.js';
-import { collectionPath, type KubeObjects, objectPath } from './kube.js';
 import {
   CATALOG_OPERATOR,
   type InstallObject,
@@ -10,9 +10,6 @@ import {
   PACKAGE_SERVER,
 } from './manifests.js';
 import { createdByOlmInstall, markedObject, OLM_INSTALL_LABEL } from './ownership.js';
-
-/** The calls an install makes; tests give a fake in memory. */
-export type KubeApi = Pick<KubeObjects, 'get' | 'list' | 'create' | 'delete'>;
 
 /** Why an install, status or uninstall could not go on. */
 export class OlmInstallError extends Error {
@@ -134,9 +131,7 @@ function allObjects(manifests: OlmInstallManifests): AnyObject[] {
 
 /** Each object of the install with its state on the cluster, in install order. */
 export async function olmStatus(api: KubeApi, manifests: OlmInstallManifests): Promise<OlmResourceStatus[]> {
-  return Promise.all(
-    allObjects(manifests).map(async (o) => statusOf(o, await api.get<Observed>(objectPath(o)))),
-  );
+  return Promise.all(allObjects(manifests).map(async (o) => statusOf(o, await read(api, o))));
 }
 
 async function poll(
@@ -187,26 +182,23 @@ export async function installOlm(
   const run = randomUUID();
   options.log(`creating ${manifests.crds.length} CustomResourceDefinitions`);
   for (const crd of manifests.crds) {
-    await api.create(collectionPath(crd.apiVersion, crd.kind), markedObject(crd, run));
+    await create(api, markedObject(crd, run), deadline);
   }
   for (const crd of manifests.crds) {
     await poll(describe(crd), options, deadline, async () => {
-      const s = statusOf(crd, await api.get<Observed>(objectPath(crd)));
+      const s = statusOf(crd, await read(api, crd));
       return s.healthy || s.status;
     });
   }
   options.log(`creating ${manifests.resources.length} resources`);
   for (const object of manifests.resources) {
-    await api.create(
-      collectionPath(object.apiVersion, object.kind, object.metadata.namespace),
-      markedObject(object, run),
-    );
+    await create(api, markedObject(object, run), deadline);
     options.log(`  created ${describe(object)}`);
   }
   const waitFor = async (object: AnyObject) => {
     options.log(`waiting for ${describe(object)}`);
     await poll(describe(object), options, deadline, async () => {
-      const s = statusOf(object, await api.get<Observed>(objectPath(object)));
+      const s = statusOf(object, await read(api, object));
       return s.healthy || s.status;
     });
   };
@@ -321,9 +313,7 @@ async function userContent(api: KubeApi, namespace: string): Promise<{ counts: s
   const found = await Promise.all(
     NAMESPACE_CONTENT_KINDS.map(async ({ apiVersion, kind }) => ({
       kind,
-      items: (await api.list<Listed>(collectionPath(apiVersion, kind, namespace))).filter((i) =>
-        placedByUser(kind, i),
-      ),
+      items: (await list(api, { apiVersion, kind }, namespace)).filter((i) => placedByUser(kind, i)),
     })),
   );
   const present = found.filter((f) => f.items.length > 0);
@@ -353,9 +343,7 @@ export async function uninstallOlm(
 ): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
   const own: AnyObject[] = [...[...manifests.resources].reverse(), ...manifests.crds];
-  const found = await Promise.all(
-    own.map(async (o) => ({ object: o, found: await api.get<Observed>(objectPath(o)) })),
-  );
+  const found = await Promise.all(own.map(async (o) => ({ object: o, found: await read(api, o) })));
   const present = found.filter((f) => f.found !== undefined);
   if (present.length === 0) {
     throw new OlmInstallError('OLM_NOT_INSTALLED', 'OLM is not installed: none of its objects exist');
@@ -376,7 +364,7 @@ export async function uninstallOlm(
   );
   const managed = await Promise.all(
     goingKinds.map(async ({ apiVersion, kind }) => {
-      const items = await api.list<Listed>(collectionPath(apiVersion, kind));
+      const items: Listed[] = await list(api, { apiVersion, kind });
       const header = (item: Listed) => ({ kind, metadata: item.metadata });
       const users = items.filter((i) => !derivedByOlm(kind, i) && !createdByOlmInstall(header(i), i));
       return { apiVersion, kind, items, users };
@@ -402,9 +390,9 @@ export async function uninstallOlm(
       `leaving ${describe(object)}: not created by opkit olm install (no ${OLM_INSTALL_LABEL} mark)`,
     );
   }
-  const gone = async (path: string, what: string) => {
+  const gone = async (object: Named, what: string) => {
     for (;;) {
-      if ((await api.get(path)) === undefined) return;
+      if ((await read(api, object)) === undefined) return;
       if (Date.now() >= deadline) {
         throw new OlmInstallError(
           'OLM_NOT_REMOVED',
@@ -417,11 +405,11 @@ export async function uninstallOlm(
   for (const { apiVersion, kind, items } of managed) {
     if (items.length === 0) continue;
     options.log(`deleting ${items.length} ${kind}${items.length === 1 ? '' : 's'}`);
-    const paths = items.map((item) => objectPath({ apiVersion, kind, metadata: item.metadata }));
-    for (const path of paths) await api.delete(path);
-    for (const [i, path] of paths.entries()) {
-      const { name, namespace } = items[i]?.metadata ?? { name: path };
-      await gone(path, `${kind} ${namespace ? `${namespace}/` : ''}${name}`);
+    const objects = items.map((item) => ({ apiVersion, kind, metadata: item.metadata }));
+    for (const object of objects) await remove(api, object);
+    for (const object of objects) {
+      const { name, namespace } = object.metadata;
+      await gone(object, `${kind} ${namespace ? `${namespace}/` : ''}${name}`);
     }
   }
   // The packageserver's APIService outlives its Deployment; while it names a Service that no longer answers,
@@ -434,10 +422,10 @@ export async function uninstallOlm(
   };
   if (
     ours.some((o) => o.kind === 'ClusterServiceVersion' && o.metadata.name === PACKAGE_SERVER) &&
-    (await api.delete(objectPath(apiService)))
+    (await remove(api, apiService))
   ) {
     options.log(`deleting ${describe(apiService)}`);
-    await gone(objectPath(apiService), describe(apiService));
+    await gone(apiService, describe(apiService));
   }
   const kept = new Set<AnyObject>();
   for (const object of ours.filter((o) => o.kind === 'Namespace')) {
@@ -450,7 +438,7 @@ export async function uninstallOlm(
   }
   const deleting = ours.filter((o) => !kept.has(o));
   for (const object of deleting) {
-    if (await api.delete(objectPath(object))) options.log(`deleting ${describe(object)}`);
+    if (await remove(api, object)) options.log(`deleting ${describe(object)}`);
   }
-  for (const object of deleting) await gone(objectPath(object), describe(object));
+  for (const object of deleting) await gone(object, describe(object));
 }
