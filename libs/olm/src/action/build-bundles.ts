@@ -1,11 +1,13 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { bundleImage, type RegistryClient, readLayout, writeLayout } from '@opkit/oci';
-import { formatText, readBundleAnnotations, validateBundleDir } from '@opkit/olm';
-import { generateBundle } from '../bundles.js';
-import { CliError } from '../cli-error.js';
-import { readOperatorReleases } from '../operator-release.js';
-import { cliRegistryClient } from '../registry-client.js';
+import { readBundleAnnotations } from '../bundle/load.js';
+import { formatText } from '../validation/output.js';
+import { validateBundleDir } from '../validation/validate-bundle-dir.js';
+import { ActionError } from './errors.js';
+import { generateBundle } from './generate-bundle.js';
+import { readOperatorReleases } from './operator-release.js';
+import type { Progress } from './progress.js';
 
 export interface BuildBundlesOptions {
   readonly operatorsDir: string;
@@ -14,7 +16,19 @@ export interface BuildBundlesOptions {
   readonly imagesDir: string;
   /** Pin the generated bundles' images to the digests this client resolves (`--use-image-digests`). */
   readonly imageDigests?: RegistryClient;
-  readonly log: (line: string) => void;
+  /** One line per bundle generated, and per bundle validated and imaged. */
+  readonly onProgress?: Progress;
+}
+
+/** A bundle {@link buildBundles} validated and imaged. */
+export interface BuiltBundleImage {
+  /** The bundle directory, relative to the working directory. */
+  readonly dir: string;
+  /** The OCI layout its image was written to (tag: the version). */
+  readonly layout: string;
+  readonly digest: string;
+  /** Whether this run generated the bundle (the operator's current version) rather than finding it released. */
+  readonly generated: boolean;
 }
 
 /**
@@ -22,7 +36,9 @@ export interface BuildBundlesOptions {
  * bundles stay as released), validate every bundle as operator-sdk would, and build each bundle's image as
  * an OCI layout. Fails, naming the bundle and the problems, if any bundle does not validate.
  */
-export async function buildBundles(o: BuildBundlesOptions): Promise<void> {
+export async function buildBundles(o: BuildBundlesOptions): Promise<BuiltBundleImage[]> {
+  const log = o.onProgress ?? (() => {});
+  const built: BuiltBundleImage[] = [];
   // The annotations of the bundles generated here, as written: their image labels, not read back.
   const generated = new Map<string, Readonly<Record<string, string>>>();
   for (const release of readOperatorReleases(o.operatorsDir)) {
@@ -39,7 +55,7 @@ export async function buildBundles(o: BuildBundlesOptions): Promise<void> {
       output: { name: '--bundles', inputs: [{ name: '--operators', path: release.operatorDir }] },
     });
     generated.set(written.dir, written.annotations);
-    o.log(`generated ${relative(process.cwd(), out)}`);
+    log(`generated ${relative(process.cwd(), out)}`);
   }
   const failed: string[] = [];
   for (const packageName of readdirSync(o.bundlesDir).filter((p) =>
@@ -54,18 +70,37 @@ export async function buildBundles(o: BuildBundlesOptions): Promise<void> {
       }
       const layout = join(o.imagesDir, `${packageName}-bundle`, version);
       const labels = generated.get(resolve(dir)) ?? readBundleAnnotations(dir);
-      const built = await bundleImage(dir, labels);
-      await writeLayout(layout, [{ image: built, tag: version }], {
+      const image = await bundleImage(dir, labels);
+      await writeLayout(layout, [{ image, tag: version }], {
         name: '--images',
         inputs: [{ name: '--bundles', path: dir }],
       });
-      o.log(
-        `validated ${relative(process.cwd(), dir)}; image ${built.digest} in ${relative(process.cwd(), layout)}`,
+      built.push({
+        dir: relative(process.cwd(), dir),
+        layout: relative(process.cwd(), layout),
+        digest: image.digest,
+        generated: generated.has(resolve(dir)),
+      });
+      log(
+        `validated ${relative(process.cwd(), dir)}; image ${image.digest} in ${relative(process.cwd(), layout)}`,
       );
     }
   }
   if (failed.length > 0)
-    throw new CliError('OPKIT_BUNDLE_INVALID', `bundles failed validation:\n${failed.join('\n')}`);
+    throw new ActionError('OPKIT_BUNDLE_INVALID', `bundles failed validation:\n${failed.join('\n')}`);
+  return built;
+}
+
+/** Options of {@link pushBundleImages}. */
+export interface PushBundleImagesOptions {
+  /** The OCI layouts {@link buildBundles} wrote. */
+  readonly imagesDir: string;
+  /** `<registry>/<namespace>` the images are pushed under. */
+  readonly repository: string;
+  /** The client to push with; the caller closes it. */
+  readonly registry: RegistryClient;
+  /** One line per image pushed. */
+  readonly onProgress?: Progress;
 }
 
 /** A bundle image pushed by {@link pushBundleImages}. */
@@ -78,29 +113,19 @@ export interface PushedBundleImage {
  * Pushes the bundle images {@link buildBundles} wrote (`<imagesDir>/<package>-bundle/<version>`) to
  * `<repository>/<package>-bundle:v<version>`, the names `operator-sdk`'s Makefile gives bundle images.
  */
-export async function pushBundleImages(o: {
-  readonly imagesDir: string;
-  readonly repository: string;
-  readonly plainHttp: boolean;
-  readonly log: (line: string) => void;
-}): Promise<PushedBundleImage[]> {
+export async function pushBundleImages(o: PushBundleImagesOptions): Promise<PushedBundleImage[]> {
   const pushed: PushedBundleImage[] = [];
   if (!existsSync(o.imagesDir)) return pushed;
-  const client = cliRegistryClient({ plainHttp: o.plainHttp });
-  try {
-    for (const entry of readdirSync(o.imagesDir)
-      .filter((e) => e.endsWith('-bundle'))
-      .sort()) {
-      for (const version of readdirSync(join(o.imagesDir, entry)).sort()) {
-        const image = await readLayout(join(o.imagesDir, entry, version));
-        const target = `${o.repository.replace(/\/+$/, '')}/${entry}:v${version}`;
-        const result = await client.push(image, target);
-        o.log(`pushed ${result.reference}@${result.digest}`);
-        pushed.push({ reference: target, digest: result.digest });
-      }
+  for (const entry of readdirSync(o.imagesDir)
+    .filter((e) => e.endsWith('-bundle'))
+    .sort()) {
+    for (const version of readdirSync(join(o.imagesDir, entry)).sort()) {
+      const image = await readLayout(join(o.imagesDir, entry, version));
+      const target = `${o.repository.replace(/\/+$/, '')}/${entry}:v${version}`;
+      const result = await o.registry.push(image, target);
+      o.onProgress?.(`pushed ${result.reference}@${result.digest}`);
+      pushed.push({ reference: target, digest: result.digest });
     }
-  } finally {
-    client.close();
   }
   return pushed;
 }

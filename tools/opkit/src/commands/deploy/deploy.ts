@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { basename, resolve } from 'node:path';
+import type { Manifest } from '@opkit/olm';
+import type { Command } from 'commander';
+import { kubectl } from '../../kubectl.js';
+import type { SecretData } from '../../webhook-certificates.js';
+import { OUTPUT_FORMAT_FLAGS, outputFormatOption, RESULT_FORMATS, type ResultFormat } from '../options.js';
+import { renderOverlay as render } from './overlay.js';
+
+/** A Secret of the cluster, or undefined when there is none. */
+function readSecret(kubeconfig: string[], namespace: string, name: string): SecretData | undefined {
+  const text = kubectl([
+    'get',
+    ...kubeconfig,
+    'secret',
+    '-n',
+    namespace,
+    name,
+    '-o',
+    'json',
+    '--ignore-not-found',
+  ]);
+  return text.trim() === '' ? undefined : (JSON.parse(text) as SecretData);
+}
+
+/** The options of `opkit deploy`. */
+interface DeployOptions {
+  image: string;
+  operator: string;
+  kubeconfig?: string;
+  certManager: boolean;
+  output: ResultFormat;
+}
+
+/** What `opkit deploy -o json|yaml` prints: where the manifests came from and each object applied. */
+export interface DeployResult {
+  readonly operator: string;
+  readonly image: string;
+  /** The kustomize overlay rendered, relative to the operator: config/default or config/with-certmanager. */
+  readonly overlay: string;
+  /** The server-side apply field manager that owns the applied fields. */
+  readonly fieldManager: string;
+  /** Every object applied, in the order applied (the names only: never a Secret's data). */
+  readonly applied: ReadonlyArray<{
+    readonly apiVersion: string;
+    readonly kind: string;
+    readonly name: string;
+    readonly namespace?: string;
+  }>;
+  /** What deploy did about the webhook serving certificate, when it issued or kept one. */
+  readonly webhookCertificate?: string;
+}
+
+/** The result of applying `manifests`. */
+export function deployResult(
+  manifests: readonly Manifest[],
+  o: {
+    readonly operator: string;
+    readonly image: string;
+    readonly overlay: string;
+    readonly fieldManager: string;
+    readonly webhookCertificate?: string;
+  },
+): DeployResult {
+  return {
+    operator: o.operator,
+    image: o.image,
+    overlay: `config/${o.overlay}`,
+    fieldManager: o.fieldManager,
+    applied: manifests.map((m) => ({
+      apiVersion: m.apiVersion,
+      kind: m.kind,
+      name: m.metadata.name ?? '',
+      ...(m.metadata.namespace === undefined ? {} : { namespace: m.metadata.namespace }),
+    })),
+    ...(o.webhookCertificate === undefined ? {} : { webhookCertificate: o.webhookCertificate }),
+  };
+}
+
+/** `opkit deploy`: an operator project's config/default applied to the current cluster (what `make deploy` does). */
+export function registerDeploy(program: Command): void {
+  program
+    .command('deploy')
+    .description(
+      'Install an operator (CRDs, RBAC, manager Deployment from config/default) into the current cluster.',
+    )
+    .requiredOption('--image <ref>', 'operator image, e.g. registry.example.com/memcached-operator:0.2.0')
+    .option('--operator <dir>', 'operator project directory', '.')
+    .option('--kubeconfig <path>', 'kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
+    .option(
+      '--cert-manager',
+      'render config/with-certmanager: cert-manager issues the webhook certificate instead of opkit',
+      false,
+    )
+    .addOption(
+      outputFormatOption(
+        OUTPUT_FORMAT_FLAGS,
+        RESULT_FORMATS,
+        "result format (text: kubectl's lines; json, yaml: the objects applied, kubectl's lines on stderr)",
+      ),
+    )
+    .addHelpText(
+      'after',
+      `
+Webhooks: when the manifests configure webhooks, deploy issues their serving certificate (an authority kept in
+the Secret <name>-ca, the certificate in the Secret the manager mounts) and sets every webhook's caBundle.
+Deploying again keeps both and renews the certificate within 30 days of expiry; the webhook server picks the
+new one up without a restart. With --cert-manager, cert-manager does this instead.
+
+Every object applied carries deploy's label opkit.dev/deploy and annotation opkit.dev/deploy-run, by which
+undeploy knows it, except one that already existed without them (a namespace or CRD made beforehand): that
+one is applied unmarked, printed on stderr as "found <object>: …", and undeploy leaves it and what it holds.
+
+Examples:
+  $ opkit deploy --operator operators/memcached --image registry.example.com/memcached-operator:0.3.0
+  $ opkit deploy --operator . --image registry.example.com/memcached-operator:0.3.0 --cert-manager
+  $ opkit deploy --operator operators/memcached --image registry.example.com/memcached-operator:0.3.0 -o json`,
+    )
+    .action(async (opts: DeployOptions) => {
+      const { checkImageReference } = await import('../../registry-client.js');
+      checkImageReference('--image', opts.image);
+      const dir = resolve(opts.operator);
+      const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
+      const manager = `${basename(dir)}-deploy`;
+      const overlay = opts.certManager ? 'with-certmanager' : 'default';
+      // Loaded only here, as every command's libraries are: `opkit --help` stays fast.
+      const { parseAllDocuments, stringify } = await import('yaml');
+      const objects = parseAllDocuments(render(dir, opts.image, overlay))
+        .map((d) => d.toJS() as Manifest | null)
+        .filter((o): o is Manifest => o !== null);
+      const { provisionWebhookCertificates } = await import('../../webhook-certificates.js');
+      const provisioned = provisionWebhookCertificates(objects, (ns, name) => readSecret(k, ns, name));
+      const [{ planDeploy }, { liveObjects }] = await Promise.all([
+        import('../../deployed-objects.js'),
+        import('../../undeploy.js'),
+      ]);
+      const rendered = provisioned ? [...provisioned.objects, ...provisioned.secrets] : objects;
+      // Marked, so that undeploy can tell what this deploy applied from what it finds under the same names;
+      // what the cluster already holds unmarked stays unmarked, never to be deleted by undeploy.
+      const headers = rendered.map((m) => ({
+        apiVersion: m.apiVersion,
+        kind: m.kind,
+        metadata: {
+          name: m.metadata.name,
+          ...(m.metadata.namespace === undefined ? {} : { namespace: m.metadata.namespace }),
+        },
+      }));
+      const plan = planDeploy(rendered, liveObjects(k, headers), manager, randomUUID());
+      const manifests = plan.apply;
+      for (const { object, reason } of plan.found) process.stderr.write(`found ${object}: ${reason}\n`);
+      if (provisioned) process.stderr.write(`${provisioned.summary}\n`);
+      const applied = kubectl(
+        // The deploy owns what it applies, whoever set a field before (a `kubectl apply` of the CRD, say).
+        ['apply', ...k, '--server-side', '--force-conflicts', `--field-manager=${manager}`, '-f', '-'],
+        manifests.map((m) => stringify(m, { lineWidth: 0 })).join('---\n'),
+      );
+      if (opts.output === 'text') {
+        process.stdout.write(applied);
+        return;
+      }
+      process.stderr.write(applied);
+      const { writeResult } = await import('../../output.js');
+      const result = deployResult(manifests, {
+        operator: dir,
+        image: opts.image,
+        overlay,
+        fieldManager: manager,
+        ...(provisioned ? { webhookCertificate: provisioned.summary } : {}),
+      });
+      await writeResult(opts.output, result, applied);
+    });
+}

@@ -1,0 +1,67 @@
+import type { Command } from 'commander';
+import { examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from '../options.js';
+
+/** `opkit generate kustomize manifests`: the base CSV and kustomization of config/manifests, as operator-sdk writes them. */
+export function registerGenerateKustomizeManifests(kustomize: Command): void {
+  kustomize
+    .command('manifests')
+    .description(
+      'Write config/manifests/bases/<package>.clusterserviceversion.yaml (owned CRDs from config/crd/bases, ' +
+        'every other field of an existing base kept) and config/manifests/kustomization.yaml when missing.',
+    )
+    .option('--project <dir>', 'the operator project (package.json and config/)', '.')
+    .option('--package <name>', 'the package name (default: the opkit.package field of package.json)')
+    .option('--input-dir <dir>', 'where an existing base is read from (default: <project>/config/manifests)')
+    .option('--output-dir <dir>', 'where the base and kustomization go (default: <project>/config/manifests)')
+    .option(
+      '--interactive [bool]',
+      'operator-sdk’s prompts; opkit never prompts, so only false is taken',
+      'false',
+    )
+    .option('-q, --quiet', 'print nothing (the written files are not listed)', false)
+    .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, ['text', 'json'], 'how the written files are listed'))
+    .addHelpText(
+      'after',
+      examples(
+        [
+          'opkit generate kustomize manifests --project operators/memcached',
+          'opkit generate kustomize manifests --project operators/redis --package redis-operator --output-dir /tmp/redis-manifests',
+          'opkit generate kustomize manifests --project operators/memcached -o json',
+        ],
+        'Running it again on an edited base keeps the edits: only spec.customresourcedefinitions.owned (and\n' +
+          'spec.installModes when missing) are derived. A new base takes its description from package.json.',
+      ),
+    )
+    .action(
+      async (opts: {
+        project: string;
+        package?: string;
+        inputDir?: string;
+        outputDir?: string;
+        interactive: string | boolean;
+        quiet: boolean;
+        output: 'text' | 'json';
+      }) => {
+        const [{ generateKustomizeManifests }, { CliError }] = await Promise.all([
+          import('@opkit/olm/action/generate-kustomize-manifests'),
+          import('../../cli-error.js'),
+        ]);
+        if (String(opts.interactive) !== 'false')
+          throw new CliError(
+            'OPKIT_ARGUMENT_INVALID',
+            '--interactive: opkit never prompts; only false is taken',
+          );
+        const result = generateKustomizeManifests({
+          projectDir: opts.project,
+          ...(opts.package !== undefined ? { packageName: opts.package } : {}),
+          ...(opts.inputDir !== undefined ? { inputDir: opts.inputDir } : {}),
+          ...(opts.outputDir !== undefined ? { outputDir: opts.outputDir } : {}),
+        });
+        if (opts.quiet) return;
+        if (opts.output === 'json') process.stdout.write(`${JSON.stringify(result.files, null, 2)}\n`);
+        else
+          for (const f of result.files)
+            process.stdout.write(`${f.changed ? 'wrote' : 'unchanged'} ${f.path}\n`);
+      },
+    );
+}
