@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { bundleImage, type RegistryClient, readLayout, writeLayout } from '@opkit/oci';
+import { bundleImage, bundleImageFromFiles, type RegistryClient, readLayout, writeLayout } from '@opkit/oci';
 import { readBundleAnnotations } from '../bundle/load.js';
+import type { WrittenBundle } from '../bundle/write.js';
 import { formatText } from '../validation/output.js';
 import { validateBundleDir } from '../validation/validate-bundle-dir.js';
 import { ActionError } from './errors.js';
@@ -39,8 +40,8 @@ export interface BuiltBundleImage {
 export async function buildBundles(o: BuildBundlesOptions): Promise<BuiltBundleImage[]> {
   const log = o.onProgress ?? (() => {});
   const built: BuiltBundleImage[] = [];
-  // The annotations of the bundles generated here, as written: their image labels, not read back.
-  const generated = new Map<string, Readonly<Record<string, string>>>();
+  // The bundles generated here, as written: imaged and labelled from memory, not read back.
+  const generated = new Map<string, WrittenBundle>();
   for (const release of readOperatorReleases(o.operatorsDir)) {
     const out = join(o.bundlesDir, release.package, release.version);
     const written = await generateBundle({
@@ -54,7 +55,7 @@ export async function buildBundles(o: BuildBundlesOptions): Promise<BuiltBundleI
       ...(o.imageDigests ? { imageDigests: o.imageDigests } : {}),
       output: { name: '--bundles', inputs: [{ name: '--operators', path: release.operatorDir }] },
     });
-    generated.set(written.dir, written.annotations);
+    generated.set(written.dir, written);
     log(`generated ${relative(process.cwd(), out)}`);
   }
   const failed: string[] = [];
@@ -69,8 +70,11 @@ export async function buildBundles(o: BuildBundlesOptions): Promise<BuiltBundleI
         continue;
       }
       const layout = join(o.imagesDir, `${packageName}-bundle`, version);
-      const labels = generated.get(resolve(dir)) ?? readBundleAnnotations(dir);
-      const image = await bundleImage(dir, labels);
+      const written = generated.get(resolve(dir));
+      const image =
+        written !== undefined && holdsOnlyWritten(written)
+          ? await bundleImageFromFiles(dir, written.contents, written.annotations)
+          : await bundleImage(dir, readBundleAnnotations(dir));
       await writeLayout(layout, [{ image, tag: version }], {
         name: '--images',
         inputs: [{ name: '--bundles', path: dir }],
@@ -101,6 +105,19 @@ export interface PushBundleImagesOptions {
   readonly registry: RegistryClient;
   /** One line per image pushed. */
   readonly onProgress?: Progress;
+}
+
+/**
+ * Whether the image of a bundle just written is the image of what was written: the writer replaces
+ * `manifests/` and `metadata/` whole, but of `tests/scorecard/` only its `config.yaml`, so other files there
+ * (a user's own) make the directory the image's source.
+ */
+function holdsOnlyWritten(written: WrittenBundle): boolean {
+  const scorecard = join(written.dir, 'tests', 'scorecard');
+  if (!existsSync(scorecard)) return true;
+  const wrote = written.files.filter((f) => f.startsWith('tests/scorecard/')).map((f) => f.slice(16));
+  const found = readdirSync(scorecard);
+  return found.length === wrote.length && found.every((name) => wrote.includes(name));
 }
 
 /** A bundle image pushed by {@link pushBundleImages}. */
