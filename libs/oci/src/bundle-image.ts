@@ -41,10 +41,7 @@ export async function bundleImage(
       throw new InputInvalidError(`bundle directory ${bundleDir} has no ${required}/ directory`);
     }
   }
-  const pkg = labels[BUNDLE_PACKAGE_LABEL];
-  if (pkg === undefined || pkg === '') {
-    throw new InputInvalidError(`bundle labels for ${bundleDir} lack ${BUNDLE_PACKAGE_LABEL}`);
-  }
+  checkPackageLabel(bundleDir, labels);
   const entries: LayerEntry[] = [];
   const copied: string[] = [];
   for (const sub of ['manifests', 'metadata', 'tests/scorecard']) {
@@ -53,6 +50,54 @@ export async function bundleImage(
     entries.push(...(await readDirectoryEntries(abs, { as: sub })));
     copied.push(sub);
   }
+  return bundleImageOf(entries, copied, labels, options);
+}
+
+/**
+ * {@link bundleImage} of a bundle held in memory, as a writer has just written it: `files` maps paths relative
+ * to the bundle directory (`manifests/…`, `metadata/…`, `tests/scorecard/…`) to their contents; other paths are
+ * ignored. The image is the one {@link bundleImage} builds from a directory holding exactly these files, so a
+ * bundle just written is imaged without reading it back. `where` names the bundle in errors.
+ *
+ * @throws InputInvalidError when no file is under `manifests/` or `metadata/`, or the package label is absent.
+ */
+export async function bundleImageFromFiles(
+  where: string,
+  files: ReadonlyMap<string, Uint8Array | string>,
+  labels: Readonly<Record<string, string>>,
+  options: OlmImageOptions = {},
+): Promise<OciImage> {
+  const entries: LayerEntry[] = [];
+  const copied: string[] = [];
+  for (const sub of ['manifests', 'metadata']) {
+    if (![...files.keys()].some((path) => path.startsWith(`${sub}/`)))
+      throw new InputInvalidError(`bundle directory ${where} has no ${sub}/ directory`);
+  }
+  checkPackageLabel(where, labels);
+  for (const sub of ['manifests', 'metadata', 'tests/scorecard']) {
+    const under = [...files.keys()].filter((path) => path.startsWith(`${sub}/`)).sort();
+    if (under.length === 0) continue;
+    for (const path of under) entries.push({ path, content: files.get(path) ?? '' });
+    copied.push(sub);
+  }
+  return bundleImageOf(entries, copied, labels, options);
+}
+
+/** A bundle image is labelled with its package, as opm classifies bundle images by it. */
+function checkPackageLabel(where: string, labels: Readonly<Record<string, string>>): void {
+  const pkg = labels[BUNDLE_PACKAGE_LABEL];
+  if (pkg === undefined || pkg === '') {
+    throw new InputInvalidError(`bundle labels for ${where} lack ${BUNDLE_PACKAGE_LABEL}`);
+  }
+}
+
+/** The image of a bundle's layer entries, from the directories `copied`. */
+async function bundleImageOf(
+  entries: readonly LayerEntry[],
+  copied: readonly string[],
+  labels: Readonly<Record<string, string>>,
+  options: OlmImageOptions,
+): Promise<OciImage> {
   const layer = layerFromEntries(entries, {
     mtime: options.mtime ?? 0,
     ...(options.compressionLevel === undefined ? {} : { compressionLevel: options.compressionLevel }),

@@ -5,7 +5,12 @@ export {
   BASE_NAME_ANNOTATION,
 } from './append-layers.js';
 export { type AuthChallenge, type Credentials, parseWwwAuthenticate } from './auth.js';
-export { BUNDLE_PACKAGE_LABEL, bundleImage, type OlmImageOptions } from './bundle-image.js';
+export {
+  BUNDLE_PACKAGE_LABEL,
+  bundleImage,
+  bundleImageFromFiles,
+  type OlmImageOptions,
+} from './bundle-image.js';
 export {
   CATALOG_CONFIGS_DIR,
   CATALOG_CONFIGS_LABEL,

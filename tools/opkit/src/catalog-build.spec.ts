@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildCatalog } from '@opkit/olm/action/build-catalog';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildCatalog } from './catalog-build.js';
 import { reportLine } from './cli-error.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'opkit-catalog-build-'));
@@ -28,9 +28,12 @@ describe('catalog build reading a template', () => {
   it('refuses an alias bomb in one line naming the file, writing nothing', async () => {
     const file = template('bomb.yaml', ['schema: olm.semver', 'laughs:', ...laughs]);
     const out = join(scratch, 'out');
-    const error = await buildCatalog([file], bundles, out, undefined, { releases: [] }).catch(
-      (e: unknown) => e as Error,
-    );
+    const error = await buildCatalog({
+      templates: [file],
+      bundlesDir: bundles,
+      outDir: out,
+      releases: [],
+    }).catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(Error);
     expect(reportLine(error as Error)).toBe(
       `${file}: decoding template input: error converting YAML to JSON: yaml: document contains excessive aliasing`,

@@ -2,9 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildImage, CATALOG_CONFIGS_LABEL, catalogImage, layerFromEntries, writeLayout } from '@opkit/oci';
+import { unpackCatalogImage } from '@opkit/olm/action/catalog-image';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rawLayer } from '../test/support/hostile-images.js';
-import { resolveCatalogSource, unpackCatalogImage } from './catalog-source.js';
+import { resolveCatalogSource } from './catalog-source.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'opkit-catalog-source-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -14,12 +14,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildImage } from '@opkit/oci';
+import { unpackImageLayers } from '@opkit/olm/action/image-unpack';
 import { loadBundle } from '@opkit/olm/bundle';
 import { loadCatalog } from '@opkit/olm/catalog/files';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type RawEntry, rawLayer } from '../test/support/hostile-images.js';
-import { unpackImageLayers } from './image-unpack.js';
 
 const seed = Number(process.env.OPKIT_PROPERTY_SEED ?? 20261123);
 const numRuns = Number(process.env.OPKIT_PROPERTY_CASES ?? 120);

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { buildImage, type LayoutImage } from '@opkit/oci';
+import { unpackImageLayers } from '@opkit/olm/action/image-unpack';
 import { afterAll, describe, expect, it } from 'vitest';
 import { catalogImageOf, ESCAPING_LAYERS, type RawEntry, rawLayer } from '../test/support/hostile-images.js';
-import { unpackImageLayers } from './image-unpack.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'opkit-unpack-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

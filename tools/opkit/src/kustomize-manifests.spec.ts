@@ -2,9 +2,9 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { generateKustomizeManifests } from '@opkit/olm/action/generate-kustomize-manifests';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { generateKustomizeManifests } from './kustomize-manifests.js';
 import { createProgram } from './program.js';
 
 /** An operator's project, found through its package as npm linked it into the workspace. */

@@ -6,12 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { registerBundleCommands } from './commands/bundle.js';
-import { registerCatalogCommands } from './commands/catalog.js';
-import { registerDeployCommands } from './commands/deploy.js';
-import { registerGenerateCommands } from './commands/generate.js';
+import { registerBundleCommands } from './commands/bundle/index.js';
+import { registerCatalogCommands } from './commands/catalog/index.js';
+import { registerDeployCommands } from './commands/deploy/index.js';
+import { registerGenerateCommands } from './commands/generate/index.js';
 import { registerGraphCommand } from './commands/graph.js';
-import { registerImageCommands } from './commands/image.js';
+import { registerImageCommands } from './commands/image/index.js';
 import { registerOlmCommands } from './commands/olm.js';
 import { examples } from './commands/options.js';
 import { registerRunCommands } from './commands/run.js';

@@ -1,12 +1,6 @@
 // Every registry client of the CLI: credentials from docker's and podman's login files (docker login, podman
 // login), unless a user and password are given, and the proxy of the environment.
-import {
-  type Credentials,
-  dockerCredentials,
-  parseReference,
-  RegistryClient,
-  type RegistryClientOptions,
-} from '@opkit/oci';
+import { type Credentials, dockerCredentials, RegistryClient, type RegistryClientOptions } from '@opkit/oci';
 import { CliError } from './cli-error.js';
 
 /** `--username` / `--password` (or OPKIT_REGISTRY_PASSWORD), given together or not at all. */
@@ -31,14 +25,5 @@ export function cliRegistryClient(options: RegistryClientOptions & LoginOptions 
   return new RegistryClient({ credentials, ...rest });
 }
 
-/** Refuses an option value that is no image reference (`registry/repository[:tag][@digest]`), naming the flag. */
-export function checkImageReference(flag: string, value: string): void {
-  try {
-    parseReference(value);
-  } catch (error) {
-    throw new CliError(
-      'OPKIT_ARGUMENT_INVALID',
-      `${flag} ${JSON.stringify(value)}: ${(error as Error).message}`,
-    );
-  }
-}
+// The flag check the actions make, for the commands' own flags.
+export { checkImageReference } from '@opkit/olm/action/image-reference';

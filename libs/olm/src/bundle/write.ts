@@ -51,6 +51,8 @@ export interface WrittenBundle {
   readonly dir: string;
   /** Every file written, relative to `dir`, sorted. */
   readonly files: readonly string[];
+  /** What each file holds, by its path relative to `dir`: the bundle as written, for its image. */
+  readonly contents: ReadonlyMap<string, string>;
   /** The annotations written to `metadata/annotations.yaml`, in its order: the bundle image's labels. */
   readonly annotations: Readonly<Record<string, string>>;
 }
@@ -183,6 +185,7 @@ export async function writeBundle(dir: string, options: WriteBundleOptions): Pro
   return {
     dir: target,
     files: [...files.keys()].sort(),
+    contents: files,
     annotations: bundleAnnotations(bundleMetadataOf(options)),
   };
 }

@@ -22,10 +22,10 @@ import {
   validateCatalog,
   writeCatalog,
 } from '@opkit/olm';
-import { unpackCatalogImage } from '../catalog-source.js';
+import { unpackCatalogImage } from '@opkit/olm/action/catalog-image';
+import { unpackImageLayers } from '@opkit/olm/action/image-unpack';
+import { withPulledImage } from '@opkit/olm/action/pulled-image';
 import { CliError } from '../cli-error.js';
-import { unpackImageLayers } from '../image-unpack.js';
-import { withPulledImage } from '../pulled-image.js';
 
 /** A bundle image as `run bundle` needs it. */
 export interface PulledBundle {

@@ -1,15 +1,8 @@
 import type { Command } from 'commander';
-import { examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from './options.js';
+import { examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from '../options.js';
 
-export function registerGenerateCommands(program: Command): void {
-  const generate = program
-    .command('generate')
-    .description('Generate the parts of an operator project OLM reads, as operator-sdk generate does.')
-    .addHelpText('after', examples(['opkit generate kustomize manifests --project operators/memcached']));
-  const kustomize = generate
-    .command('kustomize')
-    .description('Generate kustomize inputs of the bundle.')
-    .addHelpText('after', examples(['opkit generate kustomize manifests --project operators/redis']));
+/** `opkit generate kustomize manifests`: the base CSV and kustomization of config/manifests, as operator-sdk writes them. */
+export function registerGenerateKustomizeManifests(kustomize: Command): void {
   kustomize
     .command('manifests')
     .description(
@@ -50,8 +43,8 @@ export function registerGenerateCommands(program: Command): void {
         output: 'text' | 'json';
       }) => {
         const [{ generateKustomizeManifests }, { CliError }] = await Promise.all([
-          import('../kustomize-manifests.js'),
-          import('../cli-error.js'),
+          import('@opkit/olm/action/generate-kustomize-manifests'),
+          import('../../cli-error.js'),
         ]);
         if (String(opts.interactive) !== 'false')
           throw new CliError(

@@ -1,26 +1,23 @@
 import { join } from 'node:path';
 import type { OutputGuard, RegistryClient } from '@opkit/oci';
-import {
-  findBaseCsv,
-  generateCsv,
-  type Manifest,
-  managerImages,
-  readYamlStream,
-  tryParseVersion,
-  type WrittenBundle,
-  writeBundle,
-} from '@opkit/olm';
-import { CliError } from './cli-error.js';
+import { type WrittenBundle, writeBundle } from '../bundle/write.js';
+import { readYamlStream } from '../bundle/yaml.js';
+import { findBaseCsv } from '../csv/base.js';
+import { generateCsv } from '../csv/generate.js';
+import { managerImages } from '../csv/operator-objects.js';
+import type { Manifest } from '../csv/types.js';
+import { tryParseVersion } from '../semver/version.js';
+import { ActionError } from './errors.js';
 import { deploymentImages, pinnedReference, withImages } from './image-digests.js';
-import { runKubectl } from './kubectl.js';
-import { checkImageReference } from './registry-client.js';
+import { checkImageReference } from './image-reference.js';
+import { runKustomize } from './kustomize.js';
 
 /** Renders an operator's `config/manifests` with kustomize (through kubectl) into objects. */
 export function renderOperatorManifests(operatorDir: string): Manifest[] {
   const dir = join(operatorDir, 'config', 'manifests');
-  const result = runKubectl(['kustomize', dir]);
+  const result = runKustomize(dir);
   if (result.status !== 0) {
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_KUSTOMIZE_FAILED',
       `${dir}: kustomize failed: ${result.stderr.trim().split('\n').pop()}`,
     );
@@ -29,7 +26,7 @@ export function renderOperatorManifests(operatorDir: string): Manifest[] {
   try {
     objects = readYamlStream(result.stdout);
   } catch (error) {
-    throw new CliError('OPKIT_KUSTOMIZE_FAILED', `${dir}: kustomize output: ${(error as Error).message}`);
+    throw new ActionError('OPKIT_KUSTOMIZE_FAILED', `${dir}: kustomize output: ${(error as Error).message}`);
   }
   return objects.filter((o): o is Manifest => Boolean(o));
 }
@@ -62,7 +59,7 @@ export interface GenerateBundleOptions {
 export async function generateBundle(o: GenerateBundleOptions): Promise<WrittenBundle> {
   // The CSV is named <package>.v<version>: a Kubernetes object name (DNS-1123 subdomain).
   if (!/^[a-z0-9]([-a-z0-9.]{0,200}[a-z0-9])?$/.test(o.packageName)) {
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_ARGUMENT_INVALID',
       `--package ${JSON.stringify(o.packageName)}: lower-case letters, digits, '-' and '.' only (it names the CSV <package>.v<version>)`,
     );
@@ -72,14 +69,14 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<WrittenB
     ? o.replaces.slice(o.packageName.length + 2)
     : o.replaces;
   if (o.replaces?.includes('.v') && replacesVersion === o.replaces) {
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_ARGUMENT_INVALID',
       `--replaces ${JSON.stringify(o.replaces)}: a CSV name of another package (this bundle is of ${o.packageName})`,
     );
   }
   if (o.operatorImage !== undefined) checkImageReference('--image', o.operatorImage);
   if (o.defaultChannel !== undefined && !o.channels.includes(o.defaultChannel)) {
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_ARGUMENT_INVALID',
       `--default-channel ${JSON.stringify(o.defaultChannel)}: not one of --channels ${o.channels.join(',')}`,
     );
@@ -89,7 +86,7 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<WrittenB
     ['--replaces', replacesVersion],
   ] as const) {
     if (value !== undefined && tryParseVersion(value) === undefined) {
-      throw new CliError(
+      throw new ActionError(
         'OPKIT_ARGUMENT_INVALID',
         `${flag} ${JSON.stringify(value)}: not a semantic version (e.g. 0.2.0, without a leading v)${flag === '--replaces' ? ` nor a CSV name ${o.packageName}.v<version>` : ''}`,
       );
@@ -114,7 +111,7 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<WrittenB
   if (base === undefined && otherBases.length > 0) {
     // operator-sdk would start from an empty CSV here and silently drop the hand-written one.
     const names = otherBases.map((csv) => csv.metadata?.name ?? '(unnamed)').join(', ');
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_BASE_CSV_MISMATCH',
       `${join(o.operatorDir, 'config', 'manifests')}: the base CSV ${names} is not of package ${o.packageName} (its name must start with "${o.packageName}."): give the package the base is written for, or rename the base`,
     );
@@ -124,7 +121,7 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<WrittenB
     obj.kind === 'Configuration' && obj.apiVersion === 'scorecard.operatorframework.io/v1alpha3';
   const scorecardConfigs = objects.filter(isScorecardConfig);
   if (scorecardConfigs.length > 1) {
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_ARGUMENT_INVALID',
       `${join(o.operatorDir, 'config', 'manifests')}: ${scorecardConfigs.length} scorecard Configurations; a bundle holds one`,
     );

@@ -1,13 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import {
-  kustomizeBaseCsv,
-  type Manifest,
-  manifestsKustomization,
-  packageNameOf,
-  readYamlStream,
-} from '@opkit/olm';
-import { CliError } from './cli-error.js';
+import { readYamlStream } from '../bundle/yaml.js';
+import { packageNameOf } from '../csv/base.js';
+import { kustomizeBaseCsv, manifestsKustomization } from '../csv/kustomize-base.js';
+import type { Manifest } from '../csv/types.js';
+import { ActionError } from './errors.js';
 
 export interface KustomizeManifestsOptions {
   /** The operator project (with package.json and config/). */
@@ -31,9 +28,9 @@ const PACKAGE_NAME = /^[a-z0-9]([-a-z0-9.]{0,200}[a-z0-9])?$/;
 function projectPackageJson(projectDir: string): { description?: unknown; opkit?: { package?: unknown } } {
   const file = join(projectDir, 'package.json');
   if (!existsSync(projectDir) || !statSync(projectDir).isDirectory())
-    throw new CliError('OPKIT_ARGUMENT_INVALID', `--project ${projectDir}: no such directory`);
+    throw new ActionError('OPKIT_ARGUMENT_INVALID', `--project ${projectDir}: no such directory`);
   if (!existsSync(file))
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_ARGUMENT_INVALID',
       `--project ${projectDir}: no package.json, not an opkit project`,
     );
@@ -44,7 +41,7 @@ function projectPackageJson(projectDir: string): { description?: unknown; opkit?
 function projectCrds(projectDir: string): Manifest[] {
   const dir = join(projectDir, 'config', 'crd', 'bases');
   if (!existsSync(dir))
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_ARGUMENT_INVALID',
       `${dir}: no generated CRDs (run the project's manifests target first), not an opkit project`,
     );
@@ -60,7 +57,7 @@ function readYamlFile(file: string, text = readFileSync(file, 'utf8')): unknown[
   try {
     return readYamlStream(text);
   } catch (error) {
-    throw new CliError('OPKIT_YAML_INVALID', `${file}: ${(error as Error).message}`);
+    throw new ActionError('OPKIT_YAML_INVALID', `${file}: ${(error as Error).message}`);
   }
 }
 
@@ -84,18 +81,18 @@ export function generateKustomizeManifests(o: KustomizeManifestsOptions): Kustom
   const packageName =
     o.packageName ?? (typeof pkg.opkit?.package === 'string' ? pkg.opkit.package : undefined);
   if (packageName === undefined)
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_ARGUMENT_INVALID',
       `${join(o.projectDir, 'package.json')}: no opkit.package field; pass --package <name>`,
     );
   if (!PACKAGE_NAME.test(packageName))
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_ARGUMENT_INVALID',
       `--package ${JSON.stringify(packageName)}: lower-case letters, digits, '-' and '.' only (it names the CSV <package>.v<version>)`,
     );
   for (const dir of [outputDir, join(outputDir, 'bases')]) {
     if (existsSync(dir) && !statSync(dir).isDirectory())
-      throw new CliError(
+      throw new ActionError(
         'OPKIT_ARGUMENT_INVALID',
         `--output-dir ${outputDir}: ${dir} is a file, not a directory`,
       );
@@ -111,13 +108,13 @@ export function generateKustomizeManifests(o: KustomizeManifestsOptions): Kustom
       ?.metadata?.name;
     const basePackage = typeof name === 'string' ? packageNameOf(name) : undefined;
     if (basePackage !== packageName)
-      throw new CliError(
+      throw new ActionError(
         'OPKIT_PACKAGE_MISMATCH',
         `--package ${packageName} does not match ${inputFile} (metadata.name ${JSON.stringify(name)}, package ${basePackage ?? 'none'})`,
       );
   } else if (existingBases[0] !== undefined) {
     const other = existingBases[0].slice(0, -CSV_SUFFIX.length);
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_PACKAGE_MISMATCH',
       `--package ${packageName} does not match the base CSV ${join(basesIn, existingBases[0])} (package ${other})`,
     );
@@ -125,7 +122,7 @@ export function generateKustomizeManifests(o: KustomizeManifestsOptions): Kustom
 
   const description = typeof pkg.description === 'string' ? pkg.description.trim() : '';
   if (existing === undefined && description === '')
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_ARGUMENT_INVALID',
       `${join(o.projectDir, 'package.json')}: no description for the new base CSV's spec.description; add one`,
     );
@@ -133,8 +130,8 @@ export function generateKustomizeManifests(o: KustomizeManifestsOptions): Kustom
   try {
     csv = kustomizeBaseCsv(projectCrds(o.projectDir), existing, packageName, { description });
   } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw new CliError('OPKIT_CSV_INVALID', `${inputFile}: ${(error as Error).message}`, { cause: error });
+    if (error instanceof ActionError) throw error;
+    throw new ActionError('OPKIT_CSV_INVALID', `${inputFile}: ${(error as Error).message}`, { cause: error });
   }
 
   mkdirSync(join(outputDir, 'bases'), { recursive: true });

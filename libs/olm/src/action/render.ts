@@ -2,25 +2,28 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LayoutImage } from '@opkit/oci';
-import type { MigrationLevel } from '@opkit/olm/catalog';
-import {
-  type BundleBlob,
-  type Catalog,
-  type CatalogFormat,
-  emptyCatalog,
-  loadCatalog,
-  serializeCatalog,
-  writeCatalog,
-} from '@opkit/olm/catalog/files';
-import { CliError } from './cli-error.js';
+import type { LayoutImage, RegistryClient } from '@opkit/oci';
+import { loadCatalog } from '../catalog/load.js';
+import type { MigrationLevel } from '../catalog/migrations.js';
+import { type BundleBlob, type Catalog, emptyCatalog } from '../catalog/types.js';
+import { type CatalogFormat, serializeCatalog, writeCatalog } from '../catalog/write.js';
+import { ActionError } from './errors.js';
 
 /** The label every registry+v1 bundle image carries (its metadata/annotations.yaml). */
 const BUNDLE_MEDIATYPE_LABEL = 'operators.operatorframework.io.bundle.mediatype.v1';
 
-export interface RenderSourceOptions {
+/** How images named by reference are pulled. */
+export interface RenderImageOptions {
   /** Pull image references over HTTP (a registry on loopback), as opm's `--use-http`. */
   readonly plainHttp?: boolean;
+  /**
+   * The registry client image references are pulled with (left open); by default one with docker's and
+   * podman's login files' credentials, closed when the render ends.
+   */
+  readonly registry?: RegistryClient;
+}
+
+export interface RenderSourceOptions extends RenderImageOptions {
   /** Run opm's migrations up to this level on what was rendered. */
   readonly migrateLevel?: MigrationLevel;
 }
@@ -28,7 +31,7 @@ export interface RenderSourceOptions {
 /** opm's migrations up to `level`; their code, and the bundle renderer it uses, loads only when asked for. */
 async function migrate(catalog: Catalog, level: MigrationLevel | undefined): Promise<Catalog> {
   if (level === undefined) return catalog;
-  const { migrateCatalog } = await import('@opkit/olm/catalog');
+  const { migrateCatalog } = await import('../catalog/migrations.js');
   return migrateCatalog(catalog, level);
 }
 
@@ -45,7 +48,10 @@ function isBundleDirectory(dir: string): boolean {
 
 /** A bundle rendered as a one-bundle catalog; the bundle readers load only when a bundle is rendered. */
 async function bundleCatalog(dir: string, image: string, where: string): Promise<Catalog> {
-  const { renderBundle, toCatalogBundle } = await import('@opkit/olm/bundle');
+  const [{ renderBundle }, { toCatalogBundle }] = await Promise.all([
+    import('../bundle/render.js'),
+    import('../bundle/catalog-bundle.js'),
+  ]);
   const catalog = emptyCatalog();
   catalog.bundles.push(toCatalogBundle(renderBundle(dir, { image }), { file: where, index: 0 }));
   return catalog;
@@ -57,7 +63,7 @@ async function bundleCatalog(dir: string, image: string, where: string): Promise
  */
 async function renderImage(image: LayoutImage, reference: string): Promise<Rendered> {
   const [{ CATALOG_CONFIGS_LABEL, imageLabels }, { unpackCatalogImage }, { unpackImageLayers }] =
-    await Promise.all([import('@opkit/oci'), import('./catalog-source.js'), import('./image-unpack.js')]);
+    await Promise.all([import('@opkit/oci'), import('./catalog-image.js'), import('./image-unpack.js')]);
   const labels = imageLabels(image);
   if (labels[CATALOG_CONFIGS_LABEL]) {
     const unpacked = await unpackCatalogImage(image, reference);
@@ -71,14 +77,14 @@ async function renderImage(image: LayoutImage, reference: string): Promise<Rende
     const root = await mkdtemp(join(tmpdir(), 'opkit-render-'));
     try {
       await unpackImageLayers(image, root).catch((err: unknown) => {
-        throw new CliError('OPKIT_IMAGE_INVALID', `${reference}: cannot unpack ${(err as Error).message}`);
+        throw new ActionError('OPKIT_IMAGE_INVALID', `${reference}: cannot unpack ${(err as Error).message}`);
       });
       return { catalog: await bundleCatalog(root, reference, reference), kind: 'bundle' };
     } finally {
       await rm(root, { recursive: true, force: true });
     }
   }
-  throw new CliError(
+  throw new ActionError(
     'OPKIT_IMAGE_INVALID',
     `${reference}: neither a catalog image (label ${CATALOG_CONFIGS_LABEL}) nor a bundle image (label ${BUNDLE_MEDIATYPE_LABEL})`,
   );
@@ -96,8 +102,10 @@ async function renderSource(source: string, options: RenderSourceOptions): Promi
       return { catalog: await bundleCatalog(source, '', source), kind: 'bundle' };
     return { catalog: await loadCatalog(source), kind: 'catalog' };
   }
-  const [{ openLayoutImage, parseReference, splitTrailingTag }, { cliRegistryClient }, { withPulledImage }] =
-    await Promise.all([import('@opkit/oci'), import('./registry-client.js'), import('./pulled-image.js')]);
+  const [
+    { dockerCredentials, openLayoutImage, parseReference, RegistryClient, splitTrailingTag },
+    { withPulledImage },
+  ] = await Promise.all([import('@opkit/oci'), import('./pulled-image.js')]);
   const layout = splitTrailingTag(source);
   const dir = existsSync(source) ? source : layout.name;
   const tag = existsSync(source) ? undefined : layout.tag;
@@ -108,7 +116,7 @@ async function renderSource(source: string, options: RenderSourceOptions): Promi
     if (tag === undefined) return { catalog: await loadCatalog(dir), kind: 'catalog' };
   }
   if (existsSync(source)) {
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_RENDER_SOURCE_INVALID',
       `${source}: not a directory (a catalog, a bundle or an OCI layout)`,
     );
@@ -116,13 +124,18 @@ async function renderSource(source: string, options: RenderSourceOptions): Promi
   try {
     parseReference(source);
   } catch (err) {
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_RENDER_SOURCE_INVALID',
       `${source}: neither a catalog or bundle directory, an OCI layout nor an image reference (${(err as Error).message})`,
     );
   }
   // Layers are pulled to disk and unpacked from there: memory does not grow with the image.
-  const client = cliRegistryClient({ plainHttp: options.plainHttp ?? false });
+  if (options.registry !== undefined)
+    return withPulledImage(options.registry, source, (image) => renderImage(image, source));
+  const client = new RegistryClient({
+    credentials: dockerCredentials(),
+    plainHttp: options.plainHttp ?? false,
+  });
   try {
     return await withPulledImage(client, source, (image) => renderImage(image, source));
   } finally {
@@ -136,12 +149,12 @@ async function renderSource(source: string, options: RenderSourceOptions): Promi
  */
 export async function renderBundleImage(
   reference: string,
-  options: RenderSourceOptions = {},
+  options: RenderImageOptions = {},
 ): Promise<BundleBlob> {
   const { catalog, kind } = await renderSource(reference, options);
   const [bundle] = catalog.bundles;
   if (kind !== 'bundle' || !bundle) {
-    throw new CliError('OPKIT_RENDER_SOURCE_INVALID', `${reference}: a catalog, not a bundle image`);
+    throw new ActionError('OPKIT_RENDER_SOURCE_INVALID', `${reference}: a catalog, not a bundle image`);
   }
   return bundle;
 }
@@ -182,16 +195,16 @@ export async function migrateSource(
 ): Promise<string[]> {
   const existing = await readdir(outDir).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return [];
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_ARGUMENT_INVALID',
       `${outDir}: cannot read the output directory: ${err.message}`,
     );
   });
   if (existing.length > 0)
-    throw new CliError('OPKIT_ARGUMENT_INVALID', `output dir "${outDir}" must be empty`);
+    throw new ActionError('OPKIT_ARGUMENT_INVALID', `output dir "${outDir}" must be empty`);
   const { catalog, kind } = await renderSource(source, options);
   if (kind !== 'catalog') {
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_RENDER_SOURCE_INVALID',
       `${source}: a bundle, not a catalog: migrate takes catalogs only`,
     );

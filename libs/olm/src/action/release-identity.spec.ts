@@ -1,5 +1,5 @@
-import { type Catalog, type ChannelEntry, emptyCatalog } from '@opkit/olm';
 import { describe, expect, it } from 'vitest';
+import { type Catalog, type ChannelEntry, emptyCatalog } from '../catalog/types.js';
 import type { OperatorRelease } from './operator-release.js';
 import { releaseDisagreements } from './release-identity.js';
 

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliError } from './cli-error.js';
+import { ActionError } from './errors.js';
 
 /**
  * An operator's release identity, stated once in the `opkit` field of its package.json beside `version`:
@@ -33,7 +33,7 @@ interface ReleaseField {
 /** The release identity of every operator project under `operatorsDir` whose package.json has an `opkit` field. */
 export function readOperatorReleases(operatorsDir: string): OperatorRelease[] {
   if (!existsSync(operatorsDir))
-    throw new CliError('OPKIT_ARGUMENT_INVALID', `--operators ${operatorsDir}: no such directory`);
+    throw new ActionError('OPKIT_ARGUMENT_INVALID', `--operators ${operatorsDir}: no such directory`);
   const releases: OperatorRelease[] = [];
   for (const name of readdirSync(operatorsDir)) {
     const operatorDir = join(operatorsDir, name);
@@ -59,6 +59,6 @@ function parseManifest(manifest: string): { version: string; opkit?: ReleaseFiel
   try {
     return JSON.parse(readFileSync(manifest, 'utf8')) as { version: string; opkit?: ReleaseField };
   } catch (error) {
-    throw new CliError('OPKIT_ARGUMENT_INVALID', `${manifest}: ${(error as Error).message}`);
+    throw new ActionError('OPKIT_ARGUMENT_INVALID', `${manifest}: ${(error as Error).message}`);
   }
 }

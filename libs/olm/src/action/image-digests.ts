@@ -1,6 +1,6 @@
 import { parseReference, type RegistryClient } from '@opkit/oci';
-import type { Manifest } from '@opkit/olm';
-import { CliError } from './cli-error.js';
+import type { Manifest } from '../csv/types.js';
+import { ActionError } from './errors.js';
 
 /**
  * The images a bundle's Deployments name: every container's and init container's image, and the value of
@@ -41,7 +41,7 @@ export async function pinnedReference(client: RegistryClient, image: string): Pr
     const { digest } = await client.resolve(image);
     return `${ref.registry}/${ref.repository}@${digest}`;
   } catch (error) {
-    throw new CliError(
+    throw new ActionError(
       'OPKIT_IMAGE_UNRESOLVED',
       `cannot pin ${image} to a digest: ${(error as Error).message} (push it first, or leave out --use-image-digests)`,
     );

@@ -1,26 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { Manifest } from '@opkit/olm';
 import type { Command } from 'commander';
-import { CliError } from '../cli-error.js';
-import { kubectl } from '../kubectl.js';
-import type { SecretData } from '../webhook-certificates.js';
-import {
-  examples,
-  OUTPUT_FORMAT_FLAGS,
-  outputFormatOption,
-  RESULT_FORMATS,
-  type ResultFormat,
-} from './options.js';
-
-/** An operator's `config/default` (or another overlay), rendered by kustomize, with the manager image set. */
-function render(operatorDir: string, image: string | undefined, overlay = 'default'): string {
-  const dir = join(operatorDir, 'config', overlay);
-  if (!existsSync(dir)) throw new CliError('OPKIT_DEPLOY_OVERLAY', `${dir} does not exist`);
-  const text = kubectl(['kustomize', dir]);
-  return image ? text.replaceAll('image: controller:latest', `image: ${image}`) : text;
-}
+import { kubectl } from '../../kubectl.js';
+import type { SecretData } from '../../webhook-certificates.js';
+import { OUTPUT_FORMAT_FLAGS, outputFormatOption, RESULT_FORMATS, type ResultFormat } from '../options.js';
+import { renderOverlay as render } from './overlay.js';
 
 /** A Secret of the cluster, or undefined when there is none. */
 function readSecret(kubeconfig: string[], namespace: string, name: string): SecretData | undefined {
@@ -92,8 +77,8 @@ export function deployResult(
   };
 }
 
-/** `deploy` / `undeploy` for an operator project in the kubebuilder layout (what `make deploy` does). */
-export function registerDeployCommands(program: Command): void {
+/** `opkit deploy`: an operator project's config/default applied to the current cluster (what `make deploy` does). */
+export function registerDeploy(program: Command): void {
   program
     .command('deploy')
     .description(
@@ -132,7 +117,7 @@ Examples:
   $ opkit deploy --operator operators/memcached --image registry.example.com/memcached-operator:0.3.0 -o json`,
     )
     .action(async (opts: DeployOptions) => {
-      const { checkImageReference } = await import('../registry-client.js');
+      const { checkImageReference } = await import('../../registry-client.js');
       checkImageReference('--image', opts.image);
       const dir = resolve(opts.operator);
       const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
@@ -143,11 +128,11 @@ Examples:
       const objects = parseAllDocuments(render(dir, opts.image, overlay))
         .map((d) => d.toJS() as Manifest | null)
         .filter((o): o is Manifest => o !== null);
-      const { provisionWebhookCertificates } = await import('../webhook-certificates.js');
+      const { provisionWebhookCertificates } = await import('../../webhook-certificates.js');
       const provisioned = provisionWebhookCertificates(objects, (ns, name) => readSecret(k, ns, name));
       const [{ planDeploy }, { liveObjects }] = await Promise.all([
-        import('../deployed-objects.js'),
-        import('../undeploy.js'),
+        import('../../deployed-objects.js'),
+        import('../../undeploy.js'),
       ]);
       const rendered = provisioned ? [...provisioned.objects, ...provisioned.secrets] : objects;
       // Marked, so that undeploy can tell what this deploy applied from what it finds under the same names;
@@ -174,7 +159,7 @@ Examples:
         return;
       }
       process.stderr.write(applied);
-      const { writeResult } = await import('../output.js');
+      const { writeResult } = await import('../../output.js');
       const result = deployResult(manifests, {
         operator: dir,
         image: opts.image,
@@ -184,74 +169,4 @@ Examples:
       });
       await writeResult(opts.output, result, applied);
     });
-  program
-    .command('undeploy')
-    .description('Remove what deploy applied, and only that; CRDs with objects only with --delete-crds.')
-    .option('--operator <dir>', 'operator project directory', '.')
-    .option('--kubeconfig <path>', 'kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
-    .option(
-      '--delete-crds',
-      "delete the operator's CRDs even while objects of them exist, and those objects first",
-    )
-    .option('--timeout <duration>', 'how long the operator may take to finalize its custom resources', '120s')
-    .addHelpText(
-      'after',
-      examples(
-        [
-          'opkit undeploy --operator operators/memcached',
-          'opkit undeploy --operator operators/memcached --delete-crds',
-          'opkit undeploy --operator . --kubeconfig ./kubeconfig --timeout 5m',
-        ],
-        `Deletes only what it can prove \`opkit deploy\` of this operator applied: of the objects config/default
-renders, those the cluster holds with deploy's label opkit.dev/deploy and its annotation opkit.dev/deploy-run
-naming this operator and the object. Anything else found under those names is left, and printed with why:
-so is an object deploy found already there (a namespace made beforehand, say), which it applied unmarked.
-
-A CRD that still has objects is kept, with them, unless --delete-crds is given: then every object of it is
-deleted first, while the operator still runs, and undeploy waits until they are gone (their finalizers are
-the operator's to remove; deleted together with the operator, they would keep their finalizers and hold
-their CRD in Terminating), printing how many there were. Then the rest is deleted.`,
-      ),
-    )
-    .action(
-      async (opts: { operator: string; kubeconfig?: string; timeout: string; deleteCrds?: boolean }) => {
-        const [
-          { deleteCustomResources, liveObjects, countCustomResources, objectList, renderedObjects },
-          plans,
-        ] = await Promise.all([import('../undeploy.js'), import('../deployed-objects.js')]);
-        const dir = resolve(opts.operator);
-        const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
-        const manager = `${basename(dir)}-deploy`;
-        const rendered = renderedObjects(render(dir, undefined), join(dir, 'config', 'default'));
-        const live = liveObjects(k, rendered);
-        const counts = new Map(
-          live
-            .filter((o) => o.kind === 'CustomResourceDefinition' && plans.deployedBy(o, manager))
-            .map((o) => {
-              const name = o.metadata?.name ?? '';
-              return [name, countCustomResources(k, name)] as const;
-            }),
-        );
-        const plan = plans.planUndeploy(live, counts, manager, opts.deleteCrds === true);
-        for (const { object, reason } of plan.left) process.stdout.write(`leaving ${object}: ${reason}\n`);
-        for (const { resource, objects } of plan.emptyFirst) {
-          process.stdout.write(
-            `deleting ${objects} object${objects === 1 ? '' : 's'} of ${resource} with its CRD (--delete-crds)\n`,
-          );
-          deleteCustomResources(k, resource, opts.timeout);
-        }
-        if (plan.delete.length === 0) {
-          process.stdout.write(`nothing to undeploy: no object applied by opkit deploy of ${manager}\n`);
-          return;
-        }
-        const headers = plan.delete.map((o) => ({
-          apiVersion: o.apiVersion,
-          kind: o.kind,
-          metadata: { name: o.metadata?.name, namespace: o.metadata?.namespace },
-        }));
-        process.stdout.write(
-          kubectl(['delete', ...k, '--ignore-not-found', '--wait=false', '-f', '-'], objectList(headers)),
-        );
-      },
-    );
 }

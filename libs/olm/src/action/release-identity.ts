@@ -1,4 +1,8 @@
-import { type Catalog, SCHEMA_SEMVER_TEMPLATE } from '@opkit/olm';
+import { join, relative } from 'node:path';
+import { BundleAnnotation } from '../bundle/annotations.js';
+import type { LoadedBundle } from '../bundle/load.js';
+import { SCHEMA_SEMVER_TEMPLATE } from '../catalog/semver-template.js';
+import type { Catalog } from '../catalog/types.js';
 import type { OperatorRelease } from './operator-release.js';
 
 /** One rendered catalog template, with its schema (how it states channels). */
@@ -81,6 +85,36 @@ export function releaseDisagreements(
         `defaultChannel is ${pkg.defaultChannel}${semver ? " (olm.semver's most stable, newest channel)" : ''}, but ${release.manifest} opkit.channels[0] is ${defaultChannel}`,
       );
   }
+  return problems;
+}
+
+/**
+ * Where the bundle directory of an operator's current version disagrees with its release identity: the
+ * channels and default channel of `metadata/annotations.yaml` must be `opkit.channels` and its first, and the
+ * CSV must replace what `opkit.replaces` names (`bundle build-all` writes them so; a bundle edited or left from
+ * an earlier identity does not). One line per disagreement, naming the bundle file and the package.json field.
+ */
+export function bundleDisagreements(bundle: LoadedBundle, release: OperatorRelease): string[] {
+  const problems: string[] = [];
+  const fileOf = (file: string) => relative(process.cwd(), join(bundle.dir, file)) || file;
+  const annotations = fileOf('metadata/annotations.yaml');
+  const channels = bundle.annotations[BundleAnnotation.channels] ?? '';
+  if (channels !== release.channels.join(','))
+    problems.push(
+      `${annotations}: ${BundleAnnotation.channels} is ${channels}, but ${release.manifest} opkit.channels is ${release.channels.join(',')}`,
+    );
+  const defaultChannel = bundle.annotations[BundleAnnotation.defaultChannel];
+  if (release.channels[0] !== undefined && defaultChannel !== release.channels[0])
+    problems.push(
+      `${annotations}: ${BundleAnnotation.defaultChannel} is ${defaultChannel ?? 'not set'}, but ${release.manifest} opkit.channels[0] is ${release.channels[0]}`,
+    );
+  const csv = bundle.manifests.find((m) => m.object === bundle.csv);
+  const replaces = typeof bundle.csv.spec.replaces === 'string' ? bundle.csv.spec.replaces : undefined;
+  const expected = replacedCsvName(release);
+  if (replaces !== expected)
+    problems.push(
+      `${fileOf(csv?.file ?? 'manifests')}: spec.replaces is ${replaces ?? 'not set'}, but ${release.manifest} opkit.replaces ${release.replaces === undefined ? 'is not set' : `is ${release.replaces}`}`,
+    );
   return problems;
 }
 

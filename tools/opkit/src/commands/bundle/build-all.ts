@@ -1,0 +1,46 @@
+import type { Command } from 'commander';
+import { examples } from '../options.js';
+import { registryClient } from './digest-client.js';
+
+/** `opkit bundle build-all`: every operator's current bundle generated, every bundle validated and imaged. */
+export function registerBundleBuildAll(bundle: Command): void {
+  bundle
+    .command('build-all')
+    .description('Generate every operator’s current bundle, validate all bundles and build their images.')
+    .option('--operators <dir>', 'operator projects (with an `opkit` field in package.json)', 'operators')
+    .option('--bundles <dir>', 'bundles, as <package>/<version>/', 'bundles')
+    .option('--images <dir>', 'where the OCI image layouts go', 'dist/images')
+    .option(
+      '--use-image-digests',
+      'pin the operator and RELATED_IMAGE_* images of the generated bundles to their current digests',
+      false,
+    )
+    .option('--plain-http', 'reach registries over HTTP (with --use-image-digests)', false)
+    .addHelpText(
+      'after',
+      examples(['opkit bundle build-all', 'opkit bundle build-all --use-image-digests --images dist/images']),
+    )
+    .action(
+      async (opts: {
+        operators: string;
+        bundles: string;
+        images: string;
+        useImageDigests: boolean;
+        plainHttp: boolean;
+      }) => {
+        const { buildBundles } = await import('@opkit/olm/action/build-bundles');
+        const client = opts.useImageDigests ? await registryClient(opts.plainHttp) : undefined;
+        try {
+          await buildBundles({
+            operatorsDir: opts.operators,
+            bundlesDir: opts.bundles,
+            imagesDir: opts.images,
+            ...(client ? { imageDigests: client } : {}),
+            onProgress: (line) => process.stdout.write(`${line}\n`),
+          });
+        } finally {
+          client?.close();
+        }
+      },
+    );
+}

@@ -1,0 +1,31 @@
+// `opkit catalog`: one module per verb, each registering its command on the group made here.
+import type { Command } from 'commander';
+import { examples } from '../options.js';
+import { registerCatalogBuild } from './build.js';
+import { registerCatalogImage } from './image.js';
+import { registerCatalogMigrate } from './migrate.js';
+import { registerCatalogPublish } from './publish.js';
+import { registerCatalogRender } from './render.js';
+import { registerCatalogServe } from './serve.js';
+import { registerCatalogValidate } from './validate.js';
+
+export function registerCatalogCommands(program: Command): void {
+  const catalog = program
+    .command('catalog')
+    .description('Build, validate and image file-based catalogs.')
+    .addHelpText(
+      'after',
+      examples([
+        'opkit catalog build --template catalog/templates/memcached-operator.yaml --out catalog/configs',
+        'opkit catalog validate catalog/configs',
+        'opkit catalog render catalog/configs -o yaml',
+      ]),
+    );
+  registerCatalogBuild(catalog);
+  registerCatalogValidate(catalog);
+  registerCatalogRender(catalog);
+  registerCatalogMigrate(catalog);
+  registerCatalogServe(catalog);
+  registerCatalogPublish(catalog);
+  registerCatalogImage(catalog);
+}

@@ -1,0 +1,10 @@
+// `opkit deploy` and `opkit undeploy` for an operator project in the kubebuilder layout (what `make deploy`
+// and `make undeploy` do): one module per verb, and the overlay rendering they share.
+import type { Command } from 'commander';
+import { registerDeploy } from './deploy.js';
+import { registerUndeploy } from './undeploy.js';
+
+export function registerDeployCommands(program: Command): void {
+  registerDeploy(program);
+  registerUndeploy(program);
+}

@@ -1,0 +1,16 @@
+// `opkit generate`: the parts of an operator project OLM reads, one module per verb.
+import type { Command } from 'commander';
+import { examples } from '../options.js';
+import { registerGenerateKustomizeManifests } from './kustomize-manifests.js';
+
+export function registerGenerateCommands(program: Command): void {
+  const generate = program
+    .command('generate')
+    .description('Generate the parts of an operator project OLM reads, as operator-sdk generate does.')
+    .addHelpText('after', examples(['opkit generate kustomize manifests --project operators/memcached']));
+  const kustomize = generate
+    .command('kustomize')
+    .description('Generate kustomize inputs of the bundle.')
+    .addHelpText('after', examples(['opkit generate kustomize manifests --project operators/redis']));
+  registerGenerateKustomizeManifests(kustomize);
+}
