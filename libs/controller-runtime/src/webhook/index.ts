@@ -23,7 +23,7 @@ export {
   takeStashedFields,
 } from './conversion.js';
 export { applyJsonPatch, type JsonPatchOperation, jsonPatch } from './json-patch.js';
-export { type AnyKindWebhooks, type KindWebhooks, registerWebhooks } from './kind-webhooks.js';
+export type { AnyKindWebhooks, KindWebhooks } from './kind-webhooks.js';
 export { BadRequestError } from './request.js';
 export {
   CONVERSION_PATH,
