@@ -6,7 +6,7 @@ import {
   webhooksEnabled,
 } from '@opkit/controller-runtime';
 import { storageVersionMigrator } from '@opkit/controller-runtime/crd';
-import { memcachedCrd, setupWebhooks } from './api/index.js';
+import { GROUP, PLURAL, setupWebhooks } from './api/index.js';
 import { memcachedCache } from './controller/cache.js';
 import { setupControllers } from './controller/index.js';
 import { prometheusRuleInstaller } from './monitoring/prometheus-rule.js';
@@ -29,8 +29,9 @@ export function createMemcachedOperator(options: MemcachedOperatorOptions = {}):
   if (webhooksEnabled(options)) {
     setupWebhooks(manager);
     // Objects stored as v1alpha1 before the upgrade to v1beta1 storage are rewritten, so a later version can
-    // stop serving v1alpha1 (reading them needs the conversion webhook, hence only with webhooks).
-    manager.add(storageVersionMigrator(manager.apiReader, memcachedCrd.metadata.name, manager.logger));
+    // stop serving v1alpha1 (reading them needs the conversion webhook, hence only with webhooks). The CRD is
+    // named from the API's constants: its assembly is build-time code the operator's bundle leaves out.
+    manager.add(storageVersionMigrator(manager.apiReader, `${PLURAL}.${GROUP}`, manager.logger));
   }
   manager.add(prometheusRuleInstaller(manager.apiReader, operatorNamespace(options), manager.logger));
   return manager;

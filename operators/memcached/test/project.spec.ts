@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { configManifests, sampleProblems } from '@opkit/controller-runtime/manifests';
+import { configManifests, sampleProblems } from '@opkit/controller-tools/manifests';
 import { opkitScript } from '@opkit/test-cluster';
 import { describeOperatorProject, eventually } from '@opkit/test-cluster/vitest';
 import { expect, inject, it } from 'vitest';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { configManifests, sampleProblems } from '@opkit/controller-runtime/manifests';
+import { configManifests, sampleProblems } from '@opkit/controller-tools/manifests';
 import { describeOperatorProject, eventually } from '@opkit/test-cluster/vitest';
 import { expect } from 'vitest';
 import { manifestsSpec } from '../src/manifests/generate.js';

@@ -24,6 +24,7 @@ const require = createRequire(import.meta.url);
 /** The publishable packages: directory and name. */
 const PACKAGES = [
   { dir: 'libs/controller-runtime', name: '@opkit/controller-runtime' },
+  { dir: 'libs/controller-tools', name: '@opkit/controller-tools' },
   { dir: 'libs/olm', name: '@opkit/olm' },
   { dir: 'libs/oci', name: '@opkit/oci' },
   { dir: 'tools/opkit', name: '@opkit/cli' },

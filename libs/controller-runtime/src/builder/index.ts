@@ -1,4 +1,5 @@
 export { BuilderError, ControllerBuilder, controllerManagedBy } from './builder.js';
+export { registerWebhooks } from './register-webhooks.js';
 export {
   WebhookBuilder,
   type WebhookRegistration,

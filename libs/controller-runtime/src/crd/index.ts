@@ -1,14 +1,4 @@
 export {
-  type CrdDefinition,
-  type CrdVersion,
-  type CustomResourceDefinition,
-  customResourceDefinition,
-  type OpenApiSchema,
-  toStructuralSchema,
-  type WebhookClientConfig,
-  withConversionWebhook,
-} from './custom-resource-definition.js';
-export {
   conditionSchema,
   conditionsSchema,
   customResourceSchema,

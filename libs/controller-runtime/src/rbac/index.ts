@@ -1,8 +1,1 @@
-export {
-  clusterRole,
-  leaderElectionRules,
-  mergePolicyRules,
-  type PolicyRule,
-  type ResourcePolicyRule,
-  WildcardRuleError,
-} from './policy-rules.js';
+export { leaderElectionRules, type PolicyRule, type ResourcePolicyRule } from './policy-rules.js';

@@ -23,15 +23,7 @@ export {
   takeStashedFields,
 } from './conversion.js';
 export { applyJsonPatch, type JsonPatchOperation, jsonPatch } from './json-patch.js';
-export {
-  type AnyKindWebhooks,
-  conversionPatch,
-  type KindWebhooks,
-  registerWebhooks,
-  serviceClientConfig,
-  WEBHOOK_SERVICE,
-  webhookConfigurations,
-} from './kind-webhooks.js';
+export type { AnyKindWebhooks, KindWebhooks } from './kind-webhooks.js';
 export { BadRequestError } from './request.js';
 export {
   CONVERSION_PATH,

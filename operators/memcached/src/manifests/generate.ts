@@ -2,7 +2,7 @@
 // RBAC roles from the controllers' declared needs, the webhook configurations and the CRD's conversion patch
 // from the webhook declaration — and checks the samples against the schemas.
 import { join } from 'node:path';
-import { type ConfigManifestsSpec, writeConfigManifests } from '@opkit/controller-runtime/manifests';
+import { type ConfigManifestsSpec, writeConfigManifests } from '@opkit/controller-tools/manifests';
 import { apis, webhooks } from '../api/index.js';
 import { controllerRbac } from '../controller/index.js';
 import { monitoringRbac } from '../monitoring/prometheus-rule.js';

@@ -1,7 +1,7 @@
 // The project's APIs, one entry per kind; `nx g @opkit/nx:api` and `nx g @opkit/nx:webhook` rewrite this file.
 import type { Manager } from '@opkit/controller-runtime';
-import type { ConfigApi } from '@opkit/controller-runtime/manifests';
 import type { AnyKindWebhooks } from '@opkit/controller-runtime/webhook';
+import type { ConfigApi } from '@opkit/controller-tools/manifests';
 import { redisClusterCrd } from './redis-cluster-crd.js';
 import { validateRedisCluster } from './v1/redis-cluster.js';
 

@@ -1,4 +1,4 @@
-import { customResourceDefinition } from '@opkit/controller-runtime/crd';
+import { customResourceDefinition } from '@opkit/controller-tools/crd';
 import { GROUP, KIND, PLURAL, redisClusterSchema, VERSION } from './v1/redis-cluster.js';
 
 /** The RedisCluster CRD, generated from the schema. */

@@ -1,7 +1,7 @@
 // `nx run redis:manifests`: writes the generated parts of config/ — the CRD from the API schema and the
 // RBAC roles from the controller's declared needs — and checks the samples against the schema.
 import { join } from 'node:path';
-import { type ConfigManifestsSpec, writeConfigManifests } from '@opkit/controller-runtime/manifests';
+import { type ConfigManifestsSpec, writeConfigManifests } from '@opkit/controller-tools/manifests';
 import { apis, webhooks } from '../api/index.js';
 import { controllerRbac } from '../controller/index.js';
 

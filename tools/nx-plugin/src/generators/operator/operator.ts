@@ -69,7 +69,11 @@ export async function operatorGenerator(
     // Never published nor consumed as built JavaScript (its image bundles `src/main.ts`): the sources are the
     // package.
     exports: { '.': './src/index.ts' },
-    dependencies: { '@opkit/controller-runtime': '*', '@sinclair/typebox': '^0.34.0' },
+    dependencies: {
+      '@opkit/controller-runtime': '*',
+      '@opkit/controller-tools': '*',
+      '@sinclair/typebox': '^0.34.0',
+    },
     devDependencies: { '@opkit/test-cluster': '*', yaml: '^2.9.1' },
     nx: {
       name: names.name,

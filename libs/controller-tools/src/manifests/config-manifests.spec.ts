@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { schemaValidator } from '@opkit/controller-runtime/crd';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { customResourceDefinition } from '../crd/custom-resource-definition.js';
-import { schemaValidator } from '../crd/schema-validator.js';
 import {
   type ConfigManifestsSpec,
   configManifests,

@@ -1,15 +1,12 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { SchemaValidator } from '@opkit/controller-runtime/crd';
+import { leaderElectionRules, type ResourcePolicyRule } from '@opkit/controller-runtime/rbac';
+import type { AnyKindWebhooks } from '@opkit/controller-runtime/webhook';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { CustomResourceDefinition } from '../crd/custom-resource-definition.js';
-import type { SchemaValidator } from '../crd/schema-validator.js';
-import {
-  clusterRole,
-  leaderElectionRules,
-  mergePolicyRules,
-  type ResourcePolicyRule,
-} from '../rbac/policy-rules.js';
-import { type AnyKindWebhooks, conversionPatch, webhookConfigurations } from '../webhook/kind-webhooks.js';
+import { clusterRole, mergePolicyRules } from '../rbac/generated-roles.js';
+import { conversionPatch, webhookConfigurations } from '../webhook/webhook-configurations.js';
 
 /** One API of an operator: its CRD, and the validators `config/samples` of its kind are checked with. */
 export interface ConfigApi {

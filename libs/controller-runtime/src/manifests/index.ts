@@ -1,7 +1,0 @@
-export {
-  type ConfigApi,
-  type ConfigManifestsSpec,
-  configManifests,
-  sampleProblems,
-  writeConfigManifests,
-} from './config-manifests.js';
