@@ -1,4 +1,11 @@
-import { CRD_KIND, CSV_KIND, groupOf, isRecord, type Manifest, versionOf } from '../csv/types.js';
+import {
+  CRD_KIND,
+  CSV_KIND,
+  groupOf,
+  isRecord,
+  type Manifest,
+  versionOf,
+} from '../manifest/cluster-service-version.js';
 
 /**
  * The file name operator-sdk gives a bundle manifest: `<package>.clusterserviceversion.yaml` for the CSV,

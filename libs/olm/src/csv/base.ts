@@ -4,7 +4,7 @@ import {
   CSV_KIND,
   type InstallMode,
   type Manifest,
-} from './types.js';
+} from '../manifest/cluster-service-version.js';
 
 /** Install modes `operator-sdk generate kustomize manifests` puts into a fresh base: AllNamespaces only. */
 export const DEFAULT_INSTALL_MODES: readonly InstallMode[] = [

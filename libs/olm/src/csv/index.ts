@@ -1,3 +1,4 @@
+export * from '../manifest/cluster-service-version.js';
 export * from './base.js';
 export * from './errors.js';
 export * from './generate.js';
@@ -7,5 +8,4 @@ export { managerImages } from './operator-objects.js';
 export * from './owned-crds.js';
 export * from './permissions.js';
 export * from './related-images.js';
-export * from './types.js';
 export * from './webhooks.js';

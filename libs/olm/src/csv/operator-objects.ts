@@ -1,4 +1,12 @@
-import { CRD_KIND, CSV_KIND, deepCopy, groupOf, isRecord, type Manifest, versionOf } from './types.js';
+import {
+  CRD_KIND,
+  CSV_KIND,
+  deepCopy,
+  groupOf,
+  isRecord,
+  type Manifest,
+  versionOf,
+} from '../manifest/cluster-service-version.js';
 
 const WATCH_NAMESPACE = 'WATCH_NAMESPACE';
 const TARGET_NAMESPACES_REF = "metadata.annotations['olm.targetNamespaces']";

@@ -1,6 +1,12 @@
 import { byteOrder } from '../go-compat/go-format.js';
+import {
+  type CrdDescription,
+  type Descriptor,
+  deepCopy,
+  isRecord,
+  type Manifest,
+} from '../manifest/cluster-service-version.js';
 import { displayNameOf } from './base.js';
-import { type CrdDescription, type Descriptor, deepCopy, isRecord, type Manifest } from './types.js';
 
 const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
 

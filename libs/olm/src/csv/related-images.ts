@@ -1,5 +1,5 @@
+import { isRecord, type Manifest, type RelatedImage } from '../manifest/cluster-service-version.js';
 import { CsvError } from './errors.js';
-import { isRecord, type Manifest, type RelatedImage } from './types.js';
 
 const PREFIX = 'RELATED_IMAGE_';
 

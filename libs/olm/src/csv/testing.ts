@@ -1,4 +1,4 @@
-import type { ClusterServiceVersion, Manifest } from './types.js';
+import type { ClusterServiceVersion, Manifest } from '../manifest/cluster-service-version.js';
 
 /**
  * A small operator for tests: what `kubectl kustomize config/manifests` renders for a one-CRD operator with

@@ -1,5 +1,10 @@
 import { byteOrder } from '../go-compat/go-format.js';
-import { deepCopy, isRecord, type Manifest, type WebhookDescription } from './types.js';
+import {
+  deepCopy,
+  isRecord,
+  type Manifest,
+  type WebhookDescription,
+} from '../manifest/cluster-service-version.js';
 
 const rec = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
 

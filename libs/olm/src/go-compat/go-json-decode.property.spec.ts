@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import {
+  GO_BUNDLE,
+  GO_CHANNEL,
+  GO_DEPRECATION,
+  GO_PACKAGE,
+  GO_PROPERTY_VALUES,
+} from '../catalog/declcfg/go-schemas.js';
 import { decodeGo, decodesToItself, type GoType } from './go-json-decode.js';
-import { GO_BUNDLE, GO_CHANNEL, GO_DEPRECATION, GO_PACKAGE, GO_PROPERTY_VALUES } from './go-schemas.js';
 
 // A fixed seed keeps `npm test` reproducible; FUZZ_RUNS=100000 searches longer on demand.
 const params = { seed: 20261127, numRuns: Number(process.env.FUZZ_RUNS ?? 1000) };

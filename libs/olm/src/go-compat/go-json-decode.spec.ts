@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { GO_CHANNEL } from '../catalog/declcfg/go-schemas.js';
 import { decodeGoBase64 } from './go-base64.js';
 import { decodeGo } from './go-json-decode.js';
 import { scanJsonValue } from './go-json-scan.js';
-import { GO_CHANNEL } from './go-schemas.js';
 
 const scan = (s: string) => scanJsonValue(new TextEncoder().encode(s), 0);
 

@@ -1,6 +1,6 @@
-import { byteOrder, sortInByteOrder } from '../go-compat/go-format.js';
-import { goFieldName } from '../go-compat/index.js';
 import { Base64Error, decodeGoBase64, encodeGoBase64 } from './go-base64.js';
+import { byteOrder, sortInByteOrder } from './go-format.js';
+import { goFieldName } from './index.js';
 
 /** A Go type as far as `encoding/json` decoding cares; `name` is what Go prints in type errors. */
 export type GoType =

@@ -1,4 +1,4 @@
-import { goQuote } from '../go-compat/go-format.js';
+import { goQuote } from './go-format.js';
 
 /** Result of scanning one JSON value from a byte stream the way Go's `json.Decoder` does. */
 export type ScanResult =

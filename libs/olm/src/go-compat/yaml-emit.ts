@@ -1,5 +1,5 @@
-import { goFloat } from '../go-compat/go-format.js';
-import { isGoYamlTimestamp } from '../go-compat/index.js';
+import { goFloat } from './go-format.js';
+import { isGoYamlTimestamp } from './index.js';
 import { resolvePlainScalar } from './yaml-json.js';
 
 /**

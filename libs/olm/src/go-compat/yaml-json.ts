@@ -1,8 +1,8 @@
 import type { Alias, Document, Node, Scalar } from 'yaml';
-import { goFloat, sortInByteOrder } from '../go-compat/go-format.js';
-import { goFieldName, goFloat32, goYamlScalarString, parseGoYamlDocument } from '../go-compat/index.js';
 import { yamlLibrary } from '../yaml-library.js';
+import { goFloat, sortInByteOrder } from './go-format.js';
 import type { GoType } from './go-json-decode.js';
+import { goFieldName, goFloat32, goYamlScalarString, parseGoYamlDocument } from './index.js';
 import { yamlDepthError } from './yaml-depth.js';
 
 /** Thrown when a YAML document cannot be converted to JSON; `message` follows sigs.k8s.io/yaml's wording. */

@@ -8,9 +8,9 @@ import {
   readBundleText,
 } from '../bundle/bundle-file.js';
 import { parseYamlDocuments } from '../bundle/yaml.js';
-import { type ClusterServiceVersion, isRecord, type Manifest } from '../csv/types.js';
 import { byteOrder } from '../go-compat/go-format.js';
 import { goJsonMarshal } from '../go-compat/go-json.js';
+import { type ClusterServiceVersion, isRecord, type Manifest } from '../manifest/cluster-service-version.js';
 import { parseVersionTolerant } from '../semver/index.js';
 import { goJoin } from './bundle-format.js';
 import { goErrorText as errorText, type GoError, newAggregate } from './go-errors.js';

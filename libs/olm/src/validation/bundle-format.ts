@@ -5,9 +5,9 @@ import { readAnnotationsFile } from '../bundle/annotations-file.js';
 import { readBundleFile, readBundleText } from '../bundle/bundle-file.js';
 import { DEPENDENCIES_FILE, DEPENDENCY_VALUES } from '../bundle/go-types.js';
 import { parseYamlDocuments } from '../bundle/yaml.js';
-import { decodeGo } from '../catalog/go-json-decode.js';
-import { isRecord } from '../csv/types.js';
 import { byteOrder, goQuote } from '../go-compat/go-format.js';
+import { decodeGo } from '../go-compat/go-json-decode.js';
+import { isRecord } from '../manifest/cluster-service-version.js';
 import { tryParseVersion } from '../semver/index.js';
 
 /** Go's `filepath.Join`: joined and cleaned. */

@@ -1,5 +1,5 @@
 import type { LoadedBundle } from '../bundle/load.js';
-import type { ClusterServiceVersion, Manifest } from '../csv/types.js';
+import type { ClusterServiceVersion, Manifest } from '../manifest/cluster-service-version.js';
 
 /**
  * What the bundle-level validators look at (operator-framework/api `manifests.Bundle`).

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadBundle } from '../bundle/load.js';
 import { generateCsv } from '../csv/generate.js';
 import { demoBaseCsv, demoOperatorObjects } from '../csv/testing.js';
-import type { ClusterServiceVersion, Manifest } from '../csv/types.js';
+import type { ClusterServiceVersion, Manifest } from '../manifest/cluster-service-version.js';
 import { validateBundle } from './bundle.js';
 import { type ValidationBundle, validationBundleOf } from './bundle-model.js';
 import { validateCrd } from './crd.js';

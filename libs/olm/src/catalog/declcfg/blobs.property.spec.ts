@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { decodeGo, type GoType } from '../../go-compat/go-json-decode.js';
 import { copiedProperties, properties } from './blobs.js';
-import { decodeGo, type GoType } from './go-json-decode.js';
 import { GO_BUNDLE } from './go-schemas.js';
 
 // A fixed seed keeps `npm test` reproducible; FUZZ_RUNS=100000 searches longer on demand.

@@ -1,6 +1,6 @@
-import { goJsonMarshal } from '../go-compat/go-json.js';
+import { goJsonMarshal } from '../../go-compat/go-json.js';
+import { decodeGo, decodesToItself } from '../../go-compat/go-json-decode.js';
 import { exactBundleFields } from './bundle-fields.js';
-import { decodeGo, decodesToItself } from './go-json-decode.js';
 import { GO_BUNDLE, GO_CHANNEL, GO_DEPRECATION, GO_PACKAGE } from './go-schemas.js';
 import type { Meta } from './meta.js';
 import { BundleObjectError, readBundleObjects } from './properties.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { validateCatalog } from '../model/validate.js';
 import { singleBundleCatalog, withUpgradeBundle } from './bundle-catalog.js';
 import type { BundleBlob } from './types.js';
-import { validateCatalog } from './validate.js';
 
 function bundle(version: string): BundleBlob {
   return {

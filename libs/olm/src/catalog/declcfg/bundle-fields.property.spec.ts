@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { decodeGo } from '../../go-compat/go-json-decode.js';
 import { exactBundleFields } from './bundle-fields.js';
-import { decodeGo } from './go-json-decode.js';
 import { GO_BUNDLE } from './go-schemas.js';
 import { bundleBlob } from './spec-fixtures.js';
 

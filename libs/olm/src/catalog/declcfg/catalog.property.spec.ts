@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { YamlConversionError, yamlDocumentToJson } from '../../go-compat/yaml-json.js';
 import { CatalogLoadError } from './errors.js';
 import { parseCatalogContent } from './load.js';
 import { serializeCatalog } from './write.js';
-import { YamlConversionError, yamlDocumentToJson } from './yaml-json.js';
 
 // A fixed seed keeps `npm test` reproducible; FUZZ_RUNS=100000 searches longer on demand.
 const params = { seed: 20261126, numRuns: Number(process.env.FUZZ_RUNS ?? 100) };

@@ -1,4 +1,4 @@
-import type { GoType } from './go-json-decode.js';
+import type { GoType } from '../../go-compat/go-json-decode.js';
 
 /**
  * The Go types opm decodes FBC blobs and properties into (operator-registry v1.73.0 `alpha/declcfg` and

@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readFileWithinRoot, WithinRootError } from '@opkit/oci/within-root';
-import { byteOrder, goQuote } from '../go-compat/go-format.js';
+import { byteOrder, goQuote } from '../../go-compat/go-format.js';
 import { addMeta } from './blobs.js';
 import { CatalogLoadError, type LoadProblem } from './errors.js';
 import { INDEX_IGNORE_FILE, IndexIgnoreMatcher } from './indexignore.js';

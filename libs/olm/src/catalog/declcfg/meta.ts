@@ -3,8 +3,8 @@ import {
   goBoolVerbOfJsonInterface,
   goFormatJsonInterface,
   goQuote,
-} from '../go-compat/go-format.js';
-import { goIndentJson } from '../go-compat/go-json.js';
+} from '../../go-compat/go-format.js';
+import { goIndentJson } from '../../go-compat/go-json.js';
 
 /**
  * opm's `declcfg.Meta`: the case-insensitively extracted `schema`, `package` and `name` of a blob plus the blob

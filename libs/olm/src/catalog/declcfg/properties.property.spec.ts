@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeGo, type GoType } from './go-json-decode.js';
+import { decodeGo, type GoType } from '../../go-compat/go-json-decode.js';
 import { GO_PROPERTY_VALUES } from './go-schemas.js';
 import { decodePropertyValue } from './properties.js';
 

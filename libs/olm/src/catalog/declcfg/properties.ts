@@ -1,10 +1,15 @@
-import { NONE } from '../empty.js';
-import { goQuote } from '../go-compat/go-format.js';
-import { decodeGoBase64 } from './go-base64.js';
-import { decodeGo, decodesToItself, type GoDecodeResult, type GoType } from './go-json-decode.js';
+import { NONE } from '../../empty.js';
+import { decodeGoBase64 } from '../../go-compat/go-base64.js';
+import { goQuote } from '../../go-compat/go-format.js';
+import {
+  decodeGo,
+  decodesToItself,
+  type GoDecodeResult,
+  type GoType,
+} from '../../go-compat/go-json-decode.js';
+import { YamlConversionError, yamlDocumentToJson } from '../../go-compat/yaml-json.js';
 import { GO_PROPERTY_VALUES } from './go-schemas.js';
 import type { BundleBlob, Property } from './types.js';
-import { YamlConversionError, yamlDocumentToJson } from './yaml-json.js';
 
 /** Property types opm knows (alpha/property). */
 export const PROPERTY_PACKAGE = 'olm.package';

@@ -1,10 +1,10 @@
 import { Buffer, isAscii } from 'node:buffer';
-import { goJsonMarshal } from '../go-compat/go-json.js';
-import type { GoType } from './go-json-decode.js';
-import { MAX_JSON_NESTING_DEPTH, type ScanResult, scanJsonValue } from './go-json-scan.js';
+import { goJsonMarshal } from '../../go-compat/go-json.js';
+import type { GoType } from '../../go-compat/go-json-decode.js';
+import { MAX_JSON_NESTING_DEPTH, type ScanResult, scanJsonValue } from '../../go-compat/go-json-scan.js';
+import { YamlConversionError, yamlDocumentToJson } from '../../go-compat/yaml-json.js';
+import { yamlDocuments } from '../../go-compat/yaml-stream.js';
 import { type Meta, MetaError, toMeta } from './meta.js';
-import { YamlConversionError, yamlDocumentToJson } from './yaml-json.js';
-import { yamlDocuments } from './yaml-stream.js';
 
 /** The documents decoded from one file, and the error that stopped decoding (opm aborts the load on it). */
 export interface DecodedStream {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { validateCatalog } from '../model/validate.js';
 import { syntheticCatalog } from './synthetic.js';
-import { validateCatalog } from './validate.js';
 import { serializeCatalog } from './write.js';
 
 describe('syntheticCatalog', () => {

@@ -6,9 +6,10 @@ import {
   type OutputKind,
   writeOutputDirectory,
 } from '@opkit/oci/output-directory';
-import { byteOrder, goQuote } from '../go-compat/go-format.js';
-import { GO_STRUCT, type GoStructObject, goJsonMarshal } from '../go-compat/go-json.js';
-import { goSortSlice } from '../go-compat/index.js';
+import { byteOrder, goQuote } from '../../go-compat/go-format.js';
+import { GO_STRUCT, type GoStructObject, goJsonMarshal } from '../../go-compat/go-json.js';
+import { goSortSlice } from '../../go-compat/index.js';
+import { encodeGoYaml } from '../../go-compat/yaml-emit.js';
 import { CatalogWriteError } from './errors.js';
 import { PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA } from './properties.js';
 import type {
@@ -21,7 +22,6 @@ import type {
   PackageBlob,
   Property,
 } from './types.js';
-import { encodeGoYaml } from './yaml-emit.js';
 
 /** Output formats opm writes: concatenated JSON objects, or YAML documents each preceded by `---`. */
 export type CatalogFormat = 'json' | 'yaml';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { oneChannel } from './spec-fixtures.js';
-import type { ChannelEntry } from './types.js';
+import { oneChannel } from '../declcfg/spec-fixtures.js';
+import type { ChannelEntry } from '../declcfg/types.js';
 import { validateCatalog } from './validate.js';
 
 // A fixed seed keeps `npm test` reproducible; FUZZ_RUNS=100000 searches longer on demand.

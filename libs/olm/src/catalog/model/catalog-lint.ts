@@ -1,13 +1,13 @@
-import { goQuote } from '../go-compat/go-format.js';
-import { type CatalogModel, type ModelBundle, type ModelChannel, sortedValues } from './catalog-model.js';
+import { goQuote } from '../../go-compat/go-format.js';
 import {
   type GvkProperty,
   type ParsedProperties,
   PROPERTY_BUNDLE_OBJECT,
   PROPERTY_CSV_METADATA,
-} from './properties.js';
+} from '../declcfg/properties.js';
+import { type BundleBlob, type Catalog, SCHEMA_DEPRECATIONS } from '../declcfg/types.js';
+import { type CatalogModel, type ModelBundle, type ModelChannel, sortedValues } from './catalog-model.js';
 import { replacesChainOf } from './replaces-chain.js';
-import { type BundleBlob, type Catalog, SCHEMA_DEPRECATIONS } from './types.js';
 import type { ReportFinding } from './validation-report.js';
 
 type BundleProperties = ReadonlyMap<BundleBlob, ParsedProperties>;

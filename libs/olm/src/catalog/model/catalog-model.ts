@@ -1,7 +1,7 @@
-import { sortInByteOrder } from '../go-compat/go-format.js';
-import { formatVersion, type PrereleaseIdentifier, type Version } from '../semver/version.js';
-import type { ParsedProperties } from './properties.js';
-import type { BundleBlob, ChannelBlob, PackageBlob } from './types.js';
+import { sortInByteOrder } from '../../go-compat/go-format.js';
+import { formatVersion, type PrereleaseIdentifier, type Version } from '../../semver/version.js';
+import type { ParsedProperties } from '../declcfg/properties.js';
+import type { BundleBlob, ChannelBlob, PackageBlob } from '../declcfg/types.js';
 
 /**
  * The package/channel/bundle model that opm's `declcfg.ConvertToModel` builds from a declarative config: the one

@@ -1,16 +1,14 @@
 import { isPlainValidReference } from '@opkit/oci/reference-grammar';
-import { NONE } from '../empty.js';
-import { byteOrder, goQuote, goStringSlice } from '../go-compat/go-format.js';
-import { SemverError } from '../semver/errors.js';
-import { type PrereleaseIdentifier, parseVersion, type Version } from '../semver/version.js';
-import type { CatalogModel, ModelChannel, ModelPackage } from './catalog-model.js';
+import { NONE } from '../../empty.js';
+import { byteOrder, goQuote, goStringSlice } from '../../go-compat/go-format.js';
+import { SemverError } from '../../semver/errors.js';
+import { type PrereleaseIdentifier, parseVersion, type Version } from '../../semver/version.js';
 import {
   type ParsedProperties,
   PROPERTY_PACKAGE,
   PropertyParseError,
   parseProperties,
-} from './properties.js';
-import { dns1123LabelErrors, pullSpecError } from './pullspec.js';
+} from '../declcfg/properties.js';
 import {
   type BundleBlob,
   type Catalog,
@@ -22,7 +20,9 @@ import {
   SCHEMA_BUNDLE,
   SCHEMA_CHANNEL,
   SCHEMA_PACKAGE,
-} from './types.js';
+} from '../declcfg/types.js';
+import type { CatalogModel, ModelChannel, ModelPackage } from './catalog-model.js';
+import { dns1123LabelErrors, pullSpecError } from './pullspec.js';
 import type { ReportFinding } from './validation-report.js';
 import { parseRelease } from './version-release.js';
 

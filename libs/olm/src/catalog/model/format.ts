@@ -1,4 +1,4 @@
-import { goQuote } from '../go-compat/go-format.js';
+import { goQuote } from '../../go-compat/go-format.js';
 import type { ValidationResult } from './validation-result.js';
 
 interface TreeNode {

@@ -1,4 +1,4 @@
-import { byteOrder } from '../go-compat/go-format.js';
+import { byteOrder } from '../../go-compat/go-format.js';
 
 /** The upgrade-edge view of a channel entry that the replaces-chain rules need. */
 export interface ChainEntry {

@@ -1,5 +1,5 @@
-import { CatalogLoadError } from './errors.js';
-import { loadCatalog } from './load.js';
+import { CatalogLoadError } from '../declcfg/errors.js';
+import { loadCatalog } from '../declcfg/load.js';
 import { type ValidateCatalogOptions, validateCatalog } from './validate.js';
 import type { ValidationResult } from './validation-result.js';
 

@@ -1,6 +1,6 @@
-import { byteOrder, goQuote } from '../go-compat/go-format.js';
-import { SemverError } from '../semver/errors.js';
-import { parseRange } from '../semver/range.js';
+import { byteOrder, goQuote } from '../../go-compat/go-format.js';
+import { SemverError } from '../../semver/errors.js';
+import { parseRange } from '../../semver/range.js';
 import {
   type CatalogModel,
   type ModelBundle,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { bundleBlob, channelBlob, oneChannel, pkgBlob } from '../declcfg/spec-fixtures.js';
+import type { Catalog } from '../declcfg/types.js';
 import { formatValidationResults } from './format.js';
-import { bundleBlob, channelBlob, oneChannel, pkgBlob } from './spec-fixtures.js';
-import type { Catalog } from './types.js';
 import { validateCatalog } from './validate.js';
 
 const errors = (c: Catalog) => validateCatalog(c).filter((r) => r.level === 'error');

@@ -1,7 +1,7 @@
+import type { Catalog } from '../declcfg/types.js';
 import { lintCatalog } from './catalog-lint.js';
 import type { CatalogModel } from './catalog-model.js';
 import { convertToModel } from './convert-to-model.js';
-import type { Catalog } from './types.js';
 import { validateModel } from './validate-model.js';
 import { ValidationReport } from './validation-report.js';
 import type { ValidationResult } from './validation-result.js';

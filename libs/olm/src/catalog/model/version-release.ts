@@ -1,17 +1,18 @@
 // A bundle's place in version order as opm's declcfg sees it: the `olm.package` version, then its `release`
 // (dot-separated identifiers, compared as semver pre-release identifiers).
-import { goQuote } from '../go-compat/go-format.js';
+
+import { decodeGoBase64 } from '../../go-compat/go-base64.js';
+import { goQuote } from '../../go-compat/go-format.js';
 import {
   compareVersions,
   type PrereleaseIdentifier,
   parsePrerelease,
   parseVersion,
   type Version,
-} from '../semver/version.js';
-import { yamlLibrary } from '../yaml-library.js';
-import { decodeGoBase64 } from './go-base64.js';
-import { PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA, PROPERTY_PACKAGE } from './properties.js';
-import type { BundleBlob } from './types.js';
+} from '../../semver/version.js';
+import { yamlLibrary } from '../../yaml-library.js';
+import { PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA, PROPERTY_PACKAGE } from '../declcfg/properties.js';
+import type { BundleBlob } from '../declcfg/types.js';
 
 const RELEASE_MAX_LENGTH = 20;
 

@@ -1,7 +1,7 @@
-import { byteOrder } from '../go-compat/go-format.js';
-import { compareVersions, parseVersion, type Version } from '../semver/version.js';
+import { byteOrder } from '../../go-compat/go-format.js';
+import { compareVersions, parseVersion, type Version } from '../../semver/version.js';
+import { type ChannelBlob, type ChannelEntry, SCHEMA_CHANNEL } from '../declcfg/types.js';
 import type { SemverTemplate } from './semver-template.js';
-import { type ChannelBlob, type ChannelEntry, SCHEMA_CHANNEL } from './types.js';
 
 /** The semver template's bundle lists, from least to most stable. */
 export const ARCHETYPES = ['candidate', 'fast', 'stable'] as const;

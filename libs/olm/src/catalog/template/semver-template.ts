@@ -1,8 +1,15 @@
-import { byteOrder, goQuote } from '../go-compat/go-format.js';
-import { formatVersion, parseVersion, type Version } from '../semver/version.js';
-import { decodeGoBase64, encodeGoBase64 } from './go-base64.js';
-import { decodeGo, type GoType } from './go-json-decode.js';
-import { PropertyParseError, parseProperties, readBundleObjects } from './properties.js';
+import { decodeGoBase64, encodeGoBase64 } from '../../go-compat/go-base64.js';
+import { byteOrder, goQuote } from '../../go-compat/go-format.js';
+import { decodeGo, type GoType } from '../../go-compat/go-json-decode.js';
+import { formatVersion, parseVersion, type Version } from '../../semver/version.js';
+import { PropertyParseError, parseProperties, readBundleObjects } from '../declcfg/properties.js';
+import {
+  type BundleBlob,
+  type Catalog,
+  emptyCatalog,
+  type PackageBlob,
+  SCHEMA_PACKAGE,
+} from '../declcfg/types.js';
 import { ARCHETYPES, type Archetype, generateChannels } from './semver-channels.js';
 import {
   invalid,
@@ -13,7 +20,6 @@ import {
   type TemplateInput,
   unknownBundle,
 } from './template-input.js';
-import { type BundleBlob, type Catalog, emptyCatalog, type PackageBlob, SCHEMA_PACKAGE } from './types.js';
 
 /** Schema of the semver template. */
 export const SCHEMA_SEMVER_TEMPLATE = 'olm.semver';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { BundleBlob } from '../declcfg/types.js';
 import { renderSubstitutesTemplate } from './substitutes-template.js';
-import type { BundleBlob } from './types.js';
 
 // The substitutes template on its own; tools/opkit/test/render-images.spec.ts compares it with opm on images.
 

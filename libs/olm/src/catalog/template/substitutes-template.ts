@@ -1,8 +1,11 @@
 // opm's substitutes template (`schema: olm.template.substitutes`): an FBC whose upgrade graph gets a newer
 // build of a released bundle put in that bundle's place (what the olm.substitutesFor annotation did for
 // sqlite catalogs), written as `substitutions: [{ name: <bundle image>, base: <bundle name> }]`.
-import { goQuote } from '../go-compat/go-format.js';
-import { decodeGo, type GoType } from './go-json-decode.js';
+import { goQuote } from '../../go-compat/go-format.js';
+import { decodeGo, type GoType } from '../../go-compat/go-json-decode.js';
+import type { BundleBlob, Catalog, ChannelEntry } from '../declcfg/types.js';
+import { validateCatalog } from '../model/validate.js';
+import { bundleVersionRelease, compareVersionReleases } from '../model/version-release.js';
 import {
   invalid,
   loadTemplateEntries,
@@ -13,9 +16,6 @@ import {
   type TemplateInput,
   unknownBundle,
 } from './template-input.js';
-import type { BundleBlob, Catalog, ChannelEntry } from './types.js';
-import { validateCatalog } from './validate.js';
-import { bundleVersionRelease, compareVersionReleases } from './version-release.js';
 
 /** Schema of the substitutes template. */
 export const SCHEMA_SUBSTITUTES_TEMPLATE = 'olm.template.substitutes';

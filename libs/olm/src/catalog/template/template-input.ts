@@ -1,11 +1,11 @@
 // What every template renderer shares: how a template is given, the bundles it names, and its errors.
-import { goQuote } from '../go-compat/go-format.js';
-import { goJsonMarshal } from '../go-compat/go-json.js';
-import { addMeta } from './blobs.js';
-import { TemplateError } from './errors.js';
-import { MetaError, toMeta } from './meta.js';
-import { decodeFirstDocument } from './stream.js';
-import { type BundleBlob, type Catalog, emptyCatalog } from './types.js';
+import { goQuote } from '../../go-compat/go-format.js';
+import { goJsonMarshal } from '../../go-compat/go-json.js';
+import { addMeta } from '../declcfg/blobs.js';
+import { TemplateError } from '../declcfg/errors.js';
+import { MetaError, toMeta } from '../declcfg/meta.js';
+import { decodeFirstDocument } from '../declcfg/stream.js';
+import { type BundleBlob, type Catalog, emptyCatalog } from '../declcfg/types.js';
 
 /**
  * Already rendered `olm.bundle` blobs keyed by the reference a template uses for them (a bundle image, or a

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { TemplateError } from './errors.js';
-import { bundleBlob } from './spec-fixtures.js';
+import { TemplateError } from '../declcfg/errors.js';
+import { bundleBlob } from '../declcfg/spec-fixtures.js';
+import type { BundleBlob } from '../declcfg/types.js';
 import {
   parseSemverTemplate,
   readTemplate,
@@ -8,7 +9,6 @@ import {
   renderSemverTemplate,
   renderTemplate,
 } from './templates.js';
-import type { BundleBlob } from './types.js';
 
 const image = (v: string) => `quay.io/example/op-bundle:v${v}`;
 const rendered = (versions: string[]): Map<string, BundleBlob> =>

@@ -1,5 +1,6 @@
-import { goQuote } from '../go-compat/go-format.js';
-import { decodeGo, type GoType } from './go-json-decode.js';
+import { goQuote } from '../../go-compat/go-format.js';
+import { decodeGo, type GoType } from '../../go-compat/go-json-decode.js';
+import type { Catalog } from '../declcfg/types.js';
 import { renderSemverTemplate, SCHEMA_SEMVER_TEMPLATE } from './semver-template.js';
 import { renderSubstitutesTemplate, SCHEMA_SUBSTITUTES_TEMPLATE } from './substitutes-template.js';
 import {
@@ -12,7 +13,6 @@ import {
   type TemplateInput,
   unknownBundle,
 } from './template-input.js';
-import type { Catalog } from './types.js';
 
 /** Schema of the basic template. */
 export const SCHEMA_BASIC_TEMPLATE = 'olm.template.basic';
