@@ -3,12 +3,8 @@ import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { resolveWithinRoot } from '@opkit/oci/within-root';
 import { decodeGo } from '../go-compat/go-json-decode.js';
-import {
-  type ClusterServiceVersion,
-  CSV_KIND,
-  isRecord,
-  type Manifest,
-} from '../manifest/cluster-service-version.js';
+import { type ClusterServiceVersion, CSV_KIND } from '../manifest/cluster-service-version.js';
+import { isRecord, type Manifest } from '../manifest/manifest.js';
 import { tryParseVersionTolerant } from '../semver/index.js';
 import { BundleAnnotation, REGISTRY_V1 } from './annotations.js';
 import { readAnnotationsFile } from './annotations-file.js';

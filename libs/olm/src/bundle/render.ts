@@ -2,7 +2,7 @@ import { byteOrder } from '../go-compat/go-format.js';
 import { goIndentJson, goJsonMarshal, RawJson, rawArrayMembers } from '../go-compat/go-json.js';
 import { decodeGo } from '../go-compat/go-json-decode.js';
 import { goSortSlice } from '../go-compat/index.js';
-import { isRecord, type JsonValue, type Manifest } from '../manifest/cluster-service-version.js';
+import { isRecord, type JsonValue, type Manifest } from '../manifest/manifest.js';
 import { BundleError } from './errors.js';
 import { DEPENDENCY_VALUES } from './go-types.js';
 import { type LoadedBundle, loadBundle } from './load.js';

@@ -1,5 +1,5 @@
 import { isSupportedKind } from '../bundle/supported-kinds.js';
-import { CRD_KIND, deepCopy, type Manifest } from '../manifest/cluster-service-version.js';
+import { CRD_KIND, deepCopy, type Manifest } from '../manifest/manifest.js';
 import type { OperatorObjects } from './operator-objects.js';
 
 /** RBAC the CSV's permissions carry; what binds other subjects stays in `remainingRbac`. */

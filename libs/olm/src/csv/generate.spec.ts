@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterServiceVersion, Manifest } from '../manifest/cluster-service-version.js';
+import type { ClusterServiceVersion } from '../manifest/cluster-service-version.js';
+import type { Manifest } from '../manifest/manifest.js';
 import { DEFAULT_INSTALL_MODES, defaultBaseCsv } from './base.js';
 import { CsvError } from './errors.js';
 import { generateCsv } from './generate.js';

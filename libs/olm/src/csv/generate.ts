@@ -3,15 +3,14 @@ import {
   type ClusterServiceVersion,
   CSV_API_VERSION,
   CSV_KIND,
-  deepCopy,
-  isRecord,
-  type Manifest,
+  packageNameOf,
   type StrategyDeploymentSpec,
 } from '../manifest/cluster-service-version.js';
+import { deepCopy, isRecord, type Manifest } from '../manifest/manifest.js';
 import { parseVersion } from '../semver/index.js';
 import { validateCsv } from '../validation/csv.js';
 import { formatValidationError, hasErrors, type ManifestResult } from '../validation/result.js';
-import { DEFAULT_INSTALL_MODES, defaultBaseCsv, findBaseCsv, packageNameOf } from './base.js';
+import { DEFAULT_INSTALL_MODES, defaultBaseCsv, findBaseCsv } from './base.js';
 import { bundleManifests } from './bundle-manifests.js';
 import { CsvError } from './errors.js';
 import { classifyOperatorObjects } from './operator-objects.js';

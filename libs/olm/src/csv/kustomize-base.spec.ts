@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { Manifest } from '../manifest/cluster-service-version.js';
+import type { Manifest } from '../manifest/manifest.js';
 import { kustomizeBaseCsv, manifestsKustomization } from './kustomize-base.js';
 
 const crd: Manifest = {

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Document } from 'yaml';
-import { type ClusterServiceVersion, isRecord, type Manifest } from '../manifest/cluster-service-version.js';
+import type { ClusterServiceVersion } from '../manifest/cluster-service-version.js';
+import { isRecord, type Manifest } from '../manifest/manifest.js';
 import { yamlLibrary } from '../yaml-library.js';
 import { DEFAULT_INSTALL_MODES, defaultBaseCsv } from './base.js';
 import { ownedCrdDescriptions } from './owned-crds.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Manifest } from '../manifest/cluster-service-version.js';
+import type { Manifest } from '../manifest/manifest.js';
 import { generateCsv } from './generate.js';
 import { managerImages } from './operator-objects.js';
 import { demoBaseCsv, demoOperatorObjects } from './testing.js';

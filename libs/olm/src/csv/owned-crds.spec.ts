@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Manifest } from '../manifest/cluster-service-version.js';
+import type { Manifest } from '../manifest/manifest.js';
 import { displayNameOf } from './base.js';
 import { compareKubeAwareVersions, ownedCrdDescriptions } from './owned-crds.js';
 import { foldPermissions } from './permissions.js';

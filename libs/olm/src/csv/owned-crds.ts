@@ -1,11 +1,6 @@
 import { byteOrder } from '../go-compat/go-format.js';
-import {
-  type CrdDescription,
-  type Descriptor,
-  deepCopy,
-  isRecord,
-  type Manifest,
-} from '../manifest/cluster-service-version.js';
+import type { CrdDescription, Descriptor } from '../manifest/cluster-service-version.js';
+import { deepCopy, isRecord, type Manifest } from '../manifest/manifest.js';
 import { displayNameOf } from './base.js';
 
 const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;

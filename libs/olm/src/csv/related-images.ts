@@ -1,4 +1,5 @@
-import { isRecord, type Manifest, type RelatedImage } from '../manifest/cluster-service-version.js';
+import type { RelatedImage } from '../manifest/cluster-service-version.js';
+import { isRecord, type Manifest } from '../manifest/manifest.js';
 import { CsvError } from './errors.js';
 
 const PREFIX = 'RELATED_IMAGE_';

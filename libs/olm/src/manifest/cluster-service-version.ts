@@ -1,31 +1,14 @@
 /**
- * Types of the objects the OLM tools read and write: plain Kubernetes manifests and the
- * `operators.coreos.com/v1alpha1` ClusterServiceVersion (operator-framework/api `clusterserviceversion_types.go`).
+ * The `operators.coreos.com/v1alpha1` ClusterServiceVersion (operator-framework/api
+ * `clusterserviceversion_types.go`).
  *
  * Every interface keeps an index signature so fields this code does not model survive a round trip. The
  * base Kubernetes types (object, metadata, group/version/kind, RBAC rule) are the runtime's.
  */
 
-import type { GroupVersionKind, KubeObject } from '@opkit/controller-runtime';
+import type { GroupVersionKind } from '@opkit/controller-runtime';
 import type { PolicyRule } from '@opkit/controller-runtime/rbac';
-
-/** Any JSON value. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
-
-/** A JSON object. */
-export interface JsonObject {
-  [key: string]: JsonValue;
-}
-
-/**
- * A Kubernetes manifest as decoded from YAML or JSON: the runtime's object with its type always given, and
- * every other field kept as read.
- */
-export type Manifest = KubeObject & {
-  apiVersion: string;
-  kind: string;
-  [key: string]: unknown;
-};
+import type { JsonValue, Manifest } from './manifest.js';
 
 /** One install mode of a CSV. */
 export interface InstallMode {
@@ -181,42 +164,8 @@ export const CSV_API_VERSION = 'operators.coreos.com/v1alpha1';
 /** Kind of a ClusterServiceVersion. */
 export const CSV_KIND = 'ClusterServiceVersion';
 
-/** Kind of a CustomResourceDefinition. */
-export const CRD_KIND = 'CustomResourceDefinition';
-
-/** True when `value` is a plain (non-array) object. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The group of an `apiVersion` (`""` for the core group). */
-export function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? '' : apiVersion.slice(0, slash);
-}
-
-/** The version of an `apiVersion`. */
-export function versionOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
-}
-
-/** The GVK of a manifest. */
-export function gvkOf(obj: { apiVersion?: unknown; kind?: unknown }): GroupVersionKind {
-  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
-  return {
-    group: groupOf(apiVersion),
-    version: versionOf(apiVersion),
-    kind: typeof obj.kind === 'string' ? obj.kind : '',
-  };
-}
-
-/** Go's `schema.GroupVersionKind.String()`: `group/version, Kind=kind` (the slash is kept for the core group). */
-export function formatGvk(gvk: GroupVersionKind): string {
-  return `${gvk.group}/${gvk.version}, Kind=${gvk.kind}`;
-}
-
-/** A deep copy of a JSON-compatible value. */
-export function deepCopy<T>(value: T): T {
-  return structuredClone(value);
+/** The package name a CSV name implies: `memcached-operator.v0.0.1` → `memcached-operator`. */
+export function packageNameOf(csvName: string): string | undefined {
+  const i = csvName.indexOf('.v');
+  return i > 0 ? csvName.slice(0, i) : undefined;
 }

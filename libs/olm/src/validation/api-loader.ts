@@ -10,7 +10,8 @@ import {
 import { parseYamlDocuments } from '../bundle/yaml.js';
 import { byteOrder } from '../go-compat/go-format.js';
 import { goJsonMarshal } from '../go-compat/go-json.js';
-import { type ClusterServiceVersion, isRecord, type Manifest } from '../manifest/cluster-service-version.js';
+import type { ClusterServiceVersion } from '../manifest/cluster-service-version.js';
+import { isRecord, type Manifest } from '../manifest/manifest.js';
 import { parseVersionTolerant } from '../semver/index.js';
 import { goJoin } from './bundle-format.js';
 import { goErrorText as errorText, type GoError, newAggregate } from './go-errors.js';

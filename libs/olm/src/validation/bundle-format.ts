@@ -7,7 +7,7 @@ import { DEPENDENCIES_FILE, DEPENDENCY_VALUES } from '../bundle/go-types.js';
 import { parseYamlDocuments } from '../bundle/yaml.js';
 import { byteOrder, goQuote } from '../go-compat/go-format.js';
 import { decodeGo } from '../go-compat/go-json-decode.js';
-import { isRecord } from '../manifest/cluster-service-version.js';
+import { isRecord } from '../manifest/manifest.js';
 import { tryParseVersion } from '../semver/index.js';
 
 /** Go's `filepath.Join`: joined and cleaned. */

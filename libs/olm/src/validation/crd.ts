@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { goFormatUnstructuredContent } from '../go-compat/go-format.js';
 import { parseRequestUri } from '../go-compat/index.js';
-import { isRecord, type Manifest } from '../manifest/cluster-service-version.js';
+import { isRecord, type Manifest } from '../manifest/manifest.js';
 import { type InternalSpec, type InternalVersion, str, toInternal } from './crd-internal.js';
 import {
   type FieldError,

@@ -1,5 +1,5 @@
 import { goQuoteSlice, sortInByteOrder } from '../go-compat/go-format.js';
-import { isRecord, type Manifest } from '../manifest/cluster-service-version.js';
+import { isRecord, type Manifest } from '../manifest/manifest.js';
 import {
   compareVersions,
   parseVersion,

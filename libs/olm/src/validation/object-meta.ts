@@ -1,4 +1,4 @@
-import { isRecord } from '../manifest/cluster-service-version.js';
+import { isRecord } from '../manifest/manifest.js';
 import { type FieldError, fieldForbidden, fieldInvalid, fieldRequired } from './field-error.js';
 import { isLabelValue, isQualifiedName } from './k8s-names.js';
 

@@ -5,7 +5,7 @@ import { readAnnotationsFile } from '../bundle/annotations-file.js';
 import { BundleFileRefusedError, bundleEntryKind, readBundleFile } from '../bundle/bundle-file.js';
 import { isSupportedKind } from '../bundle/supported-kinds.js';
 import { goFormatUnstructured, sortInByteOrder } from '../go-compat/go-format.js';
-import { formatGvk, gvkOf } from '../manifest/cluster-service-version.js';
+import { formatGvk, gvkOf } from '../manifest/manifest.js';
 import { loadApiBundle } from './api-loader.js';
 import { validateBundle } from './bundle.js';
 import { bundleMediaType, goJoin, validateBundleFormat } from './bundle-format.js';

@@ -3,7 +3,7 @@
 import { csvMetadataOf } from '../../bundle/render.js';
 import { decodeGoBase64 } from '../../go-compat/go-base64.js';
 import type { GoStruct } from '../../go-compat/go-json.js';
-import type { Manifest } from '../../manifest/cluster-service-version.js';
+import type { Manifest } from '../../manifest/manifest.js';
 import { yamlLibrary } from '../../yaml-library.js';
 import { CatalogError } from './errors.js';
 import { PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA } from './properties.js';
