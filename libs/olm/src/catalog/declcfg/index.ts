@@ -2,6 +2,7 @@
 // blob types, loading a directory or a stream with opm's decoder rules, the properties of a bundle, writing with
 // opm's order and bytes, the migrations, and small catalogs made in code (one bundle, a synthetic benchmark).
 export { singleBundleCatalog, withUpgradeBundle } from './bundle-catalog.js';
+export { csvMetadataOf } from './csv-metadata.js';
 export {
   CatalogError,
   type CatalogErrorCode,

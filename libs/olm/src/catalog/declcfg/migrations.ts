@@ -1,10 +1,11 @@
 // opm's catalog migrations (`--migrate-level` of `opm render`, `opm migrate` and `opm alpha render-template`):
 // rewrites of a rendered catalog into a newer shape, run in order up to the level asked for.
-import { csvMetadataOf } from '../../bundle/render.js';
+
 import { decodeGoBase64 } from '../../go-compat/go-base64.js';
 import type { GoStruct } from '../../go-compat/go-json.js';
 import type { Manifest } from '../../manifest/manifest.js';
 import { yamlLibrary } from '../../yaml-library.js';
+import { csvMetadataOf } from './csv-metadata.js';
 import { CatalogError } from './errors.js';
 import { PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA } from './properties.js';
 import type { BundleBlob, Catalog } from './types.js';
