@@ -8,10 +8,18 @@ import { BundleError } from './errors.js';
 import { DEPENDENCY_VALUES } from './go-types.js';
 import { type LoadedBundle, loadBundle } from './load.js';
 
+/** The key of a rendered property's value as JSON text (see {@link BundleProperty}). */
+export const VALUE_JSON: unique symbol = Symbol('property value JSON');
+
 /** One property of an FBC `olm.bundle`. */
 export interface BundleProperty {
   readonly type: string;
   readonly value: JsonValue;
+  /**
+   * The value as the JSON text rendering built it, kept so that the JSON output matches opm's byte for byte.
+   * Not enumerable: copies and comparisons see only the type and value.
+   */
+  readonly [VALUE_JSON]?: string;
 }
 
 /** An image of a rendered bundle. */
@@ -143,9 +151,6 @@ function csvAnnotationProperties(bundle: LoadedBundle): RawProperty[] {
     return [];
   }
 }
-
-/** Raw JSON text of rendered property values (kept so the JSON output matches opm's byte for byte). */
-const RAW_VALUES = new WeakMap<BundleProperty, string>();
 
 function relatedImagesOf(bundle: LoadedBundle, image: string): RenderedRelatedImage[] {
   const images: RenderedRelatedImage[] = arr(bundle.csv.spec.relatedImages).map((r) => ({
@@ -313,8 +318,7 @@ export function renderLoadedBundle(bundle: LoadedBundle, options: RenderBundleOp
     image,
     properties: outputOrder(props, bundle, image, options).map((p) => {
       const property: BundleProperty = { type: p.type, value: JSON.parse(p.json) as JsonValue };
-      RAW_VALUES.set(property, p.json);
-      return property;
+      return Object.defineProperty(property, VALUE_JSON, { value: p.json });
     }),
     ...(relatedImages.length > 0 ? { relatedImages } : {}),
   };
@@ -337,7 +341,7 @@ export function formatOlmBundleJson(blob: OlmBundleBlob): string {
     ...blob,
     properties: blob.properties.map((p) => ({
       type: p.type,
-      value: new RawJson(RAW_VALUES.get(p) ?? goJsonMarshal(p.value, { sortKeys: false, escapeHtml: false })),
+      value: new RawJson(p[VALUE_JSON] ?? goJsonMarshal(p.value, { sortKeys: false, escapeHtml: false })),
     })),
   };
   return `${goIndentJson(goJsonMarshal(doc, { sortKeys: false, escapeHtml: false }), '    ')}\n`;

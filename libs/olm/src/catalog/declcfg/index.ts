@@ -19,7 +19,6 @@ export {
   parseMigrationLevel,
 } from './migrations.js';
 export {
-  type BundleObjects,
   bundleVersion,
   type CsvMetadataProperty,
   type GvkProperty,
@@ -43,6 +42,7 @@ export { type SyntheticCatalogOptions, syntheticCatalog } from './synthetic.js';
 export {
   type BlobSource,
   type BundleBlob,
+  type BundleObjects,
   type BundleRelatedImage,
   type Catalog,
   type ChannelBlob,

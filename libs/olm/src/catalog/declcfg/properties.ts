@@ -9,7 +9,7 @@ import {
 } from '../../go-compat/go-json-decode.js';
 import { YamlConversionError, yamlDocumentToJson } from '../../go-compat/yaml-json.js';
 import { GO_PROPERTY_VALUES } from './go-schemas.js';
-import type { BundleBlob, Property } from './types.js';
+import { type BundleBlob, type BundleObjects, DECODED_OBJECTS, type Property } from './types.js';
 
 /** Property types opm knows (alpha/property). */
 export const PROPERTY_PACKAGE = 'olm.package';
@@ -228,16 +228,6 @@ export function bundleVersion(bundle: Pick<BundleBlob, 'properties'>): string | 
   return packageProperty(bundle)?.version;
 }
 
-/** A bundle's `olm.bundle.object` manifests, converted to JSON text as opm does on load. */
-export interface BundleObjects {
-  /** Every object, as JSON text. */
-  readonly objects: readonly string[];
-  /** The ClusterServiceVersion among them, if any: the first object of that kind, found on first use. */
-  readonly csv?: Record<string, unknown>;
-  /** The JSON text of {@link csv} (opm's `CsvJSON`), `''` when there is none. */
-  readonly csvJson: string;
-}
-
 /** An `olm.bundle.object` property could not be read; `message` is opm's text (without `read bundle objects: `). */
 export class BundleObjectError extends Error {
   constructor(message: string) {
@@ -249,25 +239,21 @@ export class BundleObjectError extends Error {
 const NO_OBJECTS: BundleObjects = Object.freeze({ objects: NONE, csvJson: '' });
 
 /**
- * Every blob's objects, decoded once: loading decodes them to check them, as opm does, and validation, the
- * registry and templates reuse that. Blobs are not changed after they are loaded, so the result stays true.
- */
-const decodedObjects = new WeakMap<BundleBlob, BundleObjects>();
-
-/**
  * Decodes a bundle's `olm.bundle.object` properties like opm's `readBundleObjects`: base64 data, then YAML or
- * JSON to JSON; the CSV is the first object of kind `ClusterServiceVersion`. The result is kept with the blob.
+ * JSON to JSON; the CSV is the first object of kind `ClusterServiceVersion`. The result is kept on the blob
+ * (its `DECODED_OBJECTS` field): loading decodes them to check them, as opm does, and validation, the registry and
+ * templates reuse that. Blobs are not changed after they are loaded, so the result stays true.
  *
  * @throws BundleObjectError
  */
 export function readBundleObjects(bundle: BundleBlob): BundleObjects {
   // Most bundles name an image and carry no objects: nothing to decode or keep.
   if (!bundle.properties.some((p) => p.type === PROPERTY_BUNDLE_OBJECT)) return NO_OBJECTS;
-  let decoded = decodedObjects.get(bundle);
-  if (decoded === undefined) {
-    decoded = decodeBundleObjects(bundle);
-    decodedObjects.set(bundle, decoded);
-  }
+  const kept = bundle[DECODED_OBJECTS];
+  if (kept !== undefined) return kept;
+  const decoded = decodeBundleObjects(bundle);
+  // A blob someone froze is decoded again on each call rather than refused.
+  if (Object.isExtensible(bundle)) Object.defineProperty(bundle, DECODED_OBJECTS, { value: decoded });
   return decoded;
 }
 

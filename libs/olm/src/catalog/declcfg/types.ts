@@ -61,6 +61,19 @@ export interface BundleRelatedImage {
   image: string;
 }
 
+/** A bundle's `olm.bundle.object` manifests, converted to JSON text as opm does on load. */
+export interface BundleObjects {
+  /** Every object, as JSON text. */
+  readonly objects: readonly string[];
+  /** The ClusterServiceVersion among them, if any: the first object of that kind, found on first use. */
+  readonly csv?: Record<string, unknown>;
+  /** The JSON text of {@link csv} (opm's `CsvJSON`), `''` when there is none. */
+  readonly csvJson: string;
+}
+
+/** The key of a bundle blob's decoded `olm.bundle.object` manifests (see {@link BundleBlob}). */
+export const DECODED_OBJECTS: unique symbol = Symbol('decoded bundle objects');
+
 /**
  * An `olm.bundle` blob. Its properties normally include exactly one `olm.package` and any number of `olm.gvk`,
  * `olm.gvk.required`, `olm.package.required`, `olm.constraint`, `olm.csv.metadata` and `olm.bundle.object`.
@@ -74,6 +87,11 @@ export interface BundleBlob {
   properties: Property[];
   relatedImages?: BundleRelatedImage[];
   source?: BlobSource;
+  /**
+   * Its `olm.bundle.object` manifests, decoded once by `readBundleObjects` and kept here. Not enumerable: copies,
+   * comparisons and the writers see only the fields above, and a copy (with other properties, say) decodes its own.
+   */
+  readonly [DECODED_OBJECTS]?: BundleObjects;
 }
 
 /** What an `olm.deprecations` entry points at. */

@@ -2,6 +2,7 @@ import { sortInByteOrder } from '../../go-compat/go-format.js';
 import { formatVersion, type PrereleaseIdentifier, type Version } from '../../semver/version.js';
 import type { ParsedProperties } from '../declcfg/properties.js';
 import type { BundleBlob, ChannelBlob, PackageBlob } from '../declcfg/types.js';
+import type { ReplacesChainResult } from './replaces-chain.js';
 
 /**
  * The package/channel/bundle model that opm's `declcfg.ConvertToModel` builds from a declarative config: the one
@@ -30,6 +31,8 @@ export interface ModelChannel {
   readonly blob?: ChannelBlob;
   readonly bundles: Map<string, ModelBundle>;
   deprecation?: string;
+  /** The channel's replaces chain, worked out on first use by `replacesChainOf` (validation and the lint). */
+  replacesChain?: ReplacesChainResult;
 }
 
 /** A channel entry, completed by its `olm.bundle` blob once that blob converts. */

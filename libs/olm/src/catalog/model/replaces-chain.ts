@@ -116,19 +116,14 @@ export function checkReplacesChain(entries: readonly ChainEntry[]): ReplacesChai
   return { head: head.head, chain, skipped, stranded };
 }
 
-const chains = new WeakMap<object, ReplacesChainResult>();
-
 /**
- * {@link checkReplacesChain} of a channel of a converted model, worked out once: validation and the lint both
- * need it, and a model does not change once converted.
+ * {@link checkReplacesChain} of a channel of a converted model, worked out once and kept on the channel
+ * (`replacesChain`): validation and the lint both need it, and a model does not change once converted.
  */
 export function replacesChainOf(channel: {
   readonly bundles: ReadonlyMap<string, ChainEntry>;
+  replacesChain?: ReplacesChainResult;
 }): ReplacesChainResult {
-  let result = chains.get(channel);
-  if (result === undefined) {
-    result = checkReplacesChain([...channel.bundles.values()]);
-    chains.set(channel, result);
-  }
-  return result;
+  channel.replacesChain ??= checkReplacesChain([...channel.bundles.values()]);
+  return channel.replacesChain;
 }
