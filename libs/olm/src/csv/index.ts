@@ -1,4 +1,5 @@
-export * from '../manifest/cluster-service-version.js';
+// Generating a ClusterServiceVersion from kustomize output and a base CSV, as operator-sdk does: install modes,
+// permissions, owned CRDs, webhooks and related images.
 export * from './base.js';
 export * from './errors.js';
 export * from './generate.js';
