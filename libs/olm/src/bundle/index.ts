@@ -1,6 +1,7 @@
 // registry+v1 bundles as operator-sdk and opm handle them: reading a bundle directory (with the reader limits),
 // writing one, its annotations, and rendering it to the `olm.bundle` blob `opm render` prints.
 export * from './annotations.js';
+export { BundleDirectory, type BundleEntry, type FirstDocument } from './bundle-directory.js';
 export { BundleFileRefusedError, BundleFileTooLargeError, MAX_BUNDLE_FILE_BYTES } from './bundle-file.js';
 export * from './catalog-bundle.js';
 export * from './errors.js';
