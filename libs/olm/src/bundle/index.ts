@@ -7,7 +7,15 @@ export * from './catalog-bundle.js';
 export * from './errors.js';
 export * from './file-names.js';
 export * from './load.js';
-export * from './render.js';
+export {
+  type BundleProperty,
+  formatOlmBundleJson,
+  type OlmBundleBlob,
+  type RenderBundleOptions,
+  type RenderedRelatedImage,
+  renderBundle,
+  renderLoadedBundle,
+} from './render.js';
 export * from './supported-kinds.js';
 export * from './write.js';
 export { readYamlStream } from './yaml.js';
