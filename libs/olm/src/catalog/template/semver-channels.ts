@@ -1,7 +1,13 @@
 import { byteOrder } from '../../go-compat/go-format.js';
 import { compareVersions, parseVersion, type Version } from '../../semver/version.js';
 import { type ChannelBlob, type ChannelEntry, SCHEMA_CHANNEL } from '../declcfg/types.js';
-import type { SemverTemplate } from './semver-template.js';
+
+/** What generating the channels reads of a semver template: which channels, and which kind is the default. */
+export interface ChannelGeneration {
+  readonly generateMajorChannels: boolean;
+  readonly generateMinorChannels: boolean;
+  readonly defaultChannelTypePreference: 'major' | 'minor';
+}
 
 /** The semver template's bundle lists, from least to most stable. */
 export const ARCHETYPES = ['candidate', 'fast', 'stable'] as const;
@@ -44,7 +50,7 @@ function highWaterGt(h: HighWater, other: HighWater, pref: Kind): boolean {
 
 /** The channels the template asks for, with their entries and edges, and the default channel's name. */
 export function generateChannels(
-  template: SemverTemplate,
+  template: ChannelGeneration,
   versions: ReadonlyMap<Archetype, ReadonlyMap<string, Version>>,
   packageName: string,
   file: string,
@@ -85,7 +91,7 @@ function byVersion(entries: ReadonlyMap<string, Version>): [string, Version][] {
 
 /** The channels a bundle of `version` in `arch` joins: `<arch>-v<X>` and/or `<arch>-v<X>.<Y>`. */
 function channelsOf(
-  template: SemverTemplate,
+  template: ChannelGeneration,
   arch: Archetype,
   version: Version,
 ): ['major' | 'minor', string][] {

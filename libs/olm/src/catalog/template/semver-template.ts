@@ -10,7 +10,7 @@ import {
   type PackageBlob,
   SCHEMA_PACKAGE,
 } from '../declcfg/types.js';
-import { ARCHETYPES, type Archetype, generateChannels } from './semver-channels.js';
+import { ARCHETYPES, type Archetype, type ChannelGeneration, generateChannels } from './semver-channels.js';
 import {
   invalid,
   lookup,
@@ -25,11 +25,8 @@ import {
 export const SCHEMA_SEMVER_TEMPLATE = 'olm.semver';
 
 /** The parsed form of a semver template, with opm's defaults applied. */
-export interface SemverTemplate {
+export interface SemverTemplate extends ChannelGeneration {
   readonly schema: typeof SCHEMA_SEMVER_TEMPLATE;
-  readonly generateMajorChannels: boolean;
-  readonly generateMinorChannels: boolean;
-  readonly defaultChannelTypePreference: 'major' | 'minor';
   readonly candidate: { readonly bundles: readonly { readonly image: string }[] };
   readonly fast: { readonly bundles: readonly { readonly image: string }[] };
   readonly stable: { readonly bundles: readonly { readonly image: string }[] };
