@@ -4,9 +4,9 @@
 // The root holds what building and shipping an operator uses; every folder is also a subpath with all of its
 // names (`@opkit/olm/bundle`, `/catalog`, `/catalog/declcfg`, `/catalog/model`, `/catalog/template`, `/csv`,
 // `/graph`, `/manifest`, `/scorecard`, `/semver`, `/validation`, `/registry`), and two narrow doors serve the
-// catalog commands timed on large catalogs (`/catalog/files`, `/catalog/validate`).
+// catalog commands timed on large catalogs (`/catalog/files`, `/catalog/validate`). README.md lists the names
+// by concept.
 
-// Bundles: read, write, render for a catalog, validate as operator-sdk does.
 export {
   formatOlmBundleJson,
   type LoadedBundle,
@@ -20,7 +20,6 @@ export {
   type WrittenBundle,
   writeBundle,
 } from './bundle/index.js';
-// File-based catalogs: load, write, validate as opm does, render templates, draw upgrade graphs.
 export {
   type BundleBlob,
   type Catalog,
@@ -46,7 +45,6 @@ export {
   validateCatalog,
 } from './catalog/model/index.js';
 export { readTemplate, renderTemplate, SCHEMA_SEMVER_TEMPLATE } from './catalog/template/index.js';
-// Manifests and ClusterServiceVersions.
 export {
   findBaseCsv,
   generateCsv,
@@ -60,6 +58,15 @@ export {
 } from './csv/index.js';
 export { buildUpgradeGraph, nextUpgrade, renderDot, renderMermaid, renderText } from './graph/index.js';
 export { type Manifest, packageNameOf } from './manifest/index.js';
+export {
+  formatScorecardText,
+  formatScorecardXunit,
+  readScorecardConfig,
+  runScorecard,
+  ScorecardConfigError,
+  type ScorecardConfiguration,
+  scorecardPassed,
+} from './scorecard/index.js';
 export { tryParseVersion } from './semver/index.js';
 export {
   type BundleValidationReport,

@@ -33,8 +33,8 @@ export function registerScorecardCommand(program: Command): void {
       ),
     )
     .action(async (dir: string, opts: { config?: string; selector: string; output: string }) => {
-      const olm = await import('@opkit/olm/scorecard');
-      let config: import('@opkit/olm/scorecard').ScorecardConfiguration;
+      const olm = await import('@opkit/olm');
+      let config: import('@opkit/olm').ScorecardConfiguration;
       try {
         config = olm.readScorecardConfig(dir, opts.config);
       } catch (e) {
