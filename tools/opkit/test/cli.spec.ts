@@ -593,7 +593,7 @@ registerHooks({ load(url, context, next) { process.stderr.write('loaded ' + url 
       ['catalog', 'render', 'catalog/configs', '-o', 'json'],
     ]) {
       const { modules, sources } = await loaded(...args);
-      expect(sources, args.join(' ')).toContain('../../libs/olm/src/catalog/load.ts');
+      expect(sources, args.join(' ')).toContain('../../libs/olm/src/catalog/declcfg/load.ts');
       expect(
         modules.filter((url) => /\/node_modules\/yaml\//.test(url)),
         args.join(' '),

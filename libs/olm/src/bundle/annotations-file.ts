@@ -1,5 +1,5 @@
-import { decodeGo } from '../catalog/go-json-decode.js';
-import { decodeFirstDocument } from '../catalog/stream.js';
+import { decodeFirstDocument } from '../catalog/declcfg/stream.js';
+import { decodeGo } from '../go-compat/go-json-decode.js';
 import { ANNOTATION_METADATA } from './go-types.js';
 
 /** The decoded annotations (absent when the file has no `annotations` key), or why the Go tools refuse it. */

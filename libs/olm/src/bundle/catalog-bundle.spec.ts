@@ -1,10 +1,10 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseCatalogContent } from '../catalog/load.js';
-import { readBundleObjects } from '../catalog/properties.js';
-import { emptyCatalog } from '../catalog/types.js';
-import { serializeCatalog } from '../catalog/write.js';
+import { parseCatalogContent } from '../catalog/declcfg/load.js';
+import { readBundleObjects } from '../catalog/declcfg/properties.js';
+import { emptyCatalog } from '../catalog/declcfg/types.js';
+import { serializeCatalog } from '../catalog/declcfg/write.js';
 import { toCatalogBundle } from './catalog-bundle.js';
 import { formatOlmBundleJson, type OlmBundleBlob, type RenderBundleOptions, renderBundle } from './render.js';
 

@@ -1,4 +1,4 @@
-import { type BlobSource, type BundleBlob, SCHEMA_BUNDLE } from '../catalog/types.js';
+import { type BlobSource, type BundleBlob, SCHEMA_BUNDLE } from '../catalog/declcfg/types.js';
 import type { OlmBundleBlob } from './render.js';
 
 /**

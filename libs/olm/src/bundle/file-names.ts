@@ -1,4 +1,5 @@
-import { CRD_KIND, CSV_KIND, groupOf, isRecord, type Manifest, versionOf } from '../csv/types.js';
+import { CSV_KIND } from '../manifest/cluster-service-version.js';
+import { CRD_KIND, groupOf, isRecord, type Manifest, versionOf } from '../manifest/manifest.js';
 
 /**
  * The file name operator-sdk gives a bundle manifest: `<package>.clusterserviceversion.yaml` for the CSV,

@@ -1,4 +1,4 @@
-import type { GoType } from '../catalog/go-json-decode.js';
+import type { GoType } from '../go-compat/go-json-decode.js';
 
 /**
  * The Go types operator-registry decodes a bundle's `metadata/` files into. Decoding through them (`decodeGo`)

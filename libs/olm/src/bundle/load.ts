@@ -1,13 +1,13 @@
-import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { resolveWithinRoot } from '@opkit/oci/within-root';
-import { decodeGo } from '../catalog/go-json-decode.js';
-import { type ClusterServiceVersion, CSV_KIND, isRecord, type Manifest } from '../csv/types.js';
+import { decodeGo } from '../go-compat/go-json-decode.js';
+import { type ClusterServiceVersion, CSV_KIND } from '../manifest/cluster-service-version.js';
+import { isRecord, type Manifest } from '../manifest/manifest.js';
 import { tryParseVersionTolerant } from '../semver/index.js';
 import { BundleAnnotation, REGISTRY_V1 } from './annotations.js';
 import { readAnnotationsFile } from './annotations-file.js';
-import { BundleFileRefusedError, MAX_BUNDLE_FILE_BYTES, readBundleFile } from './bundle-file.js';
+import { BundleDirectory } from './bundle-directory.js';
+import { BundleFileRefusedError } from './bundle-file.js';
 import { BundleError, type BundleProblem, formatBundleProblem } from './errors.js';
 import { DEPENDENCIES_FILE, PROPERTIES_FILE } from './go-types.js';
 import { isSupportedKind } from './supported-kinds.js';
@@ -46,9 +46,9 @@ export interface LoadedBundle {
  * The bytes of a bundle file, or a problem when it is refused: larger than a bundle file may be, not a regular
  * file, or a symlink leading out of the bundle directory.
  */
-function readFile(dir: string, file: string, problems: BundleProblem[]): Buffer | undefined {
+function readFile(bundle: BundleDirectory, file: string, problems: BundleProblem[]): Buffer | undefined {
   try {
-    return readBundleFile(join(dir, file), MAX_BUNDLE_FILE_BYTES, dir);
+    return bundle.read(join(bundle.root, file));
   } catch (error) {
     if (!(error instanceof BundleFileRefusedError)) throw error;
     problems.push({ file, reason: error.reason });
@@ -103,12 +103,12 @@ function readObject(bytes: Buffer, file: string, problems: BundleProblem[]): Man
 }
 
 function readList(
-  dir: string,
+  bundle: BundleDirectory,
   file: string,
   key: 'dependencies' | 'properties',
   problems: BundleProblem[],
 ): { type: string; value: unknown }[] {
-  const bytes = readFile(dir, file, problems);
+  const bytes = readFile(bundle, file, problems);
   if (bytes === undefined) return [];
   const docs = parseYamlDocuments(bytes.toString('utf8'));
   const first = docs[0];
@@ -138,11 +138,14 @@ function readList(
 }
 
 /** `metadata/annotations.yaml` with the keys a registry+v1 bundle requires (what loading and image labels use). */
-function readAnnotations(dir: string, problems: BundleProblem[]): Record<string, string> | undefined {
+function readAnnotations(
+  bundle: BundleDirectory,
+  problems: BundleProblem[],
+): Record<string, string> | undefined {
   const file = 'metadata/annotations.yaml';
   let bytes: Uint8Array;
   try {
-    bytes = readBundleFile(join(dir, file), MAX_BUNDLE_FILE_BYTES, dir);
+    bytes = bundle.read(join(bundle.root, file));
   } catch (error) {
     if (error instanceof BundleFileRefusedError) {
       problems.push({ file, reason: error.reason });
@@ -190,29 +193,12 @@ function readAnnotations(dir: string, problems: BundleProblem[]): Record<string,
   return out;
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** Whether `sub` of the bundle directory leads out of it through a symlink. */
-function leavesBundle(root: string, sub: string): boolean {
-  try {
-    return resolveWithinRoot(root, sub) === undefined;
-  } catch {
-    return false; // a loop of links: no directory there, as the file system says
-  }
-}
-
 /** Reads `manifests/` in file-name order: one object per plain file; sub-directories and hidden files are problems. */
-function readManifests(root: string, problems: BundleProblem[]): BundleManifest[] {
+function readManifests(bundle: BundleDirectory, problems: BundleProblem[]): BundleManifest[] {
   const manifests: BundleManifest[] = [];
-  const entries = readdirSync(join(root, 'manifests'), { withFileTypes: true }).sort((a, b) =>
-    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-  );
+  const entries = bundle
+    .list(join(bundle.root, 'manifests'))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     const file = `manifests/${entry.name}`;
     if (entry.isDirectory()) {
@@ -223,7 +209,7 @@ function readManifests(root: string, problems: BundleProblem[]): BundleManifest[
       problems.push({ file, reason: 'hidden files are not allowed in manifests/' });
       continue;
     }
-    const bytes = readFile(root, file, problems);
+    const bytes = readFile(bundle, file, problems);
     if (bytes === undefined) continue;
     const object = readObject(bytes, file, problems);
     if (object === undefined) continue;
@@ -280,16 +266,16 @@ interface BundleMetadata {
   readonly properties: { type: string; value: unknown }[];
 }
 
-function readMetadata(root: string, problems: BundleProblem[]): BundleMetadata {
-  const annotations = readAnnotations(root, problems);
-  const names = readdirSync(join(root, 'metadata'));
+function readMetadata(bundle: BundleDirectory, problems: BundleProblem[]): BundleMetadata {
+  const annotations = readAnnotations(bundle, problems);
+  const names = bundle.list(join(bundle.root, 'metadata')).map((e) => e.name);
   return {
     annotations,
     dependencies: names.includes('dependencies.yaml')
-      ? readList(root, 'metadata/dependencies.yaml', 'dependencies', problems)
+      ? readList(bundle, 'metadata/dependencies.yaml', 'dependencies', problems)
       : [],
     properties: names.includes('properties.yaml')
-      ? readList(root, 'metadata/properties.yaml', 'properties', problems)
+      ? readList(bundle, 'metadata/properties.yaml', 'properties', problems)
       : [],
   };
 }
@@ -303,23 +289,24 @@ function readMetadata(root: string, problems: BundleProblem[]): BundleMetadata {
  */
 export function loadBundle(dir: string): LoadedBundle {
   const root = resolve(dir);
+  const bundle = new BundleDirectory(root);
   const problems: BundleProblem[] = [];
-  if (!isDirectory(root)) {
+  if (!bundle.isDirectory()) {
     throw new BundleError('OLM_BUNDLE_MALFORMED', `${root} is not a directory`, [
       { file: '.', reason: 'not a directory' },
     ]);
   }
-  const usable = (sub: string): boolean => !leavesBundle(root, sub) && isDirectory(join(root, sub));
+  const usable = (sub: string): boolean => !bundle.leadsOut(sub) && bundle.isDirectory(sub);
   for (const sub of ['manifests', 'metadata']) {
-    if (leavesBundle(root, sub))
+    if (bundle.leadsOut(sub))
       problems.push({ file: `${sub}/`, reason: 'a symlink that leads out of the bundle directory' });
-    else if (!isDirectory(join(root, sub)))
+    else if (!bundle.isDirectory(sub))
       problems.push({ file: `${sub}/`, reason: `missing directory: a bundle needs ${sub}/` });
   }
-  const manifests = usable('manifests') ? readManifests(root, problems) : [];
+  const manifests = usable('manifests') ? readManifests(bundle, problems) : [];
   const csv = findCsv(manifests, problems);
   const { annotations, dependencies, properties }: BundleMetadata = usable('metadata')
-    ? readMetadata(root, problems)
+    ? readMetadata(bundle, problems)
     : { annotations: undefined, dependencies: [], properties: [] };
   if (problems.length > 0 || csv === undefined || annotations === undefined) throw malformed(root, problems);
   const defaultChannel = annotations[BundleAnnotation.defaultChannel];
@@ -345,7 +332,7 @@ export function loadBundle(dir: string): LoadedBundle {
 export function readBundleAnnotations(dir: string): Record<string, string> {
   const root = resolve(dir);
   const problems: BundleProblem[] = [];
-  const annotations = readAnnotations(root, problems);
+  const annotations = readAnnotations(new BundleDirectory(root), problems);
   if (problems.length > 0 || annotations === undefined) throw malformed(root, problems);
   return annotations;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvMetadataOf, renderBundle } from './render.js';
+import { renderBundle } from './render.js';
 
 const corpus = (name: string) => new URL(`../../test/bundle/corpus/${name}`, import.meta.url).pathname;
 
@@ -48,18 +48,5 @@ describe('renderBundle', () => {
     expect(() => renderBundle(corpus('owned-crd-missing'))).toThrow(
       /owned CRD widgets\.example\.com v1 Widget is not in the bundle/,
     );
-  });
-});
-
-describe('csvMetadataOf', () => {
-  it('keeps the fields opm keeps, always with provider and API definitions', () => {
-    expect(
-      csvMetadataOf({
-        apiVersion: 'operators.coreos.com/v1alpha1',
-        kind: 'ClusterServiceVersion',
-        metadata: { name: 'x.v1.0.0' },
-        spec: { displayName: 'X', install: { strategy: 'deployment' }, unknown: 1, keywords: [] },
-      }),
-    ).toStrictEqual({ apiServiceDefinitions: {}, crdDescriptions: {}, displayName: 'X', provider: {} });
   });
 });

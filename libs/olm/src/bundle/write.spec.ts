@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { generateCsv } from '../csv/generate.js';
 import { demoBaseCsv, demoOperatorObjects } from '../csv/testing.js';
-import type { Manifest } from '../csv/types.js';
+import type { Manifest } from '../manifest/manifest.js';
 import { bundleAnnotations, renderAnnotationsYaml, renderBundleDockerfile } from './annotations.js';
 import { BundleError } from './errors.js';
 import { manifestFileName, manifestFileNames } from './file-names.js';

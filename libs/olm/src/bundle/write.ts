@@ -7,7 +7,8 @@ import {
   type OutputKind,
   writeOutputDirectory,
 } from '@opkit/oci/output-directory';
-import { type ClusterServiceVersion, CSV_KIND, deepCopy, type Manifest } from '../csv/types.js';
+import { type ClusterServiceVersion, CSV_KIND } from '../manifest/cluster-service-version.js';
+import { deepCopy, type Manifest } from '../manifest/manifest.js';
 import {
   type BundleMetadata,
   bundleAnnotations,

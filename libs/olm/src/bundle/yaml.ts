@@ -1,7 +1,7 @@
 import type { DocumentOptions, ParseOptions, SchemaOptions } from 'yaml';
-import { yamlDepthError } from '../catalog/yaml-depth.js';
-import { canUsePlain } from '../catalog/yaml-emit.js';
 import { parseGoYamlDocuments } from '../go-compat/index.js';
+import { yamlDepthError } from '../go-compat/yaml-depth.js';
+import { canUsePlain } from '../go-compat/yaml-emit.js';
 import { yamlLibrary } from '../yaml-library.js';
 
 /**

@@ -3,6 +3,11 @@
  * writing a catalog with opm's order and bytes. A narrower entry point than `@opkit/olm/catalog`, whose
  * templates, validators, migrations and bundle rendering a plain render never runs but would load.
  */
-export { type LoadCatalogOptions, loadCatalog } from './load.js';
-export { type BundleBlob, type Catalog, emptyCatalog } from './types.js';
-export { type CatalogFormat, serializeCatalog, type WriteCatalogOptions, writeCatalog } from './write.js';
+export { type LoadCatalogOptions, loadCatalog } from './declcfg/load.js';
+export { type BundleBlob, type Catalog, emptyCatalog } from './declcfg/types.js';
+export {
+  type CatalogFormat,
+  serializeCatalog,
+  type WriteCatalogOptions,
+  writeCatalog,
+} from './declcfg/write.js';

@@ -3,8 +3,8 @@ import {
   CSV_API_VERSION,
   CSV_KIND,
   type InstallMode,
-  type Manifest,
-} from './types.js';
+} from '../manifest/cluster-service-version.js';
+import type { Manifest } from '../manifest/manifest.js';
 
 /** Install modes `operator-sdk generate kustomize manifests` puts into a fresh base: AllNamespaces only. */
 export const DEFAULT_INSTALL_MODES: readonly InstallMode[] = [
@@ -51,12 +51,6 @@ export function defaultBaseCsv(packageName: string): ClusterServiceVersion {
       install: { strategy: 'deployment', spec: { deployments: [] } },
     },
   };
-}
-
-/** The package name a CSV name implies: `memcached-operator.v0.0.1` → `memcached-operator`. */
-export function packageNameOf(csvName: string): string | undefined {
-  const i = csvName.indexOf('.v');
-  return i > 0 ? csvName.slice(0, i) : undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { isSupportedKind } from '../bundle/supported-kinds.js';
+import { CRD_KIND, deepCopy, type Manifest } from '../manifest/manifest.js';
 import type { OperatorObjects } from './operator-objects.js';
-import { CRD_KIND, deepCopy, type Manifest } from './types.js';
 
 /** RBAC the CSV's permissions carry; what binds other subjects stays in `remainingRbac`. */
 const FOLDED_RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { ClusterServiceVersion } from '../manifest/cluster-service-version.js';
+import type { Manifest } from '../manifest/manifest.js';
 import { DEFAULT_INSTALL_MODES, defaultBaseCsv } from './base.js';
 import { CsvError } from './errors.js';
 import { generateCsv } from './generate.js';
 import { demoBaseCsv, demoOperatorObjects } from './testing.js';
-import type { ClusterServiceVersion, Manifest } from './types.js';
 
 const generate = (overrides: Partial<Parameters<typeof generateCsv>[0]> = {}) =>
   generateCsv({

@@ -1,23 +1,22 @@
 import { goJsonMarshal } from '../go-compat/go-json.js';
+import {
+  type ClusterServiceVersion,
+  CSV_API_VERSION,
+  CSV_KIND,
+  packageNameOf,
+  type StrategyDeploymentSpec,
+} from '../manifest/cluster-service-version.js';
+import { deepCopy, isRecord, type Manifest } from '../manifest/manifest.js';
 import { parseVersion } from '../semver/index.js';
 import { validateCsv } from '../validation/csv.js';
 import { formatValidationError, hasErrors, type ManifestResult } from '../validation/result.js';
-import { DEFAULT_INSTALL_MODES, defaultBaseCsv, findBaseCsv, packageNameOf } from './base.js';
+import { DEFAULT_INSTALL_MODES, defaultBaseCsv, findBaseCsv } from './base.js';
 import { bundleManifests } from './bundle-manifests.js';
 import { CsvError } from './errors.js';
 import { classifyOperatorObjects } from './operator-objects.js';
 import { ownedCrdDescriptions } from './owned-crds.js';
 import { type FoldedPermissions, foldPermissions } from './permissions.js';
 import { collectRelatedImages, mergeRelatedImages } from './related-images.js';
-import {
-  type ClusterServiceVersion,
-  CSV_API_VERSION,
-  CSV_KIND,
-  deepCopy,
-  isRecord,
-  type Manifest,
-  type StrategyDeploymentSpec,
-} from './types.js';
 import { webhookDefinitions } from './webhooks.js';
 
 /** Input of {@link generateCsv}. */

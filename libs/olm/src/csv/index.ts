@@ -1,3 +1,5 @@
+// Generating a ClusterServiceVersion from kustomize output and a base CSV, as operator-sdk does: install modes,
+// permissions, owned CRDs, webhooks and related images.
 export * from './base.js';
 export * from './errors.js';
 export * from './generate.js';
@@ -7,5 +9,4 @@ export { managerImages } from './operator-objects.js';
 export * from './owned-crds.js';
 export * from './permissions.js';
 export * from './related-images.js';
-export * from './types.js';
 export * from './webhooks.js';

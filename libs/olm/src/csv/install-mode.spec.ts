@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { InstallMode, InstallModeType } from '../manifest/cluster-service-version.js';
 import { operatorGroupTarget, parseInstallMode, targetsMatch } from './install-mode.js';
-import type { InstallMode, InstallModeType } from './types.js';
 
 function modes(...supported: InstallModeType[]): InstallMode[] {
   return (['OwnNamespace', 'SingleNamespace', 'MultiNamespace', 'AllNamespaces'] as const).map((type) => ({

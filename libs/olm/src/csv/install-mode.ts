@@ -1,5 +1,5 @@
+import type { InstallMode, InstallModeType } from '../manifest/cluster-service-version.js';
 import { CsvError } from './errors.js';
-import type { InstallMode, InstallModeType } from './types.js';
 
 /** An install mode as `operator-sdk run bundle --install-mode` takes it. */
 export type InstallModeRequest =

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import type { Manifest } from '../manifest/manifest.js';
 import { kustomizeBaseCsv, manifestsKustomization } from './kustomize-base.js';
-import type { Manifest } from './types.js';
 
 const crd: Manifest = {
   apiVersion: 'apiextensions.k8s.io/v1',

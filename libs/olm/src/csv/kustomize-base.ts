@@ -1,9 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Document } from 'yaml';
+import type { ClusterServiceVersion } from '../manifest/cluster-service-version.js';
+import { isRecord, type Manifest } from '../manifest/manifest.js';
 import { yamlLibrary } from '../yaml-library.js';
 import { DEFAULT_INSTALL_MODES, defaultBaseCsv } from './base.js';
 import { ownedCrdDescriptions } from './owned-crds.js';
-import { type ClusterServiceVersion, isRecord, type Manifest } from './types.js';
 
 /** What a base CSV is made from when the project has none yet. */
 export interface FreshBaseFields {

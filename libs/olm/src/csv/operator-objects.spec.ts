@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { Manifest } from '../manifest/manifest.js';
 import { generateCsv } from './generate.js';
 import { managerImages } from './operator-objects.js';
 import { demoBaseCsv, demoOperatorObjects } from './testing.js';
-import type { Manifest } from './types.js';
 
 const deployment = (name: string, containers: { name: string; image: string }[]): Manifest => ({
   apiVersion: 'apps/v1',

@@ -1,4 +1,5 @@
-import { CRD_KIND, CSV_KIND, deepCopy, groupOf, isRecord, type Manifest, versionOf } from './types.js';
+import { CSV_KIND } from '../manifest/cluster-service-version.js';
+import { CRD_KIND, deepCopy, groupOf, isRecord, type Manifest, versionOf } from '../manifest/manifest.js';
 
 const WATCH_NAMESPACE = 'WATCH_NAMESPACE';
 const TARGET_NAMESPACES_REF = "metadata.annotations['olm.targetNamespaces']";

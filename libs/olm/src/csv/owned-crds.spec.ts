@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { Manifest } from '../manifest/manifest.js';
 import { displayNameOf } from './base.js';
 import { compareKubeAwareVersions, ownedCrdDescriptions } from './owned-crds.js';
 import { foldPermissions } from './permissions.js';
 import { collectRelatedImages, mergeRelatedImages } from './related-images.js';
-import type { Manifest } from './types.js';
 
 const crd = (group: string, kind: string, plural: string, versions: string[]): Manifest => ({
   apiVersion: 'apiextensions.k8s.io/v1',

@@ -1,6 +1,7 @@
 import { byteOrder } from '../go-compat/go-format.js';
+import type { CrdDescription, Descriptor } from '../manifest/cluster-service-version.js';
+import { deepCopy, isRecord, type Manifest } from '../manifest/manifest.js';
 import { displayNameOf } from './base.js';
-import { type CrdDescription, type Descriptor, deepCopy, isRecord, type Manifest } from './types.js';
 
 const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
 

@@ -1,6 +1,7 @@
 import type { PolicyRule } from '@opkit/controller-runtime/rbac';
 import { byteOrder } from '../go-compat/go-format.js';
-import { deepCopy, isRecord, type Manifest, type StrategyDeploymentPermissions } from './types.js';
+import type { StrategyDeploymentPermissions } from '../manifest/cluster-service-version.js';
+import { deepCopy, isRecord, type Manifest } from '../manifest/manifest.js';
 
 /** Result of folding RBAC into the CSV. */
 export interface FoldedPermissions {

@@ -1,5 +1,6 @@
+import type { RelatedImage } from '../manifest/cluster-service-version.js';
+import { isRecord, type Manifest } from '../manifest/manifest.js';
 import { CsvError } from './errors.js';
-import { isRecord, type Manifest, type RelatedImage } from './types.js';
 
 const PREFIX = 'RELATED_IMAGE_';
 

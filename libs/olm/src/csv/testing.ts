@@ -1,4 +1,5 @@
-import type { ClusterServiceVersion, Manifest } from './types.js';
+import type { ClusterServiceVersion } from '../manifest/cluster-service-version.js';
+import type { Manifest } from '../manifest/manifest.js';
 
 /**
  * A small operator for tests: what `kubectl kustomize config/manifests` renders for a one-CRD operator with

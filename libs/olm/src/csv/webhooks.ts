@@ -1,5 +1,6 @@
 import { byteOrder } from '../go-compat/go-format.js';
-import { deepCopy, isRecord, type Manifest, type WebhookDescription } from './types.js';
+import type { WebhookDescription } from '../manifest/cluster-service-version.js';
+import { deepCopy, isRecord, type Manifest } from '../manifest/manifest.js';
 
 const rec = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
 

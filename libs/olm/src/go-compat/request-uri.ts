@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { goQuote } from '../go-compat/go-format.js';
+import { goQuote } from './go-format.js';
 
 /** What Go's `url.ParseRequestURI` made of a string: its scheme and host, or Go's error text. */
 export type RequestUri =

@@ -1,4 +1,4 @@
-import type { ChainEntry } from '../catalog/replaces-chain.js';
+import type { ChainEntry } from '../catalog/model/replaces-chain.js';
 import { goQuote } from '../go-compat/go-format.js';
 import { GraphError } from './errors.js';
 

@@ -1,3 +1,4 @@
+// Upgrade graphs of a catalog package, as OLM resolves them (replaces, skips, skipRange), and their drawings.
 export { sortChannel } from './channel-order.js';
 export { GraphError, type GraphErrorCode } from './errors.js';
 export {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { convertToModel } from '../catalog/convert-to-model.js';
-import { bundleBlob, channelBlob, oneChannel } from '../catalog/spec-fixtures.js';
-import type { ChannelEntry } from '../catalog/types.js';
+import { bundleBlob, channelBlob, oneChannel } from '../catalog/declcfg/spec-fixtures.js';
+import type { ChannelEntry } from '../catalog/declcfg/types.js';
+import { convertToModel } from '../catalog/model/convert-to-model.js';
 import { nextUpgrade } from './next-upgrade.js';
 
 const chain: ChannelEntry[] = [

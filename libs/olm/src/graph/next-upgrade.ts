@@ -5,7 +5,7 @@ import {
   type ModelChannel,
   type ModelPackage,
   versionText,
-} from '../catalog/catalog-model.js';
+} from '../catalog/model/catalog-model.js';
 import { goQuote } from '../go-compat/go-format.js';
 import { rangeIncludes, tryParseRange } from '../semver/range.js';
 import { compareVersions, formatVersion, tryParseVersion, type Version } from '../semver/version.js';

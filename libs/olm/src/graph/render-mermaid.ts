@@ -1,5 +1,5 @@
-import { PropertyParseError, parseProperties } from '../catalog/properties.js';
-import type { Catalog, ChannelBlob } from '../catalog/types.js';
+import { PropertyParseError, parseProperties } from '../catalog/declcfg/properties.js';
+import type { Catalog, ChannelBlob } from '../catalog/declcfg/types.js';
 import { byteOrder, goQuote, sortInByteOrder } from '../go-compat/go-format.js';
 import { rangeIncludes, tryParseRange } from '../semver/range.js';
 import { compareVersions, parseVersion, type Version } from '../semver/version.js';

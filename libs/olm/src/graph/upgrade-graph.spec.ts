@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { convertToModel } from '../catalog/convert-to-model.js';
-import { oneChannel } from '../catalog/spec-fixtures.js';
+import { oneChannel } from '../catalog/declcfg/spec-fixtures.js';
+import { convertToModel } from '../catalog/model/convert-to-model.js';
 import { renderDot } from './render-dot.js';
 import { renderText } from './render-text.js';
 import { buildUpgradeGraph } from './upgrade-graph.js';

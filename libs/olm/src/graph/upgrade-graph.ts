@@ -3,8 +3,8 @@ import {
   declaredChannels,
   type ModelBundle,
   versionText,
-} from '../catalog/catalog-model.js';
-import { checkReplacesChain } from '../catalog/replaces-chain.js';
+} from '../catalog/model/catalog-model.js';
+import { checkReplacesChain } from '../catalog/model/replaces-chain.js';
 import { rangeIncludes, tryParseRange, type VersionRange } from '../semver/range.js';
 import type { Version } from '../semver/version.js';
 import { GraphError } from './errors.js';

@@ -1,5 +1,5 @@
-import type { CsvMetadataProperty } from '../catalog/properties.js';
-import type { BundleRelatedImage, PackageIcon } from '../catalog/types.js';
+import type { CsvMetadataProperty } from '../catalog/declcfg/properties.js';
+import type { BundleRelatedImage, PackageIcon } from '../catalog/declcfg/types.js';
 import { compactJson } from './property-json.js';
 
 /** What a synthesized CSV needs besides the `olm.csv.metadata` value. */

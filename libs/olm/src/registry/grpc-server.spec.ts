@@ -1,7 +1,7 @@
 import { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { convertToModel } from '../catalog/convert-to-model.js';
-import { parseCatalogContent } from '../catalog/load.js';
+import { parseCatalogContent } from '../catalog/declcfg/load.js';
+import { convertToModel } from '../catalog/model/convert-to-model.js';
 import { type RunningRegistryServer, startRegistryServer } from './grpc-server.js';
 import { checkHealth } from './health-client.js';
 import { RegistryQueries } from './queries.js';

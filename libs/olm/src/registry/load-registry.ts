@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { formatValidationResults } from '../catalog/format.js';
-import { loadCatalog } from '../catalog/load.js';
-import { convertAndValidate } from '../catalog/validate.js';
+import { loadCatalog } from '../catalog/declcfg/load.js';
+import { formatValidationResults } from '../catalog/model/format.js';
+import { convertAndValidate } from '../catalog/model/validate.js';
 import { goQuote } from '../go-compat/go-format.js';
 import { RegistryError } from './errors.js';
 import { RegistryQueries } from './queries.js';

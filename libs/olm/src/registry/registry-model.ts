@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { toCatalogBundle } from '../bundle/catalog-bundle.js';
 import { renderBundle } from '../bundle/render.js';
-import { type CatalogModel, declaredChannels, type ModelChannel } from '../catalog/catalog-model.js';
 import {
   type ParsedProperties,
   PROPERTY_BUNDLE_OBJECT,
@@ -12,9 +11,10 @@ import {
   PROPERTY_PACKAGE,
   PROPERTY_PACKAGE_REQUIRED,
   readBundleObjects,
-} from '../catalog/properties.js';
-import { channelHead } from '../catalog/replaces-chain.js';
-import type { BundleBlob, PackageBlob } from '../catalog/types.js';
+} from '../catalog/declcfg/properties.js';
+import type { BundleBlob, PackageBlob } from '../catalog/declcfg/types.js';
+import { type CatalogModel, declaredChannels, type ModelChannel } from '../catalog/model/catalog-model.js';
+import { channelHead } from '../catalog/model/replaces-chain.js';
 import { goQuote } from '../go-compat/go-format.js';
 import type { ApiBundle, ApiDeprecation, ApiGroupVersionKind, ApiTypedValue } from './api.js';
 import { csvJsonFromMetadata } from './csv-from-metadata.js';

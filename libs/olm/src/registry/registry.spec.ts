@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { convertToModel } from '../catalog/convert-to-model.js';
-import { parseCatalogContent } from '../catalog/load.js';
+import { parseCatalogContent } from '../catalog/declcfg/load.js';
+import { convertToModel } from '../catalog/model/convert-to-model.js';
 import type { ApiBundle } from './api.js';
 import { RegistryError } from './errors.js';
 import { Bundle } from './messages.js';

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CatalogLoadError } from '../catalog/errors.js';
+import { CatalogLoadError } from '../catalog/declcfg/errors.js';
 import { RegistryError } from './errors.js';
 import { loadRegistry } from './load-registry.js';
 import type { RegistryQueries } from './queries.js';

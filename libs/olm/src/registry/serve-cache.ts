@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import { CatalogLoadError } from '../catalog/errors.js';
-import { listCatalogFiles, readCatalogFile } from '../catalog/load.js';
+import { CatalogLoadError } from '../catalog/declcfg/errors.js';
+import { listCatalogFiles, readCatalogFile } from '../catalog/declcfg/load.js';
 import type { RegistryChannel, RegistryEntry, RegistryModel, RegistryPackage } from './registry-model.js';
 
 /**

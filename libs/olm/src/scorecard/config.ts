@@ -1,9 +1,9 @@
 // The scorecard configuration (`tests/scorecard/config.yaml`, kind Configuration, v1alpha3) and its label
 // selector, as operator-sdk scorecard reads them.
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { resolveWithinRoot } from '@opkit/oci/within-root';
-import { readAnnotationsFile } from '../bundle/annotations-file.js';
-import { BundleFileRefusedError, readBundleFile, readBundleText } from '../bundle/bundle-file.js';
+import { BundleDirectory } from '../bundle/bundle-directory.js';
+import { BundleFileRefusedError } from '../bundle/bundle-file.js';
 import { yamlLibrary } from '../yaml-library.js';
 
 export const SCORECARD_API_VERSION = 'scorecard.operatorframework.io/v1alpha3';
@@ -72,15 +72,14 @@ export function parseScorecardConfig(text: string, file: string): ScorecardConfi
 
 /** The config of the bundle in `dir`: `--config` if given, else the annotation's directory + config.yaml. */
 export function readScorecardConfig(dir: string, override?: string): ScorecardConfiguration {
+  const bundle = new BundleDirectory(dir);
   let file = override;
   if (file === undefined) {
     let configDir = DEFAULT_CONFIG_DIR;
     // Only the config annotation, read leniently as operator-sdk does: a bundle the loader would refuse (no
     // annotations file, keys missing) still has its tests run from the default place.
     try {
-      const read = readAnnotationsFile(
-        readBundleFile(join(dir, 'metadata', 'annotations.yaml'), undefined, dir),
-      );
+      const read = bundle.readAnnotations(join(dir, 'metadata', 'annotations.yaml'));
       const annotated = read.ok ? read.annotations?.[TEST_CONFIG_ANNOTATION] : undefined;
       if (annotated !== undefined && annotated !== '') configDir = annotated;
     } catch (error) {
@@ -98,7 +97,7 @@ export function readScorecardConfig(dir: string, override?: string): ScorecardCo
   let text: string;
   try {
     // The bundle's own config is read within the bundle; one given with --config is the user's own file.
-    text = override === undefined ? readBundleText(file, undefined, dir) : readBundleText(file);
+    text = override === undefined ? bundle.readText(file) : bundle.readText(file, dirname(file));
   } catch (error) {
     if (error instanceof BundleFileRefusedError) throw error;
     throw new ScorecardConfigError(

@@ -1,6 +1,6 @@
 // The built-in tests of operator-sdk scorecard's basic and OLM suites, run in-process on a bundle directory.
 import { type LoadedBundle, loadBundle } from '../bundle/load.js';
-import type { CrdDescription } from '../csv/types.js';
+import type { CrdDescription } from '../manifest/cluster-service-version.js';
 import { formatValidationError } from '../validation/result.js';
 import { validateBundleDir } from '../validation/validate-bundle-dir.js';
 

@@ -1,16 +1,11 @@
-import { readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import {
-  BundleFileRefusedError,
-  bundleEntryKind,
-  readBundleFile,
-  readBundleText,
-} from '../bundle/bundle-file.js';
-import { parseYamlDocuments } from '../bundle/yaml.js';
-import { type ClusterServiceVersion, isRecord, type Manifest } from '../csv/types.js';
-import { byteOrder } from '../go-compat/go-format.js';
+import { BundleDirectory } from '../bundle/bundle-directory.js';
+import { BundleFileRefusedError } from '../bundle/bundle-file.js';
 import { goJsonMarshal } from '../go-compat/go-json.js';
+import type { ClusterServiceVersion } from '../manifest/cluster-service-version.js';
+import { isRecord, type Manifest } from '../manifest/manifest.js';
 import { parseVersionTolerant } from '../semver/index.js';
 import { goJoin } from './bundle-format.js';
 import { goErrorText as errorText, type GoError, newAggregate } from './go-errors.js';
@@ -24,43 +19,9 @@ export interface ApiBundle {
   readonly compressedSize: number;
 }
 
-function sortedEntries(dir: string): { name: string; isDir: boolean }[] {
-  return (
-    readdirSync(dir, { withFileTypes: true })
-      .map((e) => ({ name: e.name, isDir: e.isDirectory() }))
-      // os.ReadDir lists by name in byte order.
-      .sort((a, b) => byteOrder(a.name, b.name))
-  );
-}
-
-/**
- * First document of a file as the Go YAML-or-JSON decoder yields it, or the decoder's error text, or why a reader
- * limit refused the file (its size, nesting depth or alias expansion): the Go loader skips files it cannot
- * decode, but a refused file may well be the CSV, so that is said rather than passed over.
- */
-function decodeFirst(
-  path: string,
-  root?: string,
-): { value: unknown } | { error: string } | { refused: string } {
-  let text: string;
-  try {
-    text = readBundleText(path, undefined, root);
-  } catch (error) {
-    if (error instanceof BundleFileRefusedError) return { refused: error.message };
-    throw error;
-  }
-  const first = parseYamlDocuments(text)[0];
-  if (first === undefined) return { error: 'EOF' };
-  if (!first.ok && first.limit === 'depth')
-    return { refused: `${path}: yaml: line ${first.line}: ${first.reason}` };
-  if (!first.ok && first.limit === 'aliases') return { refused: `${path}: yaml: ${first.reason}` };
-  if (!first.ok) return { error: `error converting YAML to JSON: yaml: line ${first.line}: ${first.reason}` };
-  return { value: first.value };
-}
-
 /** Decodes into an unstructured object as apimachinery does (a kind is required). */
-function decodeUnstructured(path: string): { object: Manifest } | { error: string } {
-  const decoded = decodeFirst(path);
+function decodeUnstructured(bundle: BundleDirectory, path: string): { object: Manifest } | { error: string } {
+  const decoded = bundle.firstDocument(path);
   if ('error' in decoded) return decoded;
   if ('refused' in decoded) return { error: decoded.refused };
   const value = decoded.value;
@@ -93,15 +54,16 @@ function csvDecodeError(csv: Manifest): string | undefined {
 
 /** `loadBundle(csvName, dir)`: every file of the CSV's directory. */
 function loadDir(
+  bundle: BundleDirectory,
   csvName: string,
   dir: string,
 ): { bundle?: { name: string; csv?: ClusterServiceVersion; objects: Manifest[] }; error?: GoError } {
   const errs: GoError[] = [];
-  const bundle: { name: string; csv?: ClusterServiceVersion; objects: Manifest[] } = {
+  const loaded: { name: string; csv?: ClusterServiceVersion; objects: Manifest[] } = {
     name: csvName,
     objects: [],
   };
-  for (const entry of sortedEntries(dir)) {
+  for (const entry of bundle.entries(dir)) {
     const path = goJoin(dir, entry.name);
     if (entry.isDir) {
       errs.push(`bundle manifests dir contains directory: ${path}`);
@@ -111,18 +73,18 @@ function loadDir(
       errs.push(`bundle manifests dir has hidden file: ${path}`);
       continue;
     }
-    const decoded = decodeUnstructured(path);
+    const decoded = decodeUnstructured(bundle, path);
     if ('error' in decoded) {
       errs.push(`unable to decode object: ${decoded.error}`);
       continue;
     }
     const obj = decoded.object;
-    bundle.objects.push(obj);
+    loaded.objects.push(obj);
     if (obj.kind === 'ClusterServiceVersion') {
-      if (bundle.csv !== undefined) return { error: 'invalid bundle: contains multiple CSVs' };
+      if (loaded.csv !== undefined) return { error: 'invalid bundle: contains multiple CSVs' };
       const problem = csvDecodeError(obj);
       if (problem !== undefined) return { error: `unable to parse CSV ${entry.name}: ${problem}` };
-      bundle.csv = obj as ClusterServiceVersion;
+      loaded.csv = obj as ClusterServiceVersion;
     } else if (obj.kind === 'CustomResourceDefinition') {
       if (obj.apiVersion !== 'apiextensions.k8s.io/v1beta1' && obj.apiVersion !== 'apiextensions.k8s.io/v1') {
         return { error: `unsupported CRD version ${obj.apiVersion} for ${entry.name}` };
@@ -130,7 +92,7 @@ function loadDir(
     }
   }
   const error = newAggregate(errs);
-  return error === undefined ? { bundle } : { bundle, error };
+  return error === undefined ? { bundle: loaded } : { bundle: loaded, error };
 }
 
 /**
@@ -139,6 +101,7 @@ function loadDir(
  * upstream's exact texts; any error means operator-sdk stops.
  */
 export function loadApiBundle(manifestsDir: string): { bundle?: ApiBundle; error?: GoError } {
+  const bundle = new BundleDirectory(manifestsDir);
   const errs: (GoError | undefined)[] = [];
   const refused: GoError[] = [];
   let foundCsv = false;
@@ -148,7 +111,7 @@ export function loadApiBundle(manifestsDir: string): { bundle?: ApiBundle; error
     try {
       isDir = statSync(path).isDirectory();
       // Below the directory, links are followed only while they stay in it: one to `/` would walk the host.
-      if (path !== manifestsDir) isDir = bundleEntryKind(manifestsDir, path) === 'dir';
+      if (path !== manifestsDir) isDir = bundle.entryKind(path) === 'dir';
     } catch (error) {
       if (error instanceof BundleFileRefusedError) {
         refused.push(error.message);
@@ -162,11 +125,11 @@ export function loadApiBundle(manifestsDir: string): { bundle?: ApiBundle; error
     const name = basename(path);
     if (isDir) {
       if (name.startsWith('.') && path !== manifestsDir) return;
-      for (const entry of sortedEntries(path)) walk(goJoin(path, entry.name));
+      for (const entry of bundle.entries(path)) walk(goJoin(path, entry.name));
       return;
     }
     if (name.startsWith('.')) return;
-    const decoded = decodeFirst(path, manifestsDir);
+    const decoded = bundle.firstDocument(path, manifestsDir);
     if ('refused' in decoded) {
       refused.push(decoded.refused);
       return;
@@ -178,7 +141,7 @@ export function loadApiBundle(manifestsDir: string): { bundle?: ApiBundle; error
       isRecord(decoded.value.metadata) && typeof decoded.value.metadata.name === 'string'
         ? decoded.value.metadata.name
         : '';
-    const result = loadDir(csvName, dirname(path));
+    const result = loadDir(bundle, csvName, dirname(path));
     const walkErrs: GoError[] = [];
     if (result.error !== undefined)
       walkErrs.push(`error loading objs in directory: ${errorText(result.error)}`);
@@ -198,11 +161,11 @@ export function loadApiBundle(manifestsDir: string): { bundle?: ApiBundle; error
   let compressedSize = 0;
   if (loaded !== undefined) {
     const sum = (path: string): void => {
-      if (path === manifestsDir || bundleEntryKind(manifestsDir, path) === 'dir') {
-        for (const entry of sortedEntries(path)) sum(goJoin(path, entry.name));
+      if (path === manifestsDir || bundle.entryKind(path) === 'dir') {
+        for (const entry of bundle.entries(path)) sum(goJoin(path, entry.name));
         return;
       }
-      const data = readBundleFile(path, undefined, manifestsDir);
+      const data = bundle.read(path);
       size += data.length;
       compressedSize += gzipSync(data).toString('base64').length;
     };

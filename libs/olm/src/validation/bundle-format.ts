@@ -1,13 +1,12 @@
 import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { BundleAnnotation, REGISTRY_V1 } from '../bundle/annotations.js';
-import { readAnnotationsFile } from '../bundle/annotations-file.js';
-import { readBundleFile, readBundleText } from '../bundle/bundle-file.js';
+import { BundleDirectory } from '../bundle/bundle-directory.js';
 import { DEPENDENCIES_FILE, DEPENDENCY_VALUES } from '../bundle/go-types.js';
 import { parseYamlDocuments } from '../bundle/yaml.js';
-import { decodeGo } from '../catalog/go-json-decode.js';
-import { isRecord } from '../csv/types.js';
 import { byteOrder, goQuote } from '../go-compat/go-format.js';
+import { decodeGo } from '../go-compat/go-json-decode.js';
+import { isRecord } from '../manifest/manifest.js';
 import { tryParseVersion } from '../semver/index.js';
 
 /** Go's `filepath.Join`: joined and cleaned. */
@@ -47,11 +46,11 @@ function entries(dir: string): { name: string; isDir: boolean }[] {
   }
 }
 
-/** The first YAML/JSON document of a file, or `undefined` when it does not decode. */
+/** The first YAML/JSON document of a file (read within its own directory), or `undefined` when it does not decode. */
 export function firstDocument(path: string): unknown {
   let text: string;
   try {
-    text = readBundleText(path);
+    text = new BundleDirectory(dirname(path)).readText(path);
   } catch {
     return undefined;
   }
@@ -160,11 +159,12 @@ export function validateBundleFormat(dir: string): string[] {
   let dependencies: unknown[] | undefined;
   // opm's own lookup: the first file of metadata/ that holds annotations, whatever its name; it differs from
   // the loader's and operator-sdk's, so it reads the files itself (with the one annotations decoder).
+  const metadata = new BundleDirectory(metadataDir);
   for (const file of entries(metadataDir)) {
     const path = join(metadataDir, file.name);
     const doc = file.isDir ? undefined : firstDocument(path);
     const read =
-      annotations === undefined && !file.isDir ? readAnnotationsFile(readBundleFile(path)) : undefined;
+      annotations === undefined && !file.isDir ? metadata.readAnnotations(path, dirname(path)) : undefined;
     if (read?.ok && read.annotations !== undefined) {
       annotations = read.annotations;
       continue;

@@ -1,5 +1,6 @@
 import type { LoadedBundle } from '../bundle/load.js';
-import type { ClusterServiceVersion, Manifest } from '../csv/types.js';
+import type { ClusterServiceVersion } from '../manifest/cluster-service-version.js';
+import type { Manifest } from '../manifest/manifest.js';
 
 /**
  * What the bundle-level validators look at (operator-framework/api `manifests.Bundle`).

@@ -1,6 +1,6 @@
 import type { GroupVersionKind } from '@opkit/controller-runtime';
-import { formatGvk, isRecord } from '../csv/types.js';
 import { goQuote } from '../go-compat/go-format.js';
+import { formatGvk, isRecord } from '../manifest/manifest.js';
 import { formatVersion, tryParseVersionTolerant, ZERO_VERSION } from '../semver/index.js';
 import { type ValidationBundle, v1beta1Crds, v1Crds } from './bundle-model.js';
 import { imageReferenceProblem } from './image-reference.js';

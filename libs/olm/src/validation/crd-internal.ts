@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isRecord, type Manifest } from '../csv/types.js';
+import { isRecord, type Manifest } from '../manifest/manifest.js';
 
 /** One version of a CRD in apiextensions' internal form. */
 export interface InternalVersion {

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isRecord, type Manifest } from '../csv/types.js';
 import { goFormatUnstructuredContent } from '../go-compat/go-format.js';
 import { parseRequestUri } from '../go-compat/index.js';
+import { isRecord, type Manifest } from '../manifest/manifest.js';
 import { type InternalSpec, type InternalVersion, str, toInternal } from './crd-internal.js';
 import {
   type FieldError,

@@ -1,7 +1,8 @@
 import type { GroupVersionKind } from '@opkit/controller-runtime';
-import { type ClusterServiceVersion, formatGvk, isRecord, type Manifest } from '../csv/types.js';
 import { goQuote } from '../go-compat/go-format.js';
 import { goJsonMarshal } from '../go-compat/go-json.js';
+import type { ClusterServiceVersion } from '../manifest/cluster-service-version.js';
+import { formatGvk, isRecord, type Manifest } from '../manifest/manifest.js';
 import { tryParseVersion, tryParseVersionTolerant } from '../semver/index.js';
 import { bytePrefix, goJsonSyntaxErrorOffset } from './json-syntax.js';
 import { isDns1123Subdomain, isLabelValue } from './k8s-names.js';

@@ -1,5 +1,5 @@
-import { isRecord, type Manifest } from '../csv/types.js';
 import { goQuoteSlice, sortInByteOrder } from '../go-compat/go-format.js';
+import { isRecord, type Manifest } from '../manifest/manifest.js';
 import {
   compareVersions,
   parseVersion,

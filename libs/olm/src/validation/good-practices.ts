@@ -1,5 +1,5 @@
-import { isRecord } from '../csv/types.js';
 import { goQuote, goQuoteSlice } from '../go-compat/go-format.js';
+import { isRecord } from '../manifest/manifest.js';
 import { tryParseVersion } from '../semver/index.js';
 import type { ValidationBundle } from './bundle-model.js';
 import {

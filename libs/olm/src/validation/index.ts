@@ -1,3 +1,5 @@
+// operator-sdk's and opm's bundle validators, with their messages: format, CSV, CRDs, deprecated APIs,
+// OperatorHub and good practices, and `bundle validate`'s output.
 export * from './bundle.js';
 export * from './bundle-format.js';
 export * from './crd.js';

@@ -1,4 +1,4 @@
-import { isRecord } from '../csv/types.js';
+import { isRecord } from '../manifest/manifest.js';
 import { type FieldError, fieldForbidden, fieldInvalid, fieldRequired } from './field-error.js';
 import { isLabelValue, isQualifiedName } from './k8s-names.js';
 

@@ -1,5 +1,5 @@
-import { isRecord, type Manifest } from '../csv/types.js';
 import { goFormatUnstructuredContent } from '../go-compat/go-format.js';
+import { isRecord, type Manifest } from '../manifest/manifest.js';
 import { errInvalidObject, type ManifestResult, type ValidationError, warnInvalidObject } from './result.js';
 
 const DEFAULT_SCCS = [

@@ -1,6 +1,6 @@
-import { isRecord } from '../csv/types.js';
 import { goQuote } from '../go-compat/go-format.js';
 import { parseRequestUri } from '../go-compat/index.js';
+import { isRecord } from '../manifest/manifest.js';
 import { tryParseVersionTolerant } from '../semver/index.js';
 import type { OptionalValues, ValidationBundle } from './bundle-model.js';
 import { minKubeVersionProblem } from './csv.js';

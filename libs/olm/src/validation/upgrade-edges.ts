@@ -1,6 +1,6 @@
-import { packageNameOf } from '../csv/base.js';
-import { isRecord } from '../csv/types.js';
 import { goQuote } from '../go-compat/go-format.js';
+import { packageNameOf } from '../manifest/cluster-service-version.js';
+import { isRecord } from '../manifest/manifest.js';
 import { compareVersions, tryParseVersion, tryParseVersionTolerant } from '../semver/index.js';
 import type { ValidationBundle } from './bundle-model.js';
 import {

@@ -2,10 +2,11 @@ import { readdirSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { BundleAnnotation, REGISTRY_V1 } from '../bundle/annotations.js';
 import { readAnnotationsFile } from '../bundle/annotations-file.js';
-import { BundleFileRefusedError, bundleEntryKind, readBundleFile } from '../bundle/bundle-file.js';
+import { BundleDirectory } from '../bundle/bundle-directory.js';
+import { BundleFileRefusedError } from '../bundle/bundle-file.js';
 import { isSupportedKind } from '../bundle/supported-kinds.js';
-import { formatGvk, gvkOf } from '../csv/types.js';
 import { goFormatUnstructured, sortInByteOrder } from '../go-compat/go-format.js';
+import { formatGvk, gvkOf } from '../manifest/manifest.js';
 import { loadApiBundle } from './api-loader.js';
 import { validateBundle } from './bundle.js';
 import { bundleMediaType, goJoin, validateBundleFormat } from './bundle-format.js';
@@ -51,10 +52,11 @@ export interface BundleValidationReport {
  * finding annotations where operator-sdk finds them.
  */
 function findBundleMetadata(dir: string): { annotations: Record<string, string> } | { fatal: string } {
+  const bundle = new BundleDirectory(dir);
   const read = (path: string): Record<string, string> | undefined => {
     let bytes: Uint8Array;
     try {
-      bytes = readBundleFile(path, undefined, dir);
+      bytes = bundle.read(path);
     } catch (error) {
       // Skipped when missing, as operator-sdk does; too large to read is said, not taken for missing.
       if (error instanceof BundleFileRefusedError) throw error;
@@ -68,7 +70,7 @@ function findBundleMetadata(dir: string): { annotations: Record<string, string> 
   if (preferred !== undefined) return { annotations: preferred };
   const walk = (path: string): Record<string, string> | undefined => {
     // Links are followed only while they stay in the bundle: one to `/` would walk the host's files.
-    const kind = bundleEntryKind(dir, path);
+    const kind = bundle.entryKind(path);
     if (kind === 'missing') return undefined;
     if (kind === 'file') return read(path);
     for (const name of sortInByteOrder(readdirSync(path))) {

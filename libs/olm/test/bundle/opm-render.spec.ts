@@ -12,7 +12,8 @@ import { writeBundle } from '../../src/bundle/write.js';
 import { parseCatalogContent, serializeCatalog } from '../../src/catalog/index.js';
 import { findBaseCsv } from '../../src/csv/base.js';
 import { generateCsv } from '../../src/csv/generate.js';
-import type { ClusterServiceVersion, Manifest } from '../../src/csv/types.js';
+import type { ClusterServiceVersion } from '../../src/manifest/cluster-service-version.js';
+import type { Manifest } from '../../src/manifest/manifest.js';
 import { validateBundleDir } from '../../src/validation/validate-bundle-dir.js';
 import { corpusCases } from './corpus.js';
 

@@ -3,11 +3,11 @@ import { askGoParsers, type GoParserAnswer } from '@opkit/test-cluster';
 import { describe, expect, it } from 'vitest';
 import { readAnnotationsFile } from '../../src/bundle/annotations-file.js';
 import { parseYamlDocuments, toGoYaml } from '../../src/bundle/yaml.js';
-import { encodeGoYaml } from '../../src/catalog/yaml-emit.js';
-import { yamlDocumentToJson } from '../../src/catalog/yaml-json.js';
 import { goBoolVerbOfJsonInterface, goFormatJsonInterface } from '../../src/go-compat/go-format.js';
 import { goJsonMarshal } from '../../src/go-compat/go-json.js';
 import { parseRequestUri } from '../../src/go-compat/index.js';
+import { encodeGoYaml } from '../../src/go-compat/yaml-emit.js';
+import { yamlDocumentToJson } from '../../src/go-compat/yaml-json.js';
 
 // Where opkit reads (and writes) as leniently as the Go tools, against the Go libraries themselves: go-yaml behind
 // sigs.k8s.io/yaml for quoted scalars, string targets and the quoting of what it writes, net/url for request URIs,

@@ -1,7 +1,7 @@
 import { prng } from '@opkit/controller-runtime/testing';
 import { askGoParsers } from '@opkit/test-cluster';
 import { describe, expect, it } from 'vitest';
-import { yamlDocumentToJson } from '../../src/catalog/yaml-json.js';
+import { yamlDocumentToJson } from '../../src/go-compat/yaml-json.js';
 
 // Our YAML-to-JSON conversion (how catalogs are read) against sigs.k8s.io/yaml's YAMLToJSON on go-yaml v2, which
 // opm uses, on generated documents: the same documents are accepted and give the same JSON. Error texts are not
