@@ -10,12 +10,12 @@ import {
 import { toCatalogBundle } from '../bundle/catalog-bundle.js';
 import { type LoadedBundle, loadBundle } from '../bundle/load.js';
 import { renderLoadedBundle } from '../bundle/render.js';
-import { TemplateError } from '../catalog/errors.js';
-import { formatValidationResults } from '../catalog/format.js';
-import { readTemplate, renderTemplate } from '../catalog/templates.js';
-import { type BundleBlob, type Catalog, emptyCatalog } from '../catalog/types.js';
-import { validateCatalog } from '../catalog/validate.js';
-import { writeCatalog } from '../catalog/write.js';
+import { TemplateError } from '../catalog/declcfg/errors.js';
+import { type BundleBlob, type Catalog, emptyCatalog } from '../catalog/declcfg/types.js';
+import { writeCatalog } from '../catalog/declcfg/write.js';
+import { formatValidationResults } from '../catalog/model/format.js';
+import { validateCatalog } from '../catalog/model/validate.js';
+import { readTemplate, renderTemplate } from '../catalog/template/templates.js';
 import { ActionError } from './errors.js';
 import type { OperatorRelease } from './operator-release.js';
 import { bundleDisagreements, releaseDisagreements } from './release-identity.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LoadedBundle } from '../bundle/load.js';
-import type { ClusterServiceVersion } from '../csv/types.js';
+import type { ClusterServiceVersion } from '../manifest/cluster-service-version.js';
 import type { OperatorRelease } from './operator-release.js';
 import { bundleDisagreements } from './release-identity.js';
 

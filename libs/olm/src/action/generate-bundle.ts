@@ -5,7 +5,7 @@ import { readYamlStream } from '../bundle/yaml.js';
 import { findBaseCsv } from '../csv/base.js';
 import { generateCsv } from '../csv/generate.js';
 import { managerImages } from '../csv/operator-objects.js';
-import type { Manifest } from '../csv/types.js';
+import type { Manifest } from '../manifest/manifest.js';
 import { tryParseVersion } from '../semver/version.js';
 import { ActionError } from './errors.js';
 import { deploymentImages, pinnedReference, withImages } from './image-digests.js';

@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { readYamlStream } from '../bundle/yaml.js';
-import { packageNameOf } from '../csv/base.js';
 import { kustomizeBaseCsv, manifestsKustomization } from '../csv/kustomize-base.js';
-import type { Manifest } from '../csv/types.js';
+import { packageNameOf } from '../manifest/cluster-service-version.js';
+import type { Manifest } from '../manifest/manifest.js';
 import { ActionError } from './errors.js';
 
 export interface KustomizeManifestsOptions {

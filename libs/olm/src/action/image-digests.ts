@@ -1,5 +1,5 @@
 import { parseReference, type RegistryClient } from '@opkit/oci';
-import type { Manifest } from '../csv/types.js';
+import type { Manifest } from '../manifest/manifest.js';
 import { ActionError } from './errors.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Catalog, type ChannelEntry, emptyCatalog } from '../catalog/types.js';
+import { type Catalog, type ChannelEntry, emptyCatalog } from '../catalog/declcfg/types.js';
 import type { OperatorRelease } from './operator-release.js';
 import { releaseDisagreements } from './release-identity.js';
 

@@ -1,8 +1,8 @@
 import { join, relative } from 'node:path';
 import { BundleAnnotation } from '../bundle/annotations.js';
 import type { LoadedBundle } from '../bundle/load.js';
-import { SCHEMA_SEMVER_TEMPLATE } from '../catalog/semver-template.js';
-import type { Catalog } from '../catalog/types.js';
+import type { Catalog } from '../catalog/declcfg/types.js';
+import { SCHEMA_SEMVER_TEMPLATE } from '../catalog/template/semver-template.js';
 import type { OperatorRelease } from './operator-release.js';
 
 /** One rendered catalog template, with its schema (how it states channels). */

@@ -3,10 +3,10 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LayoutImage, RegistryClient } from '@opkit/oci';
-import { loadCatalog } from '../catalog/load.js';
-import type { MigrationLevel } from '../catalog/migrations.js';
-import { type BundleBlob, type Catalog, emptyCatalog } from '../catalog/types.js';
-import { type CatalogFormat, serializeCatalog, writeCatalog } from '../catalog/write.js';
+import { loadCatalog } from '../catalog/declcfg/load.js';
+import type { MigrationLevel } from '../catalog/declcfg/migrations.js';
+import { type BundleBlob, type Catalog, emptyCatalog } from '../catalog/declcfg/types.js';
+import { type CatalogFormat, serializeCatalog, writeCatalog } from '../catalog/declcfg/write.js';
 import { ActionError } from './errors.js';
 
 /** The label every registry+v1 bundle image carries (its metadata/annotations.yaml). */
@@ -31,7 +31,7 @@ export interface RenderSourceOptions extends RenderImageOptions {
 /** opm's migrations up to `level`; their code, and the bundle renderer it uses, loads only when asked for. */
 async function migrate(catalog: Catalog, level: MigrationLevel | undefined): Promise<Catalog> {
   if (level === undefined) return catalog;
-  const { migrateCatalog } = await import('../catalog/migrations.js');
+  const { migrateCatalog } = await import('../catalog/declcfg/migrations.js');
   return migrateCatalog(catalog, level);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readTemplate } from '../catalog/templates.js';
+import { readTemplate } from '../catalog/template/templates.js';
 import { templateBundleReferences } from './template-references.js';
 
 const references = (text: string) =>

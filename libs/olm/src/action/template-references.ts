@@ -1,8 +1,8 @@
-import { decodeGo, type GoType } from '../catalog/go-json-decode.js';
-import { parseSemverTemplate, SCHEMA_SEMVER_TEMPLATE } from '../catalog/semver-template.js';
-import { SCHEMA_SUBSTITUTES_TEMPLATE } from '../catalog/substitutes-template.js';
-import { loadTemplateEntries } from '../catalog/template-input.js';
-import { SCHEMA_BASIC_TEMPLATE, type TemplateDocument } from '../catalog/templates.js';
+import { parseSemverTemplate, SCHEMA_SEMVER_TEMPLATE } from '../catalog/template/semver-template.js';
+import { SCHEMA_SUBSTITUTES_TEMPLATE } from '../catalog/template/substitutes-template.js';
+import { loadTemplateEntries } from '../catalog/template/template-input.js';
+import { SCHEMA_BASIC_TEMPLATE, type TemplateDocument } from '../catalog/template/templates.js';
+import { decodeGo, type GoType } from '../go-compat/go-json-decode.js';
 
 /** The fields of the basic and substitutes templates that name bundles, decoded as opm decodes them. */
 const BUNDLE_NAMING_TYPE: GoType = {
