@@ -5,7 +5,7 @@
 export { ControllerBuilder, controllerManagedBy, WebhookBuilder, webhookManagedBy } from './builder/index.js';
 export {
   ApiError,
-  Client,
+  CachedClient,
   ignoreNotFound,
   isAlreadyExists,
   isConflict,

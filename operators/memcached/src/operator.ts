@@ -30,8 +30,8 @@ export function createMemcachedOperator(options: MemcachedOperatorOptions = {}):
     setupWebhooks(manager);
     // Objects stored as v1alpha1 before the upgrade to v1beta1 storage are rewritten, so a later version can
     // stop serving v1alpha1 (reading them needs the conversion webhook, hence only with webhooks).
-    manager.add(storageVersionMigrator(manager.apiReader, memcachedCrd.metadata.name, manager.logger));
+    manager.add(storageVersionMigrator(manager.apiClient, memcachedCrd.metadata.name, manager.logger));
   }
-  manager.add(prometheusRuleInstaller(manager.apiReader, operatorNamespace(options), manager.logger));
+  manager.add(prometheusRuleInstaller(manager.apiClient, operatorNamespace(options), manager.logger));
   return manager;
 }

@@ -102,7 +102,7 @@ export async function webhookRun(options: {
   const pair = selfSignedCertificate({ commonName: 'bench', hosts: ['127.0.0.1'] });
   writeFileSync(join(dir, 'tls.crt'), pair.cert);
   writeFileSync(join(dir, 'tls.key'), pair.key);
-  const server = new WebhookServer({ host: '127.0.0.1', port: 0, certDir: dir });
+  const server = new WebhookServer({ host: '127.0.0.1', port: 0, certPath: dir });
   server.register(
     PATH,
     defaultingHandler<KubeObject & { spec: { size?: number } }>((obj) => {

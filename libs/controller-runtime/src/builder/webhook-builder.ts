@@ -76,7 +76,7 @@ export class WebhookBuilder<T extends KubeObject = KubeObject> {
     if (!this.#defaulter && !this.#validator && !this.#conversion) {
       throw new BuilderError(`no defaulter, validator or conversion given for ${type.kind}`);
     }
-    const server = this.#manager.webhookServer;
+    const server = this.#manager.enableWebhooks();
     const registration: { -readonly [K in keyof WebhookRegistration]: WebhookRegistration[K] } = { type };
     if (this.#defaulter) {
       registration.mutatingPath = webhookPath('mutate', type);

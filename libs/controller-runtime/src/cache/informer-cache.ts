@@ -1,4 +1,4 @@
-import type { KubeClient, ListOptions, ObjectList, Reader, TypeRef } from '../client/client.js';
+import type { DirectClient, ListOptions, ObjectList, Reader, TypeRef } from '../client/client.js';
 import { ApiError } from '../client/errors.js';
 import type { KubeObject, Stored } from '../object.js';
 import { type InformerScope, SharedInformer, stripManagedFields } from './informer.js';
@@ -15,7 +15,7 @@ export interface ObjectCacheOptions {
 }
 
 export interface InformerCacheOptions {
-  readonly client: KubeClient;
+  readonly client: DirectClient;
   /** Namespaces to cache; empty for all (see `watchNamespacesFromEnv`). */
   readonly namespaces: readonly string[];
   /** Settings per kind, keyed `apiVersion/Kind` (e.g. `v1/Secret`). */

@@ -1,4 +1,4 @@
-import type { KubeClient, TypeRef } from '../client/client.js';
+import type { DirectClient, TypeRef } from '../client/client.js';
 import { copyJson } from '../json-copy.js';
 import { type KubeObject, objectKey } from '../object.js';
 import { FieldSetTable } from './field-sets.js';
@@ -39,7 +39,7 @@ export interface InformerScope {
 }
 
 export interface InformerOptions<T extends KubeObject> {
-  readonly client: KubeClient;
+  readonly client: DirectClient;
   readonly type: TypeRef;
   readonly scope: InformerScope;
   readonly namespaced: boolean;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import type { KubeClient, TypeRef } from '../client/client.js';
+import type { DirectClient, TypeRef } from '../client/client.js';
 import { isGone } from '../client/errors.js';
 import type { KubeObject } from '../object.js';
 import { Backoff, isShortWatch, sleep } from './backoff.js';
@@ -14,7 +14,7 @@ export interface ReflectorSink<T extends KubeObject> {
 }
 
 export interface ReflectorOptions {
-  readonly client: KubeClient;
+  readonly client: DirectClient;
   readonly type: TypeRef;
   /** One namespace, or undefined for all namespaces / cluster-scoped kinds. */
   readonly namespace?: string;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient } from '../client/client.js';
+import { DirectClient } from '../client/client.js';
 import { ResourceMapper } from '../client/resource-mapper.js';
 import { Transport } from '../client/transport.js';
 import type { KubeObject } from '../object.js';
@@ -190,10 +190,10 @@ export class TestingApiServer {
   }
 
   /** A client of this server (its connections are closed by {@link close}). */
-  client(): KubeClient {
+  client(): DirectClient {
     const transport = new Transport(this.kubeConfig());
     this.#transports.push(transport);
-    return new KubeClient(transport, new ResourceMapper(transport));
+    return new DirectClient(transport, new ResourceMapper(transport));
   }
 
   /** Sets what lists return. */

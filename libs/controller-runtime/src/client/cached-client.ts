@@ -3,7 +3,7 @@ import type { KubeObject, Stored } from '../object.js';
 import type {
   ApplyOptions,
   DeleteOptions,
-  KubeClient,
+  DirectClient,
   ListOptions,
   ObjectList,
   ObjectRef,
@@ -17,14 +17,14 @@ import type { ObjectClient } from './object-client.js';
 /** What the client needs of the informer cache. */
 type ClientCache = Pick<InformerCache, 'get' | 'list' | 'observe'>;
 /** What the client needs of the API client. */
-type ClientApi = Pick<KubeClient, 'create' | 'update' | 'updateStatus' | 'patch' | 'apply' | 'delete'>;
+type ClientApi = Pick<DirectClient, 'create' | 'update' | 'updateStatus' | 'patch' | 'apply' | 'delete'>;
 
 /**
  * The client controllers use, as controller-runtime's default client: reads from the shared informer cache
  * (deep-frozen objects, no API traffic), writes straight to the API server with this manager's field
- * manager. For a read that must see the server's latest state, use the manager's `apiReader`.
+ * manager. For a read that must see the server's latest state, use the manager's `apiClient`.
  */
-export class Client implements ObjectClient {
+export class CachedClient implements ObjectClient {
   readonly #cache: ClientCache;
   readonly #api: ClientApi;
   readonly fieldManager: string;

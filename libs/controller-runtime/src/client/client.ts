@@ -113,7 +113,7 @@ function escapeFieldValue(value: string): string {
  * default that CRDs reject. Without a field manager of its own, the server names the manager of a write
  * after the client's user agent, and `apply` needs one in its options.
  */
-export class KubeClient implements ObjectClient {
+export class DirectClient implements ObjectClient {
   readonly transport: Transport;
   readonly mapper: ResourceMapper;
   readonly fieldManager: string | undefined;

@@ -1,10 +1,10 @@
 // client-node's KubeConfig is accepted wherever a ClusterConnection is.
 export type { KubeConfig } from '@kubernetes/client-node';
-export { Client } from './cached-client.js';
+export { CachedClient } from './cached-client.js';
 export {
   type ApplyOptions,
   type DeleteOptions,
-  KubeClient,
+  DirectClient,
   type ListOptions,
   type ObjectList,
   type ObjectRef,

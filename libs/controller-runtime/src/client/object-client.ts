@@ -14,7 +14,7 @@ import type {
 
 /**
  * What reconcilers need of a client, as controller-runtime's `client.Client`: implemented by the manager's
- * cached `Client`, the direct `KubeClient` and the in-memory `FakeClient`. Write reconcilers against
+ * `CachedClient`, the direct `DirectClient` and the in-memory `FakeClient`. Write reconcilers against
  * `ObjectClient` (rather than a class) so unit tests can hand them a `FakeClient`.
  */
 export interface ObjectClient extends Reader {

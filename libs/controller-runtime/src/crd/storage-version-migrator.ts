@@ -1,5 +1,5 @@
 import { Backoff, sleep } from '../cache/backoff.js';
-import type { KubeClient, TypeRef } from '../client/client.js';
+import type { DirectClient, TypeRef } from '../client/client.js';
 import { isConflict, isNotFound } from '../client/errors.js';
 import type { Logger } from '../log/index.js';
 import type { Runnable } from '../manager/manager.js';
@@ -30,7 +30,7 @@ export interface MigrationResult {
  * just written, so it is migrated already; a write the webhooks refuse stops the trim and is reported.
  */
 export async function migrateStorageVersion(
-  client: KubeClient,
+  client: DirectClient,
   crdName: string,
   options: { readonly pageSize?: number; readonly signal?: AbortSignal } = {},
 ): Promise<MigrationResult> {
@@ -85,7 +85,7 @@ export function storageVersionMigrationRbac(crdName: string): ResourcePolicyRule
  * A leader-only runnable that migrates the CRD's stored objects to its storage version once, after an
  * upgrade changed it, retrying with back-off until it succeeds or the manager stops.
  */
-export function storageVersionMigrator(client: KubeClient, crdName: string, logger: Logger): Runnable {
+export function storageVersionMigrator(client: DirectClient, crdName: string, logger: Logger): Runnable {
   return {
     async start(signal) {
       const backoff = new Backoff({ initialMs: 2_000, maxMs: 60_000 });

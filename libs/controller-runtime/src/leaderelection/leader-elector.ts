@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { sleep } from '../cache/backoff.js';
-import type { KubeClient } from '../client/client.js';
+import type { DirectClient } from '../client/client.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../client/errors.js';
 import type { KubeObject } from '../object.js';
 
@@ -66,7 +66,7 @@ const microTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z
  */
 export class LeaderElector {
   readonly identity: string;
-  readonly #client: KubeClient;
+  readonly #client: DirectClient;
   readonly #o: Required<Omit<LeaderElectionOptions, 'identity'>>;
   #observedRecord = '';
   #observedAt = 0;
@@ -75,7 +75,7 @@ export class LeaderElector {
   /** When the attempt that last wrote our renewTime started: others count the lease from no earlier. */
   #renewedAt = 0;
 
-  constructor(client: KubeClient, options: LeaderElectionOptions) {
+  constructor(client: DirectClient, options: LeaderElectionOptions) {
     this.#client = client;
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
     this.#o = {

@@ -4,8 +4,8 @@ import { InformerCache, type ObjectCacheOptions } from '../cache/informer-cache.
 import { watchNamespacesFromEnv } from '../cache/watch-namespaces.js';
 import { CertWatcher } from '../certs/cert-watcher.js';
 import { type CertificateAndKey, selfSignedCertificate } from '../certs/certificates.js';
-import { Client } from '../client/cached-client.js';
-import { KubeClient } from '../client/client.js';
+import { CachedClient } from '../client/cached-client.js';
+import { DirectClient } from '../client/client.js';
 import type { ClusterConnection } from '../client/kubeconfig.js';
 import { ResourceMapper } from '../client/resource-mapper.js';
 import { loadKubeConfig, Transport } from '../client/transport.js';
@@ -53,12 +53,12 @@ export interface ManagerOptions {
    * SubjectAccessReview of `get` on the non-resource URL `/metrics`), as kubebuilder's scaffold does with
    * `--metrics-secure`. @default false
    */
-  readonly metricsSecureServing?: boolean;
+  readonly metricsSecure?: boolean;
   /**
    * With secure serving: a directory with `tls.crt` and `tls.key`, read again when they change (as the webhook
    * server's); a self-signed certificate otherwise.
    */
-  readonly metricsCertDir?: string;
+  readonly metricsCertPath?: string;
   /** `[host]:port` for `/healthz` and `/readyz`; `0` or unset disables it. */
   readonly healthProbeBindAddress?: string;
   /** Off when unset. */
@@ -95,10 +95,10 @@ export class Manager {
   readonly logger: Logger;
   readonly transport: Transport;
   /** Uncached access to the API server. */
-  readonly apiReader: KubeClient;
+  readonly apiClient: DirectClient;
   readonly cache: InformerCache;
   /** Cached reads, direct writes. */
-  readonly client: Client;
+  readonly client: CachedClient;
   readonly namespaces: readonly string[];
   /** Resolves once this replica leads (at once without leader election). */
   readonly elected: Promise<void>;
@@ -127,11 +127,11 @@ export class Manager {
       warned.add(warning);
       this.logger.warn('API server warning', { warning });
     };
-    this.apiReader = new KubeClient(this.transport, new ResourceMapper(this.transport));
+    this.apiClient = new DirectClient(this.transport, new ResourceMapper(this.transport));
     this.namespaces = options.namespaces ?? watchNamespacesFromEnv();
     const unselected = new Set<string>();
     this.cache = new InformerCache({
-      client: this.apiReader,
+      client: this.apiClient,
       namespaces: this.namespaces,
       byObject: options.cache?.byObject,
       inactivityTimeoutMs: options.cache?.inactivityTimeoutMs,
@@ -149,7 +149,7 @@ export class Manager {
         });
       },
     });
-    this.client = new Client(this.cache, this.apiReader, options.fieldManager ?? 'opkit-manager');
+    this.client = new CachedClient(this.cache, this.apiClient, options.fieldManager ?? 'opkit-manager');
     this.elected = new Promise((resolve) => {
       this.#resolveElected = resolve;
     });
@@ -164,13 +164,14 @@ export class Manager {
   }
 
   /**
-   * The webhook server (created on first use): it runs on every replica, leader or not, and the `webhook`
-   * readiness check passes only while it answers TLS handshakes. Readiness then no longer waits for the
-   * caches: they may need this very server (the API server converts objects stored at another version
-   * through the conversion webhook to list them), and the API server reaches it through a Service, which
-   * routes only to ready pods — waiting would keep both from ever happening.
+   * Turns the webhook server on (once; later calls return the same server) and returns it: it runs on every
+   * replica, leader or not, and the `webhook` readiness check passes only while it answers TLS handshakes.
+   * Readiness then no longer waits for the caches: they may need this very server (the API server converts
+   * objects stored at another version through the conversion webhook to list them), and the API server
+   * reaches it through a Service, which routes only to ready pods — waiting would keep both from ever
+   * happening. Call it before `start`.
    */
-  get webhookServer(): WebhookServer {
+  enableWebhooks(): WebhookServer {
     if (!this.#webhookServer) {
       const server = new WebhookServer({ ...this.#o.webhook, metrics: this.metrics, logger: this.logger });
       this.add(server);
@@ -178,6 +179,11 @@ export class Manager {
       this.addReadyzCheck('webhook', server.startedChecker);
       this.#webhookServer = server;
     }
+    return this.#webhookServer;
+  }
+
+  /** The webhook server once `enableWebhooks` turned it on; undefined before. */
+  get webhookServer(): WebhookServer | undefined {
     return this.#webhookServer;
   }
 
@@ -191,7 +197,7 @@ export class Manager {
 
   /** An events.k8s.io/v1 recorder reporting as `name`. */
   eventRecorder(name: string): EventRecorder {
-    const api = this.apiReader;
+    const api = this.apiClient;
     const dropped = this.metrics.eventsDropped.labels({ controller: name });
     dropped.inc(0); // the series exists from the start, so a rate of it does
     const recorder = new EventRecorder({
@@ -214,7 +220,7 @@ export class Manager {
     return recorder;
   }
 
-  /** The metrics server's self-signed certificate for this host, when no `metricsCertDir` is given. */
+  /** The metrics server's self-signed certificate for this host, when no `metricsCertPath` is given. */
   #selfSignedMetricsCertificate(): CertificateAndKey {
     const hosts = ['localhost', '127.0.0.1', hostname(), ...(process.env.POD_IP ? [process.env.POD_IP] : [])];
     return selfSignedCertificate({ commonName: `${this.#o.fieldManager ?? 'opkit-manager'}-metrics`, hosts });
@@ -222,7 +228,7 @@ export class Manager {
 
   /**
    * Starts the metrics and health-probe servers the options ask for; returns them, to be closed at the end.
-   * A metrics certificate from `metricsCertDir` is reloaded until `signal` aborts.
+   * A metrics certificate from `metricsCertPath` is reloaded until `signal` aborts.
    */
   async #serve(signal: AbortSignal): Promise<ProbeServer[]> {
     const log = this.logger;
@@ -230,8 +236,8 @@ export class Manager {
     const metricsBind = parseBindAddress(this.#o.metricsBindAddress);
     const probeBind = parseBindAddress(this.#o.healthProbeBindAddress);
     if (metricsBind) {
-      const secure = this.#o.metricsSecureServing === true;
-      const dir = this.#o.metricsCertDir;
+      const secure = this.#o.metricsSecure === true;
+      const dir = this.#o.metricsCertPath;
       const certs =
         secure && dir !== undefined ? new CertWatcher({ purpose: 'metrics', dir, logger: log }) : undefined;
       const server = new ProbeServer({
@@ -249,7 +255,7 @@ export class Manager {
       log.info('serving metrics', {
         address: `${this.metricsAddress.address}:${this.metricsAddress.port}`,
         secure,
-        ...(secure ? { certificate: this.#o.metricsCertDir ?? 'self-signed' } : {}),
+        ...(secure ? { certificate: this.#o.metricsCertPath ?? 'self-signed' } : {}),
       });
     }
     if (probeBind) {
@@ -274,7 +280,7 @@ export class Manager {
     const election = this.#o.leaderElection;
     if (!election) return { lost: new Promise(() => {}) };
     const log = this.logger;
-    const elector = new LeaderElector(this.apiReader, {
+    const elector = new LeaderElector(this.apiClient, {
       id: election.id,
       namespace: election.namespace ?? defaultLeaseNamespace(),
       identity: election.identity,

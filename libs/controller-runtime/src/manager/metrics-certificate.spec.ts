@@ -48,15 +48,15 @@ function servedName(port: number): Promise<string> {
 }
 
 describe('Manager secure metrics', () => {
-  it('serves a certificate from metricsCertDir and the renewed one once its files change', async () => {
+  it('serves a certificate from metricsCertPath and the renewed one once its files change', async () => {
     writeCertificate('first');
     const manager = new Manager({
       kubeConfig: loadKubeConfig(kubeconfig),
       logger: createLogger({ level: 'error' }),
       metrics: new RuntimeMetrics(),
       metricsBindAddress: '127.0.0.1:0',
-      metricsSecureServing: true,
-      metricsCertDir: certDir,
+      metricsSecure: true,
+      metricsCertPath: certDir,
     });
     const stop = new AbortController();
     const running = manager.start(stop.signal);

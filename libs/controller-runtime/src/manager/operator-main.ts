@@ -59,14 +59,14 @@ export function operatorManager(
     kubeConfig: options.kubeConfig,
     namespaces: options.namespaces,
     metricsBindAddress: options.metricsBindAddress,
-    metricsSecureServing: options.metricsSecure,
-    metricsCertDir: options.metricsCertPath,
+    metricsSecure: options.metricsSecure,
+    metricsCertPath: options.metricsCertPath,
     healthProbeBindAddress: options.healthProbeBindAddress,
     webhook: {
       port: options.webhookPort,
-      certDir: options.webhookCertPath,
+      certPath: options.webhookCertPath,
       certName: options.webhookCertName,
-      keyName: options.webhookCertKey,
+      certKey: options.webhookCertKey,
     },
     leaderElection: options.leaderElect
       ? { id: identity.leaderElectionId, namespace: operatorNamespace(options) }

@@ -217,7 +217,7 @@ function actionOf(
 }
 
 /**
- * An in-memory stand-in for the manager's `Client`, to unit-test reconcilers without a cluster: hand it to
+ * An in-memory stand-in for the manager's `CachedClient`, to unit-test reconcilers without a cluster: hand it to
  * a reconciler written against {@link ObjectClient}, run the reconcile, then read the objects back and check
  * the {@link FakeClient.actions | action log}.
  *
@@ -244,7 +244,7 @@ function actionOf(
  *   stay until the test deletes them; `propagationPolicy` and `gracePeriodSeconds` are ignored;
  * - there is no watch, no defaulting, no validation and no admission; namespaces need not exist, and an
  *   object without a namespace is simply stored without one;
- * - `list` ignores `limit` and `continue`, and rejects `fieldSelector` (the cached `Client` ignores it: use
+ * - `list` ignores `limit` and `continue`, and rejects `fieldSelector` (the cached `CachedClient` ignores it: use
  *   `indexField` and `matchingFields`, as with the real cache).
  *
  * @example

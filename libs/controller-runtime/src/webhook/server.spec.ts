@@ -33,7 +33,7 @@ const logged: { level: string; msg: string }[] = [];
 const server = new WebhookServer({
   host: '127.0.0.1',
   port: 0,
-  certDir: dir,
+  certPath: dir,
   certPollIntervalMs: 50,
   maxRequestBytes: 64 * 1024,
   limits: { handlerTimeoutMs: 500 },
@@ -288,7 +288,7 @@ describe('WebhookServer', () => {
 
   it('is ready while it completes handshakes, and not once stopped', async () => {
     await expect(Promise.resolve(server.startedChecker())).resolves.toBeUndefined();
-    const other = new WebhookServer({ host: '127.0.0.1', port: 0, certDir: dir });
+    const other = new WebhookServer({ host: '127.0.0.1', port: 0, certPath: dir });
     other.register('/x', async () => ({}));
     await expect(Promise.resolve().then(() => other.startedChecker())).rejects.toThrow('not serving');
     const otherStop = new AbortController();
@@ -301,7 +301,7 @@ describe('WebhookServer', () => {
   });
 
   it('fails to start, naming the file, without a certificate', async () => {
-    const missing = new WebhookServer({ port: 0, certDir: join(dir, 'absent') });
+    const missing = new WebhookServer({ port: 0, certPath: join(dir, 'absent') });
     missing.register('/x', async () => ({}));
     await expect(missing.start(new AbortController().signal)).rejects.toThrow(
       /cannot read .*absent\/tls\.crt/,

@@ -49,7 +49,7 @@ async function start(limits: Partial<ServerLimits>): Promise<Ports> {
   const pair = selfSignedCertificate({ commonName: 'attacked', hosts: ['127.0.0.1'] });
   writeFileSync(join(certDir, 'tls.crt'), pair.cert);
   writeFileSync(join(certDir, 'tls.key'), pair.key);
-  const webhook = new WebhookServer({ host: '127.0.0.1', port: 0, certDir, limits });
+  const webhook = new WebhookServer({ host: '127.0.0.1', port: 0, certPath: certDir, limits });
   webhook.register('/validate', async (review) => ({ kind: 'AdmissionReview', echoed: review }));
   void webhook.start(stop.signal);
   const probe = new ProbeServer({ healthz: new Map([['ping', () => {}]]), limits });
