@@ -14,6 +14,7 @@ import {
   isControlledBy,
   isNotFound,
   type KubeObject,
+  kind,
   LeaderElectionLostError,
   Manager,
   type Reconciler,
@@ -35,8 +36,8 @@ interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
 
-const GREETING = { apiVersion: 'example.opkit.dev/v1', kind: 'Greeting' } as const;
-const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
+const GREETING = kind<Greeting>('example.opkit.dev/v1', 'Greeting');
+const CONFIG_MAP = kind<ConfigMap>('v1', 'ConfigMap');
 const FINALIZER = 'example.opkit.dev/cleanup';
 
 /** The reconciler. In a real operator it lives in a module of its own, so unit tests can import it. */

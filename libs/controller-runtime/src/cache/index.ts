@@ -1,10 +1,12 @@
 export { Backoff, isShortWatch } from './backoff.js';
 export { type InformerHandler, SharedInformer, stripManagedFields } from './informer.js';
 export {
+  type ByObject,
   CacheSyncTimeoutError,
   cacheOptionsFor,
   cacheSelects,
   InformerCache,
+  type KindCacheOptions,
   NamespaceNotCachedError,
   type ObjectCacheOptions,
 } from './informer-cache.js';

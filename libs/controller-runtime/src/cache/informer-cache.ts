@@ -1,25 +1,37 @@
 import type { DirectClient, ListOptions, ObjectList, Reader, TypeRef } from '../client/client.js';
 import { ApiError } from '../client/errors.js';
-import type { KubeObject, Stored } from '../object.js';
+import type { Kind, KubeObject, Stored } from '../object.js';
 import { type InformerScope, SharedInformer, stripManagedFields } from './informer.js';
 import { parseLabelSelector } from './label-selector.js';
 import type { IndexFunc } from './store.js';
 
-/** Per-kind cache settings, like controller-runtime's `ByObject`. */
-export interface ObjectCacheOptions {
+/** What the cache holds of a kind, like an entry of controller-runtime's `ByObject`. */
+export interface ObjectCacheOptions<T extends KubeObject = KubeObject> {
   /** Overrides the cache-wide namespaces for this kind. */
   readonly namespaces?: readonly string[];
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
-  readonly transform?: (obj: Stored<KubeObject>) => Stored<KubeObject>;
+  readonly transform?: (obj: Stored<T>) => Stored<T>;
 }
+
+/** The cache settings of one kind, keyed by its token. */
+export interface KindCacheOptions {
+  readonly kind: TypeRef;
+  readonly options: ObjectCacheOptions;
+}
+
+/** Cache settings by kind (`cache.byObject`), built with {@link cacheOptionsFor}; a later entry of a kind wins. */
+export type ByObject = readonly KindCacheOptions[];
+
+/** The objects a kind token stands for; a union for a list of tokens. */
+type KindObject<K> = K extends Kind<infer T> ? T : never;
 
 export interface InformerCacheOptions {
   readonly client: DirectClient;
   /** Namespaces to cache; empty for all (see `watchNamespacesFromEnv`). */
   readonly namespaces: readonly string[];
-  /** Settings per kind, keyed `apiVersion/Kind` (e.g. `v1/Secret`). */
-  readonly byObject?: Readonly<Record<string, ObjectCacheOptions>>;
+  /** Settings per kind. */
+  readonly byObject?: ByObject;
   /** @default stripManagedFields */
   readonly defaultTransform?: (obj: Stored<KubeObject>) => Stored<KubeObject>;
   readonly inactivityTimeoutMs?: number;
@@ -45,15 +57,21 @@ export class CacheSyncTimeoutError extends Error {
 const typeKey = (t: TypeRef) => `${t.apiVersion}/${t.kind}`;
 
 /**
- * `byObject` entries that give each of `types` the same settings, keyed as the cache looks them up (a
- * mistyped `apiVersion/Kind` key would be ignored, leaving that kind cached whole):
+ * `byObject` entries that give each of `kinds` the same settings, its `transform` typed by their objects:
  * `byObject: cacheOptionsFor([DEPLOYMENT, SERVICE], { labelSelector: 'app.kubernetes.io/managed-by=me' })`.
  */
-export function cacheOptionsFor(
-  types: readonly TypeRef[],
-  options: ObjectCacheOptions,
-): Record<string, ObjectCacheOptions> {
-  return Object.fromEntries(types.map((type) => [typeKey(type), options]));
+export function cacheOptionsFor<const K extends readonly Kind[]>(
+  kinds: K,
+  options: ObjectCacheOptions<KindObject<K[number]>>,
+): KindCacheOptions[] {
+  // The cache hands a transform only objects of the kinds it is listed under, which is what its type says.
+  const erased = options as unknown as ObjectCacheOptions;
+  return kinds.map((kind) => ({ kind, options: erased }));
+}
+
+/** The settings of each kind by `apiVersion/Kind`, a later entry of a kind replacing an earlier one. */
+function settingsByKind(byObject: ByObject | undefined): ReadonlyMap<string, ObjectCacheOptions> {
+  return new Map((byObject ?? []).map((entry) => [typeKey(entry.kind), entry.options]));
 }
 
 /**
@@ -62,12 +80,12 @@ export function cacheOptionsFor(
  * cannot see is written again on every reconcile.
  */
 export function cacheSelects(
-  byObject: Readonly<Record<string, ObjectCacheOptions>>,
+  byObject: ByObject,
   obj: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>,
 ): boolean {
   const { apiVersion, kind } = obj;
   if (!apiVersion || !kind) throw new TypeError('cacheSelects: the object has no apiVersion or kind');
-  const selector = byObject[typeKey({ apiVersion, kind })]?.labelSelector;
+  const selector = settingsByKind(byObject).get(typeKey({ apiVersion, kind }))?.labelSelector;
   return !selector || parseLabelSelector(selector).matches(obj.metadata.labels);
 }
 
@@ -78,6 +96,7 @@ export function cacheSelects(
  */
 export class InformerCache implements Reader {
   readonly #o: InformerCacheOptions;
+  readonly #byKind: ReadonlyMap<string, ObjectCacheOptions>;
   readonly #informers = new Map<string, Promise<SharedInformer<Stored<KubeObject>>>>();
   /** Indexes by kind (`apiVersion/Kind`) and name, given to the kind's informer whenever it is created. */
   readonly #indexes = new Map<string, Map<string, IndexFunc<Stored<KubeObject>>>>();
@@ -85,10 +104,11 @@ export class InformerCache implements Reader {
 
   constructor(options: InformerCacheOptions) {
     this.#o = options;
+    this.#byKind = settingsByKind(options.byObject);
   }
 
   #scope(type: TypeRef): InformerScope {
-    const specific = this.#o.byObject?.[typeKey(type)];
+    const specific = this.#byKind.get(typeKey(type));
     return {
       namespaces: specific?.namespaces ?? this.#o.namespaces,
       labelSelector: specific?.labelSelector,
@@ -97,14 +117,14 @@ export class InformerCache implements Reader {
   }
 
   /** The shared informer of a kind, created on first request and running once the cache has started. */
-  informerFor<T extends KubeObject>(type: TypeRef): Promise<SharedInformer<Stored<T>>> {
+  informerFor<T extends KubeObject>(type: Kind<T>): Promise<SharedInformer<Stored<T>>> {
     const key = typeKey(type);
     let informer = this.#informers.get(key);
     if (!informer) {
       informer = (async () => {
         const mapping = await this.#o.client.mapper.mapping(type.apiVersion, type.kind);
         const transform =
-          this.#o.byObject?.[key]?.transform ?? this.#o.defaultTransform ?? stripManagedFields;
+          this.#byKind.get(key)?.transform ?? this.#o.defaultTransform ?? stripManagedFields;
         const created = new SharedInformer<Stored<KubeObject>>({
           client: this.#o.client,
           type,
@@ -133,7 +153,7 @@ export class InformerCache implements Reader {
    * never rejects.
    */
   async indexField<T extends KubeObject>(
-    type: TypeRef,
+    type: Kind<T>,
     name: string,
     fn: IndexFunc<Stored<T>>,
   ): Promise<void> {
@@ -199,7 +219,7 @@ export class InformerCache implements Reader {
     return informer;
   }
 
-  async get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>> {
+  async get<T extends KubeObject>(type: Kind<T>, name: string, namespace?: string): Promise<Stored<T>> {
     const informer = await this.#ready<T>(type, namespace);
     const found = informer.store.get(namespace ? `${namespace}/${name}` : name);
     if (!found) throw cacheMiss(type, name);
@@ -210,7 +230,7 @@ export class InformerCache implements Reader {
    * Lists from the informer's store by namespace, label selector and registered indexes (`matchingFields`,
    * e.g. `{ 'spec.nodeName': 'node-1' }`).
    */
-  async list<T extends KubeObject>(type: TypeRef, options: ListOptions = {}): Promise<ObjectList<Stored<T>>> {
+  async list<T extends KubeObject>(type: Kind<T>, options: ListOptions = {}): Promise<ObjectList<Stored<T>>> {
     const informer = await this.#ready<T>(type, options.namespace);
     const items = informer.store.list({
       namespace: options.namespace,

@@ -1,5 +1,5 @@
 import type { InformerCache } from '../cache/informer-cache.js';
-import type { KubeObject, Stored } from '../object.js';
+import type { Kind, KubeObject, Stored } from '../object.js';
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -9,7 +9,6 @@ import type {
   ObjectRef,
   PatchOptions,
   PatchType,
-  TypeRef,
   WriteOptions,
 } from './client.js';
 import type { ObjectClient } from './object-client.js';
@@ -35,11 +34,11 @@ export class CachedClient implements ObjectClient {
     this.fieldManager = fieldManager;
   }
 
-  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>> {
+  get<T extends KubeObject>(type: Kind<T>, name: string, namespace?: string): Promise<Stored<T>> {
     return this.#cache.get<T>(type, name, namespace);
   }
 
-  list<T extends KubeObject>(type: TypeRef, options?: ListOptions): Promise<ObjectList<Stored<T>>> {
+  list<T extends KubeObject>(type: Kind<T>, options?: ListOptions): Promise<ObjectList<Stored<T>>> {
     return this.#cache.list<T>(type, options);
   }
 
@@ -74,7 +73,7 @@ export class CachedClient implements ObjectClient {
   }
 
   patch<T extends KubeObject>(
-    target: ObjectRef,
+    target: ObjectRef<T>,
     patch: unknown,
     type: PatchType = 'merge',
     options: PatchOptions = {},

@@ -1,18 +1,21 @@
 import type { IncomingMessage } from 'node:http';
-import type { KubeObject, Stored } from '../object.js';
+import type { Kind, KubeObject, Stored } from '../object.js';
 import { isConflict } from './errors.js';
 import type { ObjectClient } from './object-client.js';
 import type { ResourceMapper } from './resource-mapper.js';
 import type { Query, Transport } from './transport.js';
 
-/** Identifies a kind: `{ apiVersion: 'apps/v1', kind: 'Deployment' }`. Objects carry it themselves. */
+/**
+ * A kind by its apiVersion and kind alone, saying nothing of its objects' type: where the runtime needs no
+ * more. Every {@link Kind} is one; a `TypeRef` passed where a `Kind<T>` is asked for leaves `T` to the caller.
+ */
 export interface TypeRef {
   readonly apiVersion: string;
   readonly kind: string;
 }
 
-/** One object of a kind: `{ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'settings' }`. */
-export type ObjectRef = TypeRef & { name: string; namespace?: string };
+/** One object of a kind: `{ ...CONFIG_MAP, namespace: 'default', name: 'settings' }`. */
+export type ObjectRef<T extends KubeObject = KubeObject> = Kind<T> & { name: string; namespace?: string };
 
 export interface ListOptions {
   /** Undefined: all namespaces (or cluster-scoped). */
@@ -80,8 +83,8 @@ const PATCH_CONTENT_TYPES: Record<PatchType | 'apply', string> = {
 
 /** Reads objects; implemented by the API server directly, by the informer cache and by every client. */
 export interface Reader {
-  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>>;
-  list<T extends KubeObject>(type: TypeRef, options?: ListOptions): Promise<ObjectList<Stored<T>>>;
+  get<T extends KubeObject>(type: Kind<T>, name: string, namespace?: string): Promise<Stored<T>>;
+  list<T extends KubeObject>(type: Kind<T>, options?: ListOptions): Promise<ObjectList<Stored<T>>>;
 }
 
 function typeOf(obj: KubeObject): TypeRef {
@@ -124,12 +127,12 @@ export class DirectClient implements ObjectClient {
     this.fieldManager = options.fieldManager;
   }
 
-  async get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>> {
+  async get<T extends KubeObject>(type: Kind<T>, name: string, namespace?: string): Promise<Stored<T>> {
     const path = await this.mapper.path(type.apiVersion, type.kind, namespace, name);
     return this.transport.request<Stored<T>>({ method: 'GET', path });
   }
 
-  async list<T extends KubeObject>(type: TypeRef, options: ListOptions = {}): Promise<ObjectList<Stored<T>>> {
+  async list<T extends KubeObject>(type: Kind<T>, options: ListOptions = {}): Promise<ObjectList<Stored<T>>> {
     const path = await this.mapper.path(type.apiVersion, type.kind, options.namespace);
     const list = await this.transport.request<ObjectList<Stored<T>>>({
       method: 'GET',
@@ -210,7 +213,7 @@ export class DirectClient implements ObjectClient {
   }
 
   async patch<T extends KubeObject>(
-    target: ObjectRef,
+    target: ObjectRef<T>,
     patch: unknown,
     type: PatchType = 'merge',
     options: PatchOptions = {},

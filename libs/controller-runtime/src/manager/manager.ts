@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { InformerCache, type ObjectCacheOptions } from '../cache/informer-cache.js';
+import { type ByObject, InformerCache } from '../cache/informer-cache.js';
 import { watchNamespacesFromEnv } from '../cache/watch-namespaces.js';
 import { CertWatcher } from '../certs/cert-watcher.js';
 import { type CertificateAndKey, selfSignedCertificate } from '../certs/certificates.js';
@@ -43,7 +43,7 @@ export interface ManagerOptions {
   /** Namespaces to watch; empty = all. @default from `WATCH_NAMESPACE` */
   readonly namespaces?: readonly string[];
   readonly cache?: {
-    readonly byObject?: Readonly<Record<string, ObjectCacheOptions>>;
+    readonly byObject?: ByObject;
     readonly inactivityTimeoutMs?: number;
   };
   /** `[host]:port` for `/metrics`; `0` or unset disables it. */

@@ -14,7 +14,7 @@ import type {
 } from '../client/client.js';
 import { ApiError } from '../client/errors.js';
 import type { ObjectClient } from '../client/object-client.js';
-import { gvkOf, type KubeObject, type ObjectMeta, objectKey, type Stored } from '../object.js';
+import { type Kind, gvkOf, type KubeObject, type ObjectMeta, objectKey, type Stored } from '../object.js';
 import { applyMerge, deepEqual, isPlainObject, jsonPatch, mergePatch, PatchError } from './patches.js';
 
 /** The client methods FakeClient records and lets interceptors replace. */
@@ -328,7 +328,7 @@ export class FakeClient implements ObjectClient {
    * Registers an index for `list(type, { matchingFields: { [name]: value } })`, like the cache's
    * `indexField`. `metadata.namespace` and `metadata.ownerReferences.uid` (OWNER_UID_INDEX) are built in.
    */
-  indexField<T extends KubeObject>(type: TypeRef, name: string, fn: IndexFunc<Stored<T>>): void {
+  indexField<T extends KubeObject>(type: Kind<T>, name: string, fn: IndexFunc<Stored<T>>): void {
     let indexes = this.#indexes.get(typeKey(type));
     if (!indexes) {
       indexes = new Map();
@@ -338,14 +338,14 @@ export class FakeClient implements ObjectClient {
     indexes.set(name, fn as IndexFunc<KubeObject>);
   }
 
-  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>> {
+  get<T extends KubeObject>(type: Kind<T>, name: string, namespace?: string): Promise<Stored<T>> {
     return this.#call('get', { type, name, namespace }, actionOf('get', type, namespace, name), () =>
       // Frozen, like the cache's objects, so a reconciler that changes what it read fails here too.
       deepFreeze(structuredClone(this.#require('get', type, name, namespace))),
     ) as Promise<Stored<T>>;
   }
 
-  list<T extends KubeObject>(type: TypeRef, options: ListOptions = {}): Promise<ObjectList<Stored<T>>> {
+  list<T extends KubeObject>(type: Kind<T>, options: ListOptions = {}): Promise<ObjectList<Stored<T>>> {
     return this.#call('list', { type, options }, actionOf('list', type, options.namespace, undefined), () =>
       this.#list(type, options),
     ) as Promise<ObjectList<Stored<T>>>;
@@ -377,7 +377,7 @@ export class FakeClient implements ObjectClient {
    * patched status is kept.
    */
   patch<T extends KubeObject>(
-    target: ObjectRef,
+    target: ObjectRef<T>,
     patch: unknown,
     type: PatchType = 'merge',
     options: PatchOptions = {},

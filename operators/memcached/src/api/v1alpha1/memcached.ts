@@ -2,6 +2,7 @@ import {
   customResourceSchema,
   int32,
   type KubeObject,
+  kind,
   type SchemaProblem,
   schemaValidator,
 } from '@opkit/controller-runtime';
@@ -16,7 +17,7 @@ export const GROUP = 'cache.example.com';
 export const VERSION = 'v1alpha1';
 export const KIND = 'Memcached';
 export const PLURAL = 'memcacheds';
-export const MEMCACHED = { apiVersion: `${GROUP}/${VERSION}`, kind: KIND } as const;
+export const MEMCACHED = kind<Memcached>(`${GROUP}/${VERSION}`, KIND);
 
 export const memcachedSpecSchema = Type.Object(
   {

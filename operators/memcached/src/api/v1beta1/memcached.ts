@@ -2,6 +2,7 @@ import {
   customResourceSchema,
   int32,
   type KubeObject,
+  kind,
   quantity,
   type SchemaProblem,
   schemaValidator,
@@ -20,7 +21,7 @@ export const GROUP = 'cache.example.com';
 export const VERSION = 'v1beta1';
 export const KIND = 'Memcached';
 export const PLURAL = 'memcacheds';
-export const MEMCACHED = { apiVersion: `${GROUP}/${VERSION}`, kind: KIND } as const;
+export const MEMCACHED = kind<Memcached>(`${GROUP}/${VERSION}`, KIND);
 
 export const portSchema = Type.Object(
   {

@@ -4,6 +4,7 @@ import {
   int32,
   int64,
   type KubeObject,
+  kind,
   quantity,
   resourceRequirements,
   type SchemaProblem,
@@ -18,7 +19,7 @@ export const GROUP = 'cache.example.com';
 export const VERSION = 'v1';
 export const KIND = 'RedisCluster';
 export const PLURAL = 'redisclusters';
-export const REDIS_CLUSTER = { apiVersion: `${GROUP}/${VERSION}`, kind: KIND } as const;
+export const REDIS_CLUSTER = kind<RedisCluster>(`${GROUP}/${VERSION}`, KIND);
 
 export const MIN_PRIMARIES = 3;
 export const DEFAULT_REPLICAS_PER_PRIMARY = 1;
