@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { InformerHandler } from '../cache/informer.js';
 import type { InformerCache } from '../cache/informer-cache.js';
-import type { TypeRef } from '../client/client.js';
+import type { Reader, TypeRef } from '../client/client.js';
 import { isConflict } from '../client/errors.js';
 import type { MapFunc } from '../handler/handlers.js';
 import { type Logger, withLogContext } from '../log/index.js';
@@ -140,7 +140,9 @@ export class Controller {
   }
 
   #handlerFor(spec: WatchSpec, log: Logger): InformerHandler<Stored<KubeObject>> {
-    const { map, predicates } = spec;
+    const { predicates } = spec;
+    const cache: Reader = this.#deps.cache;
+    const map = (obj: Stored<KubeObject>) => spec.map(obj, cache);
     // A map function that reads the cache answers later: queue what it resolves to, log what it rejects with.
     const enqueueLater = (mapped: Promise<readonly Request[]>[], priority: number) =>
       void Promise.all(mapped).then(
