@@ -123,8 +123,7 @@ export class InformerCache implements Reader {
     if (!informer) {
       informer = (async () => {
         const mapping = await this.#o.client.mapper.mapping(type.apiVersion, type.kind);
-        const transform =
-          this.#byKind.get(key)?.transform ?? this.#o.defaultTransform ?? stripManagedFields;
+        const transform = this.#byKind.get(key)?.transform ?? this.#o.defaultTransform ?? stripManagedFields;
         const created = new SharedInformer<Stored<KubeObject>>({
           client: this.#o.client,
           type,

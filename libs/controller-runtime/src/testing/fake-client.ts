@@ -14,7 +14,7 @@ import type {
 } from '../client/client.js';
 import { ApiError } from '../client/errors.js';
 import type { ObjectClient } from '../client/object-client.js';
-import { type Kind, gvkOf, type KubeObject, type ObjectMeta, objectKey, type Stored } from '../object.js';
+import { gvkOf, type Kind, type KubeObject, type ObjectMeta, objectKey, type Stored } from '../object.js';
 import { applyMerge, deepEqual, isPlainObject, jsonPatch, mergePatch, PatchError } from './patches.js';
 
 /** The client methods FakeClient records and lets interceptors replace. */
