@@ -1,7 +1,7 @@
 import type { DirectClient, ListOptions, ObjectList, Reader, TypeRef } from '../client/client.js';
 import { ApiError } from '../client/errors.js';
 import type { Kind, KubeObject, Stored } from '../object.js';
-import { type InformerScope, SharedInformer, stripManagedFields } from './informer.js';
+import { type Informer, type InformerScope, SharedInformer, stripManagedFields } from './informer.js';
 import { parseLabelSelector } from './label-selector.js';
 import type { IndexFunc } from './store.js';
 
@@ -90,11 +90,26 @@ export function cacheSelects(
 }
 
 /**
+ * The manager's cache as operator code sees it: reads, indexes and informers with read-only stores; nothing
+ * that writes to it (its informers' reflectors do, and the manager's client with what its writes return).
+ */
+export interface Cache extends Reader {
+  /** The shared informer of a kind, created on first request. */
+  informerFor<T extends KubeObject>(type: Kind<T>): Promise<Informer<Stored<T>>>;
+  /** Registers an index for `matchingFields` lists, before or after start. */
+  indexField<T extends KubeObject>(type: Kind<T>, name: string, fn: IndexFunc<Stored<T>>): Promise<void>;
+  /** Waits until every informer created so far has synced. */
+  waitForCacheSync(timeoutMs?: number): Promise<void>;
+  /** True when every informer has synced. */
+  hasSynced(): Promise<boolean>;
+}
+
+/**
  * Shared informers, one per kind and scope, serving every controller and the cached client. Reads wait for
  * the kind's informer to sync (starting it on first use, as controller-runtime does) and return deep-frozen
  * objects: copy before changing (`structuredClone`).
  */
-export class InformerCache implements Reader {
+export class InformerCache implements Cache {
   readonly #o: InformerCacheOptions;
   readonly #byKind: ReadonlyMap<string, ObjectCacheOptions>;
   readonly #informers = new Map<string, Promise<SharedInformer<Stored<KubeObject>>>>();

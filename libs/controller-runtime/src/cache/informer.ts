@@ -4,7 +4,7 @@ import { type KubeObject, objectKey } from '../object.js';
 import { FieldSetTable } from './field-sets.js';
 import { type LabelSelector, parseLabelSelector } from './label-selector.js';
 import { Reflector, type ReflectorStats } from './reflector.js';
-import { type IndexFunc, Store } from './store.js';
+import { type IndexFunc, readOnlyStore, Store, type StoreReader } from './store.js';
 
 /**
  * Resource versions are etcd revisions: compare them as integers when they look like integers (decimal digits
@@ -79,13 +79,28 @@ export function stripManagedFields<T extends KubeObject>(obj: T): T {
   return obj;
 }
 
+/** An informer as the cache hands it out: its read-only store, whether it has synced, and its listeners. */
+export interface Informer<T extends KubeObject> {
+  readonly type: TypeRef;
+  readonly store: StoreReader<T>;
+  /** True once the first list of every watched namespace is in the store. */
+  readonly hasSynced: boolean;
+  waitForSync(): Promise<void>;
+  /** Per reflector: lists, watches, relists after 410 and failures. */
+  readonly stats: ReflectorStats[];
+  /** Adds a listener; objects the informer already has are replayed to it as initial adds. */
+  addHandler(handler: InformerHandler<T>): void;
+}
+
 /**
  * One shared informer: a store kept current by one reflector per watched namespace, and the listeners that
  * want to hear about changes. A relist is diffed by UID against the store, so deletes (and delete-recreates)
  * that happened while disconnected still reach the listeners.
  */
-export class SharedInformer<T extends KubeObject> {
-  readonly store = new Store<T>();
+export class SharedInformer<T extends KubeObject> implements Informer<T> {
+  readonly #store = new Store<T>();
+  /** The informer's objects, read-only: only the informer writes to them. */
+  readonly store: StoreReader<T> = readOnlyStore(this.#store);
   readonly type: TypeRef;
   readonly #options: InformerOptions<T>;
   readonly #handlers: InformerHandler<T>[] = [];
@@ -152,7 +167,7 @@ export class SharedInformer<T extends KubeObject> {
   }
 
   addIndex(name: string, fn: IndexFunc<T>): void {
-    if (!this.store.hasIndex(name)) this.store.addIndex(name, fn);
+    if (!this.#store.hasIndex(name)) this.#store.addIndex(name, fn);
   }
 
   /** Starts the reflectors (once); they run until `signal` aborts. */
@@ -232,7 +247,7 @@ export class SharedInformer<T extends KubeObject> {
       const key = objectKey(old);
       const next = incoming.get(key);
       if (!next || next.metadata.uid !== old.metadata.uid) {
-        this.store.delete(key);
+        this.#store.delete(key);
         // Gone by the list's revision: a write that landed before it is no news.
         if (!next) this.#bury(key, resourceVersion);
         this.#notify((h) => h.onDelete?.(old, true));
@@ -243,7 +258,7 @@ export class SharedInformer<T extends KubeObject> {
       // Held already (a relist after a dropped watch finds most objects unchanged): not transformed again.
       if (old && old.metadata.resourceVersion === raw.metadata.resourceVersion) continue;
       const obj = this.#transform(raw);
-      this.store.upsert(obj);
+      this.#store.upsert(obj);
       if (old) this.#notify((h) => h.onUpdate?.(old, obj));
       else this.#notify((h) => h.onAdd?.(obj, initial));
     }
@@ -253,7 +268,7 @@ export class SharedInformer<T extends KubeObject> {
   #apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', raw: T): void {
     const key = objectKey(raw);
     if (type === 'DELETED') {
-      const old = this.store.delete(key);
+      const old = this.#store.delete(key);
       this.#bury(key, raw.metadata.resourceVersion);
       this.#notify((h) => h.onDelete?.(old ?? this.#transform(raw), false));
       return;
@@ -272,7 +287,7 @@ export class SharedInformer<T extends KubeObject> {
 
   /** Stores `obj` (transformed) in place of `old`, the store's object under its key, and tells the listeners. */
   #upsert(obj: T, old: T | undefined): void {
-    this.store.upsert(obj);
+    this.#store.upsert(obj);
     if (old && old.metadata.uid !== obj.metadata.uid) {
       this.#notify((h) => h.onDelete?.(old, true));
       this.#notify((h) => h.onAdd?.(obj, false));

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject, OwnerReference } from '../object.js';
 import { InvalidSelectorError, parseLabelSelector } from './label-selector.js';
-import { deepFreeze, OWNER_UID_INDEX, Store } from './store.js';
+import { deepFreeze, OWNER_UID_INDEX, readOnlyStore, Store } from './store.js';
 
 interface Pod extends KubeObject {
   spec: { nodeName?: string; containers: { name: string }[] };
@@ -308,5 +308,18 @@ describe('Store.list through label indexes', () => {
       }),
       { seed: 20261127, numRuns: 400 },
     );
+  });
+});
+
+describe('readOnlyStore', () => {
+  it('reads the store as it changes and offers nothing that writes', () => {
+    const store = new Store<KubeObject>();
+    const view = readOnlyStore(store);
+    store.upsert({ metadata: { name: 'a', namespace: 'ns', uid: 'u-a' } });
+    expect(view.size).toBe(1);
+    expect(view.get('ns/a')?.metadata.uid).toBe('u-a');
+    expect(view.list({ namespace: 'ns' })).toHaveLength(1);
+    expect(Object.isFrozen(view)).toBe(true);
+    expect('upsert' in view || 'delete' in view || 'addIndex' in view).toBe(false);
   });
 });

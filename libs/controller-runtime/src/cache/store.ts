@@ -18,6 +18,42 @@ export const OWNER_UID_INDEX = 'metadata.ownerReferences.uid';
 /** Built-in index: objects by namespace. */
 const NAMESPACE_INDEX = 'metadata.namespace';
 
+/** A lookup by namespace, label selector and registered indexes (all optional). */
+export interface StoreListOptions {
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fields?: Readonly<Record<string, string>>;
+}
+
+/**
+ * An informer's objects as its readers see them: lookups only. The informer alone writes to its store, from
+ * its reflectors' lists and watch events and from the results of the manager's own writes.
+ */
+export interface StoreReader<T extends KubeObject> {
+  readonly size: number;
+  /** The object of a `namespace/name` key (`name` for a cluster-scoped kind). */
+  get(key: string): T | undefined;
+  /** Every object, or those in one namespace. */
+  values(namespace?: string): T[];
+  hasIndex(name: string): boolean;
+  byIndex(name: string, value: string): T[];
+  list(options?: StoreListOptions): T[];
+}
+
+/** A view of `store` that can read it and nothing else, whatever a caller casts it to. */
+export function readOnlyStore<T extends KubeObject>(store: Store<T>): StoreReader<T> {
+  return Object.freeze({
+    get size() {
+      return store.size;
+    },
+    get: (key: string) => store.get(key),
+    values: (namespace?: string) => store.values(namespace),
+    hasIndex: (name: string) => store.hasIndex(name),
+    byIndex: (name: string, value: string) => store.byIndex(name, value),
+    list: (options?: StoreListOptions) => store.list(options),
+  });
+}
+
 /**
  * The objects of one informer, keyed `namespace/name`, with indexes. Stored objects are deep-frozen, so reads
  * hand them out without copying and no caller can change what another caller sees.
@@ -26,7 +62,7 @@ const NAMESPACE_INDEX = 'metadata.namespace';
  * selector names its label and kept from then on: a reconciler listing "the pods of this instance" reads those
  * pods, not every pod of the namespace, so a fleet of N costs N lookups rather than N².
  */
-export class Store<T extends KubeObject> {
+export class Store<T extends KubeObject> implements StoreReader<T> {
   readonly #items = new Map<string, T>();
   readonly #indexers = new Map<string, IndexFunc<T>>();
   readonly #indexes = new Map<string, Map<string, Set<string>>>();
@@ -130,7 +166,7 @@ export class Store<T extends KubeObject> {
   }
 
   /** Objects matching a namespace, a label selector and index lookups (all optional). */
-  list(options: { namespace?: string; labelSelector?: string; fields?: Record<string, string> } = {}): T[] {
+  list(options: StoreListOptions = {}): T[] {
     const selector = options.labelSelector ? parseLabelSelector(options.labelSelector) : undefined;
     // The fewest candidates any index gives: each field lookup, each `key=value` of the selector.
     let keys: ReadonlySet<string> | undefined;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { InformerHandler } from '../cache/informer.js';
-import type { InformerCache } from '../cache/informer-cache.js';
+import type { Cache } from '../cache/informer-cache.js';
 import type { Reader, TypeRef } from '../client/client.js';
 import { isConflict } from '../client/errors.js';
 import type { MapFunc } from '../handler/handlers.js';
@@ -48,7 +48,7 @@ export interface WatchSpec {
 }
 
 export interface ControllerDependencies {
-  readonly cache: InformerCache;
+  readonly cache: Cache;
   readonly metrics: RuntimeMetrics;
   readonly logger: Logger;
 }

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { type ByObject, InformerCache } from '../cache/informer-cache.js';
+import { type ByObject, type Cache, InformerCache } from '../cache/informer-cache.js';
 import { watchNamespacesFromEnv } from '../cache/watch-namespaces.js';
 import { CertWatcher } from '../certs/cert-watcher.js';
 import { type CertificateAndKey, selfSignedCertificate } from '../certs/certificates.js';
@@ -96,7 +96,8 @@ export class Manager {
   readonly transport: Transport;
   /** Uncached access to the API server. */
   readonly apiClient: DirectClient;
-  readonly cache: InformerCache;
+  /** The shared informer cache, read-only: its informers write to it, and `client` with what it wrote. */
+  readonly cache: Cache;
   /** Cached reads, direct writes. */
   readonly client: CachedClient;
   readonly namespaces: readonly string[];
@@ -106,6 +107,7 @@ export class Manager {
   metricsAddress: AddressInfo | undefined;
   healthProbeAddress: AddressInfo | undefined;
 
+  readonly #informers: InformerCache;
   readonly #o: ManagerOptions;
   readonly #runnables: Runnable[] = [];
   readonly #healthz = new Map<string, Checker>([['ping', () => {}]]);
@@ -130,7 +132,7 @@ export class Manager {
     this.apiClient = new DirectClient(this.transport, new ResourceMapper(this.transport));
     this.namespaces = options.namespaces ?? watchNamespacesFromEnv();
     const unselected = new Set<string>();
-    this.cache = new InformerCache({
+    const informers = new InformerCache({
       client: this.apiClient,
       namespaces: this.namespaces,
       byObject: options.cache?.byObject,
@@ -149,7 +151,9 @@ export class Manager {
         });
       },
     });
-    this.client = new CachedClient(this.cache, this.apiClient, options.fieldManager ?? 'opkit-manager');
+    this.#informers = informers;
+    this.cache = informers;
+    this.client = new CachedClient(informers, this.apiClient, options.fieldManager ?? 'opkit-manager');
     this.elected = new Promise((resolve) => {
       this.#resolveElected = resolve;
     });
@@ -351,7 +355,7 @@ export class Manager {
     this.#started = true;
     const servers = await this.#serve(signal);
     const cacheStop = new AbortController();
-    this.cache.start(cacheStop.signal);
+    this.#informers.start(cacheStop.signal);
     const runners: Promise<void>[] = [];
     // A runnable that fails (a controller whose caches never sync, say) stops the whole manager, as in Go.
     let failure: Error | undefined;
@@ -399,7 +403,7 @@ export class Manager {
     cacheStop.abort();
     await Promise.all(this.#recorders.map((r) => r.close().catch(() => {})));
     await Promise.all(servers.map((s) => s.close()));
-    await this.cache.stopped();
+    await this.#informers.stopped();
     await this.transport.close();
     if (lossError) throw lossError;
     if (failure) throw failure;
