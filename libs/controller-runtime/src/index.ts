@@ -45,7 +45,7 @@ export {
   removeFinalizer,
   runWithFinalizer,
 } from './finalizer/index.js';
-export { LeaderElectionLostError } from './leaderelection/index.js';
+export { LeaderElectionLostError } from './internal/leaderelection/index.js';
 export { createLogger, currentLogger, type Logger, type LogLevel } from './log/index.js';
 export {
   Manager,

@@ -7,8 +7,8 @@ import { createInterface } from 'node:readline';
 import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { DirectClient } from '../src/client/client.js';
-import { ResourceMapper } from '../src/client/resource-mapper.js';
-import { Transport } from '../src/client/transport.js';
+import { ResourceMapper } from '../src/internal/transport/resource-mapper.js';
+import { Transport } from '../src/internal/transport/transport.js';
 import { installWidgetCrd, WIDGET } from './support/widgets.js';
 
 interface Line {

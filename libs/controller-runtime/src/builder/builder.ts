@@ -1,4 +1,5 @@
 import type { TypeRef } from '../client/client.js';
+import { BuilderError } from '../internal/builder-error.js';
 import { Controller, type ControllerOptions, type WatchSpec } from '../controller/controller.js';
 import { enqueueForObject, enqueueForOwner, type MapFunc } from '../handler/handlers.js';
 import type { Manager } from '../manager/manager.js';
@@ -11,9 +12,6 @@ export interface WatchOptions {
 }
 
 /** Raised by `complete()` for an incomplete or inconsistent controller definition. */
-export class BuilderError extends Error {
-  readonly code = 'RUNTIME_BUILDER_INVALID';
-}
 
 /**
  * Declares a controller the way controller-runtime's builder does:

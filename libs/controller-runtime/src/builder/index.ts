@@ -1,7 +1,8 @@
-export { BuilderError, ControllerBuilder, controllerManagedBy } from './builder.js';
+export { BuilderError } from '../internal/builder-error.js';
+export { ControllerBuilder, controllerManagedBy } from './builder.js';
 export {
   WebhookBuilder,
   type WebhookRegistration,
   webhookManagedBy,
   webhookPath,
-} from './webhook-builder.js';
+} from '../webhook/webhook-builder.js';

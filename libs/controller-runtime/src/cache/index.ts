@@ -1,5 +1,5 @@
-export { Backoff, isShortWatch } from './backoff.js';
-export { type InformerHandler, SharedInformer, stripManagedFields } from './informer.js';
+export { Backoff, isShortWatch } from '../internal/cache/backoff.js';
+export { type InformerHandler, SharedInformer, stripManagedFields } from '../internal/cache/informer.js';
 export {
   type ByObject,
   CacheSyncTimeoutError,
@@ -9,7 +9,7 @@ export {
   type KindCacheOptions,
   NamespaceNotCachedError,
   type ObjectCacheOptions,
-} from './informer-cache.js';
-export { parseLabelSelector, selectorFromLabels } from './label-selector.js';
-export { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from './store.js';
-export { watchNamespacesFromEnv } from './watch-namespaces.js';
+} from '../internal/cache/informer-cache.js';
+export { parseLabelSelector, selectorFromLabels } from '../internal/cache/label-selector.js';
+export { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from '../internal/cache/store.js';
+export { watchNamespacesFromEnv } from '../internal/cache/watch-namespaces.js';

@@ -1,4 +1,4 @@
-export { CertWatcher, type CertWatcherOptions } from './cert-watcher.js';
+export { CertWatcher, type CertWatcherOptions } from '../serving/cert-watcher.js';
 export {
   type AuthorityOptions,
   type CertificateAndKey,
@@ -6,4 +6,4 @@ export {
   issueServingCertificate,
   type SelfSignedOptions,
   selfSignedCertificate,
-} from './certificates.js';
+} from '../serving/certificates.js';

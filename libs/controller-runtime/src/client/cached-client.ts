@@ -1,4 +1,3 @@
-import type { InformerCache } from '../cache/informer-cache.js';
 import type { Kind, KubeObject, Stored } from '../object.js';
 import type {
   ApplyOptions,
@@ -9,12 +8,15 @@ import type {
   ObjectRef,
   PatchOptions,
   PatchType,
+  Reader,
   WriteOptions,
 } from './client.js';
 import type { ObjectClient } from './object-client.js';
 
-/** What the client needs of the informer cache. */
-type ClientCache = Pick<InformerCache, 'get' | 'list' | 'observe'>;
+/** What the client needs of the informer cache: its reads, and to be told what a write returned. */
+interface ClientCache extends Reader {
+  observe(obj: Stored<KubeObject>): void;
+}
 /** What the client needs of the API client. */
 type ClientApi = Pick<DirectClient, 'create' | 'update' | 'updateStatus' | 'patch' | 'apply' | 'delete'>;
 

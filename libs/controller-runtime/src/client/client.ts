@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Kind, KubeObject, Stored } from '../object.js';
 import { isConflict } from './errors.js';
 import type { ObjectClient } from './object-client.js';
-import type { ResourceMapper } from './resource-mapper.js';
-import type { Query, Transport } from './transport.js';
+import type { ResourceMapper } from '../internal/transport/resource-mapper.js';
+import type { Query, Transport } from '../internal/transport/transport.js';
 
 /**
  * A kind by its apiVersion and kind alone, saying nothing of its objects' type: where the runtime needs no

@@ -24,7 +24,7 @@ export {
   isGone,
   isNotFound,
 } from './errors.js';
-export { type ClusterConnection, Kubeconfig, KubeconfigError } from './kubeconfig.js';
+export { type ClusterConnection, Kubeconfig, KubeconfigError } from '../internal/transport/kubeconfig.js';
 export type { ObjectClient } from './object-client.js';
-export { NoKindMatchError, ResourceMapper, type ResourceMapping } from './resource-mapper.js';
-export { loadKubeConfig, Transport } from './transport.js';
+export { NoKindMatchError, ResourceMapper, type ResourceMapping } from '../internal/transport/resource-mapper.js';
+export { loadKubeConfig, Transport } from '../internal/transport/transport.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { InformerHandler } from '../cache/informer.js';
-import type { Cache } from '../cache/informer-cache.js';
+import type { InformerHandler } from '../internal/cache/informer.js';
+import type { Cache } from '../internal/cache/informer-cache.js';
 import type { Reader, TypeRef } from '../client/client.js';
 import { isConflict } from '../client/errors.js';
 import type { MapFunc } from '../handler/handlers.js';
@@ -13,7 +13,7 @@ import {
   prometheusQueueMetrics,
   type RateLimiter,
   WorkQueue,
-} from '../queue/index.js';
+} from '../internal/queue/index.js';
 import {
   isTerminalError,
   LOW_PRIORITY,

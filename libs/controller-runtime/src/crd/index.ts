@@ -20,10 +20,10 @@ export {
   resourceRequirements,
   schemaDefault,
 } from './schema-types.js';
-export { type SchemaProblem, type SchemaValidator, schemaValidator } from './schema-validator.js';
+export { type SchemaProblem, type SchemaValidator, schemaValidator } from '../webhook/schema-validator.js';
 export {
   type MigrationResult,
   migrateStorageVersion,
   storageVersionMigrationRbac,
   storageVersionMigrator,
-} from './storage-version-migrator.js';
+} from '../manager/storage-version-migrator.js';

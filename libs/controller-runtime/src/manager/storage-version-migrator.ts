@@ -1,8 +1,8 @@
-import { Backoff, sleep } from '../cache/backoff.js';
+import { Backoff, sleep } from '../internal/cache/backoff.js';
 import type { DirectClient, TypeRef } from '../client/client.js';
 import { isConflict, isNotFound } from '../client/errors.js';
 import type { Logger } from '../log/index.js';
-import type { Runnable } from '../manager/manager.js';
+import type { Runnable } from './manager.js';
 import type { KubeObject } from '../object.js';
 import type { ResourcePolicyRule } from '../rbac/policy-rules.js';
 

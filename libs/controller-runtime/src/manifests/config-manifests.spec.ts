@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { customResourceDefinition } from '../crd/custom-resource-definition.js';
-import { schemaValidator } from '../crd/schema-validator.js';
+import { schemaValidator } from '../webhook/schema-validator.js';
 import {
   type ConfigManifestsSpec,
   configManifests,

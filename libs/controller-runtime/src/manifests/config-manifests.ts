@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 
 import { dirname, join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { CustomResourceDefinition } from '../crd/custom-resource-definition.js';
-import type { SchemaValidator } from '../crd/schema-validator.js';
+import type { SchemaValidator } from '../webhook/schema-validator.js';
 import {
   clusterRole,
   leaderElectionRules,

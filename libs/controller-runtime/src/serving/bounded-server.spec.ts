@@ -4,7 +4,7 @@ import { type AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect as tlsConnect } from 'node:tls';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { selfSignedCertificate } from '../certs/certificates.js';
+import { selfSignedCertificate } from './certificates.js';
 import {
   type BoundedServerOptions,
   ClientGoneError,

@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { OWNER_UID_INDEX } from '../cache/store.js';
+import { OWNER_UID_INDEX } from '../internal/cache/store.js';
 import type { CachedClient } from '../client/cached-client.js';
 import { retryOnConflict, type TypeRef } from '../client/client.js';
 import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../client/errors.js';

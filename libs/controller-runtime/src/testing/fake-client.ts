@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { parseLabelSelector } from '../cache/label-selector.js';
-import { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from '../cache/store.js';
+import { parseLabelSelector } from '../internal/cache/label-selector.js';
+import { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from '../internal/cache/store.js';
 import type {
   ApplyOptions,
   DeleteOptions,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { schemaValidator } from '../crd/schema-validator.js';
+import { schemaValidator } from './schema-validator.js';
 import type { KubeObject } from '../object.js';
 import {
   type AdmissionReview,

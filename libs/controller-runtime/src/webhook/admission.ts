@@ -1,4 +1,4 @@
-import type { SchemaValidator } from '../crd/schema-validator.js';
+import type { SchemaValidator } from './schema-validator.js';
 import type { GroupVersionKind, KubeObject } from '../object.js';
 import { jsonPatch } from './json-patch.js';
 import { BadRequestError, isRecord } from './request.js';

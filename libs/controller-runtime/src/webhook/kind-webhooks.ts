@@ -1,8 +1,12 @@
-import { type WebhookRegistration, webhookManagedBy, webhookPath } from '../builder/webhook-builder.js';
+import {
+  type WebhookHost,
+  type WebhookRegistration,
+  webhookManagedBy,
+  webhookPath,
+} from './webhook-builder.js';
 import type { TypeRef } from '../client/client.js';
 import type { WebhookClientConfig } from '../crd/custom-resource-definition.js';
-import type { SchemaValidator } from '../crd/schema-validator.js';
-import type { Manager } from '../manager/manager.js';
+import type { SchemaValidator } from './schema-validator.js';
 import { gvkOf, type KubeObject } from '../object.js';
 import type { Defaulter, Validator } from './admission.js';
 import type { Spoke } from './conversion.js';
@@ -41,7 +45,7 @@ export interface AnyKindWebhooks {
 
 /** Registers the kind's webhooks on the manager's webhook server. */
 export function registerWebhooks<T extends KubeObject>(
-  manager: Manager,
+  manager: WebhookHost,
   kind: KindWebhooks<T>,
 ): WebhookRegistration {
   const builder = webhookManagedBy(manager).for<T>(kind.type, { schema: kind.schema });

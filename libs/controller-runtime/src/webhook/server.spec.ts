@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CertificateAndKey, selfSignedCertificate } from '../certs/certificates.js';
+import { type CertificateAndKey, selfSignedCertificate } from '../serving/certificates.js';
 import { createLogger } from '../log/index.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import { prng } from '../testing/prng.js';

@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:tls';
-import { CertWatcher } from '../certs/cert-watcher.js';
-import type { Checker } from '../healthz/probe-server.js';
+import { CertWatcher } from '../serving/cert-watcher.js';
+import type { Checker } from '../internal/healthz/probe-server.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import {

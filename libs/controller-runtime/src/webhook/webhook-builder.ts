@@ -1,21 +1,26 @@
 import type { TypeRef } from '../client/client.js';
-import type { SchemaValidator } from '../crd/schema-validator.js';
-import type { Manager } from '../manager/manager.js';
+import type { SchemaValidator } from './schema-validator.js';
 import { gvkOf, type KubeObject } from '../object.js';
 import {
   type Defaulter,
   defaultingHandler,
   type Validator,
   validatingHandler,
-} from '../webhook/admission.js';
-import type { Spoke } from '../webhook/conversion.js';
-import { CONVERSION_PATH } from '../webhook/server.js';
-import { BuilderError } from './builder.js';
+} from './admission.js';
+import type { Spoke } from './conversion.js';
+import { CONVERSION_PATH } from './server.js';
+import { BuilderError } from '../internal/builder-error.js';
+import type { WebhookServer } from './server.js';
 
 /** kubebuilder's path for a kind's admission webhook: `/mutate-cache-example-com-v1beta1-memcached`. */
 export function webhookPath(kind: 'mutate' | 'validate', type: TypeRef): string {
   const { group, version } = gvkOf(type.apiVersion, type.kind);
   return `/${kind}-${group.replaceAll('.', '-')}-${version}-${type.kind.toLowerCase()}`;
+}
+
+/** What the builder needs of the manager: its webhook server, turned on. */
+export interface WebhookHost {
+  enableWebhooks(): WebhookServer;
 }
 
 /** The paths `complete()` registered, for the webhook configurations and the CRD's conversion stanza. */
@@ -32,14 +37,14 @@ export interface WebhookRegistration {
  * `webhookManagedBy(mgr).for(MEMCACHED, { schema }).withDefaulter(d).withValidator(v).complete()`.
  */
 export class WebhookBuilder<T extends KubeObject = KubeObject> {
-  readonly #manager: Manager;
+  readonly #manager: WebhookHost;
   #type: TypeRef | undefined;
   #schema: SchemaValidator | undefined;
   #defaulter: Defaulter<T> | undefined;
   #validator: Validator<T> | undefined;
   #conversion: { hub: string; spokes: Readonly<Record<string, Spoke<KubeObject, T>>> } | undefined;
 
-  constructor(manager: Manager) {
+  constructor(manager: WebhookHost) {
     this.#manager = manager;
   }
 
@@ -95,6 +100,6 @@ export class WebhookBuilder<T extends KubeObject = KubeObject> {
   }
 }
 
-export function webhookManagedBy(manager: Manager): WebhookBuilder {
+export function webhookManagedBy(manager: WebhookHost): WebhookBuilder {
   return new WebhookBuilder(manager);
 }

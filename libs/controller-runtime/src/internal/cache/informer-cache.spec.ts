@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TypeRef } from '../client/client.js';
-import { ApiError } from '../client/errors.js';
-import type { KubeObject } from '../object.js';
+import type { TypeRef } from '../../client/client.js';
+import { ApiError } from '../../client/errors.js';
+import type { KubeObject } from '../../object.js';
 import {
   CacheSyncTimeoutError,
   cacheOptionsFor,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TypeRef } from '../client/client.js';
-import type { KubeObject } from '../object.js';
+import type { TypeRef } from '../../client/client.js';
+import type { KubeObject } from '../../object.js';
 import {
   type InformerHandler,
   type InformerOptions,

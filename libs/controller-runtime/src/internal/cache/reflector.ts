@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import type { DirectClient, TypeRef } from '../client/client.js';
-import { isGone } from '../client/errors.js';
-import type { KubeObject } from '../object.js';
+import type { DirectClient, TypeRef } from '../../client/client.js';
+import { isGone } from '../../client/errors.js';
+import type { KubeObject } from '../../object.js';
 import { Backoff, isShortWatch, sleep } from './backoff.js';
 
 /** What a reflector feeds: a full state after every (re)list, then single changes. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { KubeObject, OwnerReference } from '../object.js';
+import type { KubeObject, OwnerReference } from '../../object.js';
 import { InvalidSelectorError, parseLabelSelector } from './label-selector.js';
 import { deepFreeze, OWNER_UID_INDEX, readOnlyStore, Store } from './store.js';
 

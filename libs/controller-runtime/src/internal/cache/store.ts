@@ -1,4 +1,4 @@
-import { type KubeObject, objectKey } from '../object.js';
+import { type KubeObject, objectKey } from '../../object.js';
 import { parseLabelSelector } from './label-selector.js';
 
 /** Computes the values an object is indexed under (e.g. its owner UIDs). */

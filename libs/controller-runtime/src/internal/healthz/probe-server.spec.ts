@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prng } from '../testing/prng.js';
+import { prng } from '../../testing/prng.js';
 import { ProbeServer } from './probe-server.js';
 
 // The probe and metrics server survives any request: whatever arrives, it answers, and the process goes on.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+import { RuntimeMetrics } from '../../metrics/runtime-metrics.js';
 import { FakeClock } from './clock.js';
 import { prometheusQueueMetrics } from './metrics.js';
 import { WorkQueue } from './work-queue.js';

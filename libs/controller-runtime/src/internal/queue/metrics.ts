@@ -1,4 +1,4 @@
-import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+import type { RuntimeMetrics } from '../../metrics/runtime-metrics.js';
 
 /** A snapshot of the work handed out by a work queue's `get` and not yet `done`. */
 export interface UnfinishedWork {

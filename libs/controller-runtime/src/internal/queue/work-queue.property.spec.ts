@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prng } from '../testing/prng.js';
+import { prng } from '../../testing/prng.js';
 import { ItemExponentialRateLimiter } from './rate-limiter.js';
 import { WorkQueue } from './work-queue.js';
 

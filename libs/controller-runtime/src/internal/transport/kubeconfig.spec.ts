@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CertificateAndKey, selfSignedCertificate } from '../certs/certificates.js';
+import { type CertificateAndKey, selfSignedCertificate } from '../../serving/certificates.js';
 import { Kubeconfig, KubeconfigError } from './kubeconfig.js';
 import { Transport } from './transport.js';
 

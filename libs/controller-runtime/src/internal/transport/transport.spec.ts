@@ -2,7 +2,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { TestingApiServer } from '../cache/testing-api-server.js';
 import { LeaderElectionLostError } from '../leaderelection/leader-elector.js';
-import { ConnectionError } from './errors.js';
+import { ConnectionError } from '../../client/errors.js';
 import { Transport, warningTexts } from './transport.js';
 
 /** A transport to a port nothing listens on: a request that goes out fails to connect. */
