@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { type ByObject, cacheOptionsFor } from './internal/cache/informer-cache.js';
 import type { ObjectClient } from './client/object-client.js';
+import { type ByObject, cacheOptionsFor } from './internal/cache/informer-cache.js';
 import { CONFIG_MAP, type ConfigMap, POD, type Pod } from './kinds/kinds.js';
 import { type Kind, type KubeObject, kind, type Stored } from './object.js';
 import { FakeClient } from './testing/fake-client.js';

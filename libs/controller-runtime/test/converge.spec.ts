@@ -1,8 +1,8 @@
 import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { describe, expect, it } from 'vitest';
 import { controllerManagedBy } from '../src/builder/builder.js';
-import { ignoreNotFound } from '../src/client/errors.js';
 import type { Controller } from '../src/controller/controller.js';
+import { ignoreNotFound } from '../src/errors/errors.js';
 import { createLogger } from '../src/log/index.js';
 import { Manager } from '../src/manager/manager.js';
 import { RuntimeMetrics } from '../src/metrics/runtime-metrics.js';

@@ -1,8 +1,8 @@
 import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { describe, expect, it } from 'vitest';
 import { controllerManagedBy } from '../src/builder/builder.js';
-import { ignoreNotFound, isNotFound } from '../src/client/errors.js';
 import { findStatusCondition, setStatusCondition } from '../src/conditions/index.js';
+import { ignoreNotFound, isNotFound } from '../src/errors/errors.js';
 import { clientFinalizerOps, runWithFinalizer } from '../src/finalizer/index.js';
 import { createLogger } from '../src/log/index.js';
 import { Manager } from '../src/manager/manager.js';

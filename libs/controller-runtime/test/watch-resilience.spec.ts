@@ -2,12 +2,12 @@ import { EtcdAccess, type LocalCluster, startCluster } from '@opkit/test-cluster
 import { eventually } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controllerManagedBy } from '../src/builder/builder.js';
-import type { SharedInformer } from '../src/internal/cache/informer.js';
 import { DirectClient } from '../src/client/client.js';
-import { isNotFound } from '../src/client/errors.js';
+import type { Controller } from '../src/controller/controller.js';
+import { isNotFound } from '../src/errors/errors.js';
+import type { SharedInformer } from '../src/internal/cache/informer.js';
 import { ResourceMapper } from '../src/internal/transport/resource-mapper.js';
 import { Transport } from '../src/internal/transport/transport.js';
-import type { Controller } from '../src/controller/controller.js';
 import { createLogger } from '../src/log/index.js';
 import { Manager } from '../src/manager/manager.js';
 import { RuntimeMetrics } from '../src/metrics/runtime-metrics.js';

@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookManagedBy } from '../src/webhook/webhook-builder.js';
-import { selfSignedCertificate } from '../src/serving/certificates.js';
-import { isNotFound } from '../src/client/errors.js';
-import { schemaValidator } from '../src/webhook/schema-validator.js';
+import { isNotFound } from '../src/errors/errors.js';
 import { createLogger } from '../src/log/index.js';
 import { Manager } from '../src/manager/manager.js';
 import { RuntimeMetrics } from '../src/metrics/runtime-metrics.js';
 import type { KubeObject } from '../src/object.js';
+import { selfSignedCertificate } from '../src/serving/certificates.js';
 import { invalidObject } from '../src/webhook/admission.js';
 import { stashFields, takeStashedFields } from '../src/webhook/conversion.js';
+import { schemaValidator } from '../src/webhook/schema-validator.js';
+import { webhookManagedBy } from '../src/webhook/webhook-builder.js';
 
 // The runtime's webhooks called by a real API server: a kind served at two versions with a conversion
 // webhook (v2 the hub and storage version, v1 a deprecated spoke), and defaulting and validating webhooks

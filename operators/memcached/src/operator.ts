@@ -1,11 +1,9 @@
+import { type Manager, type OperatorOptions, operatorManager } from '@opkit/controller-runtime';
 import {
-  type Manager,
-  type OperatorOptions,
-  operatorManager,
   operatorNamespace,
+  storageVersionMigrator,
   webhooksEnabled,
-} from '@opkit/controller-runtime';
-import { storageVersionMigrator } from '@opkit/controller-runtime/crd';
+} from '@opkit/controller-runtime/manager';
 import { memcachedCrd, setupWebhooks } from './api/index.js';
 import { memcachedCache } from './controller/cache.js';
 import { setupControllers } from './controller/index.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { KubeObject } from '@opkit/controller-runtime';
-import { selfSignedCertificate } from '@opkit/controller-runtime/certs';
+import { selfSignedCertificate } from '@opkit/controller-runtime/serving';
 import { defaultingHandler, WebhookServer } from '@opkit/controller-runtime/webhook';
 
 export interface WebhookRun {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DirectClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
-import { migrateStorageVersion } from '@opkit/controller-runtime/crd';
+import { migrateStorageVersion } from '@opkit/controller-runtime/manager';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CustomResourceDefinition } from '../src/kube-types.js';
 import { useOlmWorld } from '../src/olm-world.js';

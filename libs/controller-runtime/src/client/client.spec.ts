@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { TestingApiServer } from '../internal/cache/testing-api-server.js';
+import { ResourceMapper } from '../internal/transport/resource-mapper.js';
+import { Transport } from '../internal/transport/transport.js';
 import type { FakeClient } from '../testing/fake-client.js';
 import type { CachedClient } from './cached-client.js';
 import { DirectClient, type TypeRef } from './client.js';
 import type { ObjectClient } from './object-client.js';
-import { ResourceMapper } from '../internal/transport/resource-mapper.js';
-import { Transport } from '../internal/transport/transport.js';
 
 const CONFIG_MAP: TypeRef = { apiVersion: 'v1', kind: 'ConfigMap' };
 const settings = { ...CONFIG_MAP, metadata: { name: 'settings', namespace: 'ns' }, data: { mode: 'fast' } };

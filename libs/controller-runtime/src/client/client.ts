@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import type { Kind, KubeObject, Stored } from '../object.js';
-import { isConflict } from './errors.js';
-import type { ObjectClient } from './object-client.js';
+import { isConflict } from '../errors/errors.js';
 import type { ResourceMapper } from '../internal/transport/resource-mapper.js';
 import type { Query, Transport } from '../internal/transport/transport.js';
+import type { Kind, KubeObject, Stored } from '../object.js';
+import type { ObjectClient } from './object-client.js';
 
 /**
  * A kind by its apiVersion and kind alone, saying nothing of its objects' type: where the runtime needs no

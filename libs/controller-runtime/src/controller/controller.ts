@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import type { Reader, TypeRef } from '../client/client.js';
+import { isConflict } from '../errors/errors.js';
+import type { MapFunc } from '../handler/handlers.js';
 import type { InformerHandler } from '../internal/cache/informer.js';
 import type { Cache } from '../internal/cache/informer-cache.js';
-import type { Reader, TypeRef } from '../client/client.js';
-import { isConflict } from '../client/errors.js';
-import type { MapFunc } from '../handler/handlers.js';
-import { type Logger, withLogContext } from '../log/index.js';
-import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
-import type { KubeObject, Stored } from '../object.js';
-import { type Predicate, passes } from '../predicate/predicates.js';
 import {
   defaultControllerRateLimiter,
   prometheusQueueMetrics,
   type RateLimiter,
   WorkQueue,
 } from '../internal/queue/index.js';
+import { type Logger, withLogContext } from '../log/index.js';
+import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+import type { KubeObject, Stored } from '../object.js';
+import { type Predicate, passes } from '../predicate/predicates.js';
 import {
   isTerminalError,
   LOW_PRIORITY,

@@ -1,3 +1,4 @@
+// @opkit/controller-runtime/crd (build time): TypeBox schema types and the assembly of a CustomResourceDefinition.
 export {
   type CrdDefinition,
   type CrdVersion,
@@ -20,10 +21,3 @@ export {
   resourceRequirements,
   schemaDefault,
 } from './schema-types.js';
-export { type SchemaProblem, type SchemaValidator, schemaValidator } from '../webhook/schema-validator.js';
-export {
-  type MigrationResult,
-  migrateStorageVersion,
-  storageVersionMigrationRbac,
-  storageVersionMigrator,
-} from '../manager/storage-version-migrator.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CachedClient } from '../client/cached-client.js';
-import { ApiError, isConflict } from '../client/errors.js';
+import { ApiError, isConflict } from '../errors/errors.js';
 import type { KubeObject, Stored } from '../object.js';
 import { clientFinalizerOps } from './client-ops.js';
 

@@ -1,5 +1,5 @@
 import type { CachedClient } from '../client/cached-client.js';
-import { ApiError, ignoreNotFound } from '../client/errors.js';
+import { ApiError, ignoreNotFound } from '../errors/errors.js';
 import type { KubeObject, Stored } from '../object.js';
 import type { FinalizerOps } from './run-finalizer.js';
 

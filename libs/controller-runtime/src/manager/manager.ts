@@ -1,20 +1,20 @@
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { type ByObject, type Cache, InformerCache } from '../internal/cache/informer-cache.js';
-import { watchNamespacesFromEnv } from '../internal/cache/watch-namespaces.js';
-import { CertWatcher } from '../serving/cert-watcher.js';
-import { type CertificateAndKey, selfSignedCertificate } from '../serving/certificates.js';
 import { CachedClient } from '../client/cached-client.js';
 import { DirectClient } from '../client/client.js';
+import { EventRecorder, type EventsV1Event } from '../events/index.js';
+import { type ByObject, type Cache, InformerCache } from '../internal/cache/informer-cache.js';
+import { watchNamespacesFromEnv } from '../internal/cache/watch-namespaces.js';
+import { type Checker, ProbeServer, parseBindAddress } from '../internal/healthz/probe-server.js';
+import { LeaderElectionLostError, LeaderElector } from '../internal/leaderelection/leader-elector.js';
 import type { ClusterConnection } from '../internal/transport/kubeconfig.js';
 import { ResourceMapper } from '../internal/transport/resource-mapper.js';
 import { loadKubeConfig, Transport } from '../internal/transport/transport.js';
-import { EventRecorder, type EventsV1Event } from '../events/index.js';
-import { type Checker, ProbeServer, parseBindAddress } from '../internal/healthz/probe-server.js';
-import { LeaderElectionLostError, LeaderElector } from '../internal/leaderelection/leader-elector.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { authenticationAndAuthorization } from '../metrics/auth-filter.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+import { CertWatcher } from '../serving/cert-watcher.js';
+import { type CertificateAndKey, selfSignedCertificate } from '../serving/certificates.js';
 import { WebhookServer, type WebhookServerOptions } from '../webhook/server.js';
 
 /** Something the manager runs: a controller, a server, a periodic task. */

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, describe, expect, it } from 'vitest';
-import { selfSignedCertificate } from '../serving/certificates.js';
 import { loadKubeConfig } from '../internal/transport/transport.js';
 import { createLogger } from '../log/index.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+import { selfSignedCertificate } from '../serving/certificates.js';
 import { Manager } from './manager.js';
 
 // A renewed metrics certificate (cert-manager, a rotated Secret) is served without a restart, as the webhook's is.

@@ -1,10 +1,10 @@
-import { Backoff, sleep } from '../internal/cache/backoff.js';
 import type { DirectClient, TypeRef } from '../client/client.js';
-import { isConflict, isNotFound } from '../client/errors.js';
+import { isConflict, isNotFound } from '../errors/errors.js';
+import { Backoff, sleep } from '../internal/cache/backoff.js';
 import type { Logger } from '../log/index.js';
-import type { Runnable } from './manager.js';
 import type { KubeObject } from '../object.js';
 import type { ResourcePolicyRule } from '../rbac/policy-rules.js';
+import type { Runnable } from './manager.js';
 
 interface CrdStatusView extends KubeObject {
   spec: { group: string; names: { kind: string }; versions: { name: string; storage: boolean }[] };

@@ -2,7 +2,6 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 
 import { dirname, join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { CustomResourceDefinition } from '../crd/custom-resource-definition.js';
-import type { SchemaValidator } from '../webhook/schema-validator.js';
 import {
   clusterRole,
   leaderElectionRules,
@@ -10,6 +9,7 @@ import {
   type ResourcePolicyRule,
 } from '../rbac/policy-rules.js';
 import { type AnyKindWebhooks, conversionPatch, webhookConfigurations } from '../webhook/kind-webhooks.js';
+import type { SchemaValidator } from '../webhook/schema-validator.js';
 
 /** One API of an operator: its CRD, and the validators `config/samples` of its kind are checked with. */
 export interface ConfigApi {

@@ -1,3 +1,4 @@
+// @opkit/controller-runtime/manifests (build time): the writer of an operator's config/ manifests.
 export {
   type ConfigApi,
   type ConfigManifestsSpec,

@@ -1,3 +1,4 @@
+// @opkit/controller-runtime/rbac (build time): RBAC policy rules and the ClusterRole rendered from them.
 export {
   clusterRole,
   leaderElectionRules,

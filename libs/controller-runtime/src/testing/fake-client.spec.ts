@@ -1,11 +1,11 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { OWNER_UID_INDEX } from '../internal/cache/store.js';
 import type { CachedClient } from '../client/cached-client.js';
 import { retryOnConflict, type TypeRef } from '../client/client.js';
-import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../client/errors.js';
 import type { ObjectClient } from '../client/object-client.js';
 import { setStatusCondition } from '../conditions/conditions.js';
+import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../errors/errors.js';
 import { removeFinalizer } from '../finalizer/finalizers.js';
+import { OWNER_UID_INDEX } from '../internal/cache/store.js';
 import type { Condition, KubeObject } from '../object.js';
 import { setControllerReference } from '../ownerref/owner-references.js';
 import type { Request } from '../reconcile/reconcile.js';

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { parseLabelSelector } from '../internal/cache/label-selector.js';
-import { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from '../internal/cache/store.js';
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -12,8 +10,10 @@ import type {
   TypeRef,
   WriteOptions,
 } from '../client/client.js';
-import { ApiError } from '../client/errors.js';
 import type { ObjectClient } from '../client/object-client.js';
+import { ApiError } from '../errors/errors.js';
+import { parseLabelSelector } from '../internal/cache/label-selector.js';
+import { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from '../internal/cache/store.js';
 import { gvkOf, type Kind, type KubeObject, type ObjectMeta, objectKey, type Stored } from '../object.js';
 import { applyMerge, deepEqual, isPlainObject, jsonPatch, mergePatch, PatchError } from './patches.js';
 

@@ -1,16 +1,16 @@
+import type { TypeRef } from '../client/client.js';
+import type { WebhookClientConfig } from '../crd/custom-resource-definition.js';
+import { gvkOf, type KubeObject } from '../object.js';
+import type { Defaulter, Validator } from './admission.js';
+import type { Spoke } from './conversion.js';
+import type { SchemaValidator } from './schema-validator.js';
+import { CONVERSION_PATH } from './server.js';
 import {
   type WebhookHost,
   type WebhookRegistration,
   webhookManagedBy,
   webhookPath,
 } from './webhook-builder.js';
-import type { TypeRef } from '../client/client.js';
-import type { WebhookClientConfig } from '../crd/custom-resource-definition.js';
-import type { SchemaValidator } from './schema-validator.js';
-import { gvkOf, type KubeObject } from '../object.js';
-import type { Defaulter, Validator } from './admission.js';
-import type { Spoke } from './conversion.js';
-import { CONVERSION_PATH } from './server.js';
 
 /**
  * Everything about one kind's webhooks in one declaration (what kubebuilder spreads over `+kubebuilder:webhook`

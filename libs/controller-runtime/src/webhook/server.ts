@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import type { Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:tls';
-import { CertWatcher } from '../serving/cert-watcher.js';
 import type { Checker } from '../internal/healthz/probe-server.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
@@ -13,6 +12,7 @@ import {
   type Reply,
   type ServerLimits,
 } from '../serving/bounded-server.js';
+import { CertWatcher } from '../serving/cert-watcher.js';
 import { Conversions } from './conversion.js';
 import { BadRequestError } from './request.js';
 

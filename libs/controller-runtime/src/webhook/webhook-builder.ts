@@ -1,16 +1,11 @@
 import type { TypeRef } from '../client/client.js';
-import type { SchemaValidator } from './schema-validator.js';
-import { gvkOf, type KubeObject } from '../object.js';
-import {
-  type Defaulter,
-  defaultingHandler,
-  type Validator,
-  validatingHandler,
-} from './admission.js';
-import type { Spoke } from './conversion.js';
-import { CONVERSION_PATH } from './server.js';
 import { BuilderError } from '../internal/builder-error.js';
+import { gvkOf, type KubeObject } from '../object.js';
+import { type Defaulter, defaultingHandler, type Validator, validatingHandler } from './admission.js';
+import type { Spoke } from './conversion.js';
+import type { SchemaValidator } from './schema-validator.js';
 import type { WebhookServer } from './server.js';
+import { CONVERSION_PATH } from './server.js';
 
 /** kubebuilder's path for a kind's admission webhook: `/mutate-cache-example-com-v1beta1-memcached`. */
 export function webhookPath(kind: 'mutate' | 'validate', type: TypeRef): string {

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
-import { selfSignedCertificate } from '../../src/serving/certificates.js';
 import { ProbeServer } from '../../src/internal/healthz/probe-server.js';
 import type { ServerLimits } from '../../src/serving/bounded-server.js';
+import { selfSignedCertificate } from '../../src/serving/certificates.js';
 import { WebhookServer } from '../../src/webhook/server.js';
 
 export interface Ports {

@@ -3,7 +3,7 @@
 
 import type { CachedClient } from '../../src/client/cached-client.js';
 import type { DirectClient } from '../../src/client/client.js';
-import { isNotFound } from '../../src/client/errors.js';
+import { isNotFound } from '../../src/errors/errors.js';
 import type { KubeObject, Stored } from '../../src/object.js';
 import type { Reconciler } from '../../src/reconcile/reconcile.js';
 

@@ -1,4 +1,4 @@
-import type { GroupVersionKind } from '@opkit/controller-runtime';
+import type { GroupVersionKind } from '@opkit/controller-runtime/client';
 import { type ClusterServiceVersion, formatGvk, isRecord, type Manifest } from '../csv/types.js';
 import { goQuote } from '../go-compat/go-format.js';
 import { goJsonMarshal } from '../go-compat/go-json.js';

@@ -1,11 +1,6 @@
-import {
-  applyIfChanged,
-  ignoreNotFound,
-  isNotFound,
-  type Logger,
-  type Runnable,
-} from '@opkit/controller-runtime';
+import { applyIfChanged, ignoreNotFound, isNotFound, type Logger } from '@opkit/controller-runtime';
 import { type DirectClient, NoKindMatchError } from '@opkit/controller-runtime/client';
+import type { Runnable } from '@opkit/controller-runtime/manager';
 import type { ResourcePolicyRule } from '@opkit/controller-runtime/rbac';
 
 export const PROMETHEUS_RULE = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule' } as const;

@@ -1,8 +1,8 @@
 import { Socket } from 'node:net';
 import { createLogger, type KubeObject, type Manager } from '@opkit/controller-runtime';
-import { selfSignedCertificate } from '@opkit/controller-runtime/certs';
 import { withConversionWebhook } from '@opkit/controller-runtime/crd';
 import { RuntimeMetrics } from '@opkit/controller-runtime/metrics';
+import { selfSignedCertificate } from '@opkit/controller-runtime/serving';
 import { CONVERSION_PATH, webhookConfigurations } from '@opkit/controller-runtime/webhook';
 import { testKubeConfig, type WebhookOperatorOptions } from '@opkit/test-cluster/vitest';
 import { type Memcached, memcachedCrd, webhooks } from '../../src/index.js';

@@ -9,7 +9,7 @@ import {
   type Result,
   type Stored,
 } from '@opkit/controller-runtime';
-import { enqueueForInstanceLabel, type MapFunc } from '@opkit/controller-runtime/handler';
+import { enqueueForInstanceLabel, type MapFunc } from '@opkit/controller-runtime/controller';
 import {
   CONFIG_MAP,
   POD,

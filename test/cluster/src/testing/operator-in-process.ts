@@ -76,7 +76,7 @@ export interface OperatorOptions<M extends InProcessOperator> {
 export interface WebhookOperatorOptions<M extends InProcessWebhookOperator> {
   /**
    * Serves the operator's webhooks in this process. `certificate` makes the server's certificate for the
-   * hosts it is asked for: pass `selfSignedCertificate` of `@opkit/controller-runtime/certs`.
+   * hosts it is asked for: pass `selfSignedCertificate` of `@opkit/controller-runtime/serving`.
    */
   readonly webhookServer: {
     readonly certificate: (request: {

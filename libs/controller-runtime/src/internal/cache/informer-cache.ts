@@ -1,5 +1,5 @@
 import type { DirectClient, ListOptions, ObjectList, Reader, TypeRef } from '../../client/client.js';
-import { ApiError } from '../../client/errors.js';
+import { ApiError } from '../../errors/errors.js';
 import type { Kind, KubeObject, Stored } from '../../object.js';
 import { type Informer, type InformerScope, SharedInformer, stripManagedFields } from './informer.js';
 import { parseLabelSelector } from './label-selector.js';

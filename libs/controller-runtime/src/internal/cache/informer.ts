@@ -1,6 +1,6 @@
 import type { DirectClient, TypeRef } from '../../client/client.js';
-import { copyJson } from '../json-copy.js';
 import { type KubeObject, objectKey } from '../../object.js';
+import { copyJson } from '../json-copy.js';
 import { FieldSetTable } from './field-sets.js';
 import { type LabelSelector, parseLabelSelector } from './label-selector.js';
 import { Reflector, type ReflectorStats } from './reflector.js';

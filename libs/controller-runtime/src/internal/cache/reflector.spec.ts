@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TypeRef } from '../../client/client.js';
-import { ApiError } from '../../client/errors.js';
+import { ApiError } from '../../errors/errors.js';
 import type { KubeObject } from '../../object.js';
 import { Backoff } from './backoff.js';
 import { Reflector, type ReflectorOptions, type ReflectorSink } from './reflector.js';

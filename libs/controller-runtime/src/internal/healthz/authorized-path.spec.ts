@@ -3,8 +3,8 @@ import { posix } from 'node:path';
 import fc from 'fast-check';
 import { Gauge, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestSpec } from '../transport/transport.js';
 import { authenticationAndAuthorization, type ReviewClient } from '../../metrics/auth-filter.js';
+import type { RequestSpec } from '../transport/transport.js';
 import { ProbeServer } from './probe-server.js';
 
 // The server serves exactly the path its filter authorized: random request targets, sent byte for byte over a

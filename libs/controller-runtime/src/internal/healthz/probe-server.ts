@@ -2,9 +2,9 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Server as SecureServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import type { CertificateAndKey } from '../../serving/certificates.js';
 import type { RequestFilter } from '../../metrics/auth-filter.js';
 import { createBoundedServer, type Reply, type ServerLimits } from '../../serving/bounded-server.js';
+import type { CertificateAndKey } from '../../serving/certificates.js';
 import { requestTarget } from './request-target.js';
 
 /** A health check: resolves when healthy, throws (with the reason) when not. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { sleep } from '../cache/backoff.js';
 import type { DirectClient } from '../../client/client.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../client/errors.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../../errors/errors.js';
 import type { KubeObject } from '../../object.js';
+import { sleep } from '../cache/backoff.js';
 
 /** A coordination.k8s.io/v1 Lease. */
 export interface Lease extends KubeObject {

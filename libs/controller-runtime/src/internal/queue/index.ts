@@ -1,3 +1,5 @@
+// Internal: the controllers' work queue (dedup by key, one in flight per key, priorities, delayed adds) and its
+// rate limiters and metrics. The rate limiters are public through `@opkit/controller-runtime/controller`.
 export { type Clock, FakeClock, realClock } from './clock.js';
 export { WorkQueueOptionError } from './errors.js';
 export {

@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { ConnectionError } from '../../client/errors.js';
+import { ConnectionError } from '../../errors/errors.js';
 
 // The kubeconfig, read by the runtime itself: client-node's KubeConfig brings its whole HTTP and WebSocket stack
 // into an operator's memory (tens of MiB) for the few fields a connection needs.

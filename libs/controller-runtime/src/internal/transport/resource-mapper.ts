@@ -1,5 +1,5 @@
+import { isNotFound } from '../../errors/errors.js';
 import { apiVersionOf, type GroupVersionKind } from '../../object.js';
-import { isNotFound } from '../../client/errors.js';
 import type { Transport } from './transport.js';
 
 /** Where a kind lives in the REST API. */

@@ -1,8 +1,8 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { ConnectionError } from '../../errors/errors.js';
 import { TestingApiServer } from '../cache/testing-api-server.js';
 import { LeaderElectionLostError } from '../leaderelection/leader-elector.js';
-import { ConnectionError } from '../../client/errors.js';
 import { Transport, warningTexts } from './transport.js';
 
 /** A transport to a port nothing listens on: a request that goes out fails to connect. */

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Agent, type RequestOptions, request } from 'node:https';
+import { ApiError, ConnectionError } from '../../errors/errors.js';
 import type { RuntimeMetrics } from '../../metrics/runtime-metrics.js';
-import { ApiError, ConnectionError } from '../../client/errors.js';
 import { type ClusterConnection, Kubeconfig } from './kubeconfig.js';
 
 // Not an ES module import: that would evaluate every export of node:tls, its root certificate list among them.

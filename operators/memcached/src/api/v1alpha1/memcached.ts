@@ -1,12 +1,6 @@
-import {
-  customResourceSchema,
-  int32,
-  type KubeObject,
-  kind,
-  type SchemaProblem,
-  schemaValidator,
-} from '@opkit/controller-runtime';
-import { schemaDefault } from '@opkit/controller-runtime/crd';
+import { type KubeObject, kind } from '@opkit/controller-runtime';
+import { customResourceSchema, int32, schemaDefault } from '@opkit/controller-runtime/crd';
+import { type SchemaProblem, schemaValidator } from '@opkit/controller-runtime/webhook';
 import { type Static, Type } from '@sinclair/typebox';
 import { memcachedStatusSchema, unchangedSpecFields } from '../shared.js';
 

@@ -1,14 +1,7 @@
-import {
-  customResourceSchema,
-  int32,
-  type KubeObject,
-  kind,
-  quantity,
-  type SchemaProblem,
-  schemaValidator,
-} from '@opkit/controller-runtime';
+import { type KubeObject, kind } from '@opkit/controller-runtime';
 import { quantityCeil } from '@opkit/controller-runtime/controllerutil';
-import { schemaDefault } from '@opkit/controller-runtime/crd';
+import { customResourceSchema, int32, quantity, schemaDefault } from '@opkit/controller-runtime/crd';
+import { type SchemaProblem, schemaValidator } from '@opkit/controller-runtime/webhook';
 import { type Static, Type } from '@sinclair/typebox';
 import { memcachedStatusSchema, unchangedSpecFields } from '../shared.js';
 

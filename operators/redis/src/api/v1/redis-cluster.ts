@@ -1,15 +1,13 @@
+import { type KubeObject, kind } from '@opkit/controller-runtime';
 import {
   conditionsSchema,
   customResourceSchema,
   int32,
   int64,
-  type KubeObject,
-  kind,
   quantity,
   resourceRequirements,
-  type SchemaProblem,
-  schemaValidator,
-} from '@opkit/controller-runtime';
+} from '@opkit/controller-runtime/crd';
+import { type SchemaProblem, schemaValidator } from '@opkit/controller-runtime/webhook';
 import { type Static, Type } from '@sinclair/typebox';
 
 // The one definition of the RedisCluster API: the CRD's OpenAPI schema (with its CEL rules), the client-side
