@@ -2,7 +2,6 @@
 // controller and its options, the map functions that turn watch events into requests (handlers), the
 // predicates that filter events, the work queue's rate limiters, and the reconcile context.
 
-export { ControllerBuilder, type WatchOptions } from '../builder/builder.js';
 export * from '../handler/index.js';
 export { BuilderError } from '../internal/builder-error.js';
 export {
