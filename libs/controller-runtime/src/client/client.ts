@@ -4,75 +4,31 @@ import type { ResourceMapper } from '../internal/transport/resource-mapper.js';
 import type { Query, Transport } from '../internal/transport/transport.js';
 import type { Kind, KubeObject, Stored } from '../object.js';
 import type { ObjectClient } from './object-client.js';
+import type {
+  ApplyOptions,
+  DeleteOptions,
+  ListOptions,
+  ObjectList,
+  ObjectRef,
+  PatchOptions,
+  PatchType,
+  TypeRef,
+  WriteOptions,
+} from './options.js';
 
-/**
- * A kind by its apiVersion and kind alone, saying nothing of its objects' type: where the runtime needs no
- * more. Every {@link Kind} is one; a `TypeRef` passed where a `Kind<T>` is asked for leaves `T` to the caller.
- */
-export interface TypeRef {
-  readonly apiVersion: string;
-  readonly kind: string;
-}
-
-/** One object of a kind: `{ ...CONFIG_MAP, namespace: 'default', name: 'settings' }`. */
-export type ObjectRef<T extends KubeObject = KubeObject> = Kind<T> & { name: string; namespace?: string };
-
-export interface ListOptions {
-  /** Undefined: all namespaces (or cluster-scoped). */
-  readonly namespace?: string;
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
-  /**
-   * Exact field values, as controller-runtime's `MatchingFields`: the informer cache looks them up in its
-   * registered indexes; the API server gets them as a field selector, so there only fields it can select on
-   * (`metadata.name`, `metadata.namespace`, a kind's selectable fields) work, others fail with 400.
-   */
-  readonly matchingFields?: Readonly<Record<string, string>>;
-  readonly limit?: number;
-  readonly continue?: string;
-  readonly resourceVersion?: string;
-}
-
-export interface ObjectList<T> {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata: { resourceVersion?: string; continue?: string };
-  readonly items: T[];
-}
-
-export interface WriteOptions {
-  /** Field manager recorded in managedFields. */
-  readonly fieldManager?: string;
-  readonly dryRun?: boolean;
-}
-
-/** Options of `patch`: write options, and `subresource: 'status'` to patch the status subresource. */
-export interface PatchOptions extends WriteOptions {
-  readonly subresource?: 'status';
-}
-
-export interface ApplyOptions {
-  /**
-   * Who owns the fields in this configuration; server-side apply needs one.
-   * @default the client's own field manager
-   */
-  readonly fieldManager?: string;
-  /**
-   * Take over fields other managers own.
-   * @default true (controllers own what they apply)
-   */
-  readonly force?: boolean;
-  /** `'status'` applies to the status subresource. */
-  readonly subresource?: 'status';
-}
-
-export interface DeleteOptions {
-  readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
-  readonly gracePeriodSeconds?: number;
-  readonly preconditions?: { uid?: string; resourceVersion?: string };
-}
-
-export type PatchType = 'merge' | 'json' | 'strategic';
+// The option types are declared in options.ts, which the ObjectClient interface imports too.
+export type {
+  ApplyOptions,
+  DeleteOptions,
+  ListOptions,
+  ObjectList,
+  ObjectRef,
+  PatchOptions,
+  PatchType,
+  Reader,
+  TypeRef,
+  WriteOptions,
+} from './options.js';
 
 const PATCH_CONTENT_TYPES: Record<PatchType | 'apply', string> = {
   merge: 'application/merge-patch+json',
@@ -80,12 +36,6 @@ const PATCH_CONTENT_TYPES: Record<PatchType | 'apply', string> = {
   strategic: 'application/strategic-merge-patch+json',
   apply: 'application/apply-patch+yaml',
 };
-
-/** Reads objects; implemented by the API server directly, by the informer cache and by every client. */
-export interface Reader {
-  get<T extends KubeObject>(type: Kind<T>, name: string, namespace?: string): Promise<Stored<T>>;
-  list<T extends KubeObject>(type: Kind<T>, options?: ListOptions): Promise<ObjectList<Stored<T>>>;
-}
 
 function typeOf(obj: KubeObject): TypeRef {
   if (!obj.apiVersion || !obj.kind) {

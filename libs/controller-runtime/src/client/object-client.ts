@@ -9,7 +9,7 @@ import type {
   PatchType,
   Reader,
   WriteOptions,
-} from './client.js';
+} from './options.js';
 
 /**
  * What reconcilers need of a client, as controller-runtime's `client.Client`: implemented by the manager's
