@@ -4,27 +4,28 @@
 //
 // Run it against the cluster of $KUBECONFIG (or ~/.kube/config, or in-cluster) after installing the CRD shown
 // in the README:  npx tsx libs/controller-runtime/examples/minimal-operator.ts
-// An operator outside this repository imports from '@opkit/controller-runtime' instead of '../src/index.js'.
+// An operator outside this repository imports from '@opkit/controller-runtime' instead of '../src/index.js'
+// (and from '@opkit/controller-runtime/<subpath>' instead of '../src/<subpath>/index.js').
 
+// Helpers beyond the root's: all of controllerutil, and the manager's error for a lost lease.
+import { isControlledBy, setStatusCondition } from '../src/controllerutil/index.js';
 import {
   type Condition,
   clientFinalizerOps,
   controllerManagedBy,
   type EventRecorder,
-  isControlledBy,
   isNotFound,
   type KubeObject,
-  LeaderElectionLostError,
+  kind,
   Manager,
+  type ObjectClient,
   type Reconciler,
   runWithFinalizer,
   type Stored,
   setControllerReference,
-  setStatusCondition,
   setupSignalHandler,
 } from '../src/index.js';
-// The interface both the manager's Client and the unit tests' FakeClient implement.
-import type { ObjectClient } from '../src/testing/index.js';
+import { LeaderElectionLostError } from '../src/manager/index.js';
 
 interface Greeting extends KubeObject {
   spec: { message: string };
@@ -35,8 +36,8 @@ interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
 
-const GREETING = { apiVersion: 'example.opkit.dev/v1', kind: 'Greeting' } as const;
-const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
+const GREETING = kind<Greeting>('example.opkit.dev/v1', 'Greeting');
+const CONFIG_MAP = kind<ConfigMap>('v1', 'ConfigMap');
 const FINALIZER = 'example.opkit.dev/cleanup';
 
 /** The reconciler. In a real operator it lives in a module of its own, so unit tests can import it. */

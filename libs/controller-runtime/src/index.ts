@@ -1,75 +1,23 @@
-// The root of @opkit/controller-runtime: what an operator's code reaches for, as controller-runtime's alias.go
-// is. Every module directory is also a subpath (`@opkit/controller-runtime/<directory>`) exporting all of its
-// names, these included; the package.json `exports` lists them.
+// @opkit/controller-runtime: what an operator's code reaches for, as controller-runtime's alias.go is — the
+// manager and the controller builder, the client interface, the reconcile types, the API error helpers, the
+// helpers a reconcile uses most, the logger, the event recorder and the kind and object types. The rest is in
+// a few subpaths (`/kinds`, `/client`, `/cache`, `/controller`, `/controllerutil`, `/manager`, `/webhook`,
+// `/metrics`, `/serving`, `/testing`), listed in the package.json `exports` and the README.
 
-export { ControllerBuilder, controllerManagedBy, WebhookBuilder, webhookManagedBy } from './builder/index.js';
+export { controllerManagedBy } from './builder/index.js';
+export type { ObjectClient } from './client/object-client.js';
+export { findStatusCondition, setStatusConditions } from './conditions/index.js';
+export { applyIfChanged } from './controllerutil/index.js';
+export { ignoreNotFound, isAlreadyExists, isConflict, isNotFound } from './errors/index.js';
+export { EventRecorder } from './events/index.js';
+export { clientFinalizerOps, runWithFinalizer } from './finalizer/index.js';
+export { createLogger, type Logger } from './log/index.js';
+export { Manager, type ManagerOptions, setupSignalHandler } from './manager/manager.js';
 export {
-  ApiError,
-  Client,
-  ignoreNotFound,
-  isAlreadyExists,
-  isConflict,
-  isGone,
-  isNotFound,
-  Kubeconfig,
-  type ObjectClient,
-  retryOnConflict,
-} from './client/index.js';
-export * from './conditions/index.js';
-export {
-  applyIfChanged,
-  type ConditionEventType,
-  type OperationResult,
-  patchStatusIfChanged,
-  patchStatusWithConditionEvents,
-} from './controllerutil/index.js';
-export {
-  conditionSchema,
-  conditionsSchema,
-  customResourceSchema,
-  int32,
-  int64,
-  quantity,
-  resourceList,
-  resourceRequirements,
-  type SchemaProblem,
-  type SchemaValidator,
-  schemaValidator,
-} from './crd/index.js';
-export { EventRecorder, type EventType } from './events/index.js';
-export {
-  addFinalizer,
-  clientFinalizerOps,
-  containsFinalizer,
-  type FinalizerHandlers,
-  removeFinalizer,
-  runWithFinalizer,
-} from './finalizer/index.js';
-export { LeaderElectionLostError } from './leaderelection/index.js';
-export { createLogger, currentLogger, type Logger, type LogLevel } from './log/index.js';
-export {
-  Manager,
-  type ManagerOptions,
   type OperatorOptions,
   operatorManager,
-  operatorNamespace,
-  type Runnable,
   runOperatorMain,
-  setupSignalHandler,
-  webhooksEnabled,
-} from './manager/index.js';
-export * from './object.js';
-export {
-  getControllerOf,
-  isControlledBy,
-  setControllerReference,
-  setOwnerReference,
-} from './ownerref/index.js';
-export {
-  isTerminalError,
-  type ReconcileContext,
-  type Reconciler,
-  type Request,
-  type Result,
-  TerminalError,
-} from './reconcile/index.js';
+} from './manager/operator-main.js';
+export { type Condition, type Kind, type KubeObject, kind, type ObjectMeta, type Stored } from './object.js';
+export { setControllerReference } from './ownerref/index.js';
+export { type Reconciler, type Request, type Result, TerminalError } from './reconcile/index.js';

@@ -54,6 +54,26 @@ export function namespaceOf(obj: Stored<KubeObject>): string {
   return namespace;
 }
 
+/** Carries a kind's object type in its token; no token has it at run time. */
+declare const objectOfKind: unique symbol;
+
+/**
+ * A kind's token, `{ apiVersion: 'apps/v1', kind: 'Deployment' }`, typed with the objects of that kind: the
+ * clients, the cache and the builder infer `T` from it, so `client.get(DEPLOYMENT, …)` returns a
+ * `Stored<Deployment>` and `client.get<Pod>(DEPLOYMENT, …)` does not type-check. A plain `{ apiVersion, kind }`
+ * is a `Kind` of any object. Objects carry their kind themselves.
+ */
+export interface Kind<T extends KubeObject = KubeObject> {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly [objectOfKind]?: T;
+}
+
+/** The token of a kind whose objects are `T`: `export const WIDGET = kind<Widget>('example.com/v1', 'Widget')`. */
+export function kind<T extends KubeObject>(apiVersion: string, kind: string): Kind<T> {
+  return { apiVersion, kind };
+}
+
 /** A status condition with Kubernetes semantics (metav1.Condition). */
 export interface Condition {
   type: string;

@@ -1,8 +1,8 @@
 import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { describe, expect, it } from 'vitest';
 import { controllerManagedBy } from '../src/builder/builder.js';
-import { ignoreNotFound } from '../src/client/errors.js';
 import type { Controller } from '../src/controller/controller.js';
+import { ignoreNotFound } from '../src/errors/errors.js';
 import { createLogger } from '../src/log/index.js';
 import { Manager } from '../src/manager/manager.js';
 import { RuntimeMetrics } from '../src/metrics/runtime-metrics.js';
@@ -42,8 +42,8 @@ const idle = (c: Controller) => c.queue.len() === 0 && c.queue.processing() === 
 describe('a controller that owns ConfigMaps', () => {
   it('converges 500 custom resources, and a second pass writes nothing', async () => {
     const first = widgetManager(new Set());
-    await installWidgetCrd(first.manager.apiReader);
-    await createWidgets(first.manager.apiReader, ns.name, 500);
+    await installWidgetCrd(first.manager.apiClient);
+    await createWidgets(first.manager.apiClient, ns.name, 500);
 
     const setupWrites = await first.manager.metrics.requestCount({ writesOnly: true });
     const stopFirst = new AbortController();
@@ -51,8 +51,8 @@ describe('a controller that owns ConfigMaps', () => {
     await eventually(
       'every widget to have its ConfigMap and status',
       async () => {
-        const widgets = await first.manager.apiReader.list<Widget>(WIDGET, { namespace: ns.name });
-        const maps = await first.manager.apiReader.list<ConfigMap>(CONFIG_MAP, {
+        const widgets = await first.manager.apiClient.list<Widget>(WIDGET, { namespace: ns.name });
+        const maps = await first.manager.apiClient.list<ConfigMap>(CONFIG_MAP, {
           namespace: ns.name,
           labelSelector: '',
         });
@@ -106,13 +106,13 @@ describe('a controller watching many namespaces', () => {
   it('converges in each of 40 namespaces, with more watches open than connections kept for requests', async () => {
     const namespaces = Array.from({ length: 40 }, (_, i) => `${ns.name}-${i}`);
     const { manager } = widgetManager(new Set(), namespaces);
-    await installWidgetCrd(manager.apiReader);
+    await installWidgetCrd(manager.apiClient);
     const stop = new AbortController();
     let running: Promise<void> | undefined;
     try {
       for (const name of namespaces) {
-        await manager.apiReader.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-        await createWidgets(manager.apiReader, name, 2);
+        await manager.apiClient.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+        await createWidgets(manager.apiClient, name, 2);
       }
       // One watch per kind (Widget, ConfigMap) and namespace: 80 streams, each holding a connection.
       running = manager.start(stop.signal);
@@ -120,7 +120,7 @@ describe('a controller watching many namespaces', () => {
         'every widget in every namespace to have its status',
         async () => {
           for (const name of namespaces) {
-            const widgets = await manager.apiReader.list<Widget>(WIDGET, { namespace: name });
+            const widgets = await manager.apiClient.list<Widget>(WIDGET, { namespace: name });
             if (widgets.items.some((w) => w.status?.observedGeneration !== w.metadata.generation))
               return false;
           }
@@ -132,7 +132,7 @@ describe('a controller watching many namespaces', () => {
       stop.abort();
       await running;
       for (const name of namespaces) {
-        await ignoreNotFound(manager.apiReader.delete({ apiVersion: 'v1', kind: 'Namespace', name }));
+        await ignoreNotFound(manager.apiClient.delete({ apiVersion: 'v1', kind: 'Namespace', name }));
       }
     }
   });

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { KubeClient } from '../src/client/client.js';
-import { ResourceMapper } from '../src/client/resource-mapper.js';
-import { Transport } from '../src/client/transport.js';
+import { DirectClient } from '../src/client/client.js';
+import { ResourceMapper } from '../src/internal/transport/resource-mapper.js';
+import { Transport } from '../src/internal/transport/transport.js';
 import { installWidgetCrd, WIDGET } from './support/widgets.js';
 
 interface Line {
@@ -120,7 +120,7 @@ function kubeconfigThrough(port: number): string {
 
 describe('leader election between two managers', () => {
   it('fails over after SIGKILL within lease duration + retry period, and after SIGTERM within 3 s', async () => {
-    const api = new KubeClient(
+    const api = new DirectClient(
       new Transport(testKubeConfig()),
       new ResourceMapper(new Transport(testKubeConfig())),
     );
@@ -175,7 +175,7 @@ describe('leader election between two managers', () => {
   });
 
   it('a leader whose API connection hangs stops acting before another replica takes over', async () => {
-    const api = new KubeClient(
+    const api = new DirectClient(
       new Transport(testKubeConfig()),
       new ResourceMapper(new Transport(testKubeConfig())),
     );

@@ -18,7 +18,7 @@ describe('a reconciler that misbehaves', () => {
       logger: createLogger({ level: 'error', sink: () => {} }),
       metrics,
     });
-    await installWidgetCrd(manager.apiReader);
+    await installWidgetCrd(manager.apiClient);
     const attempts = new Map<string, number>();
     controllerManagedBy(manager)
       .for(WIDGET)
@@ -44,7 +44,7 @@ describe('a reconciler that misbehaves', () => {
       }) as never);
     const names = ['throws', 'crashes', 'garbage', 'hangs', 'gives-up', 'fine'];
     for (const name of names) {
-      await manager.apiReader.create({
+      await manager.apiClient.create({
         ...WIDGET,
         metadata: { name, namespace: ns.name },
         spec: { value: name },

@@ -1,8 +1,8 @@
 import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { describe, expect, it } from 'vitest';
 import { controllerManagedBy } from '../src/builder/builder.js';
-import { ignoreNotFound, isNotFound } from '../src/client/errors.js';
 import { findStatusCondition, setStatusCondition } from '../src/conditions/index.js';
+import { ignoreNotFound, isNotFound } from '../src/errors/errors.js';
 import { clientFinalizerOps, runWithFinalizer } from '../src/finalizer/index.js';
 import { createLogger } from '../src/log/index.js';
 import { Manager } from '../src/manager/manager.js';
@@ -30,7 +30,7 @@ describe('reconcile helpers on a real API server', () => {
       healthProbeBindAddress: '127.0.0.1:0',
       fieldManager: 'helpers-test',
     });
-    await installWidgetCrd(manager.apiReader);
+    await installWidgetCrd(manager.apiClient);
     const events = manager.eventRecorder('widget-controller');
     const client = manager.client;
     let cleanups = 0;
@@ -109,9 +109,9 @@ describe('reconcile helpers on a real API server', () => {
       });
     const stop = new AbortController();
     const running = manager.start(stop.signal);
-    const get = () => manager.apiReader.get<ConditionedWidget>(WIDGET, 'gadget', ns.name);
+    const get = () => manager.apiClient.get<ConditionedWidget>(WIDGET, 'gadget', ns.name);
 
-    await manager.apiReader.create({
+    await manager.apiClient.create({
       ...WIDGET,
       metadata: { name: 'gadget', namespace: ns.name },
       spec: { value: 'one' },
@@ -121,7 +121,7 @@ describe('reconcile helpers on a real API server', () => {
       return findStatusCondition(w.status?.conditions, 'Ready')?.status === 'True' ? w : undefined;
     });
     expect(ready.metadata.finalizers).toEqual([FINALIZER]);
-    const map = await manager.apiReader.get<ConfigMap>(CONFIG_MAP, 'gadget', ns.name);
+    const map = await manager.apiClient.get<ConfigMap>(CONFIG_MAP, 'gadget', ns.name);
     expect(map.metadata.ownerReferences).toEqual([
       {
         apiVersion: WIDGET.apiVersion,
@@ -133,7 +133,7 @@ describe('reconcile helpers on a real API server', () => {
       },
     ]);
     const recorded = await eventually('the event to be recorded', async () => {
-      const list = await manager.apiReader.list<
+      const list = await manager.apiClient.list<
         KubeObject & { reason: string; regarding: { uid: string }; note: string }
       >({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: ns.name });
       return list.items.find((e) => e.reason === 'Configured' && e.regarding.uid === ready.metadata.uid);
@@ -143,7 +143,7 @@ describe('reconcile helpers on a real API server', () => {
     // A spec change moves observedGeneration; the status stays True, so lastTransitionTime does not move.
     const firstTransition = findStatusCondition(ready.status?.conditions, 'Ready')!.lastTransitionTime;
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    await manager.apiReader.patch(
+    await manager.apiClient.patch(
       { ...WIDGET, name: 'gadget', namespace: ns.name },
       { spec: { value: 'two' } },
     );
@@ -184,7 +184,7 @@ describe('reconcile helpers on a real API server', () => {
 
     // Deletion: cleanup fails once (finalizer kept), succeeds on the retry (writing the status), the finalizer
     // goes at once, then the widget and, through its owner reference, the ConfigMap are gone.
-    await manager.apiReader.delete({ ...WIDGET, name: 'gadget', namespace: ns.name });
+    await manager.apiClient.delete({ ...WIDGET, name: 'gadget', namespace: ns.name });
     await eventually(
       'the widget to be gone',
       async () => {
@@ -204,7 +204,7 @@ describe('reconcile helpers on a real API server', () => {
       'the ConfigMap to be garbage-collected',
       async () => {
         try {
-          await manager.apiReader.get(CONFIG_MAP, 'gadget', ns.name);
+          await manager.apiClient.get(CONFIG_MAP, 'gadget', ns.name);
           return false;
         } catch (error) {
           return isNotFound(error);

@@ -52,7 +52,7 @@ function get(
 }
 
 async function serviceAccountToken(name: string): Promise<string> {
-  const api = manager.apiReader;
+  const api = manager.apiClient;
   await api.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: ns.name } });
   const answer = await manager.transport.request<{ status: { token: string } }>({
     method: 'POST',
@@ -69,7 +69,7 @@ beforeAll(async () => {
     logger: createLogger({ level: 'error' }),
     metrics: new RuntimeMetrics(),
     metricsBindAddress: '127.0.0.1:0',
-    metricsSecureServing: true,
+    metricsSecure: true,
   });
   running = manager.start(stop.signal);
   await manager.elected;
@@ -78,7 +78,7 @@ beforeAll(async () => {
 afterAll(async () => {
   stop.abort();
   await running;
-  await manager.apiReader
+  await manager.apiClient
     .delete({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
@@ -90,7 +90,7 @@ afterAll(async () => {
 describe('secure metrics', () => {
   it('serves HTTPS with a self-signed certificate for the host, and only to authorized callers', async () => {
     const port = manager.metricsAddress?.port ?? 0;
-    const api = manager.apiReader;
+    const api = manager.apiClient;
     await api.apply(
       {
         apiVersion: 'rbac.authorization.k8s.io/v1',

@@ -2,12 +2,12 @@ import { EtcdAccess, type LocalCluster, startCluster } from '@opkit/test-cluster
 import { eventually } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controllerManagedBy } from '../src/builder/builder.js';
-import type { SharedInformer } from '../src/cache/informer.js';
-import { KubeClient } from '../src/client/client.js';
-import { isNotFound } from '../src/client/errors.js';
-import { ResourceMapper } from '../src/client/resource-mapper.js';
-import { Transport } from '../src/client/transport.js';
+import { DirectClient } from '../src/client/client.js';
 import type { Controller } from '../src/controller/controller.js';
+import { isNotFound } from '../src/errors/errors.js';
+import type { SharedInformer } from '../src/internal/cache/informer.js';
+import { ResourceMapper } from '../src/internal/transport/resource-mapper.js';
+import { Transport } from '../src/internal/transport/transport.js';
 import { createLogger } from '../src/log/index.js';
 import { Manager } from '../src/manager/manager.js';
 import { RuntimeMetrics } from '../src/metrics/runtime-metrics.js';
@@ -31,7 +31,7 @@ const namespace = 'resilience';
 const WIDGETS = 20;
 
 const configMapNames = async () =>
-  (await manager.apiReader.list<ConfigMap>(CONFIG_MAP, { namespace })).items
+  (await manager.apiClient.list<ConfigMap>(CONFIG_MAP, { namespace })).items
     .filter((m) => m.metadata.ownerReferences?.length)
     .map((m) => m.metadata.name);
 const writes = () => manager.metrics.requestCount({ writesOnly: true });
@@ -46,9 +46,9 @@ beforeAll(async () => {
     metrics: new RuntimeMetrics({ processMetrics: false }),
     fieldManager: 'widget-controller',
   });
-  await manager.apiReader.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-  await installWidgetCrd(manager.apiReader);
-  await createWidgets(manager.apiReader, namespace, WIDGETS);
+  await manager.apiClient.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  await installWidgetCrd(manager.apiClient);
+  await createWidgets(manager.apiClient, namespace, WIDGETS);
   controller = controllerManagedBy(manager)
     .for(WIDGET)
     .owns(CONFIG_MAP)
@@ -103,7 +103,7 @@ describe('watches under a running manager', () => {
     const before = await writes();
     // Deletes go through a client of their own, so the manager's counter holds only the controller's writes.
     const transport = new Transport(cluster.kubeConfig);
-    const other = new KubeClient(transport, new ResourceMapper(transport));
+    const other = new DirectClient(transport, new ResourceMapper(transport));
     const victims = ['w-0004-config', 'w-0005-config'];
     for (const name of victims) {
       // Each victim is deleted exactly once; retried only while the API server cannot reach etcd yet.

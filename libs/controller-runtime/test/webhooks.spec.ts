@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookManagedBy } from '../src/builder/webhook-builder.js';
-import { selfSignedCertificate } from '../src/certs/certificates.js';
-import { isNotFound } from '../src/client/errors.js';
-import { schemaValidator } from '../src/crd/schema-validator.js';
+import { isNotFound } from '../src/errors/errors.js';
 import { createLogger } from '../src/log/index.js';
 import { Manager } from '../src/manager/manager.js';
 import { RuntimeMetrics } from '../src/metrics/runtime-metrics.js';
 import type { KubeObject } from '../src/object.js';
+import { selfSignedCertificate } from '../src/serving/certificates.js';
 import { invalidObject } from '../src/webhook/admission.js';
 import { stashFields, takeStashedFields } from '../src/webhook/conversion.js';
+import { schemaValidator } from '../src/webhook/schema-validator.js';
+import { webhookManagedBy } from '../src/webhook/webhook-builder.js';
 
 // The runtime's webhooks called by a real API server: a kind served at two versions with a conversion
 // webhook (v2 the hub and storage version, v1 a deprecated spoke), and defaulting and validating webhooks
@@ -109,7 +109,7 @@ function webhookConfiguration(kind: 'Mutating' | 'Validating', path: string, url
 }
 
 async function replace(obj: KubeObject): Promise<void> {
-  const api = manager.apiReader;
+  const api = manager.apiClient;
   const type = { apiVersion: obj.apiVersion ?? '', kind: obj.kind ?? '' };
   try {
     const current = await api.get(type, obj.metadata.name ?? '');
@@ -142,7 +142,7 @@ beforeAll(async () => {
     kubeConfig: testKubeConfig(),
     logger: createLogger({ level: 'error' }),
     metrics: new RuntimeMetrics({ processMetrics: false }),
-    webhook: { host: '127.0.0.1', port: 0, certDir },
+    webhook: { host: '127.0.0.1', port: 0, certPath: certDir },
     healthProbeBindAddress: '127.0.0.1:0',
   });
   manager.transport.onWarning = (w) => warnings.push(w);
@@ -171,13 +171,13 @@ beforeAll(async () => {
     })
     .complete();
   running = manager.start(stop.signal);
-  await eventually('the webhook server to listen', async () => manager.webhookServer.address);
-  const url = `https://127.0.0.1:${manager.webhookServer.address?.port}`;
+  await eventually('the webhook server to listen', async () => manager.webhookServer?.address);
+  const url = `https://127.0.0.1:${manager.webhookServer?.address?.port}`;
   await replace(crd(url));
   await replace(webhookConfiguration('Mutating', registration.mutatingPath ?? '', url));
   await replace(webhookConfiguration('Validating', registration.validatingPath ?? '', url));
   await eventually('the Gizmo CRD to be served', async () => {
-    await manager.apiReader.mapper.mapping(V1.apiVersion, V1.kind);
+    await manager.apiClient.mapper.mapping(V1.apiVersion, V1.kind);
     return true;
   });
 });
@@ -194,7 +194,7 @@ function checkReplicas(gizmo: GizmoV2): readonly string[] | undefined {
 afterAll(async () => {
   // Nothing may be left that calls a webhook no longer served: namespace deletion would hang on it.
   for (const { name, ...type } of configurations)
-    await manager.apiReader.delete({ ...type, name }).catch(() => {});
+    await manager.apiClient.delete({ ...type, name }).catch(() => {});
   stop.abort();
   await running;
   rmSync(certDir, { recursive: true, force: true });
@@ -202,7 +202,7 @@ afterAll(async () => {
 
 describe('webhooks on a real API server', () => {
   it('converts between versions through the hub, defaults and validates a v1 request at v2', async () => {
-    const api = manager.apiReader;
+    const api = manager.apiClient;
     await api.create({ ...V1, metadata: { name: 'g', namespace: ns.name }, spec: { size: 2 } });
     expect(warnings).toContain(`${GROUP}/v1 Gizmo is deprecated; use ${GROUP}/v2 Gizmo`);
 
@@ -224,7 +224,7 @@ describe('webhooks on a real API server', () => {
   });
 
   it('keeps what v1 cannot express through an update made at v1', async () => {
-    const api = manager.apiReader;
+    const api = manager.apiClient;
     await api.create({
       ...V2,
       metadata: { name: 'fast', namespace: ns.name },

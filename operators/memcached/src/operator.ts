@@ -1,11 +1,9 @@
+import { type Manager, type OperatorOptions, operatorManager } from '@opkit/controller-runtime';
 import {
-  type Manager,
-  type OperatorOptions,
-  operatorManager,
   operatorNamespace,
+  storageVersionMigrator,
   webhooksEnabled,
-} from '@opkit/controller-runtime';
-import { storageVersionMigrator } from '@opkit/controller-runtime/crd';
+} from '@opkit/controller-runtime/manager';
 import { GROUP, PLURAL, setupWebhooks } from './api/index.js';
 import { memcachedCache } from './controller/cache.js';
 import { setupControllers } from './controller/index.js';
@@ -31,8 +29,8 @@ export function createMemcachedOperator(options: MemcachedOperatorOptions = {}):
     // Objects stored as v1alpha1 before the upgrade to v1beta1 storage are rewritten, so a later version can
     // stop serving v1alpha1 (reading them needs the conversion webhook, hence only with webhooks). The CRD is
     // named from the API's constants: its assembly is build-time code the operator's bundle leaves out.
-    manager.add(storageVersionMigrator(manager.apiReader, `${PLURAL}.${GROUP}`, manager.logger));
+    manager.add(storageVersionMigrator(manager.apiClient, `${PLURAL}.${GROUP}`, manager.logger));
   }
-  manager.add(prometheusRuleInstaller(manager.apiReader, operatorNamespace(options), manager.logger));
+  manager.add(prometheusRuleInstaller(manager.apiClient, operatorNamespace(options), manager.logger));
   return manager;
 }

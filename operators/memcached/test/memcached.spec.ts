@@ -28,7 +28,7 @@ const ns = useTestNamespace({
   labels: { 'pod-security.kubernetes.io/enforce': 'restricted' },
 });
 const operator = useOperator({ ...memcachedOperator, namespace: () => ns.name });
-const api = () => operator.manager().apiReader;
+const api = () => operator.manager().apiClient;
 const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' } as const;
 const get = (name: string) => api().get<Memcached>(MEMCACHED, name, ns.name);
 const deployment = (name: string) => api().get<Deployment>(DEPLOYMENT, name, ns.name);

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { selfSignedCertificate } from '@opkit/controller-runtime/certs';
+import { selfSignedCertificate } from '@opkit/controller-runtime/serving';
 import { type ApiServerReplica, startApiServerReplica } from '@opkit/test-cluster';
 import {
   ApiProxy,

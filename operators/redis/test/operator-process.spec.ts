@@ -27,7 +27,7 @@ const ns = useTestNamespace({
   labels: { 'pod-security.kubernetes.io/enforce': 'restricted' },
 });
 const access = createRedisOperator({ kubeConfig: testKubeConfig(), namespaces: ['default'] });
-const api = () => access.apiReader;
+const api = () => access.apiClient;
 const get = (name: string) => api().get<RedisCluster>(REDIS_CLUSTER, name, ns.name);
 const running: OperatorProcess[] = [];
 

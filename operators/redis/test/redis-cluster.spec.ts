@@ -26,7 +26,7 @@ const ns = useTestNamespace({
   labels: { 'pod-security.kubernetes.io/enforce': 'restricted' },
 });
 const operator = useOperator({ ...redisOperator, namespace: () => ns.name });
-const api = () => operator.manager().apiReader;
+const api = () => operator.manager().apiClient;
 const get = (name: string) => api().get<RedisCluster>(REDIS_CLUSTER, name, ns.name);
 
 interface Secret extends KubeObject {

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { KubeObject, Stored } from '@opkit/controller-runtime';
 import { InformerCache } from '@opkit/controller-runtime/cache';
-import type { KubeClient } from '@opkit/controller-runtime/client';
+import type { DirectClient } from '@opkit/controller-runtime/client';
 import { CONFIG_MAP } from './fixtures.js';
 import { settledHeapUsed } from './heap.js';
 import { withTimeout } from './stats.js';
@@ -34,7 +34,7 @@ export interface InformerRun {
  * created and after it synced, while the informer and its store are still alive.
  */
 export async function informerRun(options: {
-  readonly client: KubeClient;
+  readonly client: DirectClient;
   readonly namespace: string;
   readonly transform: TransformKind;
   readonly measureHeap: boolean;

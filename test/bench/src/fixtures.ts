@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { isAlreadyExists, type KubeObject } from '@opkit/controller-runtime';
-import type { KubeClient } from '@opkit/controller-runtime/client';
+import type { DirectClient } from '@opkit/controller-runtime/client';
 
 export const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 export const FIELD_MANAGER = 'opkit-bench';
@@ -38,7 +38,7 @@ export function benchConfigMap(namespace: string, index: number): ConfigMap {
   };
 }
 
-export async function createNamespace(client: KubeClient, name: string): Promise<void> {
+export async function createNamespace(client: DirectClient, name: string): Promise<void> {
   try {
     await client.create(
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
@@ -51,7 +51,7 @@ export async function createNamespace(client: KubeClient, name: string): Promise
 
 /** Creates ConfigMaps `from` … `from + count - 1` with `concurrency` requests in flight; stops at the first error. */
 export async function createConfigMaps(
-  client: KubeClient,
+  client: DirectClient,
   namespace: string,
   from: number,
   count: number,

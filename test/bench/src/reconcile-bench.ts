@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLogger, type Reconciler } from '@opkit/controller-runtime';
 import { InformerCache } from '@opkit/controller-runtime/cache';
-import { KubeClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
+import { DirectClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
 import { Controller } from '@opkit/controller-runtime/controller';
 import { RuntimeMetrics } from '@opkit/controller-runtime/metrics';
 import { withTimeout } from './stats.js';
@@ -36,7 +36,7 @@ export function offlineCache(): InformerCache {
   });
   const transport = new Transport(kubeConfig);
   return new InformerCache({
-    client: new KubeClient(transport, new ResourceMapper(transport)),
+    client: new DirectClient(transport, new ResourceMapper(transport)),
     namespaces: [],
   });
 }

@@ -5,7 +5,7 @@
 //   node --expose-gc --conditions=@opkit/source --import tsx src/runtime.ts   (or: npx nx run bench:runtime)
 
 import { fileURLToPath } from 'node:url';
-import { KubeClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
+import { DirectClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
 import { RuntimeMetrics } from '@opkit/controller-runtime/metrics';
 import { type LocalCluster, startCluster } from '@opkit/test-cluster';
 import { type InformerRun, informerRun, type TransformKind } from './cache-bench.js';
@@ -142,7 +142,7 @@ async function webhookBenchmarks(metrics: Metric[], runs: Record<string, unknown
 }
 
 async function heapBenchmarks(
-  client: KubeClient,
+  client: DirectClient,
   metrics: Metric[],
   runs: Record<string, unknown[]>,
 ): Promise<void> {
@@ -196,7 +196,7 @@ async function heapBenchmarks(
 
 /** The informer's fixed heap cost (reflector, watch, indexes) with (almost) nothing to cache. */
 async function baselineBenchmark(
-  client: KubeClient,
+  client: DirectClient,
   metrics: Metric[],
   runs: Record<string, unknown[]>,
 ): Promise<void> {
@@ -232,7 +232,7 @@ async function baselineBenchmark(
 }
 
 async function relistBenchmark(
-  client: KubeClient,
+  client: DirectClient,
   metrics: Metric[],
   runs: Record<string, unknown[]>,
 ): Promise<void> {
@@ -303,7 +303,7 @@ async function main(): Promise<void> {
         onProgress: (line) => log(`cluster: ${line}`),
       });
       transport = new Transport(cluster.kubeConfig, new RuntimeMetrics({ processMetrics: false }));
-      const client = new KubeClient(transport, new ResourceMapper(transport));
+      const client = new DirectClient(transport, new ResourceMapper(transport));
       kubernetesVersion =
         (await transport.request<{ gitVersion?: string }>({ method: 'GET', path: '/version' })).gitVersion ??
         kubernetesVersion;

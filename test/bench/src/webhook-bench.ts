@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { KubeObject } from '@opkit/controller-runtime';
-import { selfSignedCertificate } from '@opkit/controller-runtime/certs';
+import { selfSignedCertificate } from '@opkit/controller-runtime/serving';
 import { defaultingHandler, WebhookServer } from '@opkit/controller-runtime/webhook';
 
 export interface WebhookRun {
@@ -102,7 +102,7 @@ export async function webhookRun(options: {
   const pair = selfSignedCertificate({ commonName: 'bench', hosts: ['127.0.0.1'] });
   writeFileSync(join(dir, 'tls.crt'), pair.cert);
   writeFileSync(join(dir, 'tls.key'), pair.key);
-  const server = new WebhookServer({ host: '127.0.0.1', port: 0, certDir: dir });
+  const server = new WebhookServer({ host: '127.0.0.1', port: 0, certPath: dir });
   server.register(
     PATH,
     defaultingHandler<KubeObject & { spec: { size?: number } }>((obj) => {

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
-import { migrateStorageVersion } from '@opkit/controller-runtime/crd';
+import { DirectClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
+import { migrateStorageVersion } from '@opkit/controller-runtime/manager';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CustomResourceDefinition } from '../src/kube-types.js';
 import { useOlmWorld } from '../src/olm-world.js';
@@ -124,7 +124,7 @@ describe('an upgrade that stops serving a stored API version', () => {
     // Migrate as the operator of 2.0.0 would. OLM keeps retrying the approved plan for a minute
     // (--install-plan-retry-timeout), so the same plan now goes through.
     const transport = new Transport(cluster.kubeConfig);
-    const client = new KubeClient(transport, new ResourceMapper(transport));
+    const client = new DirectClient(transport, new ResourceMapper(transport));
     const migrated = await migrateStorageVersion(
       client,
       'doohickeys.doohickey-operator.upgrades.example.com',

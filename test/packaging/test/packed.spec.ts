@@ -185,7 +185,8 @@ describe('an operator project on the packed runtime', () => {
     const example = readFileSync(join(root, 'libs/controller-runtime/examples/minimal-operator.ts'), 'utf8');
     const operator = example
       .replace("from '../src/index.js'", "from '@opkit/controller-runtime'")
-      .replace("from '../src/testing/index.js'", "from '@opkit/controller-runtime/testing'")
+      .replace("from '../src/controllerutil/index.js'", "from '@opkit/controller-runtime/controllerutil'")
+      .replace("from '../src/manager/index.js'", "from '@opkit/controller-runtime/manager'")
       // Free ports for its metrics and probes: the test machine may have 8080 and 8081 taken.
       .replace("metricsBindAddress: ':8080'", "metricsBindAddress: '127.0.0.1:0'")
       .replace("healthProbeBindAddress: ':8081'", "healthProbeBindAddress: '127.0.0.1:0'");

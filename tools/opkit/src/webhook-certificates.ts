@@ -3,7 +3,7 @@ import {
   type CertificateAndKey,
   certificateAuthority,
   issueServingCertificate,
-} from '@opkit/controller-runtime/certs';
+} from '@opkit/controller-runtime/serving';
 import type { Manifest } from '@opkit/olm';
 import { CliError } from './cli-error.js';
 

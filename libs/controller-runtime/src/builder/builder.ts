@@ -1,8 +1,9 @@
 import type { TypeRef } from '../client/client.js';
 import { Controller, type ControllerOptions, type WatchSpec } from '../controller/controller.js';
 import { enqueueForObject, enqueueForOwner, type MapFunc } from '../handler/handlers.js';
+import { BuilderError } from '../internal/builder-error.js';
 import type { Manager } from '../manager/manager.js';
-import type { KubeObject } from '../object.js';
+import type { Kind, KubeObject } from '../object.js';
 import type { Predicate } from '../predicate/predicates.js';
 import type { Reconciler } from '../reconcile/reconcile.js';
 
@@ -11,9 +12,6 @@ export interface WatchOptions {
 }
 
 /** Raised by `complete()` for an incomplete or inconsistent controller definition. */
-export class BuilderError extends Error {
-  readonly code = 'RUNTIME_BUILDER_INVALID';
-}
 
 /**
  * Declares a controller the way controller-runtime's builder does:
@@ -33,7 +31,7 @@ export class ControllerBuilder {
   }
 
   /** The kind this controller reconciles: its own events enqueue its own key. */
-  for(type: TypeRef, options: WatchOptions = {}): this {
+  for<T extends KubeObject>(type: Kind<T>, options: WatchOptions = {}): this {
     if (this.#for) throw new BuilderError('for() may be called only once');
     this.#for = { type, map: enqueueForObject(), predicates: options.predicates ?? [] };
     return this;
@@ -46,7 +44,7 @@ export class ControllerBuilder {
   }
 
   /** Any other kind, mapped to requests by a function. */
-  watches<T extends KubeObject>(type: TypeRef, map: MapFunc<T>, options: WatchOptions = {}): this {
+  watches<T extends KubeObject>(type: Kind<T>, map: MapFunc<T>, options: WatchOptions = {}): this {
     this.#watches.push({ type, map: map as MapFunc, predicates: options.predicates ?? [] });
     return this;
   }

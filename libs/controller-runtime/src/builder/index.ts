@@ -1,8 +1,4 @@
-export { BuilderError, ControllerBuilder, controllerManagedBy } from './builder.js';
-export { registerWebhooks } from './register-webhooks.js';
-export {
-  WebhookBuilder,
-  type WebhookRegistration,
-  webhookManagedBy,
-  webhookPath,
-} from './webhook-builder.js';
+// The controller builder, as controller-runtime's `builder`: `controllerManagedBy(manager).for().owns()
+// .watches().complete(reconciler)`. `controllerManagedBy` is at the package root; the `ControllerBuilder` it
+// returns is not exported by name.
+export { ControllerBuilder, controllerManagedBy } from './builder.js';

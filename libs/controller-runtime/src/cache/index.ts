@@ -1,13 +1,26 @@
-export { Backoff, isShortWatch } from './backoff.js';
-export { type InformerHandler, SharedInformer, stripManagedFields } from './informer.js';
+// @opkit/controller-runtime/cache: the manager's shared informer cache as operator code sees it — a read-only
+// `Cache` (reads, indexes, informers whose stores are `StoreReader`s) — and how to scope it per kind
+// (`byObject`). Its machinery (informers, reflectors, stores) is internal; `InformerCache` builds one outside a
+// manager, and `Backoff` is the reflector's retry policy for a watch loop of one's own.
+export { Backoff, isShortWatch } from '../internal/cache/backoff.js';
+export { type Informer, type InformerHandler, stripManagedFields } from '../internal/cache/informer.js';
 export {
+  type ByObject,
+  type Cache,
   CacheSyncTimeoutError,
   cacheOptionsFor,
   cacheSelects,
   InformerCache,
+  type InformerCacheOptions,
+  type KindCacheOptions,
   NamespaceNotCachedError,
   type ObjectCacheOptions,
-} from './informer-cache.js';
-export { parseLabelSelector, selectorFromLabels } from './label-selector.js';
-export { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from './store.js';
-export { watchNamespacesFromEnv } from './watch-namespaces.js';
+} from '../internal/cache/informer-cache.js';
+export { parseLabelSelector, selectorFromLabels } from '../internal/cache/label-selector.js';
+export {
+  type IndexFunc,
+  OWNER_UID_INDEX,
+  type StoreListOptions,
+  type StoreReader,
+} from '../internal/cache/store.js';
+export { watchNamespacesFromEnv } from '../internal/cache/watch-namespaces.js';

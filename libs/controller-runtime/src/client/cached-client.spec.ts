@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject, Stored } from '../object.js';
 import { FakeClient } from '../testing/fake-client.js';
-import { Client } from './cached-client.js';
+import { CachedClient } from './cached-client.js';
 
 const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 
@@ -19,7 +19,7 @@ function clientWithCache() {
       observed.push(`${obj.metadata.name} ${JSON.stringify((obj as ConfigMap).data)}`);
     },
   };
-  return { client: new Client(cache, new FakeClient(), 'test-manager'), observed };
+  return { client: new CachedClient(cache, new FakeClient(), 'test-manager'), observed };
 }
 
 const configMap = (data: Record<string, string>): ConfigMap => ({
@@ -28,7 +28,7 @@ const configMap = (data: Record<string, string>): ConfigMap => ({
   data,
 });
 
-describe('Client', () => {
+describe('CachedClient', () => {
   it('feeds the answer of every write to the cache, so the next read sees it', async () => {
     const { client, observed } = clientWithCache();
     const created = await client.create(configMap({ a: '1' }));

@@ -1,30 +1,31 @@
-import type { InformerCache } from '../cache/informer-cache.js';
-import type { KubeObject, Stored } from '../object.js';
+import type { Kind, KubeObject, Stored } from '../object.js';
 import type {
   ApplyOptions,
   DeleteOptions,
-  KubeClient,
+  DirectClient,
   ListOptions,
   ObjectList,
   ObjectRef,
   PatchOptions,
   PatchType,
-  TypeRef,
+  Reader,
   WriteOptions,
 } from './client.js';
 import type { ObjectClient } from './object-client.js';
 
-/** What the client needs of the informer cache. */
-type ClientCache = Pick<InformerCache, 'get' | 'list' | 'observe'>;
+/** What the client needs of the informer cache: its reads, and to be told what a write returned. */
+interface ClientCache extends Reader {
+  observe(obj: Stored<KubeObject>): void;
+}
 /** What the client needs of the API client. */
-type ClientApi = Pick<KubeClient, 'create' | 'update' | 'updateStatus' | 'patch' | 'apply' | 'delete'>;
+type ClientApi = Pick<DirectClient, 'create' | 'update' | 'updateStatus' | 'patch' | 'apply' | 'delete'>;
 
 /**
  * The client controllers use, as controller-runtime's default client: reads from the shared informer cache
  * (deep-frozen objects, no API traffic), writes straight to the API server with this manager's field
- * manager. For a read that must see the server's latest state, use the manager's `apiReader`.
+ * manager. For a read that must see the server's latest state, use the manager's `apiClient`.
  */
-export class Client implements ObjectClient {
+export class CachedClient implements ObjectClient {
   readonly #cache: ClientCache;
   readonly #api: ClientApi;
   readonly fieldManager: string;
@@ -35,11 +36,11 @@ export class Client implements ObjectClient {
     this.fieldManager = fieldManager;
   }
 
-  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>> {
+  get<T extends KubeObject>(type: Kind<T>, name: string, namespace?: string): Promise<Stored<T>> {
     return this.#cache.get<T>(type, name, namespace);
   }
 
-  list<T extends KubeObject>(type: TypeRef, options?: ListOptions): Promise<ObjectList<Stored<T>>> {
+  list<T extends KubeObject>(type: Kind<T>, options?: ListOptions): Promise<ObjectList<Stored<T>>> {
     return this.#cache.list<T>(type, options);
   }
 
@@ -74,7 +75,7 @@ export class Client implements ObjectClient {
   }
 
   patch<T extends KubeObject>(
-    target: ObjectRef,
+    target: ObjectRef<T>,
     patch: unknown,
     type: PatchType = 'merge',
     options: PatchOptions = {},

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { TestingApiServer } from '../cache/testing-api-server.js';
+import { TestingApiServer } from '../internal/cache/testing-api-server.js';
+import { ResourceMapper } from '../internal/transport/resource-mapper.js';
+import { Transport } from '../internal/transport/transport.js';
 import type { FakeClient } from '../testing/fake-client.js';
-import type { Client } from './cached-client.js';
-import { KubeClient, type TypeRef } from './client.js';
+import type { CachedClient } from './cached-client.js';
+import { DirectClient, type TypeRef } from './client.js';
 import type { ObjectClient } from './object-client.js';
-import { ResourceMapper } from './resource-mapper.js';
-import { Transport } from './transport.js';
 
 const CONFIG_MAP: TypeRef = { apiVersion: 'v1', kind: 'ConfigMap' };
 const settings = { ...CONFIG_MAP, metadata: { name: 'settings', namespace: 'ns' }, data: { mode: 'fast' } };
@@ -25,20 +25,20 @@ afterEach(async () => {
 
 /** A direct client of the testing server, with a field manager of its own when given one. */
 const directClient = (fieldManager?: string) =>
-  new KubeClient(transport, new ResourceMapper(transport), { fieldManager });
+  new DirectClient(transport, new ResourceMapper(transport), { fieldManager });
 
 /** The requests after discovery, as method, path and query. */
 const calls = () => api.requests.filter((r) => r.path !== '/api/v1');
 
 describe('the client interface', () => {
   it('is implemented by the cached, the direct and the fake client alike', () => {
-    expectTypeOf<Client>().toExtend<ObjectClient>();
-    expectTypeOf<KubeClient>().toExtend<ObjectClient>();
+    expectTypeOf<CachedClient>().toExtend<ObjectClient>();
+    expectTypeOf<DirectClient>().toExtend<ObjectClient>();
     expectTypeOf<FakeClient>().toExtend<ObjectClient>();
   });
 });
 
-describe('KubeClient.list', () => {
+describe('DirectClient.list', () => {
   it('sends matchingFields to the API server as a field selector, after any fieldSelector', async () => {
     await directClient().list(CONFIG_MAP, {
       namespace: 'ns',
@@ -62,7 +62,7 @@ describe('KubeClient.list', () => {
   });
 });
 
-describe('KubeClient field manager', () => {
+describe('DirectClient field manager', () => {
   it('records writes under its own field manager unless the options name another', async () => {
     const client = directClient('greeter');
     // The testing server answers writes with 404; what matters here is what was sent.

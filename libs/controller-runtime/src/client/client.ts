@@ -1,75 +1,34 @@
 import type { IncomingMessage } from 'node:http';
-import type { KubeObject, Stored } from '../object.js';
-import { isConflict } from './errors.js';
+import { isConflict } from '../errors/errors.js';
+import type { ResourceMapper } from '../internal/transport/resource-mapper.js';
+import type { Query, Transport } from '../internal/transport/transport.js';
+import type { Kind, KubeObject, Stored } from '../object.js';
 import type { ObjectClient } from './object-client.js';
-import type { ResourceMapper } from './resource-mapper.js';
-import type { Query, Transport } from './transport.js';
+import type {
+  ApplyOptions,
+  DeleteOptions,
+  ListOptions,
+  ObjectList,
+  ObjectRef,
+  PatchOptions,
+  PatchType,
+  TypeRef,
+  WriteOptions,
+} from './options.js';
 
-/** Identifies a kind: `{ apiVersion: 'apps/v1', kind: 'Deployment' }`. Objects carry it themselves. */
-export interface TypeRef {
-  readonly apiVersion: string;
-  readonly kind: string;
-}
-
-/** One object of a kind: `{ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'settings' }`. */
-export type ObjectRef = TypeRef & { name: string; namespace?: string };
-
-export interface ListOptions {
-  /** Undefined: all namespaces (or cluster-scoped). */
-  readonly namespace?: string;
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
-  /**
-   * Exact field values, as controller-runtime's `MatchingFields`: the informer cache looks them up in its
-   * registered indexes; the API server gets them as a field selector, so there only fields it can select on
-   * (`metadata.name`, `metadata.namespace`, a kind's selectable fields) work, others fail with 400.
-   */
-  readonly matchingFields?: Readonly<Record<string, string>>;
-  readonly limit?: number;
-  readonly continue?: string;
-  readonly resourceVersion?: string;
-}
-
-export interface ObjectList<T> {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata: { resourceVersion?: string; continue?: string };
-  readonly items: T[];
-}
-
-export interface WriteOptions {
-  /** Field manager recorded in managedFields. */
-  readonly fieldManager?: string;
-  readonly dryRun?: boolean;
-}
-
-/** Options of `patch`: write options, and `subresource: 'status'` to patch the status subresource. */
-export interface PatchOptions extends WriteOptions {
-  readonly subresource?: 'status';
-}
-
-export interface ApplyOptions {
-  /**
-   * Who owns the fields in this configuration; server-side apply needs one.
-   * @default the client's own field manager
-   */
-  readonly fieldManager?: string;
-  /**
-   * Take over fields other managers own.
-   * @default true (controllers own what they apply)
-   */
-  readonly force?: boolean;
-  /** `'status'` applies to the status subresource. */
-  readonly subresource?: 'status';
-}
-
-export interface DeleteOptions {
-  readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
-  readonly gracePeriodSeconds?: number;
-  readonly preconditions?: { uid?: string; resourceVersion?: string };
-}
-
-export type PatchType = 'merge' | 'json' | 'strategic';
+// The option types are declared in options.ts, which the ObjectClient interface imports too.
+export type {
+  ApplyOptions,
+  DeleteOptions,
+  ListOptions,
+  ObjectList,
+  ObjectRef,
+  PatchOptions,
+  PatchType,
+  Reader,
+  TypeRef,
+  WriteOptions,
+} from './options.js';
 
 const PATCH_CONTENT_TYPES: Record<PatchType | 'apply', string> = {
   merge: 'application/merge-patch+json',
@@ -77,12 +36,6 @@ const PATCH_CONTENT_TYPES: Record<PatchType | 'apply', string> = {
   strategic: 'application/strategic-merge-patch+json',
   apply: 'application/apply-patch+yaml',
 };
-
-/** Reads objects; implemented by the API server directly, by the informer cache and by every client. */
-export interface Reader {
-  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>>;
-  list<T extends KubeObject>(type: TypeRef, options?: ListOptions): Promise<ObjectList<Stored<T>>>;
-}
 
 function typeOf(obj: KubeObject): TypeRef {
   if (!obj.apiVersion || !obj.kind) {
@@ -113,7 +66,7 @@ function escapeFieldValue(value: string): string {
  * default that CRDs reject. Without a field manager of its own, the server names the manager of a write
  * after the client's user agent, and `apply` needs one in its options.
  */
-export class KubeClient implements ObjectClient {
+export class DirectClient implements ObjectClient {
   readonly transport: Transport;
   readonly mapper: ResourceMapper;
   readonly fieldManager: string | undefined;
@@ -124,12 +77,12 @@ export class KubeClient implements ObjectClient {
     this.fieldManager = options.fieldManager;
   }
 
-  async get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>> {
+  async get<T extends KubeObject>(type: Kind<T>, name: string, namespace?: string): Promise<Stored<T>> {
     const path = await this.mapper.path(type.apiVersion, type.kind, namespace, name);
     return this.transport.request<Stored<T>>({ method: 'GET', path });
   }
 
-  async list<T extends KubeObject>(type: TypeRef, options: ListOptions = {}): Promise<ObjectList<Stored<T>>> {
+  async list<T extends KubeObject>(type: Kind<T>, options: ListOptions = {}): Promise<ObjectList<Stored<T>>> {
     const path = await this.mapper.path(type.apiVersion, type.kind, options.namespace);
     const list = await this.transport.request<ObjectList<Stored<T>>>({
       method: 'GET',
@@ -210,7 +163,7 @@ export class KubeClient implements ObjectClient {
   }
 
   async patch<T extends KubeObject>(
-    target: ObjectRef,
+    target: ObjectRef<T>,
     patch: unknown,
     type: PatchType = 'merge',
     options: PatchOptions = {},

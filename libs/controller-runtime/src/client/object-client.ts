@@ -1,4 +1,4 @@
-import type { KubeObject, Stored } from '../object.js';
+import type { Kind, KubeObject, Stored } from '../object.js';
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -8,13 +8,12 @@ import type {
   PatchOptions,
   PatchType,
   Reader,
-  TypeRef,
   WriteOptions,
-} from './client.js';
+} from './options.js';
 
 /**
  * What reconcilers need of a client, as controller-runtime's `client.Client`: implemented by the manager's
- * cached `Client`, the direct `KubeClient` and the in-memory `FakeClient`. Write reconcilers against
+ * `CachedClient`, the direct `DirectClient` and the in-memory `FakeClient`. Write reconcilers against
  * `ObjectClient` (rather than a class) so unit tests can hand them a `FakeClient`.
  */
 export interface ObjectClient extends Reader {
@@ -25,10 +24,10 @@ export interface ObjectClient extends Reader {
   readonly fieldManager?: string;
 
   /** Reads one object; fails with 404 NotFound (`isNotFound`) when it does not exist. */
-  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>>;
+  get<T extends KubeObject>(type: Kind<T>, name: string, namespace?: string): Promise<Stored<T>>;
 
   /** Lists objects of a kind, by namespace, label selector and field values (`matchingFields`). */
-  list<T extends KubeObject>(type: TypeRef, options?: ListOptions): Promise<ObjectList<Stored<T>>>;
+  list<T extends KubeObject>(type: Kind<T>, options?: ListOptions): Promise<ObjectList<Stored<T>>>;
 
   /**
    * Creates `obj`; fails with 409 AlreadyExists (`isAlreadyExists`) when it exists. The answer to a dry run
@@ -44,7 +43,7 @@ export interface ObjectClient extends Reader {
 
   /** Patches an object (JSON merge patch by default), or its status with `{ subresource: 'status' }`. */
   patch<T extends KubeObject>(
-    target: ObjectRef,
+    target: ObjectRef<T>,
     patch: unknown,
     type?: PatchType,
     options?: PatchOptions,

@@ -1,8 +1,8 @@
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InformerCache } from '../cache/informer-cache.js';
-import { TestingApiServer } from '../cache/testing-api-server.js';
 import type { TypeRef } from '../client/client.js';
+import { InformerCache } from '../internal/cache/informer-cache.js';
+import { TestingApiServer } from '../internal/cache/testing-api-server.js';
 import { createLogger } from '../log/index.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import type { KubeObject } from '../object.js';

@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { InformerHandler } from '../cache/informer.js';
-import type { InformerCache } from '../cache/informer-cache.js';
-import type { TypeRef } from '../client/client.js';
-import { isConflict } from '../client/errors.js';
+import type { Reader, TypeRef } from '../client/client.js';
+import { isConflict } from '../errors/errors.js';
 import type { MapFunc } from '../handler/handlers.js';
-import { type Logger, withLogContext } from '../log/index.js';
-import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
-import type { KubeObject, Stored } from '../object.js';
-import { type Predicate, passes } from '../predicate/predicates.js';
+import type { InformerHandler } from '../internal/cache/informer.js';
+import type { Cache } from '../internal/cache/informer-cache.js';
 import {
   defaultControllerRateLimiter,
   prometheusQueueMetrics,
   type RateLimiter,
   WorkQueue,
-} from '../queue/index.js';
+} from '../internal/queue/index.js';
+import { type Logger, withLogContext } from '../log/index.js';
+import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+import type { KubeObject, Stored } from '../object.js';
+import { type Predicate, passes } from '../predicate/predicates.js';
 import {
   isTerminalError,
   LOW_PRIORITY,
@@ -48,7 +48,7 @@ export interface WatchSpec {
 }
 
 export interface ControllerDependencies {
-  readonly cache: InformerCache;
+  readonly cache: Cache;
   readonly metrics: RuntimeMetrics;
   readonly logger: Logger;
 }
@@ -140,7 +140,9 @@ export class Controller {
   }
 
   #handlerFor(spec: WatchSpec, log: Logger): InformerHandler<Stored<KubeObject>> {
-    const { map, predicates } = spec;
+    const { predicates } = spec;
+    const cache: Reader = this.#deps.cache;
+    const map = (obj: Stored<KubeObject>) => spec.map(obj, cache);
     // A map function that reads the cache answers later: queue what it resolves to, log what it rejects with.
     const enqueueLater = (mapped: Promise<readonly Request[]>[], priority: number) =>
       void Promise.all(mapped).then(

@@ -1,4 +1,4 @@
-import { isRecord } from '../is-record.js';
+import { isRecord } from '../internal/is-record.js';
 import type { KubeObject } from '../object.js';
 import { rememberParsed } from './parsed-texts.js';
 

@@ -1,3 +1,5 @@
+// @opkit/controller-runtime/crd: TypeBox types for an API's schema (conditions, quantities, int32/int64); the CRD
+// itself is assembled at build time by @opkit/controller-tools.
 export {
   conditionSchema,
   conditionsSchema,
@@ -10,10 +12,3 @@ export {
   resourceRequirements,
   schemaDefault,
 } from './schema-types.js';
-export { type SchemaProblem, type SchemaValidator, schemaValidator } from './schema-validator.js';
-export {
-  type MigrationResult,
-  migrateStorageVersion,
-  storageVersionMigrationRbac,
-  storageVersionMigrator,
-} from './storage-version-migrator.js';

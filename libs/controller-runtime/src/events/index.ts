@@ -1,3 +1,6 @@
+// Kubernetes events (events.k8s.io/v1) as the manager's `eventRecorder(name)` records them: series, spam
+// filtering and a bounded queue. `EventRecorder` is at the package root, the event types in
+// `@opkit/controller-runtime/manager`.
 export {
   EVENT_NOTE_MAX_BYTES,
   EVENT_QUEUE_MAX,

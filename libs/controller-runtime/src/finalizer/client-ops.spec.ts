@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Client } from '../client/cached-client.js';
-import { ApiError, isConflict } from '../client/errors.js';
+import type { CachedClient } from '../client/cached-client.js';
+import { ApiError, isConflict } from '../errors/errors.js';
 import type { KubeObject, Stored } from '../object.js';
 import { clientFinalizerOps } from './client-ops.js';
 
@@ -14,7 +14,7 @@ const dying: Stored<KubeObject> = {
 /** A client whose every patch is recorded and answered with `failure` (or the patched object). */
 function patching(failure?: ApiError) {
   const patches: unknown[] = [];
-  const client: Pick<Client, 'patch'> = {
+  const client: Pick<CachedClient, 'patch'> = {
     patch: async <T extends KubeObject>(_target: unknown, patch: unknown) => {
       patches.push(patch);
       if (failure) throw failure;

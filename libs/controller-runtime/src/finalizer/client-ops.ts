@@ -1,5 +1,5 @@
-import type { Client } from '../client/cached-client.js';
-import { ApiError, ignoreNotFound } from '../client/errors.js';
+import type { CachedClient } from '../client/cached-client.js';
+import { ApiError, ignoreNotFound } from '../errors/errors.js';
 import type { KubeObject, Stored } from '../object.js';
 import type { FinalizerOps } from './run-finalizer.js';
 
@@ -26,7 +26,7 @@ function target(obj: Stored<KubeObject>) {
  * rather than failed and retried until the cache catches up).
  */
 export function clientFinalizerOps<T extends KubeObject>(
-  client: Pick<Client, 'patch'>,
+  client: Pick<CachedClient, 'patch'>,
 ): FinalizerOps<Stored<T>> {
   return {
     addFinalizer: (obj, finalizers) =>

@@ -1,18 +1,23 @@
-import type { TypeRef } from '../client/client.js';
+import type { Reader, TypeRef } from '../client/client.js';
 import { groupOf, type KubeObject, type Stored } from '../object.js';
 import type { Request } from '../reconcile/reconcile.js';
 
 /**
- * Turns an event's object (as the informer stored it) into the requests to reconcile. It may read the cache
- * (`client.list` with `matchingFields` on an index, as a controller-runtime map function lists): the
- * requests are then queued when the promise resolves; one that rejects is logged and queues nothing.
+ * Turns an event's object (as the informer stored it) into the requests to reconcile. It gets a reader of the
+ * manager's cache and may be async, to look objects up (`cache.list` with `matchingFields` on an index, as a
+ * controller-runtime map function lists): the requests are then queued when the promise resolves; one that
+ * rejects is logged and queues nothing.
  */
 export type MapFunc<T extends KubeObject = KubeObject> = (
   obj: Stored<T>,
+  cache: Reader,
 ) => readonly Request[] | Promise<readonly Request[]>;
 
+/** The map functions here need no cache: a function of the object alone, which is a {@link MapFunc} too. */
+type ObjectMap = (obj: Stored<KubeObject>) => readonly Request[];
+
 /** Reconcile the object itself (the `for` kind). */
-export function enqueueForObject(): MapFunc {
+export function enqueueForObject(): ObjectMap {
   return (obj) => [{ namespace: obj.metadata.namespace, name: obj.metadata.name }];
 }
 
@@ -20,7 +25,7 @@ export function enqueueForObject(): MapFunc {
  * Reconcile the owner of the object (the `owns` kinds): by default only the controller owner of the given
  * kind, as controller-runtime's `EnqueueRequestForOwner(..., OnlyControllerOwner())`.
  */
-export function enqueueForOwner(owner: TypeRef, { onlyController = true } = {}): MapFunc {
+export function enqueueForOwner(owner: TypeRef, { onlyController = true } = {}): ObjectMap {
   const group = groupOf(owner.apiVersion);
   return (obj) =>
     (obj.metadata.ownerReferences ?? [])
@@ -41,7 +46,7 @@ export function enqueueForOwner(owner: TypeRef, { onlyController = true } = {}):
  * `managedBy`. For objects an owned object makes (the pods of a Deployment or StatefulSet), which carry no
  * owner reference to the instance.
  */
-export function enqueueForInstanceLabel(managedBy: string): MapFunc {
+export function enqueueForInstanceLabel(managedBy: string): ObjectMap {
   return (obj) => {
     const labels = obj.metadata.labels ?? {};
     const instance = labels['app.kubernetes.io/instance'];

@@ -8,7 +8,7 @@ import type {
   V1Service,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import type { KubeObject } from '../object.js';
+import { type KubeObject, kind } from '../object.js';
 
 // Built-in kinds as operators read and write them, typed by the client library's models (one source for
 // every field) but in their JSON form: the runtime's clients pass plain JSON, so a timestamp is the RFC 3339
@@ -35,14 +35,14 @@ export type Secret = WireObject<V1Secret>;
 export type Service = WireObject<V1Service>;
 export type StatefulSet = WireObject<V1StatefulSet>;
 
-/** The type references the clients, the cache and the builder take for these kinds. */
-export const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
-export const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' } as const;
-export const POD = { apiVersion: 'v1', kind: 'Pod' } as const;
-export const POD_DISRUPTION_BUDGET = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' } as const;
-export const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
-export const SERVICE = { apiVersion: 'v1', kind: 'Service' } as const;
-export const STATEFUL_SET = { apiVersion: 'apps/v1', kind: 'StatefulSet' } as const;
+/** The tokens the clients, the cache and the builder take for these kinds, typed by their objects. */
+export const CONFIG_MAP = kind<ConfigMap>('v1', 'ConfigMap');
+export const DEPLOYMENT = kind<Deployment>('apps/v1', 'Deployment');
+export const POD = kind<Pod>('v1', 'Pod');
+export const POD_DISRUPTION_BUDGET = kind<PodDisruptionBudget>('policy/v1', 'PodDisruptionBudget');
+export const SECRET = kind<Secret>('v1', 'Secret');
+export const SERVICE = kind<Service>('v1', 'Service');
+export const STATEFUL_SET = kind<StatefulSet>('apps/v1', 'StatefulSet');
 
 type ResourceList = Readonly<Record<string, string | number>>;
 

@@ -1,20 +1,20 @@
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { InformerCache, type ObjectCacheOptions } from '../cache/informer-cache.js';
-import { watchNamespacesFromEnv } from '../cache/watch-namespaces.js';
-import { CertWatcher } from '../certs/cert-watcher.js';
-import { type CertificateAndKey, selfSignedCertificate } from '../certs/certificates.js';
-import { Client } from '../client/cached-client.js';
-import { KubeClient } from '../client/client.js';
-import type { ClusterConnection } from '../client/kubeconfig.js';
-import { ResourceMapper } from '../client/resource-mapper.js';
-import { loadKubeConfig, Transport } from '../client/transport.js';
+import { CachedClient } from '../client/cached-client.js';
+import { DirectClient } from '../client/client.js';
 import { EventRecorder, type EventsV1Event } from '../events/index.js';
-import { type Checker, ProbeServer, parseBindAddress } from '../healthz/probe-server.js';
-import { LeaderElectionLostError, LeaderElector } from '../leaderelection/leader-elector.js';
+import { type ByObject, type Cache, InformerCache } from '../internal/cache/informer-cache.js';
+import { watchNamespacesFromEnv } from '../internal/cache/watch-namespaces.js';
+import { type Checker, ProbeServer, parseBindAddress } from '../internal/healthz/probe-server.js';
+import { LeaderElectionLostError, LeaderElector } from '../internal/leaderelection/leader-elector.js';
+import type { ClusterConnection } from '../internal/transport/kubeconfig.js';
+import { ResourceMapper } from '../internal/transport/resource-mapper.js';
+import { loadKubeConfig, Transport } from '../internal/transport/transport.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { authenticationAndAuthorization } from '../metrics/auth-filter.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+import { CertWatcher } from '../serving/cert-watcher.js';
+import { type CertificateAndKey, selfSignedCertificate } from '../serving/certificates.js';
 import { WebhookServer, type WebhookServerOptions } from '../webhook/server.js';
 
 /** Something the manager runs: a controller, a server, a periodic task. */
@@ -43,7 +43,7 @@ export interface ManagerOptions {
   /** Namespaces to watch; empty = all. @default from `WATCH_NAMESPACE` */
   readonly namespaces?: readonly string[];
   readonly cache?: {
-    readonly byObject?: Readonly<Record<string, ObjectCacheOptions>>;
+    readonly byObject?: ByObject;
     readonly inactivityTimeoutMs?: number;
   };
   /** `[host]:port` for `/metrics`; `0` or unset disables it. */
@@ -53,12 +53,12 @@ export interface ManagerOptions {
    * SubjectAccessReview of `get` on the non-resource URL `/metrics`), as kubebuilder's scaffold does with
    * `--metrics-secure`. @default false
    */
-  readonly metricsSecureServing?: boolean;
+  readonly metricsSecure?: boolean;
   /**
    * With secure serving: a directory with `tls.crt` and `tls.key`, read again when they change (as the webhook
    * server's); a self-signed certificate otherwise.
    */
-  readonly metricsCertDir?: string;
+  readonly metricsCertPath?: string;
   /** `[host]:port` for `/healthz` and `/readyz`; `0` or unset disables it. */
   readonly healthProbeBindAddress?: string;
   /** Off when unset. */
@@ -95,10 +95,11 @@ export class Manager {
   readonly logger: Logger;
   readonly transport: Transport;
   /** Uncached access to the API server. */
-  readonly apiReader: KubeClient;
-  readonly cache: InformerCache;
+  readonly apiClient: DirectClient;
+  /** The shared informer cache, read-only: its informers write to it, and `client` with what it wrote. */
+  readonly cache: Cache;
   /** Cached reads, direct writes. */
-  readonly client: Client;
+  readonly client: CachedClient;
   readonly namespaces: readonly string[];
   /** Resolves once this replica leads (at once without leader election). */
   readonly elected: Promise<void>;
@@ -106,6 +107,7 @@ export class Manager {
   metricsAddress: AddressInfo | undefined;
   healthProbeAddress: AddressInfo | undefined;
 
+  readonly #informers: InformerCache;
   readonly #o: ManagerOptions;
   readonly #runnables: Runnable[] = [];
   readonly #healthz = new Map<string, Checker>([['ping', () => {}]]);
@@ -127,11 +129,11 @@ export class Manager {
       warned.add(warning);
       this.logger.warn('API server warning', { warning });
     };
-    this.apiReader = new KubeClient(this.transport, new ResourceMapper(this.transport));
+    this.apiClient = new DirectClient(this.transport, new ResourceMapper(this.transport));
     this.namespaces = options.namespaces ?? watchNamespacesFromEnv();
     const unselected = new Set<string>();
-    this.cache = new InformerCache({
-      client: this.apiReader,
+    const informers = new InformerCache({
+      client: this.apiClient,
       namespaces: this.namespaces,
       byObject: options.cache?.byObject,
       inactivityTimeoutMs: options.cache?.inactivityTimeoutMs,
@@ -149,7 +151,9 @@ export class Manager {
         });
       },
     });
-    this.client = new Client(this.cache, this.apiReader, options.fieldManager ?? 'opkit-manager');
+    this.#informers = informers;
+    this.cache = informers;
+    this.client = new CachedClient(informers, this.apiClient, options.fieldManager ?? 'opkit-manager');
     this.elected = new Promise((resolve) => {
       this.#resolveElected = resolve;
     });
@@ -164,13 +168,14 @@ export class Manager {
   }
 
   /**
-   * The webhook server (created on first use): it runs on every replica, leader or not, and the `webhook`
-   * readiness check passes only while it answers TLS handshakes. Readiness then no longer waits for the
-   * caches: they may need this very server (the API server converts objects stored at another version
-   * through the conversion webhook to list them), and the API server reaches it through a Service, which
-   * routes only to ready pods — waiting would keep both from ever happening.
+   * Turns the webhook server on (once; later calls return the same server) and returns it: it runs on every
+   * replica, leader or not, and the `webhook` readiness check passes only while it answers TLS handshakes.
+   * Readiness then no longer waits for the caches: they may need this very server (the API server converts
+   * objects stored at another version through the conversion webhook to list them), and the API server
+   * reaches it through a Service, which routes only to ready pods — waiting would keep both from ever
+   * happening. Call it before `start`.
    */
-  get webhookServer(): WebhookServer {
+  enableWebhooks(): WebhookServer {
     if (!this.#webhookServer) {
       const server = new WebhookServer({ ...this.#o.webhook, metrics: this.metrics, logger: this.logger });
       this.add(server);
@@ -178,6 +183,11 @@ export class Manager {
       this.addReadyzCheck('webhook', server.startedChecker);
       this.#webhookServer = server;
     }
+    return this.#webhookServer;
+  }
+
+  /** The webhook server once `enableWebhooks` turned it on; undefined before. */
+  get webhookServer(): WebhookServer | undefined {
     return this.#webhookServer;
   }
 
@@ -191,7 +201,7 @@ export class Manager {
 
   /** An events.k8s.io/v1 recorder reporting as `name`. */
   eventRecorder(name: string): EventRecorder {
-    const api = this.apiReader;
+    const api = this.apiClient;
     const dropped = this.metrics.eventsDropped.labels({ controller: name });
     dropped.inc(0); // the series exists from the start, so a rate of it does
     const recorder = new EventRecorder({
@@ -214,7 +224,7 @@ export class Manager {
     return recorder;
   }
 
-  /** The metrics server's self-signed certificate for this host, when no `metricsCertDir` is given. */
+  /** The metrics server's self-signed certificate for this host, when no `metricsCertPath` is given. */
   #selfSignedMetricsCertificate(): CertificateAndKey {
     const hosts = ['localhost', '127.0.0.1', hostname(), ...(process.env.POD_IP ? [process.env.POD_IP] : [])];
     return selfSignedCertificate({ commonName: `${this.#o.fieldManager ?? 'opkit-manager'}-metrics`, hosts });
@@ -222,7 +232,7 @@ export class Manager {
 
   /**
    * Starts the metrics and health-probe servers the options ask for; returns them, to be closed at the end.
-   * A metrics certificate from `metricsCertDir` is reloaded until `signal` aborts.
+   * A metrics certificate from `metricsCertPath` is reloaded until `signal` aborts.
    */
   async #serve(signal: AbortSignal): Promise<ProbeServer[]> {
     const log = this.logger;
@@ -230,8 +240,8 @@ export class Manager {
     const metricsBind = parseBindAddress(this.#o.metricsBindAddress);
     const probeBind = parseBindAddress(this.#o.healthProbeBindAddress);
     if (metricsBind) {
-      const secure = this.#o.metricsSecureServing === true;
-      const dir = this.#o.metricsCertDir;
+      const secure = this.#o.metricsSecure === true;
+      const dir = this.#o.metricsCertPath;
       const certs =
         secure && dir !== undefined ? new CertWatcher({ purpose: 'metrics', dir, logger: log }) : undefined;
       const server = new ProbeServer({
@@ -249,7 +259,7 @@ export class Manager {
       log.info('serving metrics', {
         address: `${this.metricsAddress.address}:${this.metricsAddress.port}`,
         secure,
-        ...(secure ? { certificate: this.#o.metricsCertDir ?? 'self-signed' } : {}),
+        ...(secure ? { certificate: this.#o.metricsCertPath ?? 'self-signed' } : {}),
       });
     }
     if (probeBind) {
@@ -274,7 +284,7 @@ export class Manager {
     const election = this.#o.leaderElection;
     if (!election) return { lost: new Promise(() => {}) };
     const log = this.logger;
-    const elector = new LeaderElector(this.apiReader, {
+    const elector = new LeaderElector(this.apiClient, {
       id: election.id,
       namespace: election.namespace ?? defaultLeaseNamespace(),
       identity: election.identity,
@@ -345,7 +355,7 @@ export class Manager {
     this.#started = true;
     const servers = await this.#serve(signal);
     const cacheStop = new AbortController();
-    this.cache.start(cacheStop.signal);
+    this.#informers.start(cacheStop.signal);
     const runners: Promise<void>[] = [];
     // A runnable that fails (a controller whose caches never sync, say) stops the whole manager, as in Go.
     let failure: Error | undefined;
@@ -393,7 +403,7 @@ export class Manager {
     cacheStop.abort();
     await Promise.all(this.#recorders.map((r) => r.close().catch(() => {})));
     await Promise.all(servers.map((s) => s.close()));
-    await this.cache.stopped();
+    await this.#informers.stopped();
     await this.transport.close();
     if (lossError) throw lossError;
     if (failure) throw failure;

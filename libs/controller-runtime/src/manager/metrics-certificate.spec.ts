@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, describe, expect, it } from 'vitest';
-import { selfSignedCertificate } from '../certs/certificates.js';
-import { loadKubeConfig } from '../client/transport.js';
+import { loadKubeConfig } from '../internal/transport/transport.js';
 import { createLogger } from '../log/index.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+import { selfSignedCertificate } from '../serving/certificates.js';
 import { Manager } from './manager.js';
 
 // A renewed metrics certificate (cert-manager, a rotated Secret) is served without a restart, as the webhook's is.
@@ -48,15 +48,15 @@ function servedName(port: number): Promise<string> {
 }
 
 describe('Manager secure metrics', () => {
-  it('serves a certificate from metricsCertDir and the renewed one once its files change', async () => {
+  it('serves a certificate from metricsCertPath and the renewed one once its files change', async () => {
     writeCertificate('first');
     const manager = new Manager({
       kubeConfig: loadKubeConfig(kubeconfig),
       logger: createLogger({ level: 'error' }),
       metrics: new RuntimeMetrics(),
       metricsBindAddress: '127.0.0.1:0',
-      metricsSecureServing: true,
-      metricsCertDir: certDir,
+      metricsSecure: true,
+      metricsCertPath: certDir,
     });
     const stop = new AbortController();
     const running = manager.start(stop.signal);

@@ -1,6 +1,6 @@
-import type { ClusterConnection } from '../client/kubeconfig.js';
-import { loadKubeConfig } from '../client/transport.js';
-import { LeaderElectionLostError } from '../leaderelection/leader-elector.js';
+import { LeaderElectionLostError } from '../internal/leaderelection/leader-elector.js';
+import type { ClusterConnection } from '../internal/transport/kubeconfig.js';
+import { loadKubeConfig } from '../internal/transport/transport.js';
 import { createLogger, type Logger, type LoggerOptions } from '../log/index.js';
 import { managerCommand, parseManagerFlags } from './flags.js';
 import { Manager, type ManagerOptions, setupSignalHandler } from './manager.js';
@@ -59,14 +59,14 @@ export function operatorManager(
     kubeConfig: options.kubeConfig,
     namespaces: options.namespaces,
     metricsBindAddress: options.metricsBindAddress,
-    metricsSecureServing: options.metricsSecure,
-    metricsCertDir: options.metricsCertPath,
+    metricsSecure: options.metricsSecure,
+    metricsCertPath: options.metricsCertPath,
     healthProbeBindAddress: options.healthProbeBindAddress,
     webhook: {
       port: options.webhookPort,
-      certDir: options.webhookCertPath,
+      certPath: options.webhookCertPath,
       certName: options.webhookCertName,
-      keyName: options.webhookCertKey,
+      certKey: options.webhookCertKey,
     },
     leaderElection: options.leaderElect
       ? { id: identity.leaderElectionId, namespace: operatorNamespace(options) }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { RequestSpec } from '../client/transport.js';
+import type { RequestSpec } from '../internal/transport/transport.js';
 import { authenticationAndAuthorization, type FilteredRequest, type ReviewClient } from './auth-filter.js';
 
 // How long the metrics filter trusts the API server's answers, how long it waits for them, and whose answer

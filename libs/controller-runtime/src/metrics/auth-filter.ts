@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Transport } from '../client/transport.js';
 
 /** Why a request is refused: an HTTP status and a one-line reason. */
 export interface Refusal {
@@ -19,8 +18,15 @@ export interface FilteredRequest {
 /** Decides whether a request may be served; `undefined` lets it through. */
 export type RequestFilter = (request: FilteredRequest) => Promise<Refusal | undefined>;
 
-/** What the filter needs of the API server: one JSON request. */
-export type ReviewClient = Pick<Transport, 'request'>;
+/** What the filter needs of the API server: one JSON request (the manager's transport is one). */
+export interface ReviewClient {
+  request<T>(spec: {
+    readonly method: 'POST';
+    readonly path: string;
+    readonly body: unknown;
+    readonly timeoutMs: number;
+  }): Promise<T>;
+}
 
 interface UserInfo {
   readonly username?: string;

@@ -1,3 +1,5 @@
+// @opkit/controller-runtime/metrics: the manager's Prometheus registry with controller-runtime's metric names
+// (`RuntimeMetrics`), and the authentication and authorization filter of the secure metrics endpoint.
 export {
   authenticationAndAuthorization,
   type FilteredRequest,

@@ -1,4 +1,4 @@
-import { parseLabelSelector } from '../cache/label-selector.js';
+import { parseLabelSelector } from '../internal/cache/label-selector.js';
 import type { KubeObject } from '../object.js';
 
 /** Filters events before they reach the queue. A missing method means "let it through". */

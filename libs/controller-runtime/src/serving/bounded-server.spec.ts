@@ -4,7 +4,6 @@ import { type AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect as tlsConnect } from 'node:tls';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { selfSignedCertificate } from '../certs/certificates.js';
 import {
   type BoundedServerOptions,
   ClientGoneError,
@@ -16,6 +15,7 @@ import {
   type Reply,
   serverLimits,
 } from './bounded-server.js';
+import { selfSignedCertificate } from './certificates.js';
 
 // Every server built here answers each request once, within its deadline, whatever the handler does, and lets
 // no client hold a connection beyond the limits. (Thousands of hostile clients against the real servers:

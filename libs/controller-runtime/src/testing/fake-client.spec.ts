@@ -1,11 +1,11 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { OWNER_UID_INDEX } from '../cache/store.js';
-import type { Client } from '../client/cached-client.js';
+import type { CachedClient } from '../client/cached-client.js';
 import { retryOnConflict, type TypeRef } from '../client/client.js';
-import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../client/errors.js';
 import type { ObjectClient } from '../client/object-client.js';
 import { setStatusCondition } from '../conditions/conditions.js';
+import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../errors/errors.js';
 import { removeFinalizer } from '../finalizer/finalizers.js';
+import { OWNER_UID_INDEX } from '../internal/cache/store.js';
 import type { Condition, KubeObject } from '../object.js';
 import { setControllerReference } from '../ownerref/owner-references.js';
 import type { Request } from '../reconcile/reconcile.js';
@@ -51,8 +51,8 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 // --- behaviour -----------------------------------------------------------------------------------------------
 
 describe('FakeClient', () => {
-  it('implements the same API as the manager Client', () => {
-    expectTypeOf<Client>().toExtend<ObjectClient>();
+  it('implements the same API as the manager CachedClient', () => {
+    expectTypeOf<CachedClient>().toExtend<ObjectClient>();
     expectTypeOf<FakeClient>().toExtend<ObjectClient>();
   });
 
@@ -675,7 +675,7 @@ async function getIfExists<T extends KubeObject>(
 /**
  * The reconciler under test: ensures a ConfigMap `<name>-greeting` holding the Greeting's message, owned by
  * the Greeting, and reports it in the Greeting's status. Written against ObjectClient, so the manager's
- * Client runs it in production and a FakeClient in unit tests.
+ * CachedClient runs it in production and a FakeClient in unit tests.
  */
 async function reconcileGreeting(client: ObjectClient, request: Request): Promise<void> {
   const greeting = await getIfExists<Greeting>(client, GREETING, request.name, request.namespace);

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { parseLabelSelector } from '../cache/label-selector.js';
-import { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from '../cache/store.js';
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -12,9 +10,11 @@ import type {
   TypeRef,
   WriteOptions,
 } from '../client/client.js';
-import { ApiError } from '../client/errors.js';
 import type { ObjectClient } from '../client/object-client.js';
-import { gvkOf, type KubeObject, type ObjectMeta, objectKey, type Stored } from '../object.js';
+import { ApiError } from '../errors/errors.js';
+import { parseLabelSelector } from '../internal/cache/label-selector.js';
+import { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from '../internal/cache/store.js';
+import { gvkOf, type Kind, type KubeObject, type ObjectMeta, objectKey, type Stored } from '../object.js';
 import { applyMerge, deepEqual, isPlainObject, jsonPatch, mergePatch, PatchError } from './patches.js';
 
 /** The client methods FakeClient records and lets interceptors replace. */
@@ -217,7 +217,7 @@ function actionOf(
 }
 
 /**
- * An in-memory stand-in for the manager's `Client`, to unit-test reconcilers without a cluster: hand it to
+ * An in-memory stand-in for the manager's `CachedClient`, to unit-test reconcilers without a cluster: hand it to
  * a reconciler written against {@link ObjectClient}, run the reconcile, then read the objects back and check
  * the {@link FakeClient.actions | action log}.
  *
@@ -244,7 +244,7 @@ function actionOf(
  *   stay until the test deletes them; `propagationPolicy` and `gracePeriodSeconds` are ignored;
  * - there is no watch, no defaulting, no validation and no admission; namespaces need not exist, and an
  *   object without a namespace is simply stored without one;
- * - `list` ignores `limit` and `continue`, and rejects `fieldSelector` (the cached `Client` ignores it: use
+ * - `list` ignores `limit` and `continue`, and rejects `fieldSelector` (the cached `CachedClient` ignores it: use
  *   `indexField` and `matchingFields`, as with the real cache).
  *
  * @example
@@ -328,7 +328,7 @@ export class FakeClient implements ObjectClient {
    * Registers an index for `list(type, { matchingFields: { [name]: value } })`, like the cache's
    * `indexField`. `metadata.namespace` and `metadata.ownerReferences.uid` (OWNER_UID_INDEX) are built in.
    */
-  indexField<T extends KubeObject>(type: TypeRef, name: string, fn: IndexFunc<Stored<T>>): void {
+  indexField<T extends KubeObject>(type: Kind<T>, name: string, fn: IndexFunc<Stored<T>>): void {
     let indexes = this.#indexes.get(typeKey(type));
     if (!indexes) {
       indexes = new Map();
@@ -338,14 +338,14 @@ export class FakeClient implements ObjectClient {
     indexes.set(name, fn as IndexFunc<KubeObject>);
   }
 
-  get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>> {
+  get<T extends KubeObject>(type: Kind<T>, name: string, namespace?: string): Promise<Stored<T>> {
     return this.#call('get', { type, name, namespace }, actionOf('get', type, namespace, name), () =>
       // Frozen, like the cache's objects, so a reconciler that changes what it read fails here too.
       deepFreeze(structuredClone(this.#require('get', type, name, namespace))),
     ) as Promise<Stored<T>>;
   }
 
-  list<T extends KubeObject>(type: TypeRef, options: ListOptions = {}): Promise<ObjectList<Stored<T>>> {
+  list<T extends KubeObject>(type: Kind<T>, options: ListOptions = {}): Promise<ObjectList<Stored<T>>> {
     return this.#call('list', { type, options }, actionOf('list', type, options.namespace, undefined), () =>
       this.#list(type, options),
     ) as Promise<ObjectList<Stored<T>>>;
@@ -377,7 +377,7 @@ export class FakeClient implements ObjectClient {
    * patched status is kept.
    */
   patch<T extends KubeObject>(
-    target: ObjectRef,
+    target: ObjectRef<T>,
     patch: unknown,
     type: PatchType = 'merge',
     options: PatchOptions = {},

@@ -1,8 +1,6 @@
 // Test support for @opkit/controller-runtime (`@opkit/controller-runtime/testing`): an in-memory client to
 // unit-test reconcilers without a cluster.
 
-export type { ApplyOptions, ObjectRef, PatchOptions } from '../client/client.js';
-export type { ObjectClient } from '../client/object-client.js';
 export {
   type Action,
   type CallArgs,

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { schemaValidator } from '../crd/schema-validator.js';
 import type { KubeObject } from '../object.js';
 import {
   type AdmissionReview,
@@ -10,6 +9,7 @@ import {
 } from './admission.js';
 import { applyJsonPatch, type JsonPatchOperation } from './json-patch.js';
 import { BadRequestError } from './request.js';
+import { schemaValidator } from './schema-validator.js';
 
 interface Widget extends KubeObject {
   spec: { size: number; port?: number };

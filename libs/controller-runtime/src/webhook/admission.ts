@@ -1,7 +1,7 @@
-import type { SchemaValidator } from '../crd/schema-validator.js';
 import type { GroupVersionKind, KubeObject } from '../object.js';
 import { jsonPatch } from './json-patch.js';
 import { BadRequestError, isRecord } from './request.js';
+import type { SchemaValidator } from './schema-validator.js';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 

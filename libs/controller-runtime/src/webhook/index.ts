@@ -1,3 +1,6 @@
+// @opkit/controller-runtime/webhook: admission (defaulting and validating handlers), conversion between API
+// versions, the webhook server the manager runs, `webhookManagedBy` to declare a kind's webhooks on it, and the
+// schema validator the webhooks check objects against.
 export {
   AdmissionDenied,
   type AdmissionOperation,
@@ -23,8 +26,9 @@ export {
   takeStashedFields,
 } from './conversion.js';
 export { applyJsonPatch, type JsonPatchOperation, jsonPatch } from './json-patch.js';
-export type { AnyKindWebhooks, KindWebhooks } from './kind-webhooks.js';
+export { type AnyKindWebhooks, type KindWebhooks, registerWebhooks } from './kind-webhooks.js';
 export { BadRequestError } from './request.js';
+export { type SchemaProblem, type SchemaValidator, schemaValidator } from './schema-validator.js';
 export {
   CONVERSION_PATH,
   DEFAULT_MAX_REQUEST_BYTES,
@@ -34,3 +38,10 @@ export {
   WebhookServer,
   type WebhookServerOptions,
 } from './server.js';
+export {
+  WebhookBuilder,
+  type WebhookHost,
+  type WebhookRegistration,
+  webhookManagedBy,
+  webhookPath,
+} from './webhook-builder.js';

@@ -1,14 +1,15 @@
 import type { TypeRef } from '../client/client.js';
-import type { SchemaValidator } from '../crd/schema-validator.js';
 import type { KubeObject } from '../object.js';
 import type { Defaulter, Validator } from './admission.js';
 import type { Spoke } from './conversion.js';
+import type { SchemaValidator } from './schema-validator.js';
+import { type WebhookHost, type WebhookRegistration, webhookManagedBy } from './webhook-builder.js';
 
 /**
  * Everything about one kind's webhooks in one declaration (what kubebuilder spreads over `+kubebuilder:webhook`
- * markers and `SetupWebhookWithManager`): the manager registers it (`registerWebhooks`, of builder/), and
+ * markers and `SetupWebhookWithManager`): the manager registers it (`registerWebhooks`), and
  * @opkit/controller-tools generates the project's webhook configurations from it, so the paths served and the
- * paths configured cannot drift apart. Only types here: webhook/ imports neither the builder nor the manager.
+ * paths configured cannot drift apart.
  */
 export interface KindWebhooks<T extends KubeObject> {
   /** The kind at the version the admission webhooks decode (the hub, when there is conversion). */
@@ -34,4 +35,16 @@ export interface AnyKindWebhooks {
   readonly validator?: { readonly validateDelete?: unknown };
   readonly conversion?: { readonly hub: string };
   readonly failurePolicy?: 'Fail' | 'Ignore';
+}
+
+/** Registers the kind's webhooks on the manager's webhook server. */
+export function registerWebhooks<T extends KubeObject>(
+  manager: WebhookHost,
+  kind: KindWebhooks<T>,
+): WebhookRegistration {
+  const builder = webhookManagedBy(manager).for<T>(kind.type, { schema: kind.schema });
+  if (kind.defaulter) builder.withDefaulter(kind.defaulter);
+  if (kind.validator) builder.withValidator(kind.validator);
+  if (kind.conversion) builder.withConversion(kind.conversion.hub, kind.conversion.spokes);
+  return builder.complete();
 }

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CertificateAndKey, selfSignedCertificate } from '../certs/certificates.js';
 import { createLogger } from '../log/index.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+import { type CertificateAndKey, selfSignedCertificate } from '../serving/certificates.js';
 import { prng } from '../testing/prng.js';
 import { defaultingHandler } from './admission.js';
 import { BadRequestError } from './request.js';
@@ -33,7 +33,7 @@ const logged: { level: string; msg: string }[] = [];
 const server = new WebhookServer({
   host: '127.0.0.1',
   port: 0,
-  certDir: dir,
+  certPath: dir,
   certPollIntervalMs: 50,
   maxRequestBytes: 64 * 1024,
   limits: { handlerTimeoutMs: 500 },
@@ -288,7 +288,7 @@ describe('WebhookServer', () => {
 
   it('is ready while it completes handshakes, and not once stopped', async () => {
     await expect(Promise.resolve(server.startedChecker())).resolves.toBeUndefined();
-    const other = new WebhookServer({ host: '127.0.0.1', port: 0, certDir: dir });
+    const other = new WebhookServer({ host: '127.0.0.1', port: 0, certPath: dir });
     other.register('/x', async () => ({}));
     await expect(Promise.resolve().then(() => other.startedChecker())).rejects.toThrow('not serving');
     const otherStop = new AbortController();
@@ -301,7 +301,7 @@ describe('WebhookServer', () => {
   });
 
   it('fails to start, naming the file, without a certificate', async () => {
-    const missing = new WebhookServer({ port: 0, certDir: join(dir, 'absent') });
+    const missing = new WebhookServer({ port: 0, certPath: join(dir, 'absent') });
     missing.register('/x', async () => ({}));
     await expect(missing.start(new AbortController().signal)).rejects.toThrow(
       /cannot read .*absent\/tls\.crt/,

@@ -2,8 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:tls';
-import { CertWatcher } from '../certs/cert-watcher.js';
-import type { Checker } from '../healthz/probe-server.js';
+import type { Checker } from '../internal/healthz/probe-server.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import {
@@ -13,6 +12,7 @@ import {
   type Reply,
   type ServerLimits,
 } from '../serving/bounded-server.js';
+import { CertWatcher } from '../serving/cert-watcher.js';
 import { Conversions } from './conversion.js';
 import { BadRequestError } from './request.js';
 
@@ -39,11 +39,11 @@ export interface WebhookServerOptions {
   /** 0 picks a free port (tests). @default 9443 */
   readonly port?: number;
   /** Directory of the serving certificate and key. @default /tmp/k8s-webhook-server/serving-certs */
-  readonly certDir?: string;
+  readonly certPath?: string;
   /** @default 'tls.crt' */
   readonly certName?: string;
   /** @default 'tls.key' */
-  readonly keyName?: string;
+  readonly certKey?: string;
   /** @default 7 MiB */
   readonly maxRequestBytes?: number;
   /** @default 10000 */
@@ -176,9 +176,9 @@ export class WebhookServer {
     const log = this.#o.logger;
     const certs = new CertWatcher({
       purpose: 'webhook',
-      dir: this.#o.certDir ?? DEFAULT_WEBHOOK_CERT_DIR,
+      dir: this.#o.certPath ?? DEFAULT_WEBHOOK_CERT_DIR,
       certName: this.#o.certName,
-      keyName: this.#o.keyName,
+      keyName: this.#o.certKey,
       pollIntervalMs: this.#o.certPollIntervalMs,
       logger: log,
     });

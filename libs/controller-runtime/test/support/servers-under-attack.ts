@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
-import { selfSignedCertificate } from '../../src/certs/certificates.js';
-import { ProbeServer } from '../../src/healthz/probe-server.js';
+import { ProbeServer } from '../../src/internal/healthz/probe-server.js';
 import type { ServerLimits } from '../../src/serving/bounded-server.js';
+import { selfSignedCertificate } from '../../src/serving/certificates.js';
 import { WebhookServer } from '../../src/webhook/server.js';
 
 export interface Ports {
@@ -49,7 +49,7 @@ async function start(limits: Partial<ServerLimits>): Promise<Ports> {
   const pair = selfSignedCertificate({ commonName: 'attacked', hosts: ['127.0.0.1'] });
   writeFileSync(join(certDir, 'tls.crt'), pair.cert);
   writeFileSync(join(certDir, 'tls.key'), pair.key);
-  const webhook = new WebhookServer({ host: '127.0.0.1', port: 0, certDir, limits });
+  const webhook = new WebhookServer({ host: '127.0.0.1', port: 0, certPath: certDir, limits });
   webhook.register('/validate', async (review) => ({ kind: 'AdmissionReview', echoed: review }));
   void webhook.start(stop.signal);
   const probe = new ProbeServer({ healthz: new Map([['ping', () => {}]]), limits });

@@ -1,9 +1,9 @@
 // A small custom resource and a controller that owns one ConfigMap per object: the test subject of the
 // runtime's end-to-end suites.
 
-import type { Client } from '../../src/client/cached-client.js';
-import type { KubeClient } from '../../src/client/client.js';
-import { isNotFound } from '../../src/client/errors.js';
+import type { CachedClient } from '../../src/client/cached-client.js';
+import type { DirectClient } from '../../src/client/client.js';
+import { isNotFound } from '../../src/errors/errors.js';
 import type { KubeObject, Stored } from '../../src/object.js';
 import type { Reconciler } from '../../src/reconcile/reconcile.js';
 
@@ -58,7 +58,7 @@ export const widgetCrd = {
 };
 
 /** Installs the Widget CRD (idempotent) and waits until it is served. */
-export async function installWidgetCrd(api: KubeClient): Promise<void> {
+export async function installWidgetCrd(api: DirectClient): Promise<void> {
   try {
     await api.create(widgetCrd);
   } catch (error) {
@@ -81,7 +81,7 @@ export async function installWidgetCrd(api: KubeClient): Promise<void> {
  * the generation seen. It writes only what differs from the cache, so an unchanged world costs no writes.
  */
 export function widgetReconciler(
-  client: Client,
+  client: CachedClient,
   hooks: { onReconcile?: (key: string) => void } = {},
 ): Reconciler {
   return async (req) => {
@@ -139,7 +139,7 @@ export function widgetReconciler(
 
 /** Creates `count` widgets, `concurrency` at a time. */
 export async function createWidgets(
-  api: KubeClient,
+  api: DirectClient,
   namespace: string,
   count: number,
   concurrency = 16,

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { schemaValidator } from '@opkit/controller-runtime/crd';
+import { schemaValidator } from '@opkit/controller-runtime/webhook';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { customResourceDefinition } from '../crd/custom-resource-definition.js';

@@ -1,8 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { SchemaValidator } from '@opkit/controller-runtime/crd';
 import { leaderElectionRules, type ResourcePolicyRule } from '@opkit/controller-runtime/rbac';
-import type { AnyKindWebhooks } from '@opkit/controller-runtime/webhook';
+import type { AnyKindWebhooks, SchemaValidator } from '@opkit/controller-runtime/webhook';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { CustomResourceDefinition } from '../crd/custom-resource-definition.js';
 import { clusterRole, mergePolicyRules } from '../rbac/generated-roles.js';

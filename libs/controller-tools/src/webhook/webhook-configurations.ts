@@ -1,6 +1,5 @@
 import { gvkOf } from '@opkit/controller-runtime';
-import { webhookPath } from '@opkit/controller-runtime/builder';
-import { type AnyKindWebhooks, CONVERSION_PATH } from '@opkit/controller-runtime/webhook';
+import { type AnyKindWebhooks, CONVERSION_PATH, webhookPath } from '@opkit/controller-runtime/webhook';
 import type { WebhookClientConfig } from '../crd/custom-resource-definition.js';
 
 /** The Service kubebuilder's `config/webhook` declares, before kustomize prefixes and places it. */

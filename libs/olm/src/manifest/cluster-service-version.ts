@@ -6,7 +6,7 @@
  * base Kubernetes types (object, metadata, group/version/kind, RBAC rule) are the runtime's.
  */
 
-import type { GroupVersionKind } from '@opkit/controller-runtime';
+import type { GroupVersionKind } from '@opkit/controller-runtime/client';
 import type { PolicyRule } from '@opkit/controller-runtime/rbac';
 import type { JsonValue, Manifest } from './manifest.js';
 

@@ -1,4 +1,4 @@
-import type { GroupVersionKind } from '@opkit/controller-runtime';
+import type { GroupVersionKind } from '@opkit/controller-runtime/client';
 import { goQuote } from '../go-compat/go-format.js';
 import { formatGvk, isRecord } from '../manifest/manifest.js';
 import { formatVersion, tryParseVersionTolerant, ZERO_VERSION } from '../semver/index.js';

@@ -1,4 +1,4 @@
-import type { GroupVersionKind } from '@opkit/controller-runtime';
+import type { GroupVersionKind } from '@opkit/controller-runtime/client';
 import { goQuote } from '../go-compat/go-format.js';
 import { goJsonMarshal } from '../go-compat/go-json.js';
 import type { ClusterServiceVersion } from '../manifest/cluster-service-version.js';

@@ -1,4 +1,4 @@
-import { conditionsSchema, int32, int64, resourceRequirements } from '@opkit/controller-runtime';
+import { conditionsSchema, int32, int64, resourceRequirements } from '@opkit/controller-runtime/crd';
 import { Type } from '@sinclair/typebox';
 
 // What v1alpha1 and v1beta1 have alike: the spec fields that did not change between them, and the status.

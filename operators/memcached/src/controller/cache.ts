@@ -1,5 +1,5 @@
-import type { KubeObject, Stored } from '@opkit/controller-runtime';
-import { cacheOptionsFor, type ObjectCacheOptions } from '@opkit/controller-runtime/cache';
+import type { Stored } from '@opkit/controller-runtime';
+import { type ByObject, cacheOptionsFor } from '@opkit/controller-runtime/cache';
 import { DEPLOYMENT, POD, POD_DISRUPTION_BUDGET, type Pod, SERVICE } from '@opkit/controller-runtime/kinds';
 import { MANAGED_BY } from './resources.js';
 
@@ -41,10 +41,7 @@ const MANAGED_BY_US = `app.kubernetes.io/managed-by=${MANAGED_BY}`;
  * every one of them in the cluster and decode each of their changes. An object that loses the label drops out
  * of the cache as if deleted, and the next apply puts the label back.
  */
-export const memcachedCache: Readonly<Record<string, ObjectCacheOptions>> = {
+export const memcachedCache: ByObject = [
   ...cacheOptionsFor([DEPLOYMENT, SERVICE, POD_DISRUPTION_BUDGET], { labelSelector: MANAGED_BY_US }),
-  ...cacheOptionsFor([POD], {
-    labelSelector: MANAGED_BY_US,
-    transform: (obj: Stored<KubeObject>) => serverFields(obj as Stored<Pod>),
-  }),
-};
+  ...cacheOptionsFor([POD], { labelSelector: MANAGED_BY_US, transform: serverFields }),
+];

@@ -6,15 +6,14 @@ import {
   ignoreNotFound,
   type Manager,
   type ObjectClient,
-  patchStatusWithConditionEvents,
   type Reconciler,
   type Result,
   runWithFinalizer,
   type Stored,
 } from '@opkit/controller-runtime';
 import { selectorFromLabels } from '@opkit/controller-runtime/cache';
-import { storageVersionMigrationRbac } from '@opkit/controller-runtime/crd';
-import { enqueueForInstanceLabel } from '@opkit/controller-runtime/handler';
+import { enqueueForInstanceLabel } from '@opkit/controller-runtime/controller';
+import { patchStatusWithConditionEvents } from '@opkit/controller-runtime/controllerutil';
 import {
   DEPLOYMENT,
   type Deployment,
@@ -25,6 +24,7 @@ import {
   SERVICE,
   type Service,
 } from '@opkit/controller-runtime/kinds';
+import { storageVersionMigrationRbac } from '@opkit/controller-runtime/manager';
 import type { ResourcePolicyRule } from '@opkit/controller-runtime/rbac';
 import { Counter } from 'prom-client';
 import { MEMCACHED, type Memcached } from '../api/v1beta1/memcached.js';

@@ -1,10 +1,9 @@
+import { findStatusCondition, setStatusConditions } from '@opkit/controller-runtime';
 import {
   type ConditionUpdate,
-  findStatusCondition,
+  isPodReady,
   type OperationResult,
-  setStatusConditions,
-} from '@opkit/controller-runtime';
-import { isPodReady } from '@opkit/controller-runtime/controllerutil';
+} from '@opkit/controller-runtime/controllerutil';
 import type { Deployment, Pod } from '@opkit/controller-runtime/kinds';
 import type { Memcached, MemcachedStatus } from '../api/v1beta1/memcached.js';
 

@@ -1,4 +1,5 @@
-import { namespaceOf, type Stored, setControllerReference } from '@opkit/controller-runtime';
+import { type Stored, setControllerReference } from '@opkit/controller-runtime';
+import { namespaceOf } from '@opkit/controller-runtime/controllerutil';
 import {
   containerResources,
   DEPLOYMENT,

@@ -1,11 +1,6 @@
-import {
-  applyIfChanged,
-  ignoreNotFound,
-  isNotFound,
-  type Logger,
-  type Runnable,
-} from '@opkit/controller-runtime';
-import { type KubeClient, NoKindMatchError } from '@opkit/controller-runtime/client';
+import { applyIfChanged, ignoreNotFound, isNotFound, type Logger } from '@opkit/controller-runtime';
+import { type DirectClient, NoKindMatchError } from '@opkit/controller-runtime/client';
+import type { Runnable } from '@opkit/controller-runtime/manager';
 import type { ResourcePolicyRule } from '@opkit/controller-runtime/rbac';
 
 export const PROMETHEUS_RULE = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule' } as const;
@@ -71,7 +66,7 @@ export function memcachedPrometheusRule(namespace: string) {
  * exists; otherwise says so in one log line and does nothing. Runs on every replica, and writes only when the
  * rules differ from the installed ones: a restart of a converged operator costs no write.
  */
-export function prometheusRuleInstaller(api: KubeClient, namespace: string, log: Logger): Runnable {
+export function prometheusRuleInstaller(api: DirectClient, namespace: string, log: Logger): Runnable {
   return {
     needLeaderElection: false,
     async start() {

@@ -1,7 +1,7 @@
 import { Socket } from 'node:net';
 import { createLogger, type KubeObject, type Manager } from '@opkit/controller-runtime';
-import { selfSignedCertificate } from '@opkit/controller-runtime/certs';
 import { RuntimeMetrics } from '@opkit/controller-runtime/metrics';
+import { selfSignedCertificate } from '@opkit/controller-runtime/serving';
 import { CONVERSION_PATH } from '@opkit/controller-runtime/webhook';
 import { withConversionWebhook } from '@opkit/controller-tools/crd';
 import { webhookConfigurations } from '@opkit/controller-tools/webhook';

@@ -1,4 +1,4 @@
-import { cacheOptionsFor, type ObjectCacheOptions } from '@opkit/controller-runtime/cache';
+import { type ByObject, cacheOptionsFor } from '@opkit/controller-runtime/cache';
 import {
   CONFIG_MAP,
   POD,
@@ -15,7 +15,7 @@ import { MANAGED_BY } from './resources.js';
  * RedisCluster may name a password Secret of the user's, which carries no label of ours. An object that loses
  * the label drops out of the cache as if deleted, and the next apply puts the label back.
  */
-export const redisCache: Readonly<Record<string, ObjectCacheOptions>> = cacheOptionsFor(
+export const redisCache: ByObject = cacheOptionsFor(
   [STATEFUL_SET, SERVICE, CONFIG_MAP, POD_DISRUPTION_BUDGET, POD],
   { labelSelector: `app.kubernetes.io/managed-by=${MANAGED_BY}` },
 );

@@ -108,7 +108,7 @@ describe('the Secret watch', () => {
       statusSubresource: [REDIS_CLUSTER],
     });
     client.indexField<RedisCluster>(REDIS_CLUSTER, AUTH_SECRET_FIELD, authSecretName);
-    const map = clustersNamingSecret(client);
+    const map = (obj: Stored<Secret>) => clustersNamingSecret(obj, client);
     const reconcile = redisClusterReconciler(
       client,
       recordingEvents('t').events,

@@ -9,7 +9,7 @@ import {
   type Result,
   type Stored,
 } from '@opkit/controller-runtime';
-import { enqueueForInstanceLabel, type MapFunc } from '@opkit/controller-runtime/handler';
+import { enqueueForInstanceLabel, type MapFunc } from '@opkit/controller-runtime/controller';
 import {
   CONFIG_MAP,
   POD,
@@ -91,16 +91,14 @@ export function authSecretName(cr: Stored<RedisCluster>): string[] {
   return cr.spec.auth?.secretName ? [cr.spec.auth.secretName] : [];
 }
 
-/** A changed Secret brings back the RedisClusters that name it now, as the index says. */
-export function clustersNamingSecret(client: ObjectClient): MapFunc<Secret> {
-  return async (secret) => {
-    const clusters = await client.list<RedisCluster>(REDIS_CLUSTER, {
-      namespace: secret.metadata.namespace,
-      matchingFields: { [AUTH_SECRET_FIELD]: secret.metadata.name },
-    });
-    return clusters.items.map((cr) => ({ namespace: cr.metadata.namespace, name: cr.metadata.name }));
-  };
-}
+/** A changed Secret brings back the RedisClusters that name it now, as the cache's index says. */
+export const clustersNamingSecret: MapFunc<Secret> = async (secret, cache) => {
+  const clusters = await cache.list(REDIS_CLUSTER, {
+    namespace: secret.metadata.namespace,
+    matchingFields: { [AUTH_SECRET_FIELD]: secret.metadata.name },
+  });
+  return clusters.items.map((cr) => ({ namespace: cr.metadata.namespace, name: cr.metadata.name }));
+};
 
 /**
  * Keeps, for every RedisCluster, a StatefulSet of Redis nodes with its headless and client Services,
@@ -128,7 +126,7 @@ export function setupRedisClusterController(
     .owns(SECRET)
     .owns(POD_DISRUPTION_BUDGET)
     .watches(POD, enqueueForInstanceLabel(MANAGED_BY))
-    .watches<Secret>(SECRET, clustersNamingSecret(manager.client))
+    .watches(SECRET, clustersNamingSecret)
     .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 2 })
     .complete(reconcile);
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { namespaceOf, type Stored, setControllerReference } from '@opkit/controller-runtime';
+import { type Stored, setControllerReference } from '@opkit/controller-runtime';
+import { namespaceOf } from '@opkit/controller-runtime/controllerutil';
 import {
   type ConfigMap,
   containerResources,

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { selfSignedCertificate } from '@opkit/controller-runtime/certs';
+import { selfSignedCertificate } from '@opkit/controller-runtime/serving';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { listWatch } from './list-watch.js';
 import { KubeRest } from './rest.js';

@@ -15,7 +15,7 @@ export interface InProcessOperator {
 
 /** An operator that serves webhooks: its server has an address once it listens. */
 export interface InProcessWebhookOperator extends InProcessOperator {
-  readonly webhookServer: { readonly address: unknown };
+  readonly webhookServer: { readonly address: unknown } | undefined;
 }
 
 /** The parts of a CustomResourceDefinition the kit reads. */
@@ -54,7 +54,7 @@ export interface InProcessWebhookServer {
   readonly host: string;
   readonly port: number;
   /** Holds `tls.crt` and `tls.key`. */
-  readonly certDir: string;
+  readonly certPath: string;
   /** The webhook client configuration that calls `path` on this server: its URL and the CA bundle. */
   readonly clientConfig: (path: string) => { readonly url: string; readonly caBundle: string };
 }
@@ -76,7 +76,7 @@ export interface OperatorOptions<M extends InProcessOperator> {
 export interface WebhookOperatorOptions<M extends InProcessWebhookOperator> {
   /**
    * Serves the operator's webhooks in this process. `certificate` makes the server's certificate for the
-   * hosts it is asked for: pass `selfSignedCertificate` of `@opkit/controller-runtime/certs`.
+   * hosts it is asked for: pass `selfSignedCertificate` of `@opkit/controller-runtime/serving`.
    */
   readonly webhookServer: {
     readonly certificate: (request: {
@@ -368,7 +368,7 @@ async function openWebhookServer(
   return {
     host,
     port,
-    certDir,
+    certPath: certDir,
     clientConfig: (path) => ({ url: `https://${host}:${port}${path}`, caBundle }),
   };
 }
@@ -426,7 +426,7 @@ export function useOperator(
     if (!('webhookServer' in options)) return { manager: options.create(namespace, context) };
     if (!server) throw new Error('useOperator: the webhook server exists only once the file has begun');
     const created = options.create(namespace, { ...context, webhookServer: server });
-    return { manager: created, listening: () => Boolean(created.webhookServer.address) };
+    return { manager: created, listening: () => Boolean(created.webhookServer?.address) };
   };
 
   beforeAll(async () => {
@@ -449,7 +449,7 @@ export function useOperator(
     }
   });
   afterAll(async () => {
-    if (server) rmSync(server.certDir, { recursive: true, force: true });
+    if (server) rmSync(server.certPath, { recursive: true, force: true });
     if (!rest) return;
     try {
       await leaveCrds(rest, crds, user, { ownNamespaces, configurations });

@@ -1,11 +1,6 @@
-import {
-  customResourceSchema,
-  int32,
-  type KubeObject,
-  type SchemaProblem,
-  schemaValidator,
-} from '@opkit/controller-runtime';
-import { schemaDefault } from '@opkit/controller-runtime/crd';
+import { type KubeObject, kind } from '@opkit/controller-runtime';
+import { customResourceSchema, int32, schemaDefault } from '@opkit/controller-runtime/crd';
+import { type SchemaProblem, schemaValidator } from '@opkit/controller-runtime/webhook';
 import { type Static, Type } from '@sinclair/typebox';
 import { memcachedStatusSchema, unchangedSpecFields } from '../shared.js';
 
@@ -16,7 +11,7 @@ export const GROUP = 'cache.example.com';
 export const VERSION = 'v1alpha1';
 export const KIND = 'Memcached';
 export const PLURAL = 'memcacheds';
-export const MEMCACHED = { apiVersion: `${GROUP}/${VERSION}`, kind: KIND } as const;
+export const MEMCACHED = kind<Memcached>(`${GROUP}/${VERSION}`, KIND);
 
 export const memcachedSpecSchema = Type.Object(
   {

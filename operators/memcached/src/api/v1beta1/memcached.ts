@@ -1,13 +1,7 @@
-import {
-  customResourceSchema,
-  int32,
-  type KubeObject,
-  quantity,
-  type SchemaProblem,
-  schemaValidator,
-} from '@opkit/controller-runtime';
+import { type KubeObject, kind } from '@opkit/controller-runtime';
 import { quantityCeil } from '@opkit/controller-runtime/controllerutil';
-import { schemaDefault } from '@opkit/controller-runtime/crd';
+import { customResourceSchema, int32, quantity, schemaDefault } from '@opkit/controller-runtime/crd';
+import { type SchemaProblem, schemaValidator } from '@opkit/controller-runtime/webhook';
 import { type Static, Type } from '@sinclair/typebox';
 import { memcachedStatusSchema, unchangedSpecFields } from '../shared.js';
 
@@ -20,7 +14,7 @@ export const GROUP = 'cache.example.com';
 export const VERSION = 'v1beta1';
 export const KIND = 'Memcached';
 export const PLURAL = 'memcacheds';
-export const MEMCACHED = { apiVersion: `${GROUP}/${VERSION}`, kind: KIND } as const;
+export const MEMCACHED = kind<Memcached>(`${GROUP}/${VERSION}`, KIND);
 
 export const portSchema = Type.Object(
   {

@@ -1,14 +1,13 @@
+import { type KubeObject, kind } from '@opkit/controller-runtime';
 import {
   conditionsSchema,
   customResourceSchema,
   int32,
   int64,
-  type KubeObject,
   quantity,
   resourceRequirements,
-  type SchemaProblem,
-  schemaValidator,
-} from '@opkit/controller-runtime';
+} from '@opkit/controller-runtime/crd';
+import { type SchemaProblem, schemaValidator } from '@opkit/controller-runtime/webhook';
 import { type Static, Type } from '@sinclair/typebox';
 
 // The one definition of the RedisCluster API: the CRD's OpenAPI schema (with its CEL rules), the client-side
@@ -18,7 +17,7 @@ export const GROUP = 'cache.example.com';
 export const VERSION = 'v1';
 export const KIND = 'RedisCluster';
 export const PLURAL = 'redisclusters';
-export const REDIS_CLUSTER = { apiVersion: `${GROUP}/${VERSION}`, kind: KIND } as const;
+export const REDIS_CLUSTER = kind<RedisCluster>(`${GROUP}/${VERSION}`, KIND);
 
 export const MIN_PRIMARIES = 3;
 export const DEFAULT_REPLICAS_PER_PRIMARY = 1;

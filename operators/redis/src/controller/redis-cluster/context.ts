@@ -1,12 +1,7 @@
 // What one reconcile of a RedisCluster works with: the reconciler's collaborators and the object at hand.
 
-import {
-  type EventRecorder,
-  type Logger,
-  namespaceOf,
-  type ObjectClient,
-  type Stored,
-} from '@opkit/controller-runtime';
+import type { EventRecorder, Logger, ObjectClient, Stored } from '@opkit/controller-runtime';
+import { namespaceOf } from '@opkit/controller-runtime/controllerutil';
 import type { RedisCluster } from '../../api/v1/redis-cluster.js';
 import { names } from '../resources.js';
 import type { ClusterMetrics } from './metrics.js';

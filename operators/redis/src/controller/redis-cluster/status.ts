@@ -1,15 +1,12 @@
 // The RedisCluster's status: its conditions from a pass over the cluster, and how it is written (with an
 // event for each condition that changes).
 
+import { type Condition, type Result, type Stored, setStatusConditions } from '@opkit/controller-runtime';
 import {
-  type Condition,
   type ConditionEventType,
   type ConditionUpdate,
   patchStatusWithConditionEvents,
-  type Result,
-  type Stored,
-  setStatusConditions,
-} from '@opkit/controller-runtime';
+} from '@opkit/controller-runtime/controllerutil';
 import { REDIS_CLUSTER, type RedisCluster, type RedisClusterStatus } from '../../api/v1/redis-cluster.js';
 import { SLOTS } from '../../redis/cluster.js';
 import { passwordSecretName } from '../resources.js';

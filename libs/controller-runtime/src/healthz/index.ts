@@ -1,1 +1,0 @@
-export { type Checker, ProbeServer } from './probe-server.js';

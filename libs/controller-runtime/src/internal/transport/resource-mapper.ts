@@ -1,0 +1,90 @@
+import { isNotFound } from '../../errors/errors.js';
+import { apiVersionOf, type GroupVersionKind } from '../../object.js';
+import type { Transport } from './transport.js';
+
+/** Where a kind lives in the REST API. */
+export interface ResourceMapping {
+  readonly gvk: GroupVersionKind;
+  /** Plural resource name, e.g. `deployments`. */
+  readonly resource: string;
+  readonly namespaced: boolean;
+}
+
+/** A kind the server does not serve (yet): for a CRD, not installed or not established. */
+export class NoKindMatchError extends Error {
+  readonly code = 'KUBE_NO_KIND_MATCH';
+  constructor(readonly gvk: GroupVersionKind) {
+    super(`no matches for kind "${gvk.kind}" in version "${apiVersionOf(gvk)}"`);
+    this.name = 'NoKindMatchError';
+  }
+}
+
+interface ApiResourceList {
+  resources: { name: string; kind: string; namespaced: boolean }[];
+}
+
+/**
+ * Maps kinds to REST paths through discovery, one group-version at a time and cached; an unknown kind triggers
+ * one fresh discovery of its group-version, so CRDs installed after start-up are found.
+ */
+export class ResourceMapper {
+  readonly #transport: Transport;
+  readonly #groups = new Map<string, Promise<Map<string, ResourceMapping>>>();
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  #discover(apiVersion: string): Promise<Map<string, ResourceMapping>> {
+    const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    const loading = this.#transport
+      .request<ApiResourceList>({ method: 'GET', path })
+      .then((list) => {
+        const byKind = new Map<string, ResourceMapping>();
+        for (const r of list.resources) {
+          if (r.name.includes('/')) continue; // subresources such as deployments/status
+          const slash = apiVersion.indexOf('/');
+          const gvk = {
+            group: slash < 0 ? '' : apiVersion.slice(0, slash),
+            version: slash < 0 ? apiVersion : apiVersion.slice(slash + 1),
+            kind: r.kind,
+          };
+          byKind.set(r.kind, { gvk, resource: r.name, namespaced: r.namespaced });
+        }
+        return byKind;
+      })
+      .catch((error) => {
+        this.#groups.delete(apiVersion);
+        if (isNotFound(error)) return new Map<string, ResourceMapping>();
+        throw error;
+      });
+    this.#groups.set(apiVersion, loading);
+    return loading;
+  }
+
+  async mapping(apiVersion: string, kind: string): Promise<ResourceMapping> {
+    let group = await (this.#groups.get(apiVersion) ?? this.#discover(apiVersion));
+    let found = group.get(kind);
+    if (!found) {
+      group = await this.#discover(apiVersion);
+      found = group.get(kind);
+    }
+    if (!found) {
+      const slash = apiVersion.indexOf('/');
+      throw new NoKindMatchError({
+        group: slash < 0 ? '' : apiVersion.slice(0, slash),
+        version: slash < 0 ? apiVersion : apiVersion.slice(slash + 1),
+        kind,
+      });
+    }
+    return found;
+  }
+
+  /** REST path of a collection (`namespace` undefined: all namespaces) or of one object. */
+  async path(apiVersion: string, kind: string, namespace?: string, name?: string): Promise<string> {
+    const m = await this.mapping(apiVersion, kind);
+    const prefix = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    const ns = m.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+    return `${prefix}${ns}/${m.resource}${name ? `/${encodeURIComponent(name)}` : ''}`;
+  }
+}

@@ -1,1 +1,0 @@
-export { LeaderElectionLostError, LeaderElector, type Lease } from './leader-elector.js';
