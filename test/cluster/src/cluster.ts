@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { installOlm, olmInstallManifests } from '@opkit/cli/olm-install';
-import { KubeClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
+import { DirectClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
 import {
   apiServerAddress,
   apiServerArgs,
@@ -462,7 +462,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       const transport = new Transport(kubeConfig);
       try {
         await installOlm(
-          new KubeClient(transport, new ResourceMapper(transport)),
+          new DirectClient(transport, new ResourceMapper(transport)),
           olmInstallManifests({
             version: OLM_VERSION,
             image: images.util,

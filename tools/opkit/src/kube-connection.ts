@@ -1,6 +1,6 @@
 // The CLI's connection to a cluster: the runtime's direct client, for the kubeconfig kubectl would use.
 import {
-  KubeClient,
+  DirectClient,
   Kubeconfig,
   KubeconfigError,
   ResourceMapper,
@@ -10,7 +10,7 @@ import { CliError } from './cli-error.js';
 
 /** A client for the cluster of a kubeconfig's current context. */
 export interface KubeConnection {
-  readonly client: KubeClient;
+  readonly client: DirectClient;
   /** The API server's origin, for messages. */
   readonly server: string;
   /** The current context's namespace, when it names one. */
@@ -35,7 +35,7 @@ export function connectKube(kubeconfig: string | undefined): KubeConnection {
   }
   const transport = new Transport(config);
   return {
-    client: new KubeClient(transport, new ResourceMapper(transport)),
+    client: new DirectClient(transport, new ResourceMapper(transport)),
     server: new URL(config.getCurrentCluster().server).origin,
     namespace: config.namespace,
     close: () => transport.close(),

@@ -1,4 +1,4 @@
-import { gvkOf } from '@opkit/controller-runtime';
+import { gvkOf } from '@opkit/controller-runtime/client';
 import { type AnyKindWebhooks, CONVERSION_PATH, webhookPath } from '@opkit/controller-runtime/webhook';
 import type { WebhookClientConfig } from '../crd/custom-resource-definition.js';
 

@@ -3,7 +3,8 @@
  * shares (a value's shape, an object's group/version/kind). The base Kubernetes types are the runtime's.
  */
 
-import type { GroupVersionKind, KubeObject } from '@opkit/controller-runtime';
+import type { KubeObject } from '@opkit/controller-runtime';
+import type { GroupVersionKind } from '@opkit/controller-runtime/client';
 
 /** Any JSON value. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
