@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { TestingApiServer } from '../internal/cache/testing-api-server.js';
+import { TestingApiServer } from '../testing/api-server.js';
 import { ResourceMapper } from '../internal/transport/resource-mapper.js';
 import { Transport } from '../internal/transport/transport.js';
 import type { FakeClient } from '../testing/fake-client.js';

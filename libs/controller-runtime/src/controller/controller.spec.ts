@@ -2,7 +2,7 @@ import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TypeRef } from '../client/client.js';
 import { InformerCache } from '../internal/cache/informer-cache.js';
-import { TestingApiServer } from '../internal/cache/testing-api-server.js';
+import { TestingApiServer } from '../testing/api-server.js';
 import { createLogger } from '../log/index.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import type { KubeObject } from '../object.js';

@@ -9,7 +9,7 @@ import {
   InformerCache,
   NamespaceNotCachedError,
 } from './informer-cache.js';
-import { statusReply, TestingApiServer } from './testing-api-server.js';
+import { statusReply, TestingApiServer } from '../../testing/api-server.js';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;

@@ -13,7 +13,7 @@ import {
   statusReply,
   TestingApiServer,
   type WatchEvent,
-} from './testing-api-server.js';
+} from '../../testing/api-server.js';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;

@@ -10,7 +10,7 @@ import {
   statusReply,
   TestingApiServer,
   type WatchEvent,
-} from './testing-api-server.js';
+} from '../../testing/api-server.js';
 
 const CONFIG_MAP: TypeRef = { apiVersion: 'v1', kind: 'ConfigMap' };
 const COLLECTION = '/api/v1/namespaces/default/configmaps';

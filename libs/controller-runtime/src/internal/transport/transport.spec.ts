@@ -1,7 +1,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { ConnectionError } from '../../errors/errors.js';
-import { TestingApiServer } from '../cache/testing-api-server.js';
+import { TestingApiServer } from '../../testing/api-server.js';
 import { LeaderElectionLostError } from '../leaderelection/leader-elector.js';
 import { Transport, warningTexts } from './transport.js';
 

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import { DirectClient } from '../../client/client.js';
-import type { KubeObject } from '../../object.js';
-import { ResourceMapper } from '../transport/resource-mapper.js';
-import { Transport } from '../transport/transport.js';
+import { DirectClient } from '../client/client.js';
+import type { KubeObject } from '../object.js';
+import { ResourceMapper } from '../internal/transport/resource-mapper.js';
+import { Transport } from '../internal/transport/transport.js';
 
 /**
  * A tiny fake API server for unit tests: HTTPS on 127.0.0.1 with a throw-away self-signed certificate, core
