@@ -1,10 +1,14 @@
-// The CLI's connection to a cluster: the runtime's direct client, for the kubeconfig kubectl would use.
+// The CLI's connection to a cluster: the runtime's direct client, for the kubeconfig kubectl would use, and
+// the few helpers every command that talks to a cluster shares.
 import {
-  DirectClient,
-  Kubeconfig,
+  type DirectClient,
+  directClient,
+  isNotFound,
   KubeconfigError,
-  ResourceMapper,
-  Transport,
+  type LoadedKubeconfig,
+  loadKubeConfig,
+  NoKindMatchError,
+  type ObjectRef,
 } from '@opkit/controller-runtime/client';
 import { CliError } from './cli-error.js';
 
@@ -21,23 +25,46 @@ export interface KubeConnection {
 
 /**
  * Connects as kubectl does: the kubeconfig file given, else `$KUBECONFIG`, `~/.kube/config` or the pod's
- * service account. Kinds are found through discovery.
+ * service account. Kinds are found through discovery. Callers close it when done (in a `finally`).
  *
  * @throws CliError `OPKIT_KUBECONFIG_INVALID` naming the file and entry that cannot be used
  */
 export function connectKube(kubeconfig: string | undefined): KubeConnection {
-  let config: Kubeconfig;
+  let config: LoadedKubeconfig;
   try {
-    config = Kubeconfig.load(kubeconfig);
+    config = loadKubeConfig(kubeconfig);
   } catch (err) {
     if (!(err instanceof KubeconfigError)) throw err;
     throw new CliError('OPKIT_KUBECONFIG_INVALID', err.message, { cause: err });
   }
-  const transport = new Transport(config);
+  const client = directClient(config);
   return {
-    client: new DirectClient(transport, new ResourceMapper(transport)),
+    client,
     server: new URL(config.getCurrentCluster().server).origin,
     namespace: config.namespace,
-    close: () => transport.close(),
+    close: () => client.close(),
   };
+}
+
+/** An object's kind, name and namespace: what the client's paths are built from. */
+export interface ObjectHeader {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+}
+
+/** The reference the client's delete and patch take for an object. */
+export function refOf(object: ObjectHeader): ObjectRef {
+  const { name, namespace } = object.metadata;
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    name,
+    ...(namespace === undefined ? {} : { namespace }),
+  };
+}
+
+/** Not there: the object, or its kind (OLM's, before its CRDs are installed or after they are deleted). */
+export function isAbsent(error: unknown): boolean {
+  return isNotFound(error) || error instanceof NoKindMatchError;
 }

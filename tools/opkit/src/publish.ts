@@ -2,12 +2,11 @@ import {
   ApiError,
   isAlreadyExists,
   isConflict,
-  isNotFound,
   NoKindMatchError,
   type ObjectClient,
 } from '@opkit/controller-runtime/client';
 import { CliError } from './cli-error.js';
-import { connectKube } from './kube-connection.js';
+import { connectKube, isAbsent, type KubeConnection } from './kube-connection.js';
 
 /** OLM's two settings for a registry pod's security context. */
 export const SECURITY_CONTEXT_CONFIGS = ['legacy', 'restricted'] as const;
@@ -100,7 +99,7 @@ async function writeCatalogSource(
       );
     } catch (err) {
       // Absent, or its kind not served: the create below says which.
-      if (!(isNotFound(err) || err instanceof NoKindMatchError)) throw apiError(`read ${where}`, err);
+      if (!isAbsent(err)) throw apiError(`read ${where}`, err);
     }
     if (existing === undefined) {
       try {
@@ -227,45 +226,55 @@ export async function publishCatalog(options: PublishOptions): Promise<void> {
       );
     }
   }
-  const client = options.api ?? connectKube(options.kubeconfig).client;
-  const manifest = catalogSourceManifest(options);
-  const where = `CatalogSource ${options.namespace}/${options.name}`;
-  await writeCatalogSource(client, manifest, where, options.notOurs);
-  options.log(
-    `applied ${where} (${options.address !== undefined ? `address ${options.address}` : `image ${options.image}`}${options.extractContent !== undefined ? `, content extracted from ${options.extractContent}` : ''})`,
-  );
+  // The connection is ours to close unless the caller gave the client.
+  let kube: KubeConnection | undefined;
+  let client = options.api;
+  if (client === undefined) {
+    kube = connectKube(options.kubeconfig);
+    client = kube.client;
+  }
+  try {
+    const manifest = catalogSourceManifest(options);
+    const where = `CatalogSource ${options.namespace}/${options.name}`;
+    await writeCatalogSource(client, manifest, where, options.notOurs);
+    options.log(
+      `applied ${where} (${options.address !== undefined ? `address ${options.address}` : `image ${options.image}`}${options.extractContent !== undefined ? `, content extracted from ${options.extractContent}` : ''})`,
+    );
 
-  const deadline = Date.now() + options.timeoutMs;
-  let last: string | undefined;
-  for (;;) {
-    let current: CatalogSource;
-    try {
-      current = await client.get<CatalogSource>(manifest, options.name, options.namespace);
-    } catch (err) {
-      throw apiError(`read ${where}`, err);
-    }
-    const connection = current.status?.connectionState;
-    // After an update the status may still describe the previous address; only a state for ours counts.
-    const state =
-      options.address === undefined ||
-      connection?.address === undefined ||
-      connection.address === options.address
-        ? connection?.lastObservedState
-        : undefined;
-    if (state !== last) {
-      options.log(`${where}: ${state ?? 'no connection state yet'}`);
-      last = state;
-    }
-    if (state === READY) return;
-    if (Date.now() >= deadline) {
-      throw new CliError(
-        'OPKIT_CATALOG_NOT_READY',
-        `${where} did not become ${READY} within ${options.timeoutMs / 1000}s; last observed state: ${last ?? 'none (has OLM’s catalog operator seen it?)'}`,
+    const deadline = Date.now() + options.timeoutMs;
+    let last: string | undefined;
+    for (;;) {
+      let current: CatalogSource;
+      try {
+        current = await client.get<CatalogSource>(manifest, options.name, options.namespace);
+      } catch (err) {
+        throw apiError(`read ${where}`, err);
+      }
+      const connection = current.status?.connectionState;
+      // After an update the status may still describe the previous address; only a state for ours counts.
+      const state =
+        options.address === undefined ||
+        connection?.address === undefined ||
+        connection.address === options.address
+          ? connection?.lastObservedState
+          : undefined;
+      if (state !== last) {
+        options.log(`${where}: ${state ?? 'no connection state yet'}`);
+        last = state;
+      }
+      if (state === READY) return;
+      if (Date.now() >= deadline) {
+        throw new CliError(
+          'OPKIT_CATALOG_NOT_READY',
+          `${where} did not become ${READY} within ${options.timeoutMs / 1000}s; last observed state: ${last ?? 'none (has OLM’s catalog operator seen it?)'}`,
+        );
+      }
+      await new Promise((r) =>
+        setTimeout(r, Math.min(options.pollIntervalMs ?? 500, Math.max(0, deadline - Date.now()))),
       );
     }
-    await new Promise((r) =>
-      setTimeout(r, Math.min(options.pollIntervalMs ?? 500, Math.max(0, deadline - Date.now()))),
-    );
+  } finally {
+    await kube?.close();
   }
 }
 

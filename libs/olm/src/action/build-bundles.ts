@@ -70,6 +70,8 @@ export async function buildBundles(o: BuildBundlesOptions): Promise<BuiltBundleI
         continue;
       }
       const layout = join(o.imagesDir, `${packageName}-bundle`, version);
+      // A bundle written by this run is imaged from memory; a released one is read from disk twice more after
+      // the validator's read: its annotations (the image's labels), then every file for its image.
       const written = generated.get(resolve(dir));
       const image =
         written !== undefined && holdsOnlyWritten(written)

@@ -47,7 +47,8 @@ async function renderBundles(
     for (const version of readdirSync(join(bundlesDir, pkg))) {
       const dir = join(bundlesDir, pkg, version);
       if (!statSync(dir).isDirectory()) continue;
-      // Read once: the same bundle is rendered, and imaged to check the pushed one.
+      // Loaded once for the blob, the labels and the release check; imaging it for the digest check reads
+      // its files again, as the image holds every file of the directory, not only those the loader reads.
       const bundle = loadBundle(dir);
       const image = images
         ? await pushedBundleImage(dir, bundle.annotations, pkg, version, images)
@@ -186,7 +187,8 @@ export interface BuiltCatalog {
 /**
  * Builds a file-based catalog from templates (one per package) and the rendered bundles, and writes the
  * directories of the packages rendered into `outDir` (other packages' directories there stay as they are).
- * Each bundle directory is read once; each bundle image a template names is pulled once.
+ * Each bundle directory is loaded once (and read once more to image it with `bundleImages`); each bundle
+ * image a template names is pulled once.
  */
 export async function buildCatalog(o: BuildCatalogOptions): Promise<BuiltCatalog> {
   const { blobs: bundles, loaded } = await renderBundles(o.bundlesDir, o.bundleImages);

@@ -1,3 +1,4 @@
+import { ApiError } from '@opkit/controller-runtime/client';
 import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error.js';
 import { examples, outputFormatOption } from './options.js';
@@ -33,6 +34,19 @@ async function connect(
     ...(opts.packageServer === false ? { packageServer: false } : {}),
   });
   return { kube, manifests, install };
+}
+
+/**
+ * An API server's refusal in the words these commands have always printed (`GET /path: HTTP 403: message`),
+ * rather than the runtime's (`GET /path: 403 Forbidden: message`); other errors pass through.
+ */
+function inOlmWords(error: unknown): unknown {
+  if (!(error instanceof ApiError)) return error;
+  return new CliError(
+    'OLM_KUBE_API',
+    `${error.method} ${error.path}: HTTP ${error.status}: ${error.statusMessage.trim()}`,
+    { cause: error },
+  );
 }
 
 function statusTable(
@@ -96,6 +110,8 @@ Examples:
         const status = await install.installOlm(kube.client, manifests, { timeoutMs, log });
         process.stdout.write(statusTable(status));
         log('OLM is installed');
+      } catch (error) {
+        throw inOlmWords(error);
       } finally {
         await kube.close();
       }
@@ -135,6 +151,8 @@ Examples:
           const bad = status.filter((s) => !s.healthy).map((s) => `${s.kind} ${s.name}: ${s.status}`);
           throw new CliError('OPKIT_OLM_UNHEALTHY', `OLM is not healthy: ${bad.join('; ')}`);
         }
+      } catch (error) {
+        throw inOlmWords(error);
       } finally {
         await kube.close();
       }
@@ -180,6 +198,8 @@ Examples:
           ...(opts.deleteCrds === true ? { deleteCrds: true } : {}),
         });
         log('OLM is uninstalled');
+      } catch (error) {
+        throw inOlmWords(error);
       } finally {
         await kube.close();
       }

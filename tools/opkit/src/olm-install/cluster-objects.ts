@@ -1,41 +1,14 @@
 // The installer's calls to the cluster, over the runtime's client: an object whose kind is not served (OLM's,
 // before its CRDs are installed or after they are deleted) is one that does not exist.
 import type { KubeObject, Stored } from '@opkit/controller-runtime';
-import {
-  isNotFound,
-  NoKindMatchError,
-  type ObjectClient,
-  type ObjectRef,
-  type TypeRef,
-} from '@opkit/controller-runtime/client';
+import { NoKindMatchError, type ObjectClient, type TypeRef } from '@opkit/controller-runtime/client';
+import { isAbsent as absent, type ObjectHeader, refOf } from '../kube-connection.js';
 
 /** The calls an install makes, those of the runtime's client; tests give a fake in memory. */
 export type KubeApi = Pick<ObjectClient, 'get' | 'list' | 'create' | 'delete'>;
 
-/** An object of a kind: what the API server's paths are built from (through discovery). */
-export interface Named {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly metadata: { readonly name: string; readonly namespace?: string };
-}
-
-function refOf(object: Named): ObjectRef {
-  const { name, namespace } = object.metadata;
-  return {
-    apiVersion: object.apiVersion,
-    kind: object.kind,
-    name,
-    ...(namespace === undefined ? {} : { namespace }),
-  };
-}
-
-/** A kind not served (OLM's, before its CRDs are installed or after they are deleted) holds no objects. */
-function absent(error: unknown): boolean {
-  return isNotFound(error) || error instanceof NoKindMatchError;
-}
-
 /** The object as the cluster holds it; undefined when it, or its kind, does not exist. */
-export async function read(api: KubeApi, object: Named): Promise<Stored<KubeObject> | undefined> {
+export async function read(api: KubeApi, object: ObjectHeader): Promise<Stored<KubeObject> | undefined> {
   try {
     return await api.get(object, object.metadata.name, object.metadata.namespace);
   } catch (error) {
@@ -55,7 +28,7 @@ export async function list(api: KubeApi, type: TypeRef, namespace?: string): Pro
 }
 
 /** Deletes in the background (dependents too); false when it was already gone. */
-export async function remove(api: KubeApi, object: Named): Promise<boolean> {
+export async function remove(api: KubeApi, object: ObjectHeader): Promise<boolean> {
   try {
     await api.delete(refOf(object), { propagationPolicy: 'Background' });
     return true;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { create, type KubeApi, list, type Named, read, remove } from './cluster-objects.js';
+import type { ObjectHeader } from '../kube-connection.js';
+import { create, type KubeApi, list, read, remove } from './cluster-objects.js';
 import { type CrdManifest, OLM_API_GROUP, olmKindPlural } from './crds.js';
 import {
   CATALOG_OPERATOR,
@@ -390,7 +391,7 @@ export async function uninstallOlm(
       `leaving ${describe(object)}: not created by opkit olm install (no ${OLM_INSTALL_LABEL} mark)`,
     );
   }
-  const gone = async (object: Named, what: string) => {
+  const gone = async (object: ObjectHeader, what: string) => {
     for (;;) {
       if ((await read(api, object)) === undefined) return;
       if (Date.now() >= deadline) {

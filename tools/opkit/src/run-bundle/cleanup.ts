@@ -155,7 +155,12 @@ async function plan(cluster: Cluster, options: CleanupOptions): Promise<{ steps:
  * @returns the objects deleted
  */
 export async function cleanup(options: CleanupOptions): Promise<string[]> {
-  return cleanupIn(connect(options.kubeconfig, options.namespace), options);
+  const cluster = connect(options.kubeconfig, options.namespace);
+  try {
+    return await cleanupIn(cluster, options);
+  } finally {
+    await cluster.close();
+  }
 }
 
 /** {@link cleanup} on a cluster already connected to. */

@@ -1,14 +1,8 @@
 // The Kubernetes side of `run bundle`, `run bundle-upgrade` and `cleanup`: typed reads, lists, applies and
 // deletes of the OLM objects over the runtime's client, every failure one line naming the object.
-import {
-  isAlreadyExists,
-  isNotFound,
-  NoKindMatchError,
-  type ObjectClient,
-  type ObjectRef,
-} from '@opkit/controller-runtime/client';
+import { isAlreadyExists, type ObjectClient } from '@opkit/controller-runtime/client';
 import { CliError } from '../cli-error.js';
-import { connectKube } from '../kube-connection.js';
+import { isAbsent as absent, connectKube, refOf } from '../kube-connection.js';
 import { apiError } from '../publish.js';
 import { FIELD_MANAGER, type OlmObject } from './olm-objects.js';
 
@@ -22,28 +16,24 @@ export interface Cluster {
   readonly kubeconfig: string | undefined;
 }
 
-/** Connects as kubectl does; the namespace is `--namespace`, else the current context's, else `default`. */
-export function connect(kubeconfig: string | undefined, namespace: string | undefined): Cluster {
+/**
+ * Connects as kubectl does; the namespace is `--namespace`, else the current context's, else `default`.
+ * Callers close it when done.
+ */
+export function connect(
+  kubeconfig: string | undefined,
+  namespace: string | undefined,
+): Cluster & { close(): Promise<void> } {
   const kube = connectKube(kubeconfig);
-  return { api: kube.client, namespace: namespace ?? (kube.namespace || 'default'), kubeconfig };
-}
-
-type Header = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
-
-function refOf(header: Header): ObjectRef {
-  const { name, namespace } = header.metadata;
   return {
-    apiVersion: header.apiVersion,
-    kind: header.kind,
-    name,
-    ...(namespace === undefined ? {} : { namespace }),
+    api: kube.client,
+    namespace: namespace ?? (kube.namespace || 'default'),
+    kubeconfig,
+    close: () => kube.close(),
   };
 }
 
-/** Not there: the object, or its kind (OLM's CRDs not installed). */
-function absent(err: unknown): boolean {
-  return isNotFound(err) || err instanceof NoKindMatchError;
-}
+type Header = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
 
 function describe(o: { kind: string; metadata: { name?: string; namespace?: string } }): string {
   return `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;

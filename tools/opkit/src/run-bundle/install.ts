@@ -233,6 +233,7 @@ export async function runBundle(options: RunBundleOptions): Promise<void> {
     throw err;
   } finally {
     client.close();
+    await cluster.close();
   }
 }
 
@@ -339,5 +340,6 @@ export async function upgradeBundle(options: RunOptions): Promise<void> {
     options.log(`${csvName} replaced ${installed} in ${namespace}`);
   } finally {
     client.close();
+    await cluster.close();
   }
 }
