@@ -1,8 +1,9 @@
 // The public names of the workspace's packages: what each entry point of a package.json `exports` map
 // exports, counted by the TypeScript compiler on the entry's source file (re-exports included).
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import ts from 'typescript';
-import { compareText, entryPoints, type WorkspacePackage } from './workspace.js';
+import { compareText, type EntryPoint, entryPoints, type WorkspacePackage } from './workspace.js';
 
 /** The names one entry point exports. */
 export interface EntryNames {
@@ -29,12 +30,14 @@ export interface PackageNames {
 export function publicNames(root: string, packages: readonly WorkspacePackage[]): PackageNames[] {
   const options = compilerOptions(root);
   const sources = packages.flatMap((pkg) =>
-    entryPoints(pkg).flatMap((point) => (point.source ? [join(root, pkg.dir, point.source)] : [])),
+    concreteEntryPoints(root, pkg).flatMap((point) =>
+      point.source ? [join(root, pkg.dir, point.source)] : [],
+    ),
   );
   const program = ts.createProgram({ rootNames: sources, options });
   const checker = program.getTypeChecker();
   return packages.map((pkg) => {
-    const entries = entryPoints(pkg).map((point): EntryNames => {
+    const entries = concreteEntryPoints(root, pkg).map((point): EntryNames => {
       if (point.source === undefined) return { entry: point.entry, source: undefined, values: [], types: [] };
       const file = program.getSourceFile(join(root, pkg.dir, point.source));
       const module = file && checker.getSymbolAtLocation(file);
@@ -62,6 +65,26 @@ export function publicNames(root: string, packages: readonly WorkspacePackage[])
       distinctValues: distinctValues.size,
       distinctTypes: distinctTypes.size,
     };
+  });
+}
+
+/**
+ * The entry points with each subpath pattern (`./action/*` → `./src/action/*.ts`) replaced by the modules it
+ * matches in its folder, as Node resolves them; spec files are not entry points.
+ */
+function concreteEntryPoints(root: string, pkg: WorkspacePackage): EntryPoint[] {
+  return entryPoints(pkg).flatMap((point) => {
+    if (!point.entry.includes('*') || point.source === undefined) return [point];
+    const [before = '', after = ''] = point.source.split('*');
+    const folder = dirname(`${before}x`);
+    const prefix = before.slice(folder.length + 1);
+    return readdirSync(join(root, pkg.dir, folder))
+      .filter((file) => file.startsWith(prefix) && file.endsWith(after) && !file.endsWith(`.spec${after}`))
+      .sort(compareText)
+      .map((file) => {
+        const stem = file.slice(prefix.length, file.length - after.length);
+        return { entry: point.entry.replace('*', stem), source: `${folder}/${file}` };
+      });
   });
 }
 
