@@ -209,7 +209,7 @@ export async function publishCatalog(options: PublishOptions): Promise<void> {
     );
   }
   if (options.image !== undefined) {
-    const { checkImageReference } = await import('./registry-client.js');
+    const { checkImageReference } = await import('@opkit/olm/action/image-reference');
     checkImageReference('--image', options.image);
   }
   if (options.extractContent !== undefined) {

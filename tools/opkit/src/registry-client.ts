@@ -24,6 +24,3 @@ export function cliRegistryClient(options: RegistryClientOptions & LoginOptions 
   }
   return new RegistryClient({ credentials, ...rest });
 }
-
-// The flag check the actions make, for the commands' own flags.
-export { checkImageReference } from '@opkit/olm/action/image-reference';

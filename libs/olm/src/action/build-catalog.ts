@@ -162,7 +162,10 @@ export interface BuildCatalogOptions {
   readonly bundleImages?: BundleImages;
   /** Reach registries over HTTP (bundle images the templates name). */
   readonly plainHttp?: boolean;
-  /** The registry client for bundle images the templates name; by default one with the login files' credentials. */
+  /**
+   * The registry client for bundle images the templates name (left open). The CLI gives its own; the default,
+   * for library users, is one with the login files' credentials.
+   */
   readonly registry?: RegistryClient;
   /**
    * The operators' release identity (`opkit` in their package.json): the build fails, naming the file and

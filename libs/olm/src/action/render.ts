@@ -17,7 +17,8 @@ export interface RenderImageOptions {
   /** Pull image references over HTTP (a registry on loopback), as opm's `--use-http`. */
   readonly plainHttp?: boolean;
   /**
-   * The registry client image references are pulled with (left open); by default one with docker's and
+   * The registry client image references are pulled with (left open). The CLI always gives its own (its
+   * credentials, redaction and proxy rules); the default, for library users, is one with docker's and
    * podman's login files' credentials, closed when the render ends.
    */
   readonly registry?: RegistryClient;

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { examples } from '../options.js';
-import { registryClient } from './digest-client.js';
 
 /** `opkit bundle build-all`: every operator's current bundle generated, every bundle validated and imaged. */
 export function registerBundleBuildAll(bundle: Command): void {
@@ -29,7 +28,9 @@ export function registerBundleBuildAll(bundle: Command): void {
         plainHttp: boolean;
       }) => {
         const { buildBundles } = await import('@opkit/olm/action/build-bundles');
-        const client = opts.useImageDigests ? await registryClient(opts.plainHttp) : undefined;
+        const client = opts.useImageDigests
+          ? (await import('../../registry-client.js')).cliRegistryClient({ plainHttp: opts.plainHttp })
+          : undefined;
         try {
           await buildBundles({
             operatorsDir: opts.operators,

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { commaList, examples } from '../options.js';
-import { registryClient } from './digest-client.js';
 
 /** `opkit bundle generate`: a bundle from an operator's config/manifests, as `operator-sdk generate bundle` writes it. */
 export function registerBundleGenerate(bundle: Command): void {
@@ -43,7 +42,9 @@ bundle as it was.`,
     )
     .action(async (opts) => {
       const { generateBundle } = await import('@opkit/olm/action/generate-bundle');
-      const client = opts.useImageDigests ? await registryClient(opts.plainHttp) : undefined;
+      const client = opts.useImageDigests
+        ? (await import('../../registry-client.js')).cliRegistryClient({ plainHttp: opts.plainHttp })
+        : undefined;
       const { dir } = await generateBundle({
         operatorDir: resolve(opts.operator),
         packageName: opts.package,

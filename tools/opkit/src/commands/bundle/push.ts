@@ -19,8 +19,9 @@ Examples:
   $ nx run bundle:push --repository=127.0.0.1:5000/opkit --plain-http`,
     )
     .action(async (opts: { repository: string; images: string; plainHttp: boolean }) => {
-      const [{ pushBundleImages }, { checkImageReference, cliRegistryClient }] = await Promise.all([
+      const [{ pushBundleImages }, { checkImageReference }, { cliRegistryClient }] = await Promise.all([
         import('@opkit/olm/action/build-bundles'),
+        import('@opkit/olm/action/image-reference'),
         import('../../registry-client.js'),
       ]);
       checkImageReference('--repository', opts.repository.replace(/\/+$/, ''));

@@ -76,13 +76,15 @@ written beside --out first and renamed into place: a failed run leaves the old c
             import('@opkit/olm/action/operator-release'),
             import('../../output.js'),
           ]);
-        const client = opts.bundleImages ? cliRegistryClient({ plainHttp: opts.plainHttp }) : undefined;
+        // One client for the run: the bundle images' digests and the images the templates name.
+        const client = cliRegistryClient({ plainHttp: opts.plainHttp });
         const { summary: result } = await buildCatalog({
           templates: opts.template,
           bundlesDir: opts.bundles,
           outDir: opts.out,
-          ...(client && opts.bundleImages ? { bundleImages: { repository: opts.bundleImages, client } } : {}),
+          ...(opts.bundleImages ? { bundleImages: { repository: opts.bundleImages, client } } : {}),
           plainHttp: opts.plainHttp,
+          registry: client,
           ...(opts.operators !== undefined ? { releases: readOperatorReleases(opts.operators) } : {}),
           output: {
             name: '--out',
@@ -90,7 +92,7 @@ written beside --out first and renamed into place: a failed run leaves the old c
             forceFlag: '--force',
             inputs: opts.operators === undefined ? [] : [{ name: '--operators', path: opts.operators }],
           },
-        }).finally(() => client?.close());
+        }).finally(() => client.close());
         await writeResult(
           opts.output,
           result,

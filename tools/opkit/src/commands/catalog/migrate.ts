@@ -6,6 +6,7 @@ import {
   migrateLevelOption,
   migrationLevel,
 } from './migrate-level.js';
+import { registryFor } from './render.js';
 
 /** `opkit catalog migrate`: a catalog written as one directory per package, as `opm migrate` writes it. */
 export function registerCatalogMigrate(catalog: Command): void {
@@ -36,10 +37,12 @@ Examples:
         opts: { output: 'json' | 'yaml'; migrateLevel?: MigrationLevelName; plainHttp: boolean },
       ) => {
         const { migrateSource } = await import('@opkit/olm/action/render');
+        const registry = await registryFor([source], opts.plainHttp);
         const written = await migrateSource(source, outDir, opts.output, {
           plainHttp: opts.plainHttp,
+          ...(registry === undefined ? {} : { registry }),
           ...(await migrationLevel(opts.migrateLevel)),
-        });
+        }).finally(() => registry?.close());
         process.stderr.write(`wrote ${outDir}: ${written.length} files\n`);
       },
     );

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import type { RegistryClient } from '@opkit/oci';
 import type { Command } from 'commander';
 import { OUTPUT_FORMAT_FLAGS, outputFormatOption } from '../options.js';
 import {
@@ -6,6 +8,19 @@ import {
   migrateLevelOption,
   migrationLevel,
 } from './migrate-level.js';
+
+/**
+ * The CLI's registry client when a source may be an image reference (not a path that exists; a layout's
+ * `<dir>:<tag>` counts too, harmlessly): directories, what most renders read, load no registry code.
+ */
+export async function registryFor(
+  sources: readonly string[],
+  plainHttp: boolean,
+): Promise<RegistryClient | undefined> {
+  if (sources.every((source) => existsSync(source))) return undefined;
+  const { cliRegistryClient } = await import('../../registry-client.js');
+  return cliRegistryClient({ plainHttp });
+}
 
 /** `opkit catalog render`: catalogs and bundles printed as one FBC stream, as `opm render` prints them. */
 export function registerCatalogRender(catalog: Command): void {
@@ -38,12 +53,18 @@ Examples:
         opts: { output: 'json' | 'yaml'; migrateLevel?: MigrationLevelName; plainHttp: boolean },
       ) => {
         const { renderSources } = await import('@opkit/olm/action/render');
-        process.stdout.write(
-          await renderSources(sources, opts.output, {
-            plainHttp: opts.plainHttp,
-            ...(await migrationLevel(opts.migrateLevel)),
-          }),
-        );
+        const registry = await registryFor(sources, opts.plainHttp);
+        try {
+          process.stdout.write(
+            await renderSources(sources, opts.output, {
+              plainHttp: opts.plainHttp,
+              ...(registry === undefined ? {} : { registry }),
+              ...(await migrationLevel(opts.migrateLevel)),
+            }),
+          );
+        } finally {
+          registry?.close();
+        }
       },
     );
 }

@@ -117,7 +117,7 @@ Examples:
   $ opkit deploy --operator operators/memcached --image registry.example.com/memcached-operator:0.3.0 -o json`,
     )
     .action(async (opts: DeployOptions) => {
-      const { checkImageReference } = await import('../../registry-client.js');
+      const { checkImageReference } = await import('@opkit/olm/action/image-reference');
       checkImageReference('--image', opts.image);
       const dir = resolve(opts.operator);
       const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
