@@ -6,9 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { DirectClient } from '../src/client/client.js';
-import { ResourceMapper } from '../src/internal/transport/resource-mapper.js';
-import { Transport } from '../src/internal/transport/transport.js';
+import { directClient } from '../src/client/direct-client.js';
 import { installWidgetCrd, WIDGET } from './support/widgets.js';
 
 interface Line {
@@ -120,10 +118,7 @@ function kubeconfigThrough(port: number): string {
 
 describe('leader election between two managers', () => {
   it('fails over after SIGKILL within lease duration + retry period, and after SIGTERM within 3 s', async () => {
-    const api = new DirectClient(
-      new Transport(testKubeConfig()),
-      new ResourceMapper(new Transport(testKubeConfig())),
-    );
+    const api = directClient(testKubeConfig());
     await installWidgetCrd(api);
     for (const name of ['a', 'b', 'c']) {
       await api.create({ ...WIDGET, metadata: { name, namespace: ns.name }, spec: { value: name } });
@@ -175,10 +170,7 @@ describe('leader election between two managers', () => {
   });
 
   it('a leader whose API connection hangs stops acting before another replica takes over', async () => {
-    const api = new DirectClient(
-      new Transport(testKubeConfig()),
-      new ResourceMapper(new Transport(testKubeConfig())),
-    );
+    const api = directClient(testKubeConfig());
     await installWidgetCrd(api);
     await api.create({ ...WIDGET, metadata: { name: 'w', namespace: ns.name }, spec: { value: 'w' } });
     const server = new URL(testKubeConfig().getCurrentCluster()?.server ?? '');

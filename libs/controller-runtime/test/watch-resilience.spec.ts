@@ -2,12 +2,10 @@ import { EtcdAccess, type LocalCluster, startCluster } from '@opkit/test-cluster
 import { eventually } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controllerManagedBy } from '../src/builder/builder.js';
-import { DirectClient } from '../src/client/client.js';
+import { directClient } from '../src/client/direct-client.js';
 import type { Controller } from '../src/controller/controller.js';
 import { isNotFound } from '../src/errors/errors.js';
 import type { SharedInformer } from '../src/internal/cache/informer.js';
-import { ResourceMapper } from '../src/internal/transport/resource-mapper.js';
-import { Transport } from '../src/internal/transport/transport.js';
 import { createLogger } from '../src/log/index.js';
 import { Manager } from '../src/manager/manager.js';
 import { RuntimeMetrics } from '../src/metrics/runtime-metrics.js';
@@ -102,8 +100,7 @@ describe('watches under a running manager', () => {
     await cluster.restart('etcd', { downtimeMs: 2000 });
     const before = await writes();
     // Deletes go through a client of their own, so the manager's counter holds only the controller's writes.
-    const transport = new Transport(cluster.kubeConfig);
-    const other = new DirectClient(transport, new ResourceMapper(transport));
+    const other = directClient(cluster.kubeConfig);
     const victims = ['w-0004-config', 'w-0005-config'];
     for (const name of victims) {
       // Each victim is deleted exactly once; retried only while the API server cannot reach etcd yet.
@@ -118,7 +115,7 @@ describe('watches under a running manager', () => {
         { timeoutMs: 60_000, intervalMs: 1000 },
       );
     }
-    await transport.close();
+    await other.close();
     await eventually(
       'the ConfigMaps deleted after the restart to be recreated',
       async () => {

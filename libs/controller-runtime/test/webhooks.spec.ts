@@ -177,7 +177,7 @@ beforeAll(async () => {
   await replace(webhookConfiguration('Mutating', registration.mutatingPath ?? '', url));
   await replace(webhookConfiguration('Validating', registration.validatingPath ?? '', url));
   await eventually('the Gizmo CRD to be served', async () => {
-    await manager.apiClient.mapper.mapping(V1.apiVersion, V1.kind);
+    await manager.apiClient.mapping(V1.apiVersion, V1.kind);
     return true;
   });
 });

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { KubeObject, Stored } from '@opkit/controller-runtime';
-import { InformerCache } from '@opkit/controller-runtime/cache';
+import { newCache } from '@opkit/controller-runtime/cache';
 import type { DirectClient } from '@opkit/controller-runtime/client';
 import { CONFIG_MAP } from './fixtures.js';
 import { settledHeapUsed } from './heap.js';
@@ -29,7 +29,7 @@ export interface InformerRun {
 }
 
 /**
- * Starts a fresh InformerCache for ConfigMaps in `namespace` (paginated list, 500 per page, then a watch),
+ * Starts a fresh informer cache for ConfigMaps in `namespace` (paginated list, 500 per page, then a watch),
  * waits for it to sync and stops it again. With `measureHeap`, the settled heap is taken before the cache is
  * created and after it synced, while the informer and its store are still alive.
  */
@@ -45,7 +45,7 @@ export async function informerRun(options: {
   const beforeBytes = options.measureHeap ? await settledHeapUsed() : 0;
 
   const started = performance.now();
-  const cache = new InformerCache({
+  const cache = newCache({
     client,
     namespaces: [namespace],
     ...(transform === 'identity' ? { defaultTransform: (obj: Stored<KubeObject>) => obj } : {}),

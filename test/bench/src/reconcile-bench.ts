@@ -2,8 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLogger, type Reconciler } from '@opkit/controller-runtime';
-import { InformerCache } from '@opkit/controller-runtime/cache';
-import { DirectClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
+import { newCache, type StandaloneCache } from '@opkit/controller-runtime/cache';
+import { directClient } from '@opkit/controller-runtime/client';
 import { Controller } from '@opkit/controller-runtime/controller';
 import { RuntimeMetrics } from '@opkit/controller-runtime/metrics';
 import { withTimeout } from './stats.js';
@@ -26,7 +26,7 @@ export interface ReconcileRun {
  * A cache for controllers without watches: `Controller.start` only asks the cache for informers of its watches,
  * so this one is never used and its kubeconfig points nowhere.
  */
-export function offlineCache(): InformerCache {
+export function offlineCache(): StandaloneCache {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromOptions({
     clusters: [{ name: 'offline', server: 'https://127.0.0.1:9', skipTLSVerify: true }],
@@ -34,9 +34,8 @@ export function offlineCache(): InformerCache {
     contexts: [{ name: 'offline', cluster: 'offline', user: 'offline' }],
     currentContext: 'offline',
   });
-  const transport = new Transport(kubeConfig);
-  return new InformerCache({
-    client: new DirectClient(transport, new ResourceMapper(transport)),
+  return newCache({
+    client: directClient(kubeConfig),
     namespaces: [],
   });
 }
@@ -50,7 +49,7 @@ export async function reconcileRun(options: {
   readonly workers: number;
   readonly reconciler: ReconcilerKind;
   readonly keys: number;
-  readonly cache: InformerCache;
+  readonly cache: StandaloneCache;
   readonly timeoutMs: number;
 }): Promise<ReconcileRun> {
   const { workers, keys } = options;

@@ -5,9 +5,9 @@
 //   node --expose-gc --conditions=@opkit/source --import tsx src/runtime.ts   (or: npx nx run bench:runtime)
 
 import { fileURLToPath } from 'node:url';
-import { DirectClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
+import { type DirectClient, directClient } from '@opkit/controller-runtime/client';
 import { RuntimeMetrics } from '@opkit/controller-runtime/metrics';
-import { type LocalCluster, startCluster } from '@opkit/test-cluster';
+import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
 import { type InformerRun, informerRun, type TransformKind } from './cache-bench.js';
 import { CONFIG_MAP, createConfigMaps, createNamespace, DATA_KEYS } from './fixtures.js';
 import { garbageCollector, settledHeapUsed } from './heap.js';
@@ -292,7 +292,7 @@ async function main(): Promise<void> {
   await webhookBenchmarks(metrics, runs);
 
   let cluster: LocalCluster | undefined;
-  let transport: Transport | undefined;
+  let connected: DirectClient | undefined;
   if (NO_CLUSTER) log('--no-cluster: no cache figures');
   else
     try {
@@ -302,12 +302,18 @@ async function main(): Promise<void> {
         nodes: 1,
         onProgress: (line) => log(`cluster: ${line}`),
       });
-      transport = new Transport(cluster.kubeConfig, new RuntimeMetrics({ processMetrics: false }));
-      const client = new DirectClient(transport, new ResourceMapper(transport));
-      kubernetesVersion =
-        (await transport.request<{ gitVersion?: string }>({ method: 'GET', path: '/version' })).gitVersion ??
-        kubernetesVersion;
-      await client.mapper.mapping(CONFIG_MAP.apiVersion, CONFIG_MAP.kind);
+      const client = directClient(cluster.kubeConfig, {
+        metrics: new RuntimeMetrics({ processMetrics: false }),
+      });
+      connected = client;
+      const rest = new KubeRest(cluster.kubeConfig);
+      try {
+        kubernetesVersion =
+          (await rest.request<{ gitVersion?: string }>('GET', '/version')).gitVersion ?? kubernetesVersion;
+      } finally {
+        rest.close();
+      }
+      await client.mapping(CONFIG_MAP.apiVersion, CONFIG_MAP.kind);
 
       const { namespace, objects, relistObjects, createConcurrency } = CONFIG.cache;
       await createNamespace(client, namespace);
@@ -326,7 +332,7 @@ async function main(): Promise<void> {
       await create(objects, relistObjects - objects);
       await relistBenchmark(client, metrics, runs);
     } finally {
-      await transport?.close();
+      await connected?.close();
       if (cluster) {
         log('stopping the cluster');
         await cluster.stop();

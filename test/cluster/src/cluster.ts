@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { installOlm, olmInstallManifests } from '@opkit/cli/olm-install';
-import { DirectClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
+import { directClient } from '@opkit/controller-runtime/client';
 import {
   apiServerAddress,
   apiServerArgs,
@@ -459,10 +459,10 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
     if (options.olm && realNode) {
       // OLM's own install, as `opkit olm install` lays it out, run from the images built into the registry.
       const images = olmImageReferences({ olm: OLM_VERSION, opm: OPM_VERSION });
-      const transport = new Transport(kubeConfig);
+      const client = directClient(kubeConfig);
       try {
         await installOlm(
-          new DirectClient(transport, new ResourceMapper(transport)),
+          client,
           olmInstallManifests({
             version: OLM_VERSION,
             image: images.util,
@@ -472,7 +472,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
           { timeoutMs: 180_000, log: (line) => progress(`OLM: ${line.trim()}`) },
         );
       } finally {
-        await transport.close();
+        await client.close();
       }
       await waitForGlobalOperatorGroup(api, () => true);
       progress('OLM ready');

@@ -1,7 +1,7 @@
-import type { TypeRef } from '../client/client.js';
+import type { TypeRef } from '../client/options.js';
 import { Controller, type ControllerOptions, type WatchSpec } from '../controller/controller.js';
+import { BuilderError } from '../errors/builder-error.js';
 import { enqueueForObject, enqueueForOwner, type MapFunc } from '../handler/handlers.js';
-import { BuilderError } from '../internal/builder-error.js';
 import type { Manager } from '../manager/manager.js';
 import type { Kind, KubeObject } from '../object.js';
 import type { Predicate } from '../predicate/predicates.js';

@@ -1,8 +1,7 @@
 // @opkit/controller-runtime/cache: the manager's shared informer cache as operator code sees it — a read-only
 // `Cache` (reads, indexes, informers whose stores are `StoreReader`s) — and how to scope it per kind
-// (`byObject`). Its machinery (informers, reflectors, stores) is internal; `InformerCache` builds one outside a
-// manager, and `Backoff` is the reflector's retry policy for a watch loop of one's own.
-export { Backoff, isShortWatch } from '../internal/cache/backoff.js';
+// (`byObject`). Its machinery (informers, reflectors, stores) is internal; `newCache` builds one outside a
+// manager.
 export { type Informer, type InformerHandler, stripManagedFields } from '../internal/cache/informer.js';
 export {
   type ByObject,
@@ -10,11 +9,12 @@ export {
   CacheSyncTimeoutError,
   cacheOptionsFor,
   cacheSelects,
-  InformerCache,
   type InformerCacheOptions,
   type KindCacheOptions,
   NamespaceNotCachedError,
+  newCache,
   type ObjectCacheOptions,
+  type StandaloneCache,
 } from '../internal/cache/informer-cache.js';
 export { parseLabelSelector, selectorFromLabels } from '../internal/cache/label-selector.js';
 export {

@@ -1,8 +1,9 @@
 import type { Kind, KubeObject, Stored } from '../object.js';
+import type { DirectClient } from './direct-client.js';
+import type { ObjectClient } from './object-client.js';
 import type {
   ApplyOptions,
   DeleteOptions,
-  DirectClient,
   ListOptions,
   ObjectList,
   ObjectRef,
@@ -10,8 +11,7 @@ import type {
   PatchType,
   Reader,
   WriteOptions,
-} from './client.js';
-import type { ObjectClient } from './object-client.js';
+} from './options.js';
 
 /** What the client needs of the informer cache: its reads, and to be told what a write returned. */
 interface ClientCache extends Reader {

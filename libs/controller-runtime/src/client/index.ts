@@ -1,7 +1,7 @@
 // @opkit/controller-runtime/client: the clients and what they take. The manager's `client` (a `CachedClient`:
-// cached reads, direct writes) and `apiClient` (a `DirectClient`) both implement `ObjectClient`; a
-// `DirectClient` of one's own is built on a `Transport` and a `ResourceMapper`. Also the API errors, the
-// kubeconfig loader and the group/version/kind helpers of object types.
+// cached reads, direct writes) and `apiClient` (a `DirectClient`) both implement `ObjectClient`; `directClient`
+// builds a `DirectClient` of one's own from a kubeconfig. Also the API errors, the kubeconfig loader and the
+// group/version/kind helpers of object types.
 
 // client-node's KubeConfig is accepted wherever a ClusterConnection is.
 export type { KubeConfig } from '@kubernetes/client-node';
@@ -14,13 +14,13 @@ export {
   isGone,
   isNotFound,
 } from '../errors/index.js';
-export { type ClusterConnection, Kubeconfig, KubeconfigError } from '../internal/transport/kubeconfig.js';
 export {
-  NoKindMatchError,
-  ResourceMapper,
-  type ResourceMapping,
-} from '../internal/transport/resource-mapper.js';
-export { loadKubeConfig, Transport } from '../internal/transport/transport.js';
+  type ClusterConnection,
+  KubeconfigError,
+  type LoadedKubeconfig,
+  loadKubeConfig,
+} from '../internal/transport/kubeconfig.js';
+export { NoKindMatchError, type ResourceMapping } from '../internal/transport/resource-mapper.js';
 export {
   apiVersionOf,
   type GroupVersionKind,
@@ -31,17 +31,21 @@ export {
 } from '../object.js';
 export { CachedClient } from './cached-client.js';
 export {
-  type ApplyOptions,
-  type DeleteOptions,
-  DirectClient,
-  type ListOptions,
-  type ObjectList,
-  type ObjectRef,
-  type PatchOptions,
-  type PatchType,
-  type Reader,
+  type DirectClient,
+  type DirectClientOptions,
+  directClient,
   retryOnConflict,
-  type TypeRef,
-  type WriteOptions,
-} from './client.js';
+} from './direct-client.js';
 export type { ObjectClient } from './object-client.js';
+export type {
+  ApplyOptions,
+  DeleteOptions,
+  ListOptions,
+  ObjectList,
+  ObjectRef,
+  PatchOptions,
+  PatchType,
+  Reader,
+  TypeRef,
+  WriteOptions,
+} from './options.js';

@@ -1,11 +1,11 @@
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TypeRef } from '../client/client.js';
+import type { TypeRef } from '../client/options.js';
 import { InformerCache } from '../internal/cache/informer-cache.js';
-import { TestingApiServer } from '../testing/api-server.js';
 import { createLogger } from '../log/index.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import type { KubeObject } from '../object.js';
+import { TestingApiServer } from '../testing/api-server.js';
 import type { WatchSpec } from './controller.js';
 import { Controller } from './controller.js';
 

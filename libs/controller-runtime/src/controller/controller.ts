@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Reader, TypeRef } from '../client/client.js';
+import type { Reader, TypeRef } from '../client/options.js';
 import { isConflict } from '../errors/errors.js';
 import type { MapFunc } from '../handler/handlers.js';
 import type { InformerHandler } from '../internal/cache/informer.js';

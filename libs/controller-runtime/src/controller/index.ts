@@ -2,8 +2,8 @@
 // controller and its options, the map functions that turn watch events into requests (handlers), the
 // predicates that filter events, the work queue's rate limiters, and the reconcile context.
 
+export { BuilderError } from '../errors/builder-error.js';
 export * from '../handler/index.js';
-export { BuilderError } from '../internal/builder-error.js';
 export {
   BucketRateLimiter,
   defaultControllerRateLimiter,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TypeRef } from '../client/client.js';
+import type { TypeRef } from '../client/options.js';
 import type { Condition, KubeObject } from '../object.js';
 import { FakeClient } from '../testing/fake-client.js';
 import { recordingEvents } from '../testing/recording-events.js';

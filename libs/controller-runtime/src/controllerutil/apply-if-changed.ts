@@ -1,4 +1,4 @@
-import type { TypeRef } from '../client/client.js';
+import type { TypeRef } from '../client/options.js';
 import { findStatusCondition } from '../conditions/conditions.js';
 import type { EventType } from '../events/recorder.js';
 import type { Condition, KubeObject } from '../object.js';

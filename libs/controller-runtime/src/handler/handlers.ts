@@ -1,4 +1,4 @@
-import type { Reader, TypeRef } from '../client/client.js';
+import type { Reader, TypeRef } from '../client/options.js';
 import { groupOf, type KubeObject, type Stored } from '../object.js';
 import type { Request } from '../reconcile/reconcile.js';
 

@@ -1,15 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { CachedClient } from '../client/cached-client.js';
-import { DirectClient } from '../client/client.js';
+import { type DirectClient, directClientOn } from '../client/direct-client.js';
 import { EventRecorder, type EventsV1Event } from '../events/index.js';
 import { type ByObject, type Cache, InformerCache } from '../internal/cache/informer-cache.js';
 import { watchNamespacesFromEnv } from '../internal/cache/watch-namespaces.js';
 import { type Checker, ProbeServer, parseBindAddress } from '../internal/healthz/probe-server.js';
 import { LeaderElectionLostError, LeaderElector } from '../internal/leaderelection/leader-elector.js';
-import type { ClusterConnection } from '../internal/transport/kubeconfig.js';
-import { ResourceMapper } from '../internal/transport/resource-mapper.js';
-import { loadKubeConfig, Transport } from '../internal/transport/transport.js';
+import { type ClusterConnection, loadKubeConfig } from '../internal/transport/kubeconfig.js';
+import { Transport } from '../internal/transport/transport.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { authenticationAndAuthorization } from '../metrics/auth-filter.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
@@ -129,7 +128,7 @@ export class Manager {
       warned.add(warning);
       this.logger.warn('API server warning', { warning });
     };
-    this.apiClient = new DirectClient(this.transport, new ResourceMapper(this.transport));
+    this.apiClient = directClientOn(this.transport);
     this.namespaces = options.namespaces ?? watchNamespacesFromEnv();
     const unselected = new Set<string>();
     const informers = new InformerCache({

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadKubeConfig } from '../internal/transport/transport.js';
+import { loadKubeConfig } from '../internal/transport/kubeconfig.js';
 import { createLogger } from '../log/index.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import { selfSignedCertificate } from '../serving/certificates.js';

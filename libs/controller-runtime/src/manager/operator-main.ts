@@ -1,6 +1,6 @@
 import { LeaderElectionLostError } from '../internal/leaderelection/leader-elector.js';
 import type { ClusterConnection } from '../internal/transport/kubeconfig.js';
-import { loadKubeConfig } from '../internal/transport/transport.js';
+import { loadKubeConfig } from '../internal/transport/kubeconfig.js';
 import { createLogger, type Logger, type LoggerOptions } from '../log/index.js';
 import { managerCommand, parseManagerFlags } from './flags.js';
 import { Manager, type ManagerOptions, setupSignalHandler } from './manager.js';

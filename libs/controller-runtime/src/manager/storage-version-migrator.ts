@@ -1,4 +1,5 @@
-import type { DirectClient, TypeRef } from '../client/client.js';
+import type { DirectClient } from '../client/direct-client.js';
+import type { TypeRef } from '../client/options.js';
 import { isConflict, isNotFound } from '../errors/errors.js';
 import { Backoff, sleep } from '../internal/cache/backoff.js';
 import type { Logger } from '../log/index.js';

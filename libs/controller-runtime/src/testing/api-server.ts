@@ -7,10 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import { DirectClient } from '../client/client.js';
+import { type DirectClient, directClient } from '../client/direct-client.js';
 import type { KubeObject } from '../object.js';
-import { ResourceMapper } from '../internal/transport/resource-mapper.js';
-import { Transport } from '../internal/transport/transport.js';
 
 /**
  * A tiny fake API server for unit tests: HTTPS on 127.0.0.1 with a throw-away self-signed certificate, core
@@ -157,7 +155,7 @@ export class TestingApiServer {
   readonly #unclaimed: WatchStream[] = [];
   readonly #waiting: { path: string | undefined; resolve: (w: WatchStream) => void }[] = [];
   readonly #streams: WatchStream[] = [];
-  readonly #transports: Transport[] = [];
+  readonly #clients: DirectClient[] = [];
 
   private constructor(server: Server, resources: readonly ApiResource[]) {
     this.#server = server;
@@ -191,9 +189,9 @@ export class TestingApiServer {
 
   /** A client of this server (its connections are closed by {@link close}). */
   client(): DirectClient {
-    const transport = new Transport(this.kubeConfig());
-    this.#transports.push(transport);
-    return new DirectClient(transport, new ResourceMapper(transport));
+    const client = directClient(this.kubeConfig());
+    this.#clients.push(client);
+    return client;
   }
 
   /** Sets what lists return. */
@@ -224,7 +222,7 @@ export class TestingApiServer {
   }
 
   async close(): Promise<void> {
-    for (const transport of this.#transports) await transport.close();
+    for (const client of this.#clients) await client.close();
     for (const stream of this.#streams) stream.end();
     this.#server.closeAllConnections();
     await new Promise((resolve) => this.#server.close(resolve));

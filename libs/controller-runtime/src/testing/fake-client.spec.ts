@@ -1,7 +1,8 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { CachedClient } from '../client/cached-client.js';
-import { retryOnConflict, type TypeRef } from '../client/client.js';
+import { retryOnConflict } from '../client/direct-client.js';
 import type { ObjectClient } from '../client/object-client.js';
+import type { TypeRef } from '../client/options.js';
 import { setStatusCondition } from '../conditions/conditions.js';
 import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../errors/errors.js';
 import { removeFinalizer } from '../finalizer/finalizers.js';

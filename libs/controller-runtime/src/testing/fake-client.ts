@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ObjectClient } from '../client/object-client.js';
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -9,8 +10,7 @@ import type {
   PatchType,
   TypeRef,
   WriteOptions,
-} from '../client/client.js';
-import type { ObjectClient } from '../client/object-client.js';
+} from '../client/options.js';
 import { ApiError } from '../errors/errors.js';
 import { parseLabelSelector } from '../internal/cache/label-selector.js';
 import { deepFreeze, type IndexFunc, OWNER_UID_INDEX } from '../internal/cache/store.js';

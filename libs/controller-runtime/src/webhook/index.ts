@@ -1,6 +1,7 @@
 // @opkit/controller-runtime/webhook: admission (defaulting and validating handlers), conversion between API
 // versions, the webhook server the manager runs, `webhookManagedBy` to declare a kind's webhooks on it, and the
 // schema validator the webhooks check objects against.
+export { BuilderError } from '../errors/builder-error.js';
 export {
   AdmissionDenied,
   type AdmissionOperation,

@@ -1,4 +1,4 @@
-import type { TypeRef } from '../client/client.js';
+import type { TypeRef } from '../client/options.js';
 import type { KubeObject } from '../object.js';
 import type { Defaulter, Validator } from './admission.js';
 import type { Spoke } from './conversion.js';

@@ -1,5 +1,5 @@
-import type { TypeRef } from '../client/client.js';
-import { BuilderError } from '../internal/builder-error.js';
+import type { TypeRef } from '../client/options.js';
+import { BuilderError } from '../errors/builder-error.js';
 import { gvkOf, type KubeObject } from '../object.js';
 import { type Defaulter, defaultingHandler, type Validator, validatingHandler } from './admission.js';
 import type { Spoke } from './conversion.js';

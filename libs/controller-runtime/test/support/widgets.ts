@@ -2,7 +2,7 @@
 // runtime's end-to-end suites.
 
 import type { CachedClient } from '../../src/client/cached-client.js';
-import type { DirectClient } from '../../src/client/client.js';
+import type { DirectClient } from '../../src/client/direct-client.js';
 import { isNotFound } from '../../src/errors/errors.js';
 import type { KubeObject, Stored } from '../../src/object.js';
 import type { Reconciler } from '../../src/reconcile/reconcile.js';
@@ -66,7 +66,7 @@ export async function installWidgetCrd(api: DirectClient): Promise<void> {
   }
   for (let i = 0; i < 100; i++) {
     try {
-      await api.mapper.mapping(WIDGET.apiVersion, WIDGET.kind);
+      await api.mapping(WIDGET.apiVersion, WIDGET.kind);
       await api.list(WIDGET, { limit: 1 });
       return;
     } catch {

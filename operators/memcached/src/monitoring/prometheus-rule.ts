@@ -71,7 +71,7 @@ export function prometheusRuleInstaller(api: DirectClient, namespace: string, lo
     needLeaderElection: false,
     async start() {
       try {
-        await api.mapper.mapping(PROMETHEUS_RULE.apiVersion, PROMETHEUS_RULE.kind);
+        await api.mapping(PROMETHEUS_RULE.apiVersion, PROMETHEUS_RULE.kind);
       } catch (error) {
         if (error instanceof NoKindMatchError || isNotFound(error)) {
           log.info(

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { Backoff, isShortWatch } from '@opkit/controller-runtime/cache';
 import { KubeApiError, type KubeRest, type Query } from './rest.js';
+import { endedTooSoon, RetryDelay } from './retry-delay.js';
 
 interface ListResult<T> {
   metadata: { resourceVersion?: string; continue?: string };
@@ -32,7 +32,7 @@ export async function listWatch<T>(
   let resourceVersion: string | undefined;
   // The version is the last list's: no watch has delivered an event since.
   let fromList = false;
-  const backoff = new Backoff();
+  const backoff = new RetryDelay();
   while (!signal.aborted) {
     try {
       if (resourceVersion === undefined) {
@@ -58,7 +58,7 @@ export async function listWatch<T>(
       );
       // Expired at once from the version just listed, it would expire again: relisting at once would list and
       // watch as fast as the server answers. After a watch that worked, the relist is at once.
-      const short = isShortWatch(opened, events);
+      const short = endedTooSoon(opened, events);
       if (error) resourceVersion = undefined;
       if (short && (!error || fromList)) await delay(backoff.next(), undefined, { signal });
       else if (!short) backoff.reset();

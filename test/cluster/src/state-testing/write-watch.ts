@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { Backoff, isShortWatch } from '@opkit/controller-runtime/cache';
 import type { KubeRest } from '../kube/rest.js';
+import { endedTooSoon, RetryDelay } from '../kube/retry-delay.js';
 
 /** A kind of object to watch, e.g. `{ apiVersion: 'apps/v1', plural: 'deployments' }`. */
 export interface ResourceType {
@@ -124,7 +124,7 @@ export class WriteWatch {
   async #follow(type: ResourceType): Promise<void> {
     const path = collectionPath(type, this.#namespace);
     const signal = this.#abort.signal;
-    const backoff = new Backoff();
+    const backoff = new RetryDelay();
     while (!signal.aborted) {
       // Unset when the list or the watch failed.
       let watched: { readonly short: boolean; readonly events: number } | undefined;
@@ -146,7 +146,7 @@ export class WriteWatch {
           },
           signal,
         );
-        watched = { short: isShortWatch(opened, events), events };
+        watched = { short: endedTooSoon(opened, events), events };
       } catch {
         if (signal.aborted) return;
       }

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TypeRef } from '../../client/client.js';
+import type { TypeRef } from '../../client/options.js';
 import { ApiError } from '../../errors/errors.js';
 import type { KubeObject } from '../../object.js';
+import { statusReply, TestingApiServer } from '../../testing/api-server.js';
 import {
   CacheSyncTimeoutError,
   cacheOptionsFor,
@@ -9,7 +10,6 @@ import {
   InformerCache,
   NamespaceNotCachedError,
 } from './informer-cache.js';
-import { statusReply, TestingApiServer } from '../../testing/api-server.js';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;

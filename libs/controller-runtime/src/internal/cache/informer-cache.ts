@@ -1,4 +1,5 @@
-import type { DirectClient, ListOptions, ObjectList, Reader, TypeRef } from '../../client/client.js';
+import type { DirectClient } from '../../client/direct-client.js';
+import type { ListOptions, ObjectList, Reader, TypeRef } from '../../client/options.js';
 import { ApiError } from '../../errors/errors.js';
 import type { Kind, KubeObject, Stored } from '../../object.js';
 import { type Informer, type InformerScope, SharedInformer, stripManagedFields } from './informer.js';
@@ -104,6 +105,19 @@ export interface Cache extends Reader {
   hasSynced(): Promise<boolean>;
 }
 
+/** A cache of one's own, outside a manager: its owner starts it, and stops it through the signal. */
+export interface StandaloneCache extends Cache {
+  /** Starts every informer created so far and any created later, until `signal` aborts. */
+  start(signal: AbortSignal): void;
+  /** Resolves when every informer's reflectors have stopped. */
+  stopped(): Promise<void>;
+}
+
+/** A shared informer cache of one's own, reading through `options.client`, for code that runs no manager. */
+export function newCache(options: InformerCacheOptions): StandaloneCache {
+  return new InformerCache(options);
+}
+
 /**
  * Shared informers, one per kind and scope, serving every controller and the cached client. Reads wait for
  * the kind's informer to sync (starting it on first use, as controller-runtime does) and return deep-frozen
@@ -137,7 +151,7 @@ export class InformerCache implements Cache {
     let informer = this.#informers.get(key);
     if (!informer) {
       informer = (async () => {
-        const mapping = await this.#o.client.mapper.mapping(type.apiVersion, type.kind);
+        const mapping = await this.#o.client.mapping(type.apiVersion, type.kind);
         const transform = this.#byKind.get(key)?.transform ?? this.#o.defaultTransform ?? stripManagedFields;
         const created = new SharedInformer<Stored<KubeObject>>({
           client: this.#o.client,
@@ -220,7 +234,7 @@ export class InformerCache implements Cache {
   async #ready<T extends KubeObject>(type: TypeRef, namespace?: string): Promise<SharedInformer<Stored<T>>> {
     const scope = this.#scope(type);
     if (namespace && scope.namespaces.length > 0 && !scope.namespaces.includes(namespace)) {
-      const mapping = await this.#o.client.mapper.mapping(type.apiVersion, type.kind);
+      const mapping = await this.#o.client.mapping(type.apiVersion, type.kind);
       if (mapping.namespaced) {
         throw new NamespaceNotCachedError(
           `unable to read ${type.kind} in namespace "${namespace}": the cache only watches ${scope.namespaces.join(', ')}`,

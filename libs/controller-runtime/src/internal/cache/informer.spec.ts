@@ -1,12 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TypeRef } from '../../client/client.js';
+import type { TypeRef } from '../../client/options.js';
 import type { KubeObject } from '../../object.js';
-import {
-  type InformerHandler,
-  type InformerOptions,
-  SharedInformer,
-  stripManagedFields,
-} from './informer.js';
 import {
   bookmark,
   errorEvent,
@@ -14,6 +8,12 @@ import {
   TestingApiServer,
   type WatchEvent,
 } from '../../testing/api-server.js';
+import {
+  type InformerHandler,
+  type InformerOptions,
+  SharedInformer,
+  stripManagedFields,
+} from './informer.js';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;

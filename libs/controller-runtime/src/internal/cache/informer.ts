@@ -1,4 +1,5 @@
-import type { DirectClient, TypeRef } from '../../client/client.js';
+import type { DirectClient } from '../../client/direct-client.js';
+import type { TypeRef } from '../../client/options.js';
 import { type KubeObject, objectKey } from '../../object.js';
 import { copyJson } from '../json-copy.js';
 import { FieldSetTable } from './field-sets.js';

@@ -1,9 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TypeRef } from '../../client/client.js';
+import type { TypeRef } from '../../client/options.js';
 import { ApiError } from '../../errors/errors.js';
 import type { KubeObject } from '../../object.js';
-import { Backoff } from './backoff.js';
-import { Reflector, type ReflectorOptions, type ReflectorSink } from './reflector.js';
 import {
   bookmark,
   errorEvent,
@@ -11,6 +9,8 @@ import {
   TestingApiServer,
   type WatchEvent,
 } from '../../testing/api-server.js';
+import { Backoff } from './backoff.js';
+import { Reflector, type ReflectorOptions, type ReflectorSink } from './reflector.js';
 
 const CONFIG_MAP: TypeRef = { apiVersion: 'v1', kind: 'ConfigMap' };
 const COLLECTION = '/api/v1/namespaces/default/configmaps';

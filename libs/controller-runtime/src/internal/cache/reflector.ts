@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import type { DirectClient, TypeRef } from '../../client/client.js';
+import type { DirectClient } from '../../client/direct-client.js';
+import type { TypeRef } from '../../client/options.js';
 import { isGone } from '../../errors/errors.js';
 import type { KubeObject } from '../../object.js';
 import { Backoff, isShortWatch, sleep } from './backoff.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { DirectClient } from '../../client/client.js';
+import type { DirectClient } from '../../client/direct-client.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../errors/errors.js';
 import type { KubeObject } from '../../object.js';
 import { sleep } from '../cache/backoff.js';

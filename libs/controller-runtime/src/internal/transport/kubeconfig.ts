@@ -20,6 +20,25 @@ export interface ClusterConnection {
   applyToHTTPSOptions(options: RequestOptions): Promise<void>;
 }
 
+/** A loaded kubeconfig: a connection, and what its current context says besides. */
+export interface LoadedKubeconfig extends ClusterConnection {
+  getCurrentCluster(): { readonly server: string };
+  /** The current context's namespace (the service account's in a pod), when it names one. */
+  readonly namespace?: string;
+  /** Where it came from, for messages. */
+  readonly source: string;
+}
+
+/**
+ * Loads `path`; without it `$KUBECONFIG` (its files merged, the first to name an entry wins), else
+ * `~/.kube/config`, else the pod's service account — the order client-node and kubectl follow.
+ *
+ * @throws KubeconfigError naming the file and entry that cannot be used
+ */
+export function loadKubeConfig(path?: string): LoadedKubeconfig {
+  return Kubeconfig.load(path);
+}
+
 /** A kubeconfig that cannot be used: `message` names the file, the entry and the reason. */
 export class KubeconfigError extends ConnectionError {
   constructor(message: string, options?: ErrorOptions) {
@@ -67,7 +86,7 @@ interface ExecCredential {
 }
 
 /** A kubeconfig's current context, or the in-cluster service account, ready to connect with. */
-export class Kubeconfig implements ClusterConnection {
+export class Kubeconfig implements LoadedKubeconfig {
   #credential: Promise<ExecCredential> | undefined;
 
   private constructor(

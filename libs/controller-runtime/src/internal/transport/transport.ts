@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Agent, type RequestOptions, request } from 'node:https';
 import { ApiError, ConnectionError } from '../../errors/errors.js';
 import type { RuntimeMetrics } from '../../metrics/runtime-metrics.js';
-import { type ClusterConnection, Kubeconfig } from './kubeconfig.js';
+import type { ClusterConnection } from './kubeconfig.js';
 
 // Not an ES module import: that would evaluate every export of node:tls, its root certificate list among them.
 const { createSecureContext } = process.getBuiltinModule('node:tls');
@@ -19,11 +19,6 @@ export interface RequestSpec {
   /** Whole-request timeout; 0 for none (watches use an inactivity watchdog instead). */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
-}
-
-/** Loads `path`, else `$KUBECONFIG`, `~/.kube/config` or the in-cluster service account, as kubectl does. */
-export function loadKubeConfig(path?: string): Kubeconfig {
-  return Kubeconfig.load(path);
 }
 
 function withQuery(path: string, query?: Query): string {

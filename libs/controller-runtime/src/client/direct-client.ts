@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { isConflict } from '../errors/errors.js';
-import type { ResourceMapper } from '../internal/transport/resource-mapper.js';
-import type { Query, Transport } from '../internal/transport/transport.js';
+import type { ClusterConnection } from '../internal/transport/kubeconfig.js';
+import { ResourceMapper, type ResourceMapping } from '../internal/transport/resource-mapper.js';
+import { type Query, Transport } from '../internal/transport/transport.js';
+import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import type { Kind, KubeObject, Stored } from '../object.js';
 import type { ObjectClient } from './object-client.js';
 import type {
@@ -16,19 +18,41 @@ import type {
   WriteOptions,
 } from './options.js';
 
-// The option types are declared in options.ts, which the ObjectClient interface imports too.
-export type {
-  ApplyOptions,
-  DeleteOptions,
-  ListOptions,
-  ObjectList,
-  ObjectRef,
-  PatchOptions,
-  PatchType,
-  Reader,
-  TypeRef,
-  WriteOptions,
-} from './options.js';
+/**
+ * A typed client for any kind, straight to the API server: reads, writes, status subresource, JSON merge
+ * patch and server-side apply. Custom resources get merge patches or apply, never the strategic merge
+ * default that CRDs reject. Without a field manager of its own, the server names the manager of a write
+ * after the client's user agent, and `apply` needs one in its options.
+ */
+export interface DirectClient extends ObjectClient {
+  readonly fieldManager: string | undefined;
+  /**
+   * Where the server serves a kind, found through discovery (and looked up again for a kind it did not
+   * serve yet); fails with `NoKindMatchError` when it serves none.
+   */
+  mapping(apiVersion: string, kind: string): Promise<ResourceMapping>;
+  /** Streams a watch; the caller consumes the newline-delimited JSON events. */
+  watch(type: TypeRef, query: Query & { namespace?: string }, signal: AbortSignal): Promise<IncomingMessage>;
+  /** Drops the kept-alive connections. */
+  close(): Promise<void>;
+}
+
+export interface DirectClientOptions {
+  /** The field manager of writes whose options name none. */
+  readonly fieldManager?: string;
+  /** Where every request is counted (`rest_client_requests_total`). */
+  readonly metrics?: RuntimeMetrics;
+}
+
+/** A direct client of the cluster a kubeconfig's current context names. */
+export function directClient(connection: ClusterConnection, options: DirectClientOptions = {}): DirectClient {
+  return new RestClient(new Transport(connection, options.metrics), options);
+}
+
+/** A direct client over a transport of the runtime's own (the manager's, which fences writes). */
+export function directClientOn(transport: Transport, options: { fieldManager?: string } = {}): DirectClient {
+  return new RestClient(transport, options);
+}
 
 const PATCH_CONTENT_TYPES: Record<PatchType | 'apply', string> = {
   merge: 'application/merge-patch+json',
@@ -60,31 +84,34 @@ function escapeFieldValue(value: string): string {
   return value.replace(/[\\,=]/g, (c) => `\\${c}`);
 }
 
-/**
- * A typed client for any kind, straight to the API server: reads, writes, status subresource, JSON merge
- * patch and server-side apply. Custom resources get merge patches or apply, never the strategic merge
- * default that CRDs reject. Without a field manager of its own, the server names the manager of a write
- * after the client's user agent, and `apply` needs one in its options.
- */
-export class DirectClient implements ObjectClient {
-  readonly transport: Transport;
-  readonly mapper: ResourceMapper;
+/** The direct client: a kind's REST path through discovery, each call one request on the transport. */
+class RestClient implements DirectClient {
+  readonly #transport: Transport;
+  readonly #mapper: ResourceMapper;
   readonly fieldManager: string | undefined;
 
-  constructor(transport: Transport, mapper: ResourceMapper, options: { fieldManager?: string } = {}) {
-    this.transport = transport;
-    this.mapper = mapper;
+  constructor(transport: Transport, options: { fieldManager?: string }) {
+    this.#transport = transport;
+    this.#mapper = new ResourceMapper(transport);
     this.fieldManager = options.fieldManager;
   }
 
+  mapping(apiVersion: string, kind: string): Promise<ResourceMapping> {
+    return this.#mapper.mapping(apiVersion, kind);
+  }
+
+  close(): Promise<void> {
+    return this.#transport.close();
+  }
+
   async get<T extends KubeObject>(type: Kind<T>, name: string, namespace?: string): Promise<Stored<T>> {
-    const path = await this.mapper.path(type.apiVersion, type.kind, namespace, name);
-    return this.transport.request<Stored<T>>({ method: 'GET', path });
+    const path = await this.#mapper.path(type.apiVersion, type.kind, namespace, name);
+    return this.#transport.request<Stored<T>>({ method: 'GET', path });
   }
 
   async list<T extends KubeObject>(type: Kind<T>, options: ListOptions = {}): Promise<ObjectList<Stored<T>>> {
-    const path = await this.mapper.path(type.apiVersion, type.kind, options.namespace);
-    const list = await this.transport.request<ObjectList<Stored<T>>>({
+    const path = await this.#mapper.path(type.apiVersion, type.kind, options.namespace);
+    const list = await this.#transport.request<ObjectList<Stored<T>>>({
       method: 'GET',
       path,
       query: {
@@ -103,15 +130,14 @@ export class DirectClient implements ObjectClient {
     return list;
   }
 
-  /** Streams a watch; the caller consumes the newline-delimited JSON events. */
   async watch(
     type: TypeRef,
     query: Query & { namespace?: string },
     signal: AbortSignal,
   ): Promise<IncomingMessage> {
     const { namespace, ...rest } = query;
-    const path = await this.mapper.path(type.apiVersion, type.kind, namespace as string | undefined);
-    return this.transport.open({
+    const path = await this.#mapper.path(type.apiVersion, type.kind, namespace as string | undefined);
+    return this.#transport.open({
       method: 'GET',
       path,
       query: { ...rest, watch: true },
@@ -129,8 +155,8 @@ export class DirectClient implements ObjectClient {
 
   async create<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>> {
     const { apiVersion, kind } = typeOf(obj);
-    const path = await this.mapper.path(apiVersion, kind, obj.metadata.namespace);
-    return this.transport.request<Stored<T>>({
+    const path = await this.#mapper.path(apiVersion, kind, obj.metadata.namespace);
+    return this.#transport.request<Stored<T>>({
       method: 'POST',
       path,
       body: obj,
@@ -141,8 +167,8 @@ export class DirectClient implements ObjectClient {
   /** Replaces the object; fails with 409 Conflict when its resourceVersion is stale. */
   async update<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>> {
     const { apiVersion, kind } = typeOf(obj);
-    const path = await this.mapper.path(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
-    return this.transport.request<Stored<T>>({
+    const path = await this.#mapper.path(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
+    return this.#transport.request<Stored<T>>({
       method: 'PUT',
       path,
       body: obj,
@@ -153,8 +179,8 @@ export class DirectClient implements ObjectClient {
   /** Replaces the status subresource. */
   async updateStatus<T extends KubeObject>(obj: T, options?: WriteOptions): Promise<Stored<T>> {
     const { apiVersion, kind } = typeOf(obj);
-    const path = await this.mapper.path(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
-    return this.transport.request<Stored<T>>({
+    const path = await this.#mapper.path(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
+    return this.#transport.request<Stored<T>>({
       method: 'PUT',
       path: `${path}/status`,
       body: obj,
@@ -168,8 +194,8 @@ export class DirectClient implements ObjectClient {
     type: PatchType = 'merge',
     options: PatchOptions = {},
   ): Promise<Stored<T>> {
-    const path = await this.mapper.path(target.apiVersion, target.kind, target.namespace, target.name);
-    return this.transport.request<Stored<T>>({
+    const path = await this.#mapper.path(target.apiVersion, target.kind, target.namespace, target.name);
+    return this.#transport.request<Stored<T>>({
       method: 'PATCH',
       path: options.subresource ? `${path}/${options.subresource}` : path,
       body: patch,
@@ -191,8 +217,8 @@ export class DirectClient implements ObjectClient {
       );
     }
     const { apiVersion, kind } = typeOf(obj);
-    const path = await this.mapper.path(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
-    return this.transport.request<Stored<T>>({
+    const path = await this.#mapper.path(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
+    return this.#transport.request<Stored<T>>({
       method: 'PATCH',
       path: options.subresource ? `${path}/${options.subresource}` : path,
       // JSON is YAML, so the apply body can be sent as JSON with the apply content type.
@@ -203,8 +229,8 @@ export class DirectClient implements ObjectClient {
   }
 
   async delete(target: ObjectRef, options: DeleteOptions = {}): Promise<void> {
-    const path = await this.mapper.path(target.apiVersion, target.kind, target.namespace, target.name);
-    await this.transport.request({
+    const path = await this.#mapper.path(target.apiVersion, target.kind, target.namespace, target.name);
+    await this.#transport.request({
       method: 'DELETE',
       path,
       body: { apiVersion: 'v1', kind: 'DeleteOptions', ...options },

@@ -1,31 +1,32 @@
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { TestingApiServer } from '../testing/api-server.js';
-import { ResourceMapper } from '../internal/transport/resource-mapper.js';
-import { Transport } from '../internal/transport/transport.js';
 import type { FakeClient } from '../testing/fake-client.js';
 import type { CachedClient } from './cached-client.js';
-import { DirectClient, type TypeRef } from './client.js';
+import { directClient as connect, type DirectClient } from './direct-client.js';
 import type { ObjectClient } from './object-client.js';
+import type { TypeRef } from './options.js';
 
 const CONFIG_MAP: TypeRef = { apiVersion: 'v1', kind: 'ConfigMap' };
 const settings = { ...CONFIG_MAP, metadata: { name: 'settings', namespace: 'ns' }, data: { mode: 'fast' } };
 
 let api: TestingApiServer;
-let transport: Transport;
+const clients: DirectClient[] = [];
 
 beforeEach(async () => {
   api = await TestingApiServer.start();
-  transport = new Transport(api.kubeConfig());
 });
 
 afterEach(async () => {
-  await transport.close();
+  for (const client of clients.splice(0)) await client.close();
   await api.close();
 });
 
 /** A direct client of the testing server, with a field manager of its own when given one. */
-const directClient = (fieldManager?: string) =>
-  new DirectClient(transport, new ResourceMapper(transport), { fieldManager });
+const directClient = (fieldManager?: string): DirectClient => {
+  const client = connect(api.kubeConfig(), { fieldManager });
+  clients.push(client);
+  return client;
+};
 
 /** The requests after discovery, as method, path and query. */
 const calls = () => api.requests.filter((r) => r.path !== '/api/v1');
