@@ -212,17 +212,23 @@ export async function buildCatalog(o: BuildCatalogOptions): Promise<BuiltCatalog
     merged.deprecations.push(...rendered.deprecations);
     merged.others.push(...rendered.others);
   }
+  const bundleProblems: string[] = [];
   if (o.releases !== undefined) {
     for (const release of o.releases) {
       if (!merged.packages.some((p) => p.name === release.package)) continue;
       const bundle = loaded.get(join(o.bundlesDir, release.package, release.version));
-      if (bundle !== undefined) disagreements.push(...bundleDisagreements(bundle, release));
+      if (bundle !== undefined) bundleProblems.push(...bundleDisagreements(bundle, release));
     }
   }
-  if (disagreements.length > 0) {
+  if (disagreements.length + bundleProblems.length > 0) {
+    // The header names what disagrees: the templates (as it always said), the current bundles, or both.
+    const what = [
+      ...(disagreements.length > 0 ? ['the catalog templates'] : []),
+      ...(bundleProblems.length > 0 ? ["the operators' current bundles"] : []),
+    ].join(' and ');
     throw new ActionError(
       'OPKIT_RELEASE_MISMATCH',
-      `the catalog templates disagree with the operators' release identity:\n${disagreements.join('\n')}`,
+      `${what} disagree with the operators' release identity:\n${[...disagreements, ...bundleProblems].join('\n')}`,
     );
   }
   const problems = validateCatalog(merged).filter((r) => r.level === 'error');

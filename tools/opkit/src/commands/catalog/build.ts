@@ -23,7 +23,7 @@ export function registerCatalogBuild(catalog: Command): void {
     .option('--force', 'write into a non-empty directory that is not a catalog (its other files stay)', false)
     .option(
       '--operators <dir>',
-      "operator projects: fail where a template disagrees with an operator's version, opkit.channels or opkit.replaces",
+      "operator projects: fail where a template, or the bundle of an operator's current version, disagrees with its version, opkit.channels or opkit.replaces",
     )
     .option(
       '--bundle-images <repository>',
