@@ -1,8 +1,11 @@
 import { customResourceDefinition } from '@opkit/controller-tools/crd';
 import { GROUP, KIND, PLURAL, redisClusterSchema, VERSION } from './v1/redis-cluster.js';
 
-/** The RedisCluster CRD, generated from the schema. */
-export const redisClusterCrd = customResourceDefinition({
+/**
+ * The RedisCluster CRD, generated from the schema. `@__PURE__`: the operator's bundle reaches this module
+ * through src/api/index.ts but uses no CRD, so the bundler drops the build-time assembly.
+ */
+export const redisClusterCrd = /* @__PURE__ */ customResourceDefinition({
   group: GROUP,
   kind: KIND,
   plural: PLURAL,
