@@ -2,7 +2,7 @@
 // bundles, build a catalog from templates, check a release against its one source (the operator's
 // package.json `opkit` record). Each takes typed options and returns a typed result; none prints: progress
 // goes to an optional callback and failures are `ActionError`s with a code and one line. The CLI's commands
-// parse flags and call these; the Nx plugin, tests and users can call them without the CLI. Each action is
+// parse flags and call these; tests and programs of one's own can call them without the CLI. Each action is
 // also its own subpath (`@opkit/olm/action/render`, …), so a caller loads only the one it runs.
 export {
   type BuildBundlesOptions,
