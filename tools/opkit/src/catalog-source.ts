@@ -1,29 +1,23 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openLayoutImage, parseReference, splitTrailingTag } from '@opkit/oci';
-import { unpackCatalogImage } from '@opkit/olm/action/catalog-image';
+import { type UnpackedCatalog, unpackCatalogImage } from '@opkit/olm/action/catalog-image';
 import type { UnpackLimits } from '@opkit/olm/action/image-unpack';
 import { withPulledImage } from '@opkit/olm/action/pulled-image';
 import { CliError } from './cli-error.js';
 import { cliRegistryClient } from './registry-client.js';
 
-/** A catalog directory to serve, and how to clean up after it (images are unpacked into a temp dir). */
-export interface CatalogSource {
-  readonly dir: string;
-  readonly description: string;
-  dispose(): Promise<void>;
-}
-
 /**
  * Resolves what `catalog serve` was given: a file-based catalog directory, an OCI image layout directory as
  * `opkit catalog image` writes it (`<layout>` or `<layout>:<tag>`), or a registry reference pulled anonymously.
  * Images are unpacked as their layers are read from disk (a registry's pulled to a temporary layout first), so
- * memory does not grow with them; `signal` stops the pull or the unpacking and leaves no temp dir behind.
+ * memory does not grow with them; `signal` stops the pull or the unpacking and leaves no temp dir behind. A
+ * directory is served as it is (its `dispose` does nothing).
  */
 export async function resolveCatalogSource(
   source: string,
   options: { plainHttp?: boolean; limits?: UnpackLimits; signal?: AbortSignal } = {},
-): Promise<CatalogSource> {
+): Promise<UnpackedCatalog> {
   const unpack = { ...options.limits, ...(options.signal === undefined ? {} : { signal: options.signal }) };
   const layoutRef = splitTrailingTag(source);
   const layoutDir = existsSync(source) ? source : layoutRef.name;

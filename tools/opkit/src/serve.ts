@@ -1,6 +1,7 @@
 import { constants } from 'node:os';
+import type { UnpackedCatalog } from '@opkit/olm/action/catalog-image';
 import { loadRegistry, startRegistryServer } from '@opkit/olm/registry';
-import { type CatalogSource, resolveCatalogSource } from './catalog-source.js';
+import { resolveCatalogSource } from './catalog-source.js';
 import { CliError } from './cli-error.js';
 
 /** Options of `opkit catalog serve`. */
@@ -69,7 +70,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 export async function serveCatalog(source: string, options: ServeOptions): Promise<void> {
   const started = performance.now();
   const stop = takeStopSignals();
-  let catalog: CatalogSource | undefined;
+  let catalog: UnpackedCatalog | undefined;
   let stoppedEarly = false;
   try {
     catalog = await resolveCatalogSource(source, { plainHttp: options.plainHttp, signal: stop.signal });

@@ -1,10 +1,11 @@
 // `opkit undeploy`'s kubectl calls: what of the rendered manifests the cluster holds, how many objects a CRD
 // still has, and its custom resources deleted while the operator still runs, so their finalizers are removed
 // and no CRD is left terminating.
+
+import { runKubectl as kubectl } from '@opkit/olm/action/kubectl';
 import { readYamlStream } from '@opkit/olm/bundle';
 import { CliError } from './cli-error.js';
 import type { DeployObject } from './deployed-objects.js';
-import { runKubectl as kubectl } from './kubectl.js';
 
 /** Objects as one `List` document, which `kubectl … -f -` takes as its items. */
 export function objectList(objects: readonly DeployObject[]): string {

@@ -7,7 +7,7 @@ import { resolveWithinRoot } from '@opkit/oci/within-root';
 import { ActionError } from './errors.js';
 import { type UnpackOptions, unpackImageLayers } from './image-unpack.js';
 
-/** A catalog directory unpacked from an image, and how to remove it. */
+/** A catalog directory (unpacked from an image into a temp dir, or given as it is) and how to clean up after it. */
 export interface UnpackedCatalog {
   readonly dir: string;
   readonly description: string;

@@ -10,7 +10,8 @@ import { tryParseVersion } from '../semver/version.js';
 import { ActionError } from './errors.js';
 import { deploymentImages, pinnedReference, withImages } from './image-digests.js';
 import { checkImageReference } from './image-reference.js';
-import { runKustomize } from './kustomize.js';
+import { runKustomize } from './kubectl.js';
+import { checkPackageName } from './package-name.js';
 
 /** Renders an operator's `config/manifests` with kustomize (through kubectl) into objects. */
 export function renderOperatorManifests(operatorDir: string): Manifest[] {
@@ -57,13 +58,7 @@ export interface GenerateBundleOptions {
  * Returns what was written, the annotations (the bundle image's labels) among it.
  */
 export async function generateBundle(o: GenerateBundleOptions): Promise<WrittenBundle> {
-  // The CSV is named <package>.v<version>: a Kubernetes object name (DNS-1123 subdomain).
-  if (!/^[a-z0-9]([-a-z0-9.]{0,200}[a-z0-9])?$/.test(o.packageName)) {
-    throw new ActionError(
-      'OPKIT_ARGUMENT_INVALID',
-      `--package ${JSON.stringify(o.packageName)}: lower-case letters, digits, '-' and '.' only (it names the CSV <package>.v<version>)`,
-    );
-  }
+  checkPackageName(o.packageName);
   // operator-sdk takes the CSV name (<package>.v<version>); a bare version names this package's CSV.
   const replacesVersion = o.replaces?.startsWith(`${o.packageName}.v`)
     ? o.replaces.slice(o.packageName.length + 2)

@@ -5,6 +5,7 @@ import { kustomizeBaseCsv, manifestsKustomization } from '../csv/kustomize-base.
 import { packageNameOf } from '../manifest/cluster-service-version.js';
 import type { Manifest } from '../manifest/manifest.js';
 import { ActionError } from './errors.js';
+import { checkPackageName } from './package-name.js';
 
 export interface KustomizeManifestsOptions {
   /** The operator project (with package.json and config/). */
@@ -23,7 +24,6 @@ export interface KustomizeManifestsResult {
 }
 
 const CSV_SUFFIX = '.clusterserviceversion.yaml';
-const PACKAGE_NAME = /^[a-z0-9]([-a-z0-9.]{0,200}[a-z0-9])?$/;
 
 function projectPackageJson(projectDir: string): { description?: unknown; opkit?: { package?: unknown } } {
   const file = join(projectDir, 'package.json');
@@ -85,11 +85,7 @@ export function generateKustomizeManifests(o: KustomizeManifestsOptions): Kustom
       'OPKIT_ARGUMENT_INVALID',
       `${join(o.projectDir, 'package.json')}: no opkit.package field; pass --package <name>`,
     );
-  if (!PACKAGE_NAME.test(packageName))
-    throw new ActionError(
-      'OPKIT_ARGUMENT_INVALID',
-      `--package ${JSON.stringify(packageName)}: lower-case letters, digits, '-' and '.' only (it names the CSV <package>.v<version>)`,
-    );
+  checkPackageName(packageName);
   for (const dir of [outputDir, join(outputDir, 'bases')]) {
     if (existsSync(dir) && !statSync(dir).isDirectory())
       throw new ActionError(
