@@ -22,7 +22,7 @@ export interface OperatorRelease {
   readonly replaces?: string;
 }
 
-/** The `opkit` field as package.json holds it. */
+/** The `opkit` field as package.json holds it (other keys, such as `resources`, belong to other tools). */
 interface ReleaseField {
   readonly package: string;
   readonly channels: readonly string[];
@@ -39,26 +39,59 @@ export function readOperatorReleases(operatorsDir: string): OperatorRelease[] {
     const operatorDir = join(operatorsDir, name);
     const manifest = join(operatorDir, 'package.json');
     if (!existsSync(manifest)) continue;
-    const pkg = parseManifest(manifest);
-    if (!pkg.opkit) continue;
-    const { package: packageName, channels, image, replaces } = pkg.opkit;
+    const release = releaseOf(manifest, parseManifest(manifest));
+    if (release === undefined) continue;
+    const { version, field } = release;
     releases.push({
       manifest,
       operatorDir,
-      version: pkg.version,
-      package: packageName,
-      channels,
-      image,
-      ...(replaces !== undefined ? { replaces } : {}),
+      version,
+      package: field.package,
+      channels: field.channels,
+      image: field.image,
+      ...(field.replaces !== undefined ? { replaces: field.replaces } : {}),
     });
   }
   return releases;
 }
 
-function parseManifest(manifest: string): { version: string; opkit?: ReleaseField } {
+function parseManifest(manifest: string): unknown {
   try {
-    return JSON.parse(readFileSync(manifest, 'utf8')) as { version: string; opkit?: ReleaseField };
+    return JSON.parse(readFileSync(manifest, 'utf8')) as unknown;
   } catch (error) {
     throw new ActionError('OPKIT_ARGUMENT_INVALID', `${manifest}: ${(error as Error).message}`);
   }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isName = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+/**
+ * The version and the `opkit` field of a package.json, checked: undefined when it has no `opkit` field.
+ *
+ * @throws ActionError `OPKIT_ARGUMENT_INVALID` naming the file and the field that is missing or malformed
+ */
+function releaseOf(manifest: string, pkg: unknown): { version: string; field: ReleaseField } | undefined {
+  if (!isObject(pkg) || pkg.opkit === undefined) return undefined;
+  const invalid = (field: string, expected: string) =>
+    new ActionError('OPKIT_ARGUMENT_INVALID', `${manifest}: ${field}: expected ${expected}`);
+  const { opkit, version } = pkg;
+  if (!isObject(opkit)) throw invalid('opkit', 'an object');
+  if (!isName(version)) throw invalid('version', 'a version such as 0.1.0');
+  if (!isName(opkit.package)) throw invalid('opkit.package', 'the OLM package name');
+  if (!Array.isArray(opkit.channels) || opkit.channels.length === 0 || !opkit.channels.every(isName))
+    throw invalid('opkit.channels', 'a non-empty list of channel names');
+  if (!isName(opkit.image)) throw invalid('opkit.image', 'the operator image repository');
+  if (opkit.replaces !== undefined && !isName(opkit.replaces))
+    throw invalid('opkit.replaces', 'the version the current one replaces');
+  return {
+    version,
+    field: {
+      package: opkit.package,
+      channels: opkit.channels,
+      image: opkit.image,
+      ...(opkit.replaces === undefined ? {} : { replaces: opkit.replaces }),
+    },
+  };
 }
