@@ -1,4 +1,4 @@
-import { ApiError } from '@opkit/controller-runtime/client';
+import { ApiError, ConnectionError, KubeconfigError } from '@opkit/controller-runtime/client';
 import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error.js';
 import { examples, outputFormatOption } from './options.js';
@@ -37,16 +37,23 @@ async function connect(
 }
 
 /**
- * An API server's refusal in the words these commands have always printed (`GET /path: HTTP 403: message`),
- * rather than the runtime's (`GET /path: 403 Forbidden: message`); other errors pass through.
+ * A cluster's failure in the words these commands have always printed: an API server's refusal as
+ * `GET /path: HTTP 403: message` (the runtime says `403 Forbidden`), a server not reached as the socket's own
+ * error (`connect ECONNREFUSED …`, which the runtime prefixes with the request); other errors pass through.
  */
-function inOlmWords(error: unknown): unknown {
-  if (!(error instanceof ApiError)) return error;
-  return new CliError(
-    'OLM_KUBE_API',
-    `${error.method} ${error.path}: HTTP ${error.status}: ${error.statusMessage.trim()}`,
-    { cause: error },
-  );
+export function inOlmWords(error: unknown): unknown {
+  if (error instanceof ApiError) {
+    return new CliError(
+      'OLM_KUBE_API',
+      `${error.method} ${error.path}: HTTP ${error.status}: ${error.statusMessage.trim()}`,
+      { cause: error },
+    );
+  }
+  // Not a kubeconfig's failure (an exec plugin's, say): its message names the file and entry.
+  const unreached = error instanceof ConnectionError && !(error instanceof KubeconfigError);
+  const cause = unreached ? error.cause : undefined;
+  if (cause instanceof Error && typeof (cause as NodeJS.ErrnoException).code === 'string') return cause;
+  return error;
 }
 
 function statusTable(
