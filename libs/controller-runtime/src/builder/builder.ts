@@ -1,4 +1,3 @@
-import type { TypeRef } from '../client/options.js';
 import { Controller, type ControllerOptions, type WatchSpec } from '../controller/controller.js';
 import { BuilderError } from '../errors/builder-error.js';
 import { enqueueForObject, enqueueForOwner, type MapFunc } from '../handler/handlers.js';
@@ -19,9 +18,9 @@ export interface WatchOptions {
  */
 export class ControllerBuilder {
   readonly #manager: Manager;
-  #for: (WatchSpec & { type: TypeRef }) | undefined;
+  #for: (WatchSpec & { type: Kind }) | undefined;
   readonly #watches: WatchSpec[] = [];
-  readonly #owned: { type: TypeRef; predicates: readonly Predicate[] }[] = [];
+  readonly #owned: { type: Kind; predicates: readonly Predicate[] }[] = [];
   readonly #globalPredicates: Predicate[] = [];
   #name: string | undefined;
   #options: Omit<ControllerOptions, 'name'> = {};
@@ -38,7 +37,7 @@ export class ControllerBuilder {
   }
 
   /** A kind this controller creates: changes enqueue the controlling owner (of the `for` kind). */
-  owns(type: TypeRef, options: WatchOptions = {}): this {
+  owns(type: Kind, options: WatchOptions = {}): this {
     this.#owned.push({ type, predicates: options.predicates ?? [] });
     return this;
   }

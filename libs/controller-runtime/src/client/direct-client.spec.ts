@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
+import type { Kind } from '../object.js';
 import { TestingApiServer } from '../testing/api-server.js';
 import type { FakeClient } from '../testing/fake-client.js';
 import type { CachedClient } from './cached-client.js';
 import { directClient as connect, type DirectClient } from './direct-client.js';
 import type { ObjectClient } from './object-client.js';
-import type { TypeRef } from './options.js';
 
-const CONFIG_MAP: TypeRef = { apiVersion: 'v1', kind: 'ConfigMap' };
+const CONFIG_MAP: Kind = { apiVersion: 'v1', kind: 'ConfigMap' };
 const settings = { ...CONFIG_MAP, metadata: { name: 'settings', namespace: 'ns' }, data: { mode: 'fast' } };
 
 let api: TestingApiServer;

@@ -14,7 +14,6 @@ import type {
   ObjectRef,
   PatchOptions,
   PatchType,
-  TypeRef,
   WriteOptions,
 } from './options.js';
 
@@ -32,7 +31,7 @@ export interface DirectClient extends ObjectClient {
    */
   mapping(apiVersion: string, kind: string): Promise<ResourceMapping>;
   /** Streams a watch; the caller consumes the newline-delimited JSON events. */
-  watch(type: TypeRef, query: Query & { namespace?: string }, signal: AbortSignal): Promise<IncomingMessage>;
+  watch(type: Kind, query: Query & { namespace?: string }, signal: AbortSignal): Promise<IncomingMessage>;
   /** Drops the kept-alive connections. */
   close(): Promise<void>;
 }
@@ -61,7 +60,7 @@ const PATCH_CONTENT_TYPES: Record<PatchType | 'apply', string> = {
   apply: 'application/apply-patch+yaml',
 };
 
-function typeOf(obj: KubeObject): TypeRef {
+function typeOf(obj: KubeObject): Kind {
   if (!obj.apiVersion || !obj.kind) {
     throw new TypeError(
       `object ${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''} has no apiVersion/kind`,
@@ -131,7 +130,7 @@ class RestClient implements DirectClient {
   }
 
   async watch(
-    type: TypeRef,
+    type: Kind,
     query: Query & { namespace?: string },
     signal: AbortSignal,
   ): Promise<IncomingMessage> {

@@ -46,6 +46,5 @@ export type {
   PatchOptions,
   PatchType,
   Reader,
-  TypeRef,
   WriteOptions,
 } from './options.js';

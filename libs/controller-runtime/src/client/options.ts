@@ -2,15 +2,6 @@ import type { Kind, KubeObject, Stored } from '../object.js';
 
 // What the clients take and give: the one declaration of their option types, and the reader they share.
 
-/**
- * A kind by its apiVersion and kind alone, saying nothing of its objects' type: where the runtime needs no
- * more. Every {@link Kind} is one; a `TypeRef` passed where a `Kind<T>` is asked for leaves `T` to the caller.
- */
-export interface TypeRef {
-  readonly apiVersion: string;
-  readonly kind: string;
-}
-
 /** One object of a kind: `{ ...CONFIG_MAP, namespace: 'default', name: 'settings' }`. */
 export type ObjectRef<T extends KubeObject = KubeObject> = Kind<T> & { name: string; namespace?: string };
 

@@ -1,15 +1,14 @@
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TypeRef } from '../client/options.js';
 import { InformerCache } from '../internal/cache/informer-cache.js';
 import { createLogger } from '../log/index.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
-import type { KubeObject } from '../object.js';
+import { type KubeObject, kind } from '../object.js';
 import { TestingApiServer } from '../testing/api-server.js';
 import type { WatchSpec } from './controller.js';
 import { Controller } from './controller.js';
 
-const CONFIG_MAP: TypeRef = { apiVersion: 'v1', kind: 'ConfigMap' };
+const CONFIG_MAP = kind<ConfigMap>('v1', 'ConfigMap');
 
 type ConfigMap = KubeObject & { data: Record<string, string> };
 

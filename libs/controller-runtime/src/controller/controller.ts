@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Reader, TypeRef } from '../client/options.js';
+import type { Reader } from '../client/options.js';
 import { isConflict } from '../errors/errors.js';
 import type { MapFunc } from '../handler/handlers.js';
 import type { InformerHandler } from '../internal/cache/informer.js';
@@ -12,7 +12,7 @@ import {
 } from '../internal/queue/index.js';
 import { type Logger, withLogContext } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
-import type { KubeObject, Stored } from '../object.js';
+import type { Kind, KubeObject, Stored } from '../object.js';
 import { type Predicate, passes } from '../predicate/predicates.js';
 import {
   isTerminalError,
@@ -42,7 +42,7 @@ export interface ControllerOptions {
 
 /** One event source of a controller: a kind, how its objects map to requests, and filters. */
 export interface WatchSpec {
-  readonly type: TypeRef;
+  readonly type: Kind;
   readonly map: MapFunc;
   readonly predicates: readonly Predicate[];
 }

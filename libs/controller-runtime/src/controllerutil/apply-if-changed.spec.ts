@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TypeRef } from '../client/options.js';
-import type { Condition, KubeObject } from '../object.js';
+import { type Condition, type KubeObject, kind } from '../object.js';
 import { FakeClient } from '../testing/fake-client.js';
 import { recordingEvents } from '../testing/recording-events.js';
 import {
@@ -21,7 +20,7 @@ interface Cache extends KubeObject {
   status?: CacheStatus;
 }
 
-const CACHE: TypeRef = { apiVersion: 'example.com/v1', kind: 'Cache' };
+const CACHE = kind<Cache>('example.com/v1', 'Cache');
 
 const available = (status: Condition['status']): Condition => ({
   type: 'Available',

@@ -1,7 +1,6 @@
-import type { TypeRef } from '../client/options.js';
 import { findStatusCondition } from '../conditions/conditions.js';
 import type { EventType } from '../events/recorder.js';
-import type { Condition, KubeObject } from '../object.js';
+import type { Condition, Kind, KubeObject } from '../object.js';
 import { droppedAppliedFields } from './applied-fields.js';
 import { isSubset } from './semantic.js';
 
@@ -39,13 +38,13 @@ export async function applyIfChanged(
 export async function patchStatusIfChanged<S extends { readonly conditions?: readonly unknown[] }>(
   client: {
     patch(
-      target: TypeRef & { name: string; namespace?: string },
+      target: Kind & { name: string; namespace?: string },
       patch: unknown,
       type: 'merge',
       options: { subresource: 'status' },
     ): Promise<unknown>;
   },
-  type: TypeRef,
+  type: Kind,
   obj: KubeObject & { readonly status?: S },
   next: S,
 ): Promise<boolean> {
@@ -82,7 +81,7 @@ export async function patchStatusWithConditionEvents<
   events: {
     event(regarding: KubeObject, type: EventType, reason: string, action: string, note: string): void;
   },
-  type: TypeRef,
+  type: Kind,
   obj: KubeObject & { readonly status?: S },
   next: S,
   eventType: ConditionEventType,

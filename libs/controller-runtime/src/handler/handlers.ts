@@ -1,5 +1,5 @@
-import type { Reader, TypeRef } from '../client/options.js';
-import { groupOf, type KubeObject, type Stored } from '../object.js';
+import type { Reader } from '../client/options.js';
+import { groupOf, type Kind, type KubeObject, type Stored } from '../object.js';
 import type { Request } from '../reconcile/reconcile.js';
 
 /**
@@ -25,7 +25,7 @@ export function enqueueForObject(): ObjectMap {
  * Reconcile the owner of the object (the `owns` kinds): by default only the controller owner of the given
  * kind, as controller-runtime's `EnqueueRequestForOwner(..., OnlyControllerOwner())`.
  */
-export function enqueueForOwner(owner: TypeRef, { onlyController = true } = {}): ObjectMap {
+export function enqueueForOwner(owner: Kind, { onlyController = true } = {}): ObjectMap {
   const group = groupOf(owner.apiVersion);
   return (obj) =>
     (obj.metadata.ownerReferences ?? [])

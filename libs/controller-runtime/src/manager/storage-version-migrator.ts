@@ -1,9 +1,8 @@
 import type { DirectClient } from '../client/direct-client.js';
-import type { TypeRef } from '../client/options.js';
 import { isConflict, isNotFound } from '../errors/errors.js';
 import { Backoff, sleep } from '../internal/cache/backoff.js';
 import type { Logger } from '../log/index.js';
-import type { KubeObject } from '../object.js';
+import type { Kind, KubeObject } from '../object.js';
 import type { ResourcePolicyRule } from '../rbac/policy-rules.js';
 import type { Runnable } from './manager.js';
 
@@ -40,7 +39,7 @@ export async function migrateStorageVersion(
   if (!storage) throw new Error(`${crdName} has no storage version`);
   const storedVersions = crd.status?.storedVersions ?? [];
   if (storedVersions.length === 1 && storedVersions[0] === storage) return { rewritten: 0, storedVersions };
-  const type: TypeRef = { apiVersion: `${crd.spec.group}/${storage}`, kind: crd.spec.names.kind };
+  const type: Kind = { apiVersion: `${crd.spec.group}/${storage}`, kind: crd.spec.names.kind };
   let rewritten = 0;
   let continueToken: string | undefined;
   do {

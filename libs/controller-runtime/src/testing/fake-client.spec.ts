@@ -2,12 +2,11 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { CachedClient } from '../client/cached-client.js';
 import { retryOnConflict } from '../client/direct-client.js';
 import type { ObjectClient } from '../client/object-client.js';
-import type { TypeRef } from '../client/options.js';
 import { setStatusCondition } from '../conditions/conditions.js';
 import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../errors/errors.js';
 import { removeFinalizer } from '../finalizer/finalizers.js';
 import { OWNER_UID_INDEX } from '../internal/cache/store.js';
-import type { Condition, KubeObject } from '../object.js';
+import { type Condition, type Kind, type KubeObject, kind } from '../object.js';
 import { setControllerReference } from '../ownerref/owner-references.js';
 import type { Request } from '../reconcile/reconcile.js';
 import { FakeClient } from './fake-client.js';
@@ -23,8 +22,8 @@ interface Widget extends KubeObject {
   status?: { phase?: string; ready?: number };
 }
 
-const CONFIG_MAP: TypeRef = { apiVersion: 'v1', kind: 'ConfigMap' };
-const WIDGET: TypeRef = { apiVersion: 'example.com/v1', kind: 'Widget' };
+const CONFIG_MAP = kind<ConfigMap>('v1', 'ConfigMap');
+const WIDGET = kind<Widget>('example.com/v1', 'Widget');
 const NOW = new Date('2026-01-02T03:04:05.678Z');
 
 function configMap(name: string, namespace = 'default', labels?: Record<string, string>): ConfigMap {
@@ -656,12 +655,12 @@ interface Greeting extends KubeObject {
   status?: { configMapName?: string; conditions?: Condition[] };
 }
 
-const GREETING: TypeRef = { apiVersion: 'example.com/v1', kind: 'Greeting' };
+const GREETING = kind<Greeting>('example.com/v1', 'Greeting');
 
 /** The object, or undefined when it does not exist. */
 async function getIfExists<T extends KubeObject>(
   client: ObjectClient,
-  type: TypeRef,
+  type: Kind<T>,
   name: string,
   namespace?: string,
 ): Promise<T | undefined> {

@@ -8,7 +8,6 @@ import type {
   ObjectRef,
   PatchOptions,
   PatchType,
-  TypeRef,
   WriteOptions,
 } from '../client/options.js';
 import { ApiError } from '../errors/errors.js';
@@ -39,8 +38,8 @@ export interface Action {
 
 /** The arguments of a call, by verb, as an interceptor sees them (defaults filled in). */
 export interface CallArgs {
-  get: { readonly type: TypeRef; readonly name: string; readonly namespace?: string };
-  list: { readonly type: TypeRef; readonly options: ListOptions };
+  get: { readonly type: Kind; readonly name: string; readonly namespace?: string };
+  list: { readonly type: Kind; readonly options: ListOptions };
   create: { readonly obj: KubeObject; readonly options: WriteOptions };
   update: { readonly obj: KubeObject; readonly options: WriteOptions };
   updateStatus: { readonly obj: KubeObject; readonly options: WriteOptions };
@@ -103,7 +102,7 @@ export interface FakeClientOptions {
    * ReplicaSet, Job, CronJob, Ingress, PodDisruptionBudget, HorizontalPodAutoscaler, …) always do. Kinds are
    * matched by API group and kind, whatever the version.
    */
-  readonly statusSubresource?: readonly TypeRef[];
+  readonly statusSubresource?: readonly Kind[];
   /** Replace or fail chosen calls. */
   readonly interceptors?: Interceptors;
   /** @default 'fake-client' */
@@ -155,14 +154,14 @@ const METHODS: Record<Verb, string> = {
 
 const GENERATED_NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
-const typeKey = (type: TypeRef) => `${type.apiVersion}/${type.kind}`;
+const typeKey = (type: Kind) => `${type.apiVersion}/${type.kind}`;
 const keyOf = (name: string, namespace?: string) => (namespace ? `${namespace}/${name}` : name);
 
-function groupKind(type: TypeRef): string {
+function groupKind(type: Kind): string {
   return `${gvkOf(type.apiVersion, type.kind).group}/${type.kind}`;
 }
 
-function typeOf(obj: KubeObject): TypeRef {
+function typeOf(obj: KubeObject): Kind {
   if (!obj.apiVersion || !obj.kind) {
     throw new TypeError(
       `object ${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''} has no apiVersion/kind`,
@@ -207,12 +206,7 @@ function withServerOwned(proposed: ObjectMeta, stored: ObjectMeta): ObjectMeta {
   return meta;
 }
 
-function actionOf(
-  verb: Verb,
-  type: TypeRef,
-  namespace: string | undefined,
-  name: string | undefined,
-): Action {
+function actionOf(verb: Verb, type: Kind, namespace: string | undefined, name: string | undefined): Action {
   return { verb, kind: type.kind, ...(namespace ? { namespace } : {}), ...(name ? { name } : {}) };
 }
 
@@ -443,7 +437,7 @@ export class FakeClient implements ObjectClient {
     );
   }
 
-  #bucket(type: TypeRef): Map<string, KubeObject> {
+  #bucket(type: Kind): Map<string, KubeObject> {
     let bucket = this.#objects.get(typeKey(type));
     if (!bucket) {
       bucket = new Map();
@@ -462,7 +456,7 @@ export class FakeClient implements ObjectClient {
     return String(++this.#resourceVersion);
   }
 
-  #hasStatusSubresource(type: TypeRef): boolean {
+  #hasStatusSubresource(type: Kind): boolean {
     return this.#statusKinds.has(groupKind(type));
   }
 
@@ -473,7 +467,7 @@ export class FakeClient implements ObjectClient {
     reason: string,
     message: string,
     verb: Verb,
-    type: TypeRef,
+    type: Kind,
     name?: string,
     namespace?: string,
   ) {
@@ -481,11 +475,11 @@ export class FakeClient implements ObjectClient {
     return new ApiError(status, reason, message, METHODS[verb], path);
   }
 
-  #notFound(verb: Verb, type: TypeRef, name: string, namespace?: string): ApiError {
+  #notFound(verb: Verb, type: Kind, name: string, namespace?: string): ApiError {
     return this.#error(404, 'NotFound', `${type.kind} "${name}" not found`, verb, type, name, namespace);
   }
 
-  #alreadyExists(verb: Verb, type: TypeRef, name: string, namespace?: string): ApiError {
+  #alreadyExists(verb: Verb, type: Kind, name: string, namespace?: string): ApiError {
     return this.#error(
       409,
       'AlreadyExists',
@@ -497,12 +491,12 @@ export class FakeClient implements ObjectClient {
     );
   }
 
-  #conflict(verb: Verb, type: TypeRef, name: string, namespace: string | undefined, why: string): ApiError {
+  #conflict(verb: Verb, type: Kind, name: string, namespace: string | undefined, why: string): ApiError {
     const message = `Operation cannot be fulfilled on ${type.kind} "${name}": ${why}`;
     return this.#error(409, 'Conflict', message, verb, type, name, namespace);
   }
 
-  #invalid(verb: Verb, type: TypeRef, name: string | undefined, namespace: string | undefined, why: string) {
+  #invalid(verb: Verb, type: Kind, name: string | undefined, namespace: string | undefined, why: string) {
     return this.#error(
       422,
       'Invalid',
@@ -514,14 +508,14 @@ export class FakeClient implements ObjectClient {
     );
   }
 
-  #require(verb: Verb, type: TypeRef, name: string | undefined, namespace?: string): KubeObject {
+  #require(verb: Verb, type: Kind, name: string | undefined, namespace?: string): KubeObject {
     if (!name) throw this.#invalid(verb, type, name, namespace, 'metadata.name: Required value');
     const found = this.#objects.get(typeKey(type))?.get(keyOf(name, namespace));
     if (!found) throw this.#notFound(verb, type, name, namespace);
     return found;
   }
 
-  #requireStatusSubresource(verb: Verb, type: TypeRef, name: string, namespace?: string): void {
+  #requireStatusSubresource(verb: Verb, type: Kind, name: string, namespace?: string): void {
     if (this.#hasStatusSubresource(type)) return;
     throw this.#error(
       404,
@@ -536,7 +530,7 @@ export class FakeClient implements ObjectClient {
 
   // --- reads -------------------------------------------------------------------------------------------------
 
-  #indexFunc(type: TypeRef, name: string): IndexFunc<KubeObject> {
+  #indexFunc(type: Kind, name: string): IndexFunc<KubeObject> {
     const custom = this.#indexes.get(typeKey(type))?.get(name);
     if (custom) return custom;
     if (name === 'metadata.namespace') return (o) => (o.metadata.namespace ? [o.metadata.namespace] : []);
@@ -544,7 +538,7 @@ export class FakeClient implements ObjectClient {
     throw new Error(`no index "${name}" for ${typeKey(type)}: register it with indexField`);
   }
 
-  #list(type: TypeRef, options: ListOptions): ObjectList<KubeObject> {
+  #list(type: Kind, options: ListOptions): ObjectList<KubeObject> {
     if (options.fieldSelector) {
       throw new Error(
         'FakeClient does not support fieldSelector: the cached Client ignores it. Register an index with ' +
@@ -717,7 +711,7 @@ export class FakeClient implements ObjectClient {
    */
   #commit(
     verb: Verb,
-    type: TypeRef,
+    type: Kind,
     stored: KubeObject,
     proposed: KubeObject,
     scope: 'object' | 'status',

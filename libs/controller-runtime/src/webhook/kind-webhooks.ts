@@ -1,5 +1,4 @@
-import type { TypeRef } from '../client/options.js';
-import type { KubeObject } from '../object.js';
+import type { Kind, KubeObject } from '../object.js';
 import type { Defaulter, Validator } from './admission.js';
 import type { Spoke } from './conversion.js';
 import type { SchemaValidator } from './schema-validator.js';
@@ -13,7 +12,7 @@ import { type WebhookHost, type WebhookRegistration, webhookManagedBy } from './
  */
 export interface KindWebhooks<T extends KubeObject> {
   /** The kind at the version the admission webhooks decode (the hub, when there is conversion). */
-  readonly type: TypeRef;
+  readonly type: Kind<T>;
   readonly plural: string;
   /** The validator of that version's schema (see WebhookBuilder.for). */
   readonly schema?: SchemaValidator;
@@ -29,7 +28,7 @@ export interface KindWebhooks<T extends KubeObject> {
 
 /** What generated manifests read of any kind's declaration (which webhooks exist, not their code). */
 export interface AnyKindWebhooks {
-  readonly type: TypeRef;
+  readonly type: Kind;
   readonly plural: string;
   readonly defaulter?: unknown;
   readonly validator?: { readonly validateDelete?: unknown };
@@ -42,7 +41,7 @@ export function registerWebhooks<T extends KubeObject>(
   manager: WebhookHost,
   kind: KindWebhooks<T>,
 ): WebhookRegistration {
-  const builder = webhookManagedBy(manager).for<T>(kind.type, { schema: kind.schema });
+  const builder = webhookManagedBy(manager).for(kind.type, { schema: kind.schema });
   if (kind.defaulter) builder.withDefaulter(kind.defaulter);
   if (kind.validator) builder.withValidator(kind.validator);
   if (kind.conversion) builder.withConversion(kind.conversion.hub, kind.conversion.spokes);

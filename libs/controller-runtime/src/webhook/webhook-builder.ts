@@ -1,6 +1,5 @@
-import type { TypeRef } from '../client/options.js';
 import { BuilderError } from '../errors/builder-error.js';
-import { gvkOf, type KubeObject } from '../object.js';
+import { gvkOf, type Kind, type KubeObject } from '../object.js';
 import { type Defaulter, defaultingHandler, type Validator, validatingHandler } from './admission.js';
 import type { Spoke } from './conversion.js';
 import type { SchemaValidator } from './schema-validator.js';
@@ -8,7 +7,7 @@ import type { WebhookServer } from './server.js';
 import { CONVERSION_PATH } from './server.js';
 
 /** kubebuilder's path for a kind's admission webhook: `/mutate-cache-example-com-v1beta1-memcached`. */
-export function webhookPath(kind: 'mutate' | 'validate', type: TypeRef): string {
+export function webhookPath(kind: 'mutate' | 'validate', type: Kind): string {
   const { group, version } = gvkOf(type.apiVersion, type.kind);
   return `/${kind}-${group.replaceAll('.', '-')}-${version}-${type.kind.toLowerCase()}`;
 }
@@ -20,7 +19,7 @@ export interface WebhookHost {
 
 /** The paths `complete()` registered, for the webhook configurations and the CRD's conversion stanza. */
 export interface WebhookRegistration {
-  readonly type: TypeRef;
+  readonly type: Kind;
   readonly mutatingPath?: string;
   readonly validatingPath?: string;
   readonly conversionPath?: string;
@@ -33,7 +32,7 @@ export interface WebhookRegistration {
  */
 export class WebhookBuilder<T extends KubeObject = KubeObject> {
   readonly #manager: WebhookHost;
-  #type: TypeRef | undefined;
+  #type: Kind | undefined;
   #schema: SchemaValidator | undefined;
   #defaulter: Defaulter<T> | undefined;
   #validator: Validator<T> | undefined;
@@ -47,7 +46,7 @@ export class WebhookBuilder<T extends KubeObject = KubeObject> {
    * The kind (at the version the webhooks decode) and, optionally, the validator of its schema: objects that
    * do not match it reach no defaulter or validator (the API server's own validation reports them).
    */
-  for<U extends KubeObject>(type: TypeRef, options: { schema?: SchemaValidator } = {}): WebhookBuilder<U> {
+  for<U extends KubeObject>(type: Kind<U>, options: { schema?: SchemaValidator } = {}): WebhookBuilder<U> {
     if (this.#type) throw new BuilderError('for() may be called only once');
     this.#type = type;
     this.#schema = options.schema;

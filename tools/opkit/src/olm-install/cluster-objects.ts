@@ -1,7 +1,7 @@
 // The installer's calls to the cluster, over the runtime's client: an object whose kind is not served (OLM's,
 // before its CRDs are installed or after they are deleted) is one that does not exist.
-import type { KubeObject, Stored } from '@opkit/controller-runtime';
-import { NoKindMatchError, type ObjectClient, type TypeRef } from '@opkit/controller-runtime/client';
+import type { Kind, KubeObject, Stored } from '@opkit/controller-runtime';
+import { NoKindMatchError, type ObjectClient } from '@opkit/controller-runtime/client';
 import { isAbsent as absent, type ObjectHeader, refOf } from '../kube-connection.js';
 
 /** The calls an install makes, those of the runtime's client; tests give a fake in memory. */
@@ -18,7 +18,7 @@ export async function read(api: KubeApi, object: ObjectHeader): Promise<Stored<K
 }
 
 /** The objects of a kind in a namespace, or across all with none; none when the kind is not served. */
-export async function list(api: KubeApi, type: TypeRef, namespace?: string): Promise<Stored<KubeObject>[]> {
+export async function list(api: KubeApi, type: Kind, namespace?: string): Promise<Stored<KubeObject>[]> {
   try {
     return (await api.list(type, namespace === undefined ? {} : { namespace })).items;
   } catch (error) {

@@ -1,10 +1,9 @@
-import type { KubeObject, Stored as ServerObject } from '@opkit/controller-runtime';
+import type { Kind, KubeObject, Stored as ServerObject } from '@opkit/controller-runtime';
 import {
   ApiError,
   type ListOptions,
   type ObjectList,
   type ObjectRef,
-  type TypeRef,
 } from '@opkit/controller-runtime/client';
 import { describe, expect, it } from 'vitest';
 import type { KubeApi } from './cluster-objects.js';
@@ -112,14 +111,14 @@ class FakeKube implements KubeApi {
     for (const o of objects) this.objects.set(objectPath(o), structuredClone(settled(o)));
     return this;
   }
-  async get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<ServerObject<T>> {
+  async get<T extends KubeObject>(type: Kind, name: string, namespace?: string): Promise<ServerObject<T>> {
     const path = pathOf({ ...type, name, ...(namespace === undefined ? {} : { namespace }) });
     const found = this.objects.get(path);
     if (!found) throw notFound('GET', path);
     return found as unknown as ServerObject<T>;
   }
   async list<T extends KubeObject>(
-    type: TypeRef,
+    type: Kind,
     options: ListOptions = {},
   ): Promise<ObjectList<ServerObject<T>>> {
     const items = [...this.objects.values()].filter(

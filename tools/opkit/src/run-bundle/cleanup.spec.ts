@@ -1,10 +1,9 @@
-import type { KubeObject, Stored } from '@opkit/controller-runtime';
+import type { Kind, KubeObject, Stored } from '@opkit/controller-runtime';
 import {
   ApiError,
   type ListOptions,
   type ObjectList,
   type ObjectRef,
-  type TypeRef,
 } from '@opkit/controller-runtime/client';
 import { describe, expect, it } from 'vitest';
 import { type CleanupOptions, cleanupIn } from './cleanup.js';
@@ -51,13 +50,13 @@ class FakeApi {
   constructor(objects: readonly StoredObject[]) {
     for (const o of objects) this.objects.set(key(o), structuredClone(o));
   }
-  async get<T extends KubeObject>(type: TypeRef, name: string, namespace?: string): Promise<Stored<T>> {
+  async get<T extends KubeObject>(type: Kind, name: string, namespace?: string): Promise<Stored<T>> {
     const found = this.objects.get(key({ ...type, metadata: { name, ...(namespace ? { namespace } : {}) } }));
     if (found === undefined) throw refusal(404, 'NotFound', 'not found');
     return structuredClone(found) as unknown as Stored<T>;
   }
   async list<T extends KubeObject>(
-    { apiVersion, kind }: TypeRef,
+    { apiVersion, kind }: Kind,
     { namespace, labelSelector }: ListOptions = {},
   ): Promise<ObjectList<Stored<T>>> {
     if (namespace === undefined && this.forbidAllNamespaces) {

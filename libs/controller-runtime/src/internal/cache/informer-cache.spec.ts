@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TypeRef } from '../../client/options.js';
 import { ApiError } from '../../errors/errors.js';
-import type { KubeObject } from '../../object.js';
+import type { Kind, KubeObject } from '../../object.js';
 import { statusReply, TestingApiServer } from '../../testing/api-server.js';
 import {
   CacheSyncTimeoutError,
@@ -15,7 +14,7 @@ interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
 
-const CONFIG_MAP: TypeRef = { apiVersion: 'v1', kind: 'ConfigMap' };
+const CONFIG_MAP: Kind = { apiVersion: 'v1', kind: 'ConfigMap' };
 
 function configMap(name: string, namespace: string, resourceVersion: string, data?: Record<string, string>) {
   return {

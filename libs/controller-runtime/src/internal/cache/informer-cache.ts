@@ -1,5 +1,5 @@
 import type { DirectClient } from '../../client/direct-client.js';
-import type { ListOptions, ObjectList, Reader, TypeRef } from '../../client/options.js';
+import type { ListOptions, ObjectList, Reader } from '../../client/options.js';
 import { ApiError } from '../../errors/errors.js';
 import type { Kind, KubeObject, Stored } from '../../object.js';
 import { type Informer, type InformerScope, SharedInformer, stripManagedFields } from './informer.js';
@@ -17,7 +17,7 @@ export interface ObjectCacheOptions<T extends KubeObject = KubeObject> {
 
 /** The cache settings of one kind, keyed by its token. */
 export interface KindCacheOptions {
-  readonly kind: TypeRef;
+  readonly kind: Kind;
   readonly options: ObjectCacheOptions;
 }
 
@@ -36,13 +36,13 @@ export interface InformerCacheOptions {
   /** @default stripManagedFields */
   readonly defaultTransform?: (obj: Stored<KubeObject>) => Stored<KubeObject>;
   readonly inactivityTimeoutMs?: number;
-  readonly onError?: (error: Error, type: TypeRef) => void;
+  readonly onError?: (error: Error, type: Kind) => void;
   /**
    * Called when a write's result (see `observe`) lies in a watched namespace but outside its kind's label
    * selector: a controller that reads it from the cache will not find it, and may write it again on every
    * reconcile. Usually the object lacks the labels the cache selects by.
    */
-  readonly onUnselectedWrite?: (obj: Stored<KubeObject>, type: TypeRef, labelSelector: string) => void;
+  readonly onUnselectedWrite?: (obj: Stored<KubeObject>, type: Kind, labelSelector: string) => void;
 }
 
 /** The cache was asked for a namespace it does not watch. */
@@ -55,7 +55,7 @@ export class CacheSyncTimeoutError extends Error {
   readonly code = 'RUNTIME_CACHE_NOT_SYNCED';
 }
 
-const typeKey = (t: TypeRef) => `${t.apiVersion}/${t.kind}`;
+const typeKey = (t: Kind) => `${t.apiVersion}/${t.kind}`;
 
 /**
  * `byObject` entries that give each of `kinds` the same settings, its `transform` typed by their objects:
@@ -136,7 +136,7 @@ export class InformerCache implements Cache {
     this.#byKind = settingsByKind(options.byObject);
   }
 
-  #scope(type: TypeRef): InformerScope {
+  #scope(type: Kind): InformerScope {
     const specific = this.#byKind.get(typeKey(type));
     return {
       namespaces: specific?.namespaces ?? this.#o.namespaces,
@@ -231,7 +231,7 @@ export class InformerCache implements Cache {
     return informers.every((i) => i.hasSynced);
   }
 
-  async #ready<T extends KubeObject>(type: TypeRef, namespace?: string): Promise<SharedInformer<Stored<T>>> {
+  async #ready<T extends KubeObject>(type: Kind<T>, namespace?: string): Promise<SharedInformer<Stored<T>>> {
     const scope = this.#scope(type);
     if (namespace && scope.namespaces.length > 0 && !scope.namespaces.includes(namespace)) {
       const mapping = await this.#o.client.mapping(type.apiVersion, type.kind);
@@ -248,7 +248,7 @@ export class InformerCache implements Cache {
   }
 
   async get<T extends KubeObject>(type: Kind<T>, name: string, namespace?: string): Promise<Stored<T>> {
-    const informer = await this.#ready<T>(type, namespace);
+    const informer = await this.#ready(type, namespace);
     const found = informer.store.get(namespace ? `${namespace}/${name}` : name);
     if (!found) throw cacheMiss(type, name);
     return found;
@@ -259,7 +259,7 @@ export class InformerCache implements Cache {
    * e.g. `{ 'spec.nodeName': 'node-1' }`).
    */
   async list<T extends KubeObject>(type: Kind<T>, options: ListOptions = {}): Promise<ObjectList<Stored<T>>> {
-    const informer = await this.#ready<T>(type, options.namespace);
+    const informer = await this.#ready(type, options.namespace);
     const items = informer.store.list({
       namespace: options.namespace,
       labelSelector: options.labelSelector,
@@ -288,7 +288,7 @@ export class InformerCache implements Cache {
  * every pass and drop the error (`ignoreNotFound`), and capturing the async stack of each miss took about 2 % of
  * an operator's CPU in `bench:converge`.
  */
-function cacheMiss(type: TypeRef, name: string): ApiError {
+function cacheMiss(type: Kind, name: string): ApiError {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {

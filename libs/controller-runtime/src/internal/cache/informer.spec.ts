@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TypeRef } from '../../client/options.js';
-import type { KubeObject } from '../../object.js';
+import type { Kind, KubeObject } from '../../object.js';
 import {
   bookmark,
   errorEvent,
@@ -19,7 +18,7 @@ interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
 
-const CONFIG_MAP: TypeRef = { apiVersion: 'v1', kind: 'ConfigMap' };
+const CONFIG_MAP: Kind = { apiVersion: 'v1', kind: 'ConfigMap' };
 
 /** A ConfigMap `name` with UID `uid` at `resourceVersion`. */
 function configMap(

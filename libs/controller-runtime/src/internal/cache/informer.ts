@@ -1,6 +1,5 @@
 import type { DirectClient } from '../../client/direct-client.js';
-import type { TypeRef } from '../../client/options.js';
-import { type KubeObject, objectKey } from '../../object.js';
+import { type Kind, type KubeObject, objectKey } from '../../object.js';
 import { copyJson } from '../json-copy.js';
 import { FieldSetTable } from './field-sets.js';
 import { type LabelSelector, parseLabelSelector } from './label-selector.js';
@@ -41,7 +40,7 @@ export interface InformerScope {
 
 export interface InformerOptions<T extends KubeObject> {
   readonly client: DirectClient;
-  readonly type: TypeRef;
+  readonly type: Kind;
   readonly scope: InformerScope;
   readonly namespaced: boolean;
   readonly transform?: (obj: T) => T;
@@ -82,7 +81,7 @@ export function stripManagedFields<T extends KubeObject>(obj: T): T {
 
 /** An informer as the cache hands it out: its read-only store, whether it has synced, and its listeners. */
 export interface Informer<T extends KubeObject> {
-  readonly type: TypeRef;
+  readonly type: Kind;
   readonly store: StoreReader<T>;
   /** True once the first list of every watched namespace is in the store. */
   readonly hasSynced: boolean;
@@ -102,7 +101,7 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
   readonly #store = new Store<T>();
   /** The informer's objects, read-only: only the informer writes to them. */
   readonly store: StoreReader<T> = readOnlyStore(this.#store);
-  readonly type: TypeRef;
+  readonly type: Kind;
   readonly #options: InformerOptions<T>;
   readonly #handlers: InformerHandler<T>[] = [];
   readonly #reflectors: Reflector<T>[] = [];

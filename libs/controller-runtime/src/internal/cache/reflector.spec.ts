@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TypeRef } from '../../client/options.js';
 import { ApiError } from '../../errors/errors.js';
-import type { KubeObject } from '../../object.js';
+import type { Kind, KubeObject } from '../../object.js';
 import {
   bookmark,
   errorEvent,
@@ -12,7 +11,7 @@ import {
 import { Backoff } from './backoff.js';
 import { Reflector, type ReflectorOptions, type ReflectorSink } from './reflector.js';
 
-const CONFIG_MAP: TypeRef = { apiVersion: 'v1', kind: 'ConfigMap' };
+const CONFIG_MAP: Kind = { apiVersion: 'v1', kind: 'ConfigMap' };
 const COLLECTION = '/api/v1/namespaces/default/configmaps';
 
 function configMap(name: string, resourceVersion: string): KubeObject {

@@ -1,9 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import type { DirectClient } from '../../client/direct-client.js';
-import type { TypeRef } from '../../client/options.js';
 import { isGone } from '../../errors/errors.js';
-import type { KubeObject } from '../../object.js';
+import type { Kind, KubeObject } from '../../object.js';
 import { Backoff, isShortWatch, sleep } from './backoff.js';
 
 /** What a reflector feeds: a full state after every (re)list, then single changes. */
@@ -16,7 +15,7 @@ export interface ReflectorSink<T extends KubeObject> {
 
 export interface ReflectorOptions {
   readonly client: DirectClient;
-  readonly type: TypeRef;
+  readonly type: Kind;
   /** One namespace, or undefined for all namespaces / cluster-scoped kinds. */
   readonly namespace?: string;
   readonly labelSelector?: string;
@@ -128,14 +127,15 @@ export class Reflector<T extends KubeObject> {
     do {
       if (signal.aborted) return;
       // A 410 on a continue token (the snapshot expired mid-way) propagates and restarts the whole list.
-      const page = await this.#o.client.list<T>(this.#o.type, {
+      const page = await this.#o.client.list(this.#o.type, {
         namespace: this.#o.namespace,
         labelSelector: this.#o.labelSelector,
         fieldSelector: this.#o.fieldSelector,
         limit: this.#o.pageSize ?? 500,
         continue: continueToken,
       });
-      for (const item of page.items) items.push(item);
+      // The objects of the reflector's kind, as its watch events are: what its sink stores.
+      for (const item of page.items) items.push(item as T);
       continueToken = page.metadata.continue || undefined;
       resourceVersion = page.metadata.resourceVersion;
     } while (continueToken);
