@@ -10,8 +10,6 @@ export interface WatchOptions {
   readonly predicates?: readonly Predicate[];
 }
 
-/** Raised by `complete()` for an incomplete or inconsistent controller definition. */
-
 /**
  * Declares a controller the way controller-runtime's builder does:
  * `controllerManagedBy(mgr).for(Memcached).owns(Deployment).complete(reconcile)`.

@@ -1,4 +1,4 @@
 // The controller builder, as controller-runtime's `builder`: `controllerManagedBy(manager).for().owns()
 // .watches().complete(reconciler)`. `controllerManagedBy` is at the package root; the `ControllerBuilder` it
 // returns is not exported by name.
-export { ControllerBuilder, controllerManagedBy } from './builder.js';
+export { controllerManagedBy } from './builder.js';
