@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DirectClient, ResourceMapper, Transport } from '@opkit/controller-runtime/client';
+import { directClient } from '@opkit/controller-runtime/client';
 import { migrateStorageVersion } from '@opkit/controller-runtime/manager';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CustomResourceDefinition } from '../src/kube-types.js';
@@ -123,12 +123,11 @@ describe('an upgrade that stops serving a stored API version', () => {
 
     // Migrate as the operator of 2.0.0 would. OLM keeps retrying the approved plan for a minute
     // (--install-plan-retry-timeout), so the same plan now goes through.
-    const transport = new Transport(cluster.kubeConfig);
-    const client = new DirectClient(transport, new ResourceMapper(transport));
+    const client = directClient(cluster.kubeConfig);
     const migrated = await migrateStorageVersion(
       client,
       'doohickeys.doohickey-operator.upgrades.example.com',
-    );
+    ).finally(() => client.close());
     expect(migrated).toEqual({ rewritten: 1, storedVersions: ['v1alpha1', 'v1beta1'] });
     expect(await storedVersions()).toEqual(['v1beta1']);
     await waitForCsvSucceeded(rest, NAMESPACE, csv('3.0.0'));
