@@ -30,6 +30,7 @@ export {
 } from './generate-kustomize-manifests.js';
 export { checkImageReference } from './image-reference.js';
 export { type UnpackLimits, type UnpackOptions, unpackImageLayers } from './image-unpack.js';
+export { runKubectl, runKustomize } from './kubectl.js';
 export { type OperatorRelease, readOperatorReleases } from './operator-release.js';
 export type { Progress } from './progress.js';
 export { withPulledImage } from './pulled-image.js';
