@@ -240,9 +240,11 @@ export class Manager {
     const probeBind = parseBindAddress(this.#o.healthProbeBindAddress);
     if (metricsBind) {
       const secure = this.#o.metricsSecure === true;
-      const dir = this.#o.metricsCertPath;
+      const certPath = this.#o.metricsCertPath;
       const certs =
-        secure && dir !== undefined ? new CertWatcher({ purpose: 'metrics', dir, logger: log }) : undefined;
+        secure && certPath !== undefined
+          ? new CertWatcher({ purpose: 'metrics', certPath, logger: log })
+          : undefined;
       const server = new ProbeServer({
         registry: this.metrics.registry,
         ...(secure

@@ -7,11 +7,12 @@ import type { CertificateAndKey } from './certificates.js';
 export interface CertWatcherOptions {
   /** What the certificate serves, for messages: `${this.#name}: cannot read …`. @default 'serving' */
   readonly purpose?: string;
-  readonly dir: string;
+  /** The directory of the certificate and its key. */
+  readonly certPath: string;
   /** @default 'tls.crt' */
   readonly certName?: string;
   /** @default 'tls.key' */
-  readonly keyName?: string;
+  readonly certKey?: string;
   /** How often the files are read again besides file-system events, which miss some renames. @default 10000 */
   readonly pollIntervalMs?: number;
   readonly logger?: Logger;
@@ -34,8 +35,8 @@ export class CertWatcher {
   constructor(options: CertWatcherOptions) {
     this.#o = options;
     this.#name = `${options.purpose ?? 'serving'} certificate`;
-    this.#certPath = join(options.dir, options.certName ?? 'tls.crt');
-    this.#keyPath = join(options.dir, options.keyName ?? 'tls.key');
+    this.#certPath = join(options.certPath, options.certName ?? 'tls.crt');
+    this.#keyPath = join(options.certPath, options.certKey ?? 'tls.key');
     this.#current = this.#read();
     createSecureContext(this.#current);
   }
@@ -79,7 +80,7 @@ export class CertWatcher {
     const check = () => this.#check(onChange);
     let watcher: FSWatcher | undefined;
     try {
-      watcher = watch(this.#o.dir, { persistent: false }, check);
+      watcher = watch(this.#o.certPath, { persistent: false }, check);
       watcher.on('error', () => watcher?.close());
     } catch {
       // the directory may be replaced later; polling still sees the new files

@@ -33,7 +33,7 @@ export { type SchemaProblem, type SchemaValidator, schemaValidator } from './sch
 export {
   CONVERSION_PATH,
   DEFAULT_MAX_REQUEST_BYTES,
-  DEFAULT_WEBHOOK_CERT_DIR,
+  DEFAULT_WEBHOOK_CERT_PATH,
   DEFAULT_WEBHOOK_PORT,
   type WebhookHandler,
   WebhookServer,

@@ -17,7 +17,7 @@ import { Conversions } from './conversion.js';
 import { BadRequestError } from './request.js';
 
 /** Where controller-runtime, kubebuilder's scaffold and OLM put the serving certificate. */
-export const DEFAULT_WEBHOOK_CERT_DIR = '/tmp/k8s-webhook-server/serving-certs';
+export const DEFAULT_WEBHOOK_CERT_PATH = '/tmp/k8s-webhook-server/serving-certs';
 export const DEFAULT_WEBHOOK_PORT = 9443;
 /** The one conversion path for every kind, as kubebuilder's CRD patches name it. */
 export const CONVERSION_PATH = '/convert';
@@ -176,9 +176,9 @@ export class WebhookServer {
     const log = this.#o.logger;
     const certs = new CertWatcher({
       purpose: 'webhook',
-      dir: this.#o.certPath ?? DEFAULT_WEBHOOK_CERT_DIR,
+      certPath: this.#o.certPath ?? DEFAULT_WEBHOOK_CERT_PATH,
       certName: this.#o.certName,
-      keyName: this.#o.certKey,
+      certKey: this.#o.certKey,
       pollIntervalMs: this.#o.certPollIntervalMs,
       logger: log,
     });
