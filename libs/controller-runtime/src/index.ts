@@ -2,7 +2,8 @@
 // manager and the controller builder, the client interface, the reconcile types, the API error helpers, the
 // helpers a reconcile uses most, the logger, the event recorder and the kind and object types. The rest is in
 // a few subpaths (`/kinds`, `/client`, `/cache`, `/controller`, `/controllerutil`, `/manager`, `/webhook`,
-// `/metrics`, `/serving`, `/testing`), listed in the package.json `exports` and the README.
+// `/metrics`, `/serving`, `/testing`, and `/crd` and `/rbac` for the schema and rule types), listed in the
+// package.json `exports` and the README.
 
 export { controllerManagedBy } from './builder/index.js';
 export type { ObjectClient } from './client/object-client.js';
