@@ -2,7 +2,7 @@ import type { DirectClient } from '../client/direct-client.js';
 import { isConflict, isNotFound } from '../errors/errors.js';
 import { Backoff, sleep } from '../internal/cache/backoff.js';
 import type { Logger } from '../log/index.js';
-import type { Kind, KubeObject } from '../object.js';
+import { type Kind, type KubeObject, kind } from '../object.js';
 import type { ResourcePolicyRule } from '../rbac/policy-rules.js';
 import type { Runnable } from './manager.js';
 
@@ -11,7 +11,7 @@ interface CrdStatusView extends KubeObject {
   status?: { storedVersions?: string[] };
 }
 
-const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;
+const CRD = kind<CrdStatusView>('apiextensions.k8s.io/v1', 'CustomResourceDefinition');
 
 /** What a migration did. */
 export interface MigrationResult {
@@ -34,7 +34,7 @@ export async function migrateStorageVersion(
   crdName: string,
   options: { readonly pageSize?: number; readonly signal?: AbortSignal } = {},
 ): Promise<MigrationResult> {
-  const crd = await client.get<CrdStatusView>(CRD, crdName);
+  const crd = await client.get(CRD, crdName);
   const storage = crd.spec.versions.find((v) => v.storage)?.name;
   if (!storage) throw new Error(`${crdName} has no storage version`);
   const storedVersions = crd.status?.storedVersions ?? [];

@@ -238,7 +238,7 @@ function actionOf(verb: Verb, type: Kind, namespace: string | undefined, name: s
  *   stay until the test deletes them; `propagationPolicy` and `gracePeriodSeconds` are ignored;
  * - there is no watch, no defaulting, no validation and no admission; namespaces need not exist, and an
  *   object without a namespace is simply stored without one;
- * - `list` ignores `limit` and `continue`, and rejects `fieldSelector` (the cached `CachedClient` ignores it: use
+ * - `list` ignores `limit` and `continue`, and rejects `fieldSelector` (the `CachedClient` ignores it: use
  *   `indexField` and `matchingFields`, as with the real cache).
  *
  * @example

@@ -1,9 +1,21 @@
-import { applyIfChanged, ignoreNotFound, isNotFound, type Logger } from '@opkit/controller-runtime';
+import {
+  applyIfChanged,
+  ignoreNotFound,
+  isNotFound,
+  type KubeObject,
+  kind,
+  type Logger,
+} from '@opkit/controller-runtime';
 import { type DirectClient, NoKindMatchError } from '@opkit/controller-runtime/client';
 import type { Runnable } from '@opkit/controller-runtime/manager';
 import type { ResourcePolicyRule } from '@opkit/controller-runtime/rbac';
 
-export const PROMETHEUS_RULE = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule' } as const;
+/** A Prometheus Operator rule object, as far as the operator writes one. */
+export interface PrometheusRule extends KubeObject {
+  spec: { groups: { name: string; rules: Record<string, unknown>[] }[] };
+}
+
+export const PROMETHEUS_RULE = kind<PrometheusRule>('monitoring.coreos.com/v1', 'PrometheusRule');
 
 /** What the operator needs in its own namespace: the alerting rule (when Prometheus Operator is installed). */
 export const monitoringRbac: readonly ResourcePolicyRule[] = [
