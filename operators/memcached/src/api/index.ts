@@ -1,7 +1,6 @@
 // The project's APIs, one entry per kind; `nx g @opkit/nx:api` and `nx g @opkit/nx:webhook` rewrite this file.
 import type { Manager } from '@opkit/controller-runtime';
-import type { AnyKindWebhooks } from '@opkit/controller-runtime/webhook';
-import { registerWebhooks } from '@opkit/controller-runtime/webhook';
+import { type AnyKindWebhooks, registerWebhooks } from '@opkit/controller-runtime/webhook';
 import type { ConfigApi } from '@opkit/controller-tools/manifests';
 import { memcachedCrd } from './memcached-crd.js';
 import * as v1alpha1 from './v1alpha1/memcached.js';

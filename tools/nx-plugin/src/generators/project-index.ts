@@ -83,8 +83,9 @@ function apiIndex(resources: readonly ApiResource[]): string {
   return [
     "// The project's APIs, one entry per kind; `nx g @opkit/nx:api` and `nx g @opkit/nx:webhook` rewrite this file.",
     "import type { Manager } from '@opkit/controller-runtime';",
-    ...(withWebhooks.length ? ["import { registerWebhooks } from '@opkit/controller-runtime/webhook';"] : []),
-    "import type { AnyKindWebhooks } from '@opkit/controller-runtime/webhook';",
+    withWebhooks.length
+      ? "import { type AnyKindWebhooks, registerWebhooks } from '@opkit/controller-runtime/webhook';"
+      : "import type { AnyKindWebhooks } from '@opkit/controller-runtime/webhook';",
     "import type { ConfigApi } from '@opkit/controller-tools/manifests';",
     ...modules.map((m) =>
       m.namespace
