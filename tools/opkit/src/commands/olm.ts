@@ -1,4 +1,3 @@
-import { ApiError, ConnectionError, KubeconfigError } from '@opkit/controller-runtime/client';
 import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error.js';
 import { examples, outputFormatOption } from './options.js';
@@ -34,26 +33,6 @@ async function connect(
     ...(opts.packageServer === false ? { packageServer: false } : {}),
   });
   return { kube, manifests, install };
-}
-
-/**
- * A cluster's failure in the words these commands have always printed: an API server's refusal as
- * `GET /path: HTTP 403: message` (the runtime says `403 Forbidden`), a server not reached as the socket's own
- * error (`connect ECONNREFUSED …`, which the runtime prefixes with the request); other errors pass through.
- */
-export function inOlmWords(error: unknown): unknown {
-  if (error instanceof ApiError) {
-    return new CliError(
-      'OLM_KUBE_API',
-      `${error.method} ${error.path}: HTTP ${error.status}: ${error.statusMessage.trim()}`,
-      { cause: error },
-    );
-  }
-  // Not a kubeconfig's failure (an exec plugin's, say): its message names the file and entry.
-  const unreached = error instanceof ConnectionError && !(error instanceof KubeconfigError);
-  const cause = unreached ? error.cause : undefined;
-  if (cause instanceof Error && typeof (cause as NodeJS.ErrnoException).code === 'string') return cause;
-  return error;
 }
 
 function statusTable(
@@ -118,7 +97,7 @@ Examples:
         process.stdout.write(statusTable(status));
         log('OLM is installed');
       } catch (error) {
-        throw inOlmWords(error);
+        throw (await import('./olm-words.js')).inOlmWords(error);
       } finally {
         await kube.close();
       }
@@ -159,7 +138,7 @@ Examples:
           throw new CliError('OPKIT_OLM_UNHEALTHY', `OLM is not healthy: ${bad.join('; ')}`);
         }
       } catch (error) {
-        throw inOlmWords(error);
+        throw (await import('./olm-words.js')).inOlmWords(error);
       } finally {
         await kube.close();
       }
@@ -206,7 +185,7 @@ Examples:
         });
         log('OLM is uninstalled');
       } catch (error) {
-        throw inOlmWords(error);
+        throw (await import('./olm-words.js')).inOlmWords(error);
       } finally {
         await kube.close();
       }

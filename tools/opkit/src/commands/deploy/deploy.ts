@@ -2,13 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import type { Manifest } from '@opkit/olm';
 import type { Command } from 'commander';
-import { kubectl } from '../../kubectl.js';
 import type { SecretData } from '../../webhook-certificates.js';
 import { OUTPUT_FORMAT_FLAGS, outputFormatOption, RESULT_FORMATS, type ResultFormat } from '../options.js';
-import { renderOverlay as render } from './overlay.js';
 
-/** A Secret of the cluster, or undefined when there is none. */
-function readSecret(kubeconfig: string[], namespace: string, name: string): SecretData | undefined {
+/** A Secret of the cluster, or undefined when there is none; `kubectl` runs kubectl (loaded with the command). */
+function readSecret(
+  kubectl: (args: readonly string[]) => string,
+  kubeconfig: string[],
+  namespace: string,
+  name: string,
+): SecretData | undefined {
   const text = kubectl([
     'get',
     ...kubeconfig,
@@ -117,7 +120,11 @@ Examples:
   $ opkit deploy --operator operators/memcached --image registry.example.com/memcached-operator:0.3.0 -o json`,
     )
     .action(async (opts: DeployOptions) => {
-      const { checkImageReference } = await import('@opkit/olm/action/image-reference');
+      const [{ checkImageReference }, { kubectl }, { renderOverlay: render }] = await Promise.all([
+        import('@opkit/olm/action/image-reference'),
+        import('../../kubectl.js'),
+        import('./overlay.js'),
+      ]);
       checkImageReference('--image', opts.image);
       const dir = resolve(opts.operator);
       const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
@@ -129,7 +136,9 @@ Examples:
         .map((d) => d.toJS() as Manifest | null)
         .filter((o): o is Manifest => o !== null);
       const { provisionWebhookCertificates } = await import('../../webhook-certificates.js');
-      const provisioned = provisionWebhookCertificates(objects, (ns, name) => readSecret(k, ns, name));
+      const provisioned = provisionWebhookCertificates(objects, (ns, name) =>
+        readSecret(kubectl, k, ns, name),
+      );
       const [{ planDeploy }, { liveObjects }] = await Promise.all([
         import('../../deployed-objects.js'),
         import('../../undeploy.js'),

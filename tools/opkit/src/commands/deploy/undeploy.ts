@@ -1,8 +1,6 @@
 import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { kubectl } from '../../kubectl.js';
 import { examples } from '../options.js';
-import { renderOverlay as render } from './overlay.js';
 
 /** `opkit undeploy`: what `opkit deploy` applied, and only that, removed. */
 export function registerUndeploy(program: Command): void {
@@ -40,7 +38,14 @@ their CRD in Terminating), printing how many there were. Then the rest is delete
         const [
           { deleteCustomResources, liveObjects, countCustomResources, objectList, renderedObjects },
           plans,
-        ] = await Promise.all([import('../../undeploy.js'), import('../../deployed-objects.js')]);
+          { kubectl },
+          { renderOverlay: render },
+        ] = await Promise.all([
+          import('../../undeploy.js'),
+          import('../../deployed-objects.js'),
+          import('../../kubectl.js'),
+          import('./overlay.js'),
+        ]);
         const dir = resolve(opts.operator);
         const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
         const manager = `${basename(dir)}-deploy`;

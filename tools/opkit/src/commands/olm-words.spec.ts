@@ -1,7 +1,7 @@
 import { ApiError, ConnectionError, KubeconfigError } from '@opkit/controller-runtime/client';
 import { describe, expect, it } from 'vitest';
 import { reportLine } from '../cli-error.js';
-import { inOlmWords } from './olm.js';
+import { inOlmWords } from './olm-words.js';
 
 describe('olm commands: cluster failures in the words they have always printed', () => {
   it('an API error is `METHOD path: HTTP status: message`', () => {
