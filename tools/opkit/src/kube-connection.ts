@@ -12,6 +12,9 @@ import {
 } from '@opkit/controller-runtime/client';
 import { CliError } from './cli-error.js';
 
+/** How long one API request of a command may take. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
 /** A client for the cluster of a kubeconfig's current context. */
 export interface KubeConnection {
   readonly client: DirectClient;
@@ -37,7 +40,9 @@ export function connectKube(kubeconfig: string | undefined): KubeConnection {
     if (!(err instanceof KubeconfigError)) throw err;
     throw new CliError('OPKIT_KUBECONFIG_INVALID', err.message, { cause: err });
   }
-  const client = directClient(config);
+  // A command waits on each request at most as long as the OLM installer always has; its own --timeout bounds
+  // the whole run.
+  const client = directClient(config, { requestTimeoutMs: REQUEST_TIMEOUT_MS });
   return {
     client,
     server: new URL(config.getCurrentCluster().server).origin,

@@ -41,11 +41,16 @@ export interface DirectClientOptions {
   readonly fieldManager?: string;
   /** Where every request is counted (`rest_client_requests_total`). */
   readonly metrics?: RuntimeMetrics;
+  /** How long one request (not a watch) may take; 60 s unless given. */
+  readonly requestTimeoutMs?: number;
 }
 
 /** A direct client of the cluster a kubeconfig's current context names. */
 export function directClient(connection: ClusterConnection, options: DirectClientOptions = {}): DirectClient {
-  return new RestClient(new Transport(connection, options.metrics), options);
+  const transport = new Transport(connection, options.metrics, {
+    requestTimeoutMs: options.requestTimeoutMs,
+  });
+  return new RestClient(transport, options);
 }
 
 /** A direct client over a transport of the runtime's own (the manager's, which fences writes). */

@@ -78,6 +78,23 @@ describe('Transport answers', () => {
   });
 });
 
+describe('Transport request time', () => {
+  it('gives up on a request its server does not answer within the time its client was given', async () => {
+    const server = await TestingApiServer.start();
+    try {
+      server.setObjects([], '1');
+      server.reply('list', { status: 200, body: { kind: 'List', items: [] }, after: new Promise(() => {}) });
+      const impatient = new Transport(server.kubeConfig(), undefined, { requestTimeoutMs: 200 });
+      await expect(
+        impatient.request({ method: 'GET', path: '/api/v1/namespaces/ns/configmaps' }),
+      ).rejects.toThrow(/GET \/api\/v1\/namespaces\/ns\/configmaps: no answer within 200 ms/);
+      await impatient.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('Transport connections', () => {
   it('answers requests while more watches are open than it keeps connections for requests', async () => {
     const server = await TestingApiServer.start();

@@ -47,6 +47,7 @@ export class Transport {
   readonly #server: URL;
   readonly #kubeConfig: ClusterConnection;
   readonly #metrics: RuntimeMetrics | undefined;
+  readonly #requestTimeoutMs: number;
   #options: Promise<ConnectionOptions> | undefined;
   /** Bearer tokens from exec plugins expire; options are rebuilt after this time. */
   #optionsBuiltAt = 0;
@@ -59,9 +60,10 @@ export class Transport {
   constructor(
     kubeConfig: ClusterConnection,
     metrics?: RuntimeMetrics,
-    options: { maxResponseBytes?: number } = {},
+    options: { maxResponseBytes?: number; requestTimeoutMs?: number } = {},
   ) {
     this.#maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
     const server = kubeConfig.getCurrentCluster()?.server;
     if (!server) throw new ConnectionError('the kubeconfig has no current cluster server');
     this.#server = new URL(server);
@@ -193,7 +195,7 @@ export class Transport {
 
   /** One JSON request and its parsed answer. */
   async request<T>(spec: RequestSpec): Promise<T> {
-    const res = await this.#send({ timeoutMs: 60_000, ...spec }, 'request');
+    const res = await this.#send({ timeoutMs: this.#requestTimeoutMs, ...spec }, 'request');
     let text: string;
     try {
       text = await readAll(res, this.#maxResponseBytes);
@@ -234,6 +236,8 @@ export function warningTexts(headers: readonly string[] | undefined): string[] {
  * anything larger is not an API answer, and is not buffered.
  */
 const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+/** How long one JSON request may take unless its client says otherwise (watches have their own watchdog). */
+const REQUEST_TIMEOUT_MS = 60_000;
 
 async function readAll(res: IncomingMessage, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
