@@ -86,10 +86,17 @@ export function folderGraph(root: string, pkg: ScannedPackage): FolderGraph {
   };
 }
 
-/** The node of a path relative to src/: its first folder (`cache/`), or the file itself. */
+/**
+ * The node of a path relative to src/: its first folder (`cache/`), or the file itself. `internal/` only groups
+ * modules no entry point exports, so each of its folders (`internal/cache/`) is a node of its own.
+ */
 export function folderNode(inSrc: string): string {
   const slash = inSrc.indexOf('/');
-  return slash < 0 ? inSrc : inSrc.slice(0, slash + 1);
+  if (slash < 0) return inSrc;
+  const first = inSrc.slice(0, slash + 1);
+  if (first !== 'internal/') return first;
+  const next = inSrc.indexOf('/', slash + 1);
+  return next < 0 ? inSrc : inSrc.slice(0, next + 1);
 }
 
 /**

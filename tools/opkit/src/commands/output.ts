@@ -2,7 +2,7 @@
 // they always printed; json and yaml are one result object on stdout, and every progress line goes to stderr
 // so that stdout stays parseable. Loaded by the commands' actions only.
 import type { OciImage, OciImageIndex } from '@opkit/oci';
-import type { ResultFormat } from './commands/options.js';
+import type { ResultFormat } from './options.js';
 
 /** Where a command's progress lines go: stdout for text, stderr when stdout carries a json or yaml result. */
 export function progressLog(format: ResultFormat): (line: string) => void {
