@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { guideModules, typeErrors } from './runtime-guide.js';
+import { guideModules, runtimeHelpersInUse, typeErrors } from './runtime-guide.js';
 import { findWorkspaceRoot } from './workspace.js';
 
 const root = findWorkspaceRoot();
@@ -37,5 +37,15 @@ describe('the controller runtime README’s helper guide', () => {
     expect(() => guideModules('## Helper guide\n```ts\nconst a = 1;\n```\n', 'Helper guide')).toThrow(
       'README.md:3: a guide example opens with "// <module>.ts"',
     );
+  });
+});
+
+describe('the helper guide’s reach', () => {
+  it('names every runtime helper the generators’ templates and the operators import', () => {
+    const section = readme.slice(readme.indexOf('## Helper guide'), readme.indexOf('## Concepts'));
+    const missing = [...runtimeHelpersInUse(root)]
+      .filter(([name]) => !new RegExp(`\\b${name}\\b`).test(section))
+      .map(([name, files]) => `${name} (${files[0]})`);
+    expect(missing, 'add these to the Helper guide of libs/controller-runtime/README.md').toEqual([]);
   });
 });

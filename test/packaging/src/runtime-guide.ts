@@ -1,8 +1,10 @@
 // The controller runtime's helper guide as code: the TypeScript blocks of its README section, each a module
 // named by its first-line comment, type-checked together against the runtime's sources, so the guide's
 // examples keep compiling as the helpers change.
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
+import { packageSources, toPosix, workspacePackages } from './workspace.js';
 
 /** One example of the guide: the module it is (`api.ts`), its text and the README line its block starts on. */
 export interface GuideModule {
@@ -82,4 +84,57 @@ export function typeErrors(root: string, packageDir: string, modules: readonly G
       const { line } = d.file.getLineAndCharacterOfPosition(d.start);
       return `README.md:${(module?.line ?? 0) + 1 + line} (${module?.name}): ${text}`;
     });
+}
+
+const RUNTIME_IMPORT = /import\s+(type\s+)?\{([^}]*)\}\s*from\s*'@opkit\/controller-runtime(?:\/[\w-]+)?'/g;
+const EJS_TAG = /<%[\s\S]*?%>/g;
+
+/**
+ * The runtime's values (not types) that operator code imports, each with the files that import it: the
+ * templates of the Nx plugin's generators (`src/generators/<generator>/files/`, EJS tags left out) and the
+ * sources of the operators under `operators/`.
+ */
+export function runtimeHelpersInUse(root: string): Map<string, string[]> {
+  const packages = workspacePackages(root);
+  const plugin = packages.find((p) => p.name === '@opkit/nx');
+  if (!plugin) throw new Error('no @opkit/nx package in the workspace');
+  const files = [
+    ...templateFiles(join(root, plugin.dir, 'src', 'generators')),
+    ...packages
+      .filter((p) => p.dir.startsWith('operators/'))
+      .flatMap((p) => packageSources(root, p))
+      .filter((f) => f.inPackage.startsWith('src/'))
+      .map((f) => join(root, f.path)),
+  ];
+  const users = new Map<string, string[]>();
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8').replace(EJS_TAG, '');
+    for (const match of text.matchAll(RUNTIME_IMPORT)) {
+      if (match[1]) continue; // import type { … }
+      for (const entry of (match[2] ?? '').split(',')) {
+        const name =
+          entry
+            .trim()
+            .split(/\s+as\s+/)[0]
+            ?.trim() ?? '';
+        if (name === '' || name.startsWith('type ')) continue;
+        users.set(name, [...(users.get(name) ?? []), toPosix(file.slice(root.length + 1))]);
+      }
+    }
+  }
+  return users;
+}
+
+/** The TypeScript templates under the generators' `files/` folders. */
+function templateFiles(generators: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, inFiles: boolean): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) walk(full, inFiles || entry.name === 'files');
+      else if (inFiles && /\.ts(?:__tmpl__)?$/.test(entry.name)) found.push(full);
+    }
+  };
+  walk(generators, false);
+  return found.sort();
 }
