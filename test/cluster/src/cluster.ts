@@ -450,11 +450,6 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
         progress,
       });
       // Where tools push images the node pulls, as local clusters tell them (`opkit deploy` reads it).
-      await ensureObject(api, '/api/v1/namespaces', {
-        apiVersion: 'v1',
-        kind: 'Namespace',
-        metadata: { name: LOCAL_REGISTRY_HOSTING.namespace },
-      });
       await recordLocalRegistry(api, registryRecord);
       progress(
         `registry ${registryRecord.host} (base image ${registryRecord.baseImage}), recorded in ConfigMap ${LOCAL_REGISTRY_HOSTING.namespace}/${LOCAL_REGISTRY_HOSTING.name}`,

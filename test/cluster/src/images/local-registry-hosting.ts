@@ -1,4 +1,4 @@
-import type { KubeRest } from '../kube/rest.js';
+import { KubeApiError, type KubeRest } from '../kube/rest.js';
 import type { BuiltImage } from './cluster-images.js';
 import { localMirrorReference } from './mirror.js';
 
@@ -60,9 +60,19 @@ export function localRegistryHostingConfigMap(record: LocalRegistryRecord): {
   };
 }
 
-/** Writes (or overwrites) the cluster's `local-registry-hosting` ConfigMap, by server-side apply. */
+/**
+ * Writes (or overwrites) the cluster's `local-registry-hosting` ConfigMap, by server-side apply, creating
+ * `kube-public` first if the API server has not yet.
+ */
 export async function recordLocalRegistry(rest: KubeRest, record: LocalRegistryRecord): Promise<void> {
   const { namespace, name } = LOCAL_REGISTRY_HOSTING;
+  try {
+    await rest.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
+    });
+  } catch (error) {
+    if (!(error instanceof KubeApiError && error.status === 409)) throw error;
+  }
   await rest.request('PATCH', `/api/v1/namespaces/${namespace}/configmaps/${name}`, {
     body: localRegistryHostingConfigMap(record),
     contentType: 'application/apply-patch+yaml',
