@@ -8,17 +8,10 @@ import { assertPortFree } from './control-plane/ports.js';
 import { ClusterError } from './errors.js';
 import { ensureHostPackages } from './host-packages.js';
 import { ensureClusterImages } from './images/cluster-images.js';
+import { type ClusterState, readyLines } from './ready-message.js';
 import { ensureComponents } from './toolchain/build.js';
 import { cacheRoot } from './toolchain/cache.js';
 import { testWorldRecipes } from './toolchain/recipes.js';
-
-interface ClusterState {
-  readonly name: string;
-  readonly pid: number;
-  readonly kubeconfig: string;
-  readonly dir: string;
-  readonly server: string;
-}
 
 const stateDir = () => join(cacheRoot(), 'clusters');
 const stateFile = (name: string) => join(stateDir(), `${name}.json`);
@@ -103,7 +96,9 @@ program
 
 program
   .command('up')
-  .description('Start a control plane in the background and print its kubeconfig path.')
+  .description(
+    'Start a cluster in the background; print its kubeconfig path and, with a real node, its registry and the Node base image for operators.',
+  )
   .option('--name <name>', 'cluster name, to run several at once', 'default')
   .option('--port <port>', 'kube-apiserver port (default: a free one)', parsePort)
   .option('--nodes <count>', 'number of kwok nodes (default: 0 with a real node, 3 without)', parseKwokCount)
@@ -121,7 +116,7 @@ program
     'after',
     `
 Examples:
-  $ opkit-cluster up                       # a real node; prints the kubeconfig path
+  $ opkit-cluster up                       # a real node; prints the kubeconfig, registry, base image
   $ opkit-cluster up --olm                 # with OLM
   $ opkit-cluster up --name scale --no-real-node --nodes 5
   $ opkit-cluster up --name scale --no-real-node --control-plane-qps 500   # controllers not rate-bound
@@ -157,8 +152,7 @@ Examples:
       for (; shown < lines.length - 1; shown++) say(lines[shown]!);
       const state = readState(opts.name);
       if (state) {
-        say(`kubeconfig: ${state.kubeconfig}`);
-        say(`try: kubectl --kubeconfig ${state.kubeconfig} get nodes,pods -A`);
+        for (const line of readyLines(state)) say(line);
         return;
       }
       if (!alive(child.pid!)) {
@@ -197,6 +191,8 @@ program
       kubeconfig: cluster.kubeconfigPath,
       dir: cluster.dir,
       server: cluster.server,
+      ...(cluster.registry === undefined ? {} : { registry: cluster.registry }),
+      ...(cluster.baseImage === undefined ? {} : { baseImage: cluster.baseImage }),
     };
     const tmp = `${stateFile(opts.name)}.tmp`;
     writeFileSync(tmp, JSON.stringify(state, null, 2));

@@ -25,6 +25,12 @@ import { ClusterError } from './errors.js';
 import { assertNodePackagesInstalled } from './host-packages.js';
 import { ensureClusterImages, pushClusterImages } from './images/cluster-images.js';
 import { type OlmImageInputs, olmImageReferences } from './images/definitions.js';
+import {
+  LOCAL_REGISTRY_HOSTING,
+  type LocalRegistryRecord,
+  nodeBaseImage,
+  recordLocalRegistry,
+} from './images/local-registry-hosting.js';
 import { type ImageRegistry, startImageRegistry } from './images/registry.js';
 import { KubeApiError, KubeRest } from './kube/rest.js';
 import { NODE_NETWORK, REAL_NODE_NAME } from './node/addresses.js';
@@ -117,6 +123,12 @@ export interface LocalCluster {
    * `registry.k8s.io` and `ghcr.io` images from it, and images pushed to it by this name too.
    */
   readonly registry?: string;
+  /**
+   * The Node base image for operator images in {@link registry}, `<registry>/opkit/node:<version>`: what
+   * `opkit deploy` builds on. Recorded with the registry in the standard ConfigMap
+   * `kube-public/local-registry-hosting` (KEP-1755), its annotation `opkit.dev/base-image`.
+   */
+  readonly baseImage?: string;
   /** etcd's client URL (its v3 JSON gateway serves `/v3/kv/...`), for tests that compact or edit storage. */
   readonly etcdEndpoint: string;
   /** Process ids of the running components. */
@@ -319,7 +331,10 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
             ...(olmImages ? { olm: olmImageInputs() } : {}),
           });
           await pushClusterImages(images, registry.host, progress);
-          return registry.host;
+          const baseImage = nodeBaseImage(images, registry.host);
+          if (baseImage === undefined)
+            throw new ClusterError('CLUSTER_START_FAILED', 'the cluster images hold no Node base image');
+          return { host: registry.host, baseImage };
         })()
       : undefined;
     // Not awaited until the node needs it; a failure must not surface as an unhandled rejection meanwhile.
@@ -421,18 +436,24 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
     provisioner = new DirectoryProvisioner(api, join(dir, 'volumes'), (m) => progress(`volumes: ${m}`));
     provisioner.start();
 
+    let registryRecord: LocalRegistryRecord | undefined;
     if (node && imagesPushed) {
-      const registryHost = await imagesPushed;
+      registryRecord = await imagesPushed;
       await startRealNode({
         dir: join(dir, 'node'),
         pki,
         server,
         rest: api,
         binaries: node,
-        registry: registryHost,
+        registry: registryRecord.host,
         launch,
         progress,
       });
+      // Where tools push images the node pulls, as local clusters tell them (`opkit deploy` reads it).
+      await recordLocalRegistry(api, registryRecord);
+      progress(
+        `registry ${registryRecord.host} (base image ${registryRecord.baseImage}), recorded in ConfigMap ${LOCAL_REGISTRY_HOSTING.namespace}/${LOCAL_REGISTRY_HOSTING.name}`,
+      );
     }
     if (kwok) {
       await waitUntilReady(
@@ -503,7 +524,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       server,
       nodeNames,
       ...(realNode ? { realNode: { name: REAL_NODE_NAME, ip: NODE_NETWORK.nodeIP } } : {}),
-      ...(registry ? { registry: registry.host } : {}),
+      ...(registryRecord ? { registry: registryRecord.host, baseImage: registryRecord.baseImage } : {}),
       etcdEndpoint: `http://127.0.0.1:${layout.etcdClientPort}`,
       componentPids: () =>
         Object.fromEntries([...processes].map(([name, p]) => [name, p.pid]).filter(([, pid]) => pid)),

@@ -10,6 +10,13 @@ export {
   PortInUseError,
 } from './errors.js';
 export { EtcdAccess } from './etcd.js';
+export {
+  BASE_IMAGE_ANNOTATION,
+  LOCAL_REGISTRY_HOSTING,
+  type LocalRegistryRecord,
+  localRegistryHostingConfigMap,
+  recordLocalRegistry,
+} from './images/local-registry-hosting.js';
 export { type ImageRegistry, startImageRegistry } from './images/registry.js';
 export { type ListWatchHandler, listWatch } from './kube/list-watch.js';
 export { KubeApiError, KubeRest } from './kube/rest.js';

@@ -21,6 +21,15 @@ export {
 } from './definitions.js';
 export { ImageBuildError, ImageToolMissingError } from './errors.js';
 export { buildDefinitionImage, type DefinitionImage } from './image-build.js';
+export {
+  BASE_IMAGE_ANNOTATION,
+  LOCAL_REGISTRY_HELP,
+  LOCAL_REGISTRY_HOSTING,
+  type LocalRegistryRecord,
+  localRegistryHostingConfigMap,
+  nodeBaseImage,
+  recordLocalRegistry,
+} from './local-registry-hosting.js';
 export { localMirrorReference, mirrorRepository } from './mirror.js';
 export { findNodeBinary, type NodeBinary } from './node-binary.js';
 export { type ImageRegistry, type ImageRegistryOptions, startImageRegistry } from './registry.js';

@@ -20,10 +20,13 @@ import {
   type OutputGuard,
   type Platform,
   parseImageSource,
+  parseReference,
+  RegistryUnreachableError,
   sourceDateEpoch,
   writeLayout,
 } from '@opkit/oci';
 import { CliError } from '../cli-error.js';
+import { isLoopbackHost } from '../local-registry.js';
 import { bundleOperator } from '../operator-bundle.js';
 import { cliRegistryClient } from '../registry-client.js';
 import { DEFAULT_BASE_IMAGE, DEFAULT_USER } from './image-defaults.js';
@@ -80,8 +83,13 @@ export interface BuildOperatorImageOptions {
   readonly labels?: Readonly<Record<string, string>>;
   /** Platforms of an index base to build for. @default every linux platform of the base */
   readonly platforms?: readonly Platform[];
-  /** Pull the base over HTTP (a registry on loopback). */
-  readonly plainHttp?: boolean;
+  /** Pull the base over HTTP: from every registry, or from the ones listed (a registry on loopback). */
+  readonly plainHttp?: boolean | readonly string[];
+  /**
+   * A base this machine can reach, suggested when the base's registry cannot be reached (offline, DNS): by
+   * default the base the current kubeconfig's local cluster records, if it answers within a few seconds.
+   */
+  readonly reachableBase?: () => Promise<string | undefined>;
   /** Environment for `SOURCE_DATE_EPOCH`. @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /** Progress lines. */
@@ -237,6 +245,18 @@ export async function buildOperatorImage(o: BuildOperatorImageOptions): Promise<
   };
 }
 
+/**
+ * The name and version an operator's image carries by default: `opkit.package` (else the directory's name)
+ * and the package's version (else `latest`).
+ */
+export async function operatorImageIdentity(
+  operatorDir: string,
+): Promise<{ readonly name: string; readonly version: string }> {
+  const dir = resolve(operatorDir);
+  const pkg = await readOperatorPackage(dir);
+  return { name: pkg.opkit?.package ?? basename(dir), version: pkg.version ?? 'latest' };
+}
+
 async function readOperatorPackage(dir: string): Promise<OperatorPackage> {
   const file = join(dir, 'package.json');
   let text: string;
@@ -272,6 +292,14 @@ async function loadBase(
     base = await loadImageSource(source, { client, platforms: wanted });
   } catch (error) {
     if (!(error instanceof OciError)) throw error;
+    if (error instanceof RegistryUnreachableError) {
+      const suggested = await (o.reachableBase ?? localClusterBase)().catch(() => undefined);
+      throw new CliError(
+        'OPKIT_IMAGE_BASE_UNREACHABLE',
+        baseUnreachableMessage(text, error.registry, error.message, suggested),
+        { cause: error },
+      );
+    }
     throw new CliError('OPKIT_IMAGE_BASE_UNREADABLE', `cannot read base image ${text}: ${error.message}`, {
       cause: error,
     });
@@ -289,6 +317,32 @@ async function loadBase(
     );
   }
   return { base, source };
+}
+
+/**
+ * The one line for a base whose registry cannot be reached: which base, why, and how to choose another
+ * (`--base`), naming a base that can be reached when one is known.
+ */
+export function baseUnreachableMessage(
+  base: string,
+  registry: string,
+  reason: string,
+  reachable: string | undefined,
+): string {
+  const choose =
+    reachable === undefined
+      ? 'choose a base this machine can reach with --base <registry reference or OCI layout dir[:tag]>'
+      : `choose a base this machine can reach with --base, e.g. the local cluster's: --base ${reachable}${
+          isLoopbackHost(parseReference(reachable).registry) ? ' --plain-http' : ''
+        }`;
+  const why = reason.replace(/^registry \S+ unreachable for \S+: /, '');
+  return `cannot fetch base image ${base}: ${registry} unreachable (${why}); ${choose}`;
+}
+
+/** The base the current kubeconfig's local cluster records, when it answers within 3 seconds. */
+async function localClusterBase(): Promise<string | undefined> {
+  const { readLocalRegistry } = await import('../local-registry.js');
+  return (await readLocalRegistry(undefined, { timeoutMs: 3_000 }))?.baseImage;
 }
 
 function platformFilter(platforms: readonly Platform[] | undefined): (platform: Platform) => boolean {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { basename, resolve } from 'node:path';
+import { basename, relative, resolve } from 'node:path';
 import type { Manifest } from '@opkit/olm';
 import type { Command } from 'commander';
+import { DEFAULT_BASE_IMAGE } from '../../pipelines/image-defaults.js';
 import type { SecretData } from '../../webhook-certificates.js';
 import { OUTPUT_FORMAT_FLAGS, outputFormatOption, RESULT_FORMATS, type ResultFormat } from '../options.js';
 
@@ -26,9 +27,43 @@ function readSecret(
   return text.trim() === '' ? undefined : (JSON.parse(text) as SecretData);
 }
 
+/**
+ * The image deploy uses without `--image`: built and pushed to the local registry the cluster records.
+ *
+ * @throws CliError `OPKIT_DEPLOY_IMAGE_MISSING` when the cluster records none, saying how to push an image
+ */
+async function localRegistryImage(
+  operatorDir: string,
+  kubeconfig: string | undefined,
+  progress: NodeJS.WritableStream,
+): Promise<string> {
+  const [{ readLocalRegistry, LOCAL_REGISTRY_HOSTING }, { CliError }] = await Promise.all([
+    import('../../local-registry.js'),
+    import('../../cli-error.js'),
+  ]);
+  const registry = await readLocalRegistry(kubeconfig);
+  if (registry === undefined) {
+    const { operatorImageIdentity } = await import('../../pipelines/build-operator-image.js');
+    const { name, version } = await operatorImageIdentity(operatorDir);
+    const operator = relative(process.cwd(), operatorDir) || '.';
+    throw new CliError(
+      'OPKIT_DEPLOY_IMAGE_MISSING',
+      `no --image, and the cluster records no local registry (ConfigMap ${LOCAL_REGISTRY_HOSTING.namespace}/${LOCAL_REGISTRY_HOSTING.name}): push the operator's image first (opkit image build --operator ${operator}; opkit image push dist/images/${name} <registry>/${name}:${version}) and pass --image <registry>/${name}:${version}`,
+    );
+  }
+  const { buildAndPushToLocalRegistry } = await import('../../pipelines/local-deploy-image.js');
+  const image = await buildAndPushToLocalRegistry({
+    operatorDir,
+    registry,
+    log: (line) => progress.write(`${line}\n`),
+  });
+  progress.write(`deploying with ${image}\n`);
+  return image;
+}
+
 /** The options of `opkit deploy`. */
 interface DeployOptions {
-  image: string;
+  image?: string;
   operator: string;
   kubeconfig?: string;
   certManager: boolean;
@@ -87,7 +122,10 @@ export function registerDeploy(program: Command): void {
     .description(
       'Install an operator (CRDs, RBAC, manager Deployment from config/default) into the current cluster.',
     )
-    .requiredOption('--image <ref>', 'operator image, e.g. registry.example.com/memcached-operator:0.2.0')
+    .option(
+      '--image <ref>',
+      "operator image, e.g. registry.example.com/memcached-operator:0.2.0 (default: built, pushed to the cluster's local registry)",
+    )
     .option('--operator <dir>', 'operator project directory', '.')
     .option('--kubeconfig <path>', 'kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
     .option(
@@ -110,11 +148,18 @@ the Secret <name>-ca, the certificate in the Secret the manager mounts) and sets
 Deploying again keeps both and renews the certificate within 30 days of expiry; the webhook server picks the
 new one up without a restart. With --cert-manager, cert-manager does this instead.
 
+Without --image, deploy reads the cluster's local registry from the ConfigMap kube-public/local-registry-hosting
+(how kind and other local clusters, and opkit-cluster, record it), builds the operator's image on the base
+image the cluster records (else ${DEFAULT_BASE_IMAGE}), pushes it there as <registry>/<opkit.package>:<version>
+and deploys that. A cluster without one needs --image: build and push the image first (opkit image build,
+opkit image push).
+
 Every object applied carries deploy's label opkit.dev/deploy and annotation opkit.dev/deploy-run, by which
 undeploy knows it, except one that already existed without them (a namespace or CRD made beforehand): that
 one is applied unmarked, printed on stderr as "found <object>: …", and undeploy leaves it and what it holds.
 
 Examples:
+  $ opkit deploy --operator operators/memcached     # on a local cluster: builds, pushes, deploys
   $ opkit deploy --operator operators/memcached --image registry.example.com/memcached-operator:0.3.0
   $ opkit deploy --operator . --image registry.example.com/memcached-operator:0.3.0 --cert-manager
   $ opkit deploy --operator operators/memcached --image registry.example.com/memcached-operator:0.3.0 -o json`,
@@ -125,14 +170,17 @@ Examples:
         import('../../kubectl.js'),
         import('./overlay.js'),
       ]);
-      checkImageReference('--image', opts.image);
       const dir = resolve(opts.operator);
+      // With -o json|yaml, stdout holds the result only.
+      const progress = opts.output === 'text' ? process.stdout : process.stderr;
+      const image = opts.image ?? (await localRegistryImage(dir, opts.kubeconfig, progress));
+      checkImageReference('--image', image);
       const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];
       const manager = `${basename(dir)}-deploy`;
       const overlay = opts.certManager ? 'with-certmanager' : 'default';
       // Loaded only here, as every command's libraries are: `opkit --help` stays fast.
       const { parseAllDocuments, stringify } = await import('yaml');
-      const objects = parseAllDocuments(render(dir, opts.image, overlay))
+      const objects = parseAllDocuments(render(dir, image, overlay))
         .map((d) => d.toJS() as Manifest | null)
         .filter((o): o is Manifest => o !== null);
       const { provisionWebhookCertificates } = await import('../../webhook-certificates.js');
@@ -171,7 +219,7 @@ Examples:
       const { writeResult } = await import('../output.js');
       const result = deployResult(manifests, {
         operator: dir,
-        image: opts.image,
+        image,
         overlay,
         fieldManager: manager,
         ...(provisioned ? { webhookCertificate: provisioned.summary } : {}),
