@@ -29,6 +29,8 @@ if (existsSync(built)) {
     process.exitCode = code ?? (signal ? 128 + (signal === 'SIGINT' ? 2 : 15) : 1);
   });
 } else {
-  process.stderr.write('create-opkit: this installation has neither its build (dist/main.js) nor its sources\n');
+  process.stderr.write(
+    'create-opkit: this installation has neither its build (dist/main.js) nor its sources\n',
+  );
   process.exitCode = 1;
 }

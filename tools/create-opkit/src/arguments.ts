@@ -58,7 +58,8 @@ export function parseCommand(argv: readonly string[]): ParsedCommand {
   // The generators' own checks, before anything is written or installed.
   if (values.operator !== undefined) operatorNames(values.operator);
   if (values.api !== undefined) {
-    if (values.operator === undefined) throw new Error('--api needs --operator: the operator the kind goes in');
+    if (values.operator === undefined)
+      throw new Error('--api needs --operator: the operator the kind goes in');
     parseApi(values.api);
   }
   if (values.domain !== undefined && !DOMAIN.test(values.domain)) {

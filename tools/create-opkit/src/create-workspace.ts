@@ -23,7 +23,9 @@ export const runInherited: RunCommand = (command, args, cwd) =>
     const child = spawn(command, args, { cwd, stdio: 'inherit' });
     child.on('error', (error) => fail(new CreateError(`${command}: ${error.message}`)));
     child.on('exit', (code, signal) =>
-      code === 0 ? done() : fail(new CreateError(`${[command, ...args].join(' ')} failed (${signal ?? code})`)),
+      code === 0
+        ? done()
+        : fail(new CreateError(`${[command, ...args].join(' ')} failed (${signal ?? code})`)),
     );
   });
 
@@ -35,7 +37,9 @@ export function npmInstall(run: RunCommand): (directory: string) => Promise<void
   return (directory) => {
     const args = ['install', '--no-audit', '--no-fund'];
     const npm = process.env.npm_execpath;
-    return npm && /npm-cli\.js$/.test(npm) ? run(process.execPath, [npm, ...args], directory) : run('npm', args, directory);
+    return npm && /npm-cli\.js$/.test(npm)
+      ? run(process.execPath, [npm, ...args], directory)
+      : run('npm', args, directory);
   };
 }
 
