@@ -122,6 +122,8 @@ describe('npm create opkit', () => {
     const out = await nx('run-many', '-t', 'lint', 'typecheck', 'test', '-c', 'unit', '--outputStyle=static');
     expect(out).toMatch(/Successfully ran targets lint, typecheck, test/);
     expect(out).toContain('postgres-instance-controller.spec.ts');
+    // the root files too, as written: formatted and lint-clean
+    await run(join(workspace, 'node_modules', '.bin', 'biome'), ['check', '.'], workspace);
   }, 240_000);
 
   it('builds the operator’s bundle with the opkit command', async () => {

@@ -13,6 +13,7 @@ import {
 import { operatorNames } from '../../names.js';
 import { NODE_ENGINES } from '../../versions.js';
 import { apiGenerator } from '../api/api.js';
+import { formatChangedFiles } from '../format-files.js';
 import { operatorGenerator } from '../operator/operator.js';
 import {
   addBundleAndCatalogProjects,
@@ -72,6 +73,8 @@ export async function presetGenerator(tree: Tree, schema: PresetGeneratorSchema)
       tasks.push(await apiGenerator(tree, { api: schema.api, project: operatorNames(schema.operator).name }));
     }
   }
+  // Biome's formatting of the root files too (README tables), once Biome is installed.
+  tasks.push(formatChangedFiles(tree));
   return runTasksInSerial(...tasks);
 }
 
