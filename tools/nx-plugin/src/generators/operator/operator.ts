@@ -119,7 +119,7 @@ entries:
         'Next:',
         `  ${install}   # records the new workspace package in the lock file`,
         `  npx nx g @opkit/nx:api <group>/<version>/<Kind> --project ${names.name}`,
-        `  npx nx run ${names.name}:test`,
+        `  npx nx run ${names.name}:test:unit      # then test:envtest, test:e2e (see its README)`,
       ].join('\n'),
     );
   };
