@@ -11,9 +11,12 @@ import {
   type Tree,
 } from '@nx/devkit';
 import { operatorNames } from '../../names.js';
+import { pluginVersionOf } from '../../versions.js';
 import { formatChangedFiles } from '../format-files.js';
 import { writeDeploymentConfig, writeProjectIndex } from '../project-index.js';
 import { runManifests } from '../run-manifests.js';
+import { dependencyVersion, isOpkitSourceWorkspace } from '../source-workspace.js';
+import { operatorTargets } from './operator-targets.js';
 
 export interface OperatorGeneratorSchema {
   readonly name: string;
@@ -50,15 +53,10 @@ export async function operatorGenerator(
     tmpl: '',
   });
 
-  const opkitCli = `node ${offset}tools/opkit/bin/opkit.js`;
-  const cliTarget = (command: string) => ({
-    executor: 'nx:run-commands',
-    dependsOn: ['opkit:build'],
-    cache: false,
-    options: { command, cwd: '{projectRoot}', forwardAllArgs: true },
-  });
+  const sourceWorkspace = isOpkitSourceWorkspace(tree);
   // The workspace's Node.js requirement: the new package promises what the others do.
   const { engines } = readJson<{ engines?: Record<string, string> }>(tree, 'package.json');
+  const version = (name: string) => dependencyVersion(tree, name);
   const packageJson = {
     name: `${npmScope(tree)}/${names.packageName}`,
     version: '0.1.0',
@@ -70,47 +68,15 @@ export async function operatorGenerator(
     // package.
     exports: { '.': './src/index.ts' },
     dependencies: {
-      '@opkit/controller-runtime': '*',
-      '@opkit/controller-tools': '*',
-      '@sinclair/typebox': '^0.34.0',
+      '@opkit/controller-runtime': version('@opkit/controller-runtime'),
+      '@opkit/controller-tools': version('@opkit/controller-tools'),
+      '@sinclair/typebox': pluginVersionOf('@sinclair/typebox'),
     },
-    devDependencies: { '@opkit/test-cluster': '*', yaml: '^2.9.1' },
+    devDependencies: { '@opkit/test-cluster': version('@opkit/test-cluster'), yaml: pluginVersionOf('yaml') },
     nx: {
       name: names.name,
       tags: ['operator'],
-      targets: {
-        lint: {},
-        typecheck: {},
-        manifests: {
-          executor: 'nx:run-commands',
-          cache: false,
-          options: {
-            command: 'node --conditions=@opkit/source --import tsx src/manifests/generate.ts',
-            cwd: '{projectRoot}',
-          },
-        },
-        run: {
-          executor: 'nx:run-commands',
-          cache: false,
-          continuous: true,
-          options: {
-            command: 'node --conditions=@opkit/source --import tsx src/main.ts',
-            cwd: '{projectRoot}',
-            forwardAllArgs: true,
-            env: { ENABLE_WEBHOOKS: 'false' },
-          },
-        },
-        deploy: cliTarget(`${opkitCli} deploy --operator .`),
-        undeploy: cliTarget(`${opkitCli} undeploy --operator .`),
-        image: cliTarget(`${opkitCli} image build --operator .`),
-        push: cliTarget(`${opkitCli} image push dist/images/${names.packageName}`),
-        test: {
-          executor: 'nx:run-commands',
-          dependsOn: ['cluster:prepare'],
-          cache: false,
-          options: { command: 'vitest run', cwd: '{projectRoot}' },
-        },
-      },
+      targets: operatorTargets({ packageName: names.packageName, sourceWorkspace }),
     },
     opkit: { package: names.packageName, channels: [channel], image, resources: [] },
   };
@@ -153,7 +119,7 @@ entries:
         'Next:',
         `  ${install}   # records the new workspace package in the lock file`,
         `  npx nx g @opkit/nx:api <group>/<version>/<Kind> --project ${names.name}`,
-        `  npx nx run ${names.name}:test`,
+        `  npx nx run ${names.name}:test:unit      # then test:envtest, test:e2e (see its README)`,
       ].join('\n'),
     );
   };
