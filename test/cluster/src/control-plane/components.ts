@@ -45,7 +45,15 @@ export function apiServerAddress(l: Pick<ControlPlaneLayout, 'realNode'>): strin
   return l.realNode ? NODE_NETWORK.nodeIP : '127.0.0.1';
 }
 
-export function etcdArgs(l: ControlPlaneLayout): string[] {
+/** What etcd's command line is built from. */
+export type EtcdLayout = Pick<ControlPlaneLayout, 'dir' | 'etcdClientPort' | 'etcdPeerPort'>;
+/** What kube-apiserver's command line is built from (envtest starts it without the other components). */
+export type ApiServerLayout = Pick<
+  ControlPlaneLayout,
+  'pki' | 'etcdClientPort' | 'apiServerPort' | 'serviceCidr' | 'realNode'
+>;
+
+export function etcdArgs(l: EtcdLayout): string[] {
   const client = `http://127.0.0.1:${l.etcdClientPort}`;
   const peer = `http://127.0.0.1:${l.etcdPeerPort}`;
   return [
@@ -78,12 +86,12 @@ export interface ApiServerListener {
 }
 
 /** The cluster's own API server: the address {@link apiServerAddress} names, on the layout's port. */
-function mainApiServerListener(l: ControlPlaneLayout): ApiServerListener {
+function mainApiServerListener(l: ApiServerLayout): ApiServerListener {
   return { address: apiServerAddress(l), port: l.apiServerPort, reconcilesEndpoints: l.realNode };
 }
 
 export function apiServerArgs(
-  l: ControlPlaneLayout,
+  l: ApiServerLayout,
   listener: ApiServerListener = mainApiServerListener(l),
 ): string[] {
   const { pki } = l;

@@ -239,3 +239,53 @@ export function writeKubeconfig(path: string, server: string, pki: Pki, client: 
   ].join('\n');
   writeFileSync(path, text, { mode: 0o600 });
 }
+
+/** The certificate authority an envtest environment's webhook configurations trust, and what it signed. */
+export interface WebhookPki {
+  /** PEM of the CA: the `caBundle` of every webhook client configuration the environment installs. */
+  readonly caCert: string;
+  /** The serving certificate (`tls.crt`, for 127.0.0.1 and localhost) and its key (`tls.key`). */
+  readonly serving: { readonly cert: string; readonly key: string };
+}
+
+/**
+ * A CA of its own for the operator's webhook server under test, and its serving certificate for `host`,
+ * written as `tls.crt` and `tls.key` in `certDir` (the file names the runtime's `certPath` expects).
+ */
+export async function generateWebhookPki(dir: string, certDir: string, host: string): Promise<WebhookPki> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  mkdirSync(certDir, { recursive: true, mode: 0o700 });
+  const caKey = await newKey(dir, 'webhook-ca');
+  const caCert = join(dir, 'webhook-ca.crt');
+  await openssl(
+    [
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      caKey,
+      '-subj',
+      '/CN=opkit-envtest-webhook-ca',
+      '-days',
+      '30',
+      '-out',
+      caCert,
+    ],
+    dir,
+  );
+  const sans = /^[\d.]+$|:/.test(host) ? [`IP:${host}`, 'DNS:localhost'] : [`DNS:${host}`, 'IP:127.0.0.1'];
+  const serving = await signedCert(
+    dir,
+    'webhook-serving',
+    '/CN=opkit-envtest-webhook',
+    serverExtensions(sans),
+    {
+      cert: caCert,
+      key: caKey,
+    },
+  );
+  const tls = { cert: join(certDir, 'tls.crt'), key: join(certDir, 'tls.key') };
+  writeFileSync(tls.cert, readFileSync(serving.cert));
+  writeFileSync(tls.key, readFileSync(serving.key), { mode: 0o600 });
+  return { caCert: readFileSync(caCert, 'utf8'), serving: tls };
+}

@@ -10,6 +10,10 @@ const globalSetup = fileURLToPath(new URL('./global-setup.ts', import.meta.url))
 const buildPackages = fileURLToPath(new URL('./build-packages.ts', import.meta.url));
 const kwokNodesSetup = fileURLToPath(new URL('./kwok-nodes-setup.ts', import.meta.url));
 const controlPlaneSetup = fileURLToPath(new URL('./control-plane-setup.ts', import.meta.url));
+const envtestSetup = fileURLToPath(new URL('../envtest/global-setup.ts', import.meta.url));
+
+/** The `envtest` project's test files: etcd and kube-apiserver only, no root. */
+const ENVTEST_SPECS = 'test/envtest/**/*.spec.ts';
 
 /**
  * The kit's vitest global setups, as file paths for a `globalSetup` list, for configurations that do not use
@@ -19,8 +23,11 @@ const controlPlaneSetup = fileURLToPath(new URL('./control-plane-setup.ts', impo
 export const opkitGlobalSetups = { buildPackages, controlPlane: controlPlaneSetup } as const;
 
 /**
- * The vitest configuration every package shares: a `unit` project for `src/**\/*.spec.ts` (fast, no cluster)
- * and an `e2e` project for `test/**\/*.spec.ts` that shares one local control plane across its files.
+ * The vitest configuration every package shares: a `unit` project for `src/**\/*.spec.ts` (fast, no cluster),
+ * an `envtest` project for `test/envtest/**\/*.spec.ts` that shares one test environment (etcd and
+ * kube-apiserver only, started as any user in seconds; `envtest()` of `@opkit/test-cluster/envtest` in the
+ * files) and an `e2e` project for the other `test/**\/*.spec.ts` that shares one local control plane across
+ * its files.
  * Workspace packages resolve to their TypeScript sources through the `@opkit/source` condition.
  *
  * `e2eRunsCli`: the e2e tests run the `opkit` command as users run it, from its build, so a bare `vitest run`
@@ -48,12 +55,23 @@ export function opkitVitestConfig(
           test: {
             name: 'e2e',
             include: ['test/**/*.spec.ts'],
-            exclude: [...configDefaults.exclude, ...kwokSpecs],
+            exclude: [...configDefaults.exclude, ENVTEST_SPECS, ...kwokSpecs],
             globalSetup: [
               ...(options.e2eRunsCli ? [buildPackages] : []),
               ...((options.e2eUsesCluster ?? true) ? [globalSetup] : []),
             ],
             ...clusterTest,
+          },
+        },
+        {
+          extends: true,
+          test: {
+            name: 'envtest',
+            include: [ENVTEST_SPECS],
+            globalSetup: [envtestSetup],
+            testTimeout: 60_000,
+            hookTimeout: 120_000,
+            fileParallelism: false,
           },
         },
         ...(kwokSpecs.length > 0

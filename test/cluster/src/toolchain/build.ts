@@ -17,7 +17,8 @@ export interface BuiltComponent {
   readonly buildSeconds: number;
 }
 
-function isComplete(recipe: ComponentRecipe): boolean {
+/** Whether the component cache holds every file of the recipe's version (then using it needs no Go). */
+export function isComplete(recipe: ComponentRecipe): boolean {
   const dir = componentDir(recipe.name, recipe.version);
   return recipe.files.every((f) => existsSync(join(dir, f)));
 }

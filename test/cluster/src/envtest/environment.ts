@@ -1,0 +1,236 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { apiServerArgs, etcdArgs, KUBERNETES_SERVICE_IP, SERVICE_CIDR } from '../control-plane/components.js';
+import { generatePki, generateWebhookPki, writeKubeconfig } from '../control-plane/pki.js';
+import { freePort } from '../control-plane/ports.js';
+import { httpHealthy, waitUntilReady } from '../control-plane/readiness.js';
+import { ClusterError } from '../errors.js';
+import { KubeRest } from '../kube/rest.js';
+import { ManagedProcess, spawnDirectoryReaper } from '../process/managed-process.js';
+import { ensureComponents, isComplete } from '../toolchain/build.js';
+import { cacheRoot } from '../toolchain/cache.js';
+import { etcdRecipe, kubernetesRecipe } from '../toolchain/recipes.js';
+import { ObjectInstaller } from './install.js';
+import {
+  crdForTarget,
+  readCrdDirectory,
+  readWebhookConfigurations,
+  type WebhookTarget,
+  webhookConfigurationForTarget,
+} from './manifests.js';
+
+/** Options of {@link startTestEnvironment}. */
+export interface TestEnvironmentOptions {
+  /**
+   * Directories whose CustomResourceDefinitions are installed, each waited for until Established and served.
+   * @default `config/crd/bases` of the current directory, when it exists
+   */
+  readonly crdDirectoryPaths?: readonly string[];
+  /**
+   * Files whose Mutating- and ValidatingWebhookConfigurations are installed, calling the webhook server under
+   * test ({@link TestEnvironment.webhook}) instead of their Service.
+   * @default `config/webhook/manifests.yaml` of the current directory, when it exists
+   */
+  readonly webhookConfigPaths?: readonly string[];
+  /**
+   * Use the cluster of `KUBECONFIG` (or `~/.kube/config`) instead of starting etcd and kube-apiserver.
+   * @default `OPKIT_USE_EXISTING_CLUSTER=true`
+   */
+  readonly useExistingCluster?: boolean;
+  /** Progress lines: builds of missing components, start-up of each process. */
+  readonly onProgress?: (line: string) => void;
+}
+
+/** Where the operator under test serves its webhooks, as the installed configurations expect. */
+export interface TestEnvironmentWebhook {
+  /** 127.0.0.1: the API server calls `https://<host>:<port><path>`. */
+  readonly host: string;
+  /** A free port: the manager's webhook port. */
+  readonly port: number;
+  /** Holds `tls.crt` and `tls.key` for the host, signed by the CA the configurations trust: the `certPath`. */
+  readonly certDir: string;
+}
+
+/** A running API server (or an existing cluster) with the operator's CRDs and webhook configurations. */
+export interface TestEnvironment {
+  /** Admin kubeconfig file. */
+  readonly kubeconfigPath: string;
+  /** The same credentials, loaded. */
+  readonly kubeConfig: KubeConfig;
+  /** Whether this is an existing cluster (nothing was started). */
+  readonly usesExistingCluster: boolean;
+  readonly webhook: TestEnvironmentWebhook;
+  /**
+   * Stops etcd and kube-apiserver and removes the temp dir; on an existing cluster, removes the webhook
+   * configurations and CRDs it created and puts back those it replaced.
+   */
+  stop(): Promise<void>;
+}
+
+const WEBHOOK_HOST = '127.0.0.1';
+/** Only these two are built when missing: envtest needs no kubelet, scheduler or controller-manager. */
+const ENVTEST_RECIPES = [etcdRecipe, kubernetesRecipe] as const;
+
+function defaultPaths(relative: string): string[] {
+  const path = resolve(relative);
+  return existsSync(path) ? [path] : [];
+}
+
+/** The kubeconfig an existing cluster is reached with: the first file of `KUBECONFIG`, else `~/.kube/config`. */
+function existingKubeconfigPath(): string {
+  const first = (process.env.KUBECONFIG ?? '').split(':').find((entry) => entry.length > 0);
+  const path = first ?? join(homedir(), '.kube', 'config');
+  if (!existsSync(path)) {
+    throw new ClusterError(
+      'CLUSTER_INVALID_OPTIONS',
+      `OPKIT_USE_EXISTING_CLUSTER: no kubeconfig at ${path}: set KUBECONFIG to the cluster's kubeconfig`,
+    );
+  }
+  return path;
+}
+
+interface StartedApiServer {
+  readonly kubeconfigPath: string;
+  readonly processes: readonly ManagedProcess[];
+}
+
+/** etcd and kube-apiserver on loopback with free ports, everything in `dir`; resolves once /readyz is 200. */
+async function startApiServer(dir: string, progress: (line: string) => void): Promise<StartedApiServer> {
+  const missing = ENVTEST_RECIPES.filter((recipe) => !isComplete(recipe));
+  if (missing.length > 0) {
+    progress(
+      `${missing.map((r) => `${r.name} v${r.version}`).join(' and ')} not in ${join(cacheRoot(), 'bin')}: building with Go (once)`,
+    );
+  }
+  const built = await ensureComponents(ENVTEST_RECIPES, { onProgress: progress });
+  const bin = (component: string, file: string) => join(built[component]?.dir ?? '', file);
+  const logs = join(dir, 'logs');
+  mkdirSync(logs, { recursive: true });
+  const [etcdClientPort, etcdPeerPort, apiServerPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  const processes: ManagedProcess[] = [];
+  const launch = async (name: string, command: string, args: string[]) => {
+    const proc = new ManagedProcess({ name, command, args, logFile: join(logs, `${name}.log`), cwd: dir });
+    processes.push(proc);
+    await proc.start();
+    return proc;
+  };
+  try {
+    // etcd needs no certificates: it starts while they are made.
+    const etcd = await launch('etcd', bin('etcd', 'etcd'), etcdArgs({ dir, etcdClientPort, etcdPeerPort }));
+    const [pki] = await Promise.all([
+      generatePki(join(dir, 'pki'), KUBERNETES_SERVICE_IP),
+      waitUntilReady(etcd, () => httpHealthy(`http://127.0.0.1:${etcdClientPort}/health`), 30_000).then(() =>
+        progress(`etcd ready on 127.0.0.1:${etcdClientPort}`),
+      ),
+    ]);
+    const server = `https://127.0.0.1:${apiServerPort}`;
+    const kubeconfigPath = join(dir, 'admin.kubeconfig');
+    writeKubeconfig(kubeconfigPath, server, pki, 'admin');
+    const layout = { pki, etcdClientPort, apiServerPort, serviceCidr: SERVICE_CIDR, realNode: false };
+    // No controller-manager creates the namespaces' `default` ServiceAccounts, so pods are not refused for
+    // lacking one (as in controller-runtime's envtest).
+    const args = [...apiServerArgs(layout), '--disable-admission-plugins=ServiceAccount'];
+    const apiServer = await launch('kube-apiserver', bin('kubernetes', 'kube-apiserver'), args);
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(kubeconfigPath);
+    const rest = new KubeRest(kubeConfig);
+    try {
+      await waitUntilReady(apiServer, async () => (await rest.getText('/readyz')).status === 200, 90_000);
+    } finally {
+      rest.close();
+    }
+    progress(`kube-apiserver ready on ${server}`);
+    return { kubeconfigPath, processes };
+  } catch (error) {
+    for (const proc of processes.reverse()) await proc.stop(1_000).then(() => proc.close());
+    throw error;
+  }
+}
+
+/**
+ * Starts a test environment like controller-runtime's envtest: etcd and kube-apiserver only (no nodes, no
+ * controller-manager: Deployments get no ReplicaSets, namespaces are never finalized), on loopback with free
+ * ports, as any user, from the component cache (`OPKIT_CACHE_DIR`, else `~/.cache/opkit`; etcd and
+ * Kubernetes are built there with Go when missing). Then installs the CRDs (waiting until they are served)
+ * and the webhook configurations, their Services and the CRDs' conversion Services replaced by
+ * `https://127.0.0.1:<webhook.port>` with a CA made for the run, whose serving certificate is in
+ * `webhook.certDir`. With `useExistingCluster`, nothing is started and the same objects are installed into
+ * the kubeconfig's cluster; `stop()` takes them out again.
+ */
+export async function startTestEnvironment(options: TestEnvironmentOptions = {}): Promise<TestEnvironment> {
+  const progress = options.onProgress ?? (() => {});
+  const started = Date.now();
+  const useExisting = options.useExistingCluster ?? process.env.OPKIT_USE_EXISTING_CLUSTER === 'true';
+  const crdDirectories = options.crdDirectoryPaths ?? defaultPaths('config/crd/bases');
+  const webhookFiles = options.webhookConfigPaths ?? defaultPaths('config/webhook/manifests.yaml');
+  // Read first: a missing file fails before anything starts.
+  const crds = crdDirectories.flatMap((directory) => readCrdDirectory(resolve(directory)));
+  const configurations = webhookFiles.flatMap((file) => readWebhookConfigurations(resolve(file)));
+
+  const dir = mkdtempSync(join(tmpdir(), 'opkit-envtest-'));
+  const reaper = spawnDirectoryReaper(process.pid, dir);
+  let processes: readonly ManagedProcess[] = [];
+  let installer: ObjectInstaller | undefined;
+  let rest: KubeRest | undefined;
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      // Started processes take everything with them; an existing cluster keeps only what it had.
+      if (useExisting) await installer?.uninstall();
+    } finally {
+      rest?.close();
+      // A throwaway API server need not drain its connections: a second's grace, then SIGKILL.
+      for (const proc of [...processes].reverse()) await proc.stop(1_000).then(() => proc.close());
+      rmSync(dir, { recursive: true, force: true });
+      reaper.cancel();
+    }
+  };
+
+  try {
+    const certDir = join(dir, 'webhook-certs');
+    const [kubeconfigPath, webhookPki, webhookPort] = await Promise.all([
+      useExisting
+        ? existingKubeconfigPath()
+        : startApiServer(dir, progress).then((apiServer) => {
+            processes = apiServer.processes;
+            return apiServer.kubeconfigPath;
+          }),
+      generateWebhookPki(join(dir, 'webhook-pki'), certDir, WEBHOOK_HOST),
+      freePort(),
+    ]);
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(kubeconfigPath);
+    rest = new KubeRest(kubeConfig);
+    installer = new ObjectInstaller(rest);
+    const target: WebhookTarget = { host: WEBHOOK_HOST, port: webhookPort, caCert: webhookPki.caCert };
+    const installing = installer;
+    for (const crd of crds) await installing.apply(crdForTarget(crd, target));
+    await Promise.all(crds.map((crd) => installing.waitUntilServed(crd)));
+    for (const configuration of configurations) {
+      await installing.apply(webhookConfigurationForTarget(configuration, target));
+    }
+    progress(
+      `test environment ready in ${((Date.now() - started) / 1000).toFixed(1)}s` +
+        `${useExisting ? ` (existing cluster of ${kubeconfigPath})` : ''}: ` +
+        `${crds.length} CRD(s), ${configurations.length} webhook configuration(s)`,
+    );
+    return {
+      kubeconfigPath,
+      kubeConfig,
+      usesExistingCluster: useExisting,
+      webhook: { host: WEBHOOK_HOST, port: webhookPort, certDir },
+      stop,
+    };
+  } catch (error) {
+    await stop().catch(() => {});
+    throw error;
+  }
+}
