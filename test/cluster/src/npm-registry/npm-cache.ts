@@ -3,10 +3,21 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-/** npm's cache directory: `npm config get cache`, or npm's default when npm cannot be asked. */
-export function npmCacheDirectory(): string {
+/**
+ * npm's cache directory as npm run in `directory` sees it (`npm config get cache`, with that project's
+ * .npmrc), or npm's default when npm cannot be asked.
+ */
+export function npmCacheDirectory(directory: string): string {
   try {
-    const dir = execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim();
+    const env: NodeJS.ProcessEnv = {};
+    // Not the `npm_config_*` of an enclosing npm command (its `workspace` would make npm refuse).
+    for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key)) env[key] = value;
+    const dir = execFileSync('npm', ['config', 'get', 'cache'], {
+      cwd: directory,
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     if (dir !== '') return dir;
   } catch {
     // npm not on the PATH: its default below.

@@ -217,7 +217,7 @@ export async function startNpmRegistry(options: StartNpmRegistryOptions = {}): P
   };
   try {
     const started = Date.now();
-    const cacheDir = options.npmCache ?? npmCacheDirectory();
+    const cacheDir = options.npmCache ?? npmCacheDirectory(root);
     const count = seedStorage({
       lockfile: join(root, 'package-lock.json'),
       workspaceRoot: root,
