@@ -233,10 +233,10 @@ export async function startNpmRegistry(options: StartNpmRegistryOptions = {}): P
     const token = await createUser(url);
     const npmrc = join(dir, 'npmrc');
     const host = `//127.0.0.1:${verdaccio.port}/`;
-    // Every scope goes to this registry too, and the token is sent only to it.
+    // Unscoped and @opkit packages go to this registry, and the token is sent only to it.
     writeFileSync(
       npmrc,
-      `registry=${url}\n${host}:_authToken=${token}\nupdate-notifier=false\nfund=false\naudit=false\n`,
+      `registry=${url}\n@opkit:registry=${url}\n${host}:_authToken=${token}\nupdate-notifier=false\nfund=false\naudit=false\n`,
     );
     progress(`npm registry: listening on ${url}`);
 
@@ -260,6 +260,8 @@ export async function startNpmRegistry(options: StartNpmRegistryOptions = {}): P
           `building the packages failed: ${`${stdout}${stderr}`.trim().split('\n').slice(-20).join('\n')}`,
         );
       }
+      // `npm publish` per package, not `nx release publish`: the packages' `publishConfig.provenance` makes the
+      // latter's npm publish fail outside a CI that can attest, and publishing here must not need one.
       return Promise.all(
         packages.map(async (pkg) => {
           try {
