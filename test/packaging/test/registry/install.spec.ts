@@ -188,4 +188,37 @@ process.stdout.write(\`\${typeof Manager} \${got.metadata.name}\\n\`);
     expect(runtime).toBe('function a\n');
     lap('ran');
   }, 300_000);
+
+  it('installs the test kit, whose vitest configuration loads its build where Node strips no types', async () => {
+    const project = join(scratch, 'kit-user');
+    mkdirSync(project);
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'kit-user', version: '0.0.0', private: true, type: 'module' }),
+    );
+    await run(
+      'npm',
+      [
+        'install',
+        '@opkit/test-cluster',
+        '--userconfig',
+        registry.npmrc,
+        '--cache',
+        join(scratch, 'npm-cache'),
+      ],
+      project,
+    );
+    lap('test kit installed');
+    // As Vite's config loader imports it: by Node, without the `@opkit/source` condition.
+    writeFileSync(
+      join(project, 'config.mjs'),
+      `import { existsSync } from 'node:fs';
+import { opkitGlobalSetups, opkitVitestConfig } from '@opkit/test-cluster/vitest-projects';
+const setups = Object.values(opkitGlobalSetups);
+process.stdout.write(\`\${setups.every((file) => file.endsWith('.js') && existsSync(file))} \${opkitVitestConfig().test.projects.length}\n\`);
+`,
+    );
+    const { stdout } = await run(process.execPath, ['config.mjs'], project);
+    expect(stdout).toBe('true 2\n');
+  }, 300_000);
 });
