@@ -220,5 +220,12 @@ process.stdout.write(\`\${setups.every((file) => file.endsWith('.js') && existsS
     );
     const { stdout } = await run(process.execPath, ['config.mjs'], project);
     expect(stdout).toBe('true 2\n');
+    // Its command runs its build too (tsx is no dependency of the kit).
+    const { stdout: help } = await run(
+      join(project, 'node_modules', '.bin', 'opkit-cluster'),
+      ['--help'],
+      project,
+    );
+    expect(help).toMatch(/^Usage: opkit-cluster /m);
   }, 300_000);
 });
