@@ -1,5 +1,5 @@
 import { opkitGlobalSetups } from '@opkit/test-cluster/vitest-projects';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // The test kit (`@opkit/test-cluster/vitest`) from its sources; the packed packages are used only by the
 // processes the tests start in the consumer project, which resolve them from its own node_modules.
@@ -18,6 +18,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.spec.ts'],
+          exclude: [...configDefaults.exclude, 'test/registry/**'],
           globalSetup: [
             // Packs what `nx run <package>:build` wrote: a bare `vitest run` builds first, as under Nx the target does.
             opkitGlobalSetups.buildPackages,
@@ -26,6 +27,17 @@ export default defineConfig({
           ],
           testTimeout: 120_000,
           hookTimeout: 600_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The packages from a private npm registry (Verdaccio on loopback): publishes the workspace (its
+          // `startNpmRegistry().publishWorkspace()` builds it first) and installs from it outside the repository.
+          name: 'registry',
+          include: ['test/registry/**/*.spec.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
         },
       },
     ],

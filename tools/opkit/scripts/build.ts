@@ -4,10 +4,13 @@
 // node_modules as before. A catalog command loads 5–7 files of the build instead of the 52–77 modules of a
 // file-per-module build, each of which Node resolves, reads and links: 20–60 ms of every run.
 //
-// Entry points: `main.js` (the `opkit` command, run by `bin/opkit.js`) and `health-probe.js` (the probe program
-// the catalog image bundles from it when the sources are absent). Every file is written at the top of `dist/`,
+// Entry points: `main.js` (the `opkit` command, run by `bin/opkit.js`), `health-probe.js` (the probe program
+// the catalog image bundles from it when the sources are absent) and `olm-install.js` (the subpath
+// `@opkit/cli/olm-install`, with its declarations in `dist/types/`, for the test kit's clusters). Every file is written at the top of `dist/`,
 // so a module's `import.meta` points one level below the package, as it does in `src/`.
+import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { build } from 'esbuild';
 
@@ -19,7 +22,11 @@ const WORKSPACE_SCOPE = '@opkit/';
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: packageDir,
-  entryPoints: { main: 'src/main.ts', 'health-probe': 'src/health-probe.ts' },
+  entryPoints: {
+    main: 'src/main.ts',
+    'health-probe': 'src/health-probe.ts',
+    'olm-install': 'src/olm-install/index.ts',
+  },
   outdir,
   bundle: true,
   splitting: true,
@@ -42,5 +49,11 @@ const result = await build({
     },
   ],
 });
+// The declarations of `@opkit/cli/olm-install`, against the libraries' built declarations.
+execFileSync(
+  process.execPath,
+  [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.olm-install.json'],
+  { cwd: packageDir, stdio: 'inherit' },
+);
 const count = Object.keys(result.metafile.outputs).length;
 process.stdout.write(`built ${count} modules into ${relative(process.cwd(), outdir) || '.'}\n`);

@@ -1,16 +1,20 @@
 // Imported by the packages' vitest.config.ts as `@opkit/test-cluster/vitest-projects`. Vite's config loader
-// leaves a package import to Node, without the `@opkit/source` condition, so the package's exports name this
-// TypeScript file for every condition and Node loads it by stripping its types (Node 22.18 or later, as the
-// workspace's own Node 24 is): keep its imports to packages and `node:` modules, and its TypeScript to
-// syntax that erases.
+// leaves a package import to Node, without the `@opkit/source` condition, so the package's `vitest-projects.js`
+// loads this TypeScript file in the workspace (Node strips its types: Node 22.18 or later, as the workspace's
+// own Node 24 is) and its build when installed: keep its imports to packages and `node:` modules, and its
+// TypeScript to syntax that erases.
+import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, type ViteUserConfig } from 'vitest/config';
 
-const globalSetup = fileURLToPath(new URL('./global-setup.ts', import.meta.url));
-const buildPackages = fileURLToPath(new URL('./build-packages.ts', import.meta.url));
-const kwokNodesSetup = fileURLToPath(new URL('./kwok-nodes-setup.ts', import.meta.url));
-const controlPlaneSetup = fileURLToPath(new URL('./control-plane-setup.ts', import.meta.url));
-const envtestSetup = fileURLToPath(new URL('../envtest/global-setup.ts', import.meta.url));
+// The setups beside this module: `.ts` sources in the workspace, `.js` in the installed build.
+const extension = extname(fileURLToPath(import.meta.url));
+const setupFile = (name: string) => fileURLToPath(new URL(`./${name}${extension}`, import.meta.url));
+const globalSetup = setupFile('global-setup');
+const buildPackages = setupFile('build-packages');
+const kwokNodesSetup = setupFile('kwok-nodes-setup');
+const controlPlaneSetup = setupFile('control-plane-setup');
+const envtestSetup = fileURLToPath(new URL(`../envtest/global-setup${extension}`, import.meta.url));
 
 /** The `envtest` project's test files: etcd and kube-apiserver only, no root. */
 const ENVTEST_SPECS = 'test/envtest/**/*.spec.ts';

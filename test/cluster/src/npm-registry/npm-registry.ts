@@ -1,0 +1,293 @@
+import { type ChildProcess, execFile, fork } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { workspaceRoot as defaultWorkspaceRoot } from '../released-data.js';
+import { npmCacheDirectory } from './npm-cache.js';
+import { seedStorage } from './seed-storage.js';
+
+/** A package `publishWorkspace` published. */
+export interface PublishedPackage {
+  readonly name: string;
+  readonly version: string;
+  /** The package's directory in the workspace. */
+  readonly directory: string;
+}
+
+/** A private npm registry (Verdaccio) on loopback, with no uplink. */
+export interface NpmRegistry {
+  /** `http://127.0.0.1:<port>/` */
+  readonly url: string;
+  /** A npm userconfig file (`--userconfig`) that sends every request to this registry, with its token. */
+  readonly npmrc: string;
+  /** Builds the workspace's publishable packages and publishes each to this registry. */
+  publishWorkspace(): Promise<PublishedPackage[]>;
+  /** Stops the registry and removes its storage. */
+  stop(): Promise<void>;
+}
+
+export interface StartNpmRegistryOptions {
+  /** The workspace whose package-lock.json seeds the registry and whose packages are published. */
+  readonly workspaceRoot?: string;
+  /** npm's cache to take the lock's tarballs from; `npm config get cache` by default. */
+  readonly npmCache?: string;
+  readonly onProgress?: (line: string) => void;
+}
+
+/** Thrown when the registry cannot start or a package cannot be published. */
+export class NpmRegistryError extends Error {
+  override readonly name = 'NpmRegistryError';
+}
+
+const USER = 'opkit-test';
+const START_TIMEOUT_MS = 60_000;
+const run = promisify(execFile);
+
+/** The environment of a child npm: none of the `npm_*` settings an enclosing `npm test` exports. */
+function npmEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key)) env[key] = value;
+  return { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+}
+
+function verdaccioConfig(dir: string): string {
+  const config = join(dir, 'config.yaml');
+  writeFileSync(
+    config,
+    [
+      `storage: ${JSON.stringify(join(dir, 'storage'))}`,
+      'auth:',
+      '  htpasswd:',
+      `    file: ${JSON.stringify(join(dir, 'htpasswd'))}`,
+      '    max_users: 1',
+      // JWT tokens: verifying one is a signature check, where the legacy token has every request check the
+      // password against its bcrypt hash.
+      'security:',
+      '  api:',
+      '    jwt:',
+      '      sign:',
+      '        expiresIn: 1d',
+      // No uplinks: every package is local, nothing is fetched from anywhere else.
+      'uplinks: {}',
+      'packages:',
+      "  '**':",
+      '    access: $all',
+      '    publish: $authenticated',
+      '    unpublish: $authenticated',
+      'server:',
+      '  keepAliveTimeout: 5',
+      'web:',
+      '  enable: false',
+      'max_body_size: 200mb',
+      'log: { type: stdout, format: json, level: error }',
+      '',
+    ].join('\n'),
+  );
+  return config;
+}
+
+/** Starts Verdaccio in a process of its own and resolves with its port. */
+function startVerdaccio(config: string, log: string): Promise<{ child: ChildProcess; port: number }> {
+  let verdaccio: string;
+  try {
+    verdaccio = createRequire(import.meta.url).resolve('verdaccio/package.json');
+  } catch {
+    throw new NpmRegistryError(
+      'startNpmRegistry needs the npm package verdaccio 6: npm install -D verdaccio@^6',
+    );
+  }
+  const server = fileURLToPath(new URL('./verdaccio-server.mjs', import.meta.url));
+  const child = fork(server, [config], {
+    cwd: dirname(verdaccio),
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    execArgv: [],
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-8192);
+    writeFileSync(log, output);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new NpmRegistryError(`Verdaccio did not start within ${START_TIMEOUT_MS / 1000} s: ${output.trim()}`),
+      );
+    }, START_TIMEOUT_MS);
+    child.once('message', (message: { port?: number }) => {
+      clearTimeout(timer);
+      if (typeof message.port === 'number') resolve({ child, port: message.port });
+      else reject(new NpmRegistryError(`Verdaccio reported no port: ${output.trim()}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new NpmRegistryError(`Verdaccio exited with ${code} before it listened: ${output.trim()}`));
+    });
+  });
+}
+
+/** Adds the registry's one user and returns its token. */
+async function createUser(url: string): Promise<string> {
+  const response = await fetch(new URL(`-/user/org.couchdb.user:${USER}`, url), {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: USER,
+      password: `pw-${process.pid}-${Date.now()}`,
+      type: 'user',
+      roles: [],
+    }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const body = (await response.json()) as { token?: string; error?: string };
+  if (!response.ok || body.token === undefined) {
+    throw new NpmRegistryError(
+      `the registry refused its user (HTTP ${response.status}): ${body.error ?? ''}`,
+    );
+  }
+  return body.token;
+}
+
+interface WorkspacePackage {
+  readonly name: string;
+  readonly version: string;
+  readonly directory: string;
+  readonly project: string;
+}
+
+/** The workspace's packages that `nx release` releases and that are not private. */
+export function publishablePackages(root: string): WorkspacePackage[] {
+  const nx = JSON.parse(readFileSync(join(root, 'nx.json'), 'utf8')) as { release?: { projects?: string[] } };
+  const released = new Set(nx.release?.projects ?? []);
+  const { workspaces = [] } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    workspaces?: string[];
+  };
+  const found: WorkspacePackage[] = [];
+  for (const pattern of workspaces) {
+    const parent = join(root, pattern.replace(/\/\*$/, ''));
+    for (const entry of readdirNames(parent)) {
+      const directory = join(parent, entry);
+      let manifest: { name: string; version: string; private?: boolean; nx?: { name?: string } };
+      try {
+        manifest = JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8'));
+      } catch {
+        continue;
+      }
+      const project = manifest.nx?.name ?? manifest.name;
+      if (!manifest.private && released.has(project)) {
+        found.push({ name: manifest.name, version: manifest.version, directory, project });
+      }
+    }
+  }
+  return found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function readdirNames(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Starts a private npm registry for tests: Verdaccio on 127.0.0.1 on a free port, its storage in a temporary
+ * directory that `stop()` removes, no uplink. It serves every third-party package of the workspace's
+ * package-lock.json, seeded from npm's cache (never fetched), and what is published to it.
+ */
+export async function startNpmRegistry(options: StartNpmRegistryOptions = {}): Promise<NpmRegistry> {
+  const root = options.workspaceRoot ?? defaultWorkspaceRoot;
+  const progress = options.onProgress ?? (() => {});
+  const dir = mkdtempSync(join(tmpdir(), 'opkit-npm-registry-'));
+  let child: ChildProcess | undefined;
+  const stop = async () => {
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child?.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child?.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const started = Date.now();
+    const cacheDir = options.npmCache ?? npmCacheDirectory(root);
+    const count = seedStorage({
+      lockfile: join(root, 'package-lock.json'),
+      workspaceRoot: root,
+      storage: join(dir, 'storage'),
+      cacheDir,
+    });
+    progress(
+      `npm registry: ${count} package versions of package-lock.json from ${cacheDir} in ${Date.now() - started} ms`,
+    );
+    const verdaccio = await startVerdaccio(verdaccioConfig(dir), join(dir, 'verdaccio.log'));
+    child = verdaccio.child;
+    const url = `http://127.0.0.1:${verdaccio.port}/`;
+    const token = await createUser(url);
+    const npmrc = join(dir, 'npmrc');
+    const host = `//127.0.0.1:${verdaccio.port}/`;
+    // Unscoped and @opkit packages go to this registry, and the token is sent only to it.
+    writeFileSync(
+      npmrc,
+      `registry=${url}\n@opkit:registry=${url}\n${host}:_authToken=${token}\nupdate-notifier=false\nfund=false\naudit=false\n`,
+    );
+    progress(`npm registry: listening on ${url}`);
+
+    const publishWorkspace = async (): Promise<PublishedPackage[]> => {
+      const packages = publishablePackages(root);
+      const nx = createRequire(join(root, 'package.json')).resolve('nx/bin/nx.js');
+      progress(`npm registry: building ${packages.map((p) => p.project).join(', ')}`);
+      try {
+        await run(
+          process.execPath,
+          [nx, 'run-many', '-t', 'build', '-p', ...packages.map((p) => p.project), '--outputStyle=static'],
+          {
+            cwd: root,
+            env: { ...npmEnv(), NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false' },
+            maxBuffer: 64 * 1024 * 1024,
+          },
+        );
+      } catch (error) {
+        const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+        throw new NpmRegistryError(
+          `building the packages failed: ${`${stdout}${stderr}`.trim().split('\n').slice(-20).join('\n')}`,
+        );
+      }
+      // `npm publish` per package, not `nx release publish`: the packages' `publishConfig.provenance` makes the
+      // latter's npm publish fail outside a CI that can attest, and publishing here must not need one.
+      return Promise.all(
+        packages.map(async (pkg) => {
+          try {
+            await run(
+              'npm',
+              ['publish', '--provenance=false', '--registry', url, '--userconfig', npmrc, '--tag', 'latest'],
+              {
+                cwd: pkg.directory,
+                env: npmEnv(),
+                maxBuffer: 64 * 1024 * 1024,
+              },
+            );
+          } catch (error) {
+            const { stderr = '' } = error as { stderr?: string };
+            const reason =
+              stderr.split('\n').find((line) => /npm error (?!code)/.test(line)) ?? stderr.trim();
+            throw new NpmRegistryError(`publishing ${pkg.name}@${pkg.version} failed: ${reason}`);
+          }
+          progress(`npm registry: published ${pkg.name}@${pkg.version}`);
+          return { name: pkg.name, version: pkg.version, directory: pkg.directory };
+        }),
+      );
+    };
+    return { url, npmrc, publishWorkspace, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
