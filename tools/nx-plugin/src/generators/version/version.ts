@@ -10,7 +10,7 @@ import { enableWebhooksInManager } from '../manager-deployment.js';
 import { readOperatorProject } from '../operator-project.js';
 import { type ApiResource, enableWebhookConfig, sampleFile, writeProjectIndex } from '../project-index.js';
 import { runManifests } from '../run-manifests.js';
-import { addConversionSpoke, addCrdVersion } from './source-edits.js';
+import { addConversionSpoke, addCrdVersion } from '../source-edits.js';
 
 export interface VersionGeneratorSchema {
   readonly version: string;
