@@ -455,6 +455,23 @@ describe('the version generator', () => {
     ]);
   });
 
+  it('adds admission webhooks to a conversion whose imports Biome made type-only', async () => {
+    await versionGenerator(tree, { version: 'v1beta1', project: 'postgres-lite', kind: 'PostgresInstance' });
+    const path = `${root}/src/api/v1alpha1/postgres-instance-webhooks.ts`;
+    // What `biome check --write` makes of the import of the conversion-only declaration.
+    tree.write(
+      path,
+      read(path).replace(
+        "import { type KindWebhooks } from '@opkit/controller-runtime/webhook';",
+        "import type { KindWebhooks } from '@opkit/controller-runtime/webhook';",
+      ),
+    );
+    await webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance', defaulting: false });
+    expect(read(path)).toContain(
+      "import { type KindWebhooks, type FieldProblem, invalidObject, type Validator, type Warnings } from '@opkit/controller-runtime/webhook';",
+    );
+  });
+
   it('serves two kinds at the same older version, exported together under its namespace', async () => {
     await apiGenerator(tree, { api: 'db.example.com/v1/Backup', project: 'postgres-lite' });
     await versionGenerator(tree, { version: 'v1beta1', project: 'postgres-lite', kind: 'PostgresInstance' });

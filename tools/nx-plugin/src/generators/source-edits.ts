@@ -176,13 +176,18 @@ export function addConversionSpoke(
   ]);
 }
 
-/** Adds named imports from `module` (to its import declaration, or a new one), skipping those it has. */
+/**
+ * Adds named imports (`name` or `type Name`) from `module` to its import declaration, or a new one, skipping
+ * those it has. A type-only declaration (`import type { … }`, as Biome writes one that imports only types)
+ * that has to import a value too becomes a plain one with each type marked.
+ */
 function namedImports(file: ts.SourceFile, module: string, names: readonly string[]): Insertion | undefined {
   const declaration = file.statements
     .filter(ts.isImportDeclaration)
     .find((d) => ts.isStringLiteral(d.moduleSpecifier) && d.moduleSpecifier.text === module);
-  const bindings = declaration?.importClause?.namedBindings;
-  if (!declaration || !bindings || !ts.isNamedImports(bindings)) {
+  const clause = declaration?.importClause;
+  const bindings = clause?.namedBindings;
+  if (!declaration || !clause || !bindings || !ts.isNamedImports(bindings)) {
     return names.length > 0
       ? importInsertion(file, `import { ${names.join(', ')} } from '${module}';`)
       : undefined;
@@ -190,7 +195,12 @@ function namedImports(file: ts.SourceFile, module: string, names: readonly strin
   const have = new Set(bindings.elements.map((e) => e.name.text));
   const missing = names.filter((n) => !have.has(n.replace(/^type /, '')));
   if (missing.length === 0) return undefined;
-  return appendMember(bindings, bindings.elements, missing.join(', '));
+  if (!clause.isTypeOnly) return appendMember(bindings, bindings.elements, missing.join(', '));
+  if (missing.every((n) => n.startsWith('type '))) {
+    return appendMember(bindings, bindings.elements, missing.map((n) => n.replace(/^type /, '')).join(', '));
+  }
+  const all = [...bindings.elements.map((e) => `type ${e.getText()}`), ...missing];
+  return replace(declaration, `import { ${all.join(', ')} } from '${module}';`);
 }
 
 /**
