@@ -20,6 +20,7 @@ import { FsTree, flushChanges } from 'nx/src/generators/tree.js';
 import { resetWorkspaceContext } from 'nx/src/utils/workspace-context.js';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { apiGenerator } from '../src/generators/api/api.js';
 import { operatorGenerator } from '../src/generators/operator/operator.js';
 import { versionGenerator } from '../src/generators/version/version.js';
@@ -261,7 +262,7 @@ const timed = async <T>(what: string, f: () => T | Promise<T>): Promise<T> => {
   }
 };
 
-async function checkProject(): Promise<void> {
+async function checkProject(model = new Map<string, KindModel>()): Promise<void> {
   await timed('biome', () => run(bin('biome'), ['check', `operators/${PROJECT}`], workspace));
   await timed('tsc', typeCheck);
   // A project without kinds has no unit tests yet (and vitest fails a run that finds none).
@@ -291,6 +292,17 @@ async function checkProject(): Promise<void> {
       workspace,
     ),
   );
+  // The bundle carries each kind's webhooks, for OLM to serve from the manager: a conversion for each kind
+  // with a second version, and the admission webhooks the kinds have.
+  const csv = parse(
+    readFileSync(join(out, 'manifests', `${PROJECT}-operator.clusterserviceversion.yaml`), 'utf8'),
+  ) as { spec: { webhookdefinitions?: { type: string }[] } };
+  const kinds = [...model.values()];
+  expect((csv.spec.webhookdefinitions ?? []).map((w) => w.type).sort()).toEqual([
+    ...kinds.filter((k) => k.versions.length > 1).map(() => 'ConversionWebhook'),
+    ...kinds.filter((k) => k.defaulting).map(() => 'MutatingAdmissionWebhook'),
+    ...kinds.filter((k) => k.validation).map(() => 'ValidatingAdmissionWebhook'),
+  ]);
 }
 
 beforeAll(async () => {
@@ -366,7 +378,7 @@ describe('the api, version and webhook generators in any order', () => {
             }
             expect(outcome, `${command(step)} ${refusal}`).toBe(expected);
             if (outcome === 'changed') {
-              await checkProject();
+              await checkProject(model);
             } else {
               expect(said.length, 'one line saying nothing changed').toBeLessThanOrEqual(1);
               expect(snapshot(), 'no file changed').toEqual(before);
