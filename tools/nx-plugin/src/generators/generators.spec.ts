@@ -190,6 +190,9 @@ describe('the api generator', () => {
     ).rejects.toThrow(
       'postgres-lite has the kind Backup at db.example.com/v1alpha1 already: serve it at v1 too with nx g @opkit/nx:version v1 --project postgres-lite --kind Backup',
     );
+    await expect(
+      apiGenerator(tree, { api: 'db.example.com/v1/Archive', project: 'postgres-lite', plural: 'backups' }),
+    ).rejects.toThrow('postgres-lite serves backups.db.example.com already');
     await expect(apiGenerator(tree, { api: 'db/v1/Widget', project: 'postgres-lite' })).rejects.toThrow(
       /api group "db": a DNS subdomain with at least one dot/,
     );

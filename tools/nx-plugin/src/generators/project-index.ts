@@ -16,7 +16,7 @@ export interface ApiResource {
    * `<version>`; their samples are checked against their own schema.
    */
   readonly otherVersions?: readonly string[];
-  /** The kind's webhooks, once the webhook generator (or, for conversion, the author) has added them. */
+  /** The kind's webhooks, once the webhook generator (or, for conversion, the version generator) has added them. */
   readonly webhooks?: {
     readonly defaulting: boolean;
     readonly validation: boolean;

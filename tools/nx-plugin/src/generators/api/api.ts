@@ -40,6 +40,9 @@ export async function apiGenerator(tree: Tree, schema: ApiGeneratorSchema): Prom
       `${schema.project} has the kind ${clash.kind} (${clash.group}/${clash.version}) already, whose files ${kind} would overwrite: choose another kind name`,
     );
   }
+  if (resources.some((r) => r.group === group && r.plural === names.plural)) {
+    throw new Error(`${schema.project} serves ${names.plural}.${group} already`);
+  }
   const resource: ApiResource = { group, version, kind, plural: names.plural };
   generateFiles(tree, join(import.meta.dirname, 'files'), root, {
     ...names,

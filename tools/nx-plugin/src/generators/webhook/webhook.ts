@@ -39,7 +39,7 @@ export interface WebhookGeneratorSchema {
   readonly skipManifests?: boolean;
 }
 
-/** `defaulting and validation webhooks`, `a conversion webhook`, … for messages. */
+/** `defaulting and validation webhooks`, `conversion webhook`, … for messages. */
 function describeWebhooks(w: ApiResource['webhooks']): string {
   const names = [
     ...(w?.defaulting ? ['defaulting'] : []),
@@ -54,10 +54,11 @@ export async function webhookGenerator(
   tree: Tree,
   schema: WebhookGeneratorSchema,
 ): Promise<GeneratorCallback> {
-  const onlyConversion = schema.conversion === true;
+  // `--conversion` alone asks for no admission webhook, as `kubebuilder create webhook --conversion` does.
+  const conversionAsked = schema.conversion === true;
   const asked: AdmissionWebhooks = {
-    defaulting: schema.defaulting ?? !onlyConversion,
-    validation: schema.validation ?? !onlyConversion,
+    defaulting: schema.defaulting ?? !conversionAsked,
+    validation: schema.validation ?? !conversionAsked,
   };
   if (!asked.defaulting && !asked.validation && !schema.conversion) {
     throw new Error('nothing to scaffold: keep --defaulting or --validation, or ask for --conversion');
