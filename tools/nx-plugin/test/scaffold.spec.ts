@@ -99,14 +99,15 @@ describe('scaffolding an operator with @opkit/nx', () => {
       ],
       { OPKIT_TEST_KUBECONFIG: cluster.kubeconfigPath },
     );
-    // unit: the two reconcilers and the two kinds' webhooks; e2e: the manager, the two kinds, their webhooks
-    // and PostgresInstance at v1beta1 through the conversion webhook
-    expect(checked).toMatch(/Test Files\s+10 passed \(10\)/);
+    // unit: the two reconcilers and the two kinds' webhooks; envtest: the two controllers; e2e: the manager,
+    // the two kinds, their webhooks and PostgresInstance at v1beta1 through the conversion webhook
+    expect(checked).toMatch(/Test Files\s+12 passed \(12\)/);
     for (const file of [
       'backup-controller.spec.ts',
       'manager.spec.ts',
       'postgres-instance-webhooks.spec.ts',
       'postgres-instance-v1beta1.spec.ts',
+      'envtest/backup.spec.ts',
     ])
       expect(checked).toContain(file);
 
@@ -186,9 +187,12 @@ describe('scaffolding an operator with @opkit/nx', () => {
     // The example operators have the generated layout, so the generators know their kinds.
     await expect(
       nx('g', '@opkit/nx:api', 'cache.example.com/v1/Memcached', '--project', 'memcached'),
-    ).rejects.toThrow(/memcached has the kind Memcached \(cache.example.com\/v1beta1\) already/);
-    await expect(
-      nx('g', '@opkit/nx:webhook', '--project', 'memcached', '--kind', 'Memcached'),
-    ).rejects.toThrow(/Memcached has webhooks already/);
+    ).rejects.toThrow(
+      /memcached has the kind Memcached at cache.example.com\/v1beta1 already: serve it at v1 too with nx g @opkit\/nx:version v1/,
+    );
+    // Webhooks it has already: said in one line, nothing changed.
+    expect(await nx('g', '@opkit/nx:webhook', '--project', 'memcached', '--kind', 'Memcached')).toContain(
+      'Memcached has defaulting, validation and conversion webhooks already (src/api/v1beta1/memcached-webhooks.ts): nothing changed',
+    );
   }, 120_000);
 });

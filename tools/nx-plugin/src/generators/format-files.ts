@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type GeneratorCallback, logger, type Tree, workspaceRoot } from '@nx/devkit';
+import { type GeneratorCallback, logger, type Tree } from '@nx/devkit';
 
 /**
  * After the files are written: the workspace's formatter and import sorter (Biome, as `npm run format` runs
@@ -14,11 +14,11 @@ export function formatChangedFiles(tree: Tree): GeneratorCallback {
     .filter((c) => c.type !== 'DELETE' && /\.(ts|json|md)$/.test(c.path))
     .map((c) => c.path);
   return () => {
-    const biome = join(workspaceRoot, 'node_modules', '.bin', 'biome');
+    const biome = join(tree.root, 'node_modules', '.bin', 'biome');
     if (files.length === 0 || !existsSync(biome)) return;
     logger.info(`formatting ${files.length} files (biome check --write)`);
     execFileSync(biome, ['check', '--write', '--no-errors-on-unmatched', ...files], {
-      cwd: workspaceRoot,
+      cwd: tree.root,
       stdio: ['ignore', 'ignore', 'inherit'],
     });
   };

@@ -1,7 +1,7 @@
 import type { Tree } from '@nx/devkit';
-import { readJson } from '@nx/devkit';
+import { logger, readJson } from '@nx/devkit';
 import { createTreeWithEmptyWorkspace } from '@nx/devkit/testing';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { apiGenerator } from './api/api.js';
 import { operatorGenerator } from './operator/operator.js';
@@ -19,6 +19,25 @@ beforeEach(() => {
 });
 
 const read = (path: string) => tree.read(path, 'utf-8') ?? '';
+
+/** Every file of the workspace with its content, to show that a generator changed nothing. */
+const files = () =>
+  Object.fromEntries(tree.listChanges().map((c) => [c.path, c.content?.toString('utf8') ?? null]));
+
+/** The lines generators log as warnings during `run`. */
+async function warnings(run: () => Promise<unknown>): Promise<string[]> {
+  const warn = vi.spyOn(logger, 'warn').mockImplementation(() => {});
+  try {
+    await run();
+    return warn.mock.calls.map((args) => args.join(' '));
+  } finally {
+    warn.mockRestore();
+  }
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('the operator generator', () => {
   it('gives the new package the workspace root’s engines', async () => {
@@ -92,6 +111,7 @@ describe('the api generator', () => {
       'config/rbac/postgresinstance_editor_role.yaml',
       'config/rbac/postgresinstance_viewer_role.yaml',
       'test/postgres-instance.spec.ts',
+      'test/envtest/postgres-instance.spec.ts',
     ]) {
       expect(tree.exists(`${root}/${file}`), file).toBe(true);
     }
@@ -137,11 +157,42 @@ describe('the api generator', () => {
     ]);
   });
 
-  it('refuses a kind the project has, a malformed API and a project it did not scaffold', async () => {
+  it('types the kind’s token with the kind’s objects, and tests the controller on envtest', async () => {
+    await apiGenerator(tree, { api: 'db.example.com/v1alpha1/PostgresInstance', project: 'postgres-lite' });
+    const root = 'operators/postgres-lite';
+    expect(read(`${root}/src/api/v1alpha1/postgres-instance.ts`)).toContain(
+      "export const POSTGRES_INSTANCE = kind<PostgresInstance>('db.example.com/v1alpha1', 'PostgresInstance');",
+    );
+    const envtest = read(`${root}/test/envtest/postgres-instance.spec.ts`);
+    expect(envtest).toContain("import { envtest } from '@opkit/test-cluster/envtest';");
+    expect(envtest).toContain('webhookPort: env.webhook.port,');
+    expect(envtest).toContain('webhookCertPath: env.webhook.certDir,');
+    expect(envtest).toContain("'config', 'samples', 'db_v1alpha1_postgresinstance.yaml'");
+    expect(envtest).toContain('createPostgresLiteOperator({');
+  });
+
+  it('changes nothing, saying so in one line, when the kind is asked for again', async () => {
+    await apiGenerator(tree, { api: 'db.example.com/v1alpha1/Backup', project: 'postgres-lite' });
+    const before = files();
+    const said = await warnings(() =>
+      apiGenerator(tree, { api: 'db.example.com/v1alpha1/Backup', project: 'postgres-lite' }),
+    );
+    expect(files()).toEqual(before);
+    expect(said).toEqual([
+      'postgres-lite has the kind Backup at db.example.com/v1alpha1 already (src/api/v1alpha1/backup.ts): nothing changed',
+    ]);
+  });
+
+  it('refuses a kind the project has at another version, a malformed API and a project it did not scaffold', async () => {
     await apiGenerator(tree, { api: 'db.example.com/v1alpha1/Backup', project: 'postgres-lite' });
     await expect(
       apiGenerator(tree, { api: 'db.example.com/v1/Backup', project: 'postgres-lite' }),
-    ).rejects.toThrow(/has the kind Backup \(db.example.com\/v1alpha1\) already/);
+    ).rejects.toThrow(
+      'postgres-lite has the kind Backup at db.example.com/v1alpha1 already: serve it at v1 too with nx g @opkit/nx:version v1 --project postgres-lite --kind Backup',
+    );
+    await expect(
+      apiGenerator(tree, { api: 'db.example.com/v1/Archive', project: 'postgres-lite', plural: 'backups' }),
+    ).rejects.toThrow('postgres-lite serves backups.db.example.com already');
     await expect(apiGenerator(tree, { api: 'db/v1/Widget', project: 'postgres-lite' })).rejects.toThrow(
       /api group "db": a DNS subdomain with at least one dot/,
     );
@@ -209,14 +260,10 @@ describe('the webhook generator', () => {
     expect(manager).toContain('pod-security.kubernetes.io/enforce: restricted');
   });
 
-  it('refuses a kind the project lacks, a kind with webhooks, and no webhook at all', async () => {
+  it('refuses a kind the project lacks, no webhook at all, and a conversion with nothing to convert', async () => {
     await expect(webhookGenerator(tree, { project: 'postgres-lite', kind: 'Backup' })).rejects.toThrow(
       'postgres-lite has no kind "Backup" (its kinds: PostgresInstance)',
     );
-    await webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance' });
-    await expect(
-      webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance' }),
-    ).rejects.toThrow('PostgresInstance has webhooks already');
     await expect(
       webhookGenerator(tree, {
         project: 'postgres-lite',
@@ -225,6 +272,51 @@ describe('the webhook generator', () => {
         validation: false,
       }),
     ).rejects.toThrow('nothing to scaffold');
+    await expect(
+      webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance', conversion: true }),
+    ).rejects.toThrow(
+      'PostgresInstance is served at v1alpha1 only, so there is nothing to convert: nx g @opkit/nx:version <version> --project postgres-lite --kind PostgresInstance adds a version with its conversion webhook',
+    );
+  });
+
+  it('changes nothing, saying so in one line, when asked for webhooks the kind has', async () => {
+    await webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance' });
+    const before = files();
+    for (const again of [{}, { defaulting: false }, { validation: false }]) {
+      const said = await warnings(() =>
+        webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance', ...again }),
+      );
+      expect(said).toEqual([
+        'PostgresInstance has defaulting and validation webhooks already (src/api/v1alpha1/postgres-instance-webhooks.ts): nothing changed',
+      ]);
+    }
+    expect(files()).toEqual(before);
+  });
+
+  it('adds validation to a kind with defaulting only, keeping the defaulter and its tests', async () => {
+    const root = 'operators/postgres-lite';
+    await webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance', validation: false });
+    await webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance', defaulting: false });
+    const webhooks = read(`${root}/src/api/v1alpha1/postgres-instance-webhooks.ts`);
+    expect(webhooks.match(/export const postgresInstanceDefaulter/g)).toHaveLength(1);
+    expect(webhooks.match(/export const postgresInstanceValidator/g)).toHaveLength(1);
+    expect(webhooks).toMatch(
+      /defaulter: postgresInstanceDefaulter,?\s+validator: postgresInstanceValidator,?\s*\};/,
+    );
+    expect(webhooks).toMatch(/type FieldProblem/);
+    expect(webhooks.match(/from '@opkit\/controller-runtime\/webhook'/g)).toHaveLength(1);
+    const unit = read(`${root}/src/api/v1alpha1/postgres-instance-webhooks.spec.ts`);
+    expect(unit).toMatch(/import \{ postgresInstanceDefaulter,\s*postgresInstanceValidator \}/);
+    expect(unit.match(/\bit\('/g)).toHaveLength(2);
+    expect(read(`${root}/test/postgres-instance-webhooks.spec.ts`).match(/\bit\('/g)).toHaveLength(2);
+    expect(readJson(tree, `${root}/package.json`).opkit.resources[0].webhooks).toEqual({
+      defaulting: true,
+      validation: true,
+    });
+    expect(parse(read(`${root}/config/webhook/kustomization.yaml`)).resources).toEqual([
+      'manifests.yaml',
+      'service.yaml',
+    ]);
   });
 });
 
@@ -238,7 +330,7 @@ describe('the version generator', () => {
   it('serves the kind at the new version, converted to and from its storage version by a conversion webhook', async () => {
     await versionGenerator(tree, { version: 'v1beta1', project: 'postgres-lite', kind: 'PostgresInstance' });
     expect(read(`${root}/src/api/v1beta1/postgres-instance.ts`)).toContain(
-      "apiVersion: 'db.example.com/v1beta1', kind: 'PostgresInstance'",
+      "kind<PostgresInstance>('db.example.com/v1beta1', 'PostgresInstance')",
     );
     expect(read(`${root}/src/api/v1beta1/postgres-instance-conversion.ts`)).toContain(
       'export const v1beta1Spoke: Spoke<PostgresInstance, Hub>',
@@ -297,10 +389,103 @@ describe('the version generator', () => {
     expect(read(`${root}/src/api/postgres-instance-crd.ts`).match(/storage: false/g)).toHaveLength(2);
   });
 
-  it('refuses a version the kind is served at, a malformed version and a kind the project lacks', async () => {
-    await expect(
-      versionGenerator(tree, { version: 'v1alpha1', project: 'postgres-lite', kind: 'PostgresInstance' }),
-    ).rejects.toThrow('PostgresInstance is served at v1alpha1 already');
+  it('changes nothing, saying so in one line, for a version the kind is served at', async () => {
+    await versionGenerator(tree, { version: 'v1beta1', project: 'postgres-lite', kind: 'PostgresInstance' });
+    const before = files();
+    const said = [
+      ...(await warnings(() =>
+        versionGenerator(tree, { version: 'v1beta1', project: 'postgres-lite', kind: 'PostgresInstance' }),
+      )),
+      ...(await warnings(() =>
+        versionGenerator(tree, { version: 'v1alpha1', project: 'postgres-lite', kind: 'PostgresInstance' }),
+      )),
+    ];
+    expect(files()).toEqual(before);
+    expect(said).toEqual([
+      'PostgresInstance is served at v1beta1 already (src/api/v1beta1/postgres-instance.ts): nothing changed',
+      'PostgresInstance is served at v1alpha1 already (src/api/v1alpha1/postgres-instance.ts, its storage version): nothing changed',
+    ]);
+  });
+
+  it('gives a kind converted only a consistent config/webhook: the Service, no admission configurations', async () => {
+    await versionGenerator(tree, { version: 'v1beta1', project: 'postgres-lite', kind: 'PostgresInstance' });
+    // manifests.yaml is generated for admission webhooks only: kustomize would fail on a listed missing file.
+    expect(parse(read(`${root}/config/webhook/kustomization.yaml`))).toEqual({
+      resources: ['service.yaml'],
+      configurations: ['kustomizeconfig.yaml'],
+    });
+    expect(tree.exists(`${root}/config/webhook/service.yaml`)).toBe(true);
+    expect(tree.exists(`${root}/config/crd/kustomizeconfig.yaml`)).toBe(true);
+    expect(parse(read(`${root}/config/default/kustomization.yaml`))).toMatchObject({
+      resources: expect.arrayContaining(['../webhook']),
+      patches: [{ path: 'manager_webhook_patch.yaml' }],
+    });
+    // The manager serves the conversion: the declaration is registered and the Deployment enables webhooks.
+    expect(read(`${root}/src/api/index.ts`)).toContain(
+      'registerWebhooks(manager, postgresInstanceWebhooks);',
+    );
+    expect(read(`${root}/config/manager/manager.yaml`)).not.toContain('ENABLE_WEBHOOKS');
+    // A conversion has no admission rules to unit-test: no test file without tests.
+    expect(tree.exists(`${root}/src/api/v1alpha1/postgres-instance-webhooks.spec.ts`)).toBe(false);
+    const webhooks = read(`${root}/src/api/v1alpha1/postgres-instance-webhooks.ts`);
+    expect(webhooks).toContain("import { type KindWebhooks } from '@opkit/controller-runtime/webhook';");
+  });
+
+  it('takes admission webhooks after the version, keeping the conversion', async () => {
+    await versionGenerator(tree, { version: 'v1beta1', project: 'postgres-lite', kind: 'PostgresInstance' });
+    await webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance' });
+    const webhooks = read(`${root}/src/api/v1alpha1/postgres-instance-webhooks.ts`);
+    expect(webhooks).toContain("conversion: { hub: 'v1alpha1', spokes: { v1beta1: v1beta1Spoke } }");
+    expect(webhooks).toContain('defaulter: postgresInstanceDefaulter');
+    expect(webhooks).toContain('validator: postgresInstanceValidator');
+    expect(
+      read(`${root}/src/api/v1alpha1/postgres-instance-webhooks.spec.ts`).match(/\bit\('/g),
+    ).toHaveLength(2);
+    expect(readJson(tree, `${root}/package.json`).opkit.resources[0].webhooks).toEqual({
+      defaulting: true,
+      validation: true,
+      conversion: true,
+    });
+    expect(parse(read(`${root}/config/webhook/kustomization.yaml`)).resources).toEqual([
+      'manifests.yaml',
+      'service.yaml',
+    ]);
+    const said = await warnings(() =>
+      webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance', conversion: true }),
+    );
+    expect(said).toEqual([
+      'PostgresInstance has defaulting, validation and conversion webhooks already (src/api/v1alpha1/postgres-instance-webhooks.ts): nothing changed',
+    ]);
+  });
+
+  it('adds admission webhooks to a conversion whose imports Biome made type-only', async () => {
+    await versionGenerator(tree, { version: 'v1beta1', project: 'postgres-lite', kind: 'PostgresInstance' });
+    const path = `${root}/src/api/v1alpha1/postgres-instance-webhooks.ts`;
+    // What `biome check --write` makes of the import of the conversion-only declaration.
+    tree.write(
+      path,
+      read(path).replace(
+        "import { type KindWebhooks } from '@opkit/controller-runtime/webhook';",
+        "import type { KindWebhooks } from '@opkit/controller-runtime/webhook';",
+      ),
+    );
+    await webhookGenerator(tree, { project: 'postgres-lite', kind: 'PostgresInstance', defaulting: false });
+    expect(read(path)).toContain(
+      "import { type KindWebhooks, type FieldProblem, invalidObject, type Validator, type Warnings } from '@opkit/controller-runtime/webhook';",
+    );
+  });
+
+  it('serves two kinds at the same older version, exported together under its namespace', async () => {
+    await apiGenerator(tree, { api: 'db.example.com/v1/Backup', project: 'postgres-lite' });
+    await versionGenerator(tree, { version: 'v1beta1', project: 'postgres-lite', kind: 'PostgresInstance' });
+    await versionGenerator(tree, { version: 'v1beta1', project: 'postgres-lite', kind: 'Backup' });
+    expect(read(`${root}/src/api/index.ts`)).toContain("export * as v1beta1 from './v1beta1/index.js';");
+    expect(read(`${root}/src/api/v1beta1/index.ts`)).toContain(
+      "export * from './backup.js';\nexport * from './postgres-instance.js';",
+    );
+  });
+
+  it('refuses a malformed version and a kind the project lacks', async () => {
     await expect(
       versionGenerator(tree, { version: 'beta2', project: 'postgres-lite', kind: 'PostgresInstance' }),
     ).rejects.toThrow('api version "beta2": e.g. v1, v1alpha1 or v2beta3');

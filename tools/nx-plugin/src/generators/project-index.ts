@@ -16,7 +16,7 @@ export interface ApiResource {
    * `<version>`; their samples are checked against their own schema.
    */
   readonly otherVersions?: readonly string[];
-  /** The kind's webhooks, once the webhook generator (or, for conversion, the author) has added them. */
+  /** The kind's webhooks, once the webhook generator (or, for conversion, the version generator) has added them. */
   readonly webhooks?: {
     readonly defaulting: boolean;
     readonly validation: boolean;
@@ -34,21 +34,24 @@ function bySource<T extends { readonly source: string }>(items: T[]): T[] {
   return items.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
 }
 
-/** Each older served version's namespace, refused when two kinds would export the same one. */
-function olderVersionNamespaces(resources: readonly ApiResource[]): Map<string, ApiResource> {
-  const namespaces = new Map<string, ApiResource>();
+/** The kinds served at each older version (not their storage version), by version. */
+function olderVersionKinds(resources: readonly ApiResource[]): Map<string, ApiResource[]> {
+  const byVersion = new Map<string, ApiResource[]>();
   for (const r of resources) {
-    for (const v of r.otherVersions ?? []) {
-      const other = namespaces.get(v);
-      if (other) {
-        throw new Error(
-          `${other.kind} and ${r.kind} both serve an older ${v}: src/api/index.ts exports one namespace ${v}, so list such versions by hand`,
-        );
-      }
-      namespaces.set(v, r);
-    }
+    for (const v of r.otherVersions ?? []) byVersion.set(v, [...(byVersion.get(v) ?? []), r]);
   }
-  return namespaces;
+  return byVersion;
+}
+
+/**
+ * The module src/api/index.ts exports as the namespace of an older version: the kind's own module, or, when
+ * several kinds are served at that version, the version's index of them.
+ */
+function olderVersionModule(version: string, kinds: readonly ApiResource[]): string {
+  const [only] = kinds;
+  return kinds.length === 1 && only
+    ? `./${version}/${kindNames(only.kind, only.plural).fileName}.js`
+    : `./${version}/index.js`;
 }
 
 interface IndexModule {
@@ -61,7 +64,7 @@ interface IndexModule {
 function apiIndex(resources: readonly ApiResource[]): string {
   const kinds = resources.map((r) => ({ r, n: kindNames(r.kind, r.plural) }));
   const withWebhooks = kinds.filter(({ r }) => r.webhooks);
-  const namespaces = olderVersionNamespaces(resources);
+  const namespaces = olderVersionKinds(resources);
   const modules = bySource<IndexModule>([
     ...kinds.flatMap(({ r, n }) => [
       { source: `./${r.version}/${n.fileName}.js`, names: [`validate${r.kind}`] },
@@ -70,10 +73,7 @@ function apiIndex(resources: readonly ApiResource[]): string {
         ? [{ source: `./${r.version}/${n.fileName}-webhooks.js`, names: [`${n.propertyName}Webhooks`] }]
         : []),
     ]),
-    ...[...namespaces].map(([v, r]) => ({
-      source: `./${v}/${kindNames(r.kind, r.plural).fileName}.js`,
-      namespace: v,
-    })),
+    ...[...namespaces].map(([v, kinds]) => ({ source: olderVersionModule(v, kinds), namespace: v })),
   ]);
   const unused = withWebhooks.length === 0 ? '_' : '';
   const otherVersions = (r: ApiResource) =>
@@ -175,6 +175,17 @@ export function writeProjectIndex(
   resources: readonly ApiResource[],
 ): void {
   tree.write(`${root}/src/api/index.ts`, apiIndex(resources));
+  for (const [version, kinds] of olderVersionKinds(resources)) {
+    if (kinds.length < 2) continue;
+    const modules = bySource(kinds.map((r) => ({ source: `./${kindNames(r.kind, r.plural).fileName}.js` })));
+    tree.write(
+      `${root}/src/api/${version}/index.ts`,
+      `// The kinds served at ${version} beside their storage versions: src/api/index.ts exports them as the namespace
+// ${version}. The version generator rewrites this file.
+${modules.map((m) => `export * from '${m.source}';`).join('\n')}
+`,
+    );
+  }
   tree.write(`${root}/src/controller/index.ts`, controllerIndex(resources));
   const conversions = resources.filter((r) => r.webhooks?.conversion);
   const crds = kustomization(
@@ -274,12 +285,29 @@ resources:
 /**
  * Serves webhooks from the deployed manager: config/webhook and the manager's certificate mount (unless the
  * project has them), \`../webhook\` and the mount in config/default, and in config/manifests the patch that leaves
- * the certificate to OLM. Edits the kustomizations as YAML documents, so the author's entries and comments stay.
+ * the certificate to OLM. config/webhook lists the generated admission webhook configurations (manifests.yaml)
+ * once a kind has a defaulting or validating webhook: a conversion webhook alone is named in its CRD's patch
+ * (config/crd) and needs only the Service. Edits the kustomizations as YAML documents, so the author's entries
+ * and comments stay.
  */
-export function enableWebhookConfig(tree: Tree, root: string, packageName: string): void {
-  for (const [file, text] of Object.entries(webhookConfig(packageName))) {
+export function enableWebhookConfig(
+  tree: Tree,
+  root: string,
+  packageName: string,
+  resources: readonly ApiResource[],
+): void {
+  const admission = resources.some((r) => r.webhooks?.defaulting || r.webhooks?.validation);
+  for (const [file, text] of Object.entries(webhookConfig(packageName, admission))) {
     if (!tree.exists(`${root}/${file}`)) tree.write(`${root}/${file}`, text);
   }
+  editYaml(tree, `${root}/config/webhook/kustomization.yaml`, (doc) => {
+    const listed = doc.get('resources');
+    const entries = isSeq(listed) ? listed : doc.createNode([]);
+    if (!isSeq(listed)) doc.set('resources', entries);
+    const has = (file: string) => entries.items.some((i) => isScalar(i) && i.value === file);
+    if (admission && !has('manifests.yaml')) entries.items.unshift(doc.createNode('manifests.yaml'));
+    if (!has('service.yaml')) entries.items.push(doc.createNode('service.yaml'));
+  });
   editYaml(tree, `${root}/config/default/kustomization.yaml`, (doc) => {
     const resources = doc.get('resources');
     if (isSeq(resources) && !resources.items.some((i) => isScalar(i) && i.value === '../webhook')) {
@@ -332,13 +360,12 @@ function addPatch(doc: Document, patch: unknown): void {
 }
 
 /** The webhook Service, the manager's webhook port and certificate, and kustomize's name references. */
-function webhookConfig(packageName: string): Record<string, string> {
+function webhookConfig(packageName: string, admission: boolean): Record<string, string> {
   return {
-    'config/webhook/kustomization.yaml': `# The admission webhooks: their configurations (manifests.yaml, generated) and the Service in front of the
-# manager's webhook server.
+    'config/webhook/kustomization.yaml': `# The webhooks: the Service in front of the manager's webhook server, and the admission webhooks'
+# configurations (manifests.yaml, generated) once a kind has one. A conversion webhook is named in its CRD.
 resources:
-  - manifests.yaml
-  - service.yaml
+${admission ? '  - manifests.yaml\n' : ''}  - service.yaml
 configurations:
   - kustomizeconfig.yaml
 `,

@@ -1,7 +1,9 @@
 // `nx g @opkit/nx:api <group>/<version>/<Kind> --project <operator>`: a new kind in an operator project, as
-// `kubebuilder create api` scaffolds one: schema, CRD, controller with RBAC, sample, roles, CSV entry, tests.
+// `kubebuilder create api` scaffolds one: schema, CRD, controller with RBAC, sample, roles, CSV entry, tests
+// (unit, envtest and end-to-end). The same kind again changes nothing; webhooks and versions come after it in
+// any order.
 import { join } from 'node:path';
-import { type GeneratorCallback, generateFiles, type Tree, updateJson } from '@nx/devkit';
+import { type GeneratorCallback, generateFiles, logger, type Tree, updateJson } from '@nx/devkit';
 import { isMap, isSeq, parseDocument } from 'yaml';
 import { kindNames, operatorNames, parseApi } from '../../names.js';
 import { formatChangedFiles } from '../format-files.js';
@@ -20,12 +22,22 @@ export async function apiGenerator(tree: Tree, schema: ApiGeneratorSchema): Prom
   const { group, version, kind } = parseApi(schema.api);
   const { root, packageName, resources } = readOperatorProject(tree, schema.project);
   const names = kindNames(kind, schema.plural);
-  const clash = resources.find(
-    (r) => r.kind === kind || kindNames(r.kind, r.plural).fileName === names.fileName,
-  );
+  const same = resources.find((r) => r.kind === kind);
+  if (same && same.group === group && [same.version, ...(same.otherVersions ?? [])].includes(version)) {
+    logger.warn(
+      `${schema.project} has the kind ${kind} at ${group}/${version} already (src/api/${version}/${names.fileName}.ts): nothing changed`,
+    );
+    return () => {};
+  }
+  if (same && same.group === group) {
+    throw new Error(
+      `${schema.project} has the kind ${kind} at ${group}/${same.version} already: serve it at ${version} too with nx g @opkit/nx:version ${version} --project ${schema.project} --kind ${kind}`,
+    );
+  }
+  const clash = resources.find((r) => r === same || kindNames(r.kind, r.plural).fileName === names.fileName);
   if (clash) {
     throw new Error(
-      `${schema.project} has the kind ${clash.kind} (${clash.group}/${clash.version}) already: a new version of a kind is added by hand (its module in src/api/<version>/, the version in its CRD, and the older version in package.json opkit.resources[].otherVersions)`,
+      `${schema.project} has the kind ${clash.kind} (${clash.group}/${clash.version}) already, whose files ${kind} would overwrite: choose another kind name`,
     );
   }
   if (resources.some((r) => r.group === group && r.plural === names.plural)) {
@@ -50,7 +62,7 @@ export async function apiGenerator(tree: Tree, schema: ApiGeneratorSchema): Prom
   writeProjectIndex(tree, root, schema.project, all);
   addOwnedCrd(tree, `${root}/config/manifests/bases/${packageName}.clusterserviceversion.yaml`, resource);
   const format = formatChangedFiles(tree);
-  const manifests = schema.skipManifests ? undefined : runManifests(root, schema.project);
+  const manifests = schema.skipManifests ? undefined : runManifests(tree, root, schema.project);
   return () => {
     format();
     manifests?.();

@@ -109,7 +109,7 @@ entries:
   const lockfileTool = 'tools/lockfile/complete-platform-packages.mjs';
   const install = tree.exists(lockfileTool) ? `npm install && node ${lockfileTool}` : 'npm install';
   const format = formatChangedFiles(tree);
-  const manifests = runManifests(root, names.name);
+  const manifests = runManifests(tree, root, names.name);
   return () => {
     format();
     manifests();

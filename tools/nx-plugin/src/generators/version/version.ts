@@ -1,8 +1,9 @@
 // `nx g @opkit/nx:version <version> --project <operator> --kind <Kind>`: the kind served at one more version,
 // converted to and from its storage version by the operator's conversion webhook, as `kubebuilder create api`
-// for a new version and `kubebuilder create webhook --conversion` scaffold it together.
+// for a new version and `kubebuilder create webhook --conversion` scaffold it together. Before or after the
+// webhook generator, in either order; a version the kind is served at already changes nothing.
 import { join } from 'node:path';
-import { type GeneratorCallback, generateFiles, type Tree, updateJson } from '@nx/devkit';
+import { type GeneratorCallback, generateFiles, logger, type Tree, updateJson } from '@nx/devkit';
 import { isMap, isSeq, parseDocument } from 'yaml';
 import { kindNames, operatorNames, parseVersion } from '../../names.js';
 import { formatChangedFiles } from '../format-files.js';
@@ -10,7 +11,8 @@ import { enableWebhooksInManager } from '../manager-deployment.js';
 import { readOperatorProject } from '../operator-project.js';
 import { type ApiResource, enableWebhookConfig, sampleFile, writeProjectIndex } from '../project-index.js';
 import { runManifests } from '../run-manifests.js';
-import { addConversionSpoke, addCrdVersion } from './source-edits.js';
+import { addConversionSpoke, addCrdVersion } from '../source-edits.js';
+import { webhooksModule } from '../webhook/webhook-sources.js';
 
 export interface VersionGeneratorSchema {
   readonly version: string;
@@ -30,10 +32,13 @@ export async function versionGenerator(
     const known = resources.map((r) => r.kind).join(', ') || 'none yet: add one with @opkit/nx:api';
     throw new Error(`${schema.project} has no kind ${JSON.stringify(schema.kind)} (its kinds: ${known})`);
   }
-  if (version === resource.version || resource.otherVersions?.includes(version)) {
-    throw new Error(`${schema.kind} is served at ${version} already`);
-  }
   const names = kindNames(resource.kind, resource.plural);
+  if (version === resource.version || resource.otherVersions?.includes(version)) {
+    logger.warn(
+      `${schema.kind} is served at ${version} already (src/api/${version}/${names.fileName}.ts${version === resource.version ? ', its storage version' : ''}): nothing changed`,
+    );
+    return () => {};
+  }
   const hub = resource.version;
   const api = `${root}/src/api`;
   const read = (path: string) => {
@@ -84,14 +89,14 @@ ${read(hubModule).replaceAll(`'${resource.group}/${hub}'`, `'${resource.group}/$
       }),
     );
   } else {
-    // A declaration with conversion only, from the webhook generator's template.
-    generateFiles(tree, join(import.meta.dirname, '..', 'webhook', 'files', 'src'), `${root}/src`, {
-      ...templateNames,
-      version: hub,
-      defaulting: false,
-      validation: false,
-      spokes: [version],
-    });
+    // A declaration with the conversion alone; the webhook generator adds admission webhooks to it.
+    tree.write(
+      webhooksPath,
+      webhooksModule(
+        { ...names, project: schema.project },
+        { defaulting: false, validation: false, hub, spokes: [version] },
+      ),
+    );
   }
 
   const updated: ApiResource = {
@@ -105,7 +110,7 @@ ${read(hubModule).replaceAll(`'${resource.group}/${hub}'`, `'${resource.group}/$
     return json;
   });
   writeProjectIndex(tree, root, schema.project, all);
-  enableWebhookConfig(tree, root, packageName);
+  enableWebhookConfig(tree, root, packageName, all);
   enableWebhooksInManager(tree, `${root}/config/manager/manager.yaml`);
 
   const hubSample = `${root}/config/samples/${sampleFile(resource)}.yaml`;
@@ -124,7 +129,7 @@ ${read(hubModule).replaceAll(`'${resource.group}/${hub}'`, `'${resource.group}/$
   );
 
   const format = formatChangedFiles(tree);
-  const manifests = schema.skipManifests ? undefined : runManifests(root, schema.project);
+  const manifests = schema.skipManifests ? undefined : runManifests(tree, root, schema.project);
   return () => {
     format();
     manifests?.();

@@ -60,7 +60,7 @@ function property(object: ts.ObjectLiteralExpression, name: string): ts.Property
 
 /** Where a new member goes at the end of an object or array literal, with a comma after the last one. */
 function appendMember(
-  node: ts.ObjectLiteralExpression | ts.ArrayLiteralExpression,
+  node: ts.ObjectLiteralExpression | ts.ArrayLiteralExpression | ts.NamedImports,
   members: ts.NodeArray<ts.Node>,
   text: string,
 ): Insertion {
@@ -174,4 +174,117 @@ export function addConversionSpoke(
     importInsertion(file, `import { ${options.version}Spoke } from '${options.module}';`),
     edit,
   ]);
+}
+
+/**
+ * Adds named imports (`name` or `type Name`) from `module` to its import declaration, or a new one, skipping
+ * those it has. A type-only declaration (`import type { … }`, as Biome writes one that imports only types)
+ * that has to import a value too becomes a plain one with each type marked.
+ */
+function namedImports(file: ts.SourceFile, module: string, names: readonly string[]): Insertion | undefined {
+  const declaration = file.statements
+    .filter(ts.isImportDeclaration)
+    .find((d) => ts.isStringLiteral(d.moduleSpecifier) && d.moduleSpecifier.text === module);
+  const clause = declaration?.importClause;
+  const bindings = clause?.namedBindings;
+  if (!declaration || !clause || !bindings || !ts.isNamedImports(bindings)) {
+    return names.length > 0
+      ? importInsertion(file, `import { ${names.join(', ')} } from '${module}';`)
+      : undefined;
+  }
+  const have = new Set(bindings.elements.map((e) => e.name.text));
+  const missing = names.filter((n) => !have.has(n.replace(/^type /, '')));
+  if (missing.length === 0) return undefined;
+  if (!clause.isTypeOnly) return appendMember(bindings, bindings.elements, missing.join(', '));
+  if (missing.every((n) => n.startsWith('type '))) {
+    return appendMember(bindings, bindings.elements, missing.map((n) => n.replace(/^type /, '')).join(', '));
+  }
+  const all = [...bindings.elements.map((e) => `type ${e.getText()}`), ...missing];
+  return replace(declaration, `import { ${all.join(', ')} } from '${module}';`);
+}
+
+/**
+ * Adds admission webhooks to a kind's webhook declaration (`<kind>-webhooks.ts`): their code before the
+ * declaration, their members in it, and their imports. A member the declaration has already is left as it is.
+ */
+export function addAdmissionWebhooks(
+  path: string,
+  text: string,
+  options: {
+    readonly declaration: string;
+    readonly runtimeModule: string;
+    readonly runtimeImports: readonly string[];
+    /** Each webhook's member name (`defaulter`), its member text and its code. */
+    readonly webhooks: readonly { readonly member: string; readonly text: string; readonly code: string }[];
+  },
+): string {
+  const file = parse(path, text);
+  const declaration = constObject(file, options.declaration);
+  const statement = file.statements.find(
+    (s) =>
+      ts.isVariableStatement(s) &&
+      s.declarationList.declarations.some(
+        (d) => ts.isIdentifier(d.name) && d.name.text === options.declaration,
+      ),
+  );
+  if (!declaration || !statement) {
+    throw new Error(`${path}: no object literal ${options.declaration}; add the webhooks by hand`);
+  }
+  const missing = options.webhooks.filter((w) => !property(declaration, w.member));
+  if (missing.length === 0) return text;
+  const edits: Insertion[] = [
+    { at: statement.getFullStart(), text: `\n\n${missing.map((w) => w.code.trimEnd()).join('\n\n')}` },
+    appendMember(declaration, declaration.properties, missing.map((w) => w.text).join(', ')),
+  ];
+  const imports = namedImports(file, options.runtimeModule, options.runtimeImports);
+  if (imports) edits.push(imports);
+  return apply(text, edits);
+}
+
+/**
+ * Adds test cases to the `describe(title, () => { … })` of a test file, and the names they import from
+ * `module`.
+ */
+export function addTestCases(
+  path: string,
+  text: string,
+  options: {
+    readonly suite: string;
+    readonly cases: readonly string[];
+    readonly module?: string;
+    readonly imports?: readonly string[];
+  },
+): string {
+  const file = parse(path, text);
+  let body: ts.Block | undefined;
+  const visit = (node: ts.Node): void => {
+    if (body) return;
+    if (
+      ts.isCallExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'describe'
+    ) {
+      const [title, fn] = node.arguments;
+      if (
+        title &&
+        ts.isStringLiteralLike(title) &&
+        title.text === options.suite &&
+        fn &&
+        (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) &&
+        ts.isBlock(fn.body)
+      ) {
+        body = fn.body;
+        return;
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  if (!body) {
+    throw new Error(`${path}: no describe('${options.suite}', …); add the tests of the new webhooks by hand`);
+  }
+  const edits: Insertion[] = [{ at: body.getEnd() - 1, text: `\n${options.cases.join('\n')}` }];
+  const imports = options.module ? namedImports(file, options.module, options.imports ?? []) : undefined;
+  if (imports) edits.push(imports);
+  return apply(text, edits);
 }
