@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { registerBundleCommands } from './commands/bundle/index.js';
 import { registerCatalogCommands } from './commands/catalog/index.js';
+import { applyCliContract } from './commands/contract.js';
 import { registerDeployCommands } from './commands/deploy/index.js';
 import { registerGenerateCommands } from './commands/generate/index.js';
 import { registerGraphCommand } from './commands/graph.js';
@@ -54,5 +55,6 @@ export function createProgram(): Command {
   registerOlmCommands(program);
   registerRunCommands(program);
   registerScorecardCommand(program);
+  applyCliContract(program);
   return program;
 }
