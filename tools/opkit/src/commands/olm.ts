@@ -1,9 +1,8 @@
 import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error.js';
+import { OLM_VERSION } from '../targets.js';
 import { examples, outputFormatOption } from './options.js';
 
-/** OLM's release whose install opkit lays out. */
-const OLM_VERSION = '0.46.0';
 
 interface ClusterOptions {
   readonly version: string;

@@ -1,7 +1,14 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../../cli-error.js';
-import { commaList, examples } from '../options.js';
+import {
+  commaList,
+  examples,
+  OUTPUT_FORMAT_FLAGS,
+  outputFormatOption,
+  RESULT_FORMATS,
+  type ResultFormat,
+} from '../options.js';
 import type { ProjectRelease } from '../project-release.js';
 
 /** The flags of `bundle generate` as commander parses them: only what the user gave. */
@@ -17,6 +24,7 @@ interface GenerateFlags {
   image?: string;
   useImageDigests: boolean;
   plainHttp: boolean;
+  output: ResultFormat;
 }
 
 /** The flags, with what the project states for each one not given. */
@@ -43,10 +51,15 @@ function bundleOptions(flags: GenerateFlags, project: ProjectRelease) {
 }
 
 /** `opkit bundle generate`: a bundle from an operator's config/manifests, as `operator-sdk generate bundle` writes it. */
-export function registerBundleGenerate(bundle: Command): void {
-  bundle
-    .command('generate')
-    .description('Generate a bundle (CSV, CRDs, metadata) from an operator’s config/manifests.')
+export function registerBundleGenerate(parent: Command, spelling: 'bundle generate' | 'generate bundle'): void {
+  const command = spelling === 'bundle generate' ? 'opkit bundle generate' : 'opkit generate bundle';
+  parent
+    .command(spelling === 'bundle generate' ? 'generate' : 'bundle')
+    .description(
+      spelling === 'bundle generate'
+        ? 'Generate a bundle (CSV, CRDs, metadata) from an operator’s config/manifests.'
+        : 'operator-sdk’s spelling of `opkit bundle generate`: the same command, the same options.',
+    )
     .option('--operator <dir>', 'operator project directory (with package.json and config/manifests)', '.')
     .option('--package <name>', 'OLM package name (default: opkit.package of package.json)')
     .option('--version <semver>', 'bundle version (default: version of package.json)')
@@ -68,13 +81,20 @@ export function registerBundleGenerate(bundle: Command): void {
       false,
     )
     .option('--plain-http', 'reach registries over HTTP (with --use-image-digests)', false)
+    .addOption(
+      outputFormatOption(
+        OUTPUT_FORMAT_FLAGS,
+        RESULT_FORMATS,
+        'result format (json, yaml: the directory, the files written and the annotations)',
+      ),
+    )
     .addHelpText(
       'after',
       examples(
         [
-          'opkit bundle generate --operator operators/memcached',
-          'opkit bundle generate --operator operators/memcached --package memcached-operator --version 0.3.0 \\\n      --replaces 0.2.0 --channels alpha,stable --out bundles/memcached-operator/0.3.0',
-          'opkit bundle generate --operator . --package memcached-operator --version 0.3.0 --out bundle \\\n      --image quay.io/acme/memcached-operator:0.3.0 --use-image-digests',
+          `${command} --operator operators/memcached`,
+          `${command} --operator operators/memcached --package memcached-operator --version 0.3.0 \\\n      --replaces 0.2.0 --channels alpha,stable --out bundles/memcached-operator/0.3.0`,
+          `${command} --operator . --package memcached-operator --version 0.3.0 --out bundle \\\n      --image quay.io/acme/memcached-operator:0.3.0 --use-image-digests`,
         ],
         `What the operator's package.json states is the default: its version, and its opkit field's package,
 channels, image (tagged with the version) and replaces (for that version); a project without an opkit
@@ -98,7 +118,7 @@ bundle as it was.`,
       const client = opts.useImageDigests
         ? (await import('../../registry-client.js')).cliRegistryClient({ plainHttp: opts.plainHttp })
         : undefined;
-      const { dir } = await generateBundle({
+      const { dir, files, annotations } = await generateBundle({
         operatorDir: resolve(opts.operator),
         packageName: opts.package,
         version: opts.version,
@@ -115,6 +135,11 @@ bundle as it was.`,
           inputs: [{ name: '--operator', path: opts.operator }],
         },
       }).finally(() => client?.close());
-      process.stdout.write(`wrote bundle ${dir}\n`);
+      const { writeResult } = await import('../output.js');
+      await writeResult(
+        opts.output,
+        { dir, package: opts.package, version: opts.version, files, annotations },
+        `wrote bundle ${dir}\n`,
+      );
     });
 }
