@@ -54,12 +54,17 @@ describe('klog lines of the Go tools opkit runs', () => {
   ];
 
   it('are left out of a reportable error’s line', () => {
-    const error = new CliError('X', `opm render failed:\n${klog[0]}\n  pkg/catalog.yaml: invalid channel\n${klog[1]}`);
+    const error = new CliError(
+      'X',
+      `opm render failed:\n${klog[0]}\n  pkg/catalog.yaml: invalid channel\n${klog[1]}`,
+    );
     expect(reportLine(error)).toBe('opm render failed: pkg/catalog.yaml: invalid channel');
   });
 
   it('are left out when they come first, and out of an unexpected error’s line', () => {
-    expect(reportLine(new CliError('X', `${klog[1]}\nbundle image not found`))).toBe('bundle image not found');
+    expect(reportLine(new CliError('X', `${klog[1]}\nbundle image not found`))).toBe(
+      'bundle image not found',
+    );
     expect(unexpectedLine(new Error(`${klog[0]}\nboom`))).toBe('boom');
   });
 

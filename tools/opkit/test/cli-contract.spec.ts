@@ -17,7 +17,10 @@ const scratch = mkdtempSync(join(tmpdir(), 'opkit-contract-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Runs opkit in `cwd` (the repository root by default); resolves with its exit code and output. */
-async function cli(args: readonly string[], cwd = root): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(
+  args: readonly string[],
+  cwd = root,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [opkit, ...args], { cwd, maxBuffer: 32 << 20 });
     return { code: 0, stdout, stderr };
@@ -55,9 +58,22 @@ describe('what the project states is the default', { timeout: 120_000 }, () => {
 
   it('generate bundle is the same command, with the same options and result', async () => {
     const out = join(scratch, 'generated-sdk-spelling');
-    const generated = await cli(['generate', 'bundle', '--operator', 'operators/memcached', '--out', out, '-o', 'json']);
+    const generated = await cli([
+      'generate',
+      'bundle',
+      '--operator',
+      'operators/memcached',
+      '--out',
+      out,
+      '-o',
+      'json',
+    ]);
     expect(generated.code, generated.stderr).toBe(0);
-    expect(JSON.parse(generated.stdout)).toMatchObject({ dir: out, package: 'memcached-operator', version: '0.3.0' });
+    expect(JSON.parse(generated.stdout)).toMatchObject({
+      dir: out,
+      package: 'memcached-operator',
+      version: '0.3.0',
+    });
     expect(tree(out)).toEqual(tree(releasedData.bundle('memcached-operator', '0.3.0')));
     const options = (help: string) => help.slice(help.indexOf('Options:'), help.indexOf('Examples:'));
     const [ours, sdk] = await Promise.all([
@@ -69,9 +85,16 @@ describe('what the project states is the default', { timeout: 120_000 }, () => {
 
   it('a flag overrides what package.json states, and a project that states no package says which flag to give', async () => {
     const out = join(scratch, 'other-version');
-    const generated = await cli(
-      ['bundle', 'generate', '--operator', 'operators/memcached', '--version', '0.4.0', '--out', out],
-    );
+    const generated = await cli([
+      'bundle',
+      'generate',
+      '--operator',
+      'operators/memcached',
+      '--version',
+      '0.4.0',
+      '--out',
+      out,
+    ]);
     expect(generated.code, generated.stderr).toBe(0);
     const csv = readFileSync(join(out, 'manifests', 'memcached-operator.clusterserviceversion.yaml'), 'utf8');
     expect(csv).toContain('containerImage: registry.example/memcached-operator:0.4.0');
@@ -100,7 +123,7 @@ describe('required options', () => {
     expect(one.stderr).toBe("error: required option '--template <file...>' not specified\n");
     const { stdout } = await cli(['catalog', 'build', '--help']);
     expect(stdout).toMatch(/--template <file\.\.\.>\s+template files, one per package \(required\)/);
-    expect(stdout).toMatch(/--out <dir>\s+catalog directory:[^]*?\(required\)/);
+    expect(stdout).toMatch(/--out <dir>\s+catalog directory:[\s\S]*?\(required\)/);
     expect(stdout).not.toMatch(/--bundles <dir>[^\n]*\(required\)/);
   });
 });
@@ -108,18 +131,32 @@ describe('required options', () => {
 describe('-o is a format; directories are --out and --layout', () => {
   it('image build -o <dir> still writes the layout there for one release, with a warning naming --layout', async () => {
     const layout = join(scratch, 'legacy-layout');
-    const result = await cli(
-      ['image', 'build', '--operator', 'operators/memcached', '--base', join(scratch, 'no-base'), '-o', layout],
-    );
+    const result = await cli([
+      'image',
+      'build',
+      '--operator',
+      'operators/memcached',
+      '--base',
+      join(scratch, 'no-base'),
+      '-o',
+      layout,
+    ]);
     expect(result.stderr).toContain(
       `opkit: image build -o <dir> is deprecated and goes in the next release: write --layout ${layout} (-o is the result format, text|json|yaml)\n`,
     );
     // It went on to the build, which fails on the missing base, not on -o.
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('no-base');
-    const format = await cli(
-      ['image', 'build', '--operator', 'operators/memcached', '--base', join(scratch, 'no-base'), '-o', 'json'],
-    );
+    const format = await cli([
+      'image',
+      'build',
+      '--operator',
+      'operators/memcached',
+      '--base',
+      join(scratch, 'no-base'),
+      '-o',
+      'json',
+    ]);
     expect(format.stderr).not.toContain('deprecated');
   });
 
@@ -195,13 +232,17 @@ describe('bundle validate', { timeout: 60_000 }, () => {
     const messages = (stdout: string) =>
       ((JSON.parse(stdout) as { outputs: { message: string }[] | null }).outputs ?? []).map((o) => o.message);
     expect(messages(without.stdout).join('\n')).not.toContain('k8s key option');
-    expect(messages(unparsable.stdout).join('\n')).toContain('invalid value informed via the k8s key option : one.two');
+    expect(messages(unparsable.stdout).join('\n')).toContain(
+      'invalid value informed via the k8s key option : one.two',
+    );
     expect(given.code, given.stdout).toBe(0);
   });
 
   it('the deprecated operatorhub validator is answered with selectors that exist', async () => {
     const result = await cli(['bundle', 'validate', bundle, '--select-optional', 'name=operatorhub']);
-    const hint = /--select-optional (suite=operatorframework) \(or (name=\S+), (name=\S+), (name=\S+)\)/.exec(result.stderr);
+    const hint = /--select-optional (suite=operatorframework) \(or (name=\S+), (name=\S+), (name=\S+)\)/.exec(
+      result.stderr,
+    );
     expect(hint).not.toBeNull();
     for (const selector of (hint ?? []).slice(1)) {
       const selected = await cli(['bundle', 'validate', bundle, '--select-optional', selector]);
@@ -224,7 +265,10 @@ describe('catalog templates', () => {
       ),
     );
     const out = join(work, 'catalog', 'configs');
-    const built = await cli(['catalog', 'build', '--template', template, '--bundles', join(work, 'bundles'), '--out', out], scratch);
+    const built = await cli(
+      ['catalog', 'build', '--template', template, '--bundles', join(work, 'bundles'), '--out', out],
+      scratch,
+    );
     expect(built.code, built.stderr).toBe(0);
     expect(readFileSync(join(out, 'memcached-operator', 'catalog.json'), 'utf8')).toBe(
       readFileSync(join(releasedData.catalogConfigs, 'memcached-operator', 'catalog.json'), 'utf8'),
@@ -234,11 +278,19 @@ describe('catalog templates', () => {
 
 describe('version and completion', () => {
   it('version prints the CLI, Node and the releases it targets, as text, json and yaml', async () => {
-    const { version } = JSON.parse(readFileSync(join(root, 'tools/opkit/package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(join(root, 'tools/opkit/package.json'), 'utf8')) as {
+      version: string;
+    };
     const json = JSON.parse((await cli(['version', '-o', 'json'])).stdout) as Record<string, unknown>;
-    expect(json).toEqual({ opkit: version, node: process.versions.node, targets: { olm: '0.46.0', opm: '1.73.0' } });
+    expect(json).toEqual({
+      opkit: version,
+      node: process.versions.node,
+      targets: { olm: '0.46.0', opm: '1.73.0' },
+    });
     expect(parse((await cli(['version', '-o', 'yaml'])).stdout)).toEqual(json);
-    expect((await cli(['version'])).stdout).toMatch(new RegExp(`^opkit ${version.replaceAll('.', '\\.')}\nnode `));
+    expect((await cli(['version'])).stdout).toMatch(
+      new RegExp(`^opkit ${version.replaceAll('.', '\\.')}\nnode `),
+    );
   });
 
   it('completion bash completes the command tree and the options of the command typed', async () => {
@@ -249,7 +301,9 @@ describe('version and completion', () => {
       return (await run('bash', ['-c', line])).stdout.trim().split(' ');
     };
     expect(await complete('bund')).toEqual(['bundle']);
-    expect(await complete('bundle', '')).toEqual(expect.arrayContaining(['generate', 'validate', 'image', 'push']));
+    expect(await complete('bundle', '')).toEqual(
+      expect.arrayContaining(['generate', 'validate', 'image', 'push']),
+    );
     expect(await complete('bundle', 'validate', '--list')).toEqual(['--list-optional']);
     expect(await complete('generate', 'bundle', '--use')).toEqual(['--use-image-digests']);
     for (const shell of ['zsh', 'fish']) {

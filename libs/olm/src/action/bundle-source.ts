@@ -59,7 +59,10 @@ export async function withBundleSource<T>(
     );
   }
   if (options.registry === undefined) {
-    throw new ActionError('OPKIT_BUNDLE_SOURCE_INVALID', `${source}: an image reference needs a registry client`);
+    throw new ActionError(
+      'OPKIT_BUNDLE_SOURCE_INVALID',
+      `${source}: an image reference needs a registry client`,
+    );
   }
   return withPulledImage(options.registry(), source, unpacked);
 }

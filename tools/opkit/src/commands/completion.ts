@@ -22,7 +22,8 @@ function nodes(command: Command, path: string[] = []): CompletionNode[] {
   const options = command.options
     .filter((o) => !o.hidden)
     .flatMap((o) => [o.short, o.long].filter((f): f is string => f !== undefined));
-  for (const o of command.options) if (o.long !== undefined) descriptions.set(o.long, firstSentence(o.description));
+  for (const o of command.options)
+    if (o.long !== undefined) descriptions.set(o.long, firstSentence(o.description));
   return [
     {
       path,
@@ -44,19 +45,24 @@ export function completionScript(program: Command, shell: Shell): string {
   const tree = nodes(program);
   const key = (path: readonly string[]) => path.join(' ');
   if (shell === 'fish') {
-    const lines = ['# opkit completion for fish: opkit completion fish > ~/.config/fish/completions/opkit.fish', 'complete -c opkit -f'];
+    const lines = [
+      '# opkit completion for fish: opkit completion fish > ~/.config/fish/completions/opkit.fish',
+      'complete -c opkit -f',
+    ];
     for (const node of tree) {
       const condition =
-        node.path.length === 0
-          ? '__fish_use_subcommand'
-          : `__fish_seen_subcommand_from ${node.path.at(-1)}`;
+        node.path.length === 0 ? '__fish_use_subcommand' : `__fish_seen_subcommand_from ${node.path.at(-1)}`;
       for (const sub of node.subcommands) {
-        lines.push(`complete -c opkit -n '${condition}' -a '${sub}' -d '${node.descriptions.get(sub) ?? ''}'`);
+        lines.push(
+          `complete -c opkit -n '${condition}' -a '${sub}' -d '${node.descriptions.get(sub) ?? ''}'`,
+        );
       }
       if (node.path.length === 0) continue;
       for (const flag of node.options) {
         if (!flag.startsWith('--')) continue;
-        lines.push(`complete -c opkit -n '${condition}' -l '${flag.slice(2)}' -d '${node.descriptions.get(flag) ?? ''}'`);
+        lines.push(
+          `complete -c opkit -n '${condition}' -l '${flag.slice(2)}' -d '${node.descriptions.get(flag) ?? ''}'`,
+        );
       }
     }
     return `${lines.join('\n')}\n`;
@@ -117,7 +123,7 @@ export function registerCompletionCommand(program: Command): void {
     .addHelpText(
       'after',
       examples(
-        ['opkit completion bash > /tmp/opkit-completion.bash', 'opkit completion zsh', 'opkit completion fish'],
+        ['opkit completion bash > opkit-completion.bash', 'opkit completion zsh', 'opkit completion fish'],
         `Load it in the shell's start-up file: bash: source <(opkit completion bash); zsh: source <(opkit
 completion zsh) after compinit; fish: opkit completion fish > ~/.config/fish/completions/opkit.fish`,
       ),

@@ -3,7 +3,6 @@ import { CliError } from '../cli-error.js';
 import { OLM_VERSION } from '../targets.js';
 import { examples, outputFormatOption } from './options.js';
 
-
 interface ClusterOptions {
   readonly version: string;
   readonly image?: string;

@@ -37,9 +37,7 @@ export function projectRelease(operatorDir: string): ProjectRelease {
     ? (JSON.parse(readFileSync(source, 'utf8')) as { version?: unknown }).version
     : undefined;
   const bases = join(operatorDir, 'config', 'manifests', 'bases');
-  const named = existsSync(bases)
-    ? readdirSync(bases).flatMap((file) => BASE_CSV.exec(file)?.[1] ?? [])
-    : [];
+  const named = existsSync(bases) ? readdirSync(bases).flatMap((file) => BASE_CSV.exec(file)?.[1] ?? []) : [];
   return {
     source,
     ...(typeof version === 'string' ? { version } : {}),

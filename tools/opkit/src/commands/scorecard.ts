@@ -25,7 +25,7 @@ export function registerScorecardCommand(program: Command): void {
           'opkit scorecard bundles/memcached-operator/0.3.0 --selector suite=olm -o json',
           'opkit scorecard bundles/redis-operator/0.2.0 -l test=basic-check-spec-test -o xunit',
           'opkit scorecard bundles/memcached-operator/0.3.0 -l suite=olm -o yaml',
-          'opkit scorecard dist/bundle --config tests/scorecard/config.yaml',
+          'opkit scorecard bundles/memcached-operator/0.1.0 --config bundles/memcached-operator/0.3.0/tests/scorecard/config.yaml',
         ],
         'The built-in tests (entrypoint [scorecard-test, <test>]: basic-check-spec, olm-bundle-validation,\n' +
           'olm-crds-have-validation, olm-crds-have-resources, olm-spec-descriptors, olm-status-descriptors) run\n' +
@@ -36,34 +36,36 @@ export function registerScorecardCommand(program: Command): void {
           'is an error listing the labels there are.',
       ),
     )
-    .action(async (dir: string, opts: { config?: string; selector: string; output: (typeof FORMATS)[number] }) => {
-      const olm = await import('@opkit/olm');
-      let config: import('@opkit/olm').ScorecardConfiguration;
-      try {
-        config = olm.readScorecardConfig(dir, opts.config);
-      } catch (e) {
-        if (e instanceof olm.ScorecardConfigError) throw new CliError('OPKIT_ARGUMENT_INVALID', e.message);
-        throw e;
-      }
-      const list = olm.runScorecard(dir, config, opts.selector);
-      if (list.items.length === 0) {
-        const labels = [
-          ...new Set(
-            config.stages.flatMap((stage) =>
-              stage.tests.flatMap((test) => Object.entries(test.labels).map(([k, v]) => `${k}=${v}`)),
+    .action(
+      async (dir: string, opts: { config?: string; selector: string; output: (typeof FORMATS)[number] }) => {
+        const olm = await import('@opkit/olm');
+        let config: import('@opkit/olm').ScorecardConfiguration;
+        try {
+          config = olm.readScorecardConfig(dir, opts.config);
+        } catch (e) {
+          if (e instanceof olm.ScorecardConfigError) throw new CliError('OPKIT_ARGUMENT_INVALID', e.message);
+          throw e;
+        }
+        const list = olm.runScorecard(dir, config, opts.selector);
+        if (list.items.length === 0) {
+          const labels = [
+            ...new Set(
+              config.stages.flatMap((stage) =>
+                stage.tests.flatMap((test) => Object.entries(test.labels).map(([k, v]) => `${k}=${v}`)),
+              ),
             ),
-          ),
-        ];
-        throw new CliError(
-          'OPKIT_ARGUMENT_INVALID',
-          `no tests selected by selector "${opts.selector}"; the tests' labels are: ${labels.join(', ') || '(none)'}`,
-        );
-      }
-      if (opts.output === 'xunit') process.stdout.write(olm.formatScorecardXunit(list));
-      else {
-        const { writeResult } = await import('./output.js');
-        await writeResult(opts.output, list, olm.formatScorecardText(list));
-      }
-      if (!olm.scorecardPassed(list)) process.exitCode = 1;
-    });
+          ];
+          throw new CliError(
+            'OPKIT_ARGUMENT_INVALID',
+            `no tests selected by selector "${opts.selector}"; the tests' labels are: ${labels.join(', ') || '(none)'}`,
+          );
+        }
+        if (opts.output === 'xunit') process.stdout.write(olm.formatScorecardXunit(list));
+        else {
+          const { writeResult } = await import('./output.js');
+          await writeResult(opts.output, list, olm.formatScorecardText(list));
+        }
+        if (!olm.scorecardPassed(list)) process.exitCode = 1;
+      },
+    );
 }

@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
 import { OLM_VERSION, OPM_VERSION } from '../targets.js';
-import { examples, OUTPUT_FORMAT_FLAGS, outputFormatOption, RESULT_FORMATS, type ResultFormat } from './options.js';
+import {
+  examples,
+  OUTPUT_FORMAT_FLAGS,
+  outputFormatOption,
+  RESULT_FORMATS,
+  type ResultFormat,
+} from './options.js';
 
 /** What `opkit version` reports. */
 export interface VersionReport {
@@ -16,7 +22,9 @@ export interface VersionReport {
 export function registerVersionCommand(program: Command, cliVersion: () => string): void {
   program
     .command('version')
-    .description('Print the version of opkit, of the Node.js running it, and the OLM and opm releases it targets.')
+    .description(
+      'Print the version of opkit, of the Node.js running it, and the OLM and opm releases it targets.',
+    )
     .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, RESULT_FORMATS, 'output format'))
     .addHelpText('after', examples(['opkit version', 'opkit version -o json']))
     .action(async (opts: { output: ResultFormat }) => {

@@ -51,7 +51,10 @@ function bundleOptions(flags: GenerateFlags, project: ProjectRelease) {
 }
 
 /** `opkit bundle generate`: a bundle from an operator's config/manifests, as `operator-sdk generate bundle` writes it. */
-export function registerBundleGenerate(parent: Command, spelling: 'bundle generate' | 'generate bundle'): void {
+export function registerBundleGenerate(
+  parent: Command,
+  spelling: 'bundle generate' | 'generate bundle',
+): void {
   const command = spelling === 'bundle generate' ? 'opkit bundle generate' : 'opkit generate bundle';
   parent
     .command(spelling === 'bundle generate' ? 'generate' : 'bundle')
@@ -68,7 +71,11 @@ export function registerBundleGenerate(parent: Command, spelling: 'bundle genera
       'bundle directory to write: new, empty or an earlier bundle (see below); never the current directory or one holding --operator (default: bundles/<package>/<version>)',
     )
     .option('--force', 'write into a non-empty directory that is not a bundle (its other files stay)', false)
-    .option('--channels <list>', 'comma-separated channels (default: opkit.channels of package.json, else alpha)', commaList)
+    .option(
+      '--channels <list>',
+      'comma-separated channels (default: opkit.channels of package.json, else alpha)',
+      commaList,
+    )
     .option('--default-channel <name>', 'default channel (default: the first channel)')
     .option(
       '--replaces <version|csv>',
@@ -93,7 +100,7 @@ export function registerBundleGenerate(parent: Command, spelling: 'bundle genera
       examples(
         [
           `${command} --operator operators/memcached`,
-          `${command} --operator operators/memcached --package memcached-operator --version 0.3.0 \\\n      --replaces 0.2.0 --channels alpha,stable --out bundles/memcached-operator/0.3.0`,
+          `${command} --operator operators/memcached --package memcached-operator --version 0.4.0 \\\n      --replaces 0.3.0 --channels alpha,stable --out bundles/memcached-operator/0.4.0`,
           `${command} --operator . --package memcached-operator --version 0.3.0 --out bundle \\\n      --image quay.io/acme/memcached-operator:0.3.0 --use-image-digests`,
         ],
         `What the operator's package.json states is the default: its version, and its opkit field's package,

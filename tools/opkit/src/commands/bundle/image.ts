@@ -29,9 +29,9 @@ export function registerBundleImage(bundle: Command): void {
     .addHelpText(
       'after',
       examples([
-        'opkit bundle image bundles/memcached-operator/0.2.0 --layout dist/images/memcached-operator-bundle --tag v0.2.0',
-        'opkit bundle image bundles/memcached-operator/0.2.0 --layout dist/images/memcached-operator-bundle -o json',
-        'opkit image push dist/images/memcached-operator-bundle:v0.2.0 quay.io/acme/memcached-operator-bundle:v0.2.0',
+        'opkit bundle image bundles/memcached-operator/0.2.0 --layout dist/images/memcached-operator-bundle/0.2.0 --tag 0.2.0',
+        'opkit bundle image bundles/memcached-operator/0.2.0 --layout dist/images/memcached-operator-bundle/0.2.0 -o json',
+        'opkit image push dist/images/memcached-operator-bundle/0.2.0:0.2.0 quay.io/acme/memcached-operator-bundle:v0.2.0',
       ]),
     )
     .action(async (dir: string, opts: { layout: string; tag: string; output: ResultFormat }) => {

@@ -26,29 +26,35 @@ Examples:
   $ opkit bundle push --repository quay.io/acme
   $ nx run bundle:push --repository=127.0.0.1:5000/opkit --plain-http`,
     )
-    .action(async (opts: { repository: string; images: string; plainHttp: boolean; output: ResultFormat }) => {
-      const [{ pushBundleImages }, { checkImageReference }, { cliRegistryClient }, { progressLog, writeResult }] =
-        await Promise.all([
+    .action(
+      async (opts: { repository: string; images: string; plainHttp: boolean; output: ResultFormat }) => {
+        const [
+          { pushBundleImages },
+          { checkImageReference },
+          { cliRegistryClient },
+          { progressLog, writeResult },
+        ] = await Promise.all([
           import('@opkit/olm/action/build-bundles'),
           import('@opkit/olm/action/image-reference'),
           import('../../registry-client.js'),
           import('../output.js'),
         ]);
-      checkImageReference('--repository', opts.repository.replace(/\/+$/, ''));
-      const registry = cliRegistryClient({ plainHttp: opts.plainHttp });
-      const pushed = await pushBundleImages({
-        imagesDir: opts.images,
-        repository: opts.repository,
-        registry,
-        onProgress: progressLog(opts.output),
-      }).finally(() => registry.close());
-      if (pushed.length === 0) {
-        throw new CliError(
-          'OPKIT_BUNDLE_IMAGES_MISSING',
-          `${opts.images}: no bundle images (<package>-bundle/<version>): run 'nx run bundle:build' first`,
-        );
-      }
-      // The text lines are the progress, already printed.
-      await writeResult(opts.output, pushed, '');
-    });
+        checkImageReference('--repository', opts.repository.replace(/\/+$/, ''));
+        const registry = cliRegistryClient({ plainHttp: opts.plainHttp });
+        const pushed = await pushBundleImages({
+          imagesDir: opts.images,
+          repository: opts.repository,
+          registry,
+          onProgress: progressLog(opts.output),
+        }).finally(() => registry.close());
+        if (pushed.length === 0) {
+          throw new CliError(
+            'OPKIT_BUNDLE_IMAGES_MISSING',
+            `${opts.images}: no bundle images (<package>-bundle/<version>): run 'nx run bundle:build' first`,
+          );
+        }
+        // The text lines are the progress, already printed.
+        await writeResult(opts.output, pushed, '');
+      },
+    );
 }

@@ -13,7 +13,11 @@ export function registerCatalogValidate(catalog: Command): void {
     .command('validate <dir>')
     .description('Validate a file-based catalog as `opm validate` does.')
     .addOption(
-      outputFormatOption(OUTPUT_FORMAT_FLAGS, RESULT_FORMATS, 'report format (json, yaml: passed and every result)'),
+      outputFormatOption(
+        OUTPUT_FORMAT_FLAGS,
+        RESULT_FORMATS,
+        'report format (json, yaml: passed and every result)',
+      ),
     )
     .addHelpText(
       'after',

@@ -31,7 +31,7 @@ export function registerGenerateKustomizeManifests(kustomize: Command): void {
       examples(
         [
           'opkit generate kustomize manifests --project operators/memcached',
-          'opkit generate kustomize manifests --project operators/redis --package redis-operator --output-dir /tmp/redis-manifests',
+          'opkit generate kustomize manifests --project operators/redis --package redis-operator --output-dir dist/redis-manifests',
           'opkit generate kustomize manifests --project operators/memcached -o json',
         ],
         'Running it again on an edited base keeps the edits: only spec.customresourcedefinitions.owned (and\n' +

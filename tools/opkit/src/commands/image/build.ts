@@ -9,7 +9,10 @@ import { OUTPUT_FORMAT_FLAGS, RESULT_FORMATS, type ResultFormat } from '../optio
  */
 function splitOutput(opts: { output: string; layout?: string }): { format: ResultFormat; layout?: string } {
   if ((RESULT_FORMATS as readonly string[]).includes(opts.output))
-    return { format: opts.output as ResultFormat, ...(opts.layout === undefined ? {} : { layout: opts.layout }) };
+    return {
+      format: opts.output as ResultFormat,
+      ...(opts.layout === undefined ? {} : { layout: opts.layout }),
+    };
   process.stderr.write(
     `opkit: image build -o <dir> is deprecated and goes in the next release: write --layout ${opts.output} (-o is the result format, text|json|yaml)\n`,
   );
@@ -53,8 +56,7 @@ export function registerImageBuild(image: Command): void {
       new Option(
         OUTPUT_FORMAT_FLAGS,
         `result format (${RESULT_FORMATS.join(', ')}; json, yaml: layout, tag, digest, platforms, and progress on stderr)`,
-      )
-.default('text'),
+      ).default('text'),
     )
     .option('--version <version>', 'org.opencontainers.image.version (default: package.json version)')
     .option('--revision <sha>', 'org.opencontainers.image.revision (default: git rev-parse HEAD)')
