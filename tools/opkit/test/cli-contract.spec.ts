@@ -1,8 +1,9 @@
 // The contract every opkit command keeps, run through the built CLI: what the project states is the default,
 // missing required options are named at once, -o is a format and directories are --out/--layout, selectors
 // that select nothing say what there is, and the commands beside the work (version, completion).
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -207,6 +208,39 @@ describe('bundle validate', { timeout: 60_000 }, () => {
       code: 1,
       stderr: `opkit: ${catalog}: not a bundle image (no label operators.operatorframework.io.bundle.mediatype.v1)\n`,
     });
+  });
+
+  it('validates a bundle image in a registry, pulled as the other commands pull', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const dir = join(scratch, 'registry');
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, 'config.yml'),
+      `version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: ${dir}/data\nhttp:\n  addr: 127.0.0.1:${port}\n`,
+    );
+    const registry = spawn('docker-registry', ['serve', join(dir, 'config.yml')], { stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 100; i++) {
+        if ((await fetch(`http://127.0.0.1:${port}/v2/`).catch(() => undefined))?.ok) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const layout = join(scratch, 'pushed-bundle');
+      expect((await cli(['bundle', 'image', bundle, '--layout', layout])).code).toBe(0);
+      const reference = `127.0.0.1:${port}/acme/memcached-operator-bundle:v0.3.0`;
+      expect((await cli(['image', 'push', layout, reference, '--plain-http'])).code).toBe(0);
+      const fromRegistry = await cli(['bundle', 'validate', reference, '--plain-http', '-o', 'json']);
+      expect(fromRegistry).toEqual(await cli(['bundle', 'validate', bundle, '-o', 'json']));
+      const missing = await cli(['bundle', 'validate', `127.0.0.1:${port}/acme/nothing:v1`, '--plain-http']);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toMatch(/^opkit: .*acme\/nothing.*\n$/);
+    } finally {
+      registry.kill('SIGKILL');
+    }
   });
 
   it('lists the optional validators, and passes --optional-values to them', async () => {
