@@ -84,6 +84,22 @@ describe('what the project states is the default', { timeout: 120_000 }, () => {
     expect(options(sdk.stdout)).toBe(options(ours.stdout));
   });
 
+  it('bundle image without --layout writes the layout bundle build-all writes, tagged with the version', async () => {
+    const bundle = releasedData.bundle('memcached-operator', '0.2.0');
+    const imaged = await cli(['bundle', 'image', bundle, '-o', 'json'], scratch);
+    expect(imaged.code, imaged.stderr).toBe(0);
+    expect(JSON.parse(imaged.stdout)).toMatchObject({
+      reference: 'dist/images/memcached-operator-bundle/0.2.0:0.2.0',
+      layout: 'dist/images/memcached-operator-bundle/0.2.0',
+      tag: '0.2.0',
+    });
+    const index = readFileSync(
+      join(scratch, 'dist/images/memcached-operator-bundle/0.2.0/index.json'),
+      'utf8',
+    );
+    expect(index).toContain('"org.opencontainers.image.ref.name":"0.2.0"');
+  });
+
   it('a flag overrides what package.json states, and a project that states no package says which flag to give', async () => {
     const out = join(scratch, 'other-version');
     const generated = await cli([
