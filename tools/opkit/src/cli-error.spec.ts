@@ -1,6 +1,6 @@
 import { CatalogLoadError } from '@opkit/olm';
 import { describe, expect, it } from 'vitest';
-import { CliError, reportLine } from './cli-error.js';
+import { CliError, reportLine, unexpectedLine, withoutKlogLines } from './cli-error.js';
 
 describe('reportLine', () => {
   it('names the broken catalog file when the reason does not', () => {
@@ -44,5 +44,32 @@ describe('reportLine', () => {
     expect(reportLine(new CliError('X', 'bundle.yaml: spec.version: invalid'))).toBe(
       'bundle.yaml: spec.version: invalid',
     );
+  });
+});
+
+describe('klog lines of the Go tools opkit runs', () => {
+  const klog = [
+    'I1206 12:00:00.000000    1234 load.go:12] loading catalog',
+    'W1206 12:00:01.123456 1234 render.go:301] falling back to anonymous pull',
+  ];
+
+  it('are left out of a reportable error’s line', () => {
+    const error = new CliError(
+      'X',
+      `opm render failed:\n${klog[0]}\n  pkg/catalog.yaml: invalid channel\n${klog[1]}`,
+    );
+    expect(reportLine(error)).toBe('opm render failed: pkg/catalog.yaml: invalid channel');
+  });
+
+  it('are left out when they come first, and out of an unexpected error’s line', () => {
+    expect(reportLine(new CliError('X', `${klog[1]}\nbundle image not found`))).toBe(
+      'bundle image not found',
+    );
+    expect(unexpectedLine(new Error(`${klog[0]}\nboom`))).toBe('boom');
+  });
+
+  it('a line that only looks like one in part stays', () => {
+    const message = 'I1206 is not a timestamp] kept';
+    expect(withoutKlogLines(message)).toBe(message);
   });
 });

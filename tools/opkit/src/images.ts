@@ -14,6 +14,8 @@ import {
   readLayoutIndex,
 } from '@opkit/oci';
 import { CliError } from './cli-error.js';
+import type { ResultFormat } from './commands/options.js';
+import { progressLog, writeResult } from './commands/output.js';
 import { cliRegistryClient, type LoginOptions } from './registry-client.js';
 
 /** The options of `opkit image push`. */
@@ -23,7 +25,7 @@ export interface PushOptions {
   plainHttp: boolean;
   username?: string;
   password?: string;
-  output: 'text' | 'json';
+  output: ResultFormat;
 }
 
 /** `opkit image push [layout] [reference]`: an image or image index from an OCI layout to a registry. */
@@ -35,29 +37,24 @@ export async function pushLayout(
   const layout = layoutArg ?? (await defaultLayout());
   const source = await layoutSource(layout, opts.tag);
   const reference = await destination(source, referenceArg, opts.image);
-  // With -o json, stdout holds the result only; progress goes to stderr.
-  const progress = opts.output === 'json' ? process.stderr : process.stdout;
+  // With -o json or yaml, stdout holds the result only; progress goes to stderr.
+  const progress = progressLog(opts.output);
   const client = cliRegistryClient({
     plainHttp: opts.plainHttp,
     ...login(opts),
     onProgress: (e) => {
-      if (e.bytes === e.total) progress.write(`  ${e.digest} ${e.phase} ${e.total} bytes\n`);
+      if (e.bytes === e.total) progress(`  ${e.digest} ${e.phase} ${e.total} bytes`);
     },
   });
   try {
     const content = await readLayoutEntry(source.dir, source.ref);
-    progress.write(
-      `pushing ${layout} (${isImageIndex(content) ? 'image index' : 'image'}) to ${reference}\n`,
-    );
+    progress(`pushing ${layout} (${isImageIndex(content) ? 'image index' : 'image'}) to ${reference}`);
     const result = await client.push(content, reference);
-    if (opts.output === 'json') {
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      return;
-    }
-    for (const entry of result.images ?? []) {
-      process.stdout.write(`  ${formatPlatform(entry.platform)} ${entry.digest}\n`);
-    }
-    process.stdout.write(`pushed ${result.reference}@${result.digest}\n`);
+    const text = (result.images ?? [])
+      .map((entry) => `  ${formatPlatform(entry.platform)} ${entry.digest}\n`)
+      .concat(`pushed ${result.reference}@${result.digest}\n`)
+      .join('');
+    await writeResult(opts.output, result, text);
   } finally {
     client.close();
   }
@@ -70,7 +67,7 @@ export interface PullOptions {
   plainHttp: boolean;
   username?: string;
   password?: string;
-  output: 'text' | 'json';
+  output: ResultFormat;
 }
 
 /**
@@ -105,13 +102,12 @@ export async function pullToLayout(reference: string, layout: string, opts: Pull
       platform: formatPlatform(entry.platform),
       digest: entry.digest,
     }));
-    if (opts.output === 'json') {
-      const result = { reference, digest: pulled.digest, mediaType: pulled.mediaType, layout, tag, images };
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      return;
-    }
-    for (const entry of images) process.stdout.write(`  ${entry.platform} ${entry.digest}\n`);
-    process.stdout.write(`pulled ${reference}@${pulled.digest} into ${layout}:${tag}\n`);
+    const result = { reference, digest: pulled.digest, mediaType: pulled.mediaType, layout, tag, images };
+    const text = images
+      .map((entry) => `  ${entry.platform} ${entry.digest}\n`)
+      .concat(`pulled ${reference}@${pulled.digest} into ${layout}:${tag}\n`)
+      .join('');
+    await writeResult(opts.output, result, text);
   } finally {
     client.close();
   }

@@ -1,6 +1,6 @@
 // The `opkit` entry point: parses the command line and turns failures into one line and exit code 1.
 import { redact } from '@opkit/oci/redact';
-import { isReportable, reportLine } from './cli-error.js';
+import { isReportable, reportLine, unexpectedLine } from './cli-error.js';
 import { createProgram } from './program.js';
 
 try {
@@ -12,7 +12,7 @@ try {
   else if (process.env.OPKIT_DEBUG)
     process.stderr.write(`opkit: ${redact((error as Error).stack ?? String(error))}\n`);
   else {
-    const message = redact(error instanceof Error ? error.message : String(error));
+    const message = unexpectedLine(error);
     process.stderr.write(`opkit: unexpected error: ${message} (OPKIT_DEBUG=1 prints where it happened)\n`);
   }
   process.exitCode = 1;

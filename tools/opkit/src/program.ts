@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { registerBundleCommands } from './commands/bundle/index.js';
 import { registerCatalogCommands } from './commands/catalog/index.js';
+import { registerCompletionCommand } from './commands/completion.js';
+import { applyCliContract } from './commands/contract.js';
 import { registerDeployCommands } from './commands/deploy/index.js';
 import { registerGenerateCommands } from './commands/generate/index.js';
 import { registerGraphCommand } from './commands/graph.js';
@@ -16,6 +18,7 @@ import { registerOlmCommands } from './commands/olm.js';
 import { examples } from './commands/options.js';
 import { registerRunCommands } from './commands/run.js';
 import { registerScorecardCommand } from './commands/scorecard.js';
+import { registerVersionCommand } from './commands/version.js';
 import { CLI_PACKAGE_DIR } from './package-dir.js';
 
 /** The package's version; a bundled copy (the catalog server in an image) has no package.json beside it. */
@@ -54,5 +57,8 @@ export function createProgram(): Command {
   registerOlmCommands(program);
   registerRunCommands(program);
   registerScorecardCommand(program);
+  registerVersionCommand(program, cliVersion);
+  registerCompletionCommand(program);
+  applyCliContract(program);
   return program;
 }

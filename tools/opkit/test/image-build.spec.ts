@@ -113,7 +113,7 @@ describe.skipIf(!tools)('opkit image build', () => {
       'operators/memcached',
       '--base',
       `${baseLayout}:node:24`,
-      '-o',
+      '--layout',
       out,
       '--tag',
       tag,
@@ -138,7 +138,7 @@ describe.skipIf(!tools)('opkit image build', () => {
       'operators/memcached',
       '--base',
       `${baseLayout}:node:24`,
-      '-o',
+      '--layout',
       join(scratch, 'b'),
       '--tag',
       tag,
@@ -215,7 +215,7 @@ describe.skipIf(!tools)('opkit image build', () => {
         'operators/memcached',
         '--base',
         `${baseLayout}:node:24`,
-        '-o',
+        '--layout',
         dated,
         '--tag',
         tag,
@@ -291,7 +291,7 @@ describe('opkit image build refuses bad input in one line', () => {
       'operators/memcached',
       '--base',
       join(scratch, 'nowhere'),
-      '-o',
+      '--layout',
       join(scratch, 'never'),
     ]);
     expect(result.code).toBe(1);
@@ -306,7 +306,7 @@ describe('opkit image build refuses bad input in one line', () => {
       'operators/memcached',
       '--base',
       `${join(scratch, 'windows')}:w`,
-      '-o',
+      '--layout',
       join(scratch, 'never'),
     ]);
     expect(result.code).toBe(1);

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import {
   bundleImage,
   namesRegistryHost,
@@ -128,6 +128,27 @@ async function resolveTemplateImages(
 }
 
 /**
+ * The rendered bundle directories a template names by another path than `<bundlesDir>/<package>/<version>`:
+ * a path resolved as opm resolves it, from the working directory, or else from the template's own
+ * directory (`../../bundles/<package>/<version>` beside the catalog, wherever the command runs).
+ */
+function bundleDirectoryAliases(
+  file: string,
+  references: readonly string[],
+  bundles: ReadonlyMap<string, BundleBlob>,
+): Map<string, BundleBlob> {
+  const aliases = new Map<string, BundleBlob>();
+  const unnamed = references.filter((reference) => !bundles.has(reference));
+  if (unnamed.length === 0) return aliases;
+  const byPath = new Map([...bundles].map(([key, blob]) => [resolve(key), blob]));
+  for (const reference of unnamed) {
+    const blob = byPath.get(resolve(reference)) ?? byPath.get(resolve(dirname(file), reference));
+    if (blob !== undefined) aliases.set(reference, blob);
+  }
+  return aliases;
+}
+
+/**
  * Renders one template, read once: the bundle images it names are resolved first, then it is rendered once.
  * A bundle it names that is neither a bundle directory nor an image that rendered is opm's unknown-bundle
  * error, with the pull's reason when it was an image.
@@ -139,9 +160,13 @@ async function renderTemplateFile(
   options: RenderImageOptions,
 ): Promise<{ catalog: Catalog; schema: string }> {
   const template = readTemplate(readFileSync(file), { file });
-  await resolveTemplateImages(templateBundleReferences(template, file), bundles, failures, options);
+  const references = templateBundleReferences(template, file);
+  const aliases = bundleDirectoryAliases(file, references, bundles);
+  const images = references.filter((reference) => !aliases.has(reference));
+  await resolveTemplateImages(images, bundles, failures, options);
+  const named = aliases.size === 0 ? bundles : new Map([...bundles, ...aliases]);
   try {
-    return { catalog: renderTemplate(template.document, bundles, { file }), schema: template.schema };
+    return { catalog: renderTemplate(template.document, named, { file }), schema: template.schema };
   } catch (error) {
     const reference = error instanceof TemplateError ? error.reference : undefined;
     const failure = reference === undefined ? undefined : failures.get(reference);

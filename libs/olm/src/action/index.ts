@@ -31,7 +31,7 @@ export {
 export { checkImageReference } from './image-reference.js';
 export { type UnpackLimits, type UnpackOptions, unpackImageLayers } from './image-unpack.js';
 export { runKubectl, runKustomize } from './kubectl.js';
-export { type OperatorRelease, readOperatorReleases } from './operator-release.js';
+export { type OperatorRelease, readOperatorRelease, readOperatorReleases } from './operator-release.js';
 export type { Progress } from './progress.js';
 export { withPulledImage } from './pulled-image.js';
 export { bundleDisagreements, type RenderedTemplate, releaseDisagreements } from './release-identity.js';

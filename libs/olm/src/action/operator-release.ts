@@ -37,22 +37,34 @@ export function readOperatorReleases(operatorsDir: string): OperatorRelease[] {
   const releases: OperatorRelease[] = [];
   for (const name of readdirSync(operatorsDir)) {
     const operatorDir = join(operatorsDir, name);
-    const manifest = join(operatorDir, 'package.json');
-    if (!existsSync(manifest)) continue;
-    const release = releaseOf(manifest, parseManifest(manifest));
-    if (release === undefined) continue;
-    const { version, field } = release;
-    releases.push({
-      manifest,
-      operatorDir,
-      version,
-      package: field.package,
-      channels: field.channels,
-      image: field.image,
-      ...(field.replaces !== undefined ? { replaces: field.replaces } : {}),
-    });
+    const release = readOperatorRelease(operatorDir);
+    if (release !== undefined) releases.push(release);
   }
   return releases;
+}
+
+/**
+ * The release identity one operator project states in its package.json (`version` and the `opkit` field):
+ * what `bundle generate`, `bundle image` and the other commands take when no flag overrides it. Undefined
+ * when the directory has no package.json or it has no `opkit` field.
+ *
+ * @throws ActionError `OPKIT_ARGUMENT_INVALID` naming the file and the field that is missing or malformed
+ */
+export function readOperatorRelease(operatorDir: string): OperatorRelease | undefined {
+  const manifest = join(operatorDir, 'package.json');
+  if (!existsSync(manifest)) return undefined;
+  const release = releaseOf(manifest, parseManifest(manifest));
+  if (release === undefined) return undefined;
+  const { version, field } = release;
+  return {
+    manifest,
+    operatorDir,
+    version,
+    package: field.package,
+    channels: field.channels,
+    image: field.image,
+    ...(field.replaces !== undefined ? { replaces: field.replaces } : {}),
+  };
 }
 
 function parseManifest(manifest: string): unknown {

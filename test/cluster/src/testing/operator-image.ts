@@ -46,7 +46,7 @@ export async function pushOperatorImage(options: {
       '--plain-http',
       '--tag',
       reference,
-      '-o',
+      '--layout',
       options.layoutDir,
     ],
     { timeout: 180_000 },

@@ -1,9 +1,7 @@
 import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error.js';
-import { examples, outputFormatOption } from './options.js';
-
-/** OLM's release whose install opkit lays out. */
-const OLM_VERSION = '0.46.0';
+import { OLM_VERSION } from '../targets.js';
+import { examples, OUTPUT_FORMAT_FLAGS, outputFormatOption, RESULT_FORMATS } from './options.js';
 
 interface ClusterOptions {
   readonly version: string;
@@ -106,7 +104,7 @@ Examples:
     .command('status')
     .description("Print the state of each object of OLM's install; exit 1 unless all are there and healthy.")
     .addOption(versionOption())
-    .addOption(outputFormatOption('-o, --output <format>', ['text', 'json', 'yaml'], 'output format'))
+    .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, RESULT_FORMATS, 'output format'))
     .addOption(kubeconfigOption())
     .addHelpText(
       'after',
@@ -124,14 +122,12 @@ Examples:
         const installed = status.some((s) => s.status !== 'Not found');
         const healthy = status.every((s) => s.healthy);
         const rows = status.map(({ name, namespace, kind, status }) => ({ name, namespace, kind, status }));
-        if (opts.output === 'json') {
-          process.stdout.write(`${JSON.stringify({ installed, healthy, resources: rows }, null, 2)}\n`);
-        } else if (opts.output === 'yaml') {
-          const { stringify } = await import('yaml');
-          process.stdout.write(stringify({ installed, healthy, resources: rows }));
-        } else if (installed) {
-          process.stdout.write(statusTable(rows));
-        }
+        const { writeResult } = await import('./output.js');
+        await writeResult(
+          opts.output,
+          { installed, healthy, resources: rows },
+          installed ? statusTable(rows) : '',
+        );
         if (!installed) throw new CliError('OPKIT_OLM_NOT_INSTALLED', 'OLM is not installed');
         if (!healthy) {
           const bad = status.filter((s) => !s.healthy).map((s) => `${s.kind} ${s.name}: ${s.status}`);

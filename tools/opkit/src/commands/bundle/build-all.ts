@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
-import { examples } from '../options.js';
+import {
+  examples,
+  OUTPUT_FORMAT_FLAGS,
+  outputFormatOption,
+  RESULT_FORMATS,
+  type ResultFormat,
+} from '../options.js';
 
 /** `opkit bundle build-all`: every operator's current bundle generated, every bundle validated and imaged. */
 export function registerBundleBuildAll(bundle: Command): void {
@@ -15,9 +21,16 @@ export function registerBundleBuildAll(bundle: Command): void {
       false,
     )
     .option('--plain-http', 'reach registries over HTTP (with --use-image-digests)', false)
+    .addOption(
+      outputFormatOption(
+        OUTPUT_FORMAT_FLAGS,
+        RESULT_FORMATS,
+        'result format (json, yaml: each bundle, its image layout and digest; progress goes to stderr)',
+      ),
+    )
     .addHelpText(
       'after',
-      examples(['opkit bundle build-all', 'opkit bundle build-all --use-image-digests --images dist/images']),
+      examples(['opkit bundle build-all', 'opkit bundle build-all --images dist/images -o json']),
     )
     .action(
       async (opts: {
@@ -26,19 +39,23 @@ export function registerBundleBuildAll(bundle: Command): void {
         images: string;
         useImageDigests: boolean;
         plainHttp: boolean;
+        output: ResultFormat;
       }) => {
+        const { progressLog, writeResult } = await import('../output.js');
         const { buildBundles } = await import('@opkit/olm/action/build-bundles');
         const client = opts.useImageDigests
           ? (await import('../../registry-client.js')).cliRegistryClient({ plainHttp: opts.plainHttp })
           : undefined;
         try {
-          await buildBundles({
+          const built = await buildBundles({
             operatorsDir: opts.operators,
             bundlesDir: opts.bundles,
             imagesDir: opts.images,
             ...(client ? { imageDigests: client } : {}),
-            onProgress: (line) => process.stdout.write(`${line}\n`),
+            onProgress: progressLog(opts.output),
           });
+          // The text lines are the progress, already printed.
+          await writeResult(opts.output, built, '');
         } finally {
           client?.close();
         }

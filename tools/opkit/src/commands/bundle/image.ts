@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import {
   examples,
@@ -14,11 +15,11 @@ export function registerBundleImage(bundle: Command): void {
     .description(
       'Build the bundle image (FROM scratch, bundle labels) as an OCI image layout, without Docker.',
     )
-    .requiredOption(
+    .option(
       '--layout <dir>',
-      'OCI layout directory to write: new, empty or an earlier layout (its oci-layout, index.json and blobs/ are replaced)',
+      'OCI layout directory to write: new, empty or an earlier layout (its oci-layout, index.json and blobs/ are replaced; default: dist/images/<package>-bundle/<version>, where bundle build-all writes it)',
     )
-    .option('--tag <tag>', 'tag inside the layout', 'latest')
+    .option('--tag <tag>', 'tag inside the layout (default: <version> in the default layout, else latest)')
     .addOption(
       outputFormatOption(
         OUTPUT_FORMAT_FLAGS,
@@ -29,25 +30,30 @@ export function registerBundleImage(bundle: Command): void {
     .addHelpText(
       'after',
       examples([
-        'opkit bundle image bundles/memcached-operator/0.2.0 --layout dist/images/memcached-operator-bundle --tag v0.2.0',
-        'opkit bundle image bundles/memcached-operator/0.2.0 --layout dist/images/memcached-operator-bundle -o json',
-        'opkit image push dist/images/memcached-operator-bundle:v0.2.0 quay.io/acme/memcached-operator-bundle:v0.2.0',
+        'opkit bundle image bundles/memcached-operator/0.2.0',
+        'opkit bundle image bundles/memcached-operator/0.2.0 --layout dist/images/memcached-operator-bundle/0.2.0 --tag 0.2.0',
+        'opkit bundle image bundles/memcached-operator/0.2.0 --layout dist/images/memcached-operator-bundle/0.2.0 -o json',
+        'opkit image push dist/images/memcached-operator-bundle/0.2.0:0.2.0 quay.io/acme/memcached-operator-bundle:v0.2.0',
       ]),
     )
-    .action(async (dir: string, opts: { layout: string; tag: string; output: ResultFormat }) => {
+    .action(async (dir: string, opts: { layout?: string; tag?: string; output: ResultFormat }) => {
       const [{ bundleImage, writeLayout }, { loadBundle }, { imageResult, writeResult }] = await Promise.all([
         import('@opkit/oci'),
         import('@opkit/olm'),
         import('../output.js'),
       ]);
       // Precise errors for a malformed bundle before anything is written; its annotations are the labels.
-      const { annotations } = loadBundle(dir);
+      const { annotations, packageName, csv } = loadBundle(dir);
+      // The bundle states its package and version: the layout bundle build-all writes, unless named.
+      const version = csv.spec?.version ?? 'latest';
+      const layout = opts.layout ?? join('dist', 'images', `${packageName}-bundle`, version);
+      const tag = opts.tag ?? (opts.layout === undefined ? version : 'latest');
       const image = await bundleImage(dir, annotations);
-      await writeLayout(opts.layout, [{ image, tag: opts.tag }], {
+      await writeLayout(layout, [{ image, tag }], {
         name: '--layout',
         inputs: [{ name: '<dir>', path: dir }],
       });
-      const result = imageResult(opts.layout, opts.tag, image);
+      const result = imageResult(layout, tag, image);
       await writeResult(opts.output, result, `${result.digest} ${result.reference}\n`);
     });
 }

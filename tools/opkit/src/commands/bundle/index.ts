@@ -20,7 +20,7 @@ export function registerBundleCommands(program: Command): void {
     );
   registerBundleBuildAll(bundle);
   registerBundlePush(bundle);
-  registerBundleGenerate(bundle);
+  registerBundleGenerate(bundle, 'bundle generate');
   registerBundleValidate(bundle);
   registerBundleImage(bundle);
 }

@@ -25,7 +25,7 @@ with opm's order and bytes.
 ${MIGRATE_LEVEL_HELP}
 Examples:
   $ opkit catalog migrate quay.io/acme/catalog:v1 catalog/configs
-  $ opkit catalog migrate old-catalog/ catalog/configs -o yaml --migrate-level bundle-object-to-csv-metadata`,
+  $ opkit catalog migrate catalog/configs migrated-catalog -o yaml --migrate-level bundle-object-to-csv-metadata`,
     )
     .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, ['json', 'yaml'], 'format of the files written'))
     .addOption(migrateLevelOption())

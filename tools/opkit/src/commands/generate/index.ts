@@ -1,5 +1,6 @@
 // `opkit generate`: the parts of an operator project OLM reads, one module per verb.
 import type { Command } from 'commander';
+import { registerBundleGenerate } from '../bundle/generate.js';
 import { examples } from '../options.js';
 import { registerGenerateKustomizeManifests } from './kustomize-manifests.js';
 
@@ -7,10 +8,17 @@ export function registerGenerateCommands(program: Command): void {
   const generate = program
     .command('generate')
     .description('Generate the parts of an operator project OLM reads, as operator-sdk generate does.')
-    .addHelpText('after', examples(['opkit generate kustomize manifests --project operators/memcached']));
+    .addHelpText(
+      'after',
+      examples([
+        'opkit generate kustomize manifests --project operators/memcached',
+        'opkit generate bundle --operator operators/memcached',
+      ]),
+    );
   const kustomize = generate
     .command('kustomize')
     .description('Generate kustomize inputs of the bundle.')
     .addHelpText('after', examples(['opkit generate kustomize manifests --project operators/redis']));
   registerGenerateKustomizeManifests(kustomize);
+  registerBundleGenerate(generate, 'generate bundle');
 }

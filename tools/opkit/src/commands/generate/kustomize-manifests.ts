@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
-import { examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from '../options.js';
+import {
+  examples,
+  OUTPUT_FORMAT_FLAGS,
+  outputFormatOption,
+  RESULT_FORMATS,
+  type ResultFormat,
+} from '../options.js';
 
 /** `opkit generate kustomize manifests`: the base CSV and kustomization of config/manifests, as operator-sdk writes them. */
 export function registerGenerateKustomizeManifests(kustomize: Command): void {
@@ -19,13 +25,13 @@ export function registerGenerateKustomizeManifests(kustomize: Command): void {
       'false',
     )
     .option('-q, --quiet', 'print nothing (the written files are not listed)', false)
-    .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, ['text', 'json'], 'how the written files are listed'))
+    .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, RESULT_FORMATS, 'how the written files are listed'))
     .addHelpText(
       'after',
       examples(
         [
           'opkit generate kustomize manifests --project operators/memcached',
-          'opkit generate kustomize manifests --project operators/redis --package redis-operator --output-dir /tmp/redis-manifests',
+          'opkit generate kustomize manifests --project operators/redis --package redis-operator --output-dir dist/redis-manifests',
           'opkit generate kustomize manifests --project operators/memcached -o json',
         ],
         'Running it again on an edited base keeps the edits: only spec.customresourcedefinitions.owned (and\n' +
@@ -40,7 +46,7 @@ export function registerGenerateKustomizeManifests(kustomize: Command): void {
         outputDir?: string;
         interactive: string | boolean;
         quiet: boolean;
-        output: 'text' | 'json';
+        output: ResultFormat;
       }) => {
         const [{ generateKustomizeManifests }, { CliError }] = await Promise.all([
           import('@opkit/olm/action/generate-kustomize-manifests'),
@@ -58,10 +64,12 @@ export function registerGenerateKustomizeManifests(kustomize: Command): void {
           ...(opts.outputDir !== undefined ? { outputDir: opts.outputDir } : {}),
         });
         if (opts.quiet) return;
-        if (opts.output === 'json') process.stdout.write(`${JSON.stringify(result.files, null, 2)}\n`);
-        else
-          for (const f of result.files)
-            process.stdout.write(`${f.changed ? 'wrote' : 'unchanged'} ${f.path}\n`);
+        const { writeResult } = await import('../output.js');
+        await writeResult(
+          opts.output,
+          result.files,
+          result.files.map((f) => `${f.changed ? 'wrote' : 'unchanged'} ${f.path}\n`).join(''),
+        );
       },
     );
 }

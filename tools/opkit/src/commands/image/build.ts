@@ -1,12 +1,31 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { DEFAULT_BASE_IMAGE, DEFAULT_USER } from '../../pipelines/image-defaults.js';
+import { OUTPUT_FORMAT_FLAGS, RESULT_FORMATS, type ResultFormat } from '../options.js';
+
+/**
+ * The format and the layout of `-o` and `--layout`. `-o` is a result format, as everywhere else; until the
+ * next release a value that is not a format is the OCI layout directory, as `-o <dir>` was before `--layout`,
+ * with a warning on stderr (hence no choices on the option).
+ */
+function splitOutput(opts: { output: string; layout?: string }): { format: ResultFormat; layout?: string } {
+  if ((RESULT_FORMATS as readonly string[]).includes(opts.output))
+    return {
+      format: opts.output as ResultFormat,
+      ...(opts.layout === undefined ? {} : { layout: opts.layout }),
+    };
+  process.stderr.write(
+    `opkit: image build -o <dir> is deprecated and goes in the next release: write --layout ${opts.output} (-o is the result format, text|json|yaml)\n`,
+  );
+  return { format: 'text', layout: opts.layout ?? opts.output };
+}
 
 interface BuildOptions {
   operator: string;
   entry: string;
   base: string;
   tag?: string;
-  output?: string;
+  layout?: string;
+  output: string;
   version?: string;
   revision?: string;
   source?: string;
@@ -30,8 +49,14 @@ export function registerImageBuild(image: Command): void {
     .option('--base <image>', 'base image: registry reference, or OCI layout dir[:tag]', DEFAULT_BASE_IMAGE)
     .option('--tag <ref>', 'tag in the layout (default: <opkit.image>:<version>)')
     .option(
-      '-o, --output <dir>',
+      '--layout <dir>',
       'OCI layout to write: new, empty or an earlier layout (default: dist/images/<opkit.package>)',
+    )
+    .addOption(
+      new Option(
+        OUTPUT_FORMAT_FLAGS,
+        `result format (${RESULT_FORMATS.join(', ')}; json, yaml: layout, tag, digest, platforms, and progress on stderr)`,
+      ).default('text'),
     )
     .option('--version <version>', 'org.opencontainers.image.version (default: package.json version)')
     .option('--revision <sha>', 'org.opencontainers.image.revision (default: git rev-parse HEAD)')
@@ -63,22 +88,24 @@ of the same sources and base give the same digest.
 
 Examples:
   $ opkit image build --operator operators/memcached
-  $ opkit image build --operator operators/memcached --base ./base-layout:node24 --tag memcached-operator:dev
+  $ opkit image build --operator operators/memcached --layout dist/images/memcached-dev -o json
   $ SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) opkit image build --operator . --platform linux/arm64
   $ opkit image push dist/images/memcached-operator quay.io/acme/memcached-operator:0.2.0`,
     )
     .action(async (opts: BuildOptions) => {
-      const [{ buildOperatorImage }, { parsePlatforms }] = await Promise.all([
+      const [{ buildOperatorImage }, { parsePlatforms }, { progressLog, writeResult }] = await Promise.all([
         import('../../pipelines/build-operator-image.js'),
         import('../../images.js'),
+        import('../output.js'),
       ]);
-      await buildOperatorImage({
+      const { format, layout } = splitOutput(opts);
+      const built = await buildOperatorImage({
         operatorDir: opts.operator,
         entry: opts.entry,
         base: opts.base,
         tag: opts.tag,
-        out: opts.output,
-        output: { name: '--output', inputs: [{ name: '--operator', path: opts.operator }] },
+        out: layout,
+        output: { name: '--layout', inputs: [{ name: '--operator', path: opts.operator }] },
         version: opts.version,
         revision: opts.revision,
         source: opts.source,
@@ -89,7 +116,21 @@ Examples:
           : {}),
         platforms: parsePlatforms(opts.platform),
         plainHttp: opts.plainHttp,
-        log: (line) => process.stdout.write(`${line}\n`),
+        log: progressLog(format),
       });
+      // The text lines are the build's progress, already printed.
+      await writeResult(
+        format,
+        {
+          reference: `${built.layout}:${built.tag}`,
+          layout: built.layout,
+          tag: built.tag,
+          digest: built.digest,
+          mediaType: built.mediaType,
+          size: built.size,
+          platforms: built.images,
+        },
+        '',
+      );
     });
 }

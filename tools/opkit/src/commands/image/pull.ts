@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { PullOptions } from '../../images.js';
-import { OUTPUT_FORMAT_FLAGS, outputFormatOption } from '../options.js';
+import { OUTPUT_FORMAT_FLAGS, outputFormatOption, RESULT_FORMATS } from '../options.js';
 
 /** `opkit image pull`: an image pulled from a registry into an OCI layout. */
 export function registerImagePull(image: Command): void {
@@ -19,7 +19,11 @@ export function registerImagePull(image: Command): void {
     .option('--username <name>', 'registry user (with --password or OPKIT_REGISTRY_PASSWORD)')
     .option('--password <secret>', 'registry password (default: docker login’s credentials)')
     .addOption(
-      outputFormatOption(OUTPUT_FORMAT_FLAGS, ['text', 'json'], 'result format (json: digests, platforms)'),
+      outputFormatOption(
+        OUTPUT_FORMAT_FLAGS,
+        RESULT_FORMATS,
+        'result format (json, yaml: digests, platforms; progress goes to stderr)',
+      ),
     )
     .addHelpText(
       'after',

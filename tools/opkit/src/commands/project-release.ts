@@ -1,0 +1,46 @@
+// What an operator project states about its release, for the defaults of the commands that take an operator
+// (`bundle generate`, `image build`): its package.json (`version`, the `opkit` field) and, for a project
+// without that field (one operator-sdk made), the package its base CSV in config/manifests/bases is named for.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readOperatorRelease } from '@opkit/olm/action/operator-release';
+
+/** What a project states; each field undefined when it states nothing about it. */
+export interface ProjectRelease {
+  /** The file that was read, for messages: `<dir>/package.json`. */
+  readonly source: string;
+  readonly package?: string;
+  readonly version?: string;
+  readonly channels?: readonly string[];
+  /** The operator image repository, without a tag. */
+  readonly image?: string;
+  readonly replaces?: string;
+}
+
+const BASE_CSV = /^(.+)\.clusterserviceversion\.yaml$/;
+
+/** The release the project in `operatorDir` states (nothing for a directory without package.json). */
+export function projectRelease(operatorDir: string): ProjectRelease {
+  const source = join(operatorDir, 'package.json');
+  const release = readOperatorRelease(operatorDir);
+  if (release !== undefined) {
+    return {
+      source,
+      package: release.package,
+      version: release.version,
+      channels: release.channels,
+      image: release.image,
+      ...(release.replaces === undefined ? {} : { replaces: release.replaces }),
+    };
+  }
+  const version = existsSync(source)
+    ? (JSON.parse(readFileSync(source, 'utf8')) as { version?: unknown }).version
+    : undefined;
+  const bases = join(operatorDir, 'config', 'manifests', 'bases');
+  const named = existsSync(bases) ? readdirSync(bases).flatMap((file) => BASE_CSV.exec(file)?.[1] ?? []) : [];
+  return {
+    source,
+    ...(typeof version === 'string' ? { version } : {}),
+    ...(named.length === 1 ? { package: named[0] } : {}),
+  };
+}
