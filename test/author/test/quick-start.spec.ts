@@ -110,6 +110,7 @@ describe('the README quick start, from an empty folder', () => {
     const placeholders = new Map<string, () => string>([
       ['<registry>', () => cluster?.registry ?? '<registry: no cluster yet>'],
       ['<kubeconfig>', () => cluster?.kubeconfigPath ?? '<kubeconfig: no cluster yet>'],
+      ['<base image>', () => cluster?.baseImage ?? '<base image: no cluster yet>'],
     ]);
 
     for (const command of commands) {
@@ -117,13 +118,18 @@ describe('the README quick start, from an empty folder', () => {
         cluster = await timed('a cluster with a real node and OLM (stands in for opkit-cluster up)', () =>
           startCluster({ olm: true, onProgress: log }),
         );
-        env.KUBECONFIG = cluster.kubeconfigPath;
         continue;
       }
       const text = [...placeholders].reduce((t, [p, value]) => t.replaceAll(p, value()), command.text);
+      // Each command runs in a shell of its own: what `cd` and `export` change carries into the next ones.
       const cd = /^cd\s+(\S+)$/.exec(text);
       if (cd?.[1]) {
         cwd = resolve(cwd, cd[1]);
+        continue;
+      }
+      const exported = /^export\s+([A-Za-z_]\w*)=(\S+)$/.exec(text);
+      if (exported?.[1] && exported[2] !== undefined) {
+        env[exported[1]] = exported[2];
         continue;
       }
       log(`README.md:${command.line}: ${text.split('\n')[0]}`);
