@@ -162,9 +162,18 @@ describe('the README quick start, from an empty folder', () => {
       const sampleFile = join(samples, 'cache_v1alpha1_memcached.yaml');
       expect(existsSync(sampleFile)).toBe(true);
       const sample = parse(readFileSync(sampleFile, 'utf8')) as { metadata: { name: string } };
-      await rest.request('POST', '/apis/cache.example.com/v1alpha1/namespaces/default/memcacheds', {
-        body: { ...sample, metadata: { ...sample.metadata, namespace: 'default' } },
-      });
+      // As `kubectl apply` is retried: the CSV succeeds once the Deployment is available, and the webhook
+      // Service's endpoints follow the pod's readiness a moment later.
+      await eventually(
+        'the API server to take the sample through the operator webhooks',
+        async () => {
+          await rest.request('POST', '/apis/cache.example.com/v1alpha1/namespaces/default/memcacheds', {
+            body: { ...sample, metadata: { ...sample.metadata, namespace: 'default' } },
+          });
+          return true;
+        },
+        { timeoutMs: 120_000, intervalMs: 1000 },
+      );
       await timed('the operator reconciles the sample', () =>
         eventually(
           'the sample Memcached to be Available with its ConfigMap',
