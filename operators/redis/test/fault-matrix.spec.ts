@@ -244,8 +244,8 @@ const restart: FaultOperation = {
 };
 
 /**
- * CI runs a sample of the cells (a crash and an API server restart at every 5th write of a scale, and at the
- * 1st, 49th and last of a rolling restart's about 80 writes);
+ * CI runs a sample of the cells (a crash and an API server restart at every 8th write of a scale, and at the
+ * 1st and last of a rolling restart's about 70 writes);
  * `FAULT_MATRIX=full` runs every fault at every write of every operation: a crash, an API server restart, held
  * and held-and-reordered watch events (a rolling restart's part is about 270 cells of a minute or more: run it
  * in parts with `FAULT_CELL`).
@@ -285,11 +285,11 @@ describe('the Redis operator under faults at every step', () => {
   it('ends every scale out and scale in as the spec says, quiet, with every key', async () => {
     await expectEveryCellPasses(
       [scale('scale-out', SIX, EIGHT), scale('scale-in', EIGHT, SIX)],
-      faultPlans(5),
+      faultPlans(8),
     );
   }, 3_600_000);
 
   it('ends every rolling restart as the spec says, quiet, with every key', async () => {
-    await expectEveryCellPasses([restart], faultPlans(48));
+    await expectEveryCellPasses([restart], faultPlans(96));
   }, 7_200_000);
 });
