@@ -153,6 +153,11 @@ async function startApiServer(dir: string, progress: (line: string) => void): Pr
   }
 }
 
+function settledValue<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
+}
+
 /**
  * Starts a test environment like controller-runtime's envtest: etcd and kube-apiserver only (no nodes, no
  * controller-manager: Deployments get no ReplicaSets, namespaces are never finalized), on loopback with free
@@ -196,16 +201,21 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
 
   try {
     const certDir = join(dir, 'webhook-certs');
-    const [kubeconfigPath, webhookPki, webhookPort] = await Promise.all([
+    // allSettled, not all: when the webhook PKI or the port fails, the API server is still starting; stop()
+    // must wait for it to have its processes, or they would outlive the failed start.
+    const [apiServer, pki, port] = await Promise.allSettled([
       useExisting
-        ? existingKubeconfigPath()
-        : startApiServer(dir, progress).then((apiServer) => {
-            processes = apiServer.processes;
-            return apiServer.kubeconfigPath;
+        ? Promise.resolve().then(existingKubeconfigPath)
+        : startApiServer(dir, progress).then((started) => {
+            processes = started.processes;
+            return started.kubeconfigPath;
           }),
       generateWebhookPki(join(dir, 'webhook-pki'), certDir, WEBHOOK_HOST),
       freePort(),
     ]);
+    const kubeconfigPath = settledValue(apiServer);
+    const webhookPki = settledValue(pki);
+    const webhookPort = settledValue(port);
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(kubeconfigPath);
     rest = new KubeRest(kubeConfig);
