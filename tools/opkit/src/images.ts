@@ -14,8 +14,7 @@ import {
   readLayoutIndex,
 } from '@opkit/oci';
 import { CliError } from './cli-error.js';
-import type { ResultFormat } from './commands/options.js';
-import { progressLog, writeResult } from './commands/output.js';
+import { progressLog, type ResultFormat, writeResult } from './output.js';
 import { cliRegistryClient, type LoginOptions } from './registry-client.js';
 
 /** The options of `opkit image push`. */

@@ -122,7 +122,7 @@ Examples:
         const installed = status.some((s) => s.status !== 'Not found');
         const healthy = status.every((s) => s.healthy);
         const rows = status.map(({ name, namespace, kind, status }) => ({ name, namespace, kind, status }));
-        const { writeResult } = await import('./output.js');
+        const { writeResult } = await import('../output.js');
         await writeResult(
           opts.output,
           { installed, healthy, resources: rows },

@@ -6,12 +6,8 @@ import { InvalidArgumentError, Option } from 'commander';
 /** The placeholder every output-format option uses; options named `--output <dir>` etc. take a path instead. */
 export const OUTPUT_FORMAT_FLAGS = '-o, --output <format>';
 
-/**
- * The formats of a command that builds or applies something: `text`, its human lines (the default), or one
- * result object as JSON or YAML on stdout, with progress lines on stderr.
- */
-export const RESULT_FORMATS = ['text', 'json', 'yaml'] as const;
-export type ResultFormat = (typeof RESULT_FORMATS)[number];
+// The result formats live beside the writer of results, which the libraries outside commands/ use too.
+export { RESULT_FORMATS, type ResultFormat } from '../output.js';
 
 /**
  * An `--output` option that accepts only the formats the command writes: an unknown format is a usage error

@@ -62,7 +62,7 @@ export function registerScorecardCommand(program: Command): void {
         }
         if (opts.output === 'xunit') process.stdout.write(olm.formatScorecardXunit(list));
         else {
-          const { writeResult } = await import('./output.js');
+          const { writeResult } = await import('../output.js');
           await writeResult(opts.output, list, olm.formatScorecardText(list));
         }
         if (!olm.scorecardPassed(list)) process.exitCode = 1;

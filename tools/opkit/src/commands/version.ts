@@ -33,7 +33,7 @@ export function registerVersionCommand(program: Command, cliVersion: () => strin
         node: process.versions.node,
         targets: { olm: OLM_VERSION, opm: OPM_VERSION },
       };
-      const { writeResult } = await import('./output.js');
+      const { writeResult } = await import('../output.js');
       await writeResult(
         opts.output,
         report,

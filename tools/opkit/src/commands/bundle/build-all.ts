@@ -41,7 +41,7 @@ export function registerBundleBuildAll(bundle: Command): void {
         plainHttp: boolean;
         output: ResultFormat;
       }) => {
-        const { progressLog, writeResult } = await import('../output.js');
+        const { progressLog, writeResult } = await import('../../output.js');
         const { buildBundles } = await import('@opkit/olm/action/build-bundles');
         const client = opts.useImageDigests
           ? (await import('../../registry-client.js')).cliRegistryClient({ plainHttp: opts.plainHttp })

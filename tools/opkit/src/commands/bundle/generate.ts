@@ -142,7 +142,7 @@ bundle as it was.`,
           inputs: [{ name: '--operator', path: opts.operator }],
         },
       }).finally(() => client?.close());
-      const { writeResult } = await import('../output.js');
+      const { writeResult } = await import('../../output.js');
       await writeResult(
         opts.output,
         { dir, package: opts.package, version: opts.version, files, annotations },

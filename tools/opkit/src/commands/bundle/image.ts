@@ -40,7 +40,7 @@ export function registerBundleImage(bundle: Command): void {
       const [{ bundleImage, writeLayout }, { loadBundle }, { imageResult, writeResult }] = await Promise.all([
         import('@opkit/oci'),
         import('@opkit/olm'),
-        import('../output.js'),
+        import('../../output.js'),
       ]);
       // Precise errors for a malformed bundle before anything is written; its annotations are the labels.
       const { annotations, packageName, csv } = loadBundle(dir);

@@ -37,7 +37,7 @@ Examples:
           import('@opkit/olm/action/build-bundles'),
           import('@opkit/olm/action/image-reference'),
           import('../../registry-client.js'),
-          import('../output.js'),
+          import('../../output.js'),
         ]);
         checkImageReference('--repository', opts.repository.replace(/\/+$/, ''));
         const registry = cliRegistryClient({ plainHttp: opts.plainHttp });

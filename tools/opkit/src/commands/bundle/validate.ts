@@ -71,7 +71,7 @@ The exit code is 1 when there is an error; warnings alone pass.`,
     )
     .action(async (source: string | undefined, opts: ValidateOptions) => {
       const validation = await import('@opkit/olm/validation');
-      const { writeResult } = await import('../output.js');
+      const { writeResult } = await import('../../output.js');
       const format = opts.output === 'json-alpha1' ? 'json' : opts.output;
       if (opts.listOptional) {
         const list = validation.OPTIONAL_VALIDATORS.map(({ name, labels, description }) => ({

@@ -74,7 +74,7 @@ written beside --out first and renamed into place: a failed run leaves the old c
             import('../../registry-client.js'),
             import('@opkit/olm/action/build-catalog'),
             import('@opkit/olm/action/operator-release'),
-            import('../output.js'),
+            import('../../output.js'),
           ]);
         // One client for the run: the bundle images' digests and the images the templates name.
         const client = cliRegistryClient({ plainHttp: opts.plainHttp });

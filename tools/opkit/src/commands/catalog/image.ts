@@ -66,7 +66,7 @@ Examples:
         if (results.length > 0) {
           throw new CliError('OPKIT_CATALOG_INVALID', `${dir}: ${formatValidationResults(results).trim()}`);
         }
-        const { imageResult, progressLog, writeResult } = await import('../output.js');
+        const { imageResult, progressLog, writeResult } = await import('../../output.js');
         if (opts.base === undefined) {
           const { catalogImage, writeLayout } = await import('@opkit/oci');
           const image = await catalogImage(dir);

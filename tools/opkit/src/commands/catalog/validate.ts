@@ -32,7 +32,7 @@ export function registerCatalogValidate(catalog: Command): void {
       const results = await validateCatalogDir(dir);
       const errors = results.filter((r) => r.level === 'error');
       if (opts.output !== 'text') {
-        const { writeResult } = await import('../output.js');
+        const { writeResult } = await import('../../output.js');
         await writeResult(opts.output, { passed: errors.length === 0, results }, '');
       } else {
         // opm's report of the errors, then opkit's own warnings, which never fail the catalog.

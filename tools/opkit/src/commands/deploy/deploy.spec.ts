@@ -1,7 +1,7 @@
 import type { Manifest } from '@opkit/olm';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { formatResult } from '../output.js';
+import { formatResult } from '../../output.js';
 import { deployResult } from './deploy.js';
 
 const NS = 'memcached-operator-system';

@@ -216,7 +216,7 @@ Examples:
         return;
       }
       process.stderr.write(applied);
-      const { writeResult } = await import('../output.js');
+      const { writeResult } = await import('../../output.js');
       const result = deployResult(manifests, {
         operator: dir,
         image,

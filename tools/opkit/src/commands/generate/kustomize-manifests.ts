@@ -64,7 +64,7 @@ export function registerGenerateKustomizeManifests(kustomize: Command): void {
           ...(opts.outputDir !== undefined ? { outputDir: opts.outputDir } : {}),
         });
         if (opts.quiet) return;
-        const { writeResult } = await import('../output.js');
+        const { writeResult } = await import('../../output.js');
         await writeResult(
           opts.output,
           result.files,

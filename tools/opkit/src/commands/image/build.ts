@@ -96,7 +96,7 @@ Examples:
       const [{ buildOperatorImage }, { parsePlatforms }, { progressLog, writeResult }] = await Promise.all([
         import('../../pipelines/build-operator-image.js'),
         import('../../images.js'),
-        import('../output.js'),
+        import('../../output.js'),
       ]);
       const { format, layout } = splitOutput(opts);
       const built = await buildOperatorImage({

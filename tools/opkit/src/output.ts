@@ -1,8 +1,14 @@
 // The `-o, --output text|json|yaml` of the commands that build or apply something: text is the human lines
 // they always printed; json and yaml are one result object on stdout, and every progress line goes to stderr
-// so that stdout stays parseable. Loaded by the commands' actions only.
+// so that stdout stays parseable. Light at load: the YAML writer is imported when a result is written.
 import type { OciImage, OciImageIndex } from '@opkit/oci';
-import type { ResultFormat } from './options.js';
+
+/**
+ * The formats of a command that builds or applies something: `text`, its human lines (the default), or one
+ * result object as JSON or YAML on stdout, with progress lines on stderr.
+ */
+export const RESULT_FORMATS = ['text', 'json', 'yaml'] as const;
+export type ResultFormat = (typeof RESULT_FORMATS)[number];
 
 /** Where a command's progress lines go: stdout for text, stderr when stdout carries a json or yaml result. */
 export function progressLog(format: ResultFormat): (line: string) => void {
