@@ -167,6 +167,8 @@ describe('the api generator', () => {
     expect(envtest).toContain("import { envtest } from '@opkit/test-cluster/envtest';");
     expect(envtest).toContain('webhookPort: env.webhook.port,');
     expect(envtest).toContain('webhookCertPath: env.webhook.certDir,');
+    // a manager that fails to start fails beforeAll instead of leaving it waiting for the election
+    expect(envtest).toContain('await Promise.race([manager.elected, running]);');
     expect(envtest).toContain("'config', 'samples', 'db_v1alpha1_postgresinstance.yaml'");
     expect(envtest).toContain('createPostgresLiteOperator({');
   });
