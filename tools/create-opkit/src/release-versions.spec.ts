@@ -1,6 +1,7 @@
 // The versions `npm create opkit@<v>` writes stay those it was released with: in a copy of this repository, a
 // release of @opkit/controller-runtime alone rewrites the plugin's version table and releases the plugin, and
-// create-opkit is released with a dependency on that new plugin.
+// create-opkit is released with a dependency on that new plugin. No released manifest names a sibling package by
+// "*": npm would resolve it to whatever is newest in the registry, not the version it was released with.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,4 +64,28 @@ it('a release of a package the plugin writes releases the plugin and create-opki
   expect(plugin.peerDependencies?.['@opkit/controller-runtime']).toBe(runtime);
   expect(plugin.version).not.toBe(before.plugin);
   expect(manifest('tools/create-opkit').dependencies?.['@opkit/nx']).toBe(plugin.version);
+  const nxJson = JSON.parse(readFileSync(join(copy, 'nx.json'), 'utf8')) as {
+    release: { projects: string[] };
+  };
+  await exec(join(copy, 'node_modules', '.bin', 'nx'), ['graph', '--file=graph.json'], {
+    cwd: copy,
+    env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const graph = JSON.parse(readFileSync(join(copy, 'graph.json'), 'utf8')) as {
+    graph: { nodes: Record<string, { data: { root: string } }> };
+  };
+  const starred: string[] = [];
+  for (const project of nxJson.release.projects) {
+    const released = manifest(graph.graph.nodes[project]?.data.root ?? project);
+    for (const [field, ranges] of Object.entries({
+      dependencies: released.dependencies,
+      peerDependencies: released.peerDependencies,
+    })) {
+      for (const [name, range] of Object.entries(ranges ?? {})) {
+        if (name.startsWith('@opkit/') && range === '*') starred.push(`${project} ${field} ${name}`);
+      }
+    }
+  }
+  expect(starred).toEqual([]);
 }, 120_000);
