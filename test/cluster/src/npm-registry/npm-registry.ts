@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, fork } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -89,8 +89,32 @@ function verdaccioConfig(dir: string): string {
   return config;
 }
 
-/** Starts Verdaccio in a process of its own and resolves with its port. */
-function startVerdaccio(config: string, log: string): Promise<{ child: ChildProcess; port: number }> {
+/** Ends a child: SIGTERM, SIGKILL after 5 s; resolves once it closed (or at once when it already had). */
+export async function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await closed;
+  clearTimeout(timer);
+}
+
+/** The port of Verdaccio's one IPC message, `{ port }`; undefined for anything else. */
+export function reportedPort(message: unknown): number | undefined {
+  if (typeof message !== 'object' || message === null || !('port' in message)) return undefined;
+  const { port } = message;
+  return typeof port === 'number' && Number.isInteger(port) && port > 0 && port < 65_536 ? port : undefined;
+}
+
+/**
+ * Starts Verdaccio in a process of its own and resolves with its port. On every failure the child is killed
+ * and closed before the promise rejects.
+ */
+export function startVerdaccio(
+  config: string,
+  log: string,
+  server = fileURLToPath(new URL('./verdaccio-server.mjs', import.meta.url)),
+): Promise<{ child: ChildProcess; port: number }> {
   let verdaccio: string;
   try {
     verdaccio = createRequire(import.meta.url).resolve('verdaccio/package.json');
@@ -99,7 +123,6 @@ function startVerdaccio(config: string, log: string): Promise<{ child: ChildProc
       'startNpmRegistry needs the npm package verdaccio 6: npm install -D verdaccio@^6',
     );
   }
-  const server = fileURLToPath(new URL('./verdaccio-server.mjs', import.meta.url));
   const child = fork(server, [config], {
     cwd: dirname(verdaccio),
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -108,26 +131,36 @@ function startVerdaccio(config: string, log: string): Promise<{ child: ChildProc
   let output = '';
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-8192);
-    writeFileSync(log, output);
+    // The log is a courtesy: output that arrives after stop() removed its directory is dropped, not thrown
+    // from a stream listener.
+    try {
+      writeFileSync(log, output);
+    } catch {}
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(
-        new NpmRegistryError(`Verdaccio did not start within ${START_TIMEOUT_MS / 1000} s: ${output.trim()}`),
-      );
-    }, START_TIMEOUT_MS);
-    child.once('message', (message: { port?: number }) => {
+    let settled = false;
+    const fail = (reason: string) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      if (typeof message.port === 'number') resolve({ child, port: message.port });
-      else reject(new NpmRegistryError(`Verdaccio reported no port: ${output.trim()}`));
-    });
-    child.once('exit', (code) => {
+      killChild(child).then(() => reject(new NpmRegistryError(`${reason}: ${output.trim()}`)));
+    };
+    const timer = setTimeout(
+      () => fail(`Verdaccio did not start within ${START_TIMEOUT_MS / 1000} s`),
+      START_TIMEOUT_MS,
+    );
+    child.on('error', (error) => fail(`Verdaccio failed: ${error.message}`));
+    child.once('message', (message: unknown) => {
+      const port = reportedPort(message);
+      if (port === undefined) return fail(`Verdaccio reported no port (${JSON.stringify(message)})`);
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      reject(new NpmRegistryError(`Verdaccio exited with ${code} before it listened: ${output.trim()}`));
+      resolve({ child, port });
     });
+    child.once('exit', (code, signal) => fail(`Verdaccio exited with ${code ?? signal} before it listened`));
   });
 }
 
@@ -172,12 +205,9 @@ export function publishablePackages(root: string): WorkspacePackage[] {
     const parent = join(root, pattern.replace(/\/\*$/, ''));
     for (const entry of readdirNames(parent)) {
       const directory = join(parent, entry);
-      let manifest: { name: string; version: string; private?: boolean; nx?: { name?: string } };
-      try {
-        manifest = JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8'));
-      } catch {
-        continue;
-      }
+      const file = join(directory, 'package.json');
+      if (!existsSync(file)) continue;
+      const manifest = readManifest(file);
       const project = manifest.nx?.name ?? manifest.name;
       if (!manifest.private && released.has(project)) {
         found.push({ name: manifest.name, version: manifest.version, directory, project });
@@ -185,6 +215,32 @@ export function publishablePackages(root: string): WorkspacePackage[] {
     }
   }
   return found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+interface Manifest {
+  readonly name: string;
+  readonly version: string;
+  readonly private?: boolean;
+  readonly nx?: { readonly name?: string };
+}
+
+/** A workspace package's package.json; a malformed one is refused, naming the file and field. */
+function readManifest(file: string): Manifest {
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new NpmRegistryError(`${file}: not JSON: ${(error as Error).message}`);
+  }
+  if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
+    throw new NpmRegistryError(`${file}: not a JSON object`);
+  }
+  const { name, version } = manifest as Record<string, unknown>;
+  if (typeof name !== 'string' || name === '') throw new NpmRegistryError(`${file}: "name" is not a string`);
+  if (typeof version !== 'string' || version === '') {
+    throw new NpmRegistryError(`${file}: "version" is not a string`);
+  }
+  return manifest as Manifest;
 }
 
 function readdirNames(dir: string): string[] {
@@ -206,13 +262,7 @@ export async function startNpmRegistry(options: StartNpmRegistryOptions = {}): P
   const dir = mkdtempSync(join(tmpdir(), 'opkit-npm-registry-'));
   let child: ChildProcess | undefined;
   const stop = async () => {
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child?.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child?.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    }
+    if (child !== undefined) await killChild(child);
     rmSync(dir, { recursive: true, force: true });
   };
   try {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MissingCacheEntryError, seedStorage } from './seed-storage.js';
+import { LockfileError, MissingCacheEntryError, seedStorage } from './seed-storage.js';
 
 let dir: string;
 let cacheDir: string;
@@ -80,5 +80,13 @@ describe('seedStorage', () => {
     expect(() =>
       seedStorage({ lockfile, workspaceRoot: dir, storage: join(dir, 'storage'), cacheDir }),
     ).toThrow(/left-pad@1\.3\.0 .*not in npm's cache.*npm ci/);
+  });
+
+  it('refuses a lockfile without packages (lockfileVersion 1), naming the file and the field', () => {
+    const lockfile = join(dir, 'package-lock.json');
+    writeFileSync(lockfile, JSON.stringify({ lockfileVersion: 1, dependencies: {} }));
+    const seed = () => seedStorage({ lockfile, workspaceRoot: dir, storage: join(dir, 'storage'), cacheDir });
+    expect(seed).toThrow(LockfileError);
+    expect(seed).toThrow(`${lockfile}: no "packages" object`);
   });
 });

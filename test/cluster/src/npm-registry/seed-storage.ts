@@ -22,6 +22,29 @@ export class MissingCacheEntryError extends Error {
   override readonly name = 'MissingCacheEntryError';
 }
 
+/** Thrown when the package-lock.json cannot be read: names the file and the field. */
+export class LockfileError extends Error {
+  override readonly name = 'LockfileError';
+}
+
+/** The `packages` of a package-lock.json (lockfileVersion 2 or 3); a v1 lock has none and is refused. */
+function readLockPackages(lockfile: string): Record<string, LockEntry> {
+  let lock: unknown;
+  try {
+    lock = JSON.parse(readFileSync(lockfile, 'utf8'));
+  } catch (error) {
+    throw new LockfileError(`${lockfile}: cannot read it as JSON: ${(error as Error).message}`);
+  }
+  const packages =
+    typeof lock === 'object' && lock !== null ? (lock as { packages?: unknown }).packages : undefined;
+  if (typeof packages !== 'object' || packages === null || Array.isArray(packages)) {
+    throw new LockfileError(
+      `${lockfile}: no "packages" object (lockfileVersion 1?): regenerate it with npm 7 or later (npm install --package-lock-only)`,
+    );
+  }
+  return packages as Record<string, LockEntry>;
+}
+
 /** The fields of a manifest a registry serves for one version (npm's install reads these). */
 const MANIFEST_FIELDS = [
   'description',
@@ -104,9 +127,9 @@ export function seedStorage(options: {
   readonly storage: string;
   readonly cacheDir: string;
 }): number {
-  const lock = JSON.parse(readFileSync(options.lockfile, 'utf8')) as { packages: Record<string, LockEntry> };
+  const lock = readLockPackages(options.lockfile);
   const byName = new Map<string, Map<string, SeedVersion>>();
-  for (const [path, entry] of Object.entries(lock.packages)) {
+  for (const [path, entry] of Object.entries(lock)) {
     if (!path.startsWith('node_modules/') && !path.includes('/node_modules/')) continue;
     if (entry.link || entry.inBundle || entry.version === undefined) continue;
     const name = packageName(path, entry);
