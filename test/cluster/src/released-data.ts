@@ -1,7 +1,42 @@
-import { join } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 
-/** The root of the workspace this kit is part of (it lives at `test/cluster`). */
-export const workspaceRoot = join(import.meta.dirname, '..', '..', '..');
+/** Whether this module runs from an installed copy of the kit (under node_modules), not from this repository. */
+export function isInstalled(moduleDir: string): boolean {
+  return realpathSync(moduleDir).split(sep).includes('node_modules');
+}
+
+/** The nearest directory at or above `start` that holds a package-lock.json or an nx.json; else `start`. */
+export function nearestWorkspace(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package-lock.json')) || existsSync(join(dir, 'nx.json'))) return dir;
+    if (dirname(dir) === dir) return start;
+  }
+}
+
+/**
+ * The root of the workspace the kit works for: this repository when the kit runs from its sources or build here
+ * (it lives at `test/cluster`), else the workspace of the current directory, where the installed kit runs.
+ */
+export const workspaceRoot = isInstalled(import.meta.dirname)
+  ? nearestWorkspace(process.cwd())
+  : join(import.meta.dirname, '..', '..', '..');
+
+/** Thrown when a file the kit reads from the workspace is not there. */
+export class WorkspaceFileError extends Error {
+  override readonly name = 'WorkspaceFileError';
+}
+
+/** `<root>/<name>`, or a one-line error naming the file when it is missing. */
+export function workspaceFile(root: string, name: string): string {
+  const path = join(root, name);
+  if (!existsSync(path)) {
+    throw new WorkspaceFileError(
+      `${path} not found: ${root} is not an npm workspace root (run from the workspace, or pass workspaceRoot)`,
+    );
+  }
+  return path;
+}
 
 /**
  * The released data, which is in no package: the registry+v1 bundles (`bundles/<package>/<version>`, the Nx

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { workspaceRoot as defaultWorkspaceRoot } from '../released-data.js';
+import { workspaceRoot as defaultWorkspaceRoot, workspaceFile } from '../released-data.js';
 import { npmCacheDirectory } from './npm-cache.js';
 import { seedStorage } from './seed-storage.js';
 
@@ -195,9 +195,11 @@ interface WorkspacePackage {
 
 /** The workspace's packages that `nx release` releases and that are not private. */
 export function publishablePackages(root: string): WorkspacePackage[] {
-  const nx = JSON.parse(readFileSync(join(root, 'nx.json'), 'utf8')) as { release?: { projects?: string[] } };
+  const nx = JSON.parse(readFileSync(workspaceFile(root, 'nx.json'), 'utf8')) as {
+    release?: { projects?: string[] };
+  };
   const released = new Set(nx.release?.projects ?? []);
-  const { workspaces = [] } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  const { workspaces = [] } = JSON.parse(readFileSync(workspaceFile(root, 'package.json'), 'utf8')) as {
     workspaces?: string[];
   };
   const found: WorkspacePackage[] = [];
@@ -269,7 +271,7 @@ export async function startNpmRegistry(options: StartNpmRegistryOptions = {}): P
     const started = Date.now();
     const cacheDir = options.npmCache ?? npmCacheDirectory(root);
     const count = seedStorage({
-      lockfile: join(root, 'package-lock.json'),
+      lockfile: workspaceFile(root, 'package-lock.json'),
       workspaceRoot: root,
       storage: join(dir, 'storage'),
       cacheDir,

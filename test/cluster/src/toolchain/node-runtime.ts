@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { minimumNode } from '@opkit/cli/bin/require-node.js';
-import { workspaceRoot } from '../released-data.js';
+import { workspaceFile, workspaceRoot } from '../released-data.js';
 import { ensureComponents } from './build.js';
 import type { ComponentRecipe } from './recipes.js';
 
@@ -41,7 +41,7 @@ function nodeRecipe(version: string): ComponentRecipe {
  * component cache: the CLI's tests run on it to show that what `engines` promises holds. Returns its path.
  */
 export async function oldestSupportedNode(): Promise<{ readonly version: string; readonly path: string }> {
-  const version = minimumNode(pathToFileURL(join(workspaceRoot, 'package.json'))).join('.');
+  const version = minimumNode(pathToFileURL(workspaceFile(workspaceRoot, 'package.json'))).join('.');
   const { node } = await ensureComponents([nodeRecipe(version)]);
   if (!node) throw new Error(`node ${version} is not in the component cache after its build`);
   return { version, path: join(node.dir, 'node') };
