@@ -9,6 +9,15 @@ import { configDefaults, type ViteUserConfig } from 'vitest/config';
 
 // The setups beside this module: `.ts` sources in the workspace, `.js` in the installed build.
 const extension = extname(fileURLToPath(import.meta.url));
+
+/**
+ * The resolve conditions of the configuration `moduleUrl` (this module) makes: `@opkit/source` in this repository,
+ * where it is the TypeScript source, so packages resolve to their sources; none once installed (the build, as
+ * `vitest-projects.js` loads it), so the packages are tested as they run, from their builds.
+ */
+export function sourceConditions(moduleUrl: string): string[] {
+  return extname(fileURLToPath(moduleUrl)) === '.ts' ? ['@opkit/source'] : [];
+}
 const setupFile = (name: string) => fileURLToPath(new URL(`./${name}${extension}`, import.meta.url));
 const globalSetup = setupFile('global-setup');
 const buildPackages = setupFile('build-packages');
@@ -32,7 +41,8 @@ export const opkitGlobalSetups = { buildPackages, controlPlane: controlPlaneSetu
  * kube-apiserver only, started as any user in seconds; `envtest()` of `@opkit/test-cluster/envtest` in the
  * files) and an `e2e` project for the other `test/**\/*.spec.ts` that shares one local control plane across
  * its files.
- * Workspace packages resolve to their TypeScript sources through the `@opkit/source` condition.
+ * In this repository its packages resolve to their TypeScript sources through the `@opkit/source` condition;
+ * installed, packages resolve to their builds.
  *
  * `e2eRunsCli`: the e2e tests run the `opkit` command as users run it, from its build, so a bare `vitest run`
  * builds it first (under Nx the test target's `dependsOn: ["opkit:build"]` has).
@@ -43,14 +53,18 @@ export const opkitGlobalSetups = { buildPackages, controlPlane: controlPlaneSetu
 export function opkitVitestConfig(
   options: { e2eUsesCluster?: boolean; e2eRunsCli?: boolean; kwokSpecs?: readonly string[] } = {},
 ): ViteUserConfig {
-  const conditions = ['@opkit/source'];
+  const conditions = sourceConditions(import.meta.url);
   const kwokSpecs = [...(options.kwokSpecs ?? [])];
   const clusterTest = { testTimeout: 180_000, hookTimeout: 300_000, fileParallelism: false };
   return {
-    resolve: { conditions },
-    ssr: { resolve: { conditions, externalConditions: conditions } },
-    // The global setup (which starts the cluster) runs in the main process's own environment.
-    environments: { __vitest__: { resolve: { conditions, externalConditions: conditions } } },
+    ...(conditions.length > 0
+      ? {
+          resolve: { conditions },
+          ssr: { resolve: { conditions, externalConditions: conditions } },
+          // The global setup (which starts the cluster) runs in the main process's own environment.
+          environments: { __vitest__: { resolve: { conditions, externalConditions: conditions } } },
+        }
+      : {}),
     test: {
       projects: [
         { extends: true, test: { name: 'unit', include: ['src/**/*.spec.ts'] } },
