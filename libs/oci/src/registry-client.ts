@@ -84,8 +84,11 @@ export interface RegistryClientOptions extends HttpTransportOptions {
   readonly credentials?:
     | Readonly<Record<string, Credentials>>
     | ((registry: string, repository: string) => Credentials | undefined | Promise<Credentials | undefined>);
-  /** Talk plain HTTP to every registry (`true`) or to the listed ones. Default: HTTPS everywhere. */
-  readonly plainHttp?: boolean | readonly string[];
+  /**
+   * Talk plain HTTP to every registry (`true`), to the listed ones, or to those the function accepts (it may
+   * throw to refuse a registry before anything is sent to it). Default: HTTPS everywhere.
+   */
+  readonly plainHttp?: boolean | readonly string[] | ((registry: string) => boolean);
   /** Retries after a connection error, 429 or 5xx; default 3. */
   readonly retries?: number;
   /** First back-off delay, doubled per retry; default 200 ms. */
@@ -994,7 +997,9 @@ export class RegistryClient {
 
   #baseUrl(registry: string): URL {
     const plain = this.#options.plainHttp;
-    const usePlain = plain === true || (Array.isArray(plain) && plain.includes(registry));
+    const usePlain =
+      plain === true ||
+      (typeof plain === 'function' ? plain(registry) : Array.isArray(plain) && plain.includes(registry));
     const host = registry === DOCKER_HUB ? 'registry-1.docker.io' : registry;
     return new URL(`${usePlain ? 'http' : 'https'}://${host}/`);
   }

@@ -91,12 +91,6 @@ export function parseLocalRegistryHosting(configMap: ConfigMapLike): LocalRegist
   };
 }
 
-/** Whether a registry host is on this machine's loopback, where a local registry talks plain HTTP. */
-export function isLoopbackHost(host: string): boolean {
-  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
-  return name === 'localhost' || name === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
-}
-
 /** The operator image `opkit deploy` pushes to a local registry: `<host>/<package>:<version>`. */
 export function localOperatorImage(
   registry: LocalRegistry,

@@ -2,6 +2,7 @@
 // login), unless a user and password are given, and the proxy of the environment.
 import { type Credentials, dockerCredentials, RegistryClient, type RegistryClientOptions } from '@opkit/oci';
 import { CliError } from './cli-error.js';
+import { isLoopbackHost } from './loopback.js';
 
 /** `--username` / `--password` (or OPKIT_REGISTRY_PASSWORD), given together or not at all. */
 export interface LoginOptions {
@@ -22,5 +23,21 @@ export function cliRegistryClient(options: RegistryClientOptions & LoginOptions 
     const login: Credentials = { username, password };
     credentials = () => login;
   }
-  return new RegistryClient({ credentials, ...rest });
+  return new RegistryClient({
+    credentials,
+    ...rest,
+    ...(rest.plainHttp === true ? { plainHttp: loopbackOnly } : {}),
+  });
+}
+
+/**
+ * `--plain-http` for a registry on this machine only: credentials and content sent unencrypted to a remote
+ * registry could be read on the way, so a remote one is refused before anything is sent to it.
+ */
+function loopbackOnly(registry: string): boolean {
+  if (isLoopbackHost(registry)) return true;
+  throw new CliError(
+    'OPKIT_ARGUMENT_INVALID',
+    `--plain-http: ${registry} is not a registry on loopback (localhost, 127.0.0.0/8, [::1]); remote registries are reached over HTTPS only`,
+  );
 }

@@ -26,7 +26,7 @@ import {
   writeLayout,
 } from '@opkit/oci';
 import { CliError } from '../cli-error.js';
-import { isLoopbackHost } from '../local-registry.js';
+import { isLoopbackHost } from '../loopback.js';
 import { bundleOperator } from '../operator-bundle.js';
 import { cliRegistryClient } from '../registry-client.js';
 import { DEFAULT_BASE_IMAGE, DEFAULT_USER } from './image-defaults.js';

@@ -2,7 +2,8 @@
 // to the cluster's local registry, named as the cluster's container runtime pulls it.
 import { OciError, parseReference } from '@opkit/oci';
 import { CliError } from '../cli-error.js';
-import { isLoopbackHost, type LocalRegistry, localOperatorImage } from '../local-registry.js';
+import { type LocalRegistry, localOperatorImage } from '../local-registry.js';
+import { isLoopbackHost } from '../loopback.js';
 import { cliRegistryClient } from '../registry-client.js';
 import { buildOperatorImage, operatorImageIdentity } from './build-operator-image.js';
 import { DEFAULT_BASE_IMAGE } from './image-defaults.js';
