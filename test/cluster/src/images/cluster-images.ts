@@ -68,7 +68,7 @@ export async function ensureClusterImages(options: EnsureImagesOptions): Promise
     options.definitions ??
     clusterImageDefinitions({
       pauseBinary: options.pauseBinary,
-      node: await findNodeBinary(),
+      node: await findNodeBinary(progress),
       ...(options.olm === undefined ? {} : { olm: options.olm }),
     });
   const needsDebian = definitions.some((d) => d.packages.length > 0);
