@@ -127,7 +127,7 @@ Examples:
     if (existing && alive(existing.pid)) {
       throw new ClusterError(
         'CLUSTER_ALREADY_RUNNING',
-        `cluster '${opts.name}' is already running (kubeconfig ${existing.kubeconfig}): run 'nx run cluster:down' first or pick another --name`,
+        `cluster '${opts.name}' is already running (kubeconfig ${existing.kubeconfig}): run 'npx opkit-cluster down${opts.name === 'default' ? '' : ` --name ${opts.name}`}' first or pick another --name`,
       );
     }
     ensureHostPackages(say);

@@ -34,7 +34,7 @@ export function assertNodePackagesInstalled(): void {
   if (missing.length === 0) return;
   throw new ClusterError(
     'CLUSTER_HOST_PACKAGES_MISSING',
-    `a real node needs ${missing.join(', ')}: run 'npx nx run cluster:prepare' as root (or 'apt-get install ${missing.join(' ')}'), or start a kwok-only cluster (realNode: false, or --no-real-node)`,
+    `a real node needs ${missing.join(', ')}: run 'npx opkit-cluster prepare' as root (or 'apt-get install ${missing.join(' ')}'), or start a kwok-only cluster (realNode: false, or --no-real-node)`,
   );
 }
 
