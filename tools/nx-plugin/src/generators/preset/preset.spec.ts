@@ -1,9 +1,11 @@
-import { readJson, type Tree } from '@nx/devkit';
+import { join } from 'node:path';
+import { readJson, readNxJson, readProjectConfiguration, type Tree } from '@nx/devkit';
 import { createTree, createTreeWithEmptyWorkspace } from '@nx/devkit/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { pluginVersionOf } from '../../versions.js';
 import { initGenerator } from '../init/init.js';
+import { operatorGenerator } from '../operator/operator.js';
 import { presetGenerator } from './preset.js';
 import { TEST_COMMAND } from './workspace-files.js';
 
@@ -140,9 +142,70 @@ describe('the preset', () => {
     expect(pkg.scripts.build).toBe('nx run-many -t build');
     expect(pkg.scripts.test).toBe('nx run-many -t lint typecheck test -c unit');
   });
+
+  it('keeps root files the workspace has, and replaces only create-nx-workspace’s defaults', async () => {
+    tree.write('README.md', '# Acme\n');
+    tree.write('biome.json', '{}\n');
+    tree.write('tsconfig.base.json', '{ "compilerOptions": {} }\n');
+    tree.write(
+      '.gitignore',
+      '# See https://docs.github.com/en/get-started/getting-started-with-git/ignoring-files\n',
+    );
+    await presetGenerator(tree, { skipInstall: true });
+    expect(read(tree, 'README.md')).toBe('# Acme\n');
+    expect(read(tree, 'biome.json')).toBe('{}\n');
+    expect(read(tree, 'tsconfig.base.json')).toBe('{ "compilerOptions": {} }\n');
+    expect(read(tree, '.gitignore')).toContain('*.tsbuildinfo');
+    // absent before: written
+    expect(tree.exists('.ci/run')).toBe(true);
+  });
+
+  it('replaces create-nx-workspace’s README', async () => {
+    tree.write('README.md', '# Acme\n\n✨ Your new, shiny [Nx workspace](https://nx.dev) is ready ✨.\n');
+    await presetGenerator(tree, { name: 'acme', skipInstall: true });
+    expect(read(tree, 'README.md')).toContain(TEST_COMMAND);
+  });
 });
 
 describe('init (nx add @opkit/nx)', () => {
+  it('gives an operator generated next what its lint, typecheck and test targets build on', async () => {
+    const tree = createTreeWithEmptyWorkspace();
+    tree.delete('tsconfig.base.json');
+    // create-nx-workspace's nx.json has `lint: { cache: true }`: a default that runs nothing
+    expect(readNxJson(tree)?.targetDefaults?.lint).toEqual({ cache: true });
+    await initGenerator(tree, { skipInstall: true });
+    await operatorGenerator(tree, { name: 'foo' });
+    const project = readProjectConfiguration(tree, 'foo');
+    const defaults = readJson<{ targetDefaults: Targets & Record<string, { executor?: string }> }>(
+      tree,
+      'nx.json',
+    ).targetDefaults;
+    for (const target of ['lint', 'typecheck', 'test'])
+      expect(project.targets?.[target], target).toBeDefined();
+    // `lint: {}` and `typecheck: {}` are whole only with the target defaults
+    expect(defaults.lint?.executor).toBe('nx:run-commands');
+    expect(defaults.typecheck?.options?.command).toBe('tsc -p {projectRoot}/tsconfig.json');
+    expect(readNxJson(tree)?.namedInputs?.production).toBeDefined();
+    const extended = readJson<{ extends: string }>(tree, `${project.root}/tsconfig.json`).extends;
+    expect(tree.exists(join(project.root, extended))).toBe(true);
+    expect(tree.exists('biome.json')).toBe(true);
+    expect(readJson(tree, 'package.json').scripts['test:envtest']).toBe('nx run-many -t test -c envtest');
+  });
+
+  it('keeps the workspace’s own target defaults, TypeScript and Biome settings and scripts', async () => {
+    const tree = createTreeWithEmptyWorkspace();
+    tree.write('nx.json', JSON.stringify({ targetDefaults: { lint: { command: 'eslint .' } } }));
+    tree.write('tsconfig.base.json', '{}\n');
+    tree.write('biome.json', '{}\n');
+    tree.write('package.json', JSON.stringify({ name: '@acme/source', scripts: { test: 'jest' } }));
+    await initGenerator(tree, { skipInstall: true });
+    expect(readNxJson(tree)?.targetDefaults?.lint).toEqual({ command: 'eslint .' });
+    expect(readNxJson(tree)?.targetDefaults?.typecheck).toBeDefined();
+    expect(read(tree, 'tsconfig.base.json')).toBe('{}\n');
+    expect(read(tree, 'biome.json')).toBe('{}\n');
+    expect(readJson(tree, 'package.json').scripts.test).toBe('jest');
+  });
+
   it('adds the packages at the plugin’s versions, keeping versions the workspace has, and the projects', async () => {
     const tree = createTreeWithEmptyWorkspace();
     tree.write(

@@ -5,6 +5,7 @@
 import {
   type GeneratorCallback,
   installPackagesTask,
+  logger,
   readJson,
   runTasksInSerial,
   type Tree,
@@ -21,7 +22,7 @@ import {
   addWorkspaceDependencies,
   OPERATORS_DIRECTORY,
 } from '../workspace-pieces.js';
-import { nxJsonSettings, workspaceFiles } from './workspace-files.js';
+import { isNxDefault, nxJsonSettings, TEST_SCRIPTS, workspaceFiles } from './workspace-files.js';
 
 export interface PresetGeneratorSchema {
   /** The workspace's name (create-nx-workspace passes it); default: the root package.json's name. */
@@ -48,16 +49,24 @@ export async function presetGenerator(tree: Tree, schema: PresetGeneratorSchema)
     engines: NODE_ENGINES,
     scripts: {
       ...(existing as { scripts?: Record<string, string> }).scripts,
-      test: 'nx run-many -t lint typecheck test -c unit',
-      'test:envtest': 'nx run-many -t test -c envtest',
-      'test:e2e': 'nx run-many -t test -c e2e',
+      ...TEST_SCRIPTS,
     },
   });
   addOperatorsWorkspace(tree);
   // Its own install task is left out: the one below runs once every file is written.
   addWorkspaceDependencies(tree);
+  // A file the workspace has is its own, unless it is still create-nx-workspace's default.
+  const kept: string[] = [];
   for (const [path, file] of Object.entries(workspaceFiles({ name, domain }))) {
-    tree.write(path, file.text, file.executable ? { mode: '755' } : undefined);
+    const current = tree.read(path, 'utf-8');
+    if (current !== null && !isNxDefault(path, current)) kept.push(path);
+    else tree.write(path, file.text, file.executable ? { mode: '755' } : undefined);
+  }
+  if (kept.length > 0) {
+    logger.warn(
+      `kept the workspace's own ${kept.join(', ')}: the preset starts a new workspace; ` +
+        'in an existing one, `nx g @opkit/nx:init` adds opkit and leaves its files as they are',
+    );
   }
   const nxJson = tree.exists('nx.json') ? readJson<Record<string, unknown>>(tree, 'nx.json') : {};
   writeJson(tree, 'nx.json', { ...nxJson, ...nxJsonSettings(domain) });

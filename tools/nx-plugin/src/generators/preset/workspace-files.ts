@@ -10,6 +10,13 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 /** The command CI runs, and the README names: lint, type checks and the unit tier (no cluster, no root). */
 export const TEST_COMMAND = 'npm ci && npm test';
 
+/** The root package.json's scripts: the README's test command, and the tiers that need more. */
+export const TEST_SCRIPTS: Readonly<Record<string, string>> = {
+  test: 'nx run-many -t lint typecheck test -c unit',
+  'test:envtest': 'nx run-many -t test -c envtest',
+  'test:e2e': 'nx run-many -t test -c e2e',
+};
+
 /** nx.json's settings: the targets every project shares, and the @opkit/nx generators' defaults. */
 export function nxJsonSettings(domain: string): Record<string, unknown> {
   return {
@@ -38,6 +45,45 @@ export function nxJsonSettings(domain: string): Record<string, unknown> {
     generators: {
       '@opkit/nx:operator': { directory: 'operators', domain },
     },
+  };
+}
+
+/**
+ * Whether a root file is still the one create-nx-workspace starts every workspace with (its README and
+ * .gitignore): the preset replaces those, and keeps any other existing file.
+ */
+export function isNxDefault(path: string, text: string): boolean {
+  if (path === 'README.md') return text.includes('Your new, shiny [Nx workspace]');
+  if (path === '.gitignore')
+    return text.startsWith(
+      '# See https://docs.github.com/en/get-started/getting-started-with-git/ignoring-files',
+    );
+  return false;
+}
+
+type Settings = Record<string, unknown>;
+
+/**
+ * Adds the settings the operator projects rely on to nx.json: the `lint`, `typecheck` and `test` target
+ * defaults (an operator's targets name them and nothing else) and the named inputs they use. A setting the
+ * workspace has already is kept; a target default of its own that runs nothing (Nx's `lint: { cache: true }`)
+ * gets ours underneath.
+ */
+export function mergeNxJsonSettings(nxJson: Settings, domain: string): Settings {
+  const ours = nxJsonSettings(domain);
+  const theirs = (key: string) => (nxJson[key] ?? {}) as Settings;
+  const targetDefaults: Settings = { ...theirs('targetDefaults') };
+  for (const [target, value] of Object.entries(ours.targetDefaults as Settings)) {
+    const own = targetDefaults[target] as Settings | undefined;
+    targetDefaults[target] =
+      own && ('executor' in own || 'command' in own) ? own : { ...(value as Settings), ...own };
+  }
+  return {
+    ...ours,
+    ...nxJson,
+    namedInputs: { ...(ours.namedInputs as Settings), ...theirs('namedInputs') },
+    targetDefaults,
+    generators: { ...(ours.generators as Settings), ...theirs('generators') },
   };
 }
 
