@@ -26,10 +26,13 @@ export interface OperatorGeneratorSchema {
   readonly channel?: string;
 }
 
-/** The npm scope of the workspace's packages, from the root package.json's name (`@opkit/source` → `@opkit`). */
-function npmScope(tree: Tree): string {
+/**
+ * The operator's package name, in the npm scope of the root package.json's name (`@acme/source` →
+ * `@acme/<package>`), or unscoped when the root's name has none.
+ */
+function packageNameIn(tree: Tree, packageName: string): string {
   const name = readJson<{ name?: string }>(tree, 'package.json').name ?? '';
-  return name.startsWith('@') ? name.split('/')[0] : '@opkit';
+  return name.startsWith('@') && name.includes('/') ? `${name.split('/')[0]}/${packageName}` : packageName;
 }
 
 export async function operatorGenerator(
@@ -58,7 +61,7 @@ export async function operatorGenerator(
   const { engines } = readJson<{ engines?: Record<string, string> }>(tree, 'package.json');
   const version = (name: string) => dependencyVersion(tree, name);
   const packageJson = {
-    name: `${npmScope(tree)}/${names.packageName}`,
+    name: packageNameIn(tree, names.packageName),
     version: '0.1.0',
     private: true,
     type: 'module',

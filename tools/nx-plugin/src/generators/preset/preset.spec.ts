@@ -107,6 +107,8 @@ describe('the preset', () => {
     });
     const root = 'operators/postgres-lite';
     const pkg = readJson(tree, `${root}/package.json`);
+    // the workspace's package name `operators` has no npm scope, so neither has the operator's
+    expect(pkg.name).toBe('postgres-lite-operator');
     expect(pkg.dependencies['@opkit/controller-runtime']).toBe(pluginVersionOf('@opkit/controller-runtime'));
     expect(pkg.devDependencies['@opkit/test-cluster']).toBe(pluginVersionOf('@opkit/test-cluster'));
     expect(pkg.opkit.resources).toEqual([
@@ -121,6 +123,12 @@ describe('the preset', () => {
     expect(targets.deploy?.options?.command).toBe('opkit deploy --operator .');
     expect(read(tree, `${root}/src/operator.ts`)).toContain("'postgres-lite-operator.acme.io'");
     expect(tree.exists('catalog/templates/postgres-lite-operator.yaml')).toBe(true);
+  });
+
+  it('names an operator package in the npm scope of the workspace’s name', async () => {
+    tree.write('package.json', JSON.stringify({ name: '@opkit/source' }));
+    await presetGenerator(tree, { operator: 'db', skipInstall: true });
+    expect(readJson(tree, 'operators/db/package.json').name).toBe('@opkit/db-operator');
   });
 
   it('refuses --api without --operator', async () => {
