@@ -12,6 +12,7 @@ import { type ClusterState, readyLines } from './ready-message.js';
 import { ensureComponents } from './toolchain/build.js';
 import { cacheRoot } from './toolchain/cache.js';
 import { testWorldRecipes } from './toolchain/recipes.js';
+import { invokingUser, kubeconfigForUser } from './user-kubeconfig.js';
 
 const stateDir = () => join(cacheRoot(), 'clusters');
 const stateFile = (name: string) => join(stateDir(), `${name}.json`);
@@ -185,10 +186,20 @@ program
       controlPlaneQps: opts.controlPlaneQps,
       onProgress: say,
     });
+    // Under sudo, the user who typed it gets a kubeconfig of theirs: the one printed, for the later steps.
+    const user = invokingUser(process.env);
+    let forUser: ReturnType<typeof kubeconfigForUser> | undefined;
+    try {
+      forUser = user === undefined ? undefined : kubeconfigForUser(cluster.kubeconfigPath, user);
+    } catch (error) {
+      await cluster.stop();
+      throw error;
+    }
     const state: ClusterState = {
       name: opts.name,
       pid: process.pid,
-      kubeconfig: cluster.kubeconfigPath,
+      kubeconfig: forUser?.path ?? cluster.kubeconfigPath,
+      ...(forUser === undefined ? {} : { userKubeconfigDir: forUser.dir }),
       dir: cluster.dir,
       server: cluster.server,
       ...(cluster.registry === undefined ? {} : { registry: cluster.registry }),
@@ -200,6 +211,7 @@ program
     const shutdown = async () => {
       say('stopping');
       await cluster.stop();
+      if (forUser !== undefined) rmSync(forUser.dir, { recursive: true, force: true });
       rmSync(stateFile(opts.name), { force: true });
       process.exit(0);
     };
@@ -224,6 +236,8 @@ program
       await new Promise((resolve) => setTimeout(resolve, 200));
     if (alive(state.pid)) process.kill(state.pid, 'SIGKILL');
     rmSync(state.dir, { recursive: true, force: true });
+    if (state.userKubeconfigDir !== undefined)
+      rmSync(state.userKubeconfigDir, { recursive: true, force: true });
     rmSync(stateFile(opts.name), { force: true });
     say(`cluster '${opts.name}' stopped`);
   });

@@ -4,7 +4,10 @@
 export interface ClusterState {
   readonly name: string;
   readonly pid: number;
+  /** The admin kubeconfig; under sudo, the invoking user's copy of it. */
   readonly kubeconfig: string;
+  /** Under sudo: the directory of the user's kubeconfig copy, removed with the cluster. */
+  readonly userKubeconfigDir?: string;
   readonly dir: string;
   readonly server: string;
   /** The registry and its Node base image, with a real node (older state files lack them). */
