@@ -247,6 +247,24 @@ describe('bad input', () => {
     expect(existsSync(join(scratch, 'never'))).toBe(false);
   });
 
+  it('a bundle whose package name would leave dist/images gets no default layout', async () => {
+    const work = join(scratch, 'escape', 'a', 'b');
+    const dir = join(work, 'bundle');
+    cpSync(releasedData.bundle('memcached-operator', '0.2.0'), dir, { recursive: true });
+    const annotations = join(dir, 'metadata', 'annotations.yaml');
+    writeFileSync(
+      annotations,
+      readFileSync(annotations, 'utf8').replace(/(bundle\.package\.v1: ).*/, '$1../../../../outside'),
+    );
+    const result = await run(process.execPath, [opkit, 'bundle', 'image', 'bundle'], { cwd: work }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('operators.operatorframework.io.bundle.package.v1 "../../../../outside"');
+    expect(existsSync(join(scratch, 'escape', 'outside-bundle'))).toBe(false);
+  });
+
   it('a CSV without required fields fails validation with operator-sdk’s message', async () => {
     const dir = join(scratch, 'no-install');
     cpSync(releasedData.bundle('memcached-operator', '0.2.0'), dir, { recursive: true });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { CliError } from '../../cli-error.js';
 import {
   examples,
   OUTPUT_FORMAT_FLAGS,
@@ -46,7 +47,7 @@ export function registerBundleImage(bundle: Command): void {
       const { annotations, packageName, csv } = loadBundle(dir);
       // The bundle states its package and version: the layout bundle build-all writes, unless named.
       const version = csv.spec?.version ?? 'latest';
-      const layout = opts.layout ?? join('dist', 'images', `${packageName}-bundle`, version);
+      const layout = opts.layout ?? (await defaultLayout(dir, packageName, version));
       const tag = opts.tag ?? (opts.layout === undefined ? version : 'latest');
       const image = await bundleImage(dir, annotations);
       await writeLayout(layout, [{ image, tag }], {
@@ -56,4 +57,22 @@ export function registerBundleImage(bundle: Command): void {
       const result = imageResult(layout, tag, image);
       await writeResult(opts.output, result, `${result.digest} ${result.reference}\n`);
     });
+}
+
+/**
+ * `dist/images/<package>-bundle/<version>`, from names the bundle states: both checked first, so that a
+ * package or version such as `..` cannot place the layout outside dist/images.
+ */
+async function defaultLayout(dir: string, packageName: string, version: string): Promise<string> {
+  const { checkPackageName } = await import('@opkit/olm/action/package-name');
+  checkPackageName(
+    packageName,
+    `${dir}: metadata/annotations.yaml operators.operatorframework.io.bundle.package.v1`,
+  );
+  if (!/^[0-9A-Za-z][0-9A-Za-z.+_-]*$/.test(version) || version.includes('..'))
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `${dir}: the CSV's spec.version ${JSON.stringify(version)} cannot name a layout directory; give --layout`,
+    );
+  return join('dist', 'images', `${packageName}-bundle`, version);
 }
