@@ -1,6 +1,6 @@
 // The steps of `npm create opkit`: package.json with the plugin's versions, npm install, the plugin's preset.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { workspaceDependencies } from '@opkit/nx/versions';
 import type { CreateOptions } from './arguments.js';
@@ -72,11 +72,38 @@ export function presetArguments(o: CreateOptions, name: string): string[] {
   ];
 }
 
-/** Makes the workspace; returns the lines of what to do next. */
+/**
+ * Undoes a failed run, so that the same command can run again: the directories it made (the topmost one it
+ * made, with all in it), or, in a directory that was there and empty, what is in it now, all of it written by
+ * this run's steps.
+ */
+function removeWritten(directory: string, made: string | undefined, log: (line: string) => void): void {
+  if (made) {
+    rmSync(made, { recursive: true, force: true });
+    log(`removed ${relative(process.cwd(), made) || '.'}, which this run made`);
+    return;
+  }
+  const written = readdirSync(directory);
+  for (const entry of written) rmSync(join(directory, entry), { recursive: true, force: true });
+  if (written.length > 0) {
+    log(`removed what this run wrote in ${relative(process.cwd(), directory) || '.'}: ${written.join(', ')}`);
+  }
+}
+
+/** Makes the workspace; returns the lines of what to do next. On failure it removes what it wrote. */
 export async function createWorkspace(o: CreateOptions, steps: CreateSteps): Promise<string[]> {
   const directory = resolve(o.directory);
   refuseNonEmpty(directory);
-  mkdirSync(directory, { recursive: true });
+  const made = mkdirSync(directory, { recursive: true });
+  try {
+    return await writeWorkspace(directory, o, steps);
+  } catch (error) {
+    removeWritten(directory, made, steps.log);
+    throw error;
+  }
+}
+
+async function writeWorkspace(directory: string, o: CreateOptions, steps: CreateSteps): Promise<string[]> {
   const name = packageNameOf(directory);
   const { dependencies, devDependencies } = workspaceDependencies();
   const packageJson = {
