@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+// The reader, `opkit deploy`'s, from the CLI's sources: writer and reader are checked against each other.
+import { parseLocalRegistryHosting } from '../../../../tools/opkit/src/local-registry.js';
 import {
   BASE_IMAGE_ANNOTATION,
   LOCAL_REGISTRY_HELP,
@@ -25,6 +27,15 @@ describe("the cluster's local-registry-hosting ConfigMap", () => {
   it('carries the base image in an annotation of its own', () => {
     expect(configMap.metadata.annotations).toEqual({
       [BASE_IMAGE_ANNOTATION]: '127.0.0.1:40123/opkit/node:24.11.1',
+    });
+  });
+
+  it("reads back, by the CLI's parser, as the registry and base image it records", () => {
+    expect(parseLocalRegistryHosting(configMap)).toEqual({
+      host: '127.0.0.1:40123',
+      hostFromContainerRuntime: '127.0.0.1:40123',
+      help: LOCAL_REGISTRY_HELP,
+      baseImage: '127.0.0.1:40123/opkit/node:24.11.1',
     });
   });
 });
