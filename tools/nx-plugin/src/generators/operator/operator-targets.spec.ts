@@ -45,6 +45,10 @@ describe('operator targets', () => {
     expect(pkg.devDependencies['@opkit/test-cluster']).toBe('*');
     expect(pkg.nx.targets.deploy.dependsOn).toEqual(['opkit:build']);
     expect(pkg.nx.targets.deploy.options.command).toBe('opkit deploy --operator .');
+    // package, version, channels, image and replaces: `bundle generate` reads them from package.json
+    expect(pkg.nx.targets.bundle.options.command).toBe(
+      'opkit bundle generate --operator . --out dist/bundle',
+    );
     expect(pkg.nx.targets.manifests.options.command).toBe(
       'node --conditions=@opkit/source --import tsx src/manifests/generate.ts',
     );

@@ -29,13 +29,6 @@ export function testTarget(sourceWorkspace: boolean): TargetConfiguration {
   };
 }
 
-/** Prints `bundle generate`'s release options from package.json (no value holds a space). */
-const BUNDLE_ARGS = [
-  "const p = require('./package.json'), o = p.opkit;",
-  "console.log(['--package', o.package, '--version', p.version, '--channels', o.channels.join(','),",
-  "'--image', o.image + ':' + p.version, ...(o.replaces ? ['--replaces', o.replaces] : [])].join(' '))",
-].join(' ');
-
 export function operatorTargets(o: OperatorTargetOptions): Record<string, TargetConfiguration> {
   // Outside opkit's repository the packages are used as published: their JavaScript, no source condition.
   const node = o.sourceWorkspace ? 'node --conditions=@opkit/source --import tsx' : 'node --import tsx';
@@ -69,9 +62,10 @@ export function operatorTargets(o: OperatorTargetOptions): Record<string, Target
     deploy: cli('deploy --operator .'),
     undeploy: cli('undeploy --operator .'),
     // The bundle of the version in package.json, with the OLM package, channels, image and replaces of its
-    // `opkit` field, as `bundle build-all` makes it, in dist/bundle (the released ones live in bundles/).
+    // `opkit` field (`bundle generate`'s defaults), as `bundle build-all` makes it, in dist/bundle (the
+    // released ones live in bundles/).
     bundle: {
-      ...cli(`bundle generate --operator . --out dist/bundle $(node -e ${JSON.stringify(BUNDLE_ARGS)})`),
+      ...cli('bundle generate --operator . --out dist/bundle'),
       dependsOn: [...(o.sourceWorkspace ? ['opkit:build'] : []), 'manifests'],
     },
     test: testTarget(o.sourceWorkspace),
