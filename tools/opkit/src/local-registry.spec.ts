@@ -42,6 +42,13 @@ describe('the local-registry-hosting ConfigMap (KEP-1755)', () => {
     expect(parseLocalRegistryHosting(configMap)?.baseImage).toBe('127.0.0.1:40123/opkit/node:24.11.1');
   });
 
+  it('refuses a base-image annotation that is not an image reference, naming the ConfigMap and field', () => {
+    const configMap = hosting('host: "127.0.0.1:40123"\n', { [BASE_IMAGE_ANNOTATION]: 'not a reference' });
+    expect(() => parseLocalRegistryHosting(configMap)).toThrow(
+      'ConfigMap kube-public/local-registry-hosting metadata.annotations["opkit.dev/base-image"] must be an image reference, got "not a reference"',
+    );
+  });
+
   it('describes no registry without the v1 key, or with only a help page', () => {
     expect(parseLocalRegistryHosting({})).toBeUndefined();
     expect(parseLocalRegistryHosting({ data: { 'localRegistryHosting.v2': 'host: x:1' } })).toBeUndefined();

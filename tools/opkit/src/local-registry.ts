@@ -2,6 +2,7 @@
 // ConfigMap `kube-public/local-registry-hosting`, read by `opkit deploy` to build, push and deploy an operator
 // image without `--image`, and by `opkit image build` to suggest a base that can be reached offline.
 import type { LoadedKubeconfig } from '@opkit/controller-runtime/client';
+import { parseReference } from '@opkit/oci';
 import { parse } from 'yaml';
 import { CliError } from './cli-error.js';
 
@@ -45,7 +46,8 @@ const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(
  * structure, or one without `host`: a cluster may record only `help`, to point at how to set a registry up).
  * Fields of later KEP versions and unknown fields are ignored, as the KEP asks of readers.
  *
- * @throws CliError `OPKIT_LOCAL_REGISTRY_INVALID` when the structure is not YAML or a host is not a host
+ * @throws CliError `OPKIT_LOCAL_REGISTRY_INVALID` when the structure is not YAML, a host is not a host or the
+ *   base-image annotation is not an image reference
  */
 export function parseLocalRegistryHosting(configMap: ConfigMapLike): LocalRegistry | undefined {
   const where = `${LOCAL_REGISTRY_HOSTING.namespace}/${LOCAL_REGISTRY_HOSTING.name}`;
@@ -83,6 +85,16 @@ export function parseLocalRegistryHosting(configMap: ConfigMapLike): LocalRegist
   const help = typeof fields.help === 'string' && fields.help !== '' ? fields.help : undefined;
   if (host === undefined) return undefined;
   const baseImage = configMap.metadata?.annotations?.[BASE_IMAGE_ANNOTATION];
+  if (baseImage !== undefined && baseImage !== '') {
+    try {
+      parseReference(baseImage);
+    } catch (error) {
+      throw new CliError(
+        'OPKIT_LOCAL_REGISTRY_INVALID',
+        `ConfigMap ${where} metadata.annotations[${JSON.stringify(BASE_IMAGE_ANNOTATION)}] must be an image reference, got ${JSON.stringify(baseImage)}: ${(error as Error).message}`,
+      );
+    }
+  }
   return {
     host,
     hostFromContainerRuntime: fromRuntime ?? host,
