@@ -4,6 +4,12 @@
 import { addDependenciesToPackageJson, type GeneratorCallback, type Tree, updateJson } from '@nx/devkit';
 import { workspaceDependencies } from '../versions.js';
 
+/**
+ * The catalog image's base: the opkit command's own default base image (DEFAULT_BASE_IMAGE of its
+ * image-defaults), written out because the plugin does not load the command; a unit test checks the two agree.
+ */
+export const CATALOG_BASE_IMAGE = 'gcr.io/distroless/nodejs24-debian12:nonroot';
+
 /** The operator projects' folder, a workspace glob of the root package.json. */
 export const OPERATORS_DIRECTORY = 'operators';
 
@@ -65,8 +71,7 @@ const catalogProject = {
             forwardAllArgs: false,
           },
           {
-            command:
-              'opkit catalog image catalog/configs --layout dist/images/catalog --tag latest --base gcr.io/distroless/nodejs24-debian12:nonroot --inline-bundles',
+            command: `opkit catalog image catalog/configs --layout dist/images/catalog --tag latest --base ${CATALOG_BASE_IMAGE} --inline-bundles`,
             forwardAllArgs: true,
           },
         ],
