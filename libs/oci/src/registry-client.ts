@@ -135,6 +135,11 @@ export interface PullToLayoutOptions extends ReadIndexOptions {
   readonly onProgress?: (event: ProgressEvent) => void;
   /** Stops the pull (no further request or retry) and leaves the previous layout as it was. */
   readonly signal?: AbortSignal;
+  /**
+   * The most bytes of configs and layers the pull may download, checked against each blob's descriptor before
+   * it is fetched (a download is cut at its descriptor's size). Default: no limit.
+   */
+  readonly maxBytes?: number;
 }
 
 /** What {@link RegistryClient.pullToLayout} wrote. */
@@ -354,8 +359,16 @@ export class RegistryClient {
       dir,
       async (blobs) => {
         const store = new LayoutBlobStore(blobs);
+        let total = 0;
         const stream = async (descriptor: Descriptor): Promise<void> => {
           if (store.has(descriptor.digest)) return;
+          total += descriptor.size;
+          if (options.maxBytes !== undefined && total > options.maxBytes) {
+            throw new ManifestInvalidError(
+              t.display,
+              `blob ${descriptor.digest} of ${descriptor.size} bytes takes the image past the ${options.maxBytes} bytes this pull allows`,
+            );
+          }
           await this.#downloadBlob(t, descriptor, store.path(descriptor.digest));
           onProgress?.({
             digest: descriptor.digest,

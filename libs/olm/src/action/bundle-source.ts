@@ -11,6 +11,21 @@ import { ActionError } from './errors.js';
 /** The label every registry+v1 bundle image carries (its metadata/annotations.yaml). */
 const BUNDLE_MEDIATYPE_LABEL = 'operators.operatorframework.io.bundle.mediatype.v1';
 
+/**
+ * What a bundle image may take: bundles are manifests of kilobytes to a few megabytes, so anything near these
+ * figures is not a bundle, and a registry serving one is not left to fill the disk or hang the command.
+ */
+export const BUNDLE_IMAGE_LIMITS = {
+  /** Bytes of configs and layers pulled. */
+  pullBytes: 64 * 2 ** 20,
+  /** Milliseconds the pull may take. */
+  pullTimeoutMs: 5 * 60_000,
+  /** Bytes unpacked from the layers. */
+  unpackBytes: 256 * 2 ** 20,
+  /** Files, directories and links unpacked. */
+  unpackEntries: 10_000,
+} as const;
+
 /** How a bundle image named by reference is pulled. */
 export interface BundleSourceOptions {
   /** The client image references are pulled with; the caller closes it. Needed only for a reference. */
@@ -64,7 +79,10 @@ export async function withBundleSource<T>(
       `${source}: an image reference needs a registry client`,
     );
   }
-  return withPulledImage(options.registry(), source, unpacked);
+  return withPulledImage(options.registry(), source, unpacked, undefined, {
+    maxBytes: BUNDLE_IMAGE_LIMITS.pullBytes,
+    timeoutMs: BUNDLE_IMAGE_LIMITS.pullTimeoutMs,
+  });
 }
 
 async function unpackBundleImage<T>(
@@ -84,7 +102,10 @@ async function unpackBundleImage<T>(
   }
   const root = await mkdtemp(join(tmpdir(), 'opkit-bundle-'));
   try {
-    await unpackImageLayers(image, root).catch((err: unknown) => {
+    await unpackImageLayers(image, root, {
+      maxBytes: BUNDLE_IMAGE_LIMITS.unpackBytes,
+      maxEntries: BUNDLE_IMAGE_LIMITS.unpackEntries,
+    }).catch((err: unknown) => {
       throw new ActionError('OPKIT_IMAGE_INVALID', `${source}: cannot unpack ${(err as Error).message}`);
     });
     return await use(root);
