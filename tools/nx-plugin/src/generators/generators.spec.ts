@@ -4,7 +4,7 @@ import { createTreeWithEmptyWorkspace } from '@nx/devkit/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { apiGenerator } from './api/api.js';
-import { operatorGenerator } from './operator/operator.js';
+import { nextSteps, operatorGenerator } from './operator/operator.js';
 import { versionGenerator } from './version/version.js';
 import { webhookGenerator } from './webhook/webhook.js';
 
@@ -85,6 +85,32 @@ describe('the operator generator', () => {
     expect(template.entries.find((e) => e.schema === 'olm.bundle')?.image).toBe(
       'bundles/postgres-lite-operator/0.1.0',
     );
+  });
+
+  it('writes a README whose command comments line up, whatever the name, and names the envtest tier', async () => {
+    await operatorGenerator(tree, { name: 'postgres-lite' });
+    const readme = read('operators/postgres-lite/README.md');
+    for (const block of readme
+      .split('```sh\n')
+      .slice(1)
+      .map((b) => b.split('```')[0] ?? '')) {
+      const columns = new Set(
+        block.split('\n').flatMap((line) => (line.includes(' # ') ? [line.indexOf(' # ')] : [])),
+      );
+      expect(columns.size, block).toBeLessThanOrEqual(1);
+    }
+    expect(readme).toContain('export KUBECONFIG=<the printed path>\nnpx nx run postgres-lite:deploy');
+    expect(readme).toMatch(/\| `test\/` \|[^\n]*envtest/);
+    expect(read('operators/postgres-lite/vitest.config.ts')).toContain('test/envtest/**/*.spec.ts');
+  });
+
+  it('suggests a first kind only when the operator has none', () => {
+    expect(nextSteps('npm install', 'db', false).join('\n')).toContain('npx nx g @opkit/nx:api');
+    expect(nextSteps('npm install', 'db', true).join('\n')).not.toContain('@opkit/nx:api');
+    expect(nextSteps('npm install', 'db', true)).toEqual([
+      'npm install              # records the new workspace package in the lock file',
+      'npx nx run db:test:unit  # then test:envtest, test:e2e (see its README)',
+    ]);
   });
 
   it('refuses a name that cannot name a package, and a project that exists', async () => {

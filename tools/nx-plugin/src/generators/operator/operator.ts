@@ -12,6 +12,7 @@ import {
 } from '@nx/devkit';
 import { operatorNames } from '../../names.js';
 import { pluginVersionOf } from '../../versions.js';
+import { commented } from '../commented-commands.js';
 import { formatChangedFiles } from '../format-files.js';
 import { writeDeploymentConfig, writeProjectIndex } from '../project-index.js';
 import { runManifests } from '../run-manifests.js';
@@ -35,6 +36,17 @@ function packageNameIn(tree: Tree, packageName: string): string {
   return name.startsWith('@') && name.includes('/') ? `${name.split('/')[0]}/${packageName}` : packageName;
 }
 
+/** What to run after the operator generator: the install, a first kind unless it has one, the unit tests. */
+export function nextSteps(install: string, project: string, hasKinds: boolean): string[] {
+  return commented([
+    [install, 'records the new workspace package in the lock file'],
+    ...(hasKinds
+      ? []
+      : [[`npx nx g @opkit/nx:api <group>/<version>/<Kind> --project ${project}`, ''] as const]),
+    [`npx nx run ${project}:test:unit`, 'then test:envtest, test:e2e (see its README)'],
+  ]).split('\n');
+}
+
 export async function operatorGenerator(
   tree: Tree,
   schema: OperatorGeneratorSchema,
@@ -49,6 +61,7 @@ export async function operatorGenerator(
   const offset = offsetFromRoot(root);
   generateFiles(tree, join(import.meta.dirname, 'files'), root, {
     ...names,
+    commented,
     domain,
     image,
     channel,
@@ -116,13 +129,13 @@ entries:
   return () => {
     format();
     manifests();
+    // By now a kind may be in (the preset adds --api's before the callbacks run): then the api step is done.
+    const kinds = readJson<{ opkit: { resources: unknown[] } }>(tree, `${root}/package.json`).opkit.resources;
     logger.info(
       [
         `${root}: the ${names.displayName} (OLM package ${names.packageName}).`,
         'Next:',
-        `  ${install}   # records the new workspace package in the lock file`,
-        `  npx nx g @opkit/nx:api <group>/<version>/<Kind> --project ${names.name}`,
-        `  npx nx run ${names.name}:test:unit      # then test:envtest, test:e2e (see its README)`,
+        ...nextSteps(install, names.name, kinds.length > 0).map((line) => `  ${line}`),
       ].join('\n'),
     );
   };

@@ -71,6 +71,11 @@ describe('the preset', () => {
     expect(read(tree, 'README.md')).toMatch(/\| unit \|[^\n]*nothing/);
     expect(read(tree, 'README.md')).toMatch(/\| envtest \|[^\n]*no root/);
     expect(read(tree, 'README.md')).toMatch(/\| e2e \|[^\n]*root/);
+    expect(read(tree, 'README.md')).toMatch(/\| envtest \|[^\n]*Go ≥ 1\.26/);
+    // the deploy step uses the kubeconfig `opkit-cluster up` printed
+    expect(read(tree, 'README.md')).toMatch(
+      /opkit-cluster up[^\n]*\nexport KUBECONFIG=[^\n]*\nnpx nx run <name>:deploy/,
+    );
   });
 
   it('configures Nx: the shared lint and typecheck targets, and the operator generator’s defaults', async () => {

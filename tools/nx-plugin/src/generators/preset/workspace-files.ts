@@ -164,8 +164,8 @@ in three tiers, each a configuration of a project's \`test\` target:
 | Tier | Command | Needs |
 | --- | --- | --- |
 | unit | \`npx nx run-many -t test -c unit\` | nothing: no cluster |
-| envtest | \`npm run test:envtest\` | etcd and kube-apiserver, no root: built once from their Go modules (Go installed) into \`~/.cache/opkit\`, or reused from there |
-| e2e | \`npm run test:e2e\` | root on Debian: \`opkit-cluster prepare\` (run first by the target) installs the host packages with apt-get and builds a cluster with a real node (kubelet, containerd) once |
+| envtest | \`npm run test:envtest\` | etcd and kube-apiserver, no root: built once from their Go modules (Go ≥ 1.26) into \`~/.cache/opkit\`, or reused from there |
+| e2e | \`npm run test:e2e\` | root on a Debian host: \`opkit-cluster prepare\` (run first by the target) installs the host packages with apt-get and builds a cluster with a real node (kubelet, containerd) once, with Go ≥ 1.26 too |
 
 \`npx nx run <operator>:test\` runs all three tiers of one operator.
 
@@ -182,7 +182,8 @@ npm install                                                          # a new ope
 
 \`\`\`sh
 npx nx run <name>:run                 # against the current kubeconfig's cluster
-sudo npx opkit-cluster up             # a local cluster with a real node and an image registry
+sudo npx opkit-cluster up             # a local cluster with a real node and an image registry; prints its kubeconfig
+export KUBECONFIG=<kubeconfig>        # the path it printed
 npx nx run <name>:deploy              # on that cluster: builds the image, pushes it to its registry, deploys
 \`\`\`
 
