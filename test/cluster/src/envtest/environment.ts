@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,9 +13,10 @@ import { ManagedProcess, spawnDirectoryReaper } from '../process/managed-process
 import { ensureComponents, isComplete } from '../toolchain/build.js';
 import { cacheRoot } from '../toolchain/cache.js';
 import { etcdRecipe, kubernetesRecipe } from '../toolchain/recipes.js';
-import { ObjectInstaller } from './install.js';
+import { ObjectInstaller, REPLACE_CRDS_ENV } from './install.js';
 import {
   crdForTarget,
+  type ManifestObject,
   readCrdDirectory,
   readWebhookConfigurations,
   type WebhookTarget,
@@ -39,6 +41,12 @@ export interface TestEnvironmentOptions {
    * @default `OPKIT_USE_EXISTING_CLUSTER=true`
    */
   readonly useExistingCluster?: boolean;
+  /**
+   * On an existing cluster, replace a CRD of the same name whose spec differs (`stop()` puts it back);
+   * otherwise such a CRD is refused.
+   * @default `OPKIT_ENVTEST_REPLACE_CRDS=true`
+   */
+  readonly replaceExistingCrds?: boolean;
   /** Progress lines: builds of missing components, start-up of each process. */
   readonly onProgress?: (line: string) => void;
 }
@@ -64,7 +72,7 @@ export interface TestEnvironment {
   readonly webhook: TestEnvironmentWebhook;
   /**
    * Stops etcd and kube-apiserver and removes the temp dir; on an existing cluster, removes the webhook
-   * configurations and CRDs it created and puts back those it replaced.
+   * configurations and CRDs it created and puts back the CRDs it replaced (`replaceExistingCrds`).
    */
   stop(): Promise<void>;
 }
@@ -153,6 +161,14 @@ async function startApiServer(dir: string, progress: (line: string) => void): Pr
   }
 }
 
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/** The object under its name with `suffix` (cut to the 253 characters a name may have). */
+function runNamed(object: ManifestObject, suffix: string): ManifestObject {
+  const name = `${object.metadata.name.slice(0, 253 - suffix.length)}${suffix}`;
+  return { ...object, metadata: { ...object.metadata, name } };
+}
+
 function settledValue<T>(result: PromiseSettledResult<T>): T {
   if (result.status === 'rejected') throw result.reason;
   return result.value;
@@ -166,12 +182,15 @@ function settledValue<T>(result: PromiseSettledResult<T>): T {
  * and the webhook configurations, their Services and the CRDs' conversion Services replaced by
  * `https://127.0.0.1:<webhook.port>` with a CA made for the run, whose serving certificate is in
  * `webhook.certDir`. With `useExistingCluster`, nothing is started and the same objects are installed into
- * the kubeconfig's cluster; `stop()` takes them out again.
+ * the kubeconfig's cluster, without touching its own: the webhook configurations under names unique to the run,
+ * a CRD that exists and differs refused unless `replaceExistingCrds`; `stop()` (also on SIGINT and SIGTERM)
+ * takes them out again.
  */
 export async function startTestEnvironment(options: TestEnvironmentOptions = {}): Promise<TestEnvironment> {
   const progress = options.onProgress ?? (() => {});
   const started = Date.now();
   const useExisting = options.useExistingCluster ?? process.env.OPKIT_USE_EXISTING_CLUSTER === 'true';
+  const replaceCrds = options.replaceExistingCrds ?? process.env[REPLACE_CRDS_ENV] === 'true';
   const crdDirectories = options.crdDirectoryPaths ?? defaultPaths('config/crd/bases');
   const webhookFiles = options.webhookConfigPaths ?? defaultPaths('config/webhook/manifests.yaml');
   // Read first: a missing file fails before anything starts.
@@ -184,9 +203,17 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
   let installer: ObjectInstaller | undefined;
   let rest: KubeRest | undefined;
   let stopped = false;
+  // Killed by SIGINT or SIGTERM, a run on an existing cluster must not leave admission and conversion aimed at
+  // a loopback port that is gone: the objects come out first, then the signal takes its course.
+  const onSignal = (signal: NodeJS.Signals) => {
+    void stop()
+      .catch(() => {})
+      .finally(() => process.kill(process.pid, signal));
+  };
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    for (const signal of SIGNALS) process.off(signal, onSignal);
     try {
       // Started processes take everything with them; an existing cluster keeps only what it had.
       if (useExisting) await installer?.uninstall();
@@ -198,6 +225,7 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
       reaper.cancel();
     }
   };
+  if (useExisting) for (const signal of SIGNALS) process.once(signal, onSignal);
 
   try {
     const certDir = join(dir, 'webhook-certs');
@@ -222,10 +250,17 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
     installer = new ObjectInstaller(rest);
     const target: WebhookTarget = { host: WEBHOOK_HOST, port: webhookPort, caCert: webhookPki.caCert };
     const installing = installer;
-    for (const crd of crds) await installing.apply(crdForTarget(crd, target));
+    for (const crd of crds) {
+      const forTarget = crdForTarget(crd, target);
+      await (useExisting ? installing.applyCrd(forTarget, replaceCrds) : installing.apply(forTarget));
+    }
     await Promise.all(crds.map((crd) => installing.waitUntilServed(crd)));
+    // On an existing cluster, under a name of the run's own: the cluster's configurations stay as they are.
+    const suffix = `-envtest-${randomBytes(4).toString('hex')}`;
     for (const configuration of configurations) {
-      await installing.apply(webhookConfigurationForTarget(configuration, target));
+      const forTarget = webhookConfigurationForTarget(configuration, target);
+      if (useExisting) await installing.create(runNamed(forTarget, suffix));
+      else await installing.apply(forTarget);
     }
     progress(
       `test environment ready in ${((Date.now() - started) / 1000).toFixed(1)}s` +

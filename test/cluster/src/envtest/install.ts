@@ -55,6 +55,29 @@ async function pollUntil(what: string, timeoutMs: number, check: () => Promise<b
   }
 }
 
+/** The environment variable that lets a test environment replace an existing CRD that differs. */
+export const REPLACE_CRDS_ENV = 'OPKIT_ENVTEST_REPLACE_CRDS';
+
+/**
+ * Whether `live` already holds everything `desired` says: the same scalars, arrays of the same length, and
+ * every field of `desired`'s objects (the server adds defaults of its own, which do not count as a change).
+ */
+export function covers(desired: unknown, live: unknown): boolean {
+  if (Array.isArray(desired)) {
+    return (
+      Array.isArray(live) &&
+      live.length === desired.length &&
+      desired.every((item, i) => covers(item, live[i]))
+    );
+  }
+  if (typeof desired === 'object' && desired !== null) {
+    if (typeof live !== 'object' || live === null || Array.isArray(live)) return false;
+    const fields = live as Record<string, unknown>;
+    return Object.entries(desired).every(([key, value]) => covers(value, fields[key]));
+  }
+  return desired === live;
+}
+
 /**
  * Cluster-scoped objects (CRDs, webhook configurations) installed by a test environment, and undone by
  * {@link ObjectInstaller.uninstall}: what it created is deleted, what it replaced is put back as it was.
@@ -87,6 +110,31 @@ export class ObjectInstaller {
         if (!isStatus(error, 409)) throw error;
       }
     }
+  }
+
+  /** Creates the object; refuses one of its name that exists (a name unique to the run should be free). */
+  async create(object: ManifestObject): Promise<void> {
+    const collection = collectionPath(object);
+    await this.#rest.request('POST', collection, { body: object });
+    this.#installed.push({ path: `${collection}/${object.metadata.name}` });
+  }
+
+  /**
+   * For a cluster the environment does not own: creates the CRD; leaves one of its name whose spec already is
+   * the CRD's (nothing to undo); replaces one that differs only with `replaceDiffering`, else refuses it.
+   */
+  async applyCrd(crd: ManifestObject, replaceDiffering: boolean): Promise<void> {
+    const path = `${CRDS}/${crd.metadata.name}`;
+    const live = await getIfPresent<LiveObject>(this.#rest, path);
+    if (live === undefined) return this.apply(crd);
+    if (covers(crd.spec, live.spec)) return;
+    if (!replaceDiffering) {
+      throw new ClusterError(
+        'CLUSTER_ENVTEST_CRD_EXISTS',
+        `CRD ${crd.metadata.name} exists in the cluster and differs from the one under test: set ${REPLACE_CRDS_ENV}=true (or replaceExistingCrds) to replace it for the run (stop() puts it back)`,
+      );
+    }
+    return this.apply(crd);
   }
 
   /** Waits until the CRD is Established and a list of its storage version's kind answers. */

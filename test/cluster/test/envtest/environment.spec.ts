@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import {
   chmodSync,
@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { envtest, startTestEnvironment, type TestEnvironment } from '../../src/envtest/index.js';
+import { readManifestFile } from '../../src/envtest/manifests.js';
 import { KubeApiError, KubeRest } from '../../src/kube/rest.js';
 import { isComplete } from '../../src/toolchain/build.js';
 import { componentDir } from '../../src/toolchain/cache.js';
@@ -96,6 +97,33 @@ async function refusingWebhookServer(
   return { paths, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
+/** The webhook configurations a test environment installed under its run's names. */
+async function runConfigurations(rest: KubeRest): Promise<(LiveWebhooks & { metadata: { name: string } })[]> {
+  const list = await rest.request<{ items: (LiveWebhooks & { metadata: { name: string } })[] }>(
+    'GET',
+    VALIDATING,
+  );
+  return list.items.filter((item) => /-envtest-[0-9a-f]{8}$/.test(item.metadata.name));
+}
+
+const crdState = (rest: KubeRest) =>
+  rest.request('GET', `${CRD}/widgets.example.test`).then(
+    () => 'present',
+    (error: unknown) => (error instanceof KubeApiError && error.status === 404 ? 'gone' : String(error)),
+  );
+
+/** Runs `work` with KUBECONFIG set to `path`, the existing cluster's. */
+async function withKubeconfig<T>(path: string, work: () => Promise<T>): Promise<T> {
+  const previous = process.env.KUBECONFIG;
+  process.env.KUBECONFIG = path;
+  try {
+    return await work();
+  } finally {
+    if (previous === undefined) delete process.env.KUBECONFIG;
+    else process.env.KUBECONFIG = previous;
+  }
+}
+
 const widget = {
   apiVersion: 'example.test/v1',
   kind: 'Widget',
@@ -156,7 +184,7 @@ describe('the envtest tier', () => {
     expect(await portOpen(apiServerPort)).toBe(false);
   });
 
-  it('on an existing cluster installs the same, and stop takes out only what it created and puts back what it replaced', async () => {
+  it("on an existing cluster installs the same under the run's own names, leaves the cluster's objects alone, and stop takes out what it created", async () => {
     const cluster = envtest();
     const rest = new KubeRest(cluster.kubeConfig);
     const before = {
@@ -181,36 +209,105 @@ describe('the envtest tier', () => {
       ],
     };
     await rest.request('POST', VALIDATING, { body: before });
-    const previousKubeconfig = process.env.KUBECONFIG;
-    process.env.KUBECONFIG = cluster.kubeconfigPath;
     let env: TestEnvironment | undefined;
     try {
-      env = await startTestEnvironment({ crdDirectoryPaths, webhookConfigPaths, useExistingCluster: true });
+      env = await withKubeconfig(cluster.kubeconfigPath, () =>
+        startTestEnvironment({ crdDirectoryPaths, webhookConfigPaths, useExistingCluster: true }),
+      );
       expect(env.usesExistingCluster).toBe(true);
       expect(env.kubeconfigPath).toBe(cluster.kubeconfigPath);
-      const replaced = await rest.request<LiveWebhooks>('GET', `${VALIDATING}/widgets-validating`);
-      expect(replaced.webhooks[0]?.clientConfig.url).toBe(
+      const kept = await rest.request<LiveWebhooks>('GET', `${VALIDATING}/widgets-validating`);
+      expect(kept.webhooks[0]?.clientConfig.url).toBe('https://127.0.0.1:1/kept');
+      const [own] = await runConfigurations(rest);
+      expect(own?.metadata.name).toMatch(/^widgets-validating-envtest-[0-9a-f]{8}$/);
+      expect(own?.webhooks[0]?.clientConfig.url).toBe(
         `https://127.0.0.1:${env.webhook.port}/validate-widget`,
       );
       await rest.request('GET', `${CRD}/widgets.example.test`);
     } finally {
       await env?.stop();
-      if (previousKubeconfig === undefined) delete process.env.KUBECONFIG;
-      else process.env.KUBECONFIG = previousKubeconfig;
     }
     try {
       const restored = await rest.request<LiveWebhooks>('GET', `${VALIDATING}/widgets-validating`);
       expect(restored.webhooks[0]?.clientConfig.url).toBe('https://127.0.0.1:1/kept');
+      expect(await runConfigurations(rest)).toEqual([]);
       // It created the CRD, so it deleted it; the API server finishes once the CRD's objects are gone (none).
-      const crdState = () =>
-        rest.request('GET', `${CRD}/widgets.example.test`).then(
-          () => 'present',
-          (error: unknown) =>
-            error instanceof KubeApiError && error.status === 404 ? 'gone' : String(error),
-        );
-      await expect.poll(crdState, { timeout: 20_000 }).toBe('gone');
+      await expect.poll(() => crdState(rest), { timeout: 20_000 }).toBe('gone');
     } finally {
       await rest.request('DELETE', `${VALIDATING}/widgets-validating`).catch(() => {});
+      rest.close();
+    }
+  });
+
+  it('on an existing cluster refuses a CRD of the same name that differs, unless told to replace it', async () => {
+    const cluster = envtest();
+    const rest = new KubeRest(cluster.kubeConfig);
+    const theirs = readManifestFile(join(crdDirectoryPaths[0] ?? '', 'example.test_widgets.yaml'))[0];
+    await rest.request('POST', CRD, { body: theirs });
+    try {
+      await expect(
+        withKubeconfig(cluster.kubeconfigPath, () =>
+          startTestEnvironment({ crdDirectoryPaths, webhookConfigPaths, useExistingCluster: true }),
+        ),
+      ).rejects.toThrow(
+        'CRD widgets.example.test exists in the cluster and differs from the one under test: set OPKIT_ENVTEST_REPLACE_CRDS=true',
+      );
+      const untouched = await rest.request<LiveCrd>('GET', `${CRD}/widgets.example.test`);
+      expect(untouched.spec.conversion?.strategy).toBe('None');
+      expect(await runConfigurations(rest)).toEqual([]);
+
+      const env = await withKubeconfig(cluster.kubeconfigPath, () =>
+        startTestEnvironment({
+          crdDirectoryPaths,
+          webhookConfigPaths,
+          useExistingCluster: true,
+          replaceExistingCrds: true,
+        }),
+      );
+      try {
+        const replaced = await rest.request<LiveCrd>('GET', `${CRD}/widgets.example.test`);
+        expect(replaced.spec.conversion?.webhook?.clientConfig.url).toBe(
+          `https://127.0.0.1:${env.webhook.port}/convert`,
+        );
+      } finally {
+        await env.stop();
+      }
+      const restored = await rest.request<LiveCrd>('GET', `${CRD}/widgets.example.test`);
+      expect(restored.spec.conversion?.strategy).toBe('None');
+    } finally {
+      await rest.request('DELETE', `${CRD}/widgets.example.test`).catch(() => {});
+      await expect.poll(() => crdState(rest), { timeout: 20_000 }).toBe('gone');
+      rest.close();
+    }
+  });
+
+  it('on an existing cluster, killed by SIGTERM, takes out what it installed before it ends', async () => {
+    const cluster = envtest();
+    const rest = new KubeRest(cluster.kubeConfig);
+    const script = join(import.meta.dirname, 'support', 'existing-until-signal.ts');
+    const child = spawn(process.execPath, ['--conditions=@opkit/source', '--import', 'tsx', script], {
+      cwd: join(import.meta.dirname, '../..'),
+      env: { ...process.env, KUBECONFIG: cluster.kubeconfigPath },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const ready = await new Promise<string>((resolve, reject) => {
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes('\n')) resolve(output.trim());
+        });
+        child.once('exit', (code) => reject(new Error(`the environment exited with ${code}: ${output}`)));
+      });
+      expect(ready).toBe('ready');
+      expect(await runConfigurations(rest)).toHaveLength(1);
+      const exited = new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe('SIGTERM');
+      expect(await runConfigurations(rest)).toEqual([]);
+      await expect.poll(() => crdState(rest), { timeout: 20_000 }).toBe('gone');
+    } finally {
+      child.kill('SIGKILL');
       rest.close();
     }
   });
