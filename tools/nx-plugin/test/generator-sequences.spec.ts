@@ -6,9 +6,6 @@
 // from a model of the project's kinds. A fixed seed samples a few sequences (OPKIT_PROPERTY_SEED,
 // OPKIT_PROPERTY_CASES for more; OPKIT_TIMING=1 prints each step's and check's time); a failure names the
 // seed and the sequence as `nx g` commands. Prefixes checked once are not checked again.
-//
-// test/envtest/*.spec.ts stays out of the type check: its `@opkit/test-cluster/envtest` comes with the test
-// kit's envtest tier.
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +13,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type GeneratorCallback, logger, type Tree } from '@nx/devkit';
 import fc from 'fast-check';
+// Nx internals, as `nx g` uses them: @nx/devkit's public API has no tree over the files on disk (only the in-memory
+// testing ones), no way to write a tree's changes to disk, and no reset of the per-process file listing.
 import { FsTree, flushChanges } from 'nx/src/generators/tree.js';
 import { resetWorkspaceContext } from 'nx/src/utils/workspace-context.js';
 import ts from 'typescript';
@@ -222,9 +221,8 @@ function typeCheck(): void {
     },
   });
   if (!config) throw new Error('tsconfig.json: unreadable');
-  const rootNames = config.fileNames.filter((f) => !f.includes('/test/envtest/'));
   builder = ts.createSemanticDiagnosticsBuilderProgram(
-    rootNames,
+    config.fileNames,
     config.options,
     ts.createIncrementalCompilerHost(config.options),
     builder,
