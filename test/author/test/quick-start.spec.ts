@@ -1,15 +1,15 @@
 // The author's path from an empty folder, as the README's quick start tells it: only a private npm registry that
 // holds the packages this workspace publishes (and the third-party packages they need), `npm create opkit`, the
-// generators, the unit and envtest tiers (no root), the bundle and catalog builds, and then OLM on a cluster with
-// a real node installs the new operator from its catalog image and the operator reconciles a sample. The
-// README's commands run as written; the one that starts a cluster (`opkit-cluster up`, which needs root and owns
-// the machine's one real node) is stood in for by this suite's cluster, whose registry and kubeconfig fill the
-// README's `<registry>` and `<kubeconfig>`.
+// generators, the unit and envtest tiers (no root), the bundle and catalog builds, `npx opkit-cluster up --olm`
+// from the generated workspace (the installed test kit; the suite runs as root), and then OLM on that cluster
+// installs the new operator from its catalog image and the operator reconciles a sample. The README's commands
+// run as written; its `<kubeconfig>`, `<registry>` and `<base image>` are what `opkit-cluster up` printed, and
+// `npx opkit-cluster down` stops the cluster afterwards, also when the test failed.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
-import { KubeRest, type LocalCluster, startCluster, workspaceRoot } from '@opkit/test-cluster';
+import { KubeRest, type PrintedCluster, parseReadyLines, workspaceRoot } from '@opkit/test-cluster';
 import { type NpmRegistry, startNpmRegistry } from '@opkit/test-cluster/npm-registry';
 import { eventually, type GuideCommand, guideCommands } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,11 +17,14 @@ import { parse } from 'yaml';
 
 const README = join(workspaceRoot, 'README.md');
 const SECTION = 'Quick start';
-/** The README's cluster: this suite's own stands in for it. */
-const STANDS_IN = /\bopkit-cluster up\b/;
+/** The README's command that starts the cluster. */
+const CLUSTER_UP = /\bopkit-cluster up\b/;
+/** `opkit-cluster up` waits for the machine's one real node, which another run may hold for a while. */
+const CLUSTER_UP_TIMEOUT_MS = 45 * 60_000;
 
 let registry: NpmRegistry | undefined;
-let cluster: LocalCluster | undefined;
+/** Where `opkit-cluster up` ran, for `opkit-cluster down` in afterAll. */
+let clusterWorkspace: { cwd: string; env: NodeJS.ProcessEnv } | undefined;
 let home = '';
 const timings: { step: string; seconds: number }[] = [];
 const log = (line: string) => process.stdout.write(`quick start: ${line}\n`);
@@ -34,7 +37,15 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
-  await cluster?.stop();
+  if (clusterWorkspace) {
+    const { cwd, env } = clusterWorkspace;
+    await timed('npx opkit-cluster down', () =>
+      run({ text: 'npx opkit-cluster down', line: 0 }, 'npx opkit-cluster down', cwd, env),
+    ).then(
+      (output) => log(output.trim()),
+      (error: unknown) => log(`opkit-cluster down failed: ${(error as Error).message}`),
+    );
+  }
   await registry?.stop();
   if (home) rmSync(home, { recursive: true, force: true });
   if (timings.length > 0)
@@ -44,7 +55,13 @@ afterAll(async () => {
 });
 
 /** Runs one README command in `cwd` with the author's environment; rejects naming the README line. */
-function run(command: GuideCommand, text: string, cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+function run(
+  command: GuideCommand,
+  text: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 15 * 60_000,
+): Promise<string> {
   return new Promise((done, fail) => {
     const child = spawn('bash', ['-euo', 'pipefail', '-c', text], {
       cwd,
@@ -57,7 +74,7 @@ function run(command: GuideCommand, text: string, cwd: string, env: NodeJS.Proce
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15 * 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', fail);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -70,6 +87,17 @@ function run(command: GuideCommand, text: string, cwd: string, env: NodeJS.Proce
         );
     });
   });
+}
+
+/** `<kubeconfig>`, `<registry>` and `<base image>` from the lines `opkit-cluster up` printed once ready. */
+function readyValues(output: string, line: number): Required<PrintedCluster> {
+  const printed = parseReadyLines(output);
+  if (printed?.registry === undefined || printed.baseImage === undefined) {
+    throw new Error(
+      `README.md:${line}: opkit-cluster up printed no kubeconfig, registry and base image:\n${output.slice(-4000)}`,
+    );
+  }
+  return { kubeconfig: printed.kubeconfig, registry: printed.registry, baseImage: printed.baseImage };
 }
 
 async function timed<T>(step: string, work: () => Promise<T>): Promise<T> {
@@ -107,20 +135,24 @@ describe('the README quick start, from an empty folder', () => {
     let cwd = join(home, 'work');
     rmSync(cwd, { recursive: true, force: true });
     await run({ text: 'mkdir', line: 0 }, `mkdir -p ${cwd}`, home, env);
+    let printed: Required<PrintedCluster> | undefined;
     const placeholders = new Map<string, () => string>([
-      ['<registry>', () => cluster?.registry ?? '<registry: no cluster yet>'],
-      ['<kubeconfig>', () => cluster?.kubeconfigPath ?? '<kubeconfig: no cluster yet>'],
-      ['<base image>', () => cluster?.baseImage ?? '<base image: no cluster yet>'],
+      ['<registry>', () => printed?.registry ?? '<registry: no cluster yet>'],
+      ['<kubeconfig>', () => printed?.kubeconfig ?? '<kubeconfig: no cluster yet>'],
+      ['<base image>', () => printed?.baseImage ?? '<base image: no cluster yet>'],
     ]);
 
     for (const command of commands) {
-      if (STANDS_IN.test(command.text)) {
-        cluster = await timed('a cluster with a real node and OLM (stands in for opkit-cluster up)', () =>
-          startCluster({ olm: true, onProgress: log }),
-        );
+      const text = [...placeholders].reduce((t, [p, value]) => t.replaceAll(p, value()), command.text);
+      if (CLUSTER_UP.test(text)) {
+        // As written, from the workspace: `down` in afterAll stops it, whatever happens from here on.
+        clusterWorkspace = { cwd, env: { ...env } };
+        log(`README.md:${command.line}: ${text}`);
+        const output = await timed(text, () => run(command, text, cwd, env, CLUSTER_UP_TIMEOUT_MS));
+        printed = readyValues(output, command.line);
+        log(`opkit-cluster up printed: ${JSON.stringify(printed)}`);
         continue;
       }
-      const text = [...placeholders].reduce((t, [p, value]) => t.replaceAll(p, value()), command.text);
       // Each command runs in a shell of its own: what `cd` and `export` change carries into the next ones.
       const cd = /^cd\s+(\S+)$/.exec(text);
       if (cd?.[1]) {
@@ -135,10 +167,10 @@ describe('the README quick start, from an empty folder', () => {
       log(`README.md:${command.line}: ${text.split('\n')[0]}`);
       await timed(text.split('\n')[0] ?? text, () => run(command, text, cwd, env));
     }
-    if (!cluster?.registry) throw new Error('the README never started a cluster: no `opkit-cluster up` step');
+    if (!printed) throw new Error('the README never started a cluster: no `opkit-cluster up` step');
 
     // OLM installed the operator the quick start subscribed to, from the catalog image it published.
-    const rest = new KubeRest(cluster.kubeConfig);
+    const rest = KubeRest.fromFile(printed.kubeconfig);
     try {
       const csv = await timed('OLM installs the operator (CSV Succeeded)', () =>
         eventually(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readyLines } from './ready-message.js';
+import { parseReadyLines, readyLines } from './ready-message.js';
 
 const state = { name: 'default', pid: 1, kubeconfig: '/tmp/c/admin.kubeconfig', dir: '/tmp/c', server: 'x' };
 
@@ -26,5 +26,13 @@ describe('what opkit-cluster up prints once the cluster is ready', () => {
       'kubeconfig: /tmp/c/admin.kubeconfig',
       'try: export KUBECONFIG=/tmp/c/admin.kubeconfig; kubectl get nodes,pods -A',
     ]);
+  });
+
+  it("reads back from up's output as what it printed, after the progress lines", () => {
+    const printed = { registry: '127.0.0.1:40123', baseImage: '127.0.0.1:40123/opkit/node:24.11.1' };
+    const output = ['starting etcd', ...readyLines({ ...state, ...printed }), ''].join('\n');
+    expect(parseReadyLines(output)).toEqual({ kubeconfig: '/tmp/c/admin.kubeconfig', ...printed });
+    expect(parseReadyLines(readyLines(state).join('\n'))).toEqual({ kubeconfig: '/tmp/c/admin.kubeconfig' });
+    expect(parseReadyLines('opkit-cluster: the cluster did not start')).toBeUndefined();
   });
 });

@@ -33,3 +33,27 @@ export function readyLines(state: ClusterState): string[] {
   }
   return lines;
 }
+
+/** What the ready lines say: `<kubeconfig>`, and with a real node `<registry>` and `<base image>`. */
+export interface PrintedCluster {
+  readonly kubeconfig: string;
+  readonly registry?: string;
+  readonly baseImage?: string;
+}
+
+/**
+ * Reads the ready lines back from `up`'s output (the last of each, after the progress lines), for tools and
+ * tests that run `opkit-cluster up`; undefined when there is no kubeconfig line.
+ */
+export function parseReadyLines(output: string): PrintedCluster | undefined {
+  const last = (pattern: RegExp) => [...output.matchAll(pattern)].at(-1)?.[1];
+  const kubeconfig = last(/^kubeconfig: (\S+)$/gm);
+  if (kubeconfig === undefined) return undefined;
+  const registry = last(/^registry: (\S+) \(/gm);
+  const baseImage = last(/^base image for operators: (\S+)$/gm);
+  return {
+    kubeconfig,
+    ...(registry === undefined ? {} : { registry }),
+    ...(baseImage === undefined ? {} : { baseImage }),
+  };
+}

@@ -1,5 +1,5 @@
 import { Agent, type RequestOptions, request } from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 
 /** A Kubernetes API error with the HTTP status and the server's `Status.reason`. */
 export class KubeApiError extends Error {
@@ -43,6 +43,13 @@ export class KubeRest {
     const server = kubeConfig.getCurrentCluster()?.server;
     if (!server) throw new Error('the kubeconfig has no current cluster');
     this.#base = new URL(server);
+  }
+
+  /** A client for the current context of a kubeconfig file (e.g. the one `opkit-cluster up` printed). */
+  static fromFile(kubeconfigPath: string): KubeRest {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(kubeconfigPath);
+    return new KubeRest(kubeConfig);
   }
 
   async #requestOptions(): Promise<RequestOptions> {
