@@ -195,7 +195,7 @@ describe('generateKustomizeManifests', () => {
 
   it('opkit generate kustomize manifests lists the files as json and refuses --interactive', async () => {
     const out = temp();
-    const args = ['generate', 'kustomize', 'manifests', '--project', operators[1]!.dir, '--output-dir', out];
+    const args = ['generate', 'kustomize', 'manifests', '--operator', operators[1]!.dir, '--output-dir', out];
     const written: string[] = [];
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
       written.push(String(chunk));
@@ -214,5 +214,30 @@ describe('generateKustomizeManifests', () => {
       ['redis-operator.clusterserviceversion.yaml', true],
       ['kustomization.yaml', true],
     ]);
+  });
+
+  it('takes the project as --operator, as every command does, and still as the hidden --project', async () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      for (const flag of ['--operator', '--project']) {
+        const out = temp();
+        const args = ['generate', 'kustomize', 'manifests', flag, operators[1]!.dir, '--output-dir', out];
+        await createProgram().parseAsync([...args, '-o', 'json'], { from: 'user' });
+      }
+      const help = createProgram()
+        .commands.find((c) => c.name() === 'generate')
+        ?.commands.find((c) => c.name() === 'kustomize')
+        ?.commands.find((c) => c.name() === 'manifests')
+        ?.helpInformation();
+      expect(help).toContain('--operator <dir>');
+      expect(help).not.toContain('--project');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written.join('')).toContain('redis-operator.clusterserviceversion.yaml');
   });
 });

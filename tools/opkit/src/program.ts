@@ -43,7 +43,7 @@ export function createProgram(): Command {
       examples([
         'opkit bundle validate bundles/memcached-operator/0.2.0',
         'opkit catalog render catalog/configs -o yaml',
-        'opkit generate kustomize manifests --project operators/memcached',
+        'opkit generate kustomize manifests --operator operators/memcached',
         'opkit image pull quay.io/acme/memcached-operator:0.2.0 ./memcached-layout',
         'opkit <command> --help',
       ]),

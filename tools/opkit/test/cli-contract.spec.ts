@@ -2,7 +2,16 @@
 // missing required options are named at once, -o is a format and directories are --out/--layout, selectors
 // that select nothing say what there is, and the commands beside the work (version, completion).
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -125,6 +134,13 @@ describe('what the project states is the default', { timeout: 120_000 }, () => {
       code: 1,
       stderr: `opkit: give --package (${bare}/package.json states no opkit.package) and --version (${bare}/package.json states no version)\n`,
     });
+    const empty = join(scratch, 'no-package-json');
+    mkdirSync(empty);
+    const missing = await cli(['bundle', 'generate', '--operator', empty, '--out', join(scratch, 'never')]);
+    expect(missing).toMatchObject({
+      code: 1,
+      stderr: `opkit: give --package (there is no ${empty}/package.json) and --version (there is no ${empty}/package.json)\n`,
+    });
   });
 });
 
@@ -175,6 +191,39 @@ describe('-o is a format; directories are --out and --layout', () => {
       'json',
     ]);
     expect(format.stderr).not.toContain('deprecated');
+  });
+
+  it('image build -o with a mistyped format is refused, naming --layout; --operator defaults to .', async () => {
+    const typo = await cli(['image', 'build', '-o', 'jsno'], join(root, 'operators', 'memcached'));
+    expect(typo).toMatchObject({
+      code: 1,
+      stderr:
+        'opkit: -o jsno: not a result format (text, json, yaml); the OCI layout directory is --layout <dir>\n',
+    });
+    expect(existsSync(join(root, 'operators', 'memcached', 'jsno'))).toBe(false);
+    // No --operator: the project in the current directory is built (here: up to the missing base).
+    const here = await cli(
+      ['image', 'build', '--base', join(scratch, 'no-base')],
+      join(root, 'operators', 'memcached'),
+    );
+    expect(here.code).toBe(1);
+    expect(here.stderr).not.toContain('--operator');
+    expect(here.stderr).toContain('no-base');
+  });
+
+  it('deploy names a missing operator project before it asks the cluster anything', async () => {
+    const missing = join(scratch, 'no-such-operator');
+    const result = await cli([
+      'deploy',
+      '--operator',
+      missing,
+      '--kubeconfig',
+      join(scratch, 'no-kubeconfig'),
+    ]);
+    expect(result).toMatchObject({
+      code: 1,
+      stderr: `opkit: --operator ${missing}: ${missing}/config/default does not exist (not an operator project?)\n`,
+    });
   });
 
   it('results print as yaml where they print as json', async () => {

@@ -9,6 +9,8 @@ import { readOperatorRelease } from '@opkit/olm/action/operator-release';
 export interface ProjectRelease {
   /** The file that was read, for messages: `<dir>/package.json`. */
   readonly source: string;
+  /** Whether that file exists: a project without one states nothing but maybe its base CSV's package. */
+  readonly found: boolean;
   readonly package?: string;
   readonly version?: string;
   readonly channels?: readonly string[];
@@ -26,6 +28,7 @@ export function projectRelease(operatorDir: string): ProjectRelease {
   if (release !== undefined) {
     return {
       source,
+      found: true,
       package: release.package,
       version: release.version,
       channels: release.channels,
@@ -40,6 +43,7 @@ export function projectRelease(operatorDir: string): ProjectRelease {
   const named = existsSync(bases) ? readdirSync(bases).flatMap((file) => BASE_CSV.exec(file)?.[1] ?? []) : [];
   return {
     source,
+    found: existsSync(source),
     ...(typeof version === 'string' ? { version } : {}),
     ...(named.length === 1 ? { package: named[0] } : {}),
   };

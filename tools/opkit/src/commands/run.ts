@@ -12,12 +12,9 @@ interface RegistryFlags {
   securityContextConfig?: 'legacy' | 'restricted';
 }
 
-function clusterOptions(command: Command): Command {
+function clusterOptions(command: Command, namespace: string): Command {
   return command
-    .option(
-      '-n, --namespace <ns>',
-      "namespace to install in (default: the kubeconfig context's, else default)",
-    )
+    .option('-n, --namespace <ns>', `${namespace} (default: the kubeconfig context's, else default)`)
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
     .option('--timeout <duration>', 'how long to wait for the whole command (e.g. 2m, 300s)', '2m');
 }
@@ -80,7 +77,7 @@ Examples:
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     );
-  registryOptions(clusterOptions(bundle)).action(
+  registryOptions(clusterOptions(bundle, 'namespace to install in')).action(
     async (
       image: string,
       opts: ClusterFlags &
@@ -123,7 +120,7 @@ Examples:
   $ opkit run bundle quay.io/acme/memcached-operator-bundle:v0.1.0 -n operators
   $ opkit run bundle-upgrade quay.io/acme/memcached-operator-bundle:v0.2.0 -n operators`,
     );
-  registryOptions(clusterOptions(upgrade)).action(
+  registryOptions(clusterOptions(upgrade, 'namespace the bundle runs in')).action(
     async (image: string, opts: ClusterFlags & RegistryFlags) => {
       const [{ upgradeBundle }, { parseDuration }] = await Promise.all([
         import('../run-bundle/install.js'),
@@ -174,7 +171,7 @@ Examples:
     .option('--delete-crds', 'delete the CRDs even while objects of them exist, and those objects with them')
     .option('--no-delete-crds', 'keep every CRD, even one without objects')
     .option('--no-delete-operator-groups', 'keep the OperatorGroup run bundle created');
-  clusterOptions(cleanup).action(
+  clusterOptions(cleanup, 'namespace to clean up').action(
     async (
       packageName: string,
       opts: ClusterFlags & { deleteCrds?: boolean; deleteOperatorGroups: boolean },

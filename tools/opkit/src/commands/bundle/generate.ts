@@ -31,9 +31,11 @@ interface GenerateFlags {
 function bundleOptions(flags: GenerateFlags, project: ProjectRelease) {
   const packageName = flags.package ?? project.package;
   const version = flags.version ?? project.version;
+  const states = (field: string) =>
+    project.found ? `${project.source} states no ${field}` : `there is no ${project.source}`;
   const missing = [
-    ...(packageName === undefined ? [`--package (${project.source} states no opkit.package)`] : []),
-    ...(version === undefined ? [`--version (${project.source} states no version)`] : []),
+    ...(packageName === undefined ? [`--package (${states('opkit.package')})`] : []),
+    ...(version === undefined ? [`--version (${states('version')})`] : []),
   ];
   if (packageName === undefined || version === undefined)
     throw new CliError('OPKIT_ARGUMENT_MISSING', `give ${missing.join(' and ')}`);

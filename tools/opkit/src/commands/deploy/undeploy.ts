@@ -44,7 +44,7 @@ their CRD in Terminating), printing how many there were. Then the rest is delete
           import('../../undeploy.js'),
           import('../../deployed-objects.js'),
           import('../../kubectl.js'),
-          import('./overlay.js'),
+          import('../../overlay.js'),
         ]);
         const dir = resolve(opts.operator);
         const k = opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [];

@@ -11,14 +11,14 @@ export function registerGenerateCommands(program: Command): void {
     .addHelpText(
       'after',
       examples([
-        'opkit generate kustomize manifests --project operators/memcached',
+        'opkit generate kustomize manifests --operator operators/memcached',
         'opkit generate bundle --operator operators/memcached',
       ]),
     );
   const kustomize = generate
     .command('kustomize')
     .description('Generate kustomize inputs of the bundle.')
-    .addHelpText('after', examples(['opkit generate kustomize manifests --project operators/redis']));
+    .addHelpText('after', examples(['opkit generate kustomize manifests --operator operators/redis']));
   registerGenerateKustomizeManifests(kustomize);
   registerBundleGenerate(generate, 'generate bundle');
 }

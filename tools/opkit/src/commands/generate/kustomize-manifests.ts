@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import {
   examples,
   OUTPUT_FORMAT_FLAGS,
@@ -15,10 +15,15 @@ export function registerGenerateKustomizeManifests(kustomize: Command): void {
       'Write config/manifests/bases/<package>.clusterserviceversion.yaml (owned CRDs from config/crd/bases, ' +
         'every other field of an existing base kept) and config/manifests/kustomization.yaml when missing.',
     )
-    .option('--project <dir>', 'the operator project (package.json and config/)', '.')
+    .option('--operator <dir>', 'the operator project (package.json and config/)', '.')
+    // The name this option had before --operator, as every other command calls it.
+    .addOption(new Option('--project <dir>').hideHelp())
     .option('--package <name>', 'the package name (default: the opkit.package field of package.json)')
-    .option('--input-dir <dir>', 'where an existing base is read from (default: <project>/config/manifests)')
-    .option('--output-dir <dir>', 'where the base and kustomization go (default: <project>/config/manifests)')
+    .option('--input-dir <dir>', 'where an existing base is read from (default: <operator>/config/manifests)')
+    .option(
+      '--output-dir <dir>',
+      'where the base and kustomization go (default: <operator>/config/manifests)',
+    )
     .option(
       '--interactive [bool]',
       'operator-sdk’s prompts; opkit never prompts, so only false is taken',
@@ -30,9 +35,9 @@ export function registerGenerateKustomizeManifests(kustomize: Command): void {
       'after',
       examples(
         [
-          'opkit generate kustomize manifests --project operators/memcached',
-          'opkit generate kustomize manifests --project operators/redis --package redis-operator --output-dir dist/redis-manifests',
-          'opkit generate kustomize manifests --project operators/memcached -o json',
+          'opkit generate kustomize manifests --operator operators/memcached',
+          'opkit generate kustomize manifests --operator operators/redis --package redis-operator --output-dir dist/redis-manifests',
+          'opkit generate kustomize manifests --operator operators/memcached -o json',
         ],
         'Running it again on an edited base keeps the edits: only spec.customresourcedefinitions.owned (and\n' +
           'spec.installModes when missing) are derived. A new base takes its description from package.json.',
@@ -40,7 +45,8 @@ export function registerGenerateKustomizeManifests(kustomize: Command): void {
     )
     .action(
       async (opts: {
-        project: string;
+        operator: string;
+        project?: string;
         package?: string;
         inputDir?: string;
         outputDir?: string;
@@ -58,7 +64,7 @@ export function registerGenerateKustomizeManifests(kustomize: Command): void {
             '--interactive: opkit never prompts; only false is taken',
           );
         const result = generateKustomizeManifests({
-          projectDir: opts.project,
+          projectDir: opts.project ?? opts.operator,
           ...(opts.package !== undefined ? { packageName: opts.package } : {}),
           ...(opts.inputDir !== undefined ? { inputDir: opts.inputDir } : {}),
           ...(opts.outputDir !== undefined ? { outputDir: opts.outputDir } : {}),

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
+import { CliError } from '../../cli-error.js';
 import { DEFAULT_BASE_IMAGE, DEFAULT_USER } from '../../pipelines/image-defaults.js';
 import { OUTPUT_FORMAT_FLAGS, RESULT_FORMATS, type ResultFormat } from '../options.js';
 
@@ -13,6 +15,12 @@ function splitOutput(opts: { output: string; layout?: string }): { format: Resul
       format: opts.output as ResultFormat,
       ...(opts.layout === undefined ? {} : { layout: opts.layout }),
     };
+  // A bare word that names no directory is a mistyped format (`-o jsno`), not a layout to create.
+  if (!/[/\\]/.test(opts.output) && !existsSync(opts.output))
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `-o ${opts.output}: not a result format (${RESULT_FORMATS.join(', ')}); the OCI layout directory is --layout <dir>`,
+    );
   process.stderr.write(
     `opkit: image build -o <dir> is deprecated and goes in the next release: write --layout ${opts.output} (-o is the result format, text|json|yaml)\n`,
   );
@@ -44,7 +52,7 @@ export function registerImageBuild(image: Command): void {
       'Build an operator image without Docker: the entry bundled into /app/main.mjs on a Node base image, ' +
         'one image per linux platform of the base, written to an OCI layout.',
     )
-    .requiredOption('--operator <dir>', 'operator project (package.json with an `opkit` field)')
+    .option('--operator <dir>', 'operator project (package.json with an `opkit` field)', '.')
     .option('--entry <file>', 'entry module, relative to the operator', 'src/main.ts')
     .option('--base <image>', 'base image: registry reference, or OCI layout dir[:tag]', DEFAULT_BASE_IMAGE)
     .option('--tag <ref>', 'tag in the layout (default: <opkit.image>:<version>)')

@@ -1,8 +1,8 @@
 import type { Manifest } from '@opkit/olm';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { formatResult } from '../../output.js';
 import { deployResult } from './deploy.js';
+import { formatResult } from './output.js';
 
 const NS = 'memcached-operator-system';
 const manifests: Manifest[] = [

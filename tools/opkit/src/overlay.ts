@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliError } from '../../cli-error.js';
-import { kubectl } from '../../kubectl.js';
+import { CliError } from './cli-error.js';
+import { kubectl } from './kubectl.js';
 
 /** An operator's `config/default` (or another overlay), rendered by kustomize, with the manager image set. */
 export function renderOverlay(operatorDir: string, image: string | undefined, overlay = 'default'): string {
