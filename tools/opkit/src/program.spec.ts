@@ -1,4 +1,4 @@
-import { type Command, CommanderError, type Option } from 'commander';
+import { Command, CommanderError, type Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { OUTPUT_FORMAT_FLAGS } from './commands/options.js';
 import { cliVersion, createProgram } from './program.js';
@@ -120,5 +120,19 @@ describe('the conventions every opkit command keeps', () => {
       });
       expect(out.join('')).toBe(`${version}\n`);
     }
+  });
+});
+
+describe('the commander internals the CLI contract relies on', () => {
+  it('commander still calls missingMandatoryOptionValue once per command with a missing required option', async () => {
+    expect(typeof (Command.prototype as unknown as Record<string, unknown>).missingMandatoryOptionValue).toBe(
+      'function',
+    );
+    const { program, err } = quietProgram();
+    await expect(program.parseAsync(['catalog', 'build'], { from: 'user' })).rejects.toBeInstanceOf(
+      CommanderError,
+    );
+    // Every missing option in one error: the override ran, not commander's own first-only message.
+    expect(err.join('')).toMatch(/^error: required options '.+', '.+' not specified/);
   });
 });
