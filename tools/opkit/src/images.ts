@@ -1,5 +1,4 @@
 // The work of `opkit image push` and the option parsing of `opkit image build`: loaded by their actions only.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   formatPlatform,
@@ -131,22 +130,17 @@ export function parsePlatforms(list: string | undefined): Platform[] | undefined
   }
 }
 
-/** `dist/images/<opkit.package>` of the project in the current directory. */
+/** `dist/images/<opkit.package>` of the project in the current directory, its `opkit` record checked. */
 async function defaultLayout(): Promise<string> {
-  let name: string | undefined;
-  try {
-    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { opkit?: { package?: string } };
-    name = pkg.opkit?.package;
-  } catch {
-    // no project here: the layout must be named
-  }
-  if (name === undefined) {
+  const { readOperatorRelease } = await import('@opkit/olm/action/operator-release');
+  const release = readOperatorRelease('.');
+  if (release === undefined) {
     throw new CliError(
       'OPKIT_IMAGE_LAYOUT_MISSING',
       'name the OCI layout to push (no package.json with opkit.package in the current directory)',
     );
   }
-  return join('dist', 'images', name);
+  return join('dist', 'images', release.package);
 }
 
 async function layoutSource(

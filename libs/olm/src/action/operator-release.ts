@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ActionError } from './errors.js';
+import { checkPackageName } from './package-name.js';
 
 /**
  * An operator's release identity, stated once in the `opkit` field of its package.json beside `version`:
@@ -92,6 +93,8 @@ function releaseOf(manifest: string, pkg: unknown): { version: string; field: Re
   if (!isObject(opkit)) throw invalid('opkit', 'an object');
   if (!isName(version)) throw invalid('version', 'a version such as 0.1.0');
   if (!isName(opkit.package)) throw invalid('opkit.package', 'the OLM package name');
+  // It names the CSV, the bundle directory and the image layouts: a path such as `../x` is no package name.
+  checkPackageName(opkit.package, `${manifest}: opkit.package`);
   if (!Array.isArray(opkit.channels) || opkit.channels.length === 0 || !opkit.channels.every(isName))
     throw invalid('opkit.channels', 'a non-empty list of channel names');
   if (!isName(opkit.image)) throw invalid('opkit.image', 'the operator image repository');

@@ -1,5 +1,8 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { publicUrl } from './build-operator-image.js';
+import { operatorImageIdentity, publicUrl } from './build-operator-image.js';
 
 describe('publicUrl', () => {
   it('turns git remotes into https URLs without credentials', () => {
@@ -15,5 +18,32 @@ describe('publicUrl', () => {
     expect(publicUrl('/srv/git/ops.git')).toBeUndefined();
     expect(publicUrl('file:///srv/git/ops.git')).toBeUndefined();
     expect(publicUrl('github:acme/operators')).toBeUndefined();
+  });
+});
+
+describe('operatorImageIdentity', () => {
+  const project = (pkg: object): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'opkit-identity-'));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg));
+    return dir;
+  };
+  const opkit = { package: 'memcached-operator', channels: ['alpha'], image: 'registry.example/memcached' };
+
+  it('reads the checked opkit record, as every other command does', async () => {
+    expect(await operatorImageIdentity(project({ version: '0.2.0', opkit }))).toEqual({
+      name: 'memcached-operator',
+      version: '0.2.0',
+    });
+  });
+
+  it('refuses a malformed record, naming the file and field, rather than falling back', async () => {
+    const dir = project({ version: '0.2.0', opkit: { ...opkit, package: '../../escape' } });
+    await expect(operatorImageIdentity(dir)).rejects.toThrow(`${join(dir, 'package.json')}: opkit.package`);
+    await expect(operatorImageIdentity(project({ opkit }))).rejects.toThrow(': version: expected');
+  });
+
+  it('names a project without a record by its directory', async () => {
+    const dir = project({ version: '1.0.0' });
+    expect(await operatorImageIdentity(dir)).toEqual({ name: basename(dir), version: '1.0.0' });
   });
 });

@@ -25,6 +25,7 @@ import {
   sourceDateEpoch,
   writeLayout,
 } from '@opkit/oci';
+import { readOperatorRelease } from '@opkit/olm/action/operator-release';
 import { CliError } from '../cli-error.js';
 import { isLoopbackHost } from '../loopback.js';
 import { bundleOperator } from '../operator-bundle.js';
@@ -116,7 +117,6 @@ interface OperatorPackage {
   readonly version?: string;
   readonly license?: string;
   readonly repository?: string | { readonly url?: string };
-  readonly opkit?: { readonly package?: string; readonly image?: string };
 }
 
 const run = promisify(execFile);
@@ -151,9 +151,12 @@ export async function buildOperatorImage(o: BuildOperatorImageOptions): Promise<
       `--node must be an absolute path, got ${JSON.stringify(o.node)}`,
     );
   }
-  const name = pkg.opkit?.package ?? basename(operatorDir);
-  const version = o.version ?? pkg.version;
-  const tag = o.tag ?? `${pkg.opkit?.image ?? name}:${version ?? 'latest'}`;
+  // The release the project states, checked as every command reads it; a project without one (operator-sdk's
+  // layout) is named by its directory.
+  const release = readOperatorRelease(operatorDir);
+  const name = release?.package ?? basename(operatorDir);
+  const version = o.version ?? release?.version ?? pkg.version;
+  const tag = o.tag ?? `${release?.image ?? name}:${version ?? 'latest'}`;
   const layout = o.out ?? join('dist', 'images', name);
   const epoch = sourceDateEpoch(o.env) ?? 0;
   // Written into the image's history, so spelled the same on every machine and however it was given.
@@ -246,15 +249,18 @@ export async function buildOperatorImage(o: BuildOperatorImageOptions): Promise<
 }
 
 /**
- * The name and version an operator's image carries by default: `opkit.package` (else the directory's name)
- * and the package's version (else `latest`).
+ * The name and version an operator's image carries by default, as `image build` names it: `opkit.package` and
+ * `version` of the project's checked `opkit` record; for a project without one, the directory's name and the
+ * package's version (else `latest`).
  */
 export async function operatorImageIdentity(
   operatorDir: string,
 ): Promise<{ readonly name: string; readonly version: string }> {
   const dir = resolve(operatorDir);
   const pkg = await readOperatorPackage(dir);
-  return { name: pkg.opkit?.package ?? basename(dir), version: pkg.version ?? 'latest' };
+  const release = readOperatorRelease(dir);
+  if (release !== undefined) return { name: release.package, version: release.version };
+  return { name: basename(dir), version: pkg.version ?? 'latest' };
 }
 
 async function readOperatorPackage(dir: string): Promise<OperatorPackage> {
