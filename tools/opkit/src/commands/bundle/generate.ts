@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import type { ProjectRelease } from '@opkit/olm/action/project-release';
 import type { Command } from 'commander';
 import { CliError } from '../../cli-error.js';
 import {
@@ -9,7 +10,6 @@ import {
   RESULT_FORMATS,
   type ResultFormat,
 } from '../options.js';
-import type { ProjectRelease } from '../project-release.js';
 
 /** The flags of `bundle generate` as commander parses them: only what the user gave. */
 interface GenerateFlags {
@@ -119,11 +119,11 @@ bundle as it was.`,
       ),
     )
     .action(async (flags: GenerateFlags) => {
-      const [{ generateBundle }, { projectRelease }] = await Promise.all([
+      const [{ generateBundle }, { readProjectRelease }] = await Promise.all([
         import('@opkit/olm/action/generate-bundle'),
-        import('../project-release.js'),
+        import('@opkit/olm/action/project-release'),
       ]);
-      const opts = bundleOptions(flags, projectRelease(flags.operator));
+      const opts = bundleOptions(flags, readProjectRelease(flags.operator));
       const client = opts.useImageDigests
         ? (await import('../../registry-client.js')).cliRegistryClient({ plainHttp: opts.plainHttp })
         : undefined;

@@ -1,9 +1,10 @@
-// What an operator project states about its release, for the defaults of the commands that take an operator
-// (`bundle generate`, `image build`): its package.json (`version`, the `opkit` field) and, for a project
-// without that field (one operator-sdk made), the package its base CSV in config/manifests/bases is named for.
+// What an operator project states about its release, for the defaults of `bundle generate`: its checked
+// `opkit` record and, for a project without one (one operator-sdk made), the package.json version and the
+// package its base CSV in config/manifests/bases is named for.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readOperatorRelease } from '@opkit/olm/action/operator-release';
+import { ActionError } from './errors.js';
+import { readOperatorRelease } from './operator-release.js';
 
 /** What a project states; each field undefined when it states nothing about it. */
 export interface ProjectRelease {
@@ -22,7 +23,7 @@ export interface ProjectRelease {
 const BASE_CSV = /^(.+)\.clusterserviceversion\.yaml$/;
 
 /** The release the project in `operatorDir` states (nothing for a directory without package.json). */
-export function projectRelease(operatorDir: string): ProjectRelease {
+export function readProjectRelease(operatorDir: string): ProjectRelease {
   const source = join(operatorDir, 'package.json');
   const release = readOperatorRelease(operatorDir);
   if (release !== undefined) {
@@ -36,9 +37,7 @@ export function projectRelease(operatorDir: string): ProjectRelease {
       ...(release.replaces === undefined ? {} : { replaces: release.replaces }),
     };
   }
-  const version = existsSync(source)
-    ? (JSON.parse(readFileSync(source, 'utf8')) as { version?: unknown }).version
-    : undefined;
+  const version = existsSync(source) ? packageVersion(source) : undefined;
   const bases = join(operatorDir, 'config', 'manifests', 'bases');
   const named = existsSync(bases) ? readdirSync(bases).flatMap((file) => BASE_CSV.exec(file)?.[1] ?? []) : [];
   return {
@@ -47,4 +46,12 @@ export function projectRelease(operatorDir: string): ProjectRelease {
     ...(typeof version === 'string' ? { version } : {}),
     ...(named.length === 1 ? { package: named[0] } : {}),
   };
+}
+
+function packageVersion(source: string): unknown {
+  try {
+    return (JSON.parse(readFileSync(source, 'utf8')) as { version?: unknown } | null)?.version;
+  } catch (error) {
+    throw new ActionError('OPKIT_ARGUMENT_INVALID', `${source}: ${(error as Error).message}`);
+  }
 }

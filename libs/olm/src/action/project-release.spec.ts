@@ -1,0 +1,33 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readProjectRelease } from './project-release.js';
+
+const temp = () => mkdtempSync(join(tmpdir(), 'opkit-project-'));
+
+describe('readProjectRelease', () => {
+  it('says when there is no package.json', () => {
+    const dir = temp();
+    expect(readProjectRelease(dir)).toEqual({ source: join(dir, 'package.json'), found: false });
+  });
+
+  it('takes the package from the base CSV of a project without an opkit record', () => {
+    const dir = temp();
+    writeFileSync(join(dir, 'package.json'), '{"version": "0.3.0"}');
+    mkdirSync(join(dir, 'config', 'manifests', 'bases'), { recursive: true });
+    writeFileSync(join(dir, 'config', 'manifests', 'bases', 'redis-operator.clusterserviceversion.yaml'), '');
+    expect(readProjectRelease(dir)).toEqual({
+      source: join(dir, 'package.json'),
+      found: true,
+      version: '0.3.0',
+      package: 'redis-operator',
+    });
+  });
+
+  it('refuses a package.json that is not JSON, naming it', () => {
+    const dir = temp();
+    writeFileSync(join(dir, 'package.json'), '{');
+    expect(() => readProjectRelease(dir)).toThrow(`${join(dir, 'package.json')}:`);
+  });
+});
