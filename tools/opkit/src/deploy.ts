@@ -118,18 +118,18 @@ export function deployResult(
 export async function deployOperator(opts: DeployOptions): Promise<void> {
   const dir = resolve(opts.operator);
   const overlay = opts.certManager ? 'with-certmanager' : 'default';
-  // The local input first: a missing project is named before anything asks the cluster.
+  // The local input first, flags then the project: named before anything asks the cluster.
+  const { checkImageReference } = await import('@opkit/olm/action/image-reference');
+  if (opts.image !== undefined) checkImageReference('--image', opts.image);
   if (!existsSync(join(dir, 'config', overlay)))
     throw new CliError(
       'OPKIT_DEPLOY_OVERLAY',
       `--operator ${opts.operator}: ${join(dir, 'config', overlay)} does not exist (not an operator project?)`,
     );
-  const [{ checkImageReference }, { kubectl }, { renderOverlay: render }] = await Promise.all([
-    import('@opkit/olm/action/image-reference'),
+  const [{ kubectl }, { renderOverlay: render }] = await Promise.all([
     import('./kubectl.js'),
     import('./overlay.js'),
   ]);
-  if (opts.image !== undefined) checkImageReference('--image', opts.image);
   // With -o json|yaml, stdout holds the result only.
   const progress = opts.output === 'text' ? process.stdout : process.stderr;
   const image = opts.image ?? (await localRegistryImage(dir, opts.kubeconfig, progress));

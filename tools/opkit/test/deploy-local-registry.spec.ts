@@ -117,12 +117,15 @@ describe.skipIf(!tools)('opkit deploy on a cluster with a local registry', () =>
 
   it("offline, image build's error names --base and the cluster's base", async () => {
     // A proxy that refuses every connection: the default base's registry cannot be reached.
-    const built = await cli(['image', 'build', '--operator', operatorDir, '-o', join(scratch, 'offline')], {
-      HTTPS_PROXY: 'http://127.0.0.1:9',
-      https_proxy: 'http://127.0.0.1:9',
-      NO_PROXY: '127.0.0.1,localhost',
-      no_proxy: '127.0.0.1,localhost',
-    });
+    const built = await cli(
+      ['image', 'build', '--operator', operatorDir, '--layout', join(scratch, 'offline')],
+      {
+        HTTPS_PROXY: 'http://127.0.0.1:9',
+        https_proxy: 'http://127.0.0.1:9',
+        NO_PROXY: '127.0.0.1,localhost',
+        no_proxy: '127.0.0.1,localhost',
+      },
+    );
     expect(built.code).toBe(1);
     expect(built.stderr).toMatch(
       /^opkit: cannot fetch base image gcr\.io\/distroless\/\S+: gcr\.io unreachable \(.+\); /,
