@@ -130,14 +130,36 @@ describeOperatorProject(
       ]);
     });
 
-    it('is not deployed without an image: opkit deploy requires --image', async () => {
-      const missing = await run(process.execPath, [opkit, 'deploy', '--operator', root], {
-        env: { ...process.env, KUBECONFIG: inject('opkitKubeconfig') },
-      }).catch((e: { code: number; stderr: string }) => e);
-      expect(missing).toMatchObject({ code: 1 });
-      expect((missing as { stderr: string }).stderr).toContain(
-        "required option '--image <ref>' not specified",
+    it('is not deployed without an image where the cluster records no local registry: one line names --image', async () => {
+      // Without kube-public/local-registry-hosting there is nowhere to push an image built here; the record
+      // is put back as it was, so later deploys on this cluster use it again (test/deploy-loop.spec.ts).
+      const record = await kubectl(
+        ['get', 'configmap', '-n', 'kube-public', 'local-registry-hosting', '-o', 'json'],
+        '',
       );
+      expect(record.code).toBe(0);
+      const { metadata, ...rest } = JSON.parse(record.stdout) as {
+        metadata: { name: string; namespace: string; annotations?: Record<string, string> };
+      };
+      const saved = {
+        ...rest,
+        metadata: { name: metadata.name, namespace: metadata.namespace, annotations: metadata.annotations },
+      };
+      expect(
+        (await kubectl(['delete', 'configmap', '-n', 'kube-public', 'local-registry-hosting'], '')).code,
+      ).toBe(0);
+      try {
+        const missing = await run(process.execPath, [opkit, 'deploy', '--operator', root], {
+          env: { ...process.env, KUBECONFIG: inject('opkitKubeconfig') },
+        }).catch((e: { code: number; stderr: string }) => e);
+        expect(missing).toMatchObject({ code: 1 });
+        const stderr = (missing as { stderr: string }).stderr;
+        expect(stderr).toMatch(/^opkit: no --image, and the cluster records no local registry/);
+        expect(stderr).toContain('--image');
+        expect(stderr.trim().split('\n')).toHaveLength(1);
+      } finally {
+        expect((await kubectl(['create', '-f', '-'], JSON.stringify(saved))).code).toBe(0);
+      }
     });
   },
 );
