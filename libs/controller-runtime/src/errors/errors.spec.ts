@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FinalizerRemoveError } from '../finalizer/index.js';
-import { ApiError, isAlreadyExists, isConflict, isNotFound } from './errors.js';
+import { ApiError, ConnectionError, isAlreadyExists, isConflict, isNotFound } from './errors.js';
 
 const conflict = new ApiError(409, 'Conflict', 'the object has been modified', 'PATCH', '/x');
 
@@ -14,5 +14,21 @@ describe('API error predicates', () => {
       isNotFound(new Error('plain', { cause: new ApiError(404, 'NotFound', 'gone', 'GET', '/x') })),
     ).toBe(true);
     expect(isNotFound(new Error('plain'))).toBe(false);
+  });
+});
+
+describe('errors of another copy of the runtime', () => {
+  it('are recognised: a bundle carrying its own copy reads the errors of the client it was handed', async () => {
+    // A second instance of this module, as a bundle that inlines the runtime has (the query makes it another
+    // module for vitest; a variable keeps TypeScript from resolving it).
+    const copy = './errors.js?copy';
+    const other = (await import(/* @vite-ignore */ copy)) as typeof import('./errors.js');
+    expect(other.ApiError).not.toBe(ApiError);
+    const notFound = new other.ApiError(404, 'NotFound', 'no such CRD', 'GET', '/apis/x');
+    expect(notFound instanceof ApiError).toBe(true);
+    expect(isNotFound(notFound)).toBe(true);
+    expect(new other.ConnectionError('refused') instanceof ConnectionError).toBe(true);
+    expect(new Error('plain') instanceof ApiError).toBe(false);
+    expect(notFound instanceof ConnectionError).toBe(false);
   });
 });

@@ -1,5 +1,19 @@
+// The runtime's errors carry a brand from the global symbol registry: `instanceof` holds for an error made by
+// another copy of the runtime, e.g. the client a caller handed to a bundle that carries its own copy.
+const API_ERROR = Symbol.for('@opkit/controller-runtime/ApiError');
+const CONNECTION_ERROR = Symbol.for('@opkit/controller-runtime/ConnectionError');
+
+function branded(value: unknown, brand: symbol): boolean {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[brand] === true;
+}
+
 /** A Kubernetes API error: the HTTP status and the `Status` object's reason and message. */
 export class ApiError extends Error {
+  /** Recognised by its brand, so that two copies of this package (a bundle that carries its own) agree. */
+  static override [Symbol.hasInstance](value: unknown): value is ApiError {
+    return branded(value, API_ERROR);
+  }
+  readonly [API_ERROR] = true;
   readonly code = 'KUBE_API_ERROR';
   constructor(
     readonly status: number,
@@ -17,6 +31,10 @@ export class ApiError extends Error {
 
 /** The API server could not be reached (connection refused or reset, timeout). */
 export class ConnectionError extends Error {
+  static override [Symbol.hasInstance](value: unknown): value is ConnectionError {
+    return branded(value, CONNECTION_ERROR);
+  }
+  readonly [CONNECTION_ERROR] = true;
   readonly code = 'KUBE_CONNECTION_ERROR';
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
