@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FinalizerRemoveError } from '../finalizer/index.js';
+import { KubeconfigError } from '../internal/transport/kubeconfig.js';
 import { ApiError, ConnectionError, isAlreadyExists, isConflict, isNotFound } from './errors.js';
 
 const conflict = new ApiError(409, 'Conflict', 'the object has been modified', 'PATCH', '/x');
@@ -30,5 +31,8 @@ describe('errors of another copy of the runtime', () => {
     expect(new other.ConnectionError('refused') instanceof ConnectionError).toBe(true);
     expect(new Error('plain') instanceof ApiError).toBe(false);
     expect(notFound instanceof ConnectionError).toBe(false);
+    // A subclass keeps the usual prototype check: a plain ConnectionError is not a KubeconfigError.
+    expect(new ConnectionError('refused') instanceof KubeconfigError).toBe(false);
+    expect(new KubeconfigError('no such file') instanceof ConnectionError).toBe(true);
   });
 });

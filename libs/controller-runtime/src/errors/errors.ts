@@ -7,11 +7,21 @@ function branded(value: unknown, brand: symbol): boolean {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[brand] === true;
 }
 
+/** `instanceof` for `base` itself by its brand; for its subclasses by their prototype, as usual. */
+function isInstance(type: object, base: object, brand: symbol, value: unknown): boolean {
+  return type === base ? branded(value, brand) : Function.prototype[Symbol.hasInstance].call(type, value);
+}
+
 /** A Kubernetes API error: the HTTP status and the `Status` object's reason and message. */
 export class ApiError extends Error {
   /** Recognised by its brand, so that two copies of this package (a bundle that carries its own) agree. */
-  static override [Symbol.hasInstance](value: unknown): value is ApiError {
-    return branded(value, API_ERROR);
+  static override [Symbol.hasInstance]<T>(
+    this: abstract new (
+      ...args: never[]
+    ) => T,
+    value: unknown,
+  ): value is T {
+    return isInstance(this, ApiError, API_ERROR, value);
   }
   readonly [API_ERROR] = true;
   readonly code = 'KUBE_API_ERROR';
@@ -31,8 +41,13 @@ export class ApiError extends Error {
 
 /** The API server could not be reached (connection refused or reset, timeout). */
 export class ConnectionError extends Error {
-  static override [Symbol.hasInstance](value: unknown): value is ConnectionError {
-    return branded(value, CONNECTION_ERROR);
+  static override [Symbol.hasInstance]<T>(
+    this: abstract new (
+      ...args: never[]
+    ) => T,
+    value: unknown,
+  ): value is T {
+    return isInstance(this, ConnectionError, CONNECTION_ERROR, value);
   }
   readonly [CONNECTION_ERROR] = true;
   readonly code = 'KUBE_CONNECTION_ERROR';
