@@ -93,10 +93,12 @@ describe.skipIf(!tools)('opkit deploy on a cluster with a local registry', () =>
     expect(deployed.stdout).toContain(
       `building ${image} on ${baseImage} (the cluster's local registry is ${host})\n`,
     );
-    expect(deployed.stdout).toMatch(
-      new RegExp(`^pushed ${image.replaceAll('.', '\\.')}@sha256:[0-9a-f]{64}$`, 'm'),
-    );
-    expect(deployed.stdout).toContain(`deploying with ${image}\n`);
+    const digest = new RegExp(`^pushed ${image.replaceAll('.', '\\.')}@(sha256:[0-9a-f]{64})$`, 'm').exec(
+      deployed.stdout,
+    )?.[1];
+    expect(digest, deployed.stdout).toBeDefined();
+    // Pinned to the pushed digest, so a node that ran an earlier build of the tag runs this one.
+    expect(deployed.stdout).toContain(`deploying with ${image}@${digest}\n`);
 
     const client = new RegistryClient({ plainHttp: [host] });
     try {
@@ -112,7 +114,7 @@ describe.skipIf(!tools)('opkit deploy on a cluster with a local registry', () =>
       'GET',
       '/apis/apps/v1/namespaces/memcached-operator-system/deployments/memcached-operator-controller-manager',
     );
-    expect(deployment?.spec.template.spec.containers.map((c) => c.image)).toContain(image);
+    expect(deployment?.spec.template.spec.containers.map((c) => c.image)).toContain(`${image}@${digest}`);
   });
 
   it("offline, image build's error names --base and the cluster's base", async () => {

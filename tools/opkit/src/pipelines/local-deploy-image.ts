@@ -33,8 +33,9 @@ export function localDeployImagePlan(
 
 /**
  * Builds the operator's image on the cluster's base (into `dist/images/<package>`, as `opkit image build`
- * does) and pushes it to the cluster's local registry; returns the reference to deploy. One progress line per
- * step on `log`.
+ * does) and pushes it to the cluster's local registry; returns the reference to deploy, pinned to the pushed
+ * digest: a node that ran an earlier build of the same tag would otherwise keep running it. One progress line
+ * per step on `log`.
  *
  * @throws CliError naming the registry (and the cluster's help page, when it gives one) when the push fails
  */
@@ -58,9 +59,11 @@ export async function buildAndPushToLocalRegistry(o: {
       if (e.phase === 'upload' && e.bytes === e.total) o.log(`  uploaded ${e.digest} (${e.total} bytes)`);
     },
   });
+  let digest: string;
   try {
     const pushed = await client.push(built.layout, plan.push, { layoutRef: built.tag });
     o.log(`pushed ${pushed.reference}@${pushed.digest}`);
+    digest = pushed.digest;
   } catch (error) {
     if (!(error instanceof OciError)) throw error;
     const help = o.registry.help === undefined ? '' : ` (see ${o.registry.help})`;
@@ -72,5 +75,5 @@ export async function buildAndPushToLocalRegistry(o: {
   } finally {
     client.close();
   }
-  return plan.deploy;
+  return `${plan.deploy}@${digest}`;
 }
