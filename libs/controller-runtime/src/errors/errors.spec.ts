@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FinalizerRemoveError } from '../finalizer/index.js';
 import { KubeconfigError } from '../internal/transport/kubeconfig.js';
+import { NoKindMatchError } from '../internal/transport/resource-mapper.js';
 import { ApiError, ConnectionError, isAlreadyExists, isConflict, isNotFound } from './errors.js';
 
 const conflict = new ApiError(409, 'Conflict', 'the object has been modified', 'PATCH', '/x');
@@ -31,6 +32,16 @@ describe('errors of another copy of the runtime', () => {
     expect(new other.ConnectionError('refused') instanceof ConnectionError).toBe(true);
     expect(new Error('plain') instanceof ApiError).toBe(false);
     expect(notFound instanceof ConnectionError).toBe(false);
+    const mapper = './../internal/transport/resource-mapper.js?copy';
+    const otherMapper = (await import(
+      /* @vite-ignore */ mapper
+    )) as typeof import('../internal/transport/resource-mapper.js');
+    const noKind = new otherMapper.NoKindMatchError({
+      group: 'operators.coreos.com',
+      version: 'v1',
+      kind: 'OperatorGroup',
+    });
+    expect(noKind instanceof NoKindMatchError).toBe(true);
     // A subclass keeps the usual prototype check: a plain ConnectionError is not a KubeconfigError.
     expect(new ConnectionError('refused') instanceof KubeconfigError).toBe(false);
     expect(new KubeconfigError('no such file') instanceof ConnectionError).toBe(true);

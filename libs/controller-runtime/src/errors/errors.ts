@@ -7,8 +7,11 @@ function branded(value: unknown, brand: symbol): boolean {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[brand] === true;
 }
 
-/** `instanceof` for `base` itself by its brand; for its subclasses by their prototype, as usual. */
-function isInstance(type: object, base: object, brand: symbol, value: unknown): boolean {
+/**
+ * `instanceof` for `base` itself by its brand; for its subclasses by their prototype, as usual. For the errors a
+ * client raises to its caller, which may hold another copy of the runtime.
+ */
+export function isInstance(type: object, base: object, brand: symbol, value: unknown): boolean {
   return type === base ? branded(value, brand) : Function.prototype[Symbol.hasInstance].call(type, value);
 }
 
@@ -21,6 +24,7 @@ export class ApiError extends Error {
     ) => T,
     value: unknown,
   ): value is T {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asks about, a subclass included
     return isInstance(this, ApiError, API_ERROR, value);
   }
   readonly [API_ERROR] = true;
@@ -47,6 +51,7 @@ export class ConnectionError extends Error {
     ) => T,
     value: unknown,
   ): value is T {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asks about, a subclass included
     return isInstance(this, ConnectionError, CONNECTION_ERROR, value);
   }
   readonly [CONNECTION_ERROR] = true;

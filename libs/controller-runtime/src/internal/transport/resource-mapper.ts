@@ -1,4 +1,4 @@
-import { isNotFound } from '../../errors/errors.js';
+import { isInstance, isNotFound } from '../../errors/errors.js';
 import { apiVersionOf, type GroupVersionKind } from '../../object.js';
 import type { Transport } from './transport.js';
 
@@ -10,8 +10,21 @@ export interface ResourceMapping {
   readonly namespaced: boolean;
 }
 
+const NO_KIND_MATCH = Symbol.for('@opkit/controller-runtime/NoKindMatchError');
+
 /** A kind the server does not serve (yet): for a CRD, not installed or not established. */
 export class NoKindMatchError extends Error {
+  /** Recognised by its brand, as the runtime's other client errors are (see errors/errors.ts). */
+  static override [Symbol.hasInstance]<T>(
+    this: abstract new (
+      ...args: never[]
+    ) => T,
+    value: unknown,
+  ): value is T {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asks about, a subclass included
+    return isInstance(this, NoKindMatchError, NO_KIND_MATCH, value);
+  }
+  readonly [NO_KIND_MATCH] = true;
   readonly code = 'KUBE_NO_KIND_MATCH';
   constructor(readonly gvk: GroupVersionKind) {
     super(`no matches for kind "${gvk.kind}" in version "${apiVersionOf(gvk)}"`);
