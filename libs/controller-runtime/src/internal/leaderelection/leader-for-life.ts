@@ -1,5 +1,5 @@
 import type { V1Node } from '@kubernetes/client-node';
-import type { DirectClient } from '../../client/direct-client.js';
+import type { ObjectClient } from '../../client/object-client.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../errors/errors.js';
 import { CONFIG_MAP, type ConfigMap, POD, type Pod, type WireObject } from '../../kinds/kinds.js';
 import { kind, type OwnerReference } from '../../object.js';
@@ -7,6 +7,9 @@ import { sleep } from '../cache/backoff.js';
 
 type Node = WireObject<V1Node>;
 const NODE = kind<Node>('v1', 'Node');
+
+/** The calls leader for life makes: the manager's direct client, or a FakeClient in tests. */
+export type LockClient = Pick<ObjectClient, 'get' | 'create' | 'delete'>;
 
 export interface LeaderForLifeOptions {
   /** The lock ConfigMap's name (the election id). */
@@ -91,11 +94,11 @@ export type ForLifeEvent =
  * lock it owns and leads again (the previous process of the same Pod is gone by then).
  */
 export class LeaderForLife {
-  readonly #client: DirectClient;
+  readonly #client: LockClient;
   readonly #o: Required<LeaderForLifeOptions>;
   #leading = false;
 
-  constructor(client: DirectClient, options: LeaderForLifeOptions) {
+  constructor(client: LockClient, options: LeaderForLifeOptions) {
     this.#client = client;
     this.#o = { initialBackoffMs: 1_000, maxBackoffMs: 16_000, ...options };
   }
