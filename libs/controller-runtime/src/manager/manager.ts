@@ -364,7 +364,8 @@ export class Manager {
     this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
     let lastWait = '';
     const acquired = await elector.acquire(signal, (event) => {
-      if (event.kind === 'error') log.warn('leader lock check failed', { ...fields, error: event.error.message });
+      if (event.kind === 'error')
+        log.warn('leader lock check failed', { ...fields, error: event.error.message });
       if (event.kind === 'resumed') log.info('found the leader lock this pod owns; leading again', fields);
       if (event.kind !== 'held') return;
       const { verdict } = event;

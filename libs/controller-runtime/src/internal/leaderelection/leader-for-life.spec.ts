@@ -104,9 +104,11 @@ function candidate(client: FakeClient, podName: string, maxBackoffMs = 4) {
     maxBackoffMs,
   });
   let settled = false;
-  const acquired = elector.acquire(stop.signal, (e) => events.push(e)).finally(() => {
-    settled = true;
-  });
+  const acquired = elector
+    .acquire(stop.signal, (e) => events.push(e))
+    .finally(() => {
+      settled = true;
+    });
   return { elector, events, acquired, stop, led: () => settled && elector.isLeader };
 }
 
