@@ -12,6 +12,7 @@ import { CONFIG_MAP, type ConfigMap, POD, type Pod } from '../../src/kinds/kinds
 import { createLogger } from '../../src/log/index.js';
 import { Manager } from '../../src/manager/manager.js';
 import { RuntimeMetrics } from '../../src/metrics/runtime-metrics.js';
+import type { Stored } from '../../src/object.js';
 
 const namespace = `for-life-${randomBytes(4).toString('hex')}`;
 const LOCK = 'demo-operator-lock';
@@ -33,7 +34,7 @@ interface Replica {
 }
 const replicas: Replica[] = [];
 
-async function createPod(name: string): Promise<Pod> {
+async function createPod(name: string): Promise<Stored<Pod>> {
   return api().create<Pod>({
     apiVersion: 'v1',
     kind: 'Pod',
@@ -91,7 +92,7 @@ const lockOwner = async () => {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The garbage collector's part: the lock goes once the Pod that owns it is gone. */
-async function collectGarbageOf(pod: Pod): Promise<void> {
+async function collectGarbageOf(pod: Stored<Pod>): Promise<void> {
   await eventually(`pod ${pod.metadata.name} to be gone`, async () => {
     try {
       await api().get(POD, pod.metadata.name, namespace);
