@@ -42,7 +42,7 @@ async function ledAt(pod: ManagerPod): Promise<number | undefined> {
   const log = await rest.getText(`/api/v1/namespaces/${namespace}/pods/${pod.metadata.name}/log`, 10_000);
   if (log.status !== 200) return undefined;
   for (const line of log.body.split('\n')) {
-    if (!line.includes(LEADER_LINE)) continue;
+    if (!line.startsWith('{') || !line.includes(LEADER_LINE)) continue;
     const entry = JSON.parse(line) as { ts: string; msg: string };
     if (entry.msg === LEADER_LINE) return Date.parse(entry.ts);
   }
