@@ -1,4 +1,8 @@
 // The operator's command: `memcached-operator --metrics-bind-address=:8443 --health-probe-bind-address=:8081 --leader-elect`
+// Leader election uses a Lease by default. For leader for life (a ConfigMap owned by the leader's Pod, held
+// until that Pod is gone; needs POD_NAME from the downward API and RBAC on configmaps and pods), pass
+// `--leader-election-mode=for-life`, or make it this operator's default with `leaderElectionMode: 'for-life'`
+// below.
 import { runOperatorMain } from '@opkit/controller-runtime';
 import { createMemcachedOperator } from './operator.js';
 
@@ -6,4 +10,5 @@ await runOperatorMain({
   name: 'memcached-operator',
   description: 'Runs the Memcached operator against the current cluster.',
   create: createMemcachedOperator,
+  leaderElectionMode: 'lease',
 });

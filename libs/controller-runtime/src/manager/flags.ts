@@ -11,6 +11,8 @@ export interface ManagerFlags {
   readonly webhookCertName: string;
   readonly webhookCertKey: string;
   readonly leaderElect: boolean;
+  /** With `--leader-elect`: `lease` (renewed Lease) or `for-life` (a ConfigMap owned by the leader's Pod). */
+  readonly leaderElectionMode: LeaderElectionMode;
   readonly kubeconfig?: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
@@ -56,9 +58,22 @@ export function managerCommand(name: string, description: string): Command {
     .option('--webhook-cert-name <file>', 'webhook certificate file name', 'tls.crt')
     .option('--webhook-cert-key <file>', 'webhook key file name', 'tls.key')
     .option('--leader-elect', 'enable leader election, so only one replica reconciles at a time', false)
+    .option(
+      '--leader-election-mode <mode>',
+      'with --leader-elect: "lease" (renewed Lease, fast hand-over) or "for-life" (the leader leads until its Pod is gone)',
+      parseLeaderElectionMode,
+      'lease',
+    )
     .option('--kubeconfig <path>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .showHelpAfterError();
+}
+
+export type LeaderElectionMode = 'lease' | 'for-life';
+
+function parseLeaderElectionMode(value: string): LeaderElectionMode {
+  if (value === 'lease' || value === 'for-life') return value;
+  throw new InvalidArgumentError(`--leader-election-mode takes lease or for-life, not "${value}"`);
 }
 
 function parsePort(flag: string): (value: string) => number {

@@ -30,8 +30,13 @@ export {
   REDACTED_KEY,
   withLogContext,
 } from '../log/index.js';
-export { type ManagerFlags, managerCommand, parseManagerFlags } from './flags.js';
-export type { LeaderElectionConfig, Runnable } from './manager.js';
+export { type LeaderElectionMode, type ManagerFlags, managerCommand, parseManagerFlags } from './flags.js';
+export type {
+  ForLifeLeaderElectionConfig,
+  LeaderElectionConfig,
+  LeaseLeaderElectionConfig,
+  Runnable,
+} from './manager.js';
 export { OPERATOR_NODE_OPTIONS } from './node-options.js';
 export { operatorNamespace, webhooksEnabled } from './operator-main.js';
 export {

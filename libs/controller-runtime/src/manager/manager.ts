@@ -7,6 +7,7 @@ import { type ByObject, type Cache, InformerCache } from '../internal/cache/info
 import { watchNamespacesFromEnv } from '../internal/cache/watch-namespaces.js';
 import { type Checker, ProbeServer, parseBindAddress } from '../internal/healthz/probe-server.js';
 import { LeaderElectionLostError, LeaderElector } from '../internal/leaderelection/leader-elector.js';
+import { LeaderForLife } from '../internal/leaderelection/leader-for-life.js';
 import { type ClusterConnection, loadKubeConfig } from '../internal/transport/kubeconfig.js';
 import { Transport } from '../internal/transport/transport.js';
 import { createLogger, type Logger } from '../log/index.js';
@@ -23,7 +24,14 @@ export interface Runnable {
   readonly needLeaderElection?: boolean;
 }
 
-export interface LeaderElectionConfig {
+/**
+ * Leader election on a coordination.k8s.io Lease (the default, as controller-runtime's): the leader renews
+ * the lease every retry period, and when it stops (crash, partition, shutdown) another replica takes over
+ * within the lease duration.
+ */
+export interface LeaseLeaderElectionConfig {
+  /** @default 'lease' */
+  readonly mode?: 'lease';
   /** Lease name, unique per operator. */
   readonly id: string;
   /** Namespace of the Lease. @default `POD_NAMESPACE`, else the service account's namespace, else `default` */
@@ -35,6 +43,27 @@ export interface LeaderElectionConfig {
   /** Release the lease on a graceful stop. @default true */
   readonly releaseOnCancel?: boolean;
 }
+
+/**
+ * Leader for life, as operator-lib's `leader.Become`: the replica whose create of the ConfigMap `id` succeeds
+ * leads until its Pod is gone — the ConfigMap is owned by the Pod, so the garbage collector deletes it after
+ * the Pod; there are no renewals. Needs `POD_NAME` (downward API) and RBAC on configmaps (get, create,
+ * delete), pods (get, delete) and, to hand over from a Pod on a NotReady node, nodes (get). Outside a
+ * cluster (no Pod name) it does nothing: the replica leads at once.
+ */
+export interface ForLifeLeaderElectionConfig {
+  readonly mode: 'for-life';
+  /** The lock ConfigMap's name, unique per operator. */
+  readonly id: string;
+  /** Namespace of the lock and of this replica's Pod. @default as for the Lease */
+  readonly namespace?: string;
+  /** This replica's Pod. @default `POD_NAME` */
+  readonly podName?: string;
+  /** Cap of the doubling wait (from 1 s) between looks at a held lock. @default 16000 */
+  readonly maxBackoffMs?: number;
+}
+
+export type LeaderElectionConfig = LeaseLeaderElectionConfig | ForLifeLeaderElectionConfig;
 
 export interface ManagerOptions {
   /** @default `$KUBECONFIG`, `~/.kube/config` or in-cluster */
@@ -275,15 +304,21 @@ export class Manager {
   }
 
   /**
-   * Waits for the leader lease when leader election is on, then keeps renewing it until `leaderStop` aborts.
-   * `lost` rejects when a renewal fails past its deadline; it never settles without an election.
+   * Waits for leadership when leader election is on; with a Lease, then keeps renewing it until `leaderStop`
+   * aborts. `lost` rejects when a renewal fails past its deadline; it never settles without an election, nor
+   * for a leader for life (it leads until its Pod is gone).
    */
   async #lead(
     signal: AbortSignal,
     leaderStop: AbortSignal,
   ): Promise<{ elector?: LeaderElector; lost: Promise<void> }> {
     const election = this.#o.leaderElection;
-    if (!election) return { lost: new Promise(() => {}) };
+    const never = new Promise<void>(() => {});
+    if (!election) return { lost: never };
+    if (election.mode === 'for-life') {
+      await this.#leadForLife(election, signal);
+      return { lost: never };
+    }
     const log = this.logger;
     const elector = new LeaderElector(this.apiClient, {
       id: election.id,
@@ -298,13 +333,52 @@ export class Manager {
     const acquired = await elector.acquire(signal, (e) =>
       log.warn('lease acquire failed', { error: e.message }),
     );
-    if (!acquired) return { elector, lost: new Promise(() => {}) };
+    if (!acquired) return { elector, lost: never };
     log.info('acquired leader lease', { lease: election.id });
     this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 1);
     return {
       elector,
       lost: elector.renew(leaderStop, (e) => log.warn('lease renew failed', { error: e.message })),
     };
+  }
+
+  /** Waits until this Pod's create of the lock ConfigMap succeeded (or it already owns the lock). */
+  async #leadForLife(election: ForLifeLeaderElectionConfig, signal: AbortSignal): Promise<void> {
+    const log = this.logger;
+    const podName = election.podName ?? process.env.POD_NAME;
+    if (!podName) {
+      log.warn('leader for life skipped: no POD_NAME, so not running in a Pod; this replica leads', {
+        lock: election.id,
+      });
+      return;
+    }
+    const namespace = election.namespace ?? defaultLeaseNamespace();
+    const elector = new LeaderForLife(this.apiClient, {
+      id: election.id,
+      namespace,
+      podName,
+      maxBackoffMs: election.maxBackoffMs,
+    });
+    const fields = { lock: `${namespace}/${election.id}`, pod: podName };
+    log.info('trying to become the leader for life', fields);
+    this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
+    let lastWait = '';
+    const acquired = await elector.acquire(signal, (event) => {
+      if (event.kind === 'error')
+        log.warn('leader lock check failed', { ...fields, error: event.error.message });
+      if (event.kind === 'resumed') log.info('found the leader lock this pod owns; leading again', fields);
+      if (event.kind !== 'held') return;
+      const { verdict } = event;
+      const said = JSON.stringify(verdict);
+      if (verdict.action === 'wait' || verdict.action === 'wait-for-gc') {
+        // Once per change, not at every back-off step.
+        if (said !== lastWait) log.info('not the leader; waiting', { ...fields, ...verdict });
+        lastWait = said;
+      } else log.warn('deleting the leader pod that cannot run any more', { ...fields, ...verdict });
+    });
+    if (!acquired) return;
+    log.info('became the leader for life', fields);
+    this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 1);
   }
 
   /** Leadership is gone: another replica may soon be reconciling, so no write from here on and no drain. */
@@ -340,7 +414,7 @@ export class Manager {
     clearTimeout(timer);
     if (!drained) log.warn('graceful shutdown timed out; leaving reconciles unfinished', { timeoutMs });
     const election = this.#o.leaderElection;
-    if (elector?.isLeader && (election?.releaseOnCancel ?? true)) {
+    if (elector?.isLeader && election?.mode !== 'for-life' && (election?.releaseOnCancel ?? true)) {
       await elector.release();
       if (election) this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
       log.info('released leader lease', { lease: election?.id });

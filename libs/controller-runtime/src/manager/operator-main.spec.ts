@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { runOperatorMain } from './operator-main.js';
+import { loadKubeConfig } from '../internal/transport/kubeconfig.js';
+import { createLogger } from '../log/index.js';
+import { managerCommand } from './flags.js';
+import { operatorManager, runOperatorMain } from './operator-main.js';
 
 afterEach(() => {
   process.exitCode = undefined;
@@ -85,5 +88,64 @@ describe('runOperatorMain', () => {
     expect(await secureness('--metrics-secure')).toEqual({ secure: true, certPath: undefined });
     expect(await secureness('--metrics-secure=false')).toEqual({ secure: false, certPath: undefined });
     expect(await secureness('--metrics-cert-path=/certs')).toEqual({ secure: true, certPath: '/certs' });
+  });
+
+  it('picks the leader election mode: lease unless --leader-election-mode or the program says for-life', async () => {
+    const mode = async (programDefault: 'lease' | 'for-life' | undefined, ...flags: string[]) => {
+      let seen: unknown;
+      await runOperatorMain({
+        name: 'widget-operator',
+        description: 'Runs widgets.',
+        argv: ['node', 'main.js', '--kubeconfig', kubeconfig, '--leader-elect', ...flags],
+        ...(programDefault ? { leaderElectionMode: programDefault } : {}),
+        create: (options) => {
+          seen = options.leaderElectionMode;
+          throw new Error('stop here');
+        },
+        logSink: () => {},
+      });
+      return seen;
+    };
+    expect(await mode(undefined)).toBe('lease');
+    expect(await mode(undefined, '--leader-election-mode=for-life')).toBe('for-life');
+    expect(await mode('for-life')).toBe('for-life');
+    expect(await mode('for-life', '--leader-election-mode', 'lease')).toBe('lease');
+    const command = managerCommand('widget-operator', 'Runs widgets.')
+      .exitOverride()
+      .configureOutput({ writeErr: () => {} });
+    expect(() => command.parse(['node', 'main.js', '--leader-election-mode=forever'])).toThrow(
+      '--leader-election-mode takes lease or for-life, not "forever"',
+    );
+  });
+});
+
+describe('operatorManager', () => {
+  it('with leader for life outside a Pod (no POD_NAME), leads at once without asking the API server', async () => {
+    const saved = process.env.POD_NAME;
+    delete process.env.POD_NAME;
+    const lines: string[] = [];
+    const stop = new AbortController();
+    try {
+      const manager = operatorManager(
+        {
+          kubeConfig: loadKubeConfig(kubeconfig), // an API server that refuses every connection
+          leaderElect: true,
+          leaderElectionMode: 'for-life',
+          namespace: 'operators',
+          logger: createLogger({ sink: (line) => lines.push(line) }),
+        },
+        { name: 'widget-operator', leaderElectionId: 'widget-operator-lock' },
+      );
+      const running = manager.start(stop.signal);
+      await manager.elected;
+      stop.abort();
+      await running;
+    } finally {
+      if (saved !== undefined) process.env.POD_NAME = saved;
+    }
+    const skipped = lines
+      .map((l) => JSON.parse(l) as { msg: string })
+      .filter((l) => l.msg.startsWith('leader for life skipped'));
+    expect(skipped).toHaveLength(1);
   });
 });

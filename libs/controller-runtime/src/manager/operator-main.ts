@@ -2,7 +2,7 @@ import { LeaderElectionLostError } from '../internal/leaderelection/leader-elect
 import type { ClusterConnection } from '../internal/transport/kubeconfig.js';
 import { loadKubeConfig } from '../internal/transport/kubeconfig.js';
 import { createLogger, type Logger, type LoggerOptions } from '../log/index.js';
-import { managerCommand, parseManagerFlags } from './flags.js';
+import { type LeaderElectionMode, managerCommand, parseManagerFlags } from './flags.js';
 import { Manager, type ManagerOptions, setupSignalHandler } from './manager.js';
 
 /** What an operator's factory takes: the manager flags plus what tests and benchmarks override. */
@@ -19,6 +19,12 @@ export interface OperatorOptions {
   readonly webhookCertName?: string;
   readonly webhookCertKey?: string;
   readonly leaderElect?: boolean;
+  /**
+   * With `leaderElect`: `lease` renews a Lease and hands over within its duration; `for-life` holds a
+   * ConfigMap owned by the leader's Pod until that Pod is gone (see ManagerOptions.leaderElection).
+   * @default 'lease'
+   */
+  readonly leaderElectionMode?: LeaderElectionMode;
   /** Namespaces to watch; default from WATCH_NAMESPACE (empty: all). */
   readonly namespaces?: readonly string[];
   /** The operator's own namespace (leader lease and what else it keeps there). @default POD_NAMESPACE or "default" */
@@ -43,8 +49,8 @@ export function operatorNamespace(options: OperatorOptions): string {
 }
 
 /**
- * An operator's Manager from its options: leader election on the Lease `leaderElectionId` in the operator's
- * namespace when asked for, the operator's name as field manager of every write, and what it caches of each
+ * An operator's Manager from its options: leader election on the Lease (or, for life, the ConfigMap)
+ * `leaderElectionId` in the operator's namespace when asked for, the operator's name as field manager of every write, and what it caches of each
  * kind (`cache.byObject`, as controller-runtime's `cache.Options.ByObject` in a scaffold's main.go).
  */
 export function operatorManager(
@@ -69,7 +75,11 @@ export function operatorManager(
       certKey: options.webhookCertKey,
     },
     leaderElection: options.leaderElect
-      ? { id: identity.leaderElectionId, namespace: operatorNamespace(options) }
+      ? {
+          mode: options.leaderElectionMode ?? 'lease',
+          id: identity.leaderElectionId,
+          namespace: operatorNamespace(options),
+        }
       : undefined,
     fieldManager: identity.name,
     cache: identity.cache,
@@ -87,6 +97,8 @@ export async function runOperatorMain(program: {
   readonly description: string;
   readonly create: (options: OperatorOptions) => Manager;
   readonly argv?: readonly string[];
+  /** The leader election mode when `--leader-election-mode` is not given. @default 'lease' */
+  readonly leaderElectionMode?: LeaderElectionMode;
   /** Where log lines go; default stderr. */
   readonly logSink?: LoggerOptions['sink'];
 }): Promise<void> {
@@ -110,6 +122,10 @@ export async function runOperatorMain(program: {
       webhookCertName: flags.webhookCertName,
       webhookCertKey: flags.webhookCertKey,
       leaderElect: flags.leaderElect,
+      leaderElectionMode:
+        command.getOptionValueSource('leaderElectionMode') === 'cli'
+          ? flags.leaderElectionMode
+          : (program.leaderElectionMode ?? flags.leaderElectionMode),
       logger,
     });
     logger.info('starting manager', { watchNamespace: manager.namespaces.join(',') || '(all)' });

@@ -26,3 +26,21 @@ export const leaderElectionRules: readonly ResourcePolicyRule[] = [
   },
   { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
 ];
+
+/**
+ * The rules a manager with leader for life needs in its own namespace: the lock ConfigMap, its own Pod (the
+ * lock's owner) and the holder Pod it deletes once evicted or preempted; events as with a Lease.
+ */
+export const leaderForLifeRules: readonly ResourcePolicyRule[] = [
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'delete'] },
+  { apiGroups: [''], resources: ['pods'], verbs: ['get', 'delete'] },
+  { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+];
+
+/**
+ * The cluster-wide rule leader for life needs to hand over from a leader whose Node is NotReady (optional:
+ * without it, such a leader keeps the lock until its Pod is gone).
+ */
+export const leaderForLifeNodeRules: readonly ResourcePolicyRule[] = [
+  { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
+];
