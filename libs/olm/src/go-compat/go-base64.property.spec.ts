@@ -61,7 +61,21 @@ describe('decodeGoBase64', () => {
   });
 
   it('calls text canonical exactly when it decodes without error and encodes back to itself', () => {
-    const piece = fc.constantFrom('QUJD', 'QQ==', 'QR==', 'QUI=', 'QUJ=', 'QUJ', 'A', '=', '==', '+/', '\n', '*', 'é');
+    const piece = fc.constantFrom(
+      'QUJD',
+      'QQ==',
+      'QR==',
+      'QUI=',
+      'QUJ=',
+      'QUJ',
+      'A',
+      '=',
+      '==',
+      '+/',
+      '\n',
+      '*',
+      'é',
+    );
     const roundTrips = (text: string): boolean => {
       try {
         return Buffer.from(decodeGoBase64(text)).toString('base64') === text;

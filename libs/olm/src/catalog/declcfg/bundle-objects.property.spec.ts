@@ -11,8 +11,9 @@ const bundleWith = (values: readonly unknown[]): BundleBlob => ({
   name: 'b.v1',
   package: 'b',
   image: '',
-  properties: values.map((value): Property =>
-    value === undefined ? { type: 'olm.bundle.object' } : { type: 'olm.bundle.object', value },
+  properties: values.map(
+    (value): Property =>
+      value === undefined ? { type: 'olm.bundle.object' } : { type: 'olm.bundle.object', value },
   ),
 });
 

@@ -282,16 +282,21 @@ export function checkBundleObjects(bundle: BundleBlob): void {
 /** The base64 `data` of the bundle object property at `index`. @throws BundleObjectError */
 function bundleObjectData(bundle: BundleBlob, p: Property, index: number): string {
   if (p.value === undefined) {
-    throw new BundleObjectError(`${where(bundle)}: parse property at index ${index} as bundle object: ${END_OF_INPUT}`);
+    throw new BundleObjectError(
+      `${where(bundle)}: parse property at index ${index} as bundle object: ${END_OF_INPUT}`,
+    );
   }
   const { value, error } = decodePropertyValue(p.value, GO_PROPERTY_VALUES[PROPERTY_BUNDLE_OBJECT]!);
   if (error !== undefined) {
-    throw new BundleObjectError(`${where(bundle)}: parse property at index ${index} as bundle object: ${error}`);
+    throw new BundleObjectError(
+      `${where(bundle)}: parse property at index ${index} as bundle object: ${error}`,
+    );
   }
   return ((value ?? {}) as { data?: string }).data ?? '';
 }
 
-const where = (bundle: BundleBlob): string => `package ${goQuote(bundle.package)}, bundle ${goQuote(bundle.name)}`;
+const where = (bundle: BundleBlob): string =>
+  `package ${goQuote(bundle.package)}, bundle ${goQuote(bundle.name)}`;
 
 /** Base64 characters decoded to look for the JSON prefix: a whole number of quanta. */
 const PREFIX_CHARS = 4096;
@@ -328,7 +333,9 @@ function decodeBundleObject(
     parsed = yamlDocumentToJson(text);
   } catch (err) {
     const reason = err instanceof YamlConversionError ? err.message : String(err);
-    throw new BundleObjectError(`${where(bundle)}: convert bundle object property at index ${index} to JSON: ${reason}`);
+    throw new BundleObjectError(
+      `${where(bundle)}: convert bundle object property at index ${index} to JSON: ${reason}`,
+    );
   }
   return { json: JSON.stringify(parsed), fromYaml: true, parsed };
 }
