@@ -15,7 +15,7 @@ import type { RegistryChannel, RegistryEntry, RegistryModel, RegistryPackage } f
 export const SERVE_CACHE_FILE = 'opkit-serve-cache.v8';
 
 /** Written first in the file; a cache of another format is stale, never misread. */
-const FORMAT = 'opkit-serve-cache/1';
+const FORMAT = 'opkit-serve-cache/2';
 
 /** What the cached model was made from: the catalog's files and how bundles are served. */
 export interface ServeCacheKey {
@@ -29,6 +29,31 @@ interface CacheFile {
   readonly format: string;
   readonly key: ServeCacheKey;
   readonly packages: RegistryPackage[];
+}
+
+/**
+ * An entry as the cache keeps it: a bundle's CSV JSON is one of its objects, and the serializer, which writes a
+ * shared object once but every string each time it meets it, would write the CSV again for every channel that
+ * lists the bundle, and reading would make each a string of its own. So the CSV is kept as its index among the
+ * objects, and restored from them on reading.
+ */
+interface CachedEntry extends RegistryEntry {
+  readonly csvJsonObject?: number;
+}
+
+function toCachedEntry(e: RegistryEntry): CachedEntry {
+  // Spreading an entry reads its `bundle` getter: the copy holds the converted bundle as plain data.
+  const entry: RegistryEntry = { ...e };
+  const { csvJson, object } = entry.bundle;
+  const index = csvJson === '' ? -1 : object.indexOf(csvJson);
+  if (index < 0) return entry;
+  return { ...entry, bundle: { ...entry.bundle, csvJson: '' }, csvJsonObject: index };
+}
+
+function fromCachedEntry(e: CachedEntry): RegistryEntry {
+  const { csvJsonObject, ...entry } = e;
+  if (csvJsonObject === undefined) return entry;
+  return { ...entry, bundle: { ...entry.bundle, csvJson: entry.bundle.object[csvJsonObject] ?? '' } };
 }
 
 /**
@@ -71,7 +96,6 @@ export async function writeServeCache(
   key: ServeCacheKey,
   model: RegistryModel,
 ): Promise<void> {
-  // Spreading an entry reads its `bundle` getter: the copy holds the converted bundle as plain data.
   const packages = [...model.packages.values()].map(
     (pkg): RegistryPackage => ({
       ...pkg,
@@ -81,7 +105,7 @@ export async function writeServeCache(
           {
             ...ch,
             entries: new Map(
-              [...ch.entries].map(([bundle, e]): [string, RegistryEntry] => [bundle, { ...e }]),
+              [...ch.entries].map(([bundle, e]): [string, RegistryEntry] => [bundle, toCachedEntry(e)]),
             ),
           },
         ]),
@@ -133,8 +157,13 @@ export async function readServeCache(cacheDir: string, key: ServeCacheKey): Prom
   }
   const bundles = new Set<string>();
   for (const pkg of file.packages) {
-    for (const ch of pkg.channels.values())
-      for (const name of ch.entries.keys()) bundles.add(`${pkg.name}/${name}`);
+    for (const ch of pkg.channels.values()) {
+      const entries = ch.entries as Map<string, RegistryEntry>;
+      for (const [name, e] of entries) {
+        entries.set(name, fromCachedEntry(e));
+        bundles.add(`${pkg.name}/${name}`);
+      }
+    }
   }
   return {
     model: { packages: new Map(file.packages.map((p) => [p.name, p])) },
