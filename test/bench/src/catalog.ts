@@ -3,7 +3,7 @@
 // shaped like the community catalogs) and, when given, on real ones: the community catalogs of OpenShift 4.12 to
 // 4.16 (`--real-catalogs=<dir or git dir>` or OPKIT_BENCH_REAL_CATALOGS; see real-catalogs.ts).
 // opkit runs as users run it: `tools/opkit/bin/opkit.js`, which loads the CLI's build (`nx run opkit:build`).
-// `--runs=<n>` (default 5) sets the number of runs of each; `--catalog=<id>` races on that catalog only
+// `--runs=<n>` (default 5) sets the number of runs of each; `--catalog=<id>[,<id>…]` races on those catalogs only
 // (`synthetic`, `community`, or a real one: `v4.12` …); `--real-versions=v4.12,v4.16` picks real catalogs.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,8 +30,8 @@ const args = process.argv.slice(2);
 const option = (name: string): string | undefined =>
   args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const RUNS = Number(option('runs') ?? 5);
-const only = option('catalog');
-const raced = (id: string): boolean => only === undefined || only === id;
+const only = option('catalog')?.split(',');
+const raced = (id: string): boolean => only === undefined || only.includes(id);
 const realSource = option('real-catalogs') ?? process.env[REAL_CATALOGS_ENV];
 const realVersions = option('real-versions')?.split(',') ?? DEFAULT_REAL_VERSIONS;
 const opkitBin = opkitScript();
@@ -257,8 +257,11 @@ async function main(): Promise<void> {
       community,
       ...real.map((r) => ({ id: r.version, title: `community ${r.version}`, dir: r.dir })),
     ];
-    if (only !== undefined && !contenders.some((c) => c.id === only)) {
-      throw new Error(`--catalog takes ${contenders.map((c) => c.id).join(', ')}, not ${only}`);
+    const unknown = only?.filter((id) => !contenders.some((c) => c.id === id)) ?? [];
+    if (unknown.length > 0) {
+      throw new Error(
+        `--catalog takes ${contenders.map((c) => c.id).join(', ')} (or several, comma-separated), not ${unknown.join(', ')}`,
+      );
     }
     const machine = machineInfo();
     const races: Record<string, Race> = {};
