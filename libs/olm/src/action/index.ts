@@ -41,4 +41,5 @@ export {
   type RenderSourceOptions,
   renderBundleImage,
   renderSources,
+  renderSourcesDocuments,
 } from './render.js';

@@ -6,7 +6,12 @@ import type { LayoutImage, RegistryClient } from '@opkit/oci';
 import { loadCatalog } from '../catalog/declcfg/load.js';
 import type { MigrationLevel } from '../catalog/declcfg/migrations.js';
 import { type BundleBlob, type Catalog, emptyCatalog } from '../catalog/declcfg/types.js';
-import { type CatalogFormat, serializeCatalog, writeCatalog } from '../catalog/declcfg/write.js';
+import {
+  type CatalogFormat,
+  serializeCatalog,
+  serializeCatalogDocuments,
+  writeCatalog,
+} from '../catalog/declcfg/write.js';
 import { ActionError } from './errors.js';
 
 /** The label every registry+v1 bundle image carries (its metadata/annotations.yaml). */
@@ -169,6 +174,22 @@ export async function renderSources(
   format: CatalogFormat,
   options: RenderSourceOptions = {},
 ): Promise<string> {
+  return serializeCatalog(await renderedCatalog(sources, options), { format });
+}
+
+/**
+ * {@link renderSources} a document at a time, each encoded as it is asked for: what a command writes as it
+ * goes, so that it never holds the whole output as well as the catalog.
+ */
+export async function renderSourcesDocuments(
+  sources: readonly string[],
+  format: CatalogFormat,
+  options: RenderSourceOptions = {},
+): Promise<Iterable<string>> {
+  return serializeCatalogDocuments(await renderedCatalog(sources, options), { format });
+}
+
+async function renderedCatalog(sources: readonly string[], options: RenderSourceOptions): Promise<Catalog> {
   const merged = emptyCatalog();
   for (const source of sources) {
     const { catalog } = await renderSource(source, options);
@@ -178,7 +199,7 @@ export async function renderSources(
     merged.deprecations.push(...catalog.deprecations);
     merged.others.push(...catalog.others);
   }
-  return serializeCatalog(await migrate(merged, options.migrateLevel), { format });
+  return await migrate(merged, options.migrateLevel);
 }
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeGoBase64 } from './go-base64.js';
+import { decodeGoBase64, isCanonicalBase64 } from './go-base64.js';
 
 // A fixed seed keeps `npm test` reproducible; FUZZ_RUNS=100000 searches longer on demand.
 const params = { seed: 20261127, numRuns: Number(process.env.FUZZ_RUNS ?? 500) };
@@ -58,5 +58,43 @@ describe('decodeGoBase64', () => {
     expect(() => decodeGoBase64('aGVsbG8')).toThrow('illegal base64 data at input byte 4');
     expect(() => decodeGoBase64('aG=sbG8=')).toThrow('illegal base64 data at input byte 2');
     expect(() => decodeGoBase64('aGVs*G8=')).toThrow('illegal base64 data at input byte 4');
+  });
+
+  it('calls text canonical exactly when it decodes without error and encodes back to itself', () => {
+    const piece = fc.constantFrom(
+      'QUJD',
+      'QQ==',
+      'QR==',
+      'QUI=',
+      'QUJ=',
+      'QUJ',
+      'A',
+      '=',
+      '==',
+      '+/',
+      '\n',
+      '*',
+      'é',
+    );
+    const roundTrips = (text: string): boolean => {
+      try {
+        return Buffer.from(decodeGoBase64(text)).toString('base64') === text;
+      } catch {
+        return false;
+      }
+    };
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (pieces) => {
+        const text = pieces.join('');
+        expect(isCanonicalBase64(text)).toBe(roundTrips(text));
+      }),
+      params,
+    );
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        expect(isCanonicalBase64(Buffer.from(bytes).toString('base64'))).toBe(true);
+      }),
+      params,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { Base64Error, decodeGoBase64, encodeGoBase64 } from './go-base64.js';
+import { Base64Error, decodeGoBase64, encodeGoBase64, isCanonicalBase64 } from './go-base64.js';
 import { byteOrder, sortInByteOrder } from './go-format.js';
 import { goFieldName } from './index.js';
 
@@ -120,6 +120,8 @@ export function decodeGo(input: unknown, type: GoType, options: GoDecodeOptions 
         return undefined;
       case 'bytes':
         if (typeof v === 'string') {
+          // Decoding and re-encoding canonical text gives it back: megabytes of manifests need not be copied.
+          if (isCanonicalBase64(v)) return v;
           try {
             return encodeGoBase64(decodeGoBase64(v));
           } catch (err) {
@@ -181,8 +183,8 @@ export function decodeGo(input: unknown, type: GoType, options: GoDecodeOptions 
 
 /**
  * Whether {@link decodeGo} gives `v` back unchanged and no error: every object key is a field name spelt exactly
- * (or a map key), every value has its Go type, and there is no `null` or `[]byte` on the way, which decoding
- * drops, zeroes or re-encodes. With `inOrder` (the default) the keys must also come in Go's order, as the decoder
+ * (or a map key), every value has its Go type, there is no `null` on the way, which decoding drops or zeroes,
+ * and every `[]byte` is canonical base64, which re-encoding gives back. With `inOrder` (the default) the keys must also come in Go's order, as the decoder
  * visits them sorted: then even the key order is the same. A value this holds for can be used as its own
  * decoding: no walk that copies it, and nothing more to collect.
  */
@@ -201,7 +203,7 @@ export function decodesToItself(v: unknown, t: GoType, inOrder = true): boolean 
     case 'int':
       return typeof v === 'number' && Number.isInteger(v) && Math.abs(v) <= Number.MAX_SAFE_INTEGER;
     case 'bytes':
-      return false;
+      return typeof v === 'string' && isCanonicalBase64(v);
     case 'slice':
       if (!Array.isArray(v)) return false;
       for (let i = 0; i < v.length; i++) if (!decodesToItself(v[i], t.elem, inOrder)) return false;

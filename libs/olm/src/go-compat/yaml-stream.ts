@@ -8,6 +8,34 @@ export type YamlStreamItem = { readonly text: string } | { readonly error: strin
  * blank lines or comments is returned (and later fails as an object without schema). CRLF becomes LF.
  */
 export function* yamlDocuments(text: string): Generator<YamlStreamItem> {
+  // Without CR, every document is a slice of the text: no array of its lines, no copy of each document.
+  if (text.includes('\r')) {
+    yield* yamlDocumentsByLine(text);
+    return;
+  }
+  let start = 0;
+  let pos = 0;
+  while (pos < text.length) {
+    const newline = text.indexOf('\n', pos);
+    const lineEnd = newline < 0 ? text.length : newline;
+    const next = newline < 0 ? text.length : newline + 1;
+    if (text.startsWith('---', pos)) {
+      const trimmed = text.slice(pos + 3, lineEnd).trim();
+      if (trimmed.length > 0 && trimmed[0] !== '#') {
+        yield { error: `invalid Yaml document separator: ${trimmed}` };
+        return;
+      }
+      if (pos > start) yield { text: text.slice(start, pos) };
+      start = next;
+    }
+    pos = next;
+  }
+  // The last line ends with a newline, whether or not the text did.
+  if (text.length > start) yield { text: text.endsWith('\n') ? text.slice(start) : `${text.slice(start)}\n` };
+}
+
+/** {@link yamlDocuments} line by line, each line's CR dropped: the reference its slicing is tested against. */
+export function* yamlDocumentsByLine(text: string): Generator<YamlStreamItem> {
   const lines = text.split('\n');
   // A trailing newline does not start another line.
   if (lines[lines.length - 1] === '') lines.pop();

@@ -164,7 +164,19 @@ export class RegistryQueries {
   /** Every (channel, bundle); content (`csvJson`, `object`) is left out when the bundle has an image, as opm does. */
   *listBundles(): Generator<ApiBundle> {
     for (const e of this.allEntries()) {
-      yield e.bundle.bundlePath !== '' ? { ...e.bundle, csvJson: '', object: [] } : e.bundle;
+      yield e.bundle.bundlePath !== '' ? withoutContent(e.bundle) : e.bundle;
     }
   }
+}
+
+/**
+ * A bundle without its manifests, in the same key order, never reading them: a cached bundle reads them from
+ * the cache file when asked for.
+ */
+function withoutContent(bundle: ApiBundle): ApiBundle {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(bundle) as (keyof ApiBundle)[]) {
+    out[key] = key === 'csvJson' ? '' : key === 'object' ? [] : bundle[key];
+  }
+  return out as unknown as ApiBundle;
 }

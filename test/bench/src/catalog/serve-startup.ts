@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { waitForServing } from '@opkit/olm/registry';
+import { procStatusKib } from './measured-run.js';
 
 /** A free loopback port (released before the server binds it). */
 export async function freePort(): Promise<number> {
@@ -21,15 +22,26 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/** A server's start-up, and its resident set once serving. */
+export interface ServeStartup {
+  readonly ms: number;
+  /** Resident set in KiB a moment after the health check answered; `undefined` where /proc cannot tell. */
+  readonly servingRssKib: number | undefined;
+}
+
+/** How long after SERVING the resident set is read: what start-up left behind, after it settled. */
+const SETTLE_MS = 300;
+
 /**
  * Spawns `command args…` (which must serve on `port`) and returns the milliseconds until
- * `grpc.health.v1.Health/Check` on 127.0.0.1:`port` answered SERVING; the server is stopped afterwards.
+ * `grpc.health.v1.Health/Check` on 127.0.0.1:`port` answered SERVING, and its resident set a moment later;
+ * the server is stopped afterwards.
  */
 export async function timeServeStartup(
   command: string,
   args: readonly string[],
   port: number,
-): Promise<number> {
+): Promise<ServeStartup> {
   const started = performance.now();
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -41,7 +53,10 @@ export async function timeServeStartup(
       throw new Error(`${command} ${args.join(' ')} exited before serving:\n${stderr.slice(-2000)}`);
     });
     await Promise.race([waitForServing(`127.0.0.1:${port}`, 300_000, 10), exited]);
-    return performance.now() - started;
+    const ms = performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const servingRssKib = child.pid === undefined ? undefined : procStatusKib(child.pid, 'VmRSS');
+    return { ms, servingRssKib };
   } finally {
     await stop(child);
   }

@@ -3,7 +3,7 @@ import { decodeGo, decodesToItself } from '../../go-compat/go-json-decode.js';
 import { exactBundleFields } from './bundle-fields.js';
 import { GO_BUNDLE, GO_CHANNEL, GO_DEPRECATION, GO_PACKAGE } from './go-schemas.js';
 import type { Meta } from './meta.js';
-import { BundleObjectError, readBundleObjects } from './properties.js';
+import { BundleObjectError, checkBundleObjects } from './properties.js';
 import {
   type BlobSource,
   type BundleBlob,
@@ -190,7 +190,7 @@ export function addMeta(catalog: Catalog, meta: Meta, source?: BlobSource): stri
       }
       const bundle = toBundle(fields, source);
       try {
-        readBundleObjects(bundle);
+        checkBundleObjects(bundle);
       } catch (err) {
         if (err instanceof BundleObjectError) return `read bundle objects: ${err.message}`;
         throw err;

@@ -56,16 +56,18 @@ function jsonKind(v: unknown): string {
  * `package` and `name` are found case-insensitively and must be strings.
  *
  * @param value the decoded document
- * @param text the JSON text of the document (used only to render the position of a non-object value)
+ * @param text the JSON text of the document, or how to make it: used only to render the position of a value that
+ *   is not an object, so a document read as YAML is never written as JSON just for that
  * @throws MetaError
  */
-export function toMeta(value: unknown, text: string): Meta {
+export function toMeta(value: unknown, text: string | (() => string)): Meta {
   if (value === null) return { schema: '', package: '', name: '', blob: null };
   if (typeof value !== 'object' || Array.isArray(value)) {
     const kind = jsonKind(value);
-    const offset = kind === 'array' ? 1 : text.length;
+    const json = typeof text === 'string' ? text : text();
+    const offset = kind === 'array' ? 1 : json.length;
     const message = `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
-    throw new MetaError(prettyJsonError(message, text, offset));
+    throw new MetaError(prettyJsonError(message, json, offset));
   }
   const blob = value as Record<string, unknown>;
   const keys = Object.keys(blob);

@@ -1,5 +1,5 @@
 import { NONE } from '../../empty.js';
-import { decodeGoBase64 } from '../../go-compat/go-base64.js';
+import { decodeGoBase64, isCanonicalBase64 } from '../../go-compat/go-base64.js';
 import { goQuote } from '../../go-compat/go-format.js';
 import {
   decodeGo,
@@ -241,8 +241,9 @@ const NO_OBJECTS: BundleObjects = Object.freeze({ objects: NONE, csvJson: '' });
 /**
  * Decodes a bundle's `olm.bundle.object` properties like opm's `readBundleObjects`: base64 data, then YAML or
  * JSON to JSON; the CSV is the first object of kind `ClusterServiceVersion`. The result is kept on the blob
- * (its `DECODED_OBJECTS` field): loading decodes them to check them, as opm does, and validation, the registry and
- * templates reuse that. Blobs are not changed after they are loaded, so the result stays true.
+ * (its `DECODED_OBJECTS` field) for whoever reads them again (the registry, templates); loading only checks them
+ * ({@link checkBundleObjects}), as validating and rendering never read them. Blobs are not changed after they are
+ * loaded, so the result stays true.
  *
  * @throws BundleObjectError
  */
@@ -260,6 +261,85 @@ export function readBundleObjects(bundle: BundleBlob): BundleObjects {
 /** What is known of an object given as YAML once it is parsed: whether it is a CSV (and then the CSV). */
 type YamlObject = { readonly csv?: Record<string, unknown> };
 
+/**
+ * Checks a bundle's `olm.bundle.object` properties as opm's `readBundleObjects` does on load, with its errors,
+ * and keeps nothing: validating and rendering never read the manifests again, and a catalog carries megabytes of
+ * them. Data that decodes to JSON is not decoded beyond its first characters (apimachinery passes it through
+ * unchecked); data in YAML is converted, as that is where it can fail.
+ *
+ * @throws BundleObjectError
+ */
+export function checkBundleObjects(bundle: BundleBlob): void {
+  const properties = bundle.properties;
+  for (let i = 0; i < properties.length; i++) {
+    const p = properties[i]!;
+    if (p.type !== PROPERTY_BUNDLE_OBJECT) continue;
+    const data = bundleObjectData(bundle, p, i);
+    if (!isCanonicalBase64(data) || !startsAsJson(data)) decodeBundleObject(bundle, data, i);
+  }
+}
+
+/** The base64 `data` of the bundle object property at `index`. @throws BundleObjectError */
+function bundleObjectData(bundle: BundleBlob, p: Property, index: number): string {
+  if (p.value === undefined) {
+    throw new BundleObjectError(
+      `${where(bundle)}: parse property at index ${index} as bundle object: ${END_OF_INPUT}`,
+    );
+  }
+  const { value, error } = decodePropertyValue(p.value, GO_PROPERTY_VALUES[PROPERTY_BUNDLE_OBJECT]!);
+  if (error !== undefined) {
+    throw new BundleObjectError(
+      `${where(bundle)}: parse property at index ${index} as bundle object: ${error}`,
+    );
+  }
+  return ((value ?? {}) as { data?: string }).data ?? '';
+}
+
+const where = (bundle: BundleBlob): string =>
+  `package ${goQuote(bundle.package)}, bundle ${goQuote(bundle.name)}`;
+
+/** Base64 characters decoded to look for the JSON prefix: a whole number of quanta. */
+const PREFIX_CHARS = 4096;
+
+/**
+ * Whether canonical base64 `data` decodes to text that {@link JSON_PREFIX} matches, from a prefix of it: the
+ * whitespace the prefix may start with must end well before the prefix does (a character cut in two at its end
+ * decodes to U+FFFD); otherwise `false`, and the caller decodes it all.
+ */
+function startsAsJson(data: string): boolean {
+  if (data.length <= PREFIX_CHARS) return JSON_PREFIX.test(Buffer.from(data, 'base64').toString('utf8'));
+  const head = Buffer.from(data.slice(0, PREFIX_CHARS), 'base64').toString('utf8');
+  const first = head.search(NOT_SPACE);
+  return first >= 0 && first < head.length - 4 && head.charCodeAt(first) === 0x7b;
+}
+
+const NOT_SPACE = /\S/;
+
+/**
+ * One object's text as JSON, and its tree when it was given as YAML and so parsed on the way.
+ *
+ * @throws BundleObjectError
+ */
+function decodeBundleObject(
+  bundle: BundleBlob,
+  data: string,
+  index: number,
+): { readonly json: string; readonly fromYaml: boolean; readonly parsed?: unknown } {
+  const text = Buffer.from(decodeGoBase64(data)).toString('utf8');
+  // apimachinery's ToJSON passes JSON-looking data through unchecked.
+  if (JSON_PREFIX.test(text)) return { json: text, fromYaml: false };
+  let parsed: unknown;
+  try {
+    parsed = yamlDocumentToJson(text);
+  } catch (err) {
+    const reason = err instanceof YamlConversionError ? err.message : String(err);
+    throw new BundleObjectError(
+      `${where(bundle)}: convert bundle object property at index ${index} to JSON: ${reason}`,
+    );
+  }
+  return { json: JSON.stringify(parsed), fromYaml: true, parsed };
+}
+
 function decodeBundleObjects(bundle: BundleBlob): BundleObjects {
   const objects: string[] = [];
   // Objects given as YAML are parsed on the way to JSON (only a CSV's tree is kept); JSON text is parsed only
@@ -267,32 +347,9 @@ function decodeBundleObjects(bundle: BundleBlob): BundleObjects {
   const fromYaml = new Map<number, YamlObject>();
   bundle.properties.forEach((p, i) => {
     if (p.type !== PROPERTY_BUNDLE_OBJECT) return;
-    const where = `package ${goQuote(bundle.package)}, bundle ${goQuote(bundle.name)}`;
-    if (p.value === undefined) {
-      throw new BundleObjectError(`${where}: parse property at index ${i} as bundle object: ${END_OF_INPUT}`);
-    }
-    const { value, error } = decodeGo(p.value, GO_PROPERTY_VALUES[PROPERTY_BUNDLE_OBJECT]!);
-    if (error !== undefined) {
-      throw new BundleObjectError(`${where}: parse property at index ${i} as bundle object: ${error}`);
-    }
-    const data = ((value ?? {}) as { data?: string }).data ?? '';
-    const text = Buffer.from(decodeGoBase64(data)).toString('utf8');
-    if (JSON_PREFIX.test(text)) {
-      // apimachinery's ToJSON passes JSON-looking data through unchecked.
-      objects.push(text);
-      return;
-    }
-    let parsed: unknown;
-    try {
-      parsed = yamlDocumentToJson(text);
-    } catch (err) {
-      const reason = err instanceof YamlConversionError ? err.message : String(err);
-      throw new BundleObjectError(
-        `${where}: convert bundle object property at index ${i} to JSON: ${reason}`,
-      );
-    }
-    fromYaml.set(objects.length, isCsv(parsed) ? { csv: parsed } : {});
-    objects.push(JSON.stringify(parsed));
+    const { json, fromYaml: yaml, parsed } = decodeBundleObject(bundle, bundleObjectData(bundle, p, i), i);
+    if (yaml) fromYaml.set(objects.length, isCsv(parsed) ? { csv: parsed } : {});
+    objects.push(json);
   });
   let found: { readonly index?: number; readonly csv?: Record<string, unknown> } | undefined;
   const firstCsvOnce = () => {

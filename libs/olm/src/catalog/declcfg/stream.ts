@@ -27,7 +27,7 @@ function decodeYaml(text: string, metas: Meta[]): string | undefined {
     if ('error' in item) return item.error;
     try {
       const value = yamlDocumentToJson(item.text);
-      metas.push(toMeta(value, goJsonMarshal(value, { escapeHtml: false })));
+      metas.push(toMeta(value, () => goJsonMarshal(value, { escapeHtml: false })));
     } catch (err) {
       if (err instanceof YamlConversionError) return err.message;
       if (err instanceof MetaError) return YAML_PREFIX + err.message;

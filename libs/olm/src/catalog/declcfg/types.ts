@@ -88,7 +88,7 @@ export interface BundleBlob {
   relatedImages?: BundleRelatedImage[];
   source?: BlobSource;
   /**
-   * Its `olm.bundle.object` manifests, decoded once by `readBundleObjects` and kept here. Not enumerable: copies,
+   * Its `olm.bundle.object` manifests, decoded by `readBundleObjects` on first use and kept here. Not enumerable: copies,
    * comparisons and the writers see only the fields above, and a copy (with other properties, say) decodes its own.
    */
   readonly [DECODED_OBJECTS]?: BundleObjects;

@@ -234,15 +234,26 @@ function groupStructs(g: PackageGroup): unknown[] {
  * YAML sorted keys with `---` before every document.
  */
 export function serializeCatalog(catalog: Catalog, options: WriteCatalogOptions = {}): string {
+  let out = '';
+  for (const document of serializeCatalogDocuments(catalog, options)) out += document;
+  return out;
+}
+
+/**
+ * {@link serializeCatalog} a document at a time, each encoded when it is asked for: whoever writes them as they
+ * come never holds the whole text, which for catalogs with manifests inline is as large as the catalog.
+ */
+export function* serializeCatalogDocuments(
+  catalog: Catalog,
+  options: WriteCatalogOptions = {},
+): Generator<string> {
   const c = (options.normalize ?? true) ? normalizeForRender(catalog) : catalog;
   const encode = encoderFor(options.format ?? 'json');
   const { groups, rootOthers } = groupByPackage(c);
-  let out = '';
   for (const name of [...groups.keys()].sort(byteOrder)) {
-    for (const s of groupStructs(groups.get(name)!)) out += encode(s);
+    for (const s of groupStructs(groups.get(name)!)) yield encode(s);
   }
-  for (const o of rootOthers) out += encode(o.blob);
-  return out;
+  for (const o of rootOthers) yield encode(o.blob);
 }
 
 function isLocalPath(name: string): boolean {

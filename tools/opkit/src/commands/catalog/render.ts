@@ -22,6 +22,28 @@ export async function registryFor(
   return cliRegistryClient({ plainHttp });
 }
 
+/** About how much text {@link writeInChunks} gathers before it writes: few writes, and no copy of the whole. */
+const CHUNK_CHARS = 1 << 20;
+
+/**
+ * Writes documents as they are encoded, gathered into chunks of about {@link CHUNK_CHARS}, waiting for the
+ * stream to drain when it asks to: the output of a catalog with manifests inline is as large as the catalog,
+ * and held whole, as one string and again as its UTF-8 bytes, it would double what the command needs.
+ */
+export async function writeInChunks(out: NodeJS.WritableStream, documents: Iterable<string>): Promise<void> {
+  let chunk = '';
+  const flush = async (): Promise<void> => {
+    const text = chunk;
+    chunk = '';
+    if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', resolve));
+  };
+  for (const document of documents) {
+    chunk += document;
+    if (chunk.length >= CHUNK_CHARS) await flush();
+  }
+  if (chunk.length > 0) await flush();
+}
+
 /** `opkit catalog render`: catalogs and bundles printed as one FBC stream, as `opm render` prints them. */
 export function registerCatalogRender(catalog: Command): void {
   catalog
@@ -52,16 +74,15 @@ Examples:
         sources: string[],
         opts: { output: 'json' | 'yaml'; migrateLevel?: MigrationLevelName; plainHttp: boolean },
       ) => {
-        const { renderSources } = await import('@opkit/olm/action/render');
+        const { renderSourcesDocuments } = await import('@opkit/olm/action/render');
         const registry = await registryFor(sources, opts.plainHttp);
         try {
-          process.stdout.write(
-            await renderSources(sources, opts.output, {
-              plainHttp: opts.plainHttp,
-              ...(registry === undefined ? {} : { registry }),
-              ...(await migrationLevel(opts.migrateLevel)),
-            }),
-          );
+          const documents = await renderSourcesDocuments(sources, opts.output, {
+            plainHttp: opts.plainHttp,
+            ...(registry === undefined ? {} : { registry }),
+            ...(await migrationLevel(opts.migrateLevel)),
+          });
+          await writeInChunks(process.stdout, documents);
         } finally {
           registry?.close();
         }

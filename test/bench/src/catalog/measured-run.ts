@@ -1,0 +1,66 @@
+// One command run to its end, timed, with its peak memory: the high-water mark of its resident set, which Linux
+// keeps in /proc/<pid>/status (VmHWM). Node cannot read a child's rusage, so the mark is read every few
+// milliseconds while the child runs; growth in its last milliseconds can be missed, alike for both tools.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/** What one run took. */
+export interface MeasuredRun {
+  readonly ms: number;
+  /** Peak resident set in KiB, or `undefined` where /proc cannot tell (not Linux). */
+  readonly peakRssKib: number | undefined;
+  readonly stdout: string;
+}
+
+/** A `Vm…:` figure of /proc/<pid>/status in KiB, `undefined` when the process is gone or there is no /proc. */
+export function procStatusKib(pid: number, field: 'VmHWM' | 'VmRSS'): number | undefined {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  return parseStatusKib(status, field);
+}
+
+/** The `<field>:   <n> kB` figure of a /proc status text. */
+export function parseStatusKib(status: string, field: string): number | undefined {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status);
+  return m ? Number(m[1]) : undefined;
+}
+
+const POLL_MS = 2;
+
+/**
+ * Runs `command args…` to its end, keeping its stdout (as text, for comparing outputs) and its peak memory.
+ *
+ * @throws Error when the command fails, with the end of its stderr
+ */
+export async function measuredRun(command: string, args: readonly string[]): Promise<MeasuredRun> {
+  const started = performance.now();
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const out: Buffer[] = [];
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => out.push(d));
+  child.stderr.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
+  let peak: number | undefined;
+  const sample = () => {
+    if (child.pid === undefined) return;
+    const hwm = procStatusKib(child.pid, 'VmHWM');
+    if (hwm !== undefined) peak = Math.max(peak ?? 0, hwm);
+  };
+  const timer = setInterval(sample, POLL_MS);
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', resolve);
+    });
+    const ms = performance.now() - started;
+    if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${code}:\n${stderr}`);
+    return { ms, peakRssKib: peak, stdout: Buffer.concat(out).toString('utf8') };
+  } finally {
+    clearInterval(timer);
+  }
+}

@@ -1,0 +1,34 @@
+import { PassThrough, Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { writeInChunks } from './render.js';
+
+describe('writeInChunks', () => {
+  it('writes every document in order, in chunks of about a megabyte, not the whole at once', async () => {
+    const writes: string[] = [];
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        writes.push(chunk.toString());
+        done();
+      },
+    });
+    const documents = Array.from(
+      { length: 50 },
+      (_, i) => `${String(i).padStart(2, '0')}${'x'.repeat(100_000)}\n`,
+    );
+    await writeInChunks(out, documents);
+    expect(writes.join('')).toBe(documents.join(''));
+    expect(writes.length).toBeGreaterThan(3);
+    expect(Math.max(...writes.map((w) => w.length))).toBeLessThan(1.2 * (1 << 20));
+  });
+
+  it('waits for a full stream to drain before it writes more', async () => {
+    const out = new PassThrough({ highWaterMark: 16 });
+    const read: string[] = [];
+    const writing = writeInChunks(out, ['a'.repeat(1 << 20), 'b'.repeat(1 << 20), 'c']);
+    out.on('data', (d: Buffer) => read.push(d.toString()));
+    await writing;
+    out.end();
+    await new Promise((resolve) => out.on('end', resolve));
+    expect(read.join('')).toBe(`${'a'.repeat(1 << 20)}${'b'.repeat(1 << 20)}c`);
+  });
+});
