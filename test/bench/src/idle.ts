@@ -3,10 +3,10 @@
 // loopback, no node), caches synced, no Memcached — beside `node` doing nothing, measured in the same run.
 // Optionally (`--fleet=100,1000`) the same after creating that many Memcacheds, and the slope per Memcached.
 //
-//   --samples=<n>          RSS samples of each process, one a second (default 7); the median is reported
-//   --node-options="<f…>"  node flags for the operator instead of OPERATOR_NODE_OPTIONS (to try others)
-//   --env=NAME=VALUE       more environment for the operator (repeatable), e.g. MALLOC_ARENA_MAX=2
-//   --fleet=<n>,<m>        Memcacheds to create, in steps, after the idle figure (default none)
+//   --samples=<n>             RSS samples of each process, one a second (default 7); the median is reported
+//   --variant="<flags> N=V"   node flags and environment to run the operator with, instead of the image's
+//                             (repeatable: each measured in turn on the same API server; `shipped` = the image's)
+//   --fleet=<n>,<m>           Memcacheds to create, in steps, with the first variant (default none)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,8 +22,8 @@ import {
   OPKIT_API,
 } from './converge/fleet.js';
 import { bundleOpkitOperator, OperatorProcess } from './converge/operator-process.js';
-import { parseStatusKb } from './converge/process-usage.js';
-import { type IdleOptions, parseIdleOptions } from './idle-options.js';
+import { parseStatusKb, processUsage } from './converge/process-usage.js';
+import { type IdleOptions, type IdleVariant, parseIdleOptions } from './idle-options.js';
 import { formatMachine, machineInfo } from './machine.js';
 import { formatTable, type Metric, metric, writeJson } from './report.js';
 
@@ -119,51 +119,77 @@ async function measure(options: IdleOptions, work: string): Promise<{ metrics: M
     onProgress: (line) => log(line),
   });
   const rest = new KubeRest(env.kubeConfig);
-  let operator: OperatorProcess | undefined;
+  const operators: OperatorProcess[] = [];
+  const converged: { memcacheds: string; seconds: number; cpuSeconds: number }[] = [];
   try {
     await createNamespaces(rest, [NAMESPACE]);
-    const command = await bundleOpkitOperator(work, options.nodeOptions);
-    log(`operator: node ${command.args.join(' ')}`);
-    operator = await OperatorProcess.start(command, {
-      kubeconfigPath: env.kubeconfigPath,
-      namespaces: [NAMESPACE],
-      image: 'docker.io/library/memcached:1.6',
-      logFile: join(work, 'operator.log'),
-      env: options.env,
-    });
-    const readyz = operator.readyzUrl;
-    await waitUntil('the operator reports its caches synced (/readyz)', 60_000, async () => {
-      const response = await fetch(readyz, { signal: AbortSignal.timeout(5_000) });
-      return response.ok;
-    });
-    add(
-      'operator-idle',
-      'operator idle, caches synced',
-      await sampleRss(operator.pid, options.samples, 3_000),
-    );
-
-    let created = 0;
-    for (const size of options.fleet) {
-      const { members } = fleetLayout(NAMESPACE, 1, size);
-      log(`creating Memcacheds ${created + 1}–${size}`);
-      await createMemcacheds(rest, members.slice(created), 1, OPKIT_API);
-      created = size;
-      // Every Memcached gets its Deployment: the operator has seen it and written its objects.
-      await waitUntil(`${size} Deployments`, 600_000, async () => {
-        return (await countObjects(rest, [NAMESPACE], DEPLOYMENTS)) >= size;
-      });
-      add(
-        `operator-${size}`,
-        `operator with ${size} Memcacheds`,
-        await sampleRss(operator.pid, options.samples, 10_000),
+    const bundled = await bundleOpkitOperator(work, []);
+    const start = async (variant: IdleVariant): Promise<OperatorProcess> => {
+      const command = { ...bundled, args: [...variant.nodeOptions, ...bundled.args] };
+      log(
+        `operator: ${Object.entries(variant.env)
+          .map(([k, v]) => `${k}=${v} `)
+          .join('')}node ${command.args.join(' ')}`,
       );
+      const operator = await OperatorProcess.start(command, {
+        kubeconfigPath: env.kubeconfigPath,
+        namespaces: [NAMESPACE],
+        image: 'docker.io/library/memcached:1.6',
+        logFile: join(work, 'operator.log'),
+        env: variant.env,
+      });
+      operators.push(operator);
+      await waitUntil('the operator reports its caches synced (/readyz)', 60_000, async () => {
+        const response = await fetch(operator.readyzUrl, { signal: AbortSignal.timeout(5_000) });
+        return response.ok;
+      });
+      return operator;
+    };
+    for (const [i, variant] of options.variants.entries()) {
+      const operator = await start(variant);
+      add(
+        `operator-idle-${i}`,
+        `operator idle: ${variant.label}`,
+        await sampleRss(operator.pid, options.samples, 3_000),
+      );
+      await operator.stop();
+    }
+
+    const [first] = options.variants;
+    if (options.fleet.length > 0 && first !== undefined) {
+      const operator = await start(first);
+      let created = 0;
+      for (const size of options.fleet) {
+        const { members } = fleetLayout(NAMESPACE, 1, size);
+        log(`creating Memcacheds ${created + 1}–${size}`);
+        const before = processUsage(operator.pid);
+        const started = performance.now();
+        await createMemcacheds(rest, members.slice(created), 1, OPKIT_API);
+        // Every Memcached gets its Deployment: the operator has seen it and written its objects.
+        await waitUntil(`${size} Deployments`, 600_000, async () => {
+          return (await countObjects(rest, [NAMESPACE], DEPLOYMENTS)) >= size;
+        });
+        const seconds = (performance.now() - started) / 1000;
+        const cpuSeconds = processUsage(operator.pid).cpuSeconds - before.cpuSeconds;
+        const step = `${created + 1}–${size}`;
+        converged.push({ memcacheds: step, seconds, cpuSeconds });
+        log(
+          `Memcacheds ${step}: Deployments written in ${seconds.toFixed(1)} s, operator CPU ${cpuSeconds.toFixed(2)} s`,
+        );
+        created = size;
+        add(
+          `operator-${size}`,
+          `operator with ${size} Memcacheds: ${first.label}`,
+          await sampleRss(operator.pid, options.samples, 10_000),
+        );
+      }
     }
   } finally {
-    await operator?.stop();
+    for (const operator of operators) await operator.stop();
     rest.close();
     await env.stop();
   }
-  return { metrics, runs };
+  return { metrics, runs: { ...runs, converged } };
 }
 
 async function main(): Promise<void> {
@@ -173,7 +199,7 @@ async function main(): Promise<void> {
   try {
     const { metrics, runs } = await measure(options, work);
     const median = (id: string) => metrics.find((m) => m.id === `${id}.rss`)?.median ?? Number.NaN;
-    const ratio = { operatorIdleOverNodeFloor: median('operator-idle') / median('node-floor') };
+    const ratio = { operatorIdleOverNodeFloor: median('operator-idle-0') / median('node-floor') };
     const [first, last] = [options.fleet[0], options.fleet.at(-1)];
     const perMemcachedKib =
       first !== undefined && last !== undefined && last > first
@@ -181,14 +207,14 @@ async function main(): Promise<void> {
         : undefined;
     process.stdout.write(`\n${formatMachine(machine)}\n\n${formatTable(metrics)}\n\n`);
     process.stdout.write(
-      `operator idle: ${median('operator-idle').toFixed(1)} MiB, ${ratio.operatorIdleOverNodeFloor.toFixed(2)}× an idle node` +
+      `operator idle (${options.variants[0]?.label}): ${median('operator-idle-0').toFixed(1)} MiB, ${ratio.operatorIdleOverNodeFloor.toFixed(2)}× an idle node` +
         `${perMemcachedKib === undefined ? '' : `; ${perMemcachedKib.toFixed(1)} KiB per Memcached (${first}→${last})`}\n`,
     );
     const out = join(import.meta.dirname, '..', 'results', 'idle.json');
     writeJson(out, {
       machine,
-      nodeOptions: options.nodeOptions,
-      env: options.env,
+      variants: options.variants,
+      fleet: options.fleet,
       samples: options.samples,
       metrics,
       runs,
