@@ -90,12 +90,15 @@ function withParentDeathSignal(executable: string, args: readonly string[]): [st
 export class OperatorProcess {
   readonly #child: ChildProcess;
   readonly metricsUrl: string;
+  /** The readiness probe: 200 once the manager's caches have synced. */
+  readonly readyzUrl: string;
   #exited: Promise<number | null>;
   #exitCode: number | null | undefined;
 
-  private constructor(child: ChildProcess, metricsUrl: string) {
+  private constructor(child: ChildProcess, metricsUrl: string, readyzUrl: string) {
     this.#child = child;
     this.metricsUrl = metricsUrl;
+    this.readyzUrl = readyzUrl;
     this.#exited = new Promise((resolve) => {
       child.once('exit', (code) => {
         running.delete(child);
@@ -116,7 +119,14 @@ export class OperatorProcess {
    */
   static async start(
     command: OperatorCommand,
-    options: { kubeconfigPath: string; namespaces: readonly string[]; image: string; logFile: string },
+    options: {
+      kubeconfigPath: string;
+      namespaces: readonly string[];
+      image: string;
+      logFile: string;
+      /** More environment for the operator's process. */
+      env?: NodeJS.ProcessEnv;
+    },
   ): Promise<OperatorProcess> {
     const metricsPort = await freePort();
     const probePort = await freePort();
@@ -140,13 +150,18 @@ export class OperatorProcess {
         // The benchmark's CRD has no conversion: both runs create Memcacheds in their own operator's version.
         ENABLE_WEBHOOKS: 'false',
         [command.imageVariable]: options.image,
+        ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     running.add(child);
     child.stdout!.pipe(log, { end: false });
     child.stderr!.pipe(log, { end: false });
-    const operator = new OperatorProcess(child, `http://127.0.0.1:${metricsPort}/metrics`);
+    const operator = new OperatorProcess(
+      child,
+      `http://127.0.0.1:${metricsPort}/metrics`,
+      `http://127.0.0.1:${probePort}/readyz`,
+    );
     const deadline = Date.now() + 60_000;
     for (;;) {
       if (operator.#exitCode !== undefined) {
