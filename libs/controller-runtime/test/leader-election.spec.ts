@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { eventually, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { directClient } from '../src/client/direct-client.js';
 import { installWidgetCrd, WIDGET } from './support/widgets.js';
 
@@ -58,6 +58,10 @@ afterEach(() => {
   for (const p of proxies.splice(0)) p.close();
 });
 
+// The proxied kubeconfigs carry the admin's credentials: in a directory of this file's own, removed after it.
+const kubeconfigDir = mkdtempSync(join(tmpdir(), 'election-proxy-'));
+afterAll(() => rmSync(kubeconfigDir, { recursive: true, force: true }));
+
 /**
  * A TCP proxy to the API server that can go silent: once stalled, nothing more is forwarded either way and new
  * connections are held open unanswered — a network path that hangs rather than fails.
@@ -105,7 +109,7 @@ function kubeconfigThrough(port: number): string {
   const config = testKubeConfig();
   const cluster = config.getCurrentCluster();
   if (!cluster) throw new Error('the test kubeconfig has no current cluster');
-  const path = join(tmpdir(), `election-proxy-${port}.kubeconfig`);
+  const path = join(kubeconfigDir, `${port}.kubeconfig`);
   const proxied = JSON.parse(config.exportConfig()) as {
     clusters: { name: string; cluster: { server: string } }[];
   };

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeObject } from '@opkit/controller-runtime';
@@ -47,6 +47,7 @@ let rest: KubeRest;
 let proxy: ApiProxy;
 let watch: WriteWatch;
 let operatorKubeconfig: string;
+let kubeconfigDir: string | undefined;
 const namespace = 'fault-matrix';
 const SETTLE_MS = 500;
 const TIMEOUT_MS = 30_000;
@@ -96,7 +97,9 @@ beforeAll(async () => {
       'certificate-authority-data': Buffer.from(serving.cert).toString('base64'),
     };
   }
-  operatorKubeconfig = join(tmpdir(), `memcached-fault-matrix-${process.pid}.kubeconfig`);
+  // The admin's credentials: in a directory of this file's own, removed after it.
+  kubeconfigDir = mkdtempSync(join(tmpdir(), 'memcached-fault-matrix-'));
+  operatorKubeconfig = join(kubeconfigDir, 'operator.kubeconfig');
   writeFileSync(operatorKubeconfig, JSON.stringify(config), { mode: 0o600 });
   watch = new WriteWatch(
     rest,
@@ -111,6 +114,7 @@ afterAll(async () => {
   await proxy?.close();
   // The replica would die with this test file's process anyway; stopping it here ends it before the next file.
   await replica?.stop();
+  if (kubeconfigDir) rmSync(kubeconfigDir, { recursive: true, force: true });
   await rest?.request('DELETE', `/api/v1/namespaces/${namespace}`).catch(() => undefined);
   rest?.close();
 });

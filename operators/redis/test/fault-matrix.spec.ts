@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { selfSignedCertificate } from '@opkit/controller-runtime/serving';
@@ -79,6 +79,7 @@ let replica: ApiServerReplica;
 let proxy: ApiProxy;
 let watch: WriteWatch | undefined;
 let operatorKubeconfig: string;
+let kubeconfigDir: string | undefined;
 
 beforeAll(async () => {
   rest = new KubeRest(testKubeConfig());
@@ -97,7 +98,9 @@ beforeAll(async () => {
       'certificate-authority-data': Buffer.from(serving.cert).toString('base64'),
     };
   }
-  operatorKubeconfig = join(tmpdir(), `redis-fault-matrix-${process.pid}.kubeconfig`);
+  // The admin's credentials: in a directory of this file's own, removed after it.
+  kubeconfigDir = mkdtempSync(join(tmpdir(), 'redis-fault-matrix-'));
+  operatorKubeconfig = join(kubeconfigDir, 'operator.kubeconfig');
   writeFileSync(operatorKubeconfig, JSON.stringify(config), { mode: 0o600 });
 });
 
@@ -106,6 +109,7 @@ afterAll(async () => {
   await proxy?.close();
   // The replica would die with this test file's process anyway; stopping it here ends it before the next file.
   await replica?.stop();
+  if (kubeconfigDir) rmSync(kubeconfigDir, { recursive: true, force: true });
   rest?.close();
 });
 
