@@ -2,8 +2,10 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { CachedClient } from '../client/cached-client.js';
 import { type DirectClient, directClientOn } from '../client/direct-client.js';
+import { isTransient } from '../errors/errors.js';
 import { EventRecorder, type EventsV1Event } from '../events/index.js';
 import { type ByObject, type Cache, InformerCache } from '../internal/cache/informer-cache.js';
+import { failureReason, RetryLogGate } from '../internal/cache/transient-retry.js';
 import { watchNamespacesFromEnv } from '../internal/cache/watch-namespaces.js';
 import { type Checker, ProbeServer, parseBindAddress } from '../internal/healthz/probe-server.js';
 import { LeaderElectionLostError, LeaderElector } from '../internal/leaderelection/leader-elector.js';
@@ -144,6 +146,8 @@ export class Manager {
   #webhookServer: WebhookServer | undefined;
   #resolveElected!: () => void;
   #started = false;
+  /** Retries past transient failures are logged once per operation and reason, then at most every 30 s. */
+  readonly #retryLog = new RetryLogGate();
 
   constructor(options: ManagerOptions = {}) {
     this.#o = options;
@@ -166,7 +170,8 @@ export class Manager {
       byObject: options.cache?.byObject,
       inactivityTimeoutMs: options.cache?.inactivityTimeoutMs,
       onError: (error, type) =>
-        this.logger.warn('watch failed; retrying', { kind: type.kind, error: error.message }),
+        this.#retrying(`list and watch of ${type.kind}`, error, 'watch failed; retrying'),
+      onRetry: (failure) => this.#retrying(failure.operation, failure.error, '', failure.retryInMs),
       // Once per kind: an owned object without the labels its cache selects is rewritten on every reconcile.
       onUnselectedWrite: (obj, type, labelSelector) => {
         if (unselected.has(type.kind)) return;
@@ -187,6 +192,25 @@ export class Manager {
     });
     this.#readyz.set('informers', async () => {
       if (!(await this.cache.hasSynced())) throw new Error('caches not synced');
+    });
+  }
+
+  /**
+   * Reports a failure that will be retried: a transient one (the API server is starting, overloaded or
+   * restarting) at info level through the retry log's rate limit, any other as a warning `message`.
+   */
+  #retrying(operation: string, error: Error, message: string, retryInMs?: number): void {
+    if (!isTransient(error)) {
+      this.logger.warn(message, { operation, error: error.message });
+      return;
+    }
+    const reason = failureReason(error);
+    if (!this.#retryLog.admit(operation, reason)) return;
+    this.logger.info('API server unavailable; retrying', {
+      operation,
+      reason,
+      error: error.message,
+      ...(retryInMs === undefined ? {} : { retryInMs }),
     });
   }
 
@@ -331,7 +355,7 @@ export class Manager {
     log.info('attempting to acquire leader lease', { lease: election.id, identity: elector.identity });
     this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
     const acquired = await elector.acquire(signal, (e) =>
-      log.warn('lease acquire failed', { error: e.message }),
+      this.#retrying(`acquiring lease ${election.id}`, e, 'lease acquire failed'),
     );
     if (!acquired) return { elector, lost: never };
     log.info('acquired leader lease', { lease: election.id });
@@ -365,7 +389,7 @@ export class Manager {
     let lastWait = '';
     const acquired = await elector.acquire(signal, (event) => {
       if (event.kind === 'error')
-        log.warn('leader lock check failed', { ...fields, error: event.error.message });
+        this.#retrying(`leader lock ${fields.lock}`, event.error, 'leader lock check failed');
       if (event.kind === 'resumed') log.info('found the leader lock this pod owns; leading again', fields);
       if (event.kind !== 'held') return;
       const { verdict } = event;
