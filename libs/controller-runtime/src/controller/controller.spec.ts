@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InformerCache } from '../internal/cache/informer-cache.js';
 import { createLogger } from '../log/index.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
-import { type KubeObject, kind } from '../object.js';
+import { type KubeObject, kind, type Stored } from '../object.js';
 import { statusReply, TestingApiServer } from '../testing/api-server.js';
 import type { WatchSpec } from './controller.js';
 import { Controller } from './controller.js';
@@ -92,7 +92,7 @@ describe('Controller watches', () => {
   });
 });
 
-const byName = (obj: KubeObject) => [{ namespace: 'default', name: obj.metadata.name }];
+const byName = (obj: Stored<KubeObject>) => [{ namespace: 'default', name: obj.metadata.name }];
 
 describe('Controller start against an API server that is not ready', () => {
   it('GIVEN discovery answers 503 THEN the controller waits it out and reconciles', async () => {

@@ -5,7 +5,11 @@ import { type DirectClient, directClientOn } from '../client/direct-client.js';
 import { isTransient } from '../errors/errors.js';
 import { EventRecorder, type EventsV1Event } from '../events/index.js';
 import { type ByObject, type Cache, InformerCache } from '../internal/cache/informer-cache.js';
-import { failureReason, RetryLogGate } from '../internal/cache/transient-retry.js';
+import {
+  failureReason,
+  RetryLogGate,
+  type RetryTransientOptions,
+} from '../internal/cache/transient-retry.js';
 import { watchNamespacesFromEnv } from '../internal/cache/watch-namespaces.js';
 import { type Checker, ProbeServer, parseBindAddress } from '../internal/healthz/probe-server.js';
 import { LeaderElectionLostError, LeaderElector } from '../internal/leaderelection/leader-elector.js';
@@ -148,6 +152,8 @@ export class Manager {
   #started = false;
   /** Retries past transient failures are logged once per operation and reason, then at most every 30 s. */
   readonly #retryLog = new RetryLogGate();
+  /** While `start` runs: how the clients' discovery waits out transient failures (until it returns). */
+  #discoveryRetry: RetryTransientOptions | undefined;
 
   constructor(options: ManagerOptions = {}) {
     this.#o = options;
@@ -161,7 +167,7 @@ export class Manager {
       warned.add(warning);
       this.logger.warn('API server warning', { warning });
     };
-    this.apiClient = directClientOn(this.transport);
+    this.apiClient = directClientOn(this.transport, { discoveryRetry: () => this.#discoveryRetry });
     this.namespaces = options.namespaces ?? watchNamespacesFromEnv();
     const unselected = new Set<string>();
     const informers = new InformerCache({
@@ -452,6 +458,22 @@ export class Manager {
   async start(signal: AbortSignal): Promise<void> {
     if (this.#started) throw new Error('a manager starts only once');
     this.#started = true;
+    // Until start returns, however it ends (a lost lease does not abort `signal`), REST mapping waits out an
+    // API server that is not ready: starting runnables, controllers and reconciles alike.
+    const running = new AbortController();
+    this.#discoveryRetry = {
+      signal: AbortSignal.any([signal, running.signal]),
+      onRetry: (failure) => this.#retrying(failure.operation, failure.error, '', failure.retryInMs),
+    };
+    try {
+      await this.#run(signal);
+    } finally {
+      this.#discoveryRetry = undefined;
+      running.abort();
+    }
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
     const servers = await this.#serve(signal);
     const cacheStop = new AbortController();
     this.#informers.start(cacheStop.signal);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controllerManagedBy } from '../../src/builder/builder.js';
 import { directClient } from '../../src/client/direct-client.js';
 import type { ClusterConnection } from '../../src/internal/transport/kubeconfig.js';
-import { NoKindMatchError } from '../../src/internal/transport/resource-mapper.js';
+import { NoKindMatchError, type ResourceMapping } from '../../src/internal/transport/resource-mapper.js';
 import { CONFIG_MAP, type ConfigMap } from '../../src/kinds/kinds.js';
 import { createLogger } from '../../src/log/index.js';
 import { Manager } from '../../src/manager/manager.js';
@@ -83,6 +83,14 @@ describe('a manager started before the API server is ready', () => {
   it('keeps running through 503, a connection reset and 429, then reconciles', async () => {
     proxy.fault = NOT_READY;
     const { manager, lines, reconciled } = configMapManager(proxy.connection);
+    // A runnable that maps a kind at start, as an operator's installer of optional resources does.
+    let mapped: ResourceMapping | undefined;
+    manager.add({
+      needLeaderElection: false,
+      start: async () => {
+        mapped = await manager.apiClient.mapping('v1', 'Secret');
+      },
+    });
     const stop = new AbortController();
     const running = manager.start(stop.signal);
     running.catch(() => {}); // awaited below; a failure must not wait for the test to get there
@@ -95,17 +103,20 @@ describe('a manager started before the API server is ready', () => {
         reconciled.has(`${namespace}/settings`),
       );
       expect(proxy.faults, 'every queued fault was answered').toEqual([]);
+      expect(mapped).toMatchObject({ resource: 'secrets', namespaced: true });
     } finally {
       stop.abort();
       await running;
     }
     const retries = lines.filter((l) => l.level === 'info' && l.msg === 'API server unavailable; retrying');
-    // One line per reason, not one per attempt: the two 503s share one.
-    expect(retries.map((l) => [l.operation, l.reason])).toEqual([
-      ['discovery of ConfigMap (v1)', '503 ServiceUnavailable'],
-      ['discovery of ConfigMap (v1)', 'ECONNRESET'],
-      ['discovery of ConfigMap (v1)', '429 TooManyRequests'],
-    ]);
+    // One line per operation and reason, not one per attempt: repeated 503s share one.
+    const said = retries.map((l) => `${l.operation}: ${l.reason}`);
+    expect(new Set(said).size, said.join('\n')).toBe(said.length);
+    expect(said).toContain('discovery of ConfigMap (v1): 503 ServiceUnavailable');
+    expect(said).toContain('discovery of Secret (v1): 503 ServiceUnavailable');
+    expect(new Set(retries.map((l) => l.reason))).toEqual(
+      new Set(['503 ServiceUnavailable', 'ECONNRESET', '429 TooManyRequests']),
+    );
     expect(lines.filter((l) => l.level === 'error' || l.level === 'warn')).toEqual([]);
   }, 60_000);
 
