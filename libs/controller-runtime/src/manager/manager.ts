@@ -16,7 +16,7 @@ import { LeaderElectionLostError, LeaderElector } from '../internal/leaderelecti
 import { LeaderForLife } from '../internal/leaderelection/leader-for-life.js';
 import { type ClusterConnection, loadKubeConfig } from '../internal/transport/kubeconfig.js';
 import { Transport } from '../internal/transport/transport.js';
-import { createLogger, type Logger } from '../log/index.js';
+import { createLogger, type LogFields, type Logger } from '../log/index.js';
 import { authenticationAndAuthorization } from '../metrics/auth-filter.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import { CertWatcher } from '../serving/cert-watcher.js';
@@ -176,8 +176,13 @@ export class Manager {
       byObject: options.cache?.byObject,
       inactivityTimeoutMs: options.cache?.inactivityTimeoutMs,
       onError: (error, type) =>
-        this.#retrying(`list and watch of ${type.kind}`, error, 'watch failed; retrying'),
-      onRetry: (failure) => this.#retrying(failure.operation, failure.error, '', failure.retryInMs),
+        this.#retrying(`list and watch of ${type.kind}`, error, 'watch failed; retrying', {
+          kind: type.kind,
+        }),
+      onRetry: (failure) =>
+        this.#retrying(failure.operation, failure.error, 'discovery failed; retrying', {
+          retryInMs: failure.retryInMs,
+        }),
       // Once per kind: an owned object without the labels its cache selects is rewritten on every reconcile.
       onUnselectedWrite: (obj, type, labelSelector) => {
         if (unselected.has(type.kind)) return;
@@ -205,18 +210,18 @@ export class Manager {
    * Reports a failure that will be retried: a transient one (the API server is starting, overloaded or
    * restarting) at info level through the retry log's rate limit, any other as a warning `message`.
    */
-  #retrying(operation: string, error: Error, message: string, retryInMs?: number): void {
+  #retrying(operation: string, error: Error, message: string, fields: LogFields = {}): void {
     if (!isTransient(error)) {
-      this.logger.warn(message, { operation, error: error.message });
+      this.logger.warn(message, { ...fields, error: error.message });
       return;
     }
     const reason = failureReason(error);
     if (!this.#retryLog.admit(operation, reason)) return;
     this.logger.info('API server unavailable; retrying', {
+      ...fields,
       operation,
       reason,
       error: error.message,
-      ...(retryInMs === undefined ? {} : { retryInMs }),
     });
   }
 
@@ -395,7 +400,7 @@ export class Manager {
     let lastWait = '';
     const acquired = await elector.acquire(signal, (event) => {
       if (event.kind === 'error')
-        this.#retrying(`leader lock ${fields.lock}`, event.error, 'leader lock check failed');
+        this.#retrying(`leader lock ${fields.lock}`, event.error, 'leader lock check failed', fields);
       if (event.kind === 'resumed') log.info('found the leader lock this pod owns; leading again', fields);
       if (event.kind !== 'held') return;
       const { verdict } = event;
@@ -463,7 +468,10 @@ export class Manager {
     const running = new AbortController();
     this.#discoveryRetry = {
       signal: AbortSignal.any([signal, running.signal]),
-      onRetry: (failure) => this.#retrying(failure.operation, failure.error, '', failure.retryInMs),
+      onRetry: (failure) =>
+        this.#retrying(failure.operation, failure.error, 'discovery failed; retrying', {
+          retryInMs: failure.retryInMs,
+        }),
     };
     try {
       await this.#run(signal);
