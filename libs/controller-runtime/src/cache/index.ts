@@ -10,6 +10,7 @@ export {
   cacheOptionsFor,
   cacheSelects,
   type InformerCacheOptions,
+  InformerStartError,
   type KindCacheOptions,
   NamespaceNotCachedError,
   newCache,
@@ -23,4 +24,5 @@ export {
   type StoreListOptions,
   type StoreReader,
 } from '../internal/cache/store.js';
+export type { TransientFailure } from '../internal/cache/transient-retry.js';
 export { watchNamespacesFromEnv } from '../internal/cache/watch-namespaces.js';

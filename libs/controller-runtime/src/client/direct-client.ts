@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { isConflict } from '../errors/errors.js';
+import type { RetryTransientOptions } from '../internal/cache/transient-retry.js';
 import type { ClusterConnection } from '../internal/transport/kubeconfig.js';
 import { ResourceMapper, type ResourceMapping } from '../internal/transport/resource-mapper.js';
 import { type Query, Transport } from '../internal/transport/transport.js';
@@ -53,8 +54,15 @@ export function directClient(connection: ClusterConnection, options: DirectClien
   return new RestClient(transport, options);
 }
 
+/** What the runtime's own direct clients take besides a field manager. */
+interface InternalClientOptions {
+  readonly fieldManager?: string;
+  /** How discovery retries transient failures now; undefined: it does not (see ResourceMapper). */
+  readonly discoveryRetry?: () => RetryTransientOptions | undefined;
+}
+
 /** A direct client over a transport of the runtime's own (the manager's, which fences writes). */
-export function directClientOn(transport: Transport, options: { fieldManager?: string } = {}): DirectClient {
+export function directClientOn(transport: Transport, options: InternalClientOptions = {}): DirectClient {
   return new RestClient(transport, options);
 }
 
@@ -94,9 +102,9 @@ class RestClient implements DirectClient {
   readonly #mapper: ResourceMapper;
   readonly fieldManager: string | undefined;
 
-  constructor(transport: Transport, options: { fieldManager?: string }) {
+  constructor(transport: Transport, options: InternalClientOptions) {
     this.#transport = transport;
-    this.#mapper = new ResourceMapper(transport);
+    this.#mapper = new ResourceMapper(transport, options.discoveryRetry);
     this.fieldManager = options.fieldManager;
   }
 

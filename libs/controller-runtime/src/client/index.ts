@@ -13,6 +13,7 @@ export {
   isConflict,
   isGone,
   isNotFound,
+  isTransient,
 } from '../errors/index.js';
 export {
   type ClusterConnection,

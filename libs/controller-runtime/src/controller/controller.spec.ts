@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InformerCache } from '../internal/cache/informer-cache.js';
 import { createLogger } from '../log/index.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
-import { type KubeObject, kind } from '../object.js';
-import { TestingApiServer } from '../testing/api-server.js';
+import { type KubeObject, kind, type Stored } from '../object.js';
+import { statusReply, TestingApiServer } from '../testing/api-server.js';
 import type { WatchSpec } from './controller.js';
 import { Controller } from './controller.js';
 
@@ -36,12 +36,15 @@ afterEach(async () => {
 });
 
 /** A controller over ConfigMaps whose watches are `watches`; it records the keys it reconciles. */
-function startController(watches: (cache: InformerCache) => Omit<WatchSpec, 'type' | 'predicates'>[]) {
+function startController(
+  watches: (cache: InformerCache) => Omit<WatchSpec, 'type' | 'predicates'>[],
+  options: { cacheSyncTimeoutMs?: number } = {},
+) {
   const cache = new InformerCache({ client: server.client(), namespaces: [] });
   const logged: string[] = [];
   const reconciled: string[] = [];
   const controller = new Controller(
-    { name: 'test' },
+    { name: 'test', ...options },
     async (request) => {
       reconciled.push(`${request.namespace}/${request.name}`);
     },
@@ -86,5 +89,42 @@ describe('Controller watches', () => {
       error: 'cache read failed',
       kind: 'ConfigMap',
     });
+  });
+});
+
+const byName = (obj: Stored<KubeObject>) => [{ namespace: 'default', name: obj.metadata.name }];
+
+describe('Controller start against an API server that is not ready', () => {
+  it('GIVEN discovery answers 503 THEN the controller waits it out and reconciles', async () => {
+    server.reply('discovery', statusReply(503, 'ServiceUnavailable'));
+    const { reconciled } = startController(() => [{ map: byName }]);
+
+    await vi.waitFor(() => expect(reconciled.sort()).toEqual(['default/a', 'default/b']), { timeout: 5_000 });
+    expect(server.requests.filter((r) => r.path === '/api/v1')).toHaveLength(2);
+  });
+
+  it('GIVEN the first list answers 503 past the sync timeout THEN the controller keeps waiting and reconciles', async () => {
+    server.reply('list', statusReply(503, 'ServiceUnavailable'));
+    const { reconciled, logged } = startController(() => [{ map: byName }], { cacheSyncTimeoutMs: 300 });
+
+    await vi.waitFor(() => expect(reconciled.sort()).toEqual(['default/a', 'default/b']), { timeout: 5_000 });
+    const waits = logged
+      .map((line) => JSON.parse(line))
+      .filter((l) => l.msg.startsWith('caches not synced yet'));
+    expect(waits[0]).toMatchObject({
+      level: 'info',
+      why: [expect.stringContaining('ConfigMap: GET /api/v1')],
+    });
+  });
+
+  it('GIVEN the first list is forbidden THEN the sync timeout fails the controller, naming the kind and the answer', async () => {
+    for (let i = 0; i < 5; i++) server.reply('list', statusReply(403, 'Forbidden'));
+    const { reconciled } = startController(() => [{ map: byName }], { cacheSyncTimeoutMs: 300 });
+
+    await expect(running).rejects.toThrow(
+      /controller test: caches did not sync within 300 ms \(ConfigMap: GET \/api\/v1\/configmaps: 403 Forbidden/,
+    );
+    expect(reconciled).toEqual([]);
+    running = undefined;
   });
 });

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Reader } from '../client/options.js';
-import { isConflict } from '../errors/errors.js';
+import { isConflict, isTransient } from '../errors/errors.js';
 import type { MapFunc } from '../handler/handlers.js';
-import type { InformerHandler } from '../internal/cache/informer.js';
+import { sleep } from '../internal/cache/backoff.js';
+import type { Informer, InformerHandler } from '../internal/cache/informer.js';
 import type { Cache } from '../internal/cache/informer-cache.js';
 import {
   defaultControllerRateLimiter,
@@ -24,6 +25,25 @@ import {
   requestKey,
 } from '../reconcile/reconcile.js';
 
+/** What `promise` resolves to, or undefined once `signal` aborts first (its rejection is then ignored). */
+async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return undefined;
+  }
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+    promise.catch(() => {});
+  }
+}
+
 export interface ControllerOptions {
   /** Unique name: the `controller` label of every metric and log line. */
   readonly name: string;
@@ -34,7 +54,11 @@ export interface ControllerOptions {
   readonly maxConcurrentReconciles?: number;
   /** Abort and count a reconcile that runs longer than this; it is retried with back-off. Off by default. */
   readonly reconcileTimeoutMs?: number;
-  /** @default 120000 */
+  /**
+   * How long the first lists may take. Waiting goes on past it while every informer still waiting fails only
+   * with transient errors (the API server is not ready); otherwise the controller fails, naming why.
+   * @default 120000
+   */
   readonly cacheSyncTimeoutMs?: number;
   /** @default per-item exponential 5 ms → 1000 s */
   readonly rateLimiter?: RateLimiter;
@@ -188,20 +212,17 @@ export class Controller {
     if (this.#started) throw new Error(`controller ${this.name} was already started`);
     this.#started = true;
     const log = this.#deps.logger.child({ controller: this.name });
-    const informers = await Promise.all(this.#watches.map((w) => this.#deps.cache.informerFor(w.type)));
-    for (const [i, informer] of informers.entries())
-      informer.addHandler(this.#handlerFor(this.#watches[i]!, log));
-    const timeoutMs = this.#o.cacheSyncTimeoutMs ?? 120_000;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all(informers.map((i) => i.waitForSync())),
-      new Promise((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`controller ${this.name}: caches did not sync within ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-      }),
-    ]).finally(() => clearTimeout(timer));
+    // The cache waits out an API server that is not ready yet; a stop meanwhile ends the wait.
+    const informers = await untilAborted(
+      Promise.all(this.#watches.map((w) => this.#deps.cache.informerFor(w.type))),
+      signal,
+    );
+    if (!informers) return;
+    for (const [i, informer] of informers.entries()) {
+      const watch = this.#watches[i];
+      if (watch) informer.addHandler(this.#handlerFor(watch, log));
+    }
+    if (!(await this.#waitForSync(informers, signal, log))) return;
     log.info('starting workers', { workers: this.#concurrency });
     const workers = Array.from({ length: this.#concurrency }, () => this.#work(signal));
     // Stop handing out keys; the workers finish the reconciles they are in and then return.
@@ -210,6 +231,39 @@ export class Controller {
     else signal.addEventListener('abort', stop, { once: true });
     await Promise.all(workers);
     log.info('all workers finished');
+  }
+
+  /**
+   * Waits for the first lists: false when `signal` aborted first. Past the sync timeout it goes on waiting
+   * while every informer still waiting fails with transient errors only, and fails otherwise, naming them.
+   */
+  async #waitForSync(
+    informers: readonly Informer<Stored<KubeObject>>[],
+    signal: AbortSignal,
+    log: Logger,
+  ): Promise<boolean> {
+    const timeoutMs = this.#o.cacheSyncTimeoutMs ?? 120_000;
+    const synced = Promise.all(informers.map((i) => i.waitForSync())).then(() => true);
+    for (;;) {
+      const waited = new AbortController();
+      const done = await Promise.race([
+        synced,
+        sleep(timeoutMs, AbortSignal.any([signal, waited.signal])).then(() => false),
+      ]);
+      waited.abort();
+      if (done) return true;
+      if (signal.aborted) return false;
+      const waiting = informers.filter((i) => !i.hasSynced);
+      if (waiting.length === 0) continue;
+      const why = waiting.map((i) => `${i.type.kind}: ${i.lastSyncError?.message ?? 'no list has finished'}`);
+      if (waiting.every((i) => isTransient(i.lastSyncError))) {
+        log.info('caches not synced yet: the API server is unavailable; waiting', { timeoutMs, why });
+        continue;
+      }
+      throw new Error(
+        `controller ${this.name}: caches did not sync within ${timeoutMs} ms (${why.join('; ')})`,
+      );
+    }
   }
 
   async #work(signal: AbortSignal): Promise<void> {

@@ -81,6 +81,50 @@ export const isAlreadyExists = (error: unknown): boolean =>
 export const isGone = statusIs(410);
 
 /**
+ * Statuses a healthy API server answers while it starts, is overloaded or restarts behind a load balancer:
+ * 429 (priority and fairness), 500, 502, 503 ("the server is currently unable to handle the request"), 504.
+ */
+const TRANSIENT_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+/** Network failures that last as long as a restart: refused, reset, cut or timed-out connections, DNS retries. */
+const TRANSIENT_NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EAI_AGAIN',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'UND_ERR_SOCKET',
+]);
+
+function networkCodeIn(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && TRANSIENT_NETWORK_CODES.has(code)) return code;
+  }
+  return undefined;
+}
+
+/**
+ * Whether retrying the same call later can succeed without anyone changing anything: the API server answered
+ * 429, 500, 502, 503 or 504, or could not be reached (connection refused or reset, timeout). Everything else —
+ * 401 and 403, a kind the server does not serve, an invalid kubeconfig, a certificate that does not verify —
+ * stays wrong until someone fixes it.
+ */
+export function isTransient(error: unknown): boolean {
+  const api = apiErrorIn(error);
+  if (api) return TRANSIENT_STATUSES.has(api.status);
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof ConnectionError) return networkCodeIn(e.cause) !== undefined;
+  }
+  return false;
+}
+
+/**
  * `client.IgnoreNotFound` for a read: the object, or `undefined` when it does not exist; other errors are
  * thrown. `const deployment = await ignoreNotFound(client.get(DEPLOYMENT, name, namespace))`.
  */

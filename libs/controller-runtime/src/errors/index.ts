@@ -8,4 +8,5 @@ export {
   isConflict,
   isGone,
   isNotFound,
+  isTransient,
 } from './errors.js';

@@ -2,15 +2,21 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { CachedClient } from '../client/cached-client.js';
 import { type DirectClient, directClientOn } from '../client/direct-client.js';
+import { isTransient } from '../errors/errors.js';
 import { EventRecorder, type EventsV1Event } from '../events/index.js';
 import { type ByObject, type Cache, InformerCache } from '../internal/cache/informer-cache.js';
+import {
+  failureReason,
+  RetryLogGate,
+  type RetryTransientOptions,
+} from '../internal/cache/transient-retry.js';
 import { watchNamespacesFromEnv } from '../internal/cache/watch-namespaces.js';
 import { type Checker, ProbeServer, parseBindAddress } from '../internal/healthz/probe-server.js';
 import { LeaderElectionLostError, LeaderElector } from '../internal/leaderelection/leader-elector.js';
 import { LeaderForLife } from '../internal/leaderelection/leader-for-life.js';
 import { type ClusterConnection, loadKubeConfig } from '../internal/transport/kubeconfig.js';
 import { Transport } from '../internal/transport/transport.js';
-import { createLogger, type Logger } from '../log/index.js';
+import { createLogger, type LogFields, type Logger } from '../log/index.js';
 import { authenticationAndAuthorization } from '../metrics/auth-filter.js';
 import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import { CertWatcher } from '../serving/cert-watcher.js';
@@ -144,6 +150,10 @@ export class Manager {
   #webhookServer: WebhookServer | undefined;
   #resolveElected!: () => void;
   #started = false;
+  /** Retries past transient failures are logged once per operation and reason, then at most every 30 s. */
+  readonly #retryLog = new RetryLogGate();
+  /** While `start` runs: how the clients' discovery waits out transient failures (until it returns). */
+  #discoveryRetry: RetryTransientOptions | undefined;
 
   constructor(options: ManagerOptions = {}) {
     this.#o = options;
@@ -157,7 +167,7 @@ export class Manager {
       warned.add(warning);
       this.logger.warn('API server warning', { warning });
     };
-    this.apiClient = directClientOn(this.transport);
+    this.apiClient = directClientOn(this.transport, { discoveryRetry: () => this.#discoveryRetry });
     this.namespaces = options.namespaces ?? watchNamespacesFromEnv();
     const unselected = new Set<string>();
     const informers = new InformerCache({
@@ -166,7 +176,13 @@ export class Manager {
       byObject: options.cache?.byObject,
       inactivityTimeoutMs: options.cache?.inactivityTimeoutMs,
       onError: (error, type) =>
-        this.logger.warn('watch failed; retrying', { kind: type.kind, error: error.message }),
+        this.#retrying(`list and watch of ${type.kind}`, error, 'watch failed; retrying', {
+          kind: type.kind,
+        }),
+      onRetry: (failure) =>
+        this.#retrying(failure.operation, failure.error, 'discovery failed; retrying', {
+          retryInMs: failure.retryInMs,
+        }),
       // Once per kind: an owned object without the labels its cache selects is rewritten on every reconcile.
       onUnselectedWrite: (obj, type, labelSelector) => {
         if (unselected.has(type.kind)) return;
@@ -187,6 +203,25 @@ export class Manager {
     });
     this.#readyz.set('informers', async () => {
       if (!(await this.cache.hasSynced())) throw new Error('caches not synced');
+    });
+  }
+
+  /**
+   * Reports a failure that will be retried: a transient one (the API server is starting, overloaded or
+   * restarting) at info level through the retry log's rate limit, any other as a warning `message`.
+   */
+  #retrying(operation: string, error: Error, message: string, fields: LogFields = {}): void {
+    if (!isTransient(error)) {
+      this.logger.warn(message, { ...fields, error: error.message });
+      return;
+    }
+    const reason = failureReason(error);
+    if (!this.#retryLog.admit(operation, reason)) return;
+    this.logger.info('API server unavailable; retrying', {
+      ...fields,
+      operation,
+      reason,
+      error: error.message,
     });
   }
 
@@ -331,7 +366,7 @@ export class Manager {
     log.info('attempting to acquire leader lease', { lease: election.id, identity: elector.identity });
     this.metrics.leaderElectionMasterStatus.set({ name: election.id }, 0);
     const acquired = await elector.acquire(signal, (e) =>
-      log.warn('lease acquire failed', { error: e.message }),
+      this.#retrying(`acquiring lease ${election.id}`, e, 'lease acquire failed'),
     );
     if (!acquired) return { elector, lost: never };
     log.info('acquired leader lease', { lease: election.id });
@@ -365,7 +400,7 @@ export class Manager {
     let lastWait = '';
     const acquired = await elector.acquire(signal, (event) => {
       if (event.kind === 'error')
-        log.warn('leader lock check failed', { ...fields, error: event.error.message });
+        this.#retrying(`leader lock ${fields.lock}`, event.error, 'leader lock check failed', fields);
       if (event.kind === 'resumed') log.info('found the leader lock this pod owns; leading again', fields);
       if (event.kind !== 'held') return;
       const { verdict } = event;
@@ -428,6 +463,25 @@ export class Manager {
   async start(signal: AbortSignal): Promise<void> {
     if (this.#started) throw new Error('a manager starts only once');
     this.#started = true;
+    // Until start returns, however it ends (a lost lease does not abort `signal`), REST mapping waits out an
+    // API server that is not ready: starting runnables, controllers and reconciles alike.
+    const running = new AbortController();
+    this.#discoveryRetry = {
+      signal: AbortSignal.any([signal, running.signal]),
+      onRetry: (failure) =>
+        this.#retrying(failure.operation, failure.error, 'discovery failed; retrying', {
+          retryInMs: failure.retryInMs,
+        }),
+    };
+    try {
+      await this.#run(signal);
+    } finally {
+      this.#discoveryRetry = undefined;
+      running.abort();
+    }
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
     const servers = await this.#serve(signal);
     const cacheStop = new AbortController();
     this.#informers.start(cacheStop.signal);

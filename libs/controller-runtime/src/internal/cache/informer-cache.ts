@@ -2,9 +2,11 @@ import type { DirectClient } from '../../client/direct-client.js';
 import type { ListOptions, ObjectList, Reader } from '../../client/options.js';
 import { ApiError } from '../../errors/errors.js';
 import type { Kind, KubeObject, Stored } from '../../object.js';
+import { NoKindMatchError, type ResourceMapping } from '../transport/resource-mapper.js';
 import { type Informer, type InformerScope, SharedInformer, stripManagedFields } from './informer.js';
 import { parseLabelSelector } from './label-selector.js';
 import type { IndexFunc } from './store.js';
+import { retryTransient, type TransientFailure } from './transient-retry.js';
 
 /** What the cache holds of a kind, like an entry of controller-runtime's `ByObject`. */
 export interface ObjectCacheOptions<T extends KubeObject = KubeObject> {
@@ -37,6 +39,8 @@ export interface InformerCacheOptions {
   readonly defaultTransform?: (obj: Stored<KubeObject>) => Stored<KubeObject>;
   readonly inactivityTimeoutMs?: number;
   readonly onError?: (error: Error, type: Kind) => void;
+  /** Called before each new attempt at discovering a kind after a transient failure (the API server is not ready). */
+  readonly onRetry?: (failure: TransientFailure, type: Kind) => void;
   /**
    * Called when a write's result (see `observe`) lies in a watched namespace but outside its kind's label
    * selector: a controller that reads it from the cache will not find it, and may write it again on every
@@ -48,6 +52,11 @@ export interface InformerCacheOptions {
 /** The cache was asked for a namespace it does not watch. */
 export class NamespaceNotCachedError extends Error {
   readonly code = 'RUNTIME_NAMESPACE_NOT_CACHED';
+}
+
+/** An informer cannot start: discovering its kind failed for good (401, 403, …); the message names the kind. */
+export class InformerStartError extends Error {
+  readonly code = 'RUNTIME_INFORMER_START';
 }
 
 /** The cache did not sync within the timeout. */
@@ -151,7 +160,7 @@ export class InformerCache implements Cache {
     let informer = this.#informers.get(key);
     if (!informer) {
       informer = (async () => {
-        const mapping = await this.#o.client.mapping(type.apiVersion, type.kind);
+        const mapping = await this.#mapping(type);
         const transform = this.#byKind.get(key)?.transform ?? this.#o.defaultTransform ?? stripManagedFields;
         const created = new SharedInformer<Stored<KubeObject>>({
           client: this.#o.client,
@@ -172,6 +181,31 @@ export class InformerCache implements Cache {
       this.#informers.set(key, informer);
     }
     return informer as unknown as Promise<SharedInformer<Stored<T>>>;
+  }
+
+  /**
+   * Where a kind lives. Once the cache runs, transient failures (the API server starting, overloaded or
+   * restarting) are retried with back-off until the cache stops; a kind the server does not serve fails with
+   * NoKindMatchError, any other failure with an InformerStartError naming the kind.
+   */
+  async #mapping(type: Kind): Promise<ResourceMapping> {
+    const map = () => this.#o.client.mapping(type.apiVersion, type.kind);
+    const signal = this.#signal;
+    try {
+      if (!signal) return await map();
+      return await retryTransient(`discovery of ${type.kind} (${type.apiVersion})`, map, {
+        signal,
+        onRetry: (failure) => this.#o.onRetry?.(failure, type),
+      });
+    } catch (error) {
+      if (error instanceof NoKindMatchError) throw error;
+      throw new InformerStartError(
+        `cannot watch ${type.kind} (${type.apiVersion}): ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
   }
 
   /**
@@ -225,10 +259,16 @@ export class InformerCache implements Cache {
     }
   }
 
-  /** True when every informer has synced (for the readiness probe). */
+  /**
+   * True when every informer has synced (for the readiness probe). An informer still waiting for its kind's
+   * discovery (the API server is not ready) has not, and is not waited for.
+   */
   async hasSynced(): Promise<boolean> {
-    const informers = await Promise.all(this.#informers.values());
-    return informers.every((i) => i.hasSynced);
+    const pending = Symbol('pending');
+    const informers = await Promise.all(
+      [...this.#informers.values()].map((i) => Promise.race([i, Promise.resolve(pending)])),
+    );
+    return informers.every((i) => i !== pending && i.hasSynced);
   }
 
   async #ready<T extends KubeObject>(type: Kind<T>, namespace?: string): Promise<SharedInformer<Stored<T>>> {

@@ -86,6 +86,8 @@ export interface Informer<T extends KubeObject> {
   /** True once the first list of every watched namespace is in the store. */
   readonly hasSynced: boolean;
   waitForSync(): Promise<void>;
+  /** Until it has synced: the last failure of a first list (or of the watch after it), to say why it waits. */
+  readonly lastSyncError?: Error;
   /** Per reflector: lists, watches, relists after 410 and failures. */
   readonly stats: ReflectorStats[];
   /** Adds a listener; objects the informer already has are replayed to it as initial adds. */
@@ -112,6 +114,7 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
   readonly #synced: Promise<void>;
   #resolveSynced!: () => void;
   #running: Promise<unknown> | undefined;
+  #lastSyncError: Error | undefined;
 
   constructor(options: InformerOptions<T>) {
     this.#options = options;
@@ -135,7 +138,10 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
             labelSelector: options.scope.labelSelector,
             fieldSelector: options.scope.fieldSelector,
             inactivityTimeoutMs: options.inactivityTimeoutMs,
-            onError: options.onError,
+            onError: (error) => {
+              if (!this.hasSynced) this.#lastSyncError = error;
+              options.onError?.(error);
+            },
           },
           {
             replace: (items, ns, rv) => this.#replace(items, ns, rv),
@@ -149,6 +155,10 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
   /** True once every reflector has applied its first list. */
   get hasSynced(): boolean {
     return this.#pendingSync.size === 0;
+  }
+
+  get lastSyncError(): Error | undefined {
+    return this.hasSynced ? undefined : this.#lastSyncError;
   }
 
   /** Resolves when {@link hasSynced}. */

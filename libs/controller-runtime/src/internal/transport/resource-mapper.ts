@@ -1,5 +1,6 @@
 import { isInstance, isNotFound } from '../../errors/errors.js';
 import { apiVersionOf, type GroupVersionKind } from '../../object.js';
+import { type RetryTransientOptions, retryTransient } from '../cache/transient-retry.js';
 import type { Transport } from './transport.js';
 
 /** Where a kind lives in the REST API. */
@@ -38,14 +39,18 @@ interface ApiResourceList {
 
 /**
  * Maps kinds to REST paths through discovery, one group-version at a time and cached; an unknown kind triggers
- * one fresh discovery of its group-version, so CRDs installed after start-up are found.
+ * one fresh discovery of its group-version, so CRDs installed after start-up are found. With `retry` giving
+ * options (the manager's clients while it runs), a discovery that fails transiently — the API server starting,
+ * overloaded or restarting — is tried again with back-off instead of failing the call.
  */
 export class ResourceMapper {
   readonly #transport: Transport;
+  readonly #retry: () => RetryTransientOptions | undefined;
   readonly #groups = new Map<string, Promise<Map<string, ResourceMapping>>>();
 
-  constructor(transport: Transport) {
+  constructor(transport: Transport, retry: () => RetryTransientOptions | undefined = () => undefined) {
     this.#transport = transport;
+    this.#retry = retry;
   }
 
   #discover(apiVersion: string): Promise<Map<string, ResourceMapping>> {
@@ -76,6 +81,16 @@ export class ResourceMapper {
   }
 
   async mapping(apiVersion: string, kind: string): Promise<ResourceMapping> {
+    const retry = this.#retry();
+    if (!retry) return this.#mapping(apiVersion, kind);
+    return retryTransient(
+      `discovery of ${kind} (${apiVersion})`,
+      () => this.#mapping(apiVersion, kind),
+      retry,
+    );
+  }
+
+  async #mapping(apiVersion: string, kind: string): Promise<ResourceMapping> {
     let group = await (this.#groups.get(apiVersion) ?? this.#discover(apiVersion));
     let found = group.get(kind);
     if (!found) {

@@ -159,7 +159,10 @@ export class Transport {
         );
         if (spec.timeoutMs) {
           req.setTimeout(spec.timeoutMs, () =>
-            req.destroy(new Error(`no answer within ${spec.timeoutMs} ms`)),
+            // Coded as a socket timeout, so that `isTransient` knows it from a refused certificate.
+            req.destroy(
+              Object.assign(new Error(`no answer within ${spec.timeoutMs} ms`), { code: 'ETIMEDOUT' }),
+            ),
           );
         }
         req.on('error', reject);
