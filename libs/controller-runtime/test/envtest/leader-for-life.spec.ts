@@ -3,6 +3,7 @@
 // controller-manager there is no garbage collector, so the test plays it: once a Pod is gone, it deletes the
 // ConfigMaps that Pod owned — what the garbage collector does for the lock in a cluster.
 import { randomBytes } from 'node:crypto';
+import { setTimeout as pause } from 'node:timers/promises';
 import { envtest } from '@opkit/test-cluster/envtest';
 import { eventually } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,6 +44,7 @@ async function createPod(name: string): Promise<Stored<Pod>> {
   });
 }
 
+/** A manager leading for life as Pod `pod`; without one, as a process outside the cluster. */
 function startReplica(pod: string | undefined, name = pod ?? 'outside'): Replica {
   const metrics = new RuntimeMetrics();
   const manager = new Manager({
@@ -50,7 +52,14 @@ function startReplica(pod: string | undefined, name = pod ?? 'outside'): Replica
     namespaces: [namespace],
     metrics,
     logger: createLogger({ level: process.env.OPKIT_TEST_VERBOSE ? 'debug' : 'error' }),
-    leaderElection: { mode: 'for-life', id: LOCK, namespace, podName: pod, maxBackoffMs: 400 },
+    leaderElection: {
+      mode: 'for-life',
+      id: LOCK,
+      namespace,
+      podName: pod,
+      maxBackoffMs: 400,
+      ...(pod ? {} : { inCluster: false }),
+    },
   });
   const replica: Replica = {
     pod: name,
@@ -89,7 +98,6 @@ const lockOwner = async () => {
     throw error;
   }
 };
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The garbage collector's part: the lock goes once the Pod that owns it is gone. */
 async function collectGarbageOf(pod: Stored<Pod>): Promise<void> {
@@ -159,7 +167,7 @@ describe('leader for life between two managers on a real API server', () => {
     console.info(`leader for life: handover ${b.ledAt! - collectedAt} ms after the lock was collected`);
   });
 
-  it('outside a Pod (no Pod name) it is a no-op: the manager leads at once and writes no lock', async () => {
+  it('outside a cluster without a Pod name it is a no-op: the manager leads at once and writes no lock', async () => {
     const saved = process.env.POD_NAME;
     delete process.env.POD_NAME;
     try {
