@@ -1,8 +1,8 @@
 // Leader for life on a cluster with a real node and a garbage collector: the Memcached operator, deployed as
-// users deploy it (`opkit deploy`), then switched to two replicas with `--leader-election-mode=for-life`,
-// POD_NAME from the downward API and the RBAC the mode needs. The leader Pod is deleted; the other replica (or
-// the Deployment's replacement) must lead only after the old Pod is gone, and never two at once. Who leads is
-// read from each Pod's log: the line `became the leader for life`, with its time.
+// users deploy it (`opkit deploy`; its manager.yaml sets POD_NAME from the downward API), then switched to
+// two replicas with `--leader-election-mode=for-life` and the RBAC the mode needs. The leader Pod is deleted;
+// the other replica (or the Deployment's replacement) must lead only after the old Pod is gone, and never two
+// at once. Who leads is read from each Pod's log: the line `became the leader for life`, with its time.
 import { join } from 'node:path';
 import {
   type DeployedOperator,
@@ -157,11 +157,6 @@ beforeAll(async () => {
         op: 'add',
         path: '/spec/template/spec/containers/0/args/-',
         value: '--leader-election-mode=for-life',
-      },
-      {
-        op: 'add',
-        path: '/spec/template/spec/containers/0/env/-',
-        value: { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
       },
       { op: 'replace', path: '/spec/replicas', value: 2 },
     ],

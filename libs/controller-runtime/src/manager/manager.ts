@@ -13,7 +13,7 @@ import {
 import { watchNamespacesFromEnv } from '../internal/cache/watch-namespaces.js';
 import { type Checker, ProbeServer, parseBindAddress } from '../internal/healthz/probe-server.js';
 import { LeaderElectionLostError, LeaderElector } from '../internal/leaderelection/leader-elector.js';
-import { LeaderForLife } from '../internal/leaderelection/leader-for-life.js';
+import { deletionMessage, LeaderForLife } from '../internal/leaderelection/leader-for-life.js';
 import { type ClusterConnection, loadKubeConfig } from '../internal/transport/kubeconfig.js';
 import { Transport } from '../internal/transport/transport.js';
 import { createLogger, type LogFields, type Logger } from '../log/index.js';
@@ -55,7 +55,8 @@ export interface LeaseLeaderElectionConfig {
  * leads until its Pod is gone — the ConfigMap is owned by the Pod, so the garbage collector deletes it after
  * the Pod; there are no renewals. Needs `POD_NAME` (downward API) and RBAC on configmaps (get, create,
  * delete), pods (get, delete) and, to hand over from a Pod on a NotReady node, nodes (get). Outside a
- * cluster (no Pod name) it does nothing: the replica leads at once.
+ * cluster without a Pod name it does nothing: the replica leads at once. In a cluster without one, `start`
+ * fails: two replicas would both lead.
  */
 export interface ForLifeLeaderElectionConfig {
   readonly mode: 'for-life';
@@ -67,6 +68,11 @@ export interface ForLifeLeaderElectionConfig {
   readonly podName?: string;
   /** Cap of the doubling wait (from 1 s) between looks at a held lock. @default 16000 */
   readonly maxBackoffMs?: number;
+  /**
+   * Whether this process runs in a cluster's Pod, which decides what a missing Pod name means.
+   * @default whether the service account's namespace file exists
+   */
+  readonly inCluster?: boolean;
 }
 
 export type LeaderElectionConfig = LeaseLeaderElectionConfig | ForLifeLeaderElectionConfig;
@@ -107,17 +113,29 @@ export interface ManagerOptions {
   readonly metrics?: RuntimeMetrics;
 }
 
+/** Mounted into every Pod that has a service account token: its presence means running in a cluster. */
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
 function defaultLeaseNamespace(): string {
   if (process.env.POD_NAMESPACE) return process.env.POD_NAMESPACE;
   try {
     const fs = process.getBuiltinModule?.('node:fs');
-    const ns = fs?.readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'utf8').trim();
+    const ns = fs?.readFileSync(SERVICE_ACCOUNT_NAMESPACE, 'utf8').trim();
     if (ns) return ns;
   } catch {
     // not in a pod
   }
   return 'default';
 }
+
+/** As operator-lib decides it: the service account's namespace file is there. */
+function runningInCluster(): boolean {
+  return process.getBuiltinModule?.('node:fs')?.existsSync(SERVICE_ACCOUNT_NAMESPACE) ?? false;
+}
+
+/** Why leader for life cannot start here: in a cluster, a replica without a Pod name would lead beside another. */
+const FOR_LIFE_NEEDS_POD_NAME =
+  'leader election for life needs POD_NAME (set it from the downward API: fieldRef metadata.name)';
 
 /**
  * Runs an operator: one shared cache and client, the controllers, leader election, probes and metrics.
@@ -351,7 +369,7 @@ export class Manager {
     const never = new Promise<void>(() => {});
     if (!election) return { lost: never };
     if (election.mode === 'for-life') {
-      await this.#leadForLife(election, signal);
+      await this.#leadForLife(election, this.#forLifePod(election), signal);
       return { lost: never };
     }
     const log = this.logger;
@@ -377,12 +395,26 @@ export class Manager {
     };
   }
 
-  /** Waits until this Pod's create of the lock ConfigMap succeeded (or it already owns the lock). */
-  async #leadForLife(election: ForLifeLeaderElectionConfig, signal: AbortSignal): Promise<void> {
-    const log = this.logger;
+  /**
+   * The Pod leader for life ties the lock to; undefined outside a cluster without one (the election is then
+   * skipped, as operator-lib skips it). Throws in a cluster without one: it would lead beside the leader.
+   */
+  #forLifePod(election: ForLifeLeaderElectionConfig): string | undefined {
     const podName = election.podName ?? process.env.POD_NAME;
+    if (podName) return podName;
+    if (election.inCluster ?? runningInCluster()) throw new Error(FOR_LIFE_NEEDS_POD_NAME);
+    return undefined;
+  }
+
+  /** Waits until this Pod's create of the lock ConfigMap succeeded (or it already owns the lock). */
+  async #leadForLife(
+    election: ForLifeLeaderElectionConfig,
+    podName: string | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const log = this.logger;
     if (!podName) {
-      log.warn('leader for life skipped: no POD_NAME, so not running in a Pod; this replica leads', {
+      log.warn('leader for life skipped: not running in a cluster and no POD_NAME; this replica leads', {
         lock: election.id,
       });
       return;
@@ -409,7 +441,7 @@ export class Manager {
         // Once per change, not at every back-off step.
         if (said !== lastWait) log.info('not the leader; waiting', { ...fields, ...verdict });
         lastWait = said;
-      } else log.warn('deleting the leader pod that cannot run any more', { ...fields, ...verdict });
+      } else log.warn(deletionMessage(verdict) ?? 'deleting the leader pod', { ...fields, ...verdict });
     });
     if (!acquired) return;
     log.info('became the leader for life', fields);
@@ -458,7 +490,9 @@ export class Manager {
 
   /**
    * Runs until `signal` aborts (then shuts down gracefully and resolves) or leadership is lost (then stops
-   * the controllers at once and rejects with LeaderElectionLostError: exit the process).
+   * the controllers at once and rejects with LeaderElectionLostError: exit the process). Rejects after a
+   * shutdown when a runnable fails or leader election cannot work (leader for life without `POD_NAME` in a
+   * cluster, or without the RBAC it needs).
    */
   async start(signal: AbortSignal): Promise<void> {
     if (this.#started) throw new Error('a manager starts only once');
@@ -504,8 +538,19 @@ export class Manager {
     const leaderStop = new AbortController();
     const onStop = () => leaderStop.abort(signal.reason);
     signal.addEventListener('abort', onStop, { once: true });
-    const { elector, lost } = await this.#lead(signal, leaderStop.signal);
-    if (!signal.aborted) {
+    let elector: LeaderElector | undefined;
+    let lost = new Promise<void>(() => {});
+    let electionFailed = false;
+    try {
+      ({ elector, lost } = await this.#lead(signal, leaderStop.signal));
+    } catch (error) {
+      // An election that cannot work (no POD_NAME in a cluster, RBAC missing) stops the manager as a failed
+      // runnable does: nothing leader-only starts, and what runs is shut down.
+      electionFailed = true;
+      failure ??= error as Error;
+      reportFailure();
+    }
+    if (!signal.aborted && !electionFailed) {
       this.#resolveElected();
       for (const r of this.#runnables.filter((r) => r.needLeaderElection !== false)) {
         runners.push(run(r, leaderStop.signal));

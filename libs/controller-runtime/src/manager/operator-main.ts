@@ -50,8 +50,9 @@ export function operatorNamespace(options: OperatorOptions): string {
 
 /**
  * An operator's Manager from its options: leader election on the Lease (or, for life, the ConfigMap)
- * `leaderElectionId` in the operator's namespace when asked for, the operator's name as field manager of every write, and what it caches of each
- * kind (`cache.byObject`, as controller-runtime's `cache.Options.ByObject` in a scaffold's main.go).
+ * `leaderElectionId` in the operator's namespace when asked for, the operator's name as field manager of
+ * every write, and what it caches of each kind (`cache.byObject`, as controller-runtime's
+ * `cache.Options.ByObject` in a scaffold's main.go).
  */
 export function operatorManager(
   options: OperatorOptions,

@@ -3,6 +3,7 @@
 // controller-manager there is no garbage collector, so the test plays it: once a Pod is gone, it deletes the
 // ConfigMaps that Pod owned — what the garbage collector does for the lock in a cluster.
 import { randomBytes } from 'node:crypto';
+import { setTimeout as pause } from 'node:timers/promises';
 import { envtest } from '@opkit/test-cluster/envtest';
 import { eventually } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,9 +13,12 @@ import { CONFIG_MAP, type ConfigMap, POD, type Pod } from '../../src/kinds/kinds
 import { createLogger } from '../../src/log/index.js';
 import { Manager } from '../../src/manager/manager.js';
 import { RuntimeMetrics } from '../../src/metrics/runtime-metrics.js';
-import type { Stored } from '../../src/object.js';
+import type { KubeObject, Stored } from '../../src/object.js';
 
-const namespace = `for-life-${randomBytes(4).toString('hex')}`;
+const suffix = randomBytes(4).toString('hex');
+const namespace = `for-life-${suffix}`;
+/** A Node that reports NotReady, as one whose kubelet stopped posting status (cluster-scoped: named per run). */
+const unreachableNode = `for-life-unreachable-${suffix}`;
 const LOCK = 'demo-operator-lock';
 const api = () => directClient(envtest().kubeConfig);
 
@@ -25,6 +29,8 @@ const neverTwo = () => expect(overlaps, 'two replicas led at the same time').toE
 
 interface Replica {
   readonly pod: string;
+  /** The messages it logged. */
+  readonly logged: string[];
   readonly manager: Manager;
   readonly metrics: RuntimeMetrics;
   readonly stop: AbortController;
@@ -34,26 +40,43 @@ interface Replica {
 }
 const replicas: Replica[] = [];
 
-async function createPod(name: string): Promise<Stored<Pod>> {
+async function createPod(name: string, nodeName?: string): Promise<Stored<Pod>> {
   return api().create<Pod>({
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace },
-    spec: { containers: [{ name: 'manager', image: 'operator:dev' }] },
+    spec: { containers: [{ name: 'manager', image: 'operator:dev' }], ...(nodeName ? { nodeName } : {}) },
   });
 }
 
+/** A manager leading for life as Pod `pod`; without one, as a process outside the cluster. */
 function startReplica(pod: string | undefined, name = pod ?? 'outside'): Replica {
   const metrics = new RuntimeMetrics();
+  const logged: string[] = [];
+  const verbose = process.env.OPKIT_TEST_VERBOSE !== undefined;
   const manager = new Manager({
     kubeConfig: envtest().kubeConfig,
     namespaces: [namespace],
     metrics,
-    logger: createLogger({ level: process.env.OPKIT_TEST_VERBOSE ? 'debug' : 'error' }),
-    leaderElection: { mode: 'for-life', id: LOCK, namespace, podName: pod, maxBackoffMs: 400 },
+    logger: createLogger({
+      level: verbose ? 'debug' : 'info',
+      sink: (line) => {
+        logged.push((JSON.parse(line) as { msg: string }).msg);
+        if (verbose) process.stderr.write(`${line}\n`);
+      },
+    }),
+    leaderElection: {
+      mode: 'for-life',
+      id: LOCK,
+      namespace,
+      podName: pod,
+      maxBackoffMs: 400,
+      ...(pod ? {} : { inCluster: false }),
+    },
   });
   const replica: Replica = {
     pod: name,
+    logged,
     manager,
     metrics,
     stop: new AbortController(),
@@ -89,7 +112,6 @@ const lockOwner = async () => {
     throw error;
   }
 };
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The garbage collector's part: the lock goes once the Pod that owns it is gone. */
 async function collectGarbageOf(pod: Stored<Pod>): Promise<void> {
@@ -115,6 +137,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(replicas.map((r) => stopReplica(r).catch(() => {})));
+  await api()
+    .delete({ apiVersion: 'v1', kind: 'Node', name: unreachableNode })
+    .catch(() => {});
   await api()
     .delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace })
     .catch(() => {});
@@ -159,7 +184,7 @@ describe('leader for life between two managers on a real API server', () => {
     console.info(`leader for life: handover ${b.ledAt! - collectedAt} ms after the lock was collected`);
   });
 
-  it('outside a Pod (no Pod name) it is a no-op: the manager leads at once and writes no lock', async () => {
+  it('outside a cluster without a Pod name it is a no-op: the manager leads at once and writes no lock', async () => {
     const saved = process.env.POD_NAME;
     delete process.env.POD_NAME;
     try {
@@ -175,5 +200,43 @@ describe('leader for life between two managers on a real API server', () => {
     } finally {
       if (saved !== undefined) process.env.POD_NAME = saved;
     }
+  });
+
+  it('takes over at once from a leader on a NotReady node, deleting its Pod and the lock, and says so', async () => {
+    const node = await api().create<KubeObject & { status?: unknown }>({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: unreachableNode },
+    });
+    await api().updateStatus({
+      ...node,
+      status: { conditions: [{ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown' }] },
+    });
+    const stranded = await createPod('operator-stranded', unreachableNode);
+    await api().create<ConfigMap>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: LOCK,
+        namespace,
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'Pod', name: 'operator-stranded', uid: stranded.metadata.uid },
+        ],
+      },
+    });
+    const successor = await createPod('operator-successor');
+    const replica = startReplica('operator-successor');
+    await replica.manager.elected;
+    expect(await lockOwner()).toEqual([`Pod/operator-successor/${successor.metadata.uid}`]);
+    // Deleted (with a grace period a kubelet would end: on a node without one it stays terminating).
+    const deleted = await api()
+      .get(POD, 'operator-stranded', namespace)
+      .then((p) => p.metadata.deletionTimestamp !== undefined)
+      .catch((error: unknown) => isNotFound(error));
+    expect(deleted).toBe(true);
+    expect(replica.logged).toContain(
+      'deleting the leader pod on a NotReady node, and its lock (that pod may still be running)',
+    );
+    await stopReplica(replica);
   });
 });

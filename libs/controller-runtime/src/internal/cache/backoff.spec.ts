@@ -23,6 +23,15 @@ describe('Backoff', () => {
     expect(backoff.next(1_001)).toBeCloseTo(399.8);
   });
 
+  it('GIVEN a jitter of 0.2 THEN each delay lies between the base delay and 1.2 times it', () => {
+    vi.spyOn(Math, 'random').mockReturnValueOnce(0).mockReturnValueOnce(0.5).mockReturnValueOnce(0.999);
+    const backoff = new Backoff({ initialMs: 1_000, maxMs: 2_000, jitter: 0.2 });
+
+    expect(backoff.next(1_000)).toBe(1_000);
+    expect(backoff.next(1_001)).toBe(2_200);
+    expect(backoff.next(1_002)).toBeCloseTo(2_399.6);
+  });
+
   it('GIVEN no failure for longer than resetAfterMs THEN the next delay starts over from the initial value', () => {
     vi.spyOn(Math, 'random').mockReturnValue(0);
     const backoff = new Backoff({ initialMs: 100, maxMs: 1_000, resetAfterMs: 5_000 });

@@ -1,9 +1,16 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { isNotFound } from '../../errors/errors.js';
+import { ApiError, isNotFound } from '../../errors/errors.js';
 import { CONFIG_MAP, type ConfigMap, POD, type Pod } from '../../kinds/kinds.js';
 import type { KubeObject } from '../../object.js';
-import { FakeClient } from '../../testing/fake-client.js';
-import { type ForLifeEvent, judgeHolder, LeaderForLife } from './leader-for-life.js';
+import { FakeClient, type Interceptors } from '../../testing/fake-client.js';
+import {
+  deletionMessage,
+  type ForLifeEvent,
+  judgeHolder,
+  LeaderForLife,
+  LeaderForLifeError,
+} from './leader-for-life.js';
 
 const NS = 'operators';
 const LOCK = 'demo-operator-lock';
@@ -21,6 +28,7 @@ const lockOwnedBy = (...owners: { name: string; kind?: string; uid?: string }[])
   metadata: {
     name: LOCK,
     namespace: NS,
+    uid: 'uid-lock',
     ownerReferences: owners.map((o) => ({
       apiVersion: 'v1',
       kind: o.kind ?? 'Pod',
@@ -84,11 +92,45 @@ describe('judgeHolder: what to do about a lock another Pod holds', () => {
     }
   });
 
+  it('deletes nothing whose UID it does not know: it waits instead', () => {
+    const withoutUid = (p: Pod): Pod => ({ ...p, metadata: { ...p.metadata, uid: undefined } });
+    const evicted = judgeHolder(
+      lockOwnedBy({ name: 'old', uid: '' }),
+      withoutUid(failed('Evicted')),
+      undefined,
+    );
+    expect(evicted).toEqual({ action: 'wait', reason: 'the UID of pod old is unknown' });
+    const onNotReady = judgeHolder(
+      lockOwnedBy({ name: 'old', uid: '' }),
+      withoutUid(pod('old')),
+      node('False') as never,
+    );
+    expect(onNotReady).toEqual({ action: 'wait', reason: 'the UID of pod old is unknown' });
+    const owned = lockOwnedBy({ name: 'old' });
+    const lockWithoutUid = { ...owned, metadata: { ...owned.metadata, uid: undefined } };
+    expect(judgeHolder(lockWithoutUid, pod('old'), node('False') as never)).toEqual({
+      action: 'wait',
+      reason: 'the UID of the lock is unknown',
+    });
+  });
+
   it('leaves a lock alone that does not name exactly one Pod', () => {
     expect(judgeHolder(lockOwnedBy(), undefined, undefined).action).toBe('wait');
     expect(judgeHolder(lockOwnedBy({ name: 'a' }, { name: 'b' }), undefined, undefined).action).toBe('wait');
     const byDeployment = judgeHolder(lockOwnedBy({ name: 'op', kind: 'Deployment' }), undefined, undefined);
     expect(byDeployment).toEqual({ action: 'wait', reason: "the lock's owner is a Deployment, not a Pod" });
+  });
+});
+
+describe('deletionMessage: the log line of a verdict that deletes', () => {
+  it('says a Pod on a NotReady node may still be running, and an evicted one cannot run any more', () => {
+    expect(deletionMessage({ action: 'delete-holder-pod-and-lock', holder: 'old', node: 'node-a' })).toBe(
+      'deleting the leader pod on a NotReady node, and its lock (that pod may still be running)',
+    );
+    expect(deletionMessage({ action: 'delete-holder-pod', holder: 'old', reason: 'Evicted' })).toBe(
+      'deleting the leader pod that cannot run any more',
+    );
+    expect(deletionMessage({ action: 'wait', reason: 'pod old leads' })).toBeUndefined();
   });
 });
 
@@ -112,7 +154,12 @@ function candidate(client: FakeClient, podName: string, maxBackoffMs = 4) {
   return { elector, events, acquired, stop, led: () => settled && elector.isLeader };
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const apiError = (status: number) => new ApiError(status, `Status${status}`, `status ${status}`, 'GET', '/');
+/** Interceptors failing every `verb` call on `kind` with `status`. */
+const failing = (verb: 'get' | 'create', kindName: string, status: number): Interceptors => ({
+  [verb]: ({ action }: { action: { kind: string } }) =>
+    action.kind === kindName ? Promise.reject(apiError(status)) : undefined,
+});
 const lock = (client: FakeClient) => client.get(CONFIG_MAP, LOCK, NS);
 const exists = async (client: FakeClient, type: typeof POD | typeof CONFIG_MAP, name: string) => {
   try {
@@ -203,16 +250,72 @@ describe('LeaderForLife', () => {
     expect((await lock(client)).metadata.ownerReferences?.[0]?.name).toBe('me');
   });
 
-  it('reports errors and keeps trying: its own Pod may not be readable yet', async () => {
-    const client = new FakeClient();
+  it('reports a failure a retry may mend (500 from the API server) and keeps trying', async () => {
+    const client = new FakeClient({
+      objects: [pod('me')],
+      interceptors: { get: ({ count }) => (count <= 2 ? Promise.reject(apiError(500)) : undefined) },
+    });
     const me = candidate(client, 'me');
-    await pause(20);
-    expect(me.events[0]?.kind).toBe('error');
-    client.add(pod('me'));
     expect(await me.acquired).toBe(true);
+    expect(me.events.map((e) => e.kind)).toEqual(['error', 'error', 'created']);
   });
 
-  it('caps the back-off: a held lock is looked at again at least every cap (±20 %)', async () => {
+  it('rejects at once when its own Pod does not exist: POD_NAME names another Pod', async () => {
+    const me = candidate(new FakeClient(), 'me');
+    await expect(me.acquired).rejects.toThrow(
+      new LeaderForLifeError(
+        "leader election for life: pod operators/me not found: POD_NAME must name this replica's own Pod, in namespace operators",
+      ),
+    );
+    expect(me.events).toEqual([]);
+  });
+
+  it('rejects at once, naming the missing permission, when RBAC forbids reading its own Pod', async () => {
+    const client = new FakeClient({ objects: [pod('me')], interceptors: failing('get', 'Pod', 403) });
+    await expect(candidate(client, 'me').acquired).rejects.toThrow(
+      'leader election for life: forbidden to get pod operators/me: grant the service account get on pods in namespace operators',
+    );
+  });
+
+  it('rejects at once when the API server does not accept its credentials', async () => {
+    const client = new FakeClient({ objects: [pod('me')], interceptors: failing('get', 'Pod', 401) });
+    await expect(candidate(client, 'me').acquired).rejects.toThrow(
+      "leader election for life: the API server rejected this replica's credentials (401 Unauthorized) to get pod operators/me",
+    );
+  });
+
+  it('rejects at once, naming the missing permission, when RBAC forbids creating the lock', async () => {
+    const client = new FakeClient({
+      objects: [pod('me')],
+      interceptors: failing('create', 'ConfigMap', 403),
+    });
+    await expect(candidate(client, 'me').acquired).rejects.toThrow(
+      `leader election for life: forbidden to create configmap operators/${LOCK}: grant the service account create on configmaps in namespace operators`,
+    );
+  });
+
+  it('deletes neither the holder Pod nor the lock when the API server gave the Pod no UID', async () => {
+    const client = new FakeClient({
+      objects: [pod('me'), pod('old'), node('Unknown'), lockOwnedBy({ name: 'old', uid: '' })],
+      interceptors: {
+        get: ({ name, next }) =>
+          name === 'old'
+            ? next().then((o) => ({ ...o, metadata: { ...o.metadata, uid: undefined } }) as never)
+            : undefined,
+      },
+    });
+    const me = candidate(client, 'me');
+    await pause(50);
+    me.stop.abort();
+    expect(await me.acquired).toBe(false);
+    expect(client.writes()).toEqual([]);
+    expect(me.events.at(-1)).toEqual({
+      kind: 'held',
+      verdict: { action: 'wait', reason: 'the UID of pod old is unknown' },
+    });
+  });
+
+  it('caps the back-off: a held lock is looked at again at least every cap (+20 %)', async () => {
     const client = new FakeClient({ objects: [pod('me'), pod('old'), lockOwnedBy({ name: 'old' })] });
     const me = candidate(client, 'me', 4);
     await pause(250);

@@ -1,9 +1,9 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { ObjectClient } from '../../client/object-client.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../errors/errors.js';
+import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../../errors/errors.js';
 import { CONFIG_MAP, type ConfigMap, POD, type Pod, type WireObject } from '../../kinds/kinds.js';
 import { kind, type OwnerReference } from '../../object.js';
-import { sleep } from '../cache/backoff.js';
+import { Backoff, sleep } from '../cache/backoff.js';
 
 type Node = WireObject<V1Node>;
 const NODE = kind<Node>('v1', 'Node');
@@ -25,6 +25,54 @@ export interface LeaderForLifeOptions {
 }
 
 /**
+ * A failure no retry can mend: the credentials are rejected, RBAC forbids a call the election needs, or this
+ * replica's own Pod does not exist. `acquire` rejects with it.
+ */
+export class LeaderForLifeError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'LeaderForLifeError';
+  }
+}
+
+type Verb = 'get' | 'create' | 'delete';
+
+/** The permanent failure `error` is for `verb` on `resource` `namespace/name`, or undefined when a retry may help. */
+function permanentFailure(
+  error: unknown,
+  call: {
+    readonly verb: Verb;
+    readonly resource: 'pods' | 'configmaps';
+    readonly namespace: string;
+    readonly name: string;
+  },
+  ownPod = false,
+): LeaderForLifeError | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  const { verb, resource, namespace, name } = call;
+  const what = `${resource === 'pods' ? 'pod' : 'configmap'} ${namespace}/${name}`;
+  if (error.status === 401) {
+    return new LeaderForLifeError(
+      `leader election for life: the API server rejected this replica's credentials (401 Unauthorized) to ${verb} ${what}`,
+      { cause: error },
+    );
+  }
+  if (error.status === 403) {
+    return new LeaderForLifeError(
+      `leader election for life: forbidden to ${verb} ${what}: grant the service account ${verb} on ${resource} in namespace ${namespace}`,
+      { cause: error },
+    );
+  }
+  if (ownPod && error.status === 404) {
+    return new LeaderForLifeError(
+      `leader election for life: pod ${namespace}/${name} not found: POD_NAME must name this replica's own Pod, in namespace ${namespace}`,
+      { cause: error },
+    );
+  }
+  return undefined;
+}
+
+/**
  * What to do about a lock held by another Pod. This mirrors operator-lib's `leader.Become`:
  * - the holder Pod is gone: wait — the garbage collector deletes the lock, it is never deleted here;
  * - the holder Pod failed with reason `Evicted` or `Preempting` and is not being deleted yet: delete the Pod
@@ -34,6 +82,9 @@ export interface LeaderForLifeOptions {
  *   operator-lib does: a leader cut off on a partitioned node may still be running while the successor
  *   starts;
  * - the lock has not exactly one owner, or its owner is not a Pod: wait (it is not ours to judge).
+ *
+ * Nothing is deleted without its UID as a precondition: when the holder Pod's UID (or, on a NotReady node,
+ * the lock's) is unknown, it waits instead.
  */
 export type HolderVerdict =
   | { readonly action: 'wait'; readonly reason: string }
@@ -73,11 +124,24 @@ export function judgeHolder(lock: ConfigMap, pod: Pod | undefined, node: Node | 
     return { action: 'wait-for-gc', holder: holder.name };
   }
   const failed = failedForGood(pod);
-  if (failed) return { action: 'delete-holder-pod', holder: holder.name, reason: failed };
-  if (nodeNotReady(node)) {
+  const notReady = nodeNotReady(node);
+  if (failed || notReady) {
+    // Without the UID a delete could hit a newer Pod of the same name, or a lock another replica just took.
+    if (!pod.metadata.uid) return { action: 'wait', reason: `the UID of pod ${holder.name} is unknown` };
+    if (failed) return { action: 'delete-holder-pod', holder: holder.name, reason: failed };
+    if (!lock.metadata.uid) return { action: 'wait', reason: 'the UID of the lock is unknown' };
     return { action: 'delete-holder-pod-and-lock', holder: holder.name, node: pod.spec?.nodeName ?? '' };
   }
   return { action: 'wait', reason: `pod ${holder.name} leads` };
+}
+
+/** The log line for a verdict that deletes: a NotReady node's Pod may still be running, an evicted one is not. */
+export function deletionMessage(verdict: HolderVerdict): string | undefined {
+  if (verdict.action === 'delete-holder-pod') return 'deleting the leader pod that cannot run any more';
+  if (verdict.action === 'delete-holder-pod-and-lock') {
+    return 'deleting the leader pod on a NotReady node, and its lock (that pod may still be running)';
+  }
+  return undefined;
 }
 
 /** What the elector reports while it waits; the manager logs it. */
@@ -109,10 +173,16 @@ export class LeaderForLife {
 
   /**
    * Retries until this Pod holds the lock (resolves true) or `signal` aborts (resolves false); errors are
-   * reported and retried after the back-off, which doubles from the initial wait up to the cap (±20 %).
+   * reported and retried after the back-off, which doubles from the initial wait up to the cap (plus up to
+   * 20 %, as operator-lib's). Rejects with a {@link LeaderForLifeError} when no retry can help.
    */
   async acquire(signal: AbortSignal, report: (event: ForLifeEvent) => void = () => {}): Promise<boolean> {
-    let backoff = this.#o.initialBackoffMs;
+    const backoff = new Backoff({
+      initialMs: this.#o.initialBackoffMs,
+      maxMs: this.#o.maxBackoffMs,
+      jitter: 0.2,
+      resetAfterMs: Number.POSITIVE_INFINITY,
+    });
     let me: OwnerReference | undefined;
     while (!signal.aborted) {
       try {
@@ -124,16 +194,34 @@ export class LeaderForLife {
         }
         if (outcome === 'retry-now') continue;
       } catch (error) {
+        if (error instanceof LeaderForLifeError) throw error;
         report({ kind: 'error', error: error as Error });
       }
-      await sleep(backoff * (0.8 + Math.random() * 0.4), signal);
-      backoff = Math.min(backoff * 2, this.#o.maxBackoffMs);
+      await sleep(backoff.next(), signal);
     }
     return false;
   }
 
+  /** Runs one call the election needs; a failure no retry mends becomes a LeaderForLifeError. */
+  async #call<T>(
+    call: { readonly verb: Verb; readonly resource: 'pods' | 'configmaps'; readonly name: string },
+    run: () => Promise<T>,
+    ownPod = false,
+  ): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw permanentFailure(error, { ...call, namespace: this.#o.namespace }, ownPod) ?? error;
+    }
+  }
+
   async #ownerRef(): Promise<OwnerReference> {
-    const pod = await this.#client.get(POD, this.#o.podName, this.#o.namespace);
+    const { podName, namespace } = this.#o;
+    const pod = await this.#call(
+      { verb: 'get', resource: 'pods', name: podName },
+      () => this.#client.get(POD, podName, namespace),
+      true,
+    );
     return { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid };
   }
 
@@ -151,11 +239,13 @@ export class LeaderForLife {
     if (!existing) {
       try {
         // Create-if-absent: of all replicas, exactly one create succeeds; only that one leads.
-        await this.#client.create<ConfigMap>({
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name: id, namespace, ownerReferences: [me] },
-        });
+        await this.#call({ verb: 'create', resource: 'configmaps', name: id }, () =>
+          this.#client.create<ConfigMap>({
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: id, namespace, ownerReferences: [me] },
+          }),
+        );
         report({ kind: 'created' });
         return 'ours';
       } catch (error) {
@@ -168,8 +258,9 @@ export class LeaderForLife {
     const node = pod?.spec?.nodeName ? await this.#getNode(pod.spec.nodeName) : undefined;
     const verdict = judgeHolder(existing, pod, node);
     report({ kind: 'held', verdict });
+    // judgeHolder deletes only what it knows the UID of: the preconditions never hit a newer Pod of the
+    // same name, nor a lock another replica just took.
     if (verdict.action === 'delete-holder-pod' || verdict.action === 'delete-holder-pod-and-lock') {
-      // Preconditions: never delete a newer Pod of the same name, nor a lock another replica just took.
       await this.#deleteIfPresent(POD, verdict.holder, pod?.metadata.uid);
       if (verdict.action === 'delete-holder-pod-and-lock') {
         await this.#deleteIfPresent(CONFIG_MAP, id, existing.metadata.uid);
@@ -180,8 +271,11 @@ export class LeaderForLife {
   }
 
   async #getLock(): Promise<ConfigMap | undefined> {
+    const { id, namespace } = this.#o;
     try {
-      return await this.#client.get(CONFIG_MAP, this.#o.id, this.#o.namespace);
+      return await this.#call({ verb: 'get', resource: 'configmaps', name: id }, () =>
+        this.#client.get(CONFIG_MAP, id, namespace),
+      );
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -190,7 +284,9 @@ export class LeaderForLife {
 
   async #getHolderPod(name: string): Promise<Pod | undefined> {
     try {
-      return await this.#client.get(POD, name, this.#o.namespace);
+      return await this.#call({ verb: 'get', resource: 'pods', name }, () =>
+        this.#client.get(POD, name, this.#o.namespace),
+      );
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -211,10 +307,12 @@ export class LeaderForLife {
     name: string,
     uid: string | undefined,
   ): Promise<void> {
+    // judgeHolder waits instead of deciding to delete an object whose UID it does not know.
+    if (!uid) throw new Error(`refusing to delete ${type.kind} ${name} without its UID`);
+    const resource = type === POD ? 'pods' : 'configmaps';
     try {
-      await this.#client.delete(
-        { ...type, name, namespace: this.#o.namespace },
-        uid ? { preconditions: { uid } } : {},
+      await this.#call({ verb: 'delete', resource, name }, () =>
+        this.#client.delete({ ...type, name, namespace: this.#o.namespace }, { preconditions: { uid } }),
       );
     } catch (error) {
       // Gone already, or replaced by a newer object (the precondition failed): nothing of the holder's left.
