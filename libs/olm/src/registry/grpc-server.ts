@@ -108,14 +108,11 @@ function toStatus(err: unknown): { code: status; details: string } {
 
 function unary<Req, Res>(fn: (req: Req) => Res) {
   return async (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): Promise<void> => {
-    let answer: Res;
     try {
-      answer = await withManifestsRead(fn(call.request));
+      callback(null, await withManifestsRead(fn(call.request)));
     } catch (err) {
       callback(toStatus(err));
-      return;
     }
-    callback(null, answer);
   };
 }
 
