@@ -196,7 +196,7 @@ function placeProblem(place: unknown, contentSize: number): string | undefined {
     end += length;
   }
   if (end > contentSize) return `it ends at byte ${end} of a content of ${contentSize} bytes`;
-  if (!Number.isSafeInteger(csv) || (csv as number) < -1 || (csv as number) > objects) {
+  if (typeof csv !== 'number' || !Number.isSafeInteger(csv) || csv < -1 || csv > objects) {
     return `CSV index ${String(csv)} is not -1 … ${objects}`;
   }
   if ((csv === objects) !== (lengths.length === objects + 1)) {
