@@ -11,7 +11,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeRest } from '@opkit/test-cluster';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually, KubeRest } from '@opkit/test-cluster';
 import { startTestEnvironment } from '@opkit/test-cluster/envtest';
 import {
   countObjects,
@@ -51,8 +52,6 @@ function rssOf(pid: number): RssSample {
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** `count` samples one second apart, after `settleMs`. */
 async function sampleRss(pid: number, count: number, settleMs: number): Promise<RssSample[]> {
   await sleep(settleMs);
@@ -73,15 +72,6 @@ async function bareNodeRss(count: number): Promise<RssSample[]> {
     return await sampleRss(child.pid ?? 0, count, 1_000);
   } finally {
     child.kill('SIGKILL');
-  }
-}
-
-async function waitUntil(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-    await sleep(200);
   }
 }
 
@@ -139,10 +129,11 @@ async function measure(options: IdleOptions, work: string): Promise<{ metrics: M
         env: variant.env,
       });
       operators.push(operator);
-      await waitUntil('the operator reports its caches synced (/readyz)', 60_000, async () => {
-        const response = await fetch(operator.readyzUrl, { signal: AbortSignal.timeout(5_000) });
-        return response.ok;
-      });
+      await eventually(
+        'the operator to report its caches synced (/readyz)',
+        async () => (await fetch(operator.readyzUrl, { signal: AbortSignal.timeout(5_000) })).ok,
+        { timeoutMs: 60_000 },
+      );
       return operator;
     };
     for (const [i, variant] of options.variants.entries()) {
@@ -166,9 +157,11 @@ async function measure(options: IdleOptions, work: string): Promise<{ metrics: M
         const started = performance.now();
         await createMemcacheds(rest, members.slice(created), 1, OPKIT_API);
         // Every Memcached gets its Deployment: the operator has seen it and written its objects.
-        await waitUntil(`${size} Deployments`, 600_000, async () => {
-          return (await countObjects(rest, [NAMESPACE], DEPLOYMENTS)) >= size;
-        });
+        await eventually(
+          `${size} Deployments`,
+          async () => (await countObjects(rest, [NAMESPACE], DEPLOYMENTS)) >= size,
+          { timeoutMs: 600_000 },
+        );
         const seconds = (performance.now() - started) / 1000;
         const cpuSeconds = processUsage(operator.pid).cpuSeconds - before.cpuSeconds;
         const step = `${created + 1}–${size}`;

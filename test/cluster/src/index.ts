@@ -27,6 +27,7 @@ export {
   type GoParserRequest,
   goParsersRecipe,
 } from './oracles/go-parsers.js';
+export { eventually } from './polling.js';
 export { type PrintedCluster, parseReadyLines } from './ready-message.js';
 export { releasedData, workspaceRoot } from './released-data.js';
 export { type BuiltComponent, ensureComponents } from './toolchain/build.js';

@@ -1,6 +1,6 @@
 import { constants } from 'node:os';
 import type { UnpackedCatalog } from '@opkit/olm/action/catalog-image';
-import { loadRegistry, startRegistryServer } from '@opkit/olm/registry';
+import { type LoadedRegistry, loadRegistry, startRegistryServer } from '@opkit/olm/registry';
 import { resolveCatalogSource } from './catalog-source.js';
 import { CliError } from './cli-error.js';
 
@@ -61,6 +61,17 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** A word as a POSIX shell reads it back: quoted only when it has characters the shell would take. */
+const shellWord = (word: string): string =>
+  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+
+/** The command that rebuilds the serve cache for these options, for the message that refuses a stale one. */
+export function rebuildCacheCommand(source: string, options: ServeOptions, cacheDir: string): string {
+  const serving = options.inlineBundles ? ['--inline-bundles', '--bundles-dir', options.bundlesDir] : [];
+  const words = ['catalog', 'serve', source, ...serving, '--cache-dir', cacheDir, '--cache-only'];
+  return `opkit ${words.map(shellWord).join(' ')}`;
+}
+
 /**
  * `opkit catalog serve`: loads and validates the catalog, serves the registry API until SIGINT/SIGTERM, then
  * lets running calls finish and exits. The signals are taken from the start: one that comes while the image
@@ -71,22 +82,29 @@ export async function serveCatalog(source: string, options: ServeOptions): Promi
   const started = performance.now();
   const stop = takeStopSignals();
   let catalog: UnpackedCatalog | undefined;
+  let loaded: LoadedRegistry | undefined;
   let stoppedEarly = false;
   try {
     catalog = await resolveCatalogSource(source, { plainHttp: options.plainHttp, signal: stop.signal });
-    const loaded = await untilAborted(
-      loadRegistry(catalog.dir, {
-        inlineBundles: options.inlineBundles,
-        bundlesDir: options.bundlesDir,
-        ...(options.cache !== undefined
-          ? {
-              cacheDir: options.cache.dir,
-              enforceCacheIntegrity: options.cache.enforceIntegrity && !options.cache.only,
-            }
-          : {}),
-      }),
-      stop.signal,
+    const loading = loadRegistry(catalog.dir, {
+      inlineBundles: options.inlineBundles,
+      bundlesDir: options.bundlesDir,
+      ...(options.cache !== undefined
+        ? {
+            cacheDir: options.cache.dir,
+            enforceCacheIntegrity: options.cache.enforceIntegrity && !options.cache.only,
+            rebuildCommand: `\`${rebuildCacheCommand(source, options, options.cache.dir)}\``,
+          }
+        : {}),
+    });
+    // A load a signal interrupted still releases the cache file it opened, once it is done.
+    loading.then(
+      (done) => {
+        if (stop.signal.aborted) void done.close();
+      },
+      () => {},
     );
+    loaded = await untilAborted(loading, stop.signal);
     const cache = loaded.cache;
     if (cache !== undefined) {
       const where = `serve cache ${options.cache?.dir}`;
@@ -117,6 +135,8 @@ export async function serveCatalog(source: string, options: ServeOptions): Promi
     if (!stop.signal.aborted) throw err;
     stoppedEarly = true;
   } finally {
+    // After the server has stopped: no call reads the cache file any more.
+    await loaded?.close();
     await catalog?.dispose();
     stop.release();
   }

@@ -348,7 +348,7 @@ describe('opkit catalog serve answers exactly as opm serve', () => {
     const [code] = await once(stale, 'exit');
     expect(code).toBe(1);
     expect(stderr).toBe(
-      `opkit: serve cache ${cache} cannot be used for ${dir}: the catalog changed since it was written; rebuild it with --cache-only, or serve without --cache-enforce-integrity\n`,
+      `opkit: serve cache ${cache} cannot be used for ${dir}: the catalog changed since it was written; rebuild it with \`opkit catalog serve ${dir} --cache-dir ${cache} --cache-only\`, or serve without --cache-enforce-integrity\n`,
     );
     const rebuilt = await startOpkit(dir, '--cache-dir', cache, '--no-cache-enforce-integrity');
     expect(rebuilt.log()).toContain(

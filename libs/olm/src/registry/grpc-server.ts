@@ -23,6 +23,7 @@ import type {
   HealthCheckResponse,
   ProvidersRequest,
 } from './api.js';
+import { withManifestsRead } from './bundle-manifests.js';
 import { RegistryError, RegistryQueryError } from './errors.js';
 import * as M from './messages.js';
 import type { RegistryQueries } from './queries.js';
@@ -102,10 +103,13 @@ function toStatus(err: unknown): { code: status; details: string } {
   return { code: status.INTERNAL, details: err instanceof Error ? err.message : String(err) };
 }
 
+// Answers are passed through `withManifestsRead`: manifests a bundle keeps in the serve cache file are read
+// asynchronously, so a ListBundles of a catalog served inline does not hold the event loop for the whole file.
+
 function unary<Req, Res>(fn: (req: Req) => Res) {
-  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
+  return async (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): Promise<void> => {
     try {
-      callback(null, fn(call.request));
+      callback(null, await withManifestsRead(fn(call.request)));
     } catch (err) {
       callback(toStatus(err));
     }
@@ -117,8 +121,10 @@ function streaming<Req, Res>(fn: (req: Req) => Iterable<Res>) {
     try {
       for (const item of fn(call.request)) {
         if (call.cancelled) return;
+        const answer = await withManifestsRead(item);
+        if (call.cancelled) return;
         // Respect flow control so a large ListBundles does not buffer the whole catalog.
-        if (!call.write(item)) await drainedOrCancelled(call);
+        if (!call.write(answer)) await drainedOrCancelled(call);
       }
       call.end();
     } catch (err) {

@@ -1,12 +1,12 @@
 /**
  * OLM's registry gRPC API (`api.Registry` + `grpc.health.v1.Health`) over a file-based catalog, as `opm serve`
  * serves it (operator-registry v1.73.0): the serving view of a catalog's model (`buildRegistryModel`), the query
- * semantics and error messages (`RegistryQueries`), and a gRPC server (`startRegistryServer`).
+ * semantics and error messages (`RegistryQueries`), a gRPC server (`startRegistryServer`), and the serve cache
+ * `loadRegistry` starts from (`serve-cache.ts`, in its own format, not opm's).
  *
  * Deliberate differences from opm: results opm produces in Go map order (streams, `GetBundleThatReplaces`)
  * come in name order; a synthesized CSV (from `olm.csv.metadata`) keeps the metadata's own key order inside
- * its values; no gRPC reflection and no ExperimentalRegistry service; no on-disk cache (the catalog is loaded
- * into memory at start).
+ * its values; no gRPC reflection and no ExperimentalRegistry service.
  */
 export type * from './api.js';
 export { ServingStatus } from './api.js';

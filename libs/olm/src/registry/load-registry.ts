@@ -33,6 +33,11 @@ export interface LoadedRegistry {
   readonly packages: number;
   readonly bundles: number;
   /**
+   * Releases what serving holds open: the serve cache file a model read from it reads manifests from. Call it
+   * once the server has stopped; a bundle's manifests cannot be read after.
+   */
+  close(): Promise<void>;
+  /**
    * With a cache directory: whether the cache was used; if not, why not, and whether a new one was written (a
    * cache that cannot be written, on a read-only file system say, does not stop the server).
    */
@@ -51,6 +56,11 @@ export interface LoadRegistryOptions extends BuildRegistryModelOptions {
    * default: on when a cache directory is given for serving.
    */
   readonly enforceCacheIntegrity?: boolean;
+  /**
+   * The command that rebuilds the cache, named in the `REGISTRY_CACHE_STALE` message (the CLI gives its own).
+   * @default '--cache-only'
+   */
+  readonly rebuildCommand?: string;
 }
 
 /**
@@ -64,7 +74,7 @@ export interface LoadRegistryOptions extends BuildRegistryModelOptions {
  *   conversion error
  */
 export async function loadRegistry(dir: string, options: LoadRegistryOptions = {}): Promise<LoadedRegistry> {
-  const { cacheDir, enforceCacheIntegrity, ...build } = options;
+  const { cacheDir, enforceCacheIntegrity, rebuildCommand, ...build } = options;
   if (cacheDir === undefined) return await loadFromCatalog(dir, build);
   const key: ServeCacheKey = {
     catalogDigest: await catalogDigest(dir),
@@ -76,13 +86,13 @@ export async function loadRegistry(dir: string, options: LoadRegistryOptions = {
   };
   const cached = await readServeCache(cacheDir, key);
   if ('model' in cached) {
-    const { model, packages, bundles } = cached;
-    return { model, queries: new RegistryQueries(model), packages, bundles, cache: { used: true } };
+    const { model, packages, bundles, close } = cached;
+    return { model, queries: new RegistryQueries(model), packages, bundles, close, cache: { used: true } };
   }
   if (enforceCacheIntegrity) {
     throw new RegistryError(
       'REGISTRY_CACHE_STALE',
-      `serve cache ${cacheDir} cannot be used for ${dir}: ${cached.stale}; rebuild it with --cache-only, or serve without --cache-enforce-integrity`,
+      `serve cache ${cacheDir} cannot be used for ${dir}: ${cached.stale}; rebuild it with ${rebuildCommand ?? '--cache-only'}, or serve without --cache-enforce-integrity`,
     );
   }
   const loaded = await loadFromCatalog(dir, build);
@@ -112,5 +122,7 @@ async function loadFromCatalog(dir: string, options: BuildRegistryModelOptions):
     queries: new RegistryQueries(model),
     packages: catalog.packages.length,
     bundles: catalog.bundles.length,
+    // Everything is in memory: nothing to release.
+    close: async () => {},
   };
 }

@@ -1,13 +1,17 @@
 import { goQuote } from '../go-compat/go-format.js';
 import type { ApiBundle, ApiChannelEntry, ApiPackage, ProvidersRequest } from './api.js';
+import { bundleWith, withoutManifests } from './bundle-manifests.js';
 import { RegistryQueryError } from './errors.js';
 import type { RegistryEntry, RegistryModel, RegistryPackage } from './registry-model.js';
 
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** A bundle as the single-bundle methods return it: `replaces` and `skips` cleared, as opm does. */
+/**
+ * A bundle as the single-bundle methods return it: `replaces` and `skips` cleared, as opm does. Manifests kept
+ * in the serve cache are not read here: the server reads them once, asynchronously, as it answers.
+ */
 function trimmed(entry: RegistryEntry): ApiBundle {
-  return { ...entry.bundle, replaces: '', skips: [] };
+  return bundleWith(entry.bundle, { replaces: '', skips: [] });
 }
 
 const entryOf = (e: RegistryEntry, replaces: string = e.replaces): ApiChannelEntry => ({
@@ -164,19 +168,7 @@ export class RegistryQueries {
   /** Every (channel, bundle); content (`csvJson`, `object`) is left out when the bundle has an image, as opm does. */
   *listBundles(): Generator<ApiBundle> {
     for (const e of this.allEntries()) {
-      yield e.bundle.bundlePath !== '' ? withoutContent(e.bundle) : e.bundle;
+      yield e.bundle.bundlePath !== '' ? withoutManifests(e.bundle) : e.bundle;
     }
   }
-}
-
-/**
- * A bundle without its manifests, in the same key order, never reading them: a cached bundle reads them from
- * the cache file when asked for.
- */
-function withoutContent(bundle: ApiBundle): ApiBundle {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(bundle) as (keyof ApiBundle)[]) {
-    out[key] = key === 'csvJson' ? '' : key === 'object' ? [] : bundle[key];
-  }
-  return out as unknown as ApiBundle;
 }

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { measuredRun, parseStatusKib } from './measured-run.js';
+import { measuredRun } from './measured-run.js';
 
 describe('measuredRun', () => {
-  it('reads the figures of a /proc status text', () => {
-    const status = 'Name:\tnode\nVmPeak:\t  900 kB\nVmHWM:\t   51234 kB\nVmRSS:\t   40000 kB\n';
-    expect(parseStatusKib(status, 'VmHWM')).toBe(51234);
-    expect(parseStatusKib(status, 'VmRSS')).toBe(40000);
-    expect(parseStatusKib(status, 'VmSwap')).toBeUndefined();
-  });
-
   it.runIf(process.platform === 'linux')('sees a child that holds 100 MB at its peak', async () => {
     const script =
       'const b = Buffer.alloc(100 << 20, 1); setTimeout(() => process.stdout.write(String(b[5])), 100);';

@@ -2,7 +2,7 @@
 // keeps in /proc/<pid>/status (VmHWM). Node cannot read a child's rusage, so the mark is read every few
 // milliseconds while the child runs; growth in its last milliseconds can be missed, alike for both tools.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { procStatusKib } from '../converge/process-usage.js';
 
 /** What one run took. */
 export interface MeasuredRun {
@@ -10,23 +10,6 @@ export interface MeasuredRun {
   /** Peak resident set in KiB, or `undefined` where /proc cannot tell (not Linux). */
   readonly peakRssKib: number | undefined;
   readonly stdout: string;
-}
-
-/** A `Vm…:` figure of /proc/<pid>/status in KiB, `undefined` when the process is gone or there is no /proc. */
-export function procStatusKib(pid: number, field: 'VmHWM' | 'VmRSS'): number | undefined {
-  let status: string;
-  try {
-    status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  return parseStatusKib(status, field);
-}
-
-/** The `<field>:   <n> kB` figure of a /proc status text. */
-export function parseStatusKib(status: string, field: string): number | undefined {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status);
-  return m ? Number(m[1]) : undefined;
 }
 
 const POLL_MS = 2;

@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { waitForServing } from '@opkit/olm/registry';
-import { procStatusKib } from './measured-run.js';
+import { procStatusKib } from '../converge/process-usage.js';
 
 /** A free loopback port (released before the server binds it). */
 export async function freePort(): Promise<number> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCpuSeconds, parseStatusKb, processUsage } from './process-usage.js';
+import { parseCpuSeconds, parseStatusKb, processUsage, procStatusKib, statusKib } from './process-usage.js';
 
 describe('/proc parsing', () => {
   it('reads utime + stime after a command name with spaces and parentheses', () => {
@@ -11,6 +11,17 @@ describe('/proc parsing', () => {
     const status = 'Name:\tnode\nVmPeak:\t  999 kB\nVmHWM:\t  204800 kB\nVmRSS:\t  102400 kB\n';
     expect(parseStatusKb(status, 'VmHWM')).toBe(204800 * 1024);
     expect(() => parseStatusKb(status, 'VmSwap')).toThrow(/VmSwap/);
+  });
+
+  it('reads a figure in KiB, or none, for sampling a process that may be gone', () => {
+    const status = 'Name:\tnode\nVmPeak:\t  900 kB\nVmHWM:\t   51234 kB\nVmRSS:\t   40000 kB\n';
+    expect(statusKib(status, 'VmHWM')).toBe(51234);
+    expect(statusKib(status, 'VmSwap')).toBeUndefined();
+    if (process.platform === 'linux') {
+      expect(procStatusKib(process.pid, 'VmRSS')).toBeGreaterThan(0);
+      // Past the kernel's largest pid: no such process.
+      expect(procStatusKib(1 << 23, 'VmRSS')).toBeUndefined();
+    }
   });
 
   it('measures this process', () => {

@@ -30,11 +30,31 @@ export function parseCpuSeconds(stat: string, ticks: number): number {
   return (utime + stime) / ticks;
 }
 
+/** The `<field>:   <n> kB` figure of a `/proc/<pid>/status` text in KiB, `undefined` when it has none. */
+export function statusKib(status: string, field: string): number | undefined {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status);
+  return match ? Number(match[1]) : undefined;
+}
+
 /** A `VmXXX:   1234 kB` line of `/proc/<pid>/status`, in bytes. */
 export function parseStatusKb(status: string, field: string): number {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status);
-  if (!match) throw new Error(`/proc status has no ${field} line`);
-  return Number(match[1]) * 1024;
+  const kib = statusKib(status, field);
+  if (kib === undefined) throw new Error(`/proc status has no ${field} line`);
+  return kib * 1024;
+}
+
+/**
+ * A figure of `/proc/<pid>/status` in KiB, `undefined` when the process is gone or there is no /proc: for
+ * sampling a child that may end between two samples.
+ */
+export function procStatusKib(pid: number, field: 'VmHWM' | 'VmRSS'): number | undefined {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  return statusKib(status, field);
 }
 
 export function processUsage(pid: number): ProcessUsage {

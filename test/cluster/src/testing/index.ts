@@ -9,6 +9,7 @@ import { CGROUP_ROOT } from '../node/host-claim.js';
 
 export { freePort } from '../control-plane/ports.js';
 export { KubeApiError, KubeRest } from '../kube/rest.js';
+export { eventually } from '../polling.js';
 export { type GuideCommand, guideCommands } from './guide-commands.js';
 export { type DeployedOperator, deployOperator } from './operator-deploy.js';
 export {
@@ -97,30 +98,6 @@ export function useTestNamespace(
     await rest.request('DELETE', `/api/v1/namespaces/${state.name}`).catch(() => {});
   });
   return state;
-}
-
-/** Polls until `check` returns a value other than undefined/false, or fails with `what` after the timeout. */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined | false>,
-  { timeoutMs = 30_000, intervalMs = 200 } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
 }
 
 /**

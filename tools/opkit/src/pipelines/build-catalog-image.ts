@@ -51,6 +51,8 @@ export async function buildServingCatalogImage(o: {
       bundlesDir: IMAGE_BUNDLES_DIR,
       cacheDir: scratch,
     });
+    // Built from the catalog here, not read from a cache: nothing is held open, but release it all the same.
+    await loaded.close();
     if (loaded.cache?.used === false && !loaded.cache.written) {
       throw new Error(`cannot write the serve cache: ${loaded.cache.writeError}`);
     }

@@ -8,8 +8,9 @@ import type { ReplacesChainResult } from './replaces-chain.js';
  * The package/channel/bundle model that opm's `declcfg.ConvertToModel` builds from a declarative config: the one
  * model of a catalog. Validation checks it (`model.Validate`), the registry derives what it serves from it and
  * the upgrade graph is drawn from one of its packages. A bundle appears once per channel that lists it, as a
- * separate object carrying that channel's upgrade edges; the objects of one blob share its parsed properties
- * (its `olm.bundle.object` manifests are decoded once, with the blob: `readBundleObjects`).
+ * separate object carrying that channel's upgrade edges; the objects of one blob share its parsed properties.
+ * Its `olm.bundle.object` manifests are only checked when the blob is loaded; whoever needs them (the registry,
+ * templates) decodes them on first use with `readBundleObjects`, which keeps the result on the blob.
  */
 export interface CatalogModel {
   readonly packages: Map<string, ModelPackage>;

@@ -31,4 +31,31 @@ describe('writeInChunks', () => {
     await new Promise((resolve) => out.on('end', resolve));
     expect(read.join('')).toBe(`${'a'.repeat(1 << 20)}${'b'.repeat(1 << 20)}c`);
   });
+
+  /** A stream that takes the first write and never finishes it: it will not drain until it is closed. */
+  const stalled = (): Writable =>
+    new Writable({
+      highWaterMark: 16,
+      write() {},
+    });
+
+  it('fails at once, in one line, when the output closes while it waits to drain', async () => {
+    const out = stalled();
+    const writing = writeInChunks(out, ['a'.repeat(1 << 20), 'b'.repeat(1 << 20)]);
+    setImmediate(() => out.destroy());
+    await expect(writing).rejects.toThrow(/^the output was closed before the catalog was written whole$/);
+  }, 2_000);
+
+  it('fails with the error of an output that errs while it waits to drain', async () => {
+    const out = stalled();
+    const writing = writeInChunks(out, ['a'.repeat(1 << 20), 'b'.repeat(1 << 20)]);
+    setImmediate(() => out.destroy(new Error('write EPIPE')));
+    await expect(writing).rejects.toThrow(/^write EPIPE$/);
+  }, 2_000);
+
+  it('does not write to an output already closed', async () => {
+    const out = stalled();
+    out.destroy();
+    await expect(writeInChunks(out, ['a'])).rejects.toThrow(/output was closed/);
+  });
 });

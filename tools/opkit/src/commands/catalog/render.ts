@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import type { RegistryClient } from '@opkit/oci';
 import type { Command } from 'commander';
 import { OUTPUT_FORMAT_FLAGS, outputFormatOption } from '../options.js';
@@ -22,6 +24,26 @@ export async function registryFor(
   return cliRegistryClient({ plainHttp });
 }
 
+const outputClosed = (): Error => new Error('the output was closed before the catalog was written whole');
+
+/**
+ * Resolves when `out` can take more; fails when it closes or errs first, which a stream that will never drain
+ * (a pipe whose reader went away) does instead of draining.
+ */
+async function drained(out: Writable): Promise<void> {
+  const stop = new AbortController();
+  const closed = async (): Promise<never> => {
+    await once(out, 'close', { signal: stop.signal });
+    throw outputClosed();
+  };
+  try {
+    // `once` rejects with the stream's error, should it err first.
+    await Promise.race([once(out, 'drain', { signal: stop.signal }), closed()]);
+  } finally {
+    stop.abort();
+  }
+}
+
 /** About how much text {@link writeInChunks} gathers before it writes: few writes, and no copy of the whole. */
 const CHUNK_CHARS = 1 << 20;
 
@@ -30,18 +52,30 @@ const CHUNK_CHARS = 1 << 20;
  * stream to drain when it asks to: the output of a catalog with manifests inline is as large as the catalog,
  * and held whole, as one string and again as its UTF-8 bytes, it would double what the command needs.
  */
-export async function writeInChunks(out: NodeJS.WritableStream, documents: Iterable<string>): Promise<void> {
+export async function writeInChunks(out: Writable, documents: Iterable<string>): Promise<void> {
+  // An error between writes (EPIPE once the reader is gone) fails the next write, not the process.
+  let failure: Error | undefined;
+  const failed = (err: Error): void => {
+    failure ??= err;
+  };
+  out.on('error', failed);
   let chunk = '';
   const flush = async (): Promise<void> => {
     const text = chunk;
     chunk = '';
-    if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', resolve));
+    if (failure !== undefined) throw failure;
+    if (out.destroyed) throw outputClosed();
+    if (!out.write(text)) await drained(out);
   };
-  for (const document of documents) {
-    chunk += document;
-    if (chunk.length >= CHUNK_CHARS) await flush();
+  try {
+    for (const document of documents) {
+      chunk += document;
+      if (chunk.length >= CHUNK_CHARS) await flush();
+    }
+    if (chunk.length > 0) await flush();
+  } finally {
+    out.off('error', failed);
   }
-  if (chunk.length > 0) await flush();
 }
 
 /** `opkit catalog render`: catalogs and bundles printed as one FBC stream, as `opm render` prints them. */
