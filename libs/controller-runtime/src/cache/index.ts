@@ -24,5 +24,5 @@ export {
   type StoreListOptions,
   type StoreReader,
 } from '../internal/cache/store.js';
-export type { TransientFailure } from '../internal/cache/transient-retry.js';
 export { watchNamespacesFromEnv } from '../internal/cache/watch-namespaces.js';
+export type { TransientFailure } from '../internal/retry/transient-retry.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { isConflict } from '../errors/errors.js';
-import type { RetryTransientOptions } from '../internal/cache/transient-retry.js';
+import type { RetryTransientOptions } from '../internal/retry/transient-retry.js';
 import type { ClusterConnection } from '../internal/transport/kubeconfig.js';
 import { ResourceMapper, type ResourceMapping } from '../internal/transport/resource-mapper.js';
 import { type Query, Transport } from '../internal/transport/transport.js';

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Reader } from '../client/options.js';
 import { isConflict, isTransient } from '../errors/errors.js';
 import type { MapFunc } from '../handler/handlers.js';
-import { sleep } from '../internal/cache/backoff.js';
 import type { Informer, InformerHandler } from '../internal/cache/informer.js';
 import type { Cache } from '../internal/cache/informer-cache.js';
 import {
@@ -11,6 +10,7 @@ import {
   type RateLimiter,
   WorkQueue,
 } from '../internal/queue/index.js';
+import { sleep } from '../internal/retry/backoff.js';
 import { type Logger, withLogContext } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import type { Kind, KubeObject, Stored } from '../object.js';

@@ -5,15 +5,15 @@ import { type DirectClient, directClientOn } from '../client/direct-client.js';
 import { isTransient } from '../errors/errors.js';
 import { EventRecorder, type EventsV1Event } from '../events/index.js';
 import { type ByObject, type Cache, InformerCache } from '../internal/cache/informer-cache.js';
-import {
-  failureReason,
-  RetryLogGate,
-  type RetryTransientOptions,
-} from '../internal/cache/transient-retry.js';
 import { watchNamespacesFromEnv } from '../internal/cache/watch-namespaces.js';
 import { type Checker, ProbeServer, parseBindAddress } from '../internal/healthz/probe-server.js';
 import { LeaderElectionLostError, LeaderElector } from '../internal/leaderelection/leader-elector.js';
 import { deletionMessage, LeaderForLife } from '../internal/leaderelection/leader-for-life.js';
+import {
+  failureReason,
+  RetryLogGate,
+  type RetryTransientOptions,
+} from '../internal/retry/transient-retry.js';
 import { type ClusterConnection, loadKubeConfig } from '../internal/transport/kubeconfig.js';
 import { Transport } from '../internal/transport/transport.js';
 import { createLogger, type LogFields, type Logger } from '../log/index.js';

@@ -1,6 +1,6 @@
 import type { DirectClient } from '../client/direct-client.js';
 import { isConflict, isNotFound } from '../errors/errors.js';
-import { Backoff, sleep } from '../internal/cache/backoff.js';
+import { Backoff, sleep } from '../internal/retry/backoff.js';
 import type { Logger } from '../log/index.js';
 import { type Kind, type KubeObject, kind } from '../object.js';
 import type { ResourcePolicyRule } from '../rbac/policy-rules.js';

@@ -2,11 +2,11 @@ import type { DirectClient } from '../../client/direct-client.js';
 import type { ListOptions, ObjectList, Reader } from '../../client/options.js';
 import { ApiError } from '../../errors/errors.js';
 import type { Kind, KubeObject, Stored } from '../../object.js';
+import { retryTransient, type TransientFailure } from '../retry/transient-retry.js';
 import { NoKindMatchError, type ResourceMapping } from '../transport/resource-mapper.js';
 import { type Informer, type InformerScope, SharedInformer, stripManagedFields } from './informer.js';
 import { parseLabelSelector } from './label-selector.js';
 import type { IndexFunc } from './store.js';
-import { retryTransient, type TransientFailure } from './transient-retry.js';
 
 /** What the cache holds of a kind, like an entry of controller-runtime's `ByObject`. */
 export interface ObjectCacheOptions<T extends KubeObject = KubeObject> {

@@ -8,7 +8,7 @@ import {
   TestingApiServer,
   type WatchEvent,
 } from '../../testing/api-server.js';
-import { Backoff } from './backoff.js';
+import { Backoff } from '../retry/backoff.js';
 import { Reflector, type ReflectorOptions, type ReflectorSink } from './reflector.js';
 
 const CONFIG_MAP: Kind = { apiVersion: 'v1', kind: 'ConfigMap' };

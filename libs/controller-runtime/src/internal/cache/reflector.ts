@@ -3,7 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { DirectClient } from '../../client/direct-client.js';
 import { isGone } from '../../errors/errors.js';
 import type { Kind, KubeObject } from '../../object.js';
-import { Backoff, isShortWatch, sleep } from './backoff.js';
+import { Backoff, isShortWatch, sleep } from '../retry/backoff.js';
 
 /** What a reflector feeds: a full state after every (re)list, then single changes. */
 export interface ReflectorSink<T extends KubeObject> {

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { DirectClient } from '../../client/direct-client.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../errors/errors.js';
 import type { KubeObject } from '../../object.js';
-import { sleep } from '../cache/backoff.js';
+import { sleep } from '../retry/backoff.js';
 
 /** A coordination.k8s.io/v1 Lease. */
 export interface Lease extends KubeObject {

@@ -3,7 +3,7 @@ import type { ObjectClient } from '../../client/object-client.js';
 import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../../errors/errors.js';
 import { CONFIG_MAP, type ConfigMap, POD, type Pod, type WireObject } from '../../kinds/kinds.js';
 import { kind, type OwnerReference } from '../../object.js';
-import { Backoff, sleep } from '../cache/backoff.js';
+import { Backoff, sleep } from '../retry/backoff.js';
 
 type Node = WireObject<V1Node>;
 const NODE = kind<Node>('v1', 'Node');

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { statusReply, TestingApiServer } from '../../testing/api-server.js';
-import { Backoff } from '../cache/backoff.js';
-import type { RetryTransientOptions } from '../cache/transient-retry.js';
+import { Backoff } from '../retry/backoff.js';
+import type { RetryTransientOptions } from '../retry/transient-retry.js';
 import { NoKindMatchError, ResourceMapper } from './resource-mapper.js';
 import { Transport } from './transport.js';
 

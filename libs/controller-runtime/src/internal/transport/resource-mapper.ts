@@ -1,6 +1,6 @@
 import { isInstance, isNotFound } from '../../errors/errors.js';
 import { apiVersionOf, type GroupVersionKind } from '../../object.js';
-import { type RetryTransientOptions, retryTransient } from '../cache/transient-retry.js';
+import { type RetryTransientOptions, retryTransient } from '../retry/transient-retry.js';
 import type { Transport } from './transport.js';
 
 /** Where a kind lives in the REST API. */
