@@ -103,6 +103,8 @@ describe('a manager started before the API server is ready', () => {
         reconciled.has(`${namespace}/settings`),
       );
       expect(proxy.faults, 'every queued fault was answered').toEqual([]);
+      // The runnable's own retry may still be in its back-off when the controller has reconciled.
+      await eventually('the runnable to map its kind', async () => mapped !== undefined);
       expect(mapped).toMatchObject({ resource: 'secrets', namespaced: true });
     } finally {
       stop.abort();
