@@ -20,6 +20,7 @@ const opkit = (...args: string[]) =>
   run(process.execPath, [opkitScript(), ...args], { cwd: scratch, env, timeout: 180_000 });
 
 interface ManagerPod {
+  readonly spec: { readonly containers: readonly { readonly image: string }[] };
   readonly status?: {
     readonly containerStatuses?: readonly { ready: boolean; image: string; imageID: string }[];
   };
@@ -76,7 +77,9 @@ describe('nx run memcached:deploy on the local cluster', () => {
             query: { labelSelector: 'control-plane=controller-manager' },
           },
         );
-        const status = pods.items[0]?.status?.containerStatuses?.[0];
+        // The pod of this deploy: a pod of an earlier deploy of the same Deployment may still be listed.
+        const pod = pods.items.find((p) => p.spec.containers[0]?.image === `${image}@${digest}`);
+        const status = pod?.status?.containerStatuses?.[0];
         return status?.ready ? status : undefined;
       },
       { timeoutMs: 120_000, intervalMs: 500 },
