@@ -48,8 +48,7 @@ export const opkitGlobalSetups = { buildPackages, controlPlane: controlPlaneSetu
  * builds it first (under Nx the test target's `dependsOn: ["opkit:build"]` has).
  *
  * `kwokSpecs`: test files whose pods only need to become Ready run in a third project, `kwok`, against a
- * kwok-only control plane with kwok nodes (no real node), and not in `e2e`; they run one at a time, beside the
- * `e2e` files (another cluster).
+ * kwok-only control plane with kwok nodes (no real node), and not in `e2e`.
  */
 export function opkitVitestConfig(
   options: { e2eUsesCluster?: boolean; e2eRunsCli?: boolean; kwokSpecs?: readonly string[] } = {},
@@ -67,10 +66,9 @@ export function opkitVitestConfig(
         }
       : {}),
     test: {
-      // Two files at a time, whatever the core count (vitest's default on 2 cores is one): the cluster suites'
-      // files mostly wait for operators and clusters, so the files of the kwok and envtest projects (each
-      // with a cluster of its own) and the unit files run beside the real-node ones. Within a project that
-      // shares one cluster the files still run one at a time (`fileParallelism: false`).
+      // Unit files two at a time, whatever the core count (vitest's default on 2 cores is one). The files of
+      // the cluster projects (`fileParallelism: false`) still run one at a time, all of them in one sequence:
+      // vitest groups every such file of every project together.
       maxWorkers: 2,
       projects: [
         { extends: true, test: { name: 'unit', include: ['src/**/*.spec.ts'] } },
