@@ -8,25 +8,19 @@ function branded(value: unknown, brand: symbol): boolean {
 }
 
 /**
- * `instanceof` for `base` itself by its brand; for its subclasses by their prototype, as usual. For the errors a
- * client raises to its caller, which may hold another copy of the runtime.
+ * Makes `instanceof base` recognise `base`'s instances by `brand`, so that the errors a client raises to its
+ * caller, which may hold another copy of the runtime, still match; subclasses are matched by prototype, as usual.
  */
-export function isInstance(type: object, base: object, brand: symbol, value: unknown): boolean {
-  return type === base ? branded(value, brand) : Function.prototype[Symbol.hasInstance].call(type, value);
+export function recogniseByBrand(base: abstract new (...args: never[]) => object, brand: symbol): void {
+  Object.defineProperty(base, Symbol.hasInstance, {
+    value(this: object, value: unknown): boolean {
+      return this === base ? branded(value, brand) : Function.prototype[Symbol.hasInstance].call(this, value);
+    },
+  });
 }
 
 /** A Kubernetes API error: the HTTP status and the `Status` object's reason and message. */
 export class ApiError extends Error {
-  /** Recognised by its brand, so that two copies of this package (a bundle that carries its own) agree. */
-  static override [Symbol.hasInstance]<T>(
-    this: abstract new (
-      ...args: never[]
-    ) => T,
-    value: unknown,
-  ): value is T {
-    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asks about, a subclass included
-    return isInstance(this, ApiError, API_ERROR, value);
-  }
   readonly [API_ERROR] = true;
   readonly code = 'KUBE_API_ERROR';
   constructor(
@@ -42,18 +36,10 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 }
+recogniseByBrand(ApiError, API_ERROR);
 
 /** The API server could not be reached (connection refused or reset, timeout). */
 export class ConnectionError extends Error {
-  static override [Symbol.hasInstance]<T>(
-    this: abstract new (
-      ...args: never[]
-    ) => T,
-    value: unknown,
-  ): value is T {
-    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asks about, a subclass included
-    return isInstance(this, ConnectionError, CONNECTION_ERROR, value);
-  }
   readonly [CONNECTION_ERROR] = true;
   readonly code = 'KUBE_CONNECTION_ERROR';
   constructor(message: string, options?: ErrorOptions) {
@@ -61,6 +47,7 @@ export class ConnectionError extends Error {
     this.name = 'ConnectionError';
   }
 }
+recogniseByBrand(ConnectionError, CONNECTION_ERROR);
 
 /** The ApiError in an error's cause chain (errors wrapped by helpers keep the original as `cause`). */
 function apiErrorIn(error: unknown): ApiError | undefined {

@@ -1,4 +1,4 @@
-import { isInstance, isNotFound } from '../../errors/errors.js';
+import { isNotFound, recogniseByBrand } from '../../errors/errors.js';
 import { apiVersionOf, type GroupVersionKind } from '../../object.js';
 import { type RetryTransientOptions, retryTransient } from '../retry/transient-retry.js';
 import type { Transport } from './transport.js';
@@ -15,16 +15,6 @@ const NO_KIND_MATCH = Symbol.for('@opkit/controller-runtime/NoKindMatchError');
 
 /** A kind the server does not serve (yet): for a CRD, not installed or not established. */
 export class NoKindMatchError extends Error {
-  /** Recognised by its brand, as the runtime's other client errors are (see errors/errors.ts). */
-  static override [Symbol.hasInstance]<T>(
-    this: abstract new (
-      ...args: never[]
-    ) => T,
-    value: unknown,
-  ): value is T {
-    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asks about, a subclass included
-    return isInstance(this, NoKindMatchError, NO_KIND_MATCH, value);
-  }
   readonly [NO_KIND_MATCH] = true;
   readonly code = 'KUBE_NO_KIND_MATCH';
   constructor(readonly gvk: GroupVersionKind) {
@@ -32,6 +22,7 @@ export class NoKindMatchError extends Error {
     this.name = 'NoKindMatchError';
   }
 }
+recogniseByBrand(NoKindMatchError, NO_KIND_MATCH);
 
 interface ApiResourceList {
   resources: { name: string; kind: string; namespaced: boolean }[];
