@@ -28,6 +28,36 @@ interface ManagerPod {
 
 const rest = new KubeRest(testKubeConfig());
 
+const manifestTypes = [
+  'application/vnd.oci.image.index.v1+json',
+  'application/vnd.oci.image.manifest.v1+json',
+  'application/vnd.docker.distribution.manifest.list.v2+json',
+  'application/vnd.docker.distribution.manifest.v2+json',
+].join(', ');
+
+interface ManifestOrIndex {
+  readonly config?: { readonly digest: string };
+  readonly manifests?: readonly {
+    readonly digest: string;
+    readonly platform?: { readonly os: string; readonly architecture: string };
+  }[];
+}
+
+/** The config digest of the linux/amd64 image `digest` names in the test registry (an index is resolved). */
+async function configDigest(host: string, repository: string, digest: string): Promise<string> {
+  const res = await fetch(`http://${host}/v2/${repository}/manifests/${digest}`, {
+    headers: { accept: manifestTypes },
+  });
+  expect(res.status, `manifest ${repository}@${digest}`).toBe(200);
+  const body = (await res.json()) as ManifestOrIndex;
+  if (body.config !== undefined) return body.config.digest;
+  const amd64 = body.manifests?.find(
+    (m) => m.platform?.os === 'linux' && m.platform.architecture === 'amd64',
+  );
+  expect(amd64, `linux/amd64 in the index ${repository}@${digest}`).toBeDefined();
+  return configDigest(host, repository, amd64?.digest ?? '');
+}
+
 afterAll(async () => {
   await opkit('undeploy', '--operator', operatorDir, '--delete-crds').catch(() => undefined);
   await eventually(
@@ -84,8 +114,14 @@ describe('nx run memcached:deploy on the local cluster', () => {
       },
       { timeoutMs: 120_000, intervalMs: 500 },
     );
-    // For a digest-pinned image the runtime reports the image's config id as `image`; `imageID` names the
-    // repository and the digest it runs.
-    expect(running.imageID).toBe(`${image.slice(0, image.lastIndexOf(':'))}@${digest}`);
+    // `imageID` names the repository and a digest of the content the node runs. The runtime keeps one image
+    // per config, with every digest it was pulled by (another suite may have pushed the same build under another
+    // manifest digest) and names the first, so the check is that the digest leads to this build's config.
+    const repository = image.slice(0, image.lastIndexOf(':'));
+    expect(running.imageID.startsWith(`${repository}@sha256:`), running.imageID).toBe(true);
+    const runningDigest = running.imageID.slice(repository.length + 1);
+    expect(await configDigest(host, 'memcached-operator', runningDigest)).toBe(
+      await configDigest(host, 'memcached-operator', digest ?? ''),
+    );
   });
 });
