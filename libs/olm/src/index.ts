@@ -3,9 +3,9 @@
 //
 // The root holds what building and shipping an operator uses; every folder is also a subpath with all of its
 // names (`@opkit/olm/bundle`, `/catalog`, `/catalog/declcfg`, `/catalog/model`, `/catalog/template`, `/csv`,
-// `/graph`, `/manifest`, `/scorecard`, `/semver`, `/validation`, `/registry`, and `/action` with each action as
-// `/action/<module>`), and two narrow doors load only part of the catalog: `/catalog/validate` (what
-// `catalog validate` loads) and `/catalog/files` (loading and writing, what `/action/render` loads of it).
+// `/graph`, `/manifest`, `/release`, `/scorecard`, `/semver`, `/validation`, `/registry`, and `/action` with
+// each action as `/action/<module>`), and two narrow doors load only part of the catalog: `/catalog/validate`
+// (what `catalog validate` loads) and `/catalog/files` (loading and writing, what `/action/render` loads of it).
 // README.md lists the names by concept.
 
 export {

@@ -1,0 +1,98 @@
+import { readBundleObjects } from '../catalog/declcfg/properties.js';
+import {
+  type CatalogModel,
+  type ModelBundle,
+  sortedValues,
+  versionText,
+} from '../catalog/model/catalog-model.js';
+import { buildUpgradeGraph, type EdgeKind } from '../graph/upgrade-graph.js';
+
+/** A bundle at one end of an upgrade edge, with its manifests decoded on first use. */
+export interface EdgeBundle {
+  readonly name: string;
+  /** The `olm.package` version, when the catalog has the bundle. */
+  readonly version?: string;
+  /** The bundle's image, when it names one. */
+  readonly image?: string;
+  /**
+   * The bundle's manifests (its `olm.bundle.object` properties) as objects, the CSV among them; `undefined` when
+   * the catalog carries none for it (an image-only bundle, or one that left the catalog), so that checks needing
+   * them say they could not run rather than finding nothing.
+   */
+  objects(): readonly Record<string, unknown>[] | undefined;
+}
+
+/** One upgrade edge of a package, across every channel that has it. */
+export interface CatalogEdge {
+  readonly package: string;
+  /** The channels that have the edge, in name order. */
+  readonly channels: readonly string[];
+  /** Every way the edge arises, in `replaces`, `skips`, `skipRange` order. */
+  readonly kinds: readonly EdgeKind[];
+  readonly from: EdgeBundle;
+  readonly to: EdgeBundle;
+}
+
+const KIND_ORDER: readonly EdgeKind[] = ['replaces', 'skips', 'skipRange'];
+
+/**
+ * Every upgrade edge of every package of the catalog (replaces, skips and skipRange, as the upgrade graph draws
+ * them), one per pair of bundles, packages and pairs in name order.
+ */
+export function catalogEdges(model: CatalogModel): CatalogEdge[] {
+  const edges: CatalogEdge[] = [];
+  for (const pkg of sortedValues(model.packages)) {
+    const entries = new Map<string, ModelBundle>();
+    for (const channel of pkg.channels.values()) {
+      for (const entry of channel.bundles.values()) {
+        if (entry.blob !== undefined) entries.set(entry.name, entry);
+      }
+    }
+    const pairs = new Map<
+      string,
+      { from: string; to: string; channels: Set<string>; kinds: Set<EdgeKind> }
+    >();
+    for (const channel of buildUpgradeGraph(model, pkg.name).channels) {
+      for (const edge of channel.edges) {
+        const key = `${edge.from}\u0000${edge.to}`;
+        let pair = pairs.get(key);
+        if (pair === undefined) {
+          pair = { from: edge.from, to: edge.to, channels: new Set(), kinds: new Set() };
+          pairs.set(key, pair);
+        }
+        pair.channels.add(channel.name);
+        pair.kinds.add(edge.kind);
+      }
+    }
+    for (const pair of sortedValues(pairs)) {
+      edges.push({
+        package: pkg.name,
+        channels: [...pair.channels].sort(),
+        kinds: KIND_ORDER.filter((k) => pair.kinds.has(k)),
+        from: edgeBundle(pair.from, entries.get(pair.from)),
+        to: edgeBundle(pair.to, entries.get(pair.to)),
+      });
+    }
+  }
+  return edges;
+}
+
+function edgeBundle(name: string, entry: ModelBundle | undefined): EdgeBundle {
+  // null: not decoded yet; undefined: the catalog carries no manifests for the bundle.
+  let decoded: readonly Record<string, unknown>[] | undefined | null = null;
+  const blob = entry?.blob;
+  const version = entry === undefined ? undefined : versionText(entry);
+  return {
+    name,
+    ...(version === undefined ? {} : { version }),
+    ...(blob?.image ? { image: blob.image } : {}),
+    objects() {
+      if (decoded === null) {
+        const objects = blob === undefined ? [] : readBundleObjects(blob).objects;
+        decoded =
+          objects.length === 0 ? undefined : objects.map((o) => JSON.parse(o) as Record<string, unknown>);
+      }
+      return decoded;
+    },
+  };
+}
