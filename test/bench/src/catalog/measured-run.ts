@@ -16,10 +16,15 @@ const POLL_MS = 2;
 
 /**
  * Runs `command args…` to its end, keeping its stdout (as text, for comparing outputs) and its peak memory.
+ * `okExitCodes` are the exit codes that are results, not failures (a gate's 1 says "refused").
  *
- * @throws Error when the command fails, with the end of its stderr
+ * @throws Error when the command exits otherwise, with the end of its stderr
  */
-export async function measuredRun(command: string, args: readonly string[]): Promise<MeasuredRun> {
+export async function measuredRun(
+  command: string,
+  args: readonly string[],
+  okExitCodes: readonly number[] = [0],
+): Promise<MeasuredRun & { readonly exitCode: number }> {
   const started = performance.now();
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const out: Buffer[] = [];
@@ -41,8 +46,10 @@ export async function measuredRun(command: string, args: readonly string[]): Pro
       child.once('close', resolve);
     });
     const ms = performance.now() - started;
-    if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${code}:\n${stderr}`);
-    return { ms, peakRssKib: peak, stdout: Buffer.concat(out).toString('utf8') };
+    if (code === null || !okExitCodes.includes(code)) {
+      throw new Error(`${command} ${args.join(' ')} exited with ${code}:\n${stderr}`);
+    }
+    return { ms, peakRssKib: peak, stdout: Buffer.concat(out).toString('utf8'), exitCode: code };
   } finally {
     clearInterval(timer);
   }

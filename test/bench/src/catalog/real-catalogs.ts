@@ -35,6 +35,47 @@ function isGitDir(path: string): boolean {
   return existsSync(join(path, 'HEAD')) && existsSync(join(path, 'objects'));
 }
 
+/** The git directory of `source` (a git directory, or a checkout whose `.git` is one), if it is either. */
+export function gitDirOf(source: string): string | undefined {
+  if (isGitDir(source)) return source;
+  return isGitDir(join(source, '.git')) ? join(source, '.git') : undefined;
+}
+
+/**
+ * The newest `count` commits that changed `catalogs/<version>`, newest first, each with its first parent: the
+ * consecutive revisions of the catalog that a release gate compares.
+ */
+export function catalogRevisions(
+  gitDir: string,
+  version: string,
+  count: number,
+): { readonly revision: string; readonly parent: string; readonly subject: string }[] {
+  const out = execFileSync(
+    'git',
+    [
+      '--git-dir',
+      gitDir,
+      'log',
+      '-z',
+      `-${count}`,
+      '--format=%H %P%n%s',
+      'HEAD',
+      '--',
+      `catalogs/${version}`,
+    ],
+    { encoding: 'utf8', maxBuffer: 16 << 20 },
+  );
+  return out
+    .split('\0')
+    .filter((record) => record !== '')
+    .map((record) => {
+      const [ids = '', subject = ''] = record.split('\n');
+      const [revision = '', parent = ''] = ids.split(' ');
+      return { revision, parent, subject };
+    })
+    .filter((r) => r.parent !== '');
+}
+
 /**
  * Where a catalog version lies in a directory: `<root>/<version>` or `<root>/catalogs/<version>`, or, for a
  * checkout, its git directory is used.
@@ -46,11 +87,11 @@ function catalogDirIn(root: string, version: string): string | undefined {
   return undefined;
 }
 
-/** Lines of `git ls-tree -r` of `catalogs/<version>` at HEAD: mode, type, object id and path. */
-function listTree(gitDir: string, version: string): { id: string; path: string }[] {
+/** Lines of `git ls-tree -r` of `catalogs/<version>` at `revision`: mode, type, object id and path. */
+function listTree(gitDir: string, version: string, revision: string): { id: string; path: string }[] {
   const out = execFileSync(
     'git',
-    ['--git-dir', gitDir, 'ls-tree', '-r', '-z', 'HEAD', `catalogs/${version}`],
+    ['--git-dir', gitDir, 'ls-tree', '-r', '-z', revision, `catalogs/${version}`],
     {
       encoding: 'utf8',
       maxBuffer: 64 << 20,
@@ -78,14 +119,21 @@ function hasObject(gitDir: string, id: string): boolean {
   }
 }
 
-/** Extracts `catalogs/<version>` at HEAD of `gitDir` into `<into>/<version>`, without the blobs it lacks. */
-function extract(gitDir: string, version: string, into: string): RealCatalog {
+/**
+ * Extracts `catalogs/<version>` at `revision` of `gitDir` into `<into>/<version>`, without the blobs it lacks.
+ */
+export function extractCatalog(
+  gitDir: string,
+  version: string,
+  into: string,
+  revision = 'HEAD',
+): RealCatalog {
   const dir = join(into, version);
   const prefix = `catalogs/${version}/`;
   let files = 0;
   let bytes = 0;
   const missing: string[] = [];
-  for (const { id, path } of listTree(gitDir, version)) {
+  for (const { id, path } of listTree(gitDir, version, revision)) {
     const rel = path.slice(prefix.length);
     if (!hasObject(gitDir, id)) {
       missing.push(rel);
@@ -118,18 +166,14 @@ function sizeOf(dir: string): { files: number; bytes: number } {
  */
 export function realCatalogs(source: string, versions: readonly string[], scratch: string): RealCatalog[] {
   if (!existsSync(source)) throw new Error(`${REAL_CATALOGS_OPTION}: ${source} does not exist`);
-  const gitDir = isGitDir(source)
-    ? source
-    : isGitDir(join(source, '.git'))
-      ? join(source, '.git')
-      : undefined;
+  const gitDir = gitDirOf(source);
   const out: RealCatalog[] = [];
   for (const version of versions) {
     const dir = catalogDirIn(source, version);
     if (dir !== undefined) {
       out.push({ version, dir, ...sizeOf(dir), missing: [] });
     } else if (gitDir !== undefined) {
-      const extracted = extract(gitDir, version, scratch);
+      const extracted = extractCatalog(gitDir, version, scratch);
       if (extracted.files > 0) out.push(extracted);
     }
   }
