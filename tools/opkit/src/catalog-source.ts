@@ -5,11 +5,14 @@ import { type UnpackedCatalog, unpackCatalogImage } from '@opkit/olm/action/cata
 import type { UnpackLimits } from '@opkit/olm/action/image-unpack';
 import { withPulledImage } from '@opkit/olm/action/pulled-image';
 import { CliError } from './cli-error.js';
+import { GIT_SOURCE_PREFIX, readGitCatalog } from './git-catalog-source.js';
 import { cliRegistryClient } from './registry-client.js';
 
 /**
- * Resolves what `catalog serve` was given: a file-based catalog directory, an OCI image layout directory as
- * `opkit catalog image` writes it (`<layout>` or `<layout>:<tag>`), or a registry reference pulled anonymously.
+ * Resolves what `catalog serve` or `catalog diff` was given: a file-based catalog directory, an OCI image layout
+ * directory as `opkit catalog image` writes it (`<layout>` or `<layout>:<tag>`), a directory as a revision of the
+ * current git repository has it (`git:<revision>:<path>`, read into a temp dir) or a registry reference pulled
+ * anonymously.
  * Images are unpacked as their layers are read from disk (a registry's pulled to a temporary layout first), so
  * memory does not grow with them; `signal` stops the pull or the unpacking and leaves no temp dir behind. A
  * directory is served as it is (its `dispose` does nothing).
@@ -19,6 +22,8 @@ export async function resolveCatalogSource(
   options: { plainHttp?: boolean; limits?: UnpackLimits; signal?: AbortSignal } = {},
 ): Promise<UnpackedCatalog> {
   const unpack = { ...options.limits, ...(options.signal === undefined ? {} : { signal: options.signal }) };
+  if (source.startsWith(GIT_SOURCE_PREFIX) && !existsSync(source))
+    return readGitCatalog(source, options.limits === undefined ? {} : { limits: options.limits });
   const layoutRef = splitTrailingTag(source);
   const layoutDir = existsSync(source) ? source : layoutRef.name;
   if (existsSync(layoutDir) && statSync(layoutDir).isDirectory()) {
