@@ -4,7 +4,9 @@ import { openLayoutImage, parseReference, splitTrailingTag } from '@opkit/oci';
 import { type UnpackedCatalog, unpackCatalogImage } from '@opkit/olm/action/catalog-image';
 import type { UnpackLimits } from '@opkit/olm/action/image-unpack';
 import { withPulledImage } from '@opkit/olm/action/pulled-image';
-import { CliError } from './cli-error.js';
+import type { Catalog } from '@opkit/olm/catalog/declcfg';
+import type { CatalogModel } from '@opkit/olm/catalog/model';
+import { CliError, reportLine } from './cli-error.js';
 import { GIT_SOURCE_PREFIX, readGitCatalog } from './git-catalog-source.js';
 import { cliRegistryClient } from './registry-client.js';
 
@@ -52,5 +54,42 @@ export async function resolveCatalogSource(
     );
   } finally {
     client.close();
+  }
+}
+
+/**
+ * The model of the catalog a source names (any form {@link resolveCatalogSource} takes), loaded and converted as
+ * opm converts it; a catalog that does not load or convert fails with one line naming `role` ("old catalog") and
+ * the source. Whatever the source unpacked is removed before this returns.
+ */
+export async function loadSourceModel(
+  source: string,
+  role: string,
+  options: { plainHttp?: boolean; limits?: UnpackLimits; signal?: AbortSignal } = {},
+): Promise<CatalogModel> {
+  const { convertToModel, loadCatalog } = await import('@opkit/olm');
+  const named = (message: string) => new CliError('OPKIT_CATALOG_INVALID', `${role} ${source}: ${message}`);
+  let resolved: UnpackedCatalog;
+  try {
+    resolved = await resolveCatalogSource(source, options);
+  } catch (err) {
+    throw named((err as Error).message.replace(`${source}: `, ''));
+  }
+  try {
+    let catalog: Catalog;
+    try {
+      catalog = await loadCatalog(resolved.dir);
+    } catch (err) {
+      throw named(reportLine(err as Error).replaceAll(resolved.dir, '.'));
+    }
+    const problems: string[] = [];
+    const model = convertToModel(catalog, (_code, message) => problems.push(message));
+    if (problems.length > 0)
+      throw named(
+        `${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : ''}`,
+      );
+    return model;
+  } finally {
+    await resolved.dispose();
   }
 }

@@ -155,28 +155,52 @@ async function writeBlobs(
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const exited = exitOf(child, source);
-  child.stdin.end(files.map((f) => `${f.object}\n`).join(''));
+  // Should reading stop early, git is stopped, and its exit is no longer waited for.
+  exited.catch(() => {});
+  try {
+    child.stdin.end(files.map((f) => `${f.object}\n`).join(''));
+    await readBatch(child, source, files, dir);
+  } finally {
+    if (child.exitCode === null) child.kill();
+  }
+  await exited;
+}
+
+/** Writes each answer of `git cat-file --batch` to its file below `dir`, in the order they were asked for. */
+async function readBatch(
+  child: ChildProcess,
+  source: string,
+  files: readonly TreeFile[],
+  dir: string,
+): Promise<void> {
+  // Each answer is `<object> blob <size>\n<content>\n`; chunks are gathered until an answer is whole, and
+  // joined once then, so that a large blob is not copied again with every chunk.
   let next = 0;
-  let pending = Buffer.alloc(0);
+  let chunks: Buffer[] = [];
+  let buffered = 0;
   for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-    // Each answer: `<object> blob <size>\n<content>\n`.
-    while (next < files.length) {
+    chunks.push(chunk);
+    buffered += chunk.length;
+    while (next < files.length && chunks.length > 0) {
       const file = files[next] as TreeFile;
-      const header = pending.indexOf(10);
-      if (header < 0) break;
+      // The header is short: it is in the first chunk or two.
+      if (chunks.length > 1 && (chunks[0] as Buffer).indexOf(10) < 0) chunks = [Buffer.concat(chunks)];
+      const first = chunks[0] as Buffer;
+      const header = first.indexOf(10);
+      if (header < 0 || buffered < header + 1 + file.size + 1) break;
+      const whole = chunks.length === 1 ? first : Buffer.concat(chunks);
       const end = header + 1 + file.size + 1;
-      if (pending.length < end) break;
-      const [object, type] = pending.subarray(0, header).toString().split(' ');
+      const [object, type] = whole.subarray(0, header).toString().split(' ');
       if (object !== file.object || type !== 'blob') throw fail(`${source}: git could not read ${file.path}`);
       const target = join(dir, ...file.path.split('/'));
       mkdirSync(join(target, '..'), { recursive: true });
-      writeFileSync(target, pending.subarray(header + 1, end - 1));
-      pending = pending.subarray(end);
+      writeFileSync(target, whole.subarray(header + 1, end - 1));
+      const rest = whole.subarray(end);
+      chunks = rest.length > 0 ? [rest] : [];
+      buffered = rest.length;
       next++;
     }
   }
-  await exited;
   if (next < files.length) throw fail(`${source}: git could not read ${(files[next] as TreeFile).path}`);
 }
 
