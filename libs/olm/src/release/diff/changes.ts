@@ -60,6 +60,14 @@ function deprecationChanges(
   );
 }
 
+/** At most this many bundles are named in the one line of a package that came or went (the structure has all). */
+const LISTED_BUNDLES = 10;
+
+function listed(names: readonly string[]): string {
+  if (names.length <= LISTED_BUNDLES) return names.join(', ');
+  return `${names.slice(0, LISTED_BUNDLES).join(', ')} and ${names.length - LISTED_BUNDLES} more`;
+}
+
 /** Every change of a package, in the order the renderers print them. */
 export function packageChanges(pkg: PackageDiff): PackageChange[] {
   if (pkg.status !== 'changed') {
@@ -71,7 +79,7 @@ export function packageChanges(pkg: PackageDiff): PackageChange[] {
       change(
         added ? 'package-added' : 'package-removed',
         pkg.status,
-        `package ${pkg.status} with ${count(channels.length, 'channel')} and ${count(bundles.length, 'bundle')}: ${bundles.map(bundleText).join(', ')}`,
+        `package ${pkg.status} with ${count(channels.length, 'channel')} and ${count(bundles.length, 'bundle')}: ${listed(bundles.map(bundleText))}`,
       ),
     ];
   }

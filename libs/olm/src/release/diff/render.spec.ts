@@ -78,6 +78,21 @@ describe('renderCatalogDiff', () => {
     );
   });
 
+  it('names at most ten bundles in the line of a package that went, counting the rest', () => {
+    const bundles = Array.from({ length: 12 }, (_, i) => ({ name: `big.v1.${i}.0` }));
+    const big: CatalogDiff = {
+      packages: [
+        { ...(diff.packages[1] as CatalogDiff['packages'][number]), name: 'big', bundlesRemoved: bundles },
+      ],
+    };
+    expect(renderCatalogDiff(big, 'text')).toBe(
+      `package big\n  - package removed with 1 channel and 12 bundles: ${bundles
+        .slice(0, 10)
+        .map((b) => b.name)
+        .join(', ')} and 2 more\n`,
+    );
+  });
+
   it('says "no changes" when there are none, in text and markdown', () => {
     expect(renderCatalogDiff({ packages: [] }, 'text')).toBe('no changes\n');
     expect(renderCatalogDiff({ packages: [] }, 'markdown')).toBe('## Catalog changes\n\nNo changes.\n');
