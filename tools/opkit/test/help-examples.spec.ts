@@ -74,6 +74,16 @@ beforeAll(async () => {
     filter: (src) => !src.includes('node_modules'),
   });
   symlinkSync(join(root, 'node_modules'), join(workspace, 'node_modules'));
+  // `catalog diff` examples read the catalog of the last commit (git:HEAD:catalog/configs): a repository of it.
+  for (const args of [
+    ['init', '-q'],
+    ['add', 'catalog'],
+    ['commit', '-q', '-m', 'catalog'],
+  ]) {
+    await run('git', ['-c', 'user.name=opkit', '-c', 'user.email=opkit@example.com', ...args], {
+      cwd: workspace,
+    });
+  }
   // What examples read that earlier steps of a project write: a bundle of one's own and the catalog image.
   cpSync(releasedData.bundle('memcached-operator', '0.3.0'), join(workspace, 'bundle'), { recursive: true });
   const bin = join(workspace, '.bin');

@@ -1,5 +1,26 @@
 // The release gate of a catalog: what changed between two revisions of it, by meaning (diff), whether every
 // installed version still reaches its channel head (upgrade paths), and on every upgrade edge whether the CRDs
 // stay safe and which permissions the operator gains; each check reports findings a policy turns into a verdict.
+
+export {
+  type BundleDiff,
+  type BundleRef,
+  CATALOG_DIFF_FORMATS,
+  type CatalogDiff,
+  type CatalogDiffFormat,
+  type ChannelDiff,
+  diffCatalogs,
+  diffFindings,
+  type EdgeChange,
+  type ObjectRef,
+  type PackageChange,
+  type PackageDiff,
+  type PropertyChange,
+  packageChanges,
+  type RelatedImageRef,
+  renderCatalogDiff,
+  type SkipRangeChange,
+  type ValueChange,
+} from './diff/index.js';
 export { type CatalogEdge, catalogEdges, type EdgeBundle } from './edges.js';
 export { compareFindings, type Finding, type FindingSeverity } from './findings.js';

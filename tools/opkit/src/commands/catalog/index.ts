@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { examples } from '../options.js';
 import { registerCatalogBuild } from './build.js';
+import { registerCatalogDiff } from './diff.js';
 import { registerCatalogImage } from './image.js';
 import { registerCatalogMigrate } from './migrate.js';
 import { registerCatalogPublish } from './publish.js';
@@ -12,18 +13,20 @@ import { registerCatalogValidate } from './validate.js';
 export function registerCatalogCommands(program: Command): void {
   const catalog = program
     .command('catalog')
-    .description('Build, validate and image file-based catalogs.')
+    .description('Build, validate, compare and image file-based catalogs.')
     .addHelpText(
       'after',
       examples([
         'opkit catalog build --template catalog/templates/memcached-operator.yaml --out catalog/configs',
         'opkit catalog validate catalog/configs',
         'opkit catalog render catalog/configs -o yaml',
+        'opkit catalog diff git:HEAD:catalog/configs catalog/configs',
       ]),
     );
   registerCatalogBuild(catalog);
   registerCatalogValidate(catalog);
   registerCatalogRender(catalog);
+  registerCatalogDiff(catalog);
   registerCatalogMigrate(catalog);
   registerCatalogServe(catalog);
   registerCatalogPublish(catalog);
