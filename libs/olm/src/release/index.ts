@@ -3,3 +3,5 @@
 // stay safe and which permissions the operator gains; each check reports findings a policy turns into a verdict.
 export { type CatalogEdge, catalogEdges, type EdgeBundle } from './edges.js';
 export { compareFindings, type Finding, type FindingSeverity } from './findings.js';
+export * from './gate/index.js';
+export * from './permissions/index.js';
