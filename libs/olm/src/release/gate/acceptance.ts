@@ -3,18 +3,21 @@ import type { CatalogModel } from '../../catalog/model/catalog-model.js';
 import { ruleMatchesGlob } from './rule-glob.js';
 
 /**
- * The CSV annotation by which a bundle accepts findings on the edges into it, one `<rule glob>: <reason>` per
- * line: `permission/escalation: patches its own CRD's status to trim storedVersions after migrating`.
+ * The CSV annotation by which a bundle accepts findings on the edges into it, one `<rule glob> (<text>): <reason>`
+ * per line, the `(<text>)` optional: `permission/escalation (get on secrets named tls): serves with its
+ * certificate`. With a text, only findings whose message contains it are accepted, so that an acceptance
+ * made for one right does not wave through the next one of the same rule.
  */
 export const RELEASE_ACCEPTS_ANNOTATION = 'opkit.dev/release-accepts';
 
-/** One accepted rule glob and why. */
+/** One accepted rule glob, the text its findings' messages contain if it names one, and why. */
 export interface Acceptance {
   readonly rule: string;
+  readonly about?: string;
   readonly reason: string;
 }
 
-const LINE = /^([a-z0-9*][a-z0-9*-]*(?:\/[a-z0-9*][a-z0-9*-]*)?)\s*:\s*(\S.*)$/;
+const LINE = /^([a-z0-9*][a-z0-9*-]*(?:\/[a-z0-9*][a-z0-9*-]*)?)(?:\s+\(([^()]+)\))?\s*:\s*(\S.*)$/;
 
 /** The acceptances an annotation value lists, or the one-line reason it is not one. */
 export function parseAcceptances(value: string): { acceptances: Acceptance[]; invalid?: string } {
@@ -24,16 +27,27 @@ export function parseAcceptances(value: string): { acceptances: Acceptance[]; in
     if (line === '') continue;
     const match = LINE.exec(line);
     if (match === null) {
-      return { acceptances, invalid: `line "${line}" is not "<rule glob>: <reason>"` };
+      return { acceptances, invalid: `line "${line}" is not "<rule glob> (<text>): <reason>"` };
     }
-    acceptances.push({ rule: match[1] as string, reason: (match[2] as string).trim() });
+    const about = match[2]?.trim();
+    acceptances.push({
+      rule: match[1] as string,
+      ...(about === undefined ? {} : { about }),
+      reason: (match[3] as string).trim(),
+    });
   }
   return { acceptances };
 }
 
-/** The first acceptance of the rule, if any. */
-export function acceptanceOf(acceptances: readonly Acceptance[], rule: string): Acceptance | undefined {
-  return acceptances.find((a) => ruleMatchesGlob(a.rule, rule));
+/** The first acceptance of the finding: its rule matches and its message contains the text named, if any. */
+export function acceptanceOf(
+  acceptances: readonly Acceptance[],
+  finding: { readonly rule: string; readonly message: string },
+): Acceptance | undefined {
+  return acceptances.find(
+    (a) =>
+      ruleMatchesGlob(a.rule, finding.rule) && (a.about === undefined || finding.message.includes(a.about)),
+  );
 }
 
 /**

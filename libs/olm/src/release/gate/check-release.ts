@@ -13,7 +13,12 @@ import { ruleMatchesAny } from './rule-glob.js';
 
 /** A finding the policy fails that the bundle at the end of its edge accepts by annotation, with the reason. */
 export interface AcceptedFinding extends Finding {
-  readonly acceptedBy: { readonly annotation: string; readonly rule: string; readonly reason: string };
+  readonly acceptedBy: {
+    readonly annotation: string;
+    readonly rule: string;
+    readonly about?: string;
+    readonly reason: string;
+  };
 }
 
 /** What the gate decided and why. */
@@ -94,7 +99,7 @@ export function checkRelease(
     }
     const acceptance = finding.rule.startsWith('gate/')
       ? undefined
-      : acceptanceOf(acceptances(finding).acceptances, finding.rule);
+      : acceptanceOf(acceptances(finding).acceptances, finding);
     if (acceptance === undefined) failing.push(finding);
     else accepted.push({ ...finding, acceptedBy: { annotation: RELEASE_ACCEPTS_ANNOTATION, ...acceptance } });
   }

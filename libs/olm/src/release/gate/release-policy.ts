@@ -29,6 +29,7 @@ const POLICY_SCHEMA = {
 
 /** A policy file that is not YAML or not a policy: the message names the file and the field. */
 export class ReleasePolicyError extends Error {
+  readonly code = 'OPKIT_RELEASE_POLICY_INVALID';
   constructor(message: string) {
     super(message);
     this.name = 'ReleasePolicyError';

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { examples } from '../options.js';
 import { registerCatalogBuild } from './build.js';
+import { registerCatalogCheck } from './check.js';
 import { registerCatalogImage } from './image.js';
 import { registerCatalogMigrate } from './migrate.js';
 import { registerCatalogPublish } from './publish.js';
@@ -12,17 +13,19 @@ import { registerCatalogValidate } from './validate.js';
 export function registerCatalogCommands(program: Command): void {
   const catalog = program
     .command('catalog')
-    .description('Build, validate and image file-based catalogs.')
+    .description('Build, validate, check and image file-based catalogs.')
     .addHelpText(
       'after',
       examples([
         'opkit catalog build --template catalog/templates/memcached-operator.yaml --out catalog/configs',
         'opkit catalog validate catalog/configs',
         'opkit catalog render catalog/configs -o yaml',
+        'opkit catalog check catalog/configs --previous dist/images/opkit-catalog:latest',
       ]),
     );
   registerCatalogBuild(catalog);
   registerCatalogValidate(catalog);
+  registerCatalogCheck(catalog);
   registerCatalogRender(catalog);
   registerCatalogMigrate(catalog);
   registerCatalogServe(catalog);
