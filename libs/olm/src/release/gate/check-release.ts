@@ -63,18 +63,19 @@ export function checkRelease(
         : annotations(finding.package, finding.edge.to)[RELEASE_ACCEPTS_ANNOTATION];
     return value === undefined ? { acceptances: [] } : parseAcceptances(value);
   };
-  // A malformed annotation is a finding of its own, so that a typo never accepts or hides anything silently.
+  // A malformed annotation on a bundle the release adds an edge into is a finding of its own, so that a typo
+  // never accepts or hides anything silently.
   const invalid = new Map<string, Finding>();
-  for (const f of findings) {
-    if (f.edge === undefined) continue;
-    const problem = acceptances(f).invalid;
+  for (const edge of added) {
+    const value = annotations(edge.package, edge.to.name)[RELEASE_ACCEPTS_ANNOTATION];
+    const problem = value === undefined ? undefined : parseAcceptances(value).invalid;
     if (problem !== undefined) {
-      invalid.set(`${f.package}\u0000${f.edge.to}`, {
+      invalid.set(`${edge.package}\u0000${edge.to.name}`, {
         rule: 'gate/invalid-acceptance',
         severity: 'error',
-        package: f.package,
-        subject: f.edge.to,
-        message: `${f.package} ${f.edge.to}: annotation ${RELEASE_ACCEPTS_ANNOTATION}: ${problem}`,
+        package: edge.package,
+        subject: edge.to.name,
+        message: `${edge.package} ${edge.to.name}: annotation ${RELEASE_ACCEPTS_ANNOTATION}: ${problem}`,
       });
     }
   }
