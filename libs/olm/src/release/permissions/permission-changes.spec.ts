@@ -118,6 +118,13 @@ describe('permission changes on an upgrade edge', () => {
         `permission/removed: ${SA} loses cluster-wide list, watch on deployments.apps`,
       ]);
     });
+    it('a group that becomes *', () => {
+      expect(
+        changes({ cluster: [deployments] }, { cluster: [deployments, rule('*', 'deployments', ['get'])] }),
+      ).toEqual([
+        `permission/widened: ${SA} gains cluster-wide get on deployments.*, widening its cluster-wide get, list, watch on deployments.apps`,
+      ]);
+    });
     it('a resourceNames restriction dropped', () => {
       expect(
         changes(
