@@ -24,3 +24,5 @@ export {
 } from './diff/index.js';
 export { type CatalogEdge, catalogEdges, type EdgeBundle } from './edges.js';
 export { compareFindings, type Finding, type FindingSeverity } from './findings.js';
+export * from './gate/index.js';
+export * from './permissions/index.js';

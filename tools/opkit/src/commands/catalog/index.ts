@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { examples } from '../options.js';
 import { registerCatalogBuild } from './build.js';
+import { registerCatalogCheck } from './check.js';
 import { registerCatalogDiff } from './diff.js';
 import { registerCatalogImage } from './image.js';
 import { registerCatalogMigrate } from './migrate.js';
@@ -13,7 +14,7 @@ import { registerCatalogValidate } from './validate.js';
 export function registerCatalogCommands(program: Command): void {
   const catalog = program
     .command('catalog')
-    .description('Build, validate, compare and image file-based catalogs.')
+    .description('Build, validate, compare, check and image file-based catalogs.')
     .addHelpText(
       'after',
       examples([
@@ -21,10 +22,12 @@ export function registerCatalogCommands(program: Command): void {
         'opkit catalog validate catalog/configs',
         'opkit catalog render catalog/configs -o yaml',
         'opkit catalog diff git:HEAD:catalog/configs catalog/configs',
+        'opkit catalog check catalog/configs --previous dist/images/opkit-catalog:latest',
       ]),
     );
   registerCatalogBuild(catalog);
   registerCatalogValidate(catalog);
+  registerCatalogCheck(catalog);
   registerCatalogRender(catalog);
   registerCatalogDiff(catalog);
   registerCatalogMigrate(catalog);

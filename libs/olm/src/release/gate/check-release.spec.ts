@@ -1,0 +1,263 @@
+// The gate on this repository's own catalog: the release that added memcached-operator 0.3.0 passes, with the
+// rights its storage migration needs accepted by the bundle's annotation, and deliberately broken copies of it
+// fail with exactly the findings each breakage calls for.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { releasedData } from '@opkit/test-cluster';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCatalog } from '../../catalog/declcfg/load.js';
+import type { BundleBlob, Catalog } from '../../catalog/declcfg/types.js';
+import { serializeCatalog } from '../../catalog/declcfg/write.js';
+import type { CatalogModel } from '../../catalog/model/catalog-model.js';
+import { convertToModel } from '../../catalog/model/convert-to-model.js';
+import type { Finding } from '../findings.js';
+import { RELEASE_ACCEPTS_ANNOTATION } from './acceptance.js';
+import { checkRelease, type ReleaseReport } from './check-release.js';
+import { defaultReleaseChecks } from './default-checks.js';
+import { DEFAULT_RELEASE_POLICY, type ReleasePolicy } from './release-policy.js';
+import { renderReleaseReport } from './render-report.js';
+
+const PACKAGE = 'memcached-operator';
+const RELEASED = 'memcached-operator.v0.3.0';
+const ACCOUNT = 'service account memcached-operator-controller-manager';
+const EDGE = 'memcached-operator 0.2.0 → 0.3.0';
+
+const workdir = mkdtempSync(join(tmpdir(), 'opkit-release-gate-'));
+afterAll(() => rmSync(workdir, { recursive: true, force: true }));
+
+/** The repository's catalog, as `catalog build` wrote it. */
+function currentCatalog(): Promise<Catalog> {
+  return loadCatalog(releasedData.catalogConfigs);
+}
+
+/** The catalog as last released: the current one before the release put memcached-operator 0.3.0 in it. */
+function withoutRelease(catalog: Catalog): Catalog {
+  return {
+    ...catalog,
+    bundles: catalog.bundles.filter((b) => b.name !== RELEASED),
+    channels: catalog.channels.map((c) => ({ ...c, entries: c.entries.filter((e) => e.name !== RELEASED) })),
+  };
+}
+
+/** Edits the manifest of `kind` the bundle carries (its `olm.bundle.object` properties) in place. */
+function editManifest(
+  catalog: Catalog,
+  bundle: string,
+  kind: string,
+  edit: (object: Record<string, unknown>) => void,
+): void {
+  const index = catalog.bundles.findIndex((b) => b.name === bundle);
+  const blob = catalog.bundles[index] as BundleBlob;
+  let edited = false;
+  const properties = blob.properties.map((p) => {
+    if (p.type !== 'olm.bundle.object') return p;
+    const object = JSON.parse(Buffer.from((p.value as { data: string }).data, 'base64').toString()) as Record<
+      string,
+      unknown
+    >;
+    if (object.kind !== kind) return p;
+    edit(object);
+    edited = true;
+    return { ...p, value: { data: Buffer.from(JSON.stringify(object)).toString('base64') } };
+  });
+  if (!edited) throw new Error(`${bundle} carries no ${kind}`);
+  // A new blob: the old one keeps its decoded manifests.
+  catalog.bundles[index] = { ...blob, properties };
+}
+
+type Csv = {
+  metadata: { annotations: Record<string, string> };
+  spec: { install: { spec: { clusterPermissions: { serviceAccountName: string; rules: object[] }[] } } };
+};
+
+/** The catalog written to a directory of its own and loaded from it, as the command loads one. */
+let written = 0;
+async function modelOf(catalog: Catalog): Promise<CatalogModel> {
+  const dir = join(workdir, `catalog-${++written}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'catalog.json'), serializeCatalog(catalog));
+  return convertToModel(await loadCatalog(dir));
+}
+
+/**
+ * One deliberate defect of a release, and the findings (`rule: message`) the gate must fail it with. Each
+ * check family adds its own: a CRD field removed, an upgrade edge removed.
+ */
+interface Breakage {
+  readonly name: string;
+  apply(catalog: Catalog): void;
+  readonly failing: readonly string[];
+}
+
+const BREAKAGES: readonly Breakage[] = [
+  {
+    name: 'the 0.3.0 CSV grants the manager cluster-wide read access to secrets',
+    apply: (catalog) =>
+      editManifest(catalog, RELEASED, 'ClusterServiceVersion', (csv) => {
+        const [manager] = (csv as unknown as Csv).spec.install.spec.clusterPermissions;
+        manager?.rules.push({ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] });
+      }),
+    failing: [`permission/escalation: ${EDGE}: ${ACCOUNT} gains cluster-wide get, list, watch on secrets`],
+  },
+];
+
+const ACCEPTED = [
+  `permission/cluster-scope: ${EDGE}: ${ACCOUNT} gains cluster-wide get on customresourcedefinitions.apiextensions.k8s.io, which it held only namespaced`,
+  `permission/escalation: ${EDGE}: ${ACCOUNT} gains cluster-wide patch on customresourcedefinitions.apiextensions.k8s.io/status named memcacheds.cache.example.com`,
+];
+
+const lines = (findings: readonly Finding[]): string[] => findings.map((f) => `${f.rule}: ${f.message}`);
+
+let previous: CatalogModel;
+beforeAll(async () => {
+  previous = await modelOf(withoutRelease(await currentCatalog()));
+});
+
+async function check(
+  edit: (catalog: Catalog) => void,
+  policy: ReleasePolicy = DEFAULT_RELEASE_POLICY,
+): Promise<ReleaseReport> {
+  const catalog = await currentCatalog();
+  edit(catalog);
+  return checkRelease(previous, await modelOf(catalog), { checks: defaultReleaseChecks, policy });
+}
+
+describe('the release gate on this repository catalog', () => {
+  it('passes the release of memcached-operator 0.3.0, listing what its annotation accepts and why', async () => {
+    const report = await check(() => {});
+    expect(report.verdict).toBe('pass');
+    expect(report.edges).toEqual([{ package: PACKAGE, from: 'memcached-operator.v0.2.0', to: RELEASED }]);
+    expect(report.failing).toEqual([]);
+    expect(lines(report.accepted)).toEqual(ACCEPTED);
+    expect(report.accepted.map((f) => f.acceptedBy.annotation)).toEqual([
+      RELEASE_ACCEPTS_ANNOTATION,
+      RELEASE_ACCEPTS_ANNOTATION,
+    ]);
+    expect(report.accepted.every((f) => f.acceptedBy.reason.length > 0)).toBe(true);
+  });
+
+  it('checks only the edges the release adds: the same catalog again finds nothing', async () => {
+    const report = checkRelease(previous, previous, {
+      checks: defaultReleaseChecks,
+      policy: DEFAULT_RELEASE_POLICY,
+    });
+    expect(report).toEqual({ verdict: 'pass', edges: [], failing: [], accepted: [], other: [], ignored: 0 });
+  });
+
+  it('fails a broken copy with exactly the findings of its breakages', async () => {
+    const report = await check((catalog) => {
+      for (const breakage of BREAKAGES) breakage.apply(catalog);
+    });
+    expect(report.verdict).toBe('fail');
+    expect(lines(report.failing)).toEqual(BREAKAGES.flatMap((b) => b.failing));
+    expect(lines(report.accepted)).toEqual(ACCEPTED);
+    expect(report.other).toEqual([]);
+  });
+
+  it.each(BREAKAGES)('fails when $name', async (breakage) => {
+    const report = await check((catalog) => breakage.apply(catalog));
+    expect(lines(report.failing)).toEqual(breakage.failing);
+  });
+});
+
+describe('acceptance by annotation', () => {
+  const [secrets] = BREAKAGES;
+  const annotate = (bundle: string, value: string) => (catalog: Catalog) =>
+    editManifest(catalog, bundle, 'ClusterServiceVersion', (csv) => {
+      (csv as unknown as Csv).metadata.annotations[RELEASE_ACCEPTS_ANNOTATION] = value;
+    });
+
+  it('an acceptance naming what it accepts does not accept another finding of the rule', async () => {
+    const report = await check((catalog) => secrets?.apply(catalog));
+    expect(lines(report.failing)).toEqual(secrets?.failing);
+  });
+
+  it('an acceptance of the rule alone accepts every finding of it on edges into the bundle, never silently', async () => {
+    const report = await check((catalog) => {
+      secrets?.apply(catalog);
+      annotate(
+        RELEASED,
+        'permission/*: the manager serves TLS with certificates it reads from secrets',
+      )(catalog);
+    });
+    expect(report.verdict).toBe('pass');
+    expect(report.accepted.map((f) => [f.rule, f.acceptedBy.reason])).toEqual([
+      ['permission/cluster-scope', 'the manager serves TLS with certificates it reads from secrets'],
+      ['permission/escalation', 'the manager serves TLS with certificates it reads from secrets'],
+      ['permission/escalation', 'the manager serves TLS with certificates it reads from secrets'],
+    ]);
+    expect(renderReleaseReport(report, 'text')).toContain(
+      `permission/escalation: ${EDGE}: ${ACCOUNT} gains cluster-wide get, list, watch on secrets (accepted: the manager serves TLS`,
+    );
+  });
+
+  it('the annotation of the bundle an edge leaves accepts nothing on it', async () => {
+    const report = await check((catalog) => {
+      secrets?.apply(catalog);
+      annotate('memcached-operator.v0.2.0', 'permission/*: not this edge')(catalog);
+    });
+    expect(lines(report.failing)).toEqual(secrets?.failing);
+  });
+
+  it('a malformed annotation fails the release, naming the bundle and the line', async () => {
+    const report = await check(annotate(RELEASED, 'permission/escalation because it must'));
+    expect(report.verdict).toBe('fail');
+    expect(lines(report.failing)).toEqual([
+      `gate/invalid-acceptance: ${PACKAGE} ${RELEASED}: annotation ${RELEASE_ACCEPTS_ANNOTATION}: line "permission/escalation because it must" is not "<rule glob> (<text>): <reason>"`,
+      ...ACCEPTED,
+    ]);
+  });
+});
+
+describe('the policy', () => {
+  const secrets = (catalog: Catalog) => BREAKAGES[0]?.apply(catalog);
+
+  it('fails only the rules it lists, the others staying in the report', async () => {
+    const report = await check((catalog) => secrets(catalog), {
+      fail: ['permission/cluster-scope'],
+      ignore: [],
+    });
+    expect(report.verdict).toBe('pass');
+    expect(lines(report.accepted)).toEqual([ACCEPTED[0]]);
+    expect(report.other.map((f) => f.rule)).toEqual(['permission/escalation', 'permission/escalation']);
+  });
+
+  it('leaves out what it ignores, and counts it', async () => {
+    const report = await check((catalog) => secrets(catalog), { ignore: ['permission/escalation'] });
+    expect(report.verdict).toBe('pass');
+    expect(report.ignored).toBe(2);
+    expect(renderReleaseReport(report, 'text').split('\n')[0]).toBe(
+      'PASS: 0 failing, 1 accepted, 0 other, 2 ignored on 1 new upgrade edge',
+    );
+  });
+});
+
+describe('the report', () => {
+  it('is written as text, Markdown, JSON and YAML', async () => {
+    const report = await check((catalog) => BREAKAGES[0]?.apply(catalog));
+    expect(renderReleaseReport(report, 'text')).toBe(
+      [
+        'FAIL: 1 failing, 2 accepted, 0 other on 1 new upgrade edge',
+        'failing:',
+        `  error   permission/escalation: ${EDGE}: ${ACCOUNT} gains cluster-wide get, list, watch on secrets`,
+        'accepted:',
+        `  error   ${ACCEPTED[0]} (accepted: reads its CRD, which is cluster-scoped, to see which versions are stored)`,
+        `  error   ${ACCEPTED[1]} (accepted: trims its own CRD's storedVersions after migrating objects)`,
+        '',
+      ].join('\n'),
+    );
+    const markdown = renderReleaseReport(report, 'markdown');
+    expect(markdown.split('\n').slice(0, 3)).toEqual([
+      '## Release check: fails',
+      '',
+      '1 failing, 2 accepted, 0 other on 1 new upgrade edge.',
+    ]);
+    expect(markdown).toContain(
+      `| error | \`permission/escalation\` | ${EDGE}: ${ACCOUNT} gains cluster-wide get, list, watch on secrets |`,
+    );
+    expect(JSON.parse(renderReleaseReport(report, 'json'))).toEqual(JSON.parse(JSON.stringify(report)));
+    const { parse } = await import('yaml');
+    expect(parse(renderReleaseReport(report, 'yaml'))).toEqual(JSON.parse(JSON.stringify(report)));
+  });
+});

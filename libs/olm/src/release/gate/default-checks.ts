@@ -1,0 +1,5 @@
+import { permissionCheck } from '../permissions/permission-check.js';
+import type { ReleaseCheck } from './release-check.js';
+
+/** Every check family `opkit catalog check` runs, one line each. */
+export const defaultReleaseChecks: readonly ReleaseCheck[] = [permissionCheck];

@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import { resolveCatalogSource } from '../../catalog-source.js';
+import { examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from '../options.js';
+
+const REPORT_FORMATS = ['text', 'json', 'yaml', 'markdown'] as const;
+type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+/** `opkit catalog check`: the release gate, a catalog against the one last released. */
+export function registerCatalogCheck(catalog: Command): void {
+  catalog
+    .command('check <catalog>')
+    .description(
+      'Check a release of a catalog against the last released one: the permission changes (and every other check family) on each upgrade edge it adds, judged by a policy; exit code 1 when the release fails.',
+    )
+    .requiredOption(
+      '--previous <catalog>',
+      'the catalog as last released: a directory, an OCI layout or an image reference',
+    )
+    .option(
+      '--policy <file>',
+      'YAML policy: `fail` and `ignore` lists of rule globs (default: every error fails)',
+    )
+    .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, REPORT_FORMATS, 'report format'))
+    .addHelpText(
+      'after',
+      examples(
+        [
+          'opkit catalog check catalog/configs --previous dist/images/opkit-catalog:latest',
+          'opkit catalog check catalog/configs --previous registry.example.com/opkit/catalog:0.2.0 --policy release-policy.yaml',
+          'opkit catalog check catalog/configs --previous dist/images/opkit-catalog:latest -o markdown',
+        ],
+        'A bundle accepts findings on the edges into it with its CSV annotation opkit.dev/release-accepts, one\n"<rule glob>: <reason>" per line; accepted findings are listed as such.',
+      ),
+    )
+    .action(async (source: string, opts: { previous: string; policy?: string; output: ReportFormat }) => {
+      const { loadCatalog } = await import('@opkit/olm/catalog/declcfg');
+      const { convertToModel } = await import('@opkit/olm/catalog/model');
+      const release = await import('@opkit/olm/release');
+      const policy =
+        opts.policy === undefined
+          ? release.DEFAULT_RELEASE_POLICY
+          : await release.readReleasePolicy(opts.policy);
+      const load = async (ref: string) => {
+        const resolved = await resolveCatalogSource(ref);
+        try {
+          return convertToModel(await loadCatalog(resolved.dir));
+        } finally {
+          await resolved.dispose();
+        }
+      };
+      const previous = await load(opts.previous);
+      const next = await load(source);
+      const report = release.checkRelease(previous, next, { checks: release.defaultReleaseChecks, policy });
+      process.stdout.write(release.renderReleaseReport(report, opts.output));
+      if (report.verdict === 'fail') process.exitCode = 1;
+    });
+}
