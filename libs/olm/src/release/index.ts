@@ -10,6 +10,7 @@ export {
   type CatalogDiffFormat,
   type ChannelDiff,
   diffCatalogs,
+  diffCheck,
   diffFindings,
   type EdgeChange,
   type ObjectRef,

@@ -3,6 +3,7 @@
 // (text, markdown for a pull request) or programs (JSON, YAML).
 export { diffFindings, type PackageChange, packageChanges } from './changes.js';
 export { diffCatalogs } from './diff-catalogs.js';
+export { diffCheck } from './diff-check.js';
 export { CATALOG_DIFF_FORMATS, type CatalogDiffFormat, renderCatalogDiff } from './render.js';
 export type {
   BundleDiff,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { resolveCatalogSource } from '../../catalog-source.js';
+import { loadSourceModel } from '../../catalog-source.js';
 import { examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from '../options.js';
 
 const REPORT_FORMATS = ['text', 'json', 'yaml', 'markdown'] as const;
@@ -14,7 +14,7 @@ export function registerCatalogCheck(catalog: Command): void {
     )
     .requiredOption(
       '--previous <catalog>',
-      'the catalog as last released: a directory, an OCI layout or an image reference',
+      'the catalog as last released: a directory, an OCI layout, an image reference or git:<revision>:<dir>',
     )
     .option(
       '--policy <file>',
@@ -26,6 +26,7 @@ export function registerCatalogCheck(catalog: Command): void {
       examples(
         [
           'opkit catalog check catalog/configs --previous dist/images/opkit-catalog:latest',
+          'opkit catalog check catalog/configs --previous git:HEAD:catalog/configs',
           'opkit catalog check catalog/configs --previous registry.example.com/opkit/catalog:0.2.0 --policy release-policy.yaml',
           'opkit catalog check catalog/configs --previous dist/images/opkit-catalog:latest -o markdown',
         ],
@@ -33,23 +34,13 @@ export function registerCatalogCheck(catalog: Command): void {
       ),
     )
     .action(async (source: string, opts: { previous: string; policy?: string; output: ReportFormat }) => {
-      const { loadCatalog } = await import('@opkit/olm/catalog/declcfg');
-      const { convertToModel } = await import('@opkit/olm/catalog/model');
       const release = await import('@opkit/olm/release');
       const policy =
         opts.policy === undefined
           ? release.DEFAULT_RELEASE_POLICY
           : await release.readReleasePolicy(opts.policy);
-      const load = async (ref: string) => {
-        const resolved = await resolveCatalogSource(ref);
-        try {
-          return convertToModel(await loadCatalog(resolved.dir));
-        } finally {
-          await resolved.dispose();
-        }
-      };
-      const previous = await load(opts.previous);
-      const next = await load(source);
+      const previous = await loadSourceModel(opts.previous, 'previous catalog');
+      const next = await loadSourceModel(source, 'catalog');
       const report = release.checkRelease(previous, next, { checks: release.defaultReleaseChecks, policy });
       process.stdout.write(release.renderReleaseReport(report, opts.output));
       if (report.verdict === 'fail') process.exitCode = 1;
