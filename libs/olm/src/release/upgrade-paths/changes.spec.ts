@@ -157,4 +157,15 @@ describe('upgradePathChanges', () => {
       expect(upgradePathChanges(before, after).findings).toEqual([]);
     });
   });
+
+  it('works out only the rules asked for, and labels findings with them', () => {
+    const after = [{ name: 'op.v1.0.1' }, { name: 'op.v1.0.2', replaces: 'op.v1.0.1' }];
+    const changes = upgradePathChanges(opCatalog({ stable: chain }), opCatalog({ stable: after }), {
+      rules: ['v0'],
+    });
+    expect(changes.next.v1).toEqual([]);
+    expect(findingsOf('upgrade/stranded', changes.findings)).toEqual([
+      'error upgrade/stranded: op channel "stable": 1.0.0 (op.v1.0.0, no longer in the catalog) has no upgrade path to a head: nothing replaces, skips or skipRange-includes it (v0)',
+    ]);
+  });
 });

@@ -42,6 +42,8 @@ export interface UpgradePathChanges {
 export interface UpgradePathChangesOptions {
   readonly package?: string;
   readonly channel?: string;
+  /** The rules to work findings out under (default both); the paths of the others are left empty. */
+  readonly rules?: readonly UpgradeRules[];
 }
 
 const RULES: readonly UpgradeRules[] = ['v0', 'v1'];
@@ -68,6 +70,7 @@ const RULES: readonly UpgradeRules[] = ['v0', 'v1'];
  *   channel follow (`error`, v0 only: OLM v1 selects every channel by default).
  *
  * Paths of the v1 all-channels selection have no `channel` in their findings; the message says "all channels".
+ * With `options.rules` naming one set of rules, only findings holding under it are made, labelled `(v0)` or `(v1)`.
  */
 export function upgradePathChanges(
   previous: CatalogModel,
@@ -78,16 +81,15 @@ export function upgradePathChanges(
     ...(options.package === undefined ? {} : { package: options.package }),
     ...(options.channel === undefined ? {} : { channel: options.channel }),
   };
-  const before: PathsByRules = {
-    v0: upgradePaths(previous, 'v0', filter),
-    v1: upgradePaths(previous, 'v1', filter),
-  };
-  const after: PathsByRules = {
-    v0: upgradePaths(next, 'v0', { ...filter, formerly: previous }),
-    v1: upgradePaths(next, 'v1', { ...filter, formerly: previous }),
-  };
-  const found = new FindingsByRules();
-  for (const rules of RULES) pathFindings(found, rules, before[rules], after[rules], next);
+  const evaluated = RULES.filter((r) => options.rules === undefined || options.rules.includes(r));
+  const pathsUnder = (model: CatalogModel, rules: UpgradeRules, formerly?: CatalogModel) =>
+    evaluated.includes(rules)
+      ? upgradePaths(model, rules, { ...filter, ...(formerly === undefined ? {} : { formerly }) })
+      : [];
+  const before: PathsByRules = { v0: pathsUnder(previous, 'v0'), v1: pathsUnder(previous, 'v1') };
+  const after: PathsByRules = { v0: pathsUnder(next, 'v0', previous), v1: pathsUnder(next, 'v1', previous) };
+  const found = new FindingsByRules(evaluated);
+  for (const rules of evaluated) pathFindings(found, rules, before[rules], after[rules], next);
   catalogFindings(found, previous, next, after, options);
   return { previous: before, next: after, findings: found.list() };
 }
@@ -97,8 +99,16 @@ type Draft = Omit<Finding, 'message'> & { readonly message: string };
 /** Findings by everything but the rules they hold for, which the message names at its end. */
 class FindingsByRules {
   readonly #found = new Map<string, { draft: Draft; rules: Set<UpgradeRules> }>();
+  readonly #evaluated: readonly UpgradeRules[];
 
-  add(draft: Draft, ...rules: UpgradeRules[]): void {
+  constructor(evaluated: readonly UpgradeRules[]) {
+    this.#evaluated = evaluated;
+  }
+
+  /** Records the finding for those of `holdsFor` that are evaluated. */
+  add(draft: Draft, ...holdsFor: UpgradeRules[]): void {
+    const rules = holdsFor.filter((r) => this.#evaluated.includes(r));
+    if (rules.length === 0) return;
     const key = JSON.stringify([
       draft.rule,
       draft.severity,
@@ -115,14 +125,19 @@ class FindingsByRules {
 
   list(): Finding[] {
     return [...this.#found.values()]
-      .map(({ draft, rules }) => ({ ...draft, message: `${draft.message} (${rulesLabel(rules)})` }))
+      .map(({ draft, rules }) => ({
+        ...draft,
+        message: `${draft.message} (${rulesLabel(rules, this.#evaluated)})`,
+      }))
       .sort(compareFindings);
   }
 }
 
-function rulesLabel(rules: ReadonlySet<UpgradeRules>): string {
+/** `v0 and v1`, `v0 only`, `v1 only`; just `v0` or `v1` when only one set of rules was evaluated. */
+function rulesLabel(rules: ReadonlySet<UpgradeRules>, evaluated: readonly UpgradeRules[]): string {
   if (rules.size === 2) return 'v0 and v1';
-  return `${[...rules][0] ?? 'v0'} only`;
+  const only = [...rules][0] ?? 'v0';
+  return evaluated.length === 1 ? only : `${only} only`;
 }
 
 function bundleLabel(path: UpgradePath): string {

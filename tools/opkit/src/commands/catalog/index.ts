@@ -7,12 +7,13 @@ import { registerCatalogMigrate } from './migrate.js';
 import { registerCatalogPublish } from './publish.js';
 import { registerCatalogRender } from './render.js';
 import { registerCatalogServe } from './serve.js';
+import { registerCatalogUpgradePaths } from './upgrade-paths.js';
 import { registerCatalogValidate } from './validate.js';
 
 export function registerCatalogCommands(program: Command): void {
   const catalog = program
     .command('catalog')
-    .description('Build, validate and image file-based catalogs.')
+    .description('Build, validate and image file-based catalogs, and check their upgrade paths.')
     .addHelpText(
       'after',
       examples([
@@ -28,4 +29,5 @@ export function registerCatalogCommands(program: Command): void {
   registerCatalogServe(catalog);
   registerCatalogPublish(catalog);
   registerCatalogImage(catalog);
+  registerCatalogUpgradePaths(catalog);
 }
