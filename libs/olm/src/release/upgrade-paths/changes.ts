@@ -274,13 +274,19 @@ function singleHead(channel: ModelChannel | undefined): ModelBundle | undefined 
   return head !== undefined && orderOf(head) !== undefined ? head : undefined;
 }
 
-/** Entries below the single head that the head neither replaces, skips nor includes in its valid skipRange. */
-function gapsOf(channel: ModelChannel | undefined): Map<string, ModelBundle> {
-  const gaps = new Map<string, ModelBundle>();
+/** The channel's single head with a valid skipRange, and the entries below it that the head does not reach. */
+interface SkipRangeGaps {
+  readonly head: ModelBundle;
+  /** Entries with a lower version and release that the head neither replaces, skips nor includes, by name. */
+  readonly gaps: ReadonlyMap<string, ModelBundle>;
+}
+
+function gapsOf(channel: ModelChannel | undefined): SkipRangeGaps | undefined {
   const head = singleHead(channel);
   const headOrder = head && orderOf(head);
-  if (channel === undefined || head === undefined || headOrder === undefined) return gaps;
-  if (tryParseRange(head.skipRange) === undefined) return gaps;
+  if (channel === undefined || head === undefined || headOrder === undefined) return undefined;
+  if (tryParseRange(head.skipRange) === undefined) return undefined;
+  const gaps = new Map<string, ModelBundle>();
   for (const entry of channel.bundles.values()) {
     const order = orderOf(entry);
     const version = versionText(entry);
@@ -288,7 +294,7 @@ function gapsOf(channel: ModelChannel | undefined): Map<string, ModelBundle> {
       continue;
     if (successorEdges(head, entry.name, tryParseVersion(version)).length === 0) gaps.set(entry.name, entry);
   }
-  return gaps;
+  return { head, gaps };
 }
 
 function catalogFindings(
@@ -358,8 +364,9 @@ function headMovedBackwards(
 ): void {
   const oldHead = singleHead(before);
   const newHead = singleHead(after);
-  const oldOrder = oldHead && orderOf(oldHead);
-  const newOrder = newHead && orderOf(newHead);
+  if (oldHead === undefined || newHead === undefined) return;
+  const oldOrder = orderOf(oldHead);
+  const newOrder = orderOf(newHead);
   if (oldOrder === undefined || newOrder === undefined || compareVersionReleases(newOrder, oldOrder) >= 0)
     return;
   found.add(
@@ -368,8 +375,8 @@ function headMovedBackwards(
       severity: 'error',
       package: pkg,
       channel: after.name,
-      subject: newHead?.name ?? '',
-      message: `${pkg} channel ${goQuote(after.name)}: the head ${newHead?.name} (${versionText(newHead as ModelBundle)}) has a lower version than the previous head ${oldHead?.name} (${versionText(oldHead as ModelBundle)})`,
+      subject: newHead.name,
+      message: `${pkg} channel ${goQuote(after.name)}: the head ${newHead.name} (${versionText(newHead)}) has a lower version than the previous head ${oldHead.name} (${versionText(oldHead)})`,
     },
     'v0',
     'v1',
@@ -383,10 +390,10 @@ function gapFindings(
   after: ModelChannel,
   paths: PathsByRules,
 ): void {
-  const gaps = gapsOf(after);
-  if (gaps.size === 0) return;
-  const oldGaps = gapsOf(before);
-  const head = singleHead(after) as ModelBundle;
+  const current = gapsOf(after);
+  if (current === undefined || current.gaps.size === 0) return;
+  const { head, gaps } = current;
+  const oldGaps = gapsOf(before)?.gaps ?? new Map<string, ModelBundle>();
   for (const rules of RULES) {
     const channelPaths = paths[rules]
       .find((p) => p.package === pkg)
