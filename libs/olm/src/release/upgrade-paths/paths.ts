@@ -59,7 +59,9 @@ export function upgradePaths(
       if (options.channel !== undefined && selection !== options.channel) continue;
       channels.push(channelPaths(model, pkg, former, selection, rules));
     }
-    out.push({ package: pkg.name, rules, channels });
+    // A package without the channel asked for has nothing to report.
+    if (channels.length > 0 || options.channel === undefined)
+      out.push({ package: pkg.name, rules, channels });
   }
   return out;
 }

@@ -89,4 +89,19 @@ describe('opkit catalog upgrade-paths', { timeout: 60_000 }, () => {
     const fine = await opkit('catalog', 'upgrade-paths', next, '--previous', catalogDir('older', ['1.0.1']));
     expect(fine).toEqual({ stdout: expect.not.stringContaining('upgrade/'), exitCode: 0 });
   });
+
+  it('refuses a package or channel that neither catalog has, and leaves out packages without the channel', async () => {
+    const configs = releasedData.catalogConfigs;
+    await expect(opkit('catalog', 'upgrade-paths', configs, '--channel', 'nope')).rejects.toThrow(
+      `--channel nope: no such channel in ${configs}`,
+    );
+    await expect(opkit('catalog', 'upgrade-paths', configs, '--package', 'nope')).rejects.toThrow(
+      `--package nope: no such package in ${configs}`,
+    );
+    const alpha = await opkit('catalog', 'upgrade-paths', configs, '--channel', 'alpha', '--olm', 'v0');
+    expect(alpha.stdout.split('\n').filter((line) => !line.startsWith(' '))).toEqual([
+      'memcached-operator (OLM v0)',
+      '',
+    ]);
+  });
 });

@@ -1,3 +1,4 @@
+import type { CatalogModel } from '@opkit/olm/catalog/model';
 import { type Command, Option } from 'commander';
 import { CliError } from '../../cli-error.js';
 import { examples, OUTPUT_FORMAT_FLAGS, oneOf, outputFormatOption } from '../options.js';
@@ -12,6 +13,16 @@ interface UpgradePathsOptions {
   readonly channel?: string;
   readonly olm: OlmRules;
   readonly output: (typeof FORMATS)[number];
+}
+
+/** Whether a package of the catalog (the one asked for, if any) has the channel asked for. */
+function hasChannel(model: CatalogModel, opts: UpgradePathsOptions): boolean {
+  return [...model.packages.values()].some(
+    (pkg) =>
+      (opts.package === undefined || pkg.name === opts.package) &&
+      opts.channel !== undefined &&
+      pkg.channels.get(opts.channel)?.blob !== undefined,
+  );
 }
 
 /**
@@ -42,7 +53,10 @@ export function registerCatalogUpgradePaths(catalog: Command): void {
           'opkit catalog upgrade-paths catalog/configs --package redis-operator --channel stable-v0 -o markdown',
           'opkit catalog upgrade-paths catalog/configs --previous catalog/configs -o json',
         ],
-        'A path ends at a head, or is stuck (nothing is offered from a bundle), loops, or fails to resolve. OLM v1 paths are given for each channel alone and for all channels, its default.',
+        [
+          'A path ends at a head, or is stuck (nothing is offered from a bundle), loops, or fails to resolve.',
+          'OLM v1 paths are given for each channel alone and for all channels, its default.',
+        ].join('\n'),
       ),
     )
     .action(async (source: string, opts: UpgradePathsOptions) => {
@@ -68,6 +82,16 @@ export function registerCatalogUpgradePaths(catalog: Command): void {
         throw new CliError(
           'OPKIT_ARGUMENT_INVALID',
           `--package ${opts.package}: no such package in ${source}`,
+        );
+      }
+      if (
+        opts.channel !== undefined &&
+        !hasChannel(next, opts) &&
+        !(previous && hasChannel(previous, opts))
+      ) {
+        throw new CliError(
+          'OPKIT_ARGUMENT_INVALID',
+          `--channel ${opts.channel}: no such channel${opts.package === undefined ? '' : ` of package ${opts.package}`} in ${source}`,
         );
       }
       const rules = opts.olm === 'both' ? (['v0', 'v1'] as const) : ([opts.olm] as const);
