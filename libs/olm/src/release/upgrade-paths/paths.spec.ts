@@ -152,6 +152,40 @@ describe('upgradePaths', () => {
   });
 });
 
+describe('nextUpgradeV1 on the shape of operator-controller v1.11.0 resolver tests', () => {
+  // Skip ranges only, spread over three channels: 0.1.0 is in every range below 1.0.2 but not in 2.0.0's.
+  const model = opCatalog({
+    alpha: [
+      { name: 'op.v0.1.0' },
+      { name: 'op.v1.0.0', skipRange: '<1.0.0' },
+      { name: 'op.v1.0.1', skipRange: '<1.0.1' },
+      { name: 'op.v1.0.2', skipRange: '<1.0.2' },
+      { name: 'op.v2.0.0', skipRange: '>=1.0.0 <2.0.0' },
+    ],
+    beta: [{ name: 'op.v0.1.0' }, { name: 'op.v1.0.2', skipRange: '<1.0.2' }],
+    gamma: [{ name: 'op.v3.0.0', skipRange: '>=2.0.0 <3.0.0' }],
+  });
+  const channels = (...names: string[]) =>
+    [...(model.packages.get('op')?.channels.values() ?? [])].filter(
+      (c) => names.length === 0 || names.includes(c.name),
+    );
+
+  it('upgrades 0.1.0 to the highest successor, 1.0.2, not past the ranges that exclude it', () => {
+    expect(nextUpgradeV1(channels(), { name: 'op.v0.1.0', version: '0.1.0' })?.name).toBe('op.v1.0.2');
+  });
+
+  it('looks for successors only in the channels selected', () => {
+    expect(nextUpgradeV1(channels('gamma'), { name: 'op.v2.0.0', version: '2.0.0' })?.name).toBe('op.v3.0.0');
+    expect(nextUpgradeV1(channels('beta'), { name: 'op.v2.0.0', version: '2.0.0' })).toBeUndefined();
+  });
+
+  it('walks 0.1.0 on all channels to 3.0.0 in three steps', () => {
+    expect(walkOf(upgradePaths(model, 'v1'), ALL_CHANNELS, 'op.v0.1.0')).toBe(
+      'op.v0.1.0 -> op.v1.0.2 -> op.v2.0.0 -> op.v3.0.0: head',
+    );
+  });
+});
+
 describe("this repository's catalog", () => {
   it('takes every installed version of memcached-operator and redis-operator to the head under v0 and v1', async () => {
     const dir = fileURLToPath(new URL('../../../../../catalog/configs', import.meta.url));
