@@ -27,3 +27,32 @@ export { type CatalogEdge, catalogEdges, type EdgeBundle } from './edges.js';
 export { compareFindings, type Finding, type FindingSeverity } from './findings.js';
 export * from './gate/index.js';
 export * from './permissions/index.js';
+export {
+  ALL_CHANNELS,
+  type ChannelPaths,
+  channelHeads,
+  type InstalledBundle,
+  legacyVersionRelease,
+  nextUpgradeV1,
+  PATHS_FORMATS,
+  type PackagePaths,
+  type PathBundle,
+  type PathOutcome,
+  type PathStep,
+  type PathsByRules,
+  type PathsFormat,
+  type PathsReport,
+  pathEnd,
+  renderPaths,
+  selectionName,
+  type UpgradeConstraintPolicy,
+  type UpgradePath,
+  type UpgradePathChanges,
+  type UpgradePathChangesOptions,
+  type UpgradePathsOptions,
+  type UpgradeRules,
+  upgradePathChanges,
+  upgradePathCheck,
+  upgradePaths,
+  type V1Choice,
+} from './upgrade-paths/index.js';

@@ -1,6 +1,7 @@
 import { diffCheck } from '../diff/diff-check.js';
 import { permissionCheck } from '../permissions/permission-check.js';
+import { upgradePathCheck } from '../upgrade-paths/upgrade-path-check.js';
 import type { ReleaseCheck } from './release-check.js';
 
 /** Every check family `opkit catalog check` runs, one line each. */
-export const defaultReleaseChecks: readonly ReleaseCheck[] = [diffCheck, permissionCheck];
+export const defaultReleaseChecks: readonly ReleaseCheck[] = [diffCheck, upgradePathCheck, permissionCheck];

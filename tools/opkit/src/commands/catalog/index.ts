@@ -9,12 +9,15 @@ import { registerCatalogMigrate } from './migrate.js';
 import { registerCatalogPublish } from './publish.js';
 import { registerCatalogRender } from './render.js';
 import { registerCatalogServe } from './serve.js';
+import { registerCatalogUpgradePaths } from './upgrade-paths.js';
 import { registerCatalogValidate } from './validate.js';
 
 export function registerCatalogCommands(program: Command): void {
   const catalog = program
     .command('catalog')
-    .description('Build, validate, compare, check and image file-based catalogs.')
+    .description(
+      'Build, validate, compare, check and image file-based catalogs, and trace their upgrade paths.',
+    )
     .addHelpText(
       'after',
       examples([
@@ -34,4 +37,5 @@ export function registerCatalogCommands(program: Command): void {
   registerCatalogServe(catalog);
   registerCatalogPublish(catalog);
   registerCatalogImage(catalog);
+  registerCatalogUpgradePaths(catalog);
 }
