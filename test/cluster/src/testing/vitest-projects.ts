@@ -71,7 +71,12 @@ export function opkitVitestConfig(
       // vitest groups every such file of every project together.
       maxWorkers: 2,
       projects: [
-        { extends: true, test: { name: 'unit', include: ['src/**/*.spec.ts'] } },
+        {
+          extends: true,
+          // Seeded property tests of a few thousand cases take 2–4 s alone and twice that beside a cluster
+          // suite on two cores: a timeout there says the machine was busy, not that the code is wrong.
+          test: { name: 'unit', include: ['src/**/*.spec.ts'], testTimeout: 20_000 },
+        },
         {
           extends: true,
           test: {
