@@ -1,5 +1,17 @@
 // The release gate of a catalog: what changed between two revisions of it, by meaning (diff), whether every
 // installed version still reaches its channel head (upgrade paths), and on every upgrade edge whether the CRDs
 // stay safe and which permissions the operator gains; each check reports findings a policy turns into a verdict.
+
+export {
+  type CompareCrdsOptions,
+  type CrdFinding,
+  type CrdRule,
+  CrdSchemaError,
+  compareCrds,
+  crdSafetyOfEdge,
+  DEFAULT_SCHEMA_LIMITS,
+  type PropertyRule,
+  type SchemaLimits,
+} from './crd-safety/index.js';
 export { type CatalogEdge, catalogEdges, type EdgeBundle } from './edges.js';
 export { compareFindings, type Finding, type FindingSeverity } from './findings.js';
