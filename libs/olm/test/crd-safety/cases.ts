@@ -240,6 +240,22 @@ export const AGREEMENT_CASES: readonly AgreementCase[] = [
     refusedBy: ['same:oneOf'],
   },
   {
+    name: 'oneOf branch removed',
+    previous: widgets(),
+    next: widgets((c) => {
+      fieldOf(c, 'shape').oneOf = [{ required: ['circle'] }];
+    }),
+    refusedBy: ['same:oneOf', 'crd:existingFieldRemoval'],
+  },
+  {
+    name: 'oneOf branch described',
+    previous: widgets(),
+    next: widgets((c) => {
+      fieldOf(c, 'shape').oneOf = [{ required: ['circle'], description: 'Round.' }, { required: ['square'] }];
+    }),
+    refusedBy: [],
+  },
+  {
     name: 'format changed',
     previous: widgets(),
     next: widgets((c) => {

@@ -1,3 +1,4 @@
+import { byteOrder } from '../../go-compat/go-format.js';
 import { isRecord } from '../../manifest/manifest.js';
 import type { FindingSeverity } from '../findings.js';
 import { compareKubeVersions } from './kube-version.js';
@@ -276,7 +277,11 @@ function compareSchemas(
       key: `removed:${canonicalValue(ownKeywords(node))}`,
     });
   }
-  return findings;
+  // By field, then rule: a stable order whatever order the manifest listed properties in.
+  return findings.sort(
+    (a, b) =>
+      byteOrder(a.path ?? '', b.path ?? '') || byteOrder(a.rule, b.rule) || byteOrder(a.message, b.message),
+  );
 }
 
 /** Whether the nearest ancestor of `path` that the schema still has preserves unknown fields. */
