@@ -68,6 +68,17 @@ interface ReadCrd {
  * one it would not accept in a way that matters here, or one over the limits.
  */
 function readCrd(object: object, limits: SchemaLimits, label: string): ReadCrd {
+  const cached = readCrds.get(object);
+  if (cached !== undefined && cached.limits === limits) return cached.read;
+  const read = decodeCrd(object, limits, label);
+  readCrds.set(object, { limits, read });
+  return read;
+}
+
+/** A CRD object read once, though an edge check compares a bundle's CRDs with both its neighbours'. */
+const readCrds = new WeakMap<object, { readonly limits: SchemaLimits; readonly read: ReadCrd }>();
+
+function decodeCrd(object: object, limits: SchemaLimits, label: string): ReadCrd {
   const crd = object as Record<string, unknown>;
   const metadata = isRecord(crd.metadata) ? crd.metadata : {};
   const name = typeof metadata.name === 'string' ? metadata.name : '';

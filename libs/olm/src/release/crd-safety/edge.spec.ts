@@ -91,6 +91,15 @@ describe('crdSafetyOfEdge', () => {
     ]);
   });
 
+  it('reads the CRDs of a bundle on two edges once: both edges hold the same bundle', async () => {
+    const root = join(import.meta.dirname, '../../../../../catalog/configs/memcached-operator');
+    const edges = catalogEdges(convertToModel(await loadCatalog(root)));
+    const onTwoEdges = edges.find((e) => edges.some((other) => other.from.name === e.to.name));
+    const next = edges.find((e) => e.from.name === onTwoEdges?.to.name);
+    expect(onTwoEdges?.to).toBe(next?.from);
+    expect(onTwoEdges?.to.objects()).toBe(next?.from.objects());
+  });
+
   it('checks the released catalogs of this repository: redis 0.1.0 → 0.2.0 drops CEL rules, which OLM v1 refuses', async () => {
     const root = join(import.meta.dirname, '../../../../../catalog/configs');
     const findings = [];

@@ -1,5 +1,5 @@
 import { byteOrder } from '../../go-compat/go-format.js';
-import { canonicalValue, type Schema, type SchemaKeyword } from './schema.js';
+import { canonicalValue, type Schema, type SchemaKeyword, sameValue } from './schema.js';
 
 /**
  * The checks OLM v1's CRD upgrade-safety preflight (operator-controller v1.11.0, which runs crdify's
@@ -240,21 +240,23 @@ function tightens(keyword: string, a: Schema, b: Schema): string | undefined {
  * `items`): one change per crdify validation that fails, then every other differing keyword as unhandled.
  */
 export function compareNode(a: Schema, b: Schema): PropertyChange[] {
-  if (canonicalValue(a) === canonicalValue(b)) return [];
+  if (sameValue(a, b)) return [];
   const changes: PropertyChange[] = CHECKS.flatMap((check) => {
+    const found = check.compare(a, b);
+    if (found.length === 0) return [];
     const key = `${check.name}:${canonicalValue(pick(a, check.keywords))}→${canonicalValue(pick(b, check.keywords))}`;
-    return check.compare(a, b).map((change) => ({ ...change, key }));
+    return found.map((change) => ({ ...change, key }));
   });
   const keywords = [...new Set([...Object.keys(a), ...Object.keys(b)] as SchemaKeyword[])]
     .filter((keyword) => !HANDLED.has(keyword))
     .sort(byteOrder);
-  const key = `unhandled:${canonicalValue(pick(a, keywords))}→${canonicalValue(pick(b, keywords))}`;
+  const key = () => `unhandled:${canonicalValue(pick(a, keywords))}→${canonicalValue(pick(b, keywords))}`;
   const unhandled: string[] = [];
   for (const keyword of keywords) {
-    if (canonicalValue(a[keyword]) === canonicalValue(b[keyword])) continue;
+    if (sameValue(a[keyword], b[keyword])) continue;
     const tightening = tightens(keyword, a, b);
     if (tightening !== undefined) {
-      changes.push({ rule: 'bounds-tightened', check: 'unhandled', detail: tightening, key });
+      changes.push({ rule: 'bounds-tightened', check: 'unhandled', detail: tightening, key: key() });
     } else unhandled.push(keyword);
   }
   if (unhandled.length > 0) {
@@ -262,7 +264,7 @@ export function compareNode(a: Schema, b: Schema): PropertyChange[] {
       rule: 'unhandled-change',
       check: 'unhandled',
       detail: `${unhandled.join(', ')} changed, which OLM v1 does not classify and so refuses`,
-      key,
+      key: key(),
     });
   }
   return changes;

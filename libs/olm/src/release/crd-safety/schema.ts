@@ -92,6 +92,74 @@ export class CrdSchemaError extends Error {
   override readonly name = 'CrdSchemaError';
 }
 
+/** How the API server decodes each keyword it knows (`JSONSchemaProps`'s fields). */
+type KeywordKind =
+  | 'string' // a string; "" is absent
+  | 'string-pointer' // a string whose presence counts, "" included
+  | 'flag' // a boolean; false is absent
+  | 'boolean-pointer' // a boolean whose presence counts, false included
+  | 'number'
+  | 'integer'
+  | 'json' // any JSON value, kept as canonical text
+  | 'json-list' // a list of JSON values
+  | 'strings' // a list of strings; [] is absent
+  | 'schema'
+  | 'schemas' // a list of schemas, each walked as `<keyword>[i]`
+  | 'items' // a schema, or a list of schemas
+  | 'schema-or-bool'
+  | 'properties' // a map of schemas, each walked as `.<name>`
+  | 'schema-map' // a map of schemas, each walked as `.<keyword>[<key>]`
+  | 'dependencies'
+  | 'external-docs'
+  | 'validation-rules';
+
+const KEYWORDS: ReadonlyMap<string, KeywordKind> = new Map<SchemaKeyword, KeywordKind>([
+  ['id', 'string'],
+  ['$schema', 'string'],
+  ['$ref', 'string-pointer'],
+  ['description', 'string'],
+  ['type', 'string'],
+  ['format', 'string'],
+  ['title', 'string'],
+  ['default', 'json'],
+  ['maximum', 'number'],
+  ['exclusiveMaximum', 'flag'],
+  ['minimum', 'number'],
+  ['exclusiveMinimum', 'flag'],
+  ['maxLength', 'integer'],
+  ['minLength', 'integer'],
+  ['pattern', 'string'],
+  ['maxItems', 'integer'],
+  ['minItems', 'integer'],
+  ['uniqueItems', 'flag'],
+  ['multipleOf', 'number'],
+  ['enum', 'json-list'],
+  ['maxProperties', 'integer'],
+  ['minProperties', 'integer'],
+  ['required', 'strings'],
+  ['items', 'items'],
+  ['allOf', 'schemas'],
+  ['oneOf', 'schemas'],
+  ['anyOf', 'schemas'],
+  ['not', 'schema'],
+  ['properties', 'properties'],
+  ['additionalProperties', 'schema-or-bool'],
+  ['patternProperties', 'schema-map'],
+  ['dependencies', 'dependencies'],
+  ['additionalItems', 'schema-or-bool'],
+  ['definitions', 'schema-map'],
+  ['externalDocs', 'external-docs'],
+  ['example', 'json'],
+  ['nullable', 'flag'],
+  ['x-kubernetes-preserve-unknown-fields', 'boolean-pointer'],
+  ['x-kubernetes-embedded-resource', 'flag'],
+  ['x-kubernetes-int-or-string', 'flag'],
+  ['x-kubernetes-list-map-keys', 'strings'],
+  ['x-kubernetes-list-type', 'string-pointer'],
+  ['x-kubernetes-map-type', 'string-pointer'],
+  ['x-kubernetes-validations', 'validation-rules'],
+]);
+
 /** Reads the schemas of one CRD, counting nodes against the limits. */
 export class SchemaReader {
   private nodes = 0;
@@ -122,149 +190,114 @@ export class SchemaReader {
       throw this.error(version, path, `schema has more than ${this.limits.maxNodes} nodes`);
     }
     const out: Record<string, unknown> = {};
-    const invalid = (keyword: string, what: string) => this.error(version, path, `${keyword} ${what}`);
-    const child = (value: unknown, segment: string): Schema =>
-      this.node(value, version, `${path}${segment}`, depth + 1);
-    const string = (keyword: string, keep: 'nonzero' | 'present') => {
+    // Only the keys the node has: most nodes hold two or three of the 44 keywords.
+    for (const keyword of Object.keys(raw)) {
+      const kind = KEYWORDS.get(keyword);
       const value = raw[keyword];
-      if (value === undefined || value === null) return;
-      if (typeof value !== 'string') throw invalid(keyword, 'is not a string');
-      if (keep === 'present' || value !== '') out[keyword] = value;
-    };
-    const flag = (keyword: string) => {
-      const value = raw[keyword];
-      if (value === undefined || value === null) return;
-      if (typeof value !== 'boolean') throw invalid(keyword, 'is not a boolean');
-      if (value) out[keyword] = true;
-    };
-    const number = (keyword: string, integer: boolean) => {
-      const value = raw[keyword];
-      if (value === undefined || value === null) return;
-      if (typeof value !== 'number' || (integer && !Number.isInteger(value))) {
-        throw invalid(keyword, integer ? 'is not an integer' : 'is not a number');
-      }
-      out[keyword] = value;
-    };
-    const json = (keyword: string) => {
-      const value = raw[keyword];
-      if (value !== undefined && value !== null) out[keyword] = canonicalJson(value);
-    };
-    const strings = (keyword: string) => {
-      const value = raw[keyword];
-      if (value === undefined || value === null) return;
-      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
-        throw invalid(keyword, 'is not a list of strings');
-      }
-      if (value.length > 0) out[keyword] = value as string[];
-    };
-    const list = (keyword: string) => {
-      const value = raw[keyword];
-      if (value === undefined || value === null) return;
-      if (!Array.isArray(value)) throw invalid(keyword, 'is not a list');
-      if (value.length > 0) out[keyword] = value.map((v, i) => child(v, `.${keyword}[${i}]`));
-    };
-    const map = (keyword: string, segment: (key: string) => string) => {
-      const value = raw[keyword];
-      if (value === undefined || value === null) return;
-      if (!isRecord(value)) throw invalid(keyword, 'is not an object');
-      const entries = Object.keys(value).map((key) => [key, child(value[key], segment(key))] as const);
-      if (entries.length > 0) out[keyword] = new Map(entries);
-    };
-    const schemaOrBool = (keyword: string) => {
-      const value = raw[keyword];
-      if (value === undefined || value === null) return;
-      if (typeof value === 'boolean') out[keyword] = { allows: value };
-      else out[keyword] = { allows: true, schema: child(value, `.${keyword}`) };
-    };
-
-    string('id', 'nonzero');
-    string('$schema', 'nonzero');
-    string('$ref', 'present');
-    string('description', 'nonzero');
-    string('type', 'nonzero');
-    string('format', 'nonzero');
-    string('title', 'nonzero');
-    json('default');
-    number('maximum', false);
-    flag('exclusiveMaximum');
-    number('minimum', false);
-    flag('exclusiveMinimum');
-    number('maxLength', true);
-    number('minLength', true);
-    string('pattern', 'nonzero');
-    number('maxItems', true);
-    number('minItems', true);
-    flag('uniqueItems');
-    number('multipleOf', false);
-    if (raw.enum !== undefined && raw.enum !== null) {
-      if (!Array.isArray(raw.enum)) throw invalid('enum', 'is not a list');
-      if (raw.enum.length > 0) out.enum = raw.enum.map((v) => canonicalJson(v));
-    }
-    number('maxProperties', true);
-    number('minProperties', true);
-    strings('required');
-    if (raw.items !== undefined && raw.items !== null) {
-      // crdify walks a single items schema as `.items` and a tuple's entries as `.items[i]`.
-      out.items = Array.isArray(raw.items)
-        ? { schemas: raw.items.map((v, i) => child(v, `.items[${i}]`)) }
-        : { schema: child(raw.items, '.items') };
-    }
-    list('allOf');
-    list('oneOf');
-    list('anyOf');
-    if (raw.not !== undefined && raw.not !== null) out.not = child(raw.not, '.not');
-    map('properties', (key) => `.${key}`);
-    schemaOrBool('additionalProperties');
-    map('patternProperties', (key) => `.patternProperties[${key}]`);
-    if (raw.dependencies !== undefined && raw.dependencies !== null) {
-      const value = raw.dependencies;
-      if (!isRecord(value)) throw invalid('dependencies', 'is not an object');
-      const entries = Object.keys(value).map((key) => {
-        const entry = value[key];
-        if (Array.isArray(entry)) {
-          if (entry.some((v) => typeof v !== 'string')) throw invalid('dependencies', 'lists a non-string');
-          return [key, { property: entry as string[] }] as [string, { schema?: Schema; property?: string[] }];
-        }
-        return [key, { schema: child(entry, `.dependencies[${key}]`) }] as [
-          string,
-          { schema?: Schema; property?: string[] },
-        ];
-      });
-      if (entries.length > 0) out.dependencies = new Map(entries);
-    }
-    schemaOrBool('additionalItems');
-    map('definitions', (key) => `.definitions[${key}]`);
-    if (raw.externalDocs !== undefined && raw.externalDocs !== null) {
-      const docs = raw.externalDocs;
-      if (!isRecord(docs)) throw invalid('externalDocs', 'is not an object');
-      out.externalDocs = {
-        ...(typeof docs.description === 'string' && docs.description !== ''
-          ? { description: docs.description }
-          : {}),
-        ...(typeof docs.url === 'string' && docs.url !== '' ? { url: docs.url } : {}),
-      };
-    }
-    json('example');
-    flag('nullable');
-    const preserve = raw['x-kubernetes-preserve-unknown-fields'];
-    if (preserve !== undefined && preserve !== null) {
-      if (typeof preserve !== 'boolean')
-        throw invalid('x-kubernetes-preserve-unknown-fields', 'is not a boolean');
-      out['x-kubernetes-preserve-unknown-fields'] = preserve;
-    }
-    flag('x-kubernetes-embedded-resource');
-    flag('x-kubernetes-int-or-string');
-    strings('x-kubernetes-list-map-keys');
-    string('x-kubernetes-list-type', 'present');
-    string('x-kubernetes-map-type', 'present');
-    const rules = raw['x-kubernetes-validations'];
-    if (rules !== undefined && rules !== null) {
-      if (!Array.isArray(rules) || !rules.every(isRecord)) {
-        throw invalid('x-kubernetes-validations', 'is not a list of rules');
-      }
-      if (rules.length > 0) out['x-kubernetes-validations'] = rules.map(validationRule);
+      if (kind === undefined || value === undefined || value === null) continue;
+      const read = this.keyword(kind, keyword, value, version, path, depth);
+      if (read !== undefined) out[keyword] = read;
     }
     return out as Schema;
+  }
+
+  /** One keyword's value as the server decodes it; `undefined` where that equals its absence. */
+  private keyword(
+    kind: KeywordKind,
+    keyword: string,
+    value: unknown,
+    version: string,
+    path: string,
+    depth: number,
+  ): unknown {
+    const invalid = (what: string) => this.error(version, path, `${keyword} ${what}`);
+    const child = (v: unknown, segment: string): Schema =>
+      this.node(v, version, `${path}${segment}`, depth + 1);
+    const record = (v: unknown): Record<string, unknown> => {
+      if (!isRecord(v)) throw invalid('is not an object');
+      return v;
+    };
+    const list = (v: unknown): unknown[] => {
+      if (!Array.isArray(v)) throw invalid('is not a list');
+      return v;
+    };
+    switch (kind) {
+      case 'string':
+      case 'string-pointer':
+        if (typeof value !== 'string') throw invalid('is not a string');
+        return kind === 'string' && value === '' ? undefined : value;
+      case 'flag':
+      case 'boolean-pointer':
+        if (typeof value !== 'boolean') throw invalid('is not a boolean');
+        return kind === 'flag' && !value ? undefined : value;
+      case 'number':
+        if (typeof value !== 'number') throw invalid('is not a number');
+        return value;
+      case 'integer':
+        if (typeof value !== 'number' || !Number.isInteger(value)) throw invalid('is not an integer');
+        return value;
+      case 'json':
+        return canonicalJson(value);
+      case 'json-list': {
+        const values = list(value);
+        return values.length === 0 ? undefined : values.map(canonicalJson);
+      }
+      case 'strings': {
+        const values = list(value);
+        if (values.some((v) => typeof v !== 'string')) throw invalid('is not a list of strings');
+        return values.length === 0 ? undefined : values;
+      }
+      case 'schema':
+        return child(value, `.${keyword}`);
+      case 'schemas': {
+        const values = list(value);
+        return values.length === 0 ? undefined : values.map((v, i) => child(v, `.${keyword}[${i}]`));
+      }
+      case 'items':
+        // crdify walks a single items schema as `.items` and a tuple's entries as `.items[i]`.
+        return Array.isArray(value)
+          ? { schemas: value.map((v, i) => child(v, `.items[${i}]`)) }
+          : { schema: child(value, '.items') };
+      case 'schema-or-bool':
+        return typeof value === 'boolean'
+          ? { allows: value }
+          : { allows: true, schema: child(value, `.${keyword}`) };
+      case 'properties':
+      case 'schema-map': {
+        const entries = record(value);
+        const keys = Object.keys(entries);
+        if (keys.length === 0) return undefined;
+        const segment = (key: string) => (kind === 'properties' ? `.${key}` : `.${keyword}[${key}]`);
+        return new Map(keys.map((key) => [key, child(entries[key], segment(key))]));
+      }
+      case 'dependencies': {
+        const entries = record(value);
+        const keys = Object.keys(entries);
+        if (keys.length === 0) return undefined;
+        return new Map(
+          keys.map((key): [string, { schema?: Schema; property?: string[] }] => {
+            const entry = entries[key];
+            if (!Array.isArray(entry)) return [key, { schema: child(entry, `.dependencies[${key}]`) }];
+            if (entry.some((v) => typeof v !== 'string')) throw invalid('lists a non-string');
+            return [key, { property: entry as string[] }];
+          }),
+        );
+      }
+      case 'external-docs': {
+        const docs = record(value);
+        return {
+          ...(typeof docs.description === 'string' && docs.description !== ''
+            ? { description: docs.description }
+            : {}),
+          ...(typeof docs.url === 'string' && docs.url !== '' ? { url: docs.url } : {}),
+        };
+      }
+      case 'validation-rules': {
+        const rules = list(value);
+        if (!rules.every(isRecord)) throw invalid('is not a list of rules');
+        return rules.length === 0 ? undefined : rules.map(validationRule);
+      }
+    }
   }
 }
 
@@ -316,43 +349,71 @@ export function canonicalValue(value: unknown): string {
 }
 
 /**
+ * Whether two normalized values are equal: what {@link canonicalValue} says, without writing them out (most
+ * nodes of an upgrade are unchanged, and their descriptions are long).
+ */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => sameValue(v, b[i]));
+  }
+  if (a instanceof Map || b instanceof Map) {
+    if (!(a instanceof Map) || !(b instanceof Map) || a.size !== b.size) return false;
+    for (const [key, value] of a) if (!b.has(key) || !sameValue(value, b.get(key))) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x).filter((k) => x[k] !== undefined);
+  if (keys.length !== Object.keys(y).filter((k) => y[k] !== undefined).length) return false;
+  return keys.every((k) => sameValue(x[k], y[k]));
+}
+
+/**
  * Every node of a schema by crdify's location (`^.spec.size`, `^.spec.list.items`, `^.spec.x.anyOf[0]`,
  * `^.spec.labels.additionalProperties`), as OLM v1's preflight flattens a version before comparing it.
  * Every keyword that holds schemas is walked: `properties`, `items`, `allOf`/`anyOf`/`oneOf`, `not`,
  * `additionalProperties`, `patternProperties`, `additionalItems`, `definitions` and `dependencies`.
  */
-export function flattenSchema(root: Schema | undefined): Map<string, Schema> {
+export function flattenSchema(root: Schema | undefined): ReadonlyMap<string, Schema> {
+  if (root === undefined) return new Map();
+  const cached = flattened.get(root);
+  if (cached !== undefined) return cached;
   const flat = new Map<string, Schema>();
+  const visitAll = (nodes: readonly Schema[] | undefined, path: string) => {
+    if (nodes === undefined) return;
+    for (let i = 0; i < nodes.length; i++) visit(nodes[i] as Schema, `${path}[${i}]`);
+  };
   const visit = (node: Schema, path: string) => {
     flat.set(path, node);
     if (node.items?.schema) visit(node.items.schema, `${path}.items`);
-    node.items?.schemas?.forEach((s, i) => {
-      visit(s, `${path}.items[${i}]`);
-    });
-    node.allOf?.forEach((s, i) => {
-      visit(s, `${path}.allOf[${i}]`);
-    });
-    node.anyOf?.forEach((s, i) => {
-      visit(s, `${path}.anyOf[${i}]`);
-    });
-    node.oneOf?.forEach((s, i) => {
-      visit(s, `${path}.oneOf[${i}]`);
-    });
+    visitAll(node.items?.schemas, `${path}.items`);
+    visitAll(node.allOf, `${path}.allOf`);
+    visitAll(node.anyOf, `${path}.anyOf`);
+    visitAll(node.oneOf, `${path}.oneOf`);
     if (node.not) visit(node.not, `${path}.not`);
-    for (const [name, s] of node.properties ?? []) visit(s, `${path}.${name}`);
+    if (node.properties) for (const [name, s] of node.properties) visit(s, `${path}.${name}`);
     if (node.additionalProperties?.schema) {
       visit(node.additionalProperties.schema, `${path}.additionalProperties`);
     }
-    for (const [key, s] of node.patternProperties ?? []) visit(s, `${path}.patternProperties[${key}]`);
+    if (node.patternProperties) {
+      for (const [key, s] of node.patternProperties) visit(s, `${path}.patternProperties[${key}]`);
+    }
     if (node.additionalItems?.schema) visit(node.additionalItems.schema, `${path}.additionalItems`);
-    for (const [key, s] of node.definitions ?? []) visit(s, `${path}.definitions[${key}]`);
-    for (const [key, d] of node.dependencies ?? []) {
-      if (d.schema) visit(d.schema, `${path}.dependencies[${key}]`);
+    if (node.definitions) for (const [key, s] of node.definitions) visit(s, `${path}.definitions[${key}]`);
+    if (node.dependencies) {
+      for (const [key, d] of node.dependencies) if (d.schema) visit(d.schema, `${path}.dependencies[${key}]`);
     }
   };
-  if (root) visit(root, '^');
+  visit(root, '^');
+  flattened.set(root, flat);
   return flat;
 }
+
+/** Each schema is flattened once, however many versions and served pairs compare it. */
+const flattened = new WeakMap<Schema, ReadonlyMap<string, Schema>>();
 
 /** A crdify location as reports show it: `spec.size`; the root is `<root>`. */
 export function displayPath(path: string): string {
