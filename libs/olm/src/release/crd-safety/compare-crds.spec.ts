@@ -336,6 +336,15 @@ describe('compareCrds: limits and malformed CRDs', () => {
     ).toEqual([]);
   });
 
+  it('counts default values against the limits, as they are as untrusted as the schema', () => {
+    let value: unknown = 1;
+    for (let i = 0; i < 5000; i++) value = [value];
+    const next = widgets((c) => (fieldOf(c, 'tags').default = value));
+    expect(() => compareCrds(widgets(), next)).toThrow(
+      'widgets.example.com v1: value nests deeper than 100 levels at spec.tags.default',
+    );
+  });
+
   it('refuses a schema with more nodes than the limit', () => {
     expect(() => compareCrds(widgets(), widgets(), { limits: { maxDepth: 100, maxNodes: 10 } })).toThrow(
       /^widgets\.example\.com v1: schema has more than 10 nodes at /,

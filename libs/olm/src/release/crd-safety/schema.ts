@@ -201,6 +201,27 @@ export class SchemaReader {
     return out as Schema;
   }
 
+  /**
+   * A JSON value (`default`, `example`, an `enum` entry) as canonical text, its values counted against the
+   * same limits as schema nodes: the value is as untrusted as the schema holding it.
+   */
+  private json(value: unknown, version: string, path: string, depth: number): string {
+    if (depth > this.limits.maxDepth) {
+      throw this.error(version, path, `value nests deeper than ${this.limits.maxDepth} levels`);
+    }
+    this.nodes++;
+    if (this.nodes > this.limits.maxNodes) {
+      throw this.error(version, path, `schema has more than ${this.limits.maxNodes} nodes`);
+    }
+    if (Array.isArray(value))
+      return `[${value.map((v) => this.json(v, version, path, depth + 1)).join(',')}]`;
+    if (isRecord(value)) {
+      const keys = Object.keys(value).sort(byteOrder);
+      return `{${keys.map((k) => `${JSON.stringify(k)}:${this.json(value[k], version, path, depth + 1)}`).join(',')}}`;
+    }
+    return JSON.stringify(value) ?? 'null';
+  }
+
   /** One keyword's value as the server decodes it; `undefined` where that equals its absence. */
   private keyword(
     kind: KeywordKind,
@@ -237,10 +258,12 @@ export class SchemaReader {
         if (typeof value !== 'number' || !Number.isInteger(value)) throw invalid('is not an integer');
         return value;
       case 'json':
-        return canonicalJson(value);
+        return this.json(value, version, `${path}.${keyword}`, 1);
       case 'json-list': {
         const values = list(value);
-        return values.length === 0 ? undefined : values.map(canonicalJson);
+        return values.length === 0
+          ? undefined
+          : values.map((v, i) => this.json(v, version, `${path}.${keyword}[${i}]`, 1));
       }
       case 'strings': {
         const values = list(value);
@@ -312,16 +335,6 @@ function validationRule(raw: Record<string, unknown>): ValidationRule {
     ...text('fieldPath'),
     ...(typeof raw.optionalOldSelf === 'boolean' ? { optionalOldSelf: raw.optionalOldSelf } : {}),
   };
-}
-
-/** JSON text with object keys in byte order: one text per value, whatever order the manifest had. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isRecord(value)) {
-    const keys = Object.keys(value).sort(byteOrder);
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 const canonicalCache = new WeakMap<object, string>();
