@@ -24,8 +24,13 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'conformance',
-          // Catalog corpus, writer, graph and template agreement with a real opm binary; no cluster needed.
-          include: ['test/catalog/**/*.spec.ts', 'test/differential/**/*.spec.ts'],
+          // Catalog corpus, writer, graph and template agreement with a real opm binary, and CRD upgrade safety
+          // agreement with a real crdify binary; no cluster needed.
+          include: [
+            'test/catalog/**/*.spec.ts',
+            'test/differential/**/*.spec.ts',
+            'test/crd-safety/**/*.spec.ts',
+          ],
           testTimeout: 120_000,
           hookTimeout: 1_800_000,
         },

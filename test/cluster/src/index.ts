@@ -31,6 +31,7 @@ export { eventually } from './polling.js';
 export { type PrintedCluster, parseReadyLines } from './ready-message.js';
 export { releasedData, workspaceRoot } from './released-data.js';
 export { type BuiltComponent, ensureComponents } from './toolchain/build.js';
+export { crdifyBinary } from './toolchain/crdify.js';
 export { oldestSupportedNode } from './toolchain/node-runtime.js';
 export { type OpmServeOptions, opmBinary, opmServeArgs } from './toolchain/opm.js';
 export type { BuildContext, ComponentRecipe } from './toolchain/recipes.js';

@@ -64,13 +64,23 @@ export function catalogEdges(model: CatalogModel): CatalogEdge[] {
         pair.kinds.add(edge.kind);
       }
     }
+    // One EdgeBundle per bundle, so a bundle on several edges has its manifests decoded once.
+    const bundles = new Map<string, EdgeBundle>();
+    const bundle = (name: string): EdgeBundle => {
+      let found = bundles.get(name);
+      if (found === undefined) {
+        found = edgeBundle(name, entries.get(name));
+        bundles.set(name, found);
+      }
+      return found;
+    };
     for (const pair of sortedValues(pairs)) {
       edges.push({
         package: pkg.name,
         channels: [...pair.channels].sort(),
         kinds: KIND_ORDER.filter((k) => pair.kinds.has(k)),
-        from: edgeBundle(pair.from, entries.get(pair.from)),
-        to: edgeBundle(pair.to, entries.get(pair.to)),
+        from: bundle(pair.from),
+        to: bundle(pair.to),
       });
     }
   }

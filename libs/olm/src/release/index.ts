@@ -3,6 +3,18 @@
 // stay safe and which permissions the operator gains; each check reports findings a policy turns into a verdict.
 
 export {
+  type CompareCrdsOptions,
+  type CrdFinding,
+  type CrdRule,
+  CrdSchemaError,
+  compareCrds,
+  crdSafetyCheck,
+  crdSafetyOfEdge,
+  DEFAULT_SCHEMA_LIMITS,
+  type PropertyRule,
+  type SchemaLimits,
+} from './crd-safety/index.js';
+export {
   type BundleDiff,
   type BundleRef,
   CATALOG_DIFF_FORMATS,

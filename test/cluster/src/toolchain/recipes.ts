@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { wrapperModule } from './go.js';
 import { nodeRecipes } from './node-recipes.js';
 import {
+  CRDIFY_VERSION,
   ETCD_VERSION,
   GRPC_HEALTH_PROBE_VERSION,
   KUBERNETES_VERSION,
@@ -231,12 +232,28 @@ export const grpcHealthProbeRecipe: ComponentRecipe = {
   },
 };
 
+/**
+ * crdify, the judge of CRD upgrade safety (OLM v1's preflight runs its validations). Its module has no replace
+ * directives, so a wrapper module that requires it builds it as `go install` would.
+ */
+export const crdifyRecipe: ComponentRecipe = {
+  name: 'crdify',
+  version: CRDIFY_VERSION,
+  files: ['crdify'],
+  async build(ctx) {
+    const module = 'sigs.k8s.io/crdify';
+    await wrapperModule(ctx, module, `v${CRDIFY_VERSION}`, [module]);
+    await ctx.go(['build', '-trimpath', '-ldflags', '-s -w', '-o', join(ctx.outDir, 'crdify'), module]);
+  },
+};
+
 /** What OLM needs on a cluster with a real node: its operators, and what its opm and util images hold. */
 export const olmRecipes: readonly ComponentRecipe[] = [olmRecipe, opmRecipe, grpcHealthProbeRecipe];
 
-/** Everything the test world builds from Go modules: the control plane, the node, opm and OLM. */
+/** Everything the test world builds from Go modules: the control plane, the node, opm, OLM and crdify. */
 export const testWorldRecipes: readonly ComponentRecipe[] = [
   ...controlPlaneRecipes,
   ...nodeRecipes,
   ...olmRecipes,
+  crdifyRecipe,
 ];

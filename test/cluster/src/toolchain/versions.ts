@@ -10,6 +10,12 @@ export const KWOK_VERSION = '0.8.0';
 export const MINIMUM_GO_VERSION = '1.26.0';
 /** opm, the judge of our bundles and file-based catalogs. */
 export const OPM_VERSION = '1.73.0';
+/**
+ * crdify, the CRD upgrade-safety checker OLM v1 runs as its preflight: the exact commit operator-controller
+ * v1.11.0 requires (its go.mod pins this pseudo-version, newer than the v0.5.0 tag: it adds the pattern,
+ * nullable and oneOf validations).
+ */
+export const CRDIFY_VERSION = '0.6.1-0.20260602124154-bb9957dbf465';
 /** OLM's olm and catalog operators. */
 export const OLM_VERSION = '0.46.0';
 /** containerd 2.x: Kubernetes 1.36's kubelet no longer supports containerd 1.x. */
