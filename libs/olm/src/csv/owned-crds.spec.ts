@@ -14,10 +14,21 @@ const crd = (group: string, kind: string, plural: string, versions: string[]): M
 
 describe('compareKubeAwareVersions', () => {
   it('orders Kubernetes versions GA > beta > alpha, then other strings', () => {
-    const sorted = ['v1alpha1', 'foo', 'v1', 'v2beta1', 'v1beta2', 'v2', 'bar', 'v1beta1'].sort(
+    const sorted = ['v1alpha1', 'foo', 'v1', 'v2beta1', 'v1beta2', 'v2', 'bar', 'v1beta1', 'v2alpha1'].sort(
       (a, b) => -compareKubeAwareVersions(a, b),
     );
-    expect(sorted).toStrictEqual(['v2', 'v2beta1', 'v1', 'v1beta2', 'v1beta1', 'v1alpha1', 'bar', 'foo']);
+    // apimachinery's own example order: stability before the major version.
+    expect(sorted).toStrictEqual([
+      'v2',
+      'v1',
+      'v2beta1',
+      'v1beta2',
+      'v1beta1',
+      'v2alpha1',
+      'v1alpha1',
+      'bar',
+      'foo',
+    ]);
   });
 });
 

@@ -7,7 +7,8 @@ const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
 
 /**
  * apimachinery `CompareKubeAwareVersionStrings`: positive when `a` sorts before `b` in Kubernetes order
- * (`v2` > `v1` > `v1beta2` > `v1beta1` > `v1alpha1` > non-Kubernetes versions, the latter alphabetically).
+ * (`v2` > `v1` > `v2beta1` > `v1beta2` > `v1beta1` > `v2alpha1` > `v1alpha1` > non-Kubernetes versions, the latter
+ * alphabetically).
  */
 export function compareKubeAwareVersions(a: string, b: string): number {
   const ma = KUBE_VERSION.exec(a);
@@ -16,8 +17,9 @@ export function compareKubeAwareVersions(a: string, b: string): number {
   if (ma === null) return -1;
   if (mb === null) return 1;
   const rank = (m: RegExpExecArray) => (m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0);
-  if (ma[1] !== mb[1]) return Number(ma[1]) > Number(mb[1]) ? 1 : -1;
+  // Stability first, then the major version: every GA version sorts before every beta (v1 > v2beta1).
   if (rank(ma) !== rank(mb)) return rank(ma) > rank(mb) ? 1 : -1;
+  if (ma[1] !== mb[1]) return Number(ma[1]) > Number(mb[1]) ? 1 : -1;
   const na = Number(ma[3] ?? 0);
   const nb = Number(mb[3] ?? 0);
   return na === nb ? 0 : na > nb ? 1 : -1;

@@ -1,7 +1,7 @@
+import { compareKubeAwareVersions } from '../../csv/owned-crds.js';
 import { byteOrder } from '../../go-compat/go-format.js';
 import { isRecord } from '../../manifest/manifest.js';
 import type { FindingSeverity } from '../findings.js';
-import { compareKubeVersions } from './kube-version.js';
 import { compareNode, ownKeywords, type PropertyRule } from './property-checks.js';
 import {
   CrdSchemaError,
@@ -158,7 +158,7 @@ export function compareCrds(previous: object, next: object, options: CompareCrds
     ...before.versions.filter((v) => v.storage).map((v) => v.name),
   ]);
   const storedRemoved = new Set([...stored].filter((v) => !nextVersions.has(v)));
-  for (const version of [...storedRemoved].sort(compareKubeVersions)) {
+  for (const version of [...storedRemoved].sort(compareKubeAwareVersions)) {
     findings.push({
       rule: 'crd/stored-version-removed',
       severity: 'error',
@@ -219,7 +219,9 @@ function pairKey(finding: KeyedFinding): string {
 
 /** Differences between every two served versions of a CRD, older to newer in Kubernetes version order. */
 function servedPairFindings(crd: string, read: ReadCrd): KeyedFinding[] {
-  const served = read.versions.filter((v) => v.served).sort((a, b) => compareKubeVersions(a.name, b.name));
+  const served = read.versions
+    .filter((v) => v.served)
+    .sort((a, b) => compareKubeAwareVersions(a.name, b.name));
   const findings: KeyedFinding[] = [];
   for (let i = 0; i < served.length; i++) {
     for (let j = i + 1; j < served.length; j++) {

@@ -71,6 +71,14 @@ type Csv = {
   spec: { install: { spec: { clusterPermissions: { serviceAccountName: string; rules: object[] }[] } } };
 };
 
+type Crd = {
+  spec: {
+    versions: {
+      schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } };
+    }[];
+  };
+};
+
 /** The catalog written to a directory of its own and loaded from it, as the command loads one. */
 let written = 0;
 async function modelOf(catalog: Catalog): Promise<CatalogModel> {
@@ -100,11 +108,51 @@ const BREAKAGES: readonly Breakage[] = [
       }),
     failing: [`permission/escalation: ${EDGE}: ${ACCOUNT} gains cluster-wide get, list, watch on secrets`],
   },
+  {
+    name: 'the 0.3.0 CRD drops a field of the version 0.2.0 stores',
+    apply: (catalog) =>
+      editManifest(catalog, RELEASED, 'CustomResourceDefinition', (crd) => {
+        const [v1alpha1] = (crd as unknown as Crd).spec.versions;
+        delete v1alpha1?.schema.openAPIV3Schema.properties.spec.properties.maxConnections;
+      }),
+    failing: [
+      `crd/field-removed: memcached-operator.v0.2.0 → ${RELEASED}: memcacheds.cache.example.com v1alpha1: field spec.maxConnections removed`,
+    ],
+  },
+  {
+    name: 'the channel no longer takes 0.1.0 to 0.2.0',
+    apply: (catalog) => {
+      for (const channel of catalog.channels) {
+        for (const entry of channel.entries)
+          if (entry.name === 'memcached-operator.v0.2.0') delete entry.replaces;
+      }
+    },
+    failing: [
+      // Under v1 (all channels, then the channel alone) 0.1.0 keeps no successor; under v0 the channel's two
+      // replaces chains fail every resolution in it.
+      `upgrade/stranded: ${PACKAGE} all channels: 0.1.0 (memcached-operator.v0.1.0) has no upgrade path to a head: nothing replaces, skips or skipRange-includes it (v1 only)`,
+      `upgrade/edge-removed: ${PACKAGE} all channels: the upgrade edge memcached-operator.v0.1.0 -> memcached-operator.v0.2.0 that users of 0.1.0 took is gone, and it no longer reaches a head (v1 only)`,
+      `upgrade/stranded: ${PACKAGE} channel "alpha": 0.1.0 (memcached-operator.v0.1.0) has no upgrade path to a head: nothing replaces, skips or skipRange-includes it (v1 only)`,
+      ...['0.1.0', '0.2.0', '0.3.0'].map(
+        (v) =>
+          `upgrade/stranded: ${PACKAGE} channel "alpha": ${v} (memcached-operator.v${v}) has no upgrade path to a head: the resolver fails: a unique replacement chain within a channel is required to determine the relative order between channel entries, but 2 replacement chains were found in channel "alpha" of package "${PACKAGE}": memcached-operator.v0.1.0, memcached-operator.v0.3.0...memcached-operator.v0.2.0 (v0 only)`,
+      ),
+      `upgrade/edge-removed: ${PACKAGE} channel "alpha": the upgrade edge memcached-operator.v0.1.0 -> memcached-operator.v0.2.0 that users of 0.1.0 took is gone, and it no longer reaches a head (v0 and v1)`,
+    ],
+  },
 ];
 
 const ACCEPTED = [
   `permission/cluster-scope: ${EDGE}: ${ACCOUNT} gains cluster-wide get on customresourcedefinitions.apiextensions.k8s.io, which it held only namespaced`,
   `permission/escalation: ${EDGE}: ${ACCOUNT} gains cluster-wide patch on customresourcedefinitions.apiextensions.k8s.io/status named memcacheds.cache.example.com`,
+];
+
+/** What the other families say of the release of 0.3.0: notes for a reviewer, none failing. */
+const NOTES = [
+  `diff/bundle-added: ${PACKAGE}: bundle ${RELEASED} (0.3.0) added`,
+  `crd/conversion-changed: memcached-operator.v0.2.0 → ${RELEASED}: memcacheds.cache.example.com: conversion strategy changed None → Webhook`,
+  `diff/entry-added: ${PACKAGE}: channel alpha: entry ${RELEASED} added`,
+  `diff/edge-added: ${PACKAGE}: channel alpha: edge memcached-operator.v0.2.0 → ${RELEASED} (replaces) added`,
 ];
 
 const lines = (findings: readonly Finding[]): string[] => findings.map((f) => `${f.rule}: ${f.message}`);
@@ -130,6 +178,7 @@ describe('the release gate on this repository catalog', () => {
     expect(report.edges).toEqual([{ package: PACKAGE, from: 'memcached-operator.v0.2.0', to: RELEASED }]);
     expect(report.failing).toEqual([]);
     expect(lines(report.accepted)).toEqual(ACCEPTED);
+    expect(lines(report.other)).toEqual(NOTES);
     expect(report.accepted.map((f) => f.acceptedBy.annotation)).toEqual([
       RELEASE_ACCEPTS_ANNOTATION,
       RELEASE_ACCEPTS_ANNOTATION,
@@ -150,9 +199,11 @@ describe('the release gate on this repository catalog', () => {
       for (const breakage of BREAKAGES) breakage.apply(catalog);
     });
     expect(report.verdict).toBe('fail');
-    expect(lines(report.failing)).toEqual(BREAKAGES.flatMap((b) => b.failing));
+    // Every breakage's findings, in the report's own order (by package, channel, edge, rule).
+    expect(lines(report.failing).sort()).toEqual(BREAKAGES.flatMap((b) => b.failing).sort());
     expect(lines(report.accepted)).toEqual(ACCEPTED);
-    expect(report.other).toEqual([]);
+    expect(lines(report.other)).toEqual(expect.arrayContaining(NOTES));
+    expect(report.other.filter((f) => f.severity === 'error')).toEqual([]);
   });
 
   it.each(BREAKAGES)('fails when $name', async (breakage) => {
@@ -220,7 +271,10 @@ describe('the policy', () => {
     });
     expect(report.verdict).toBe('pass');
     expect(lines(report.accepted)).toEqual([ACCEPTED[0]]);
-    expect(report.other.map((f) => f.rule)).toEqual(['permission/escalation', 'permission/escalation']);
+    expect(report.other.map((f) => f.rule).filter((r) => r.startsWith('permission/'))).toEqual([
+      'permission/escalation',
+      'permission/escalation',
+    ]);
   });
 
   it('leaves out what it ignores, and counts it', async () => {
@@ -228,7 +282,7 @@ describe('the policy', () => {
     expect(report.verdict).toBe('pass');
     expect(report.ignored).toBe(2);
     expect(renderReleaseReport(report, 'text').split('\n')[0]).toBe(
-      'PASS: 0 failing, 1 accepted, 0 other, 2 ignored on 1 new upgrade edge',
+      `PASS: 0 failing, 1 accepted, ${NOTES.length} other, 2 ignored on 1 new upgrade edge`,
     );
   });
 });
@@ -238,12 +292,14 @@ describe('the report', () => {
     const report = await check((catalog) => BREAKAGES[0]?.apply(catalog));
     expect(renderReleaseReport(report, 'text')).toBe(
       [
-        'FAIL: 1 failing, 2 accepted, 0 other on 1 new upgrade edge',
+        `FAIL: 1 failing, 2 accepted, ${NOTES.length} other on 1 new upgrade edge`,
         'failing:',
         `  error   permission/escalation: ${EDGE}: ${ACCOUNT} gains cluster-wide get, list, watch on secrets`,
         'accepted:',
         `  error   ${ACCEPTED[0]} (accepted: reads its CRD, which is cluster-scoped, to see which versions are stored)`,
         `  error   ${ACCEPTED[1]} (accepted: trims its own CRD's storedVersions after migrating objects)`,
+        'other:',
+        ...NOTES.map((note) => `  info    ${note}`),
         '',
       ].join('\n'),
     );
@@ -251,7 +307,7 @@ describe('the report', () => {
     expect(markdown.split('\n').slice(0, 3)).toEqual([
       '## Release check: fails',
       '',
-      '1 failing, 2 accepted, 0 other on 1 new upgrade edge.',
+      `1 failing, 2 accepted, ${NOTES.length} other on 1 new upgrade edge.`,
     ]);
     expect(markdown).toContain(
       `| error | \`permission/escalation\` | ${EDGE}: ${ACCOUNT} gains cluster-wide get, list, watch on secrets |`,

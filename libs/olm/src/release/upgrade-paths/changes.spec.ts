@@ -117,7 +117,7 @@ describe('upgradePathChanges', () => {
   describe('upgrade/deprecated-path', () => {
     const two = chain.slice(0, 2);
 
-    it('warns when every bundle the upgrades move to is deprecated (v0; v1 stays and is stranded)', () => {
+    it('warns when every bundle the upgrades move to is deprecated (v0); under v1 the deprecated bundle strands its users', () => {
       const findings = upgradePathChanges(
         opCatalog({ stable: two }),
         opCatalog({ stable: two }, { deprecated: ['op.v1.0.1'] }),
@@ -126,8 +126,10 @@ describe('upgradePathChanges', () => {
         'warning upgrade/deprecated-path: op channel "stable": every bundle the upgrades from 1.0.0 (op.v1.0.0) move to is deprecated (op.v1.0.1) (v0 only)',
       ]);
       expect(findingsOf('upgrade/stranded', findings)).toEqual([
-        'error upgrade/stranded: op all channels: 1.0.0 (op.v1.0.0) has no upgrade path to a head: nothing replaces, skips or skipRange-includes it (v1 only)',
-        'error upgrade/stranded: op channel "stable": 1.0.0 (op.v1.0.0) has no upgrade path to a head: nothing replaces, skips or skipRange-includes it (v1 only)',
+        // A new installation gets 1.0.0 under v1, so its users are where they should be; those on the deprecated
+        // 1.0.1 have no way back.
+        'error upgrade/stranded: op all channels: 1.0.1 (op.v1.0.1) has no upgrade path to a head: nothing replaces, skips or skipRange-includes it (v1 only)',
+        'error upgrade/stranded: op channel "stable": 1.0.1 (op.v1.0.1) has no upgrade path to a head: nothing replaces, skips or skipRange-includes it (v1 only)',
       ]);
     });
 

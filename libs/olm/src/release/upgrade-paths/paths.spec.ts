@@ -86,13 +86,22 @@ describe('upgradePaths', () => {
     expect(walkOf(pathsOf(model, 'v0'), 'stable', 'op.v1.0.0')).toBe('op.v1.0.0 -> op.v1.1.0: head');
   });
 
-  it('never takes a deprecated successor under v1 while the installed bundle is not deprecated', () => {
+  it('never takes a deprecated successor under v1, where a new installation also gets the supported bundle', () => {
     const model = opCatalog(
       { stable: [{ name: 'op.v1.0.0' }, { name: 'op.v1.0.1', replaces: 'op.v1.0.0' }] },
       { deprecated: ['op.v1.0.1'] },
     );
     expect(walkOf(pathsOf(model, 'v0'), 'stable', 'op.v1.0.0')).toBe('op.v1.0.0 -> op.v1.0.1: head');
+    expect(walkOf(pathsOf(model, 'v1'), 'stable', 'op.v1.0.0')).toBe('op.v1.0.0: head');
+    expect(walkOf(pathsOf(model, 'v1'), 'stable', 'op.v1.0.1')).toBe('op.v1.0.1: stuck');
+  });
+
+  it('under v1, a bundle nothing replaces any more is no head: its users are stuck below the newest', () => {
+    const model = opCatalog({
+      stable: [{ name: 'op.v1.0.0' }, { name: 'op.v1.0.1' }, { name: 'op.v1.0.2', replaces: 'op.v1.0.1' }],
+    });
     expect(walkOf(pathsOf(model, 'v1'), 'stable', 'op.v1.0.0')).toBe('op.v1.0.0: stuck');
+    expect(walkOf(pathsOf(model, 'v1'), 'stable', 'op.v1.0.1')).toBe('op.v1.0.1 -> op.v1.0.2: head');
   });
 
   it('gives bundles the catalog dropped a path when the earlier revision is passed', () => {

@@ -96,7 +96,17 @@ function channelPaths(
   rules: UpgradeRules,
 ): ChannelPaths {
   const channels = selectedChannels(pkg, selection);
-  const heads = [...new Set(channels.flatMap(channelHeads))].sort(byteOrder);
+  // OLM v0 follows the replaces chain to its head; OLM v1 has no chain: where users should end is the bundle a new
+  // installation of the selection gets (the most preferred of all), so a bundle nothing replaces any more is not
+  // a head to v1 — its users are stuck there.
+  const fresh =
+    rules === 'v1' ? nextUpgradeV1(channels, { name: '', version: '' }, 'SelfCertified') : undefined;
+  const heads =
+    rules === 'v1'
+      ? fresh === undefined
+        ? []
+        : [fresh.name]
+      : [...new Set(channels.flatMap(channelHeads))].sort(byteOrder);
   const installed = installedBundles(channels, selectedChannels(former, selection));
   const choose = memoized((from: PathBundle) =>
     rules === 'v0' ? chooseV0(model, pkg, selection, from) : chooseV1(channels, from),

@@ -45,7 +45,10 @@ export interface UpgradePath {
 export interface ChannelPaths {
   /** The channel subscribed to; {@link ALL_CHANNELS} (`''`) for an OLM v1 extension naming none. */
   readonly channel: string;
-  /** The heads of the selected channels (entries no other entry of their channel replaces or skips), by name. */
+  /**
+   * Where paths should end, by name: under OLM v0 the heads of the selected channels (entries no other entry of
+   * their channel replaces or skips); under OLM v1 the bundle a new installation of the selection gets.
+   */
   readonly heads: readonly string[];
   /** By installed bundle name, in Go byte order. */
   readonly paths: readonly UpgradePath[];
