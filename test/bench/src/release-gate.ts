@@ -44,22 +44,24 @@ interface GatePass {
 
 /** The gate's JSON report, as far as this benchmark reads it. */
 interface GateReport {
-  readonly passed: boolean;
-  readonly findings: readonly { readonly rule: string }[];
+  readonly verdict: 'pass' | 'fail';
+  readonly failing: readonly { readonly rule: string }[];
+  readonly accepted: readonly { readonly rule: string }[];
+  readonly other: readonly { readonly rule: string }[];
 }
 
-function readReport(stdout: string, where: string): GateReport {
-  let report: unknown;
+function readReport(stdout: string, where: string): { passed: boolean; findings: { rule: string }[] } {
+  let report: Partial<GateReport>;
   try {
-    report = JSON.parse(stdout);
+    report = JSON.parse(stdout) as Partial<GateReport>;
   } catch (error) {
     throw new Error(`${where}: the gate printed no JSON report (${(error as Error).message})`);
   }
-  const r = report as Partial<GateReport>;
-  if (typeof r.passed !== 'boolean' || !Array.isArray(r.findings)) {
-    throw new Error(`${where}: the gate's report has no passed/findings fields`);
+  const { verdict, failing, accepted, other } = report;
+  if (verdict === undefined || !Array.isArray(failing) || !Array.isArray(accepted) || !Array.isArray(other)) {
+    throw new Error(`${where}: the gate's report has no verdict or findings`);
   }
-  return r as GateReport;
+  return { passed: verdict === 'pass', findings: [...failing, ...accepted, ...other] };
 }
 
 async function gate(previous: string, next: string) {
