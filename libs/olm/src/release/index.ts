@@ -3,3 +3,16 @@
 // stay safe and which permissions the operator gains; each check reports findings a policy turns into a verdict.
 export { type CatalogEdge, catalogEdges, type EdgeBundle } from './edges.js';
 export { compareFindings, type Finding, type FindingSeverity } from './findings.js';
+export {
+  type CelBundleContext,
+  type CelLimits,
+  celFindingsOfBundle,
+  celFindingsOfEdge,
+  type CrdSchema,
+  DEFAULT_CEL_LIMITS,
+  EvaluationBudget,
+  type EvaluationMode,
+  evaluateRules,
+  type RuleOutcome,
+  type ValidationRule,
+} from './cel/index.js';

@@ -1,0 +1,136 @@
+import { type CelResult, parse, plan } from '@bufbuild/cel';
+import { kubernetesCelEnv, SUPPORTED_FUNCTIONS } from './environment.js';
+import type { CelLimits } from './limits.js';
+
+/** A rule's or message expression's program, or why it cannot run. */
+export type CompiledExpression =
+  | {
+      readonly kind: 'program';
+      readonly run: (self: unknown, oldSelf: unknown) => CelResult;
+      readonly usesOldSelf: boolean;
+      /** Expression nodes, for the cost estimate. */
+      readonly size: number;
+      /** Deepest nesting of comprehensions (`all`, `exists`, `map`, `filter`…). */
+      readonly loopDepth: number;
+    }
+  /** Kubernetes refuses the CRD for it. */
+  | { readonly kind: 'invalid'; readonly reason: string }
+  /** It may be valid for Kubernetes, but this evaluator cannot tell what it answers. */
+  | { readonly kind: 'unsupported'; readonly reason: string };
+
+const TYPE_NAMES = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
+const VARIABLES = new Set(['self', 'oldSelf']);
+
+const env = kubernetesCelEnv();
+const cache = new Map<string, CompiledExpression>();
+
+/** Parses and plans one expression, once per text, refusing it when it breaks the limits. */
+export function compileExpression(text: string, limits: CelLimits): CompiledExpression {
+  if (text.length > limits.maxExpressionLength) {
+    return {
+      kind: 'unsupported',
+      reason: `expression of ${text.length} characters exceeds the limit of ${limits.maxExpressionLength}`,
+    };
+  }
+  const cached = cache.get(text);
+  if (cached !== undefined) return cached;
+  const compiled = compileUncached(text);
+  if (cache.size > 10_000) cache.clear();
+  cache.set(text, compiled);
+  return compiled;
+}
+
+function compileUncached(text: string): CompiledExpression {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(text);
+  } catch (error) {
+    if (/\.\?|\[\?|optional\./.test(text)) return { kind: 'unsupported', reason: 'uses optional values' };
+    return { kind: 'invalid', reason: `does not parse: ${oneLine(error)}` };
+  }
+  const walk = { functions: new Set<string>(), unknown: new Set<string>(), usesOldSelf: false, size: 0 };
+  const loopDepth = inspect(parsed.expr, new Set(), walk);
+  const unsupported = [...walk.functions].filter((f) => !SUPPORTED_FUNCTIONS.has(f)).sort();
+  if (unsupported.length > 0) return { kind: 'unsupported', reason: `uses ${unsupported.join(', ')}` };
+  if (walk.unknown.size > 0) {
+    return { kind: 'invalid', reason: `undeclared reference to ${[...walk.unknown].sort().join(', ')}` };
+  }
+  let program: (bindings: { self: never; oldSelf: never }) => CelResult;
+  try {
+    program = plan(env, parsed) as typeof program;
+  } catch (error) {
+    return { kind: 'invalid', reason: oneLine(error) };
+  }
+  return {
+    kind: 'program',
+    run: (self, oldSelf) => program({ self: self as never, oldSelf: oldSelf as never }),
+    usesOldSelf: walk.usesOldSelf,
+    size: walk.size,
+    loopDepth,
+  };
+}
+
+/** A node of a parsed expression. */
+type Expr = ReturnType<typeof parse>['expr'];
+
+interface Walk {
+  functions: Set<string>;
+  unknown: Set<string>;
+  usesOldSelf: boolean;
+  size: number;
+}
+
+/** Collects the functions and names an expression uses; returns its comprehension depth. */
+function inspect(expr: Expr | undefined, bound: ReadonlySet<string>, walk: Walk): number {
+  if (expr === undefined) return 0;
+  walk.size++;
+  const kind = expr.exprKind;
+  switch (kind.case) {
+    case 'identExpr': {
+      const name = kind.value.name;
+      if (name === 'oldSelf') walk.usesOldSelf = true;
+      if (!bound.has(name) && !VARIABLES.has(name) && !TYPE_NAMES.has(name)) walk.unknown.add(name);
+      return 0;
+    }
+    case 'selectExpr':
+      return inspect(kind.value.operand, bound, walk);
+    case 'callExpr': {
+      const call = kind.value;
+      walk.functions.add(call.function);
+      let depth = inspect(call.target, bound, walk);
+      for (const arg of call.args) depth = Math.max(depth, inspect(arg, bound, walk));
+      return depth;
+    }
+    case 'listExpr':
+      return Math.max(0, ...kind.value.elements.map((e) => inspect(e, bound, walk)));
+    case 'structExpr':
+      return Math.max(
+        0,
+        ...kind.value.entries.map((e) =>
+          Math.max(
+            e.keyKind.case === 'mapKey' ? inspect(e.keyKind.value, bound, walk) : 0,
+            inspect(e.value, bound, walk),
+          ),
+        ),
+      );
+    case 'comprehensionExpr': {
+      const c = kind.value;
+      const inner = new Set([...bound, c.iterVar, c.iterVar2, c.accuVar].filter((v) => v !== ''));
+      const range = inspect(c.iterRange, bound, walk);
+      const init = inspect(c.accuInit, inner, walk);
+      const body = Math.max(
+        inspect(c.loopCondition, inner, walk),
+        inspect(c.loopStep, inner, walk),
+      );
+      return Math.max(range, init, body + 1, inspect(c.result, inner, walk));
+    }
+    default:
+      return 0;
+  }
+}
+
+/** An error's text on one line. */
+export function oneLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+}
+
