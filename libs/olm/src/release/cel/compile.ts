@@ -1,4 +1,5 @@
 import { type CelResult, parse, plan } from '@bufbuild/cel';
+import { RE2JS } from '@bufbuild/re2';
 import { kubernetesCelEnv, SUPPORTED_FUNCTIONS } from './environment.js';
 import type { CelLimits } from './limits.js';
 
@@ -18,8 +19,21 @@ export type CompiledExpression =
   /** It may be valid for Kubernetes, but this evaluator cannot tell what it answers. */
   | { readonly kind: 'unsupported'; readonly reason: string };
 
-const TYPE_NAMES = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
+const TYPE_NAMES = new Set([
+  'int',
+  'uint',
+  'double',
+  'bool',
+  'string',
+  'bytes',
+  'list',
+  'map',
+  'null_type',
+  'type',
+  'dyn',
+]);
 const VARIABLES = new Set(['self', 'oldSelf']);
+const REGEX_FUNCTIONS = new Set(['matches', 'find', 'findAll']);
 
 const env = kubernetesCelEnv();
 const cache = new Map<string, CompiledExpression>();
@@ -48,10 +62,19 @@ function compileUncached(text: string): CompiledExpression {
     if (/\.\?|\[\?|optional\./.test(text)) return { kind: 'unsupported', reason: 'uses optional values' };
     return { kind: 'invalid', reason: `does not parse: ${oneLine(error)}` };
   }
-  const walk = { functions: new Set<string>(), unknown: new Set<string>(), usesOldSelf: false, size: 0 };
+  const walk: Walk = {
+    functions: new Set<string>(),
+    badPatterns: new Set<string>(),
+    unknown: new Set<string>(),
+    usesOldSelf: false,
+    size: 0,
+  };
   const loopDepth = inspect(parsed.expr, new Set(), walk);
   const unsupported = [...walk.functions].filter((f) => !SUPPORTED_FUNCTIONS.has(f)).sort();
   if (unsupported.length > 0) return { kind: 'unsupported', reason: `uses ${unsupported.join(', ')}` };
+  if (walk.badPatterns.size > 0) {
+    return { kind: 'invalid', reason: `invalid regular expression ${[...walk.badPatterns].join(', ')}` };
+  }
   if (walk.unknown.size > 0) {
     return { kind: 'invalid', reason: `undeclared reference to ${[...walk.unknown].sort().join(', ')}` };
   }
@@ -75,6 +98,7 @@ type Expr = ReturnType<typeof parse>['expr'];
 
 interface Walk {
   functions: Set<string>;
+  badPatterns: Set<string>;
   unknown: Set<string>;
   usesOldSelf: boolean;
   size: number;
@@ -97,6 +121,15 @@ function inspect(expr: Expr | undefined, bound: ReadonlySet<string>, walk: Walk)
     case 'callExpr': {
       const call = kind.value;
       walk.functions.add(call.function);
+      // The API server compiles constant patterns with the rule, refusing the CRD for a bad one.
+      const pattern = REGEX_FUNCTIONS.has(call.function) ? call.args[0]?.exprKind : undefined;
+      if (pattern?.case === 'constExpr' && pattern.value.constantKind.case === 'stringValue') {
+        try {
+          RE2JS.compile(pattern.value.constantKind.value);
+        } catch (error) {
+          walk.badPatterns.add(`${JSON.stringify(pattern.value.constantKind.value)} (${oneLine(error)})`);
+        }
+      }
       let depth = inspect(call.target, bound, walk);
       for (const arg of call.args) depth = Math.max(depth, inspect(arg, bound, walk));
       return depth;
@@ -118,10 +151,7 @@ function inspect(expr: Expr | undefined, bound: ReadonlySet<string>, walk: Walk)
       const inner = new Set([...bound, c.iterVar, c.iterVar2, c.accuVar].filter((v) => v !== ''));
       const range = inspect(c.iterRange, bound, walk);
       const init = inspect(c.accuInit, inner, walk);
-      const body = Math.max(
-        inspect(c.loopCondition, inner, walk),
-        inspect(c.loopStep, inner, walk),
-      );
+      const body = Math.max(inspect(c.loopCondition, inner, walk), inspect(c.loopStep, inner, walk));
       return Math.max(range, init, body + 1, inspect(c.result, inner, walk));
     }
     default:
@@ -133,4 +163,3 @@ function inspect(expr: Expr | undefined, bound: ReadonlySet<string>, walk: Walk)
 export function oneLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
 }
-

@@ -1,8 +1,8 @@
 import {
   type CelEnv,
   type CelList,
-  type CelValue,
   CelScalar,
+  type CelValue,
   celEnv,
   celMethod,
   isCelList,
@@ -74,7 +74,9 @@ function sum(list: CelList): CelValue {
 
 function same(a: CelValue, b: CelValue): boolean {
   if (typeof a === 'bigint' || typeof a === 'number') {
-    return (typeof b === 'bigint' || typeof b === 'number') && Number(a) === Number(b) && typeof a === typeof b;
+    return (
+      (typeof b === 'bigint' || typeof b === 'number') && Number(a) === Number(b) && typeof a === typeof b
+    );
   }
   if (typeof a === 'string' || typeof a === 'boolean' || a === null) return a === b;
   throw new CelUnsupportedError('indexOf() on a list of non-scalar values');
@@ -155,9 +157,15 @@ const KUBERNETES_FUNCS = [
   celMethod('findAll', STRING, [STRING], LIST_STRING, function (this: string, pattern: string) {
     return findAll(this, pattern, -1n);
   }),
-  celMethod('findAll', STRING, [STRING, INT], LIST_STRING, function (this: string, pattern: string, n: bigint) {
-    return findAll(this, pattern, n);
-  }),
+  celMethod(
+    'findAll',
+    STRING,
+    [STRING, INT],
+    LIST_STRING,
+    function (this: string, pattern: string, n: bigint) {
+      return findAll(this, pattern, n);
+    },
+  ),
 ];
 
 /**
@@ -167,18 +175,72 @@ const KUBERNETES_FUNCS = [
  */
 export const SUPPORTED_FUNCTIONS: ReadonlySet<string> = new Set([
   // Operators, as the parser names them.
-  '_+_', '_-_', '_*_', '_/_', '_%_', '-_', '!_', '_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '_&&_', '_||_',
-  '_?_:_', '_[_]', '@in', '@not_strictly_false', 'in',
+  '_+_',
+  '_-_',
+  '_*_',
+  '_/_',
+  '_%_',
+  '-_',
+  '!_',
+  '_==_',
+  '_!=_',
+  '_<_',
+  '_<=_',
+  '_>_',
+  '_>=_',
+  '_&&_',
+  '_||_',
+  '_?_:_',
+  '_[_]',
+  '@in',
+  '@not_strictly_false',
+  'in',
   // Standard functions and methods.
-  'size', 'int', 'uint', 'double', 'string', 'bool', 'bytes', 'type', 'dyn', 'duration', 'timestamp',
-  'matches', 'contains', 'startsWith', 'endsWith',
-  'getFullYear', 'getMonth', 'getDayOfYear', 'getDayOfMonth', 'getDate', 'getDayOfWeek', 'getHours',
-  'getMinutes', 'getSeconds', 'getMilliseconds',
+  'size',
+  'int',
+  'uint',
+  'double',
+  'string',
+  'bool',
+  'bytes',
+  'type',
+  'dyn',
+  'duration',
+  'timestamp',
+  'matches',
+  'contains',
+  'startsWith',
+  'endsWith',
+  'getFullYear',
+  'getMonth',
+  'getDayOfYear',
+  'getDayOfMonth',
+  'getDate',
+  'getDayOfWeek',
+  'getHours',
+  'getMinutes',
+  'getSeconds',
+  'getMilliseconds',
   // Strings extension.
-  'charAt', 'indexOf', 'lastIndexOf', 'lowerAscii', 'upperAscii', 'replace', 'split', 'substring', 'trim',
-  'join', 'format', 'strings.quote',
+  'charAt',
+  'indexOf',
+  'lastIndexOf',
+  'lowerAscii',
+  'upperAscii',
+  'replace',
+  'split',
+  'substring',
+  'trim',
+  'join',
+  'format',
+  'strings.quote',
   // Kubernetes lists and regex libraries.
-  'isSorted', 'sum', 'min', 'max', 'find', 'findAll',
+  'isSorted',
+  'sum',
+  'min',
+  'max',
+  'find',
+  'findAll',
 ]);
 
 /** The Kubernetes CEL environment of a CRD rule: `self` and `oldSelf`, typed by the values bound to them. */

@@ -15,7 +15,12 @@ export type EvaluationMode = 'create' | 'update' | 'transitions';
 /** What evaluating one rule at one place found, where it did not pass. */
 export type RuleOutcome =
   /** The API server refuses the object: `message` is its field error (`spec.x: Invalid value: "integer": …`). */
-  | { readonly kind: 'refused'; readonly rule: ValidationRule; readonly path: string; readonly message: string }
+  | {
+      readonly kind: 'refused';
+      readonly rule: ValidationRule;
+      readonly path: string;
+      readonly message: string;
+    }
   | { readonly kind: 'invalid'; readonly rule: ValidationRule; readonly reason: string }
   | { readonly kind: 'not-evaluated'; readonly rule: ValidationRule; readonly reason: string };
 
@@ -128,7 +133,11 @@ function evaluateAt(
     }
     const compiled = compileExpression(rule.rule, limits);
     if (compiled.kind !== 'program') {
-      v.report({ kind: compiled.kind === 'invalid' ? 'invalid' : 'not-evaluated', rule, reason: compiled.reason });
+      v.report({
+        kind: compiled.kind === 'invalid' ? 'invalid' : 'not-evaluated',
+        rule,
+        reason: compiled.reason,
+      });
       return;
     }
     if (rule.optionalOldSelf) {
@@ -140,7 +149,11 @@ function evaluateAt(
     if (!transition && v.mode === 'transitions') return;
     if (!transition && v.mode === 'update' && deepEqual(value, old)) return;
     if (v.budget.exhausted) {
-      v.report({ kind: 'not-evaluated', rule, reason: `the time budget of ${limits.timeBudgetMs} ms is spent` });
+      v.report({
+        kind: 'not-evaluated',
+        rule,
+        reason: `the time budget of ${limits.timeBudgetMs} ms is spent`,
+      });
       return;
     }
     const cost = estimatedCost(compiled, value);
@@ -153,7 +166,8 @@ function evaluateAt(
       return;
     }
     self ??= celValueOf(value, schema, root);
-    const boundOld: CelInput = transition ? (oldSelf ??= celValueOf(old, schema, root)) : null;
+    if (transition) oldSelf ??= celValueOf(old, schema, root);
+    const boundOld: CelInput = transition ? (oldSelf ?? null) : null;
     let result: ReturnType<typeof compiled.run>;
     try {
       result = compiled.run(self, boundOld);
@@ -167,16 +181,29 @@ function evaluateAt(
         v.report({ kind: 'not-evaluated', rule, reason: unsupported.message });
         return;
       }
-      const detail = /^no such overload|^no matching overload/.test(result.message)
-        ? `'${result.message}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText(rule)}`
-        : `${result.message} evaluating rule: ${ruleText(rule)}`;
-      v.report({ kind: 'refused', rule, path: pathText(path), message: fieldError(pathText(path), schema, detail) });
+      // The API server names the schema type, not the value, when a rule fails to evaluate.
+      const message = result.message.replace(/^field not found: /, 'no such key: ');
+      const detail = /^no such overload|^no matching overload/.test(message)
+        ? `'${message}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText(rule)}`
+        : `${message} evaluating rule: ${ruleText(rule)}`;
+      const at = pathText(path);
+      v.report({
+        kind: 'refused',
+        rule,
+        path: at,
+        message: `${at}: Invalid value: "${schema.type ?? ''}": ${detail}`,
+      });
       return;
     }
     if (result === true) return;
     const at = rule.fieldPath ? joinFieldPath(path, rule.fieldPath) : path;
     const detail = messageOf(rule, self, boundOld, limits);
-    v.report({ kind: 'refused', rule, path: pathText(at), message: fieldError(pathText(at), schema, detail, rule.reason) });
+    v.report({
+      kind: 'refused',
+      rule,
+      path: pathText(at),
+      message: fieldError(pathText(at), value, detail, rule.reason),
+    });
   });
 }
 
@@ -202,18 +229,27 @@ function ruleText(rule: ValidationRule): string {
   return rule.message?.trim() ? rule.message.trim() : rule.rule.trim();
 }
 
-/** A field error as the API server words it for the rule's `reason`. */
-function fieldError(path: string, schema: CrdSchema, detail: string, reason?: string): string {
-  const type = schema.type ?? '';
+/**
+ * A field error as the API server words it for the rule's `reason`: a scalar value is printed (strings quoted),
+ * an object's or list's is left out.
+ */
+function fieldError(path: string, value: unknown, detail: string, reason?: string): string {
+  const shown =
+    typeof value === 'string'
+      ? `${JSON.stringify(value)}: `
+      : typeof value === 'number' || typeof value === 'boolean'
+        ? `${value}: `
+        : '';
   switch (reason) {
     case 'FieldValueForbidden':
       return `${path}: Forbidden: ${detail}`;
     case 'FieldValueRequired':
       return `${path}: Required value: ${detail}`;
     case 'FieldValueDuplicate':
-      return `${path}: Duplicate value: "${type}"`;
+      // The API server says which value repeats, not the rule's message.
+      return `${path}: Duplicate value${shown === '' ? '' : `: ${shown.slice(0, -2)}`}`;
     default:
-      return `${path}: Invalid value: "${type}": ${detail}`;
+      return `${path}: Invalid value: ${shown}${detail}`;
   }
 }
 
@@ -246,9 +282,7 @@ function join(path: string, key: string): string {
 
 /** A rule's `fieldPath` (`.spec.x`, `.items['a.b']`) under the path of its node. */
 function joinFieldPath(path: string, fieldPath: string): string {
-  const relative = fieldPath
-    .replace(/\['([^']*)'\]/g, '[$1]')
-    .replace(/^\./, '');
+  const relative = fieldPath.replace(/\['([^']*)'\]/g, '[$1]').replace(/^\./, '');
   return path === '' ? relative : relative.startsWith('[') ? `${path}${relative}` : `${path}.${relative}`;
 }
 
@@ -259,7 +293,8 @@ function pathText(path: string): string {
 /** Structural equality of two JSON values. */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
   if (isRecord(a) && isRecord(b)) {
     const keys = Object.keys(a);
     return keys.length === Object.keys(b).length && keys.every((k) => k in b && deepEqual(a[k], b[k]));

@@ -29,7 +29,8 @@ export function crdVersionsOf(objects: readonly Record<string, unknown>[]): CrdV
     const names = isRecord(spec.names) ? spec.names : {};
     const group = typeof spec.group === 'string' ? spec.group : '';
     const kind = typeof names.kind === 'string' ? names.kind : '';
-    const crd = isRecord(o.metadata) && typeof o.metadata.name === 'string' ? o.metadata.name : `${kind}.${group}`;
+    const crd =
+      isRecord(o.metadata) && typeof o.metadata.name === 'string' ? o.metadata.name : `${kind}.${group}`;
     // apiextensions v1beta1 may give one schema for every version.
     const shared = isRecord(spec.validation) ? spec.validation.openAPIV3Schema : undefined;
     const versions = Array.isArray(spec.versions) ? spec.versions.filter(isRecord) : [];
@@ -99,5 +100,7 @@ export function crdVersionFor(
   versions: readonly CrdVersion[],
   example: Pick<Example, 'group' | 'kind' | 'version'>,
 ): CrdVersion | undefined {
-  return versions.find((v) => v.group === example.group && v.kind === example.kind && v.version === example.version);
+  return versions.find(
+    (v) => v.group === example.group && v.kind === example.kind && v.version === example.version,
+  );
 }

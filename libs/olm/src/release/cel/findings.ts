@@ -1,7 +1,13 @@
 import type { CatalogEdge, EdgeBundle } from '../edges.js';
 import type { Finding } from '../findings.js';
 import { type CompiledExpression, compileExpression } from './compile.js';
-import { deepEqual, EvaluationBudget, type EvaluationMode, evaluateRules, type RuleOutcome } from './evaluate.js';
+import {
+  deepEqual,
+  EvaluationBudget,
+  type EvaluationMode,
+  evaluateRules,
+  type RuleOutcome,
+} from './evaluate.js';
 import { type CrdVersion, crdVersionFor, crdVersionsOf, type Example, examplesOf } from './examples.js';
 import { type CelLimits, DEFAULT_CEL_LIMITS } from './limits.js';
 import type { CrdSchema, ValidationRule } from './schema.js';

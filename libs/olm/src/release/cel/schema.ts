@@ -13,6 +13,10 @@ export interface CrdSchema {
   readonly type?: string;
   readonly format?: string;
   readonly nullable?: boolean;
+  readonly required?: readonly string[];
+  readonly maxItems?: number;
+  readonly maxLength?: number;
+  readonly maxProperties?: number;
   readonly properties?: Readonly<Record<string, CrdSchema>>;
   readonly items?: CrdSchema;
   readonly additionalProperties?: CrdSchema | boolean;
