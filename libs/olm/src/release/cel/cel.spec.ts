@@ -95,6 +95,17 @@ describe('cel/example-refused', () => {
     expect(celFindingsOfBundle(bundle('memcached.v0.2.0', { size: 3 }), about)).toEqual([]);
   });
 
+  it('names the schema error when the example breaks the schema, as the API server runs no rule then', () => {
+    const server = { type: 'object', required: ['host'], properties: { host: { type: 'string' } } } as const;
+    const findings = celFindingsOfBundle(
+      bundle('memcached.v0.2.0', { size: 0, server: {} }, { size: SIZE, server }),
+      about,
+    );
+    expect(findings.map((f) => f.message)).toEqual([
+      `bundle memcached.v0.2.0: example Memcached sample is refused by CRD memcacheds.${GROUP} before its rules run: spec.server.host: Required value`,
+    ]);
+  });
+
   it('says when the alm-examples annotation cannot be read, naming the CSV', () => {
     const findings = celFindingsOfBundle([csv('memcached.v0.2.0', '[{'), crd({ size: SIZE })], about);
     expect(rules(findings)).toEqual(['cel/examples-malformed']);
@@ -121,6 +132,15 @@ describe('cel/rule-invalid', () => {
       'undeclared reference to size',
       expect.stringMatching(/^invalid regular expression "\("/),
     ]);
+  });
+
+  it('covers fields the schema does not declare, as the API server type-checks them', () => {
+    const server = withRules(
+      { type: 'object', properties: { host: { type: 'string' } } },
+      { rule: "self.hots == 'a'" },
+    );
+    const findings = celFindingsOfBundle(bundle('memcached.v0.2.0', {}, { server }), about);
+    expect(findings.map((f) => f.message.replace(/.* is invalid: /, ''))).toEqual(["undefined field 'hots'"]);
   });
 
   it('is not found for rules that compile', () => {
@@ -282,7 +302,7 @@ describe('values typed by the schema, as Kubernetes binds them', () => {
       old === undefined ? undefined : { spec: { f: old } },
       old === undefined ? 'create' : 'update',
       new EvaluationBudget(DEFAULT_CEL_LIMITS),
-    ).map((o) => (o.kind === 'refused' ? o.message : `${o.kind}: ${o.reason}`));
+    ).map((o) => ('message' in o ? o.message : `${o.kind}: ${o.reason}`));
 
   it('integer as int, number as double even when whole', () => {
     expect(refusals(withRules({ type: 'integer' }, { rule: 'self / 2 == 1' }), 3)).toEqual([]);

@@ -2,6 +2,7 @@ import { type CelResult, parse, plan } from '@bufbuild/cel';
 import { RE2JS } from '@bufbuild/re2';
 import { kubernetesCelEnv, SUPPORTED_FUNCTIONS } from './environment.js';
 import type { CelLimits } from './limits.js';
+import { type CrdSchema, mapValueSchema } from './schema.js';
 
 /** A rule's or message expression's program, or why it cannot run. */
 export type CompiledExpression =
@@ -13,11 +14,15 @@ export type CompiledExpression =
       readonly size: number;
       /** Deepest nesting of comprehensions (`all`, `exists`, `map`, `filter`…). */
       readonly loopDepth: number;
+      readonly expr: Expr;
     }
   /** Kubernetes refuses the CRD for it. */
   | { readonly kind: 'invalid'; readonly reason: string }
   /** It may be valid for Kubernetes, but this evaluator cannot tell what it answers. */
   | { readonly kind: 'unsupported'; readonly reason: string };
+
+/** A node of a parsed expression. */
+type Expr = ReturnType<typeof parse>['expr'];
 
 const TYPE_NAMES = new Set([
   'int',
@@ -33,6 +38,7 @@ const TYPE_NAMES = new Set([
   'dyn',
 ]);
 const VARIABLES = new Set(['self', 'oldSelf']);
+const IMPLICIT_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 const REGEX_FUNCTIONS = new Set(['matches', 'find', 'findAll']);
 
 const env = kubernetesCelEnv();
@@ -86,15 +92,13 @@ function compileUncached(text: string): CompiledExpression {
   }
   return {
     kind: 'program',
+    expr: parsed.expr,
     run: (self, oldSelf) => program({ self: self as never, oldSelf: oldSelf as never }),
     usesOldSelf: walk.usesOldSelf,
     size: walk.size,
     loopDepth,
   };
 }
-
-/** A node of a parsed expression. */
-type Expr = ReturnType<typeof parse>['expr'];
 
 interface Walk {
   functions: Set<string>;
@@ -156,6 +160,68 @@ function inspect(expr: Expr | undefined, bound: ReadonlySet<string>, walk: Walk)
     }
     default:
       return 0;
+  }
+}
+
+/**
+ * A rule compiled for the schema node that declares it: as {@link compileExpression}, and invalid where it
+ * selects a field the node's schema does not have, as the API server's type check refuses it.
+ */
+export function compileRule(text: string, schema: CrdSchema, limits: CelLimits): CompiledExpression {
+  const compiled = compileExpression(text, limits);
+  if (compiled.kind !== 'program') return compiled;
+  const unknown = new Set<string>();
+  fieldsOf(compiled.expr, schema, unknown);
+  if (unknown.size === 0) return compiled;
+  return { kind: 'invalid', reason: `undefined field ${[...unknown].sort().join(', ')}` };
+}
+
+/** What a schema says an expression's value is: a schema node, or nothing known. */
+function fieldsOf(expr: Expr | undefined, self: CrdSchema, unknown: Set<string>): CrdSchema | undefined {
+  if (expr === undefined) return undefined;
+  const kind = expr.exprKind;
+  switch (kind.case) {
+    case 'identExpr':
+      return VARIABLES.has(kind.value.name) ? self : undefined;
+    case 'selectExpr': {
+      const operand = fieldsOf(kind.value.operand, self, unknown);
+      if (operand === undefined) return undefined;
+      const field = kind.value.field;
+      const property = operand.properties?.[field];
+      if (property !== undefined) return property;
+      const values = mapValueSchema(operand);
+      if (values !== undefined) return values;
+      const closed =
+        operand.type === 'object' &&
+        operand.properties !== undefined &&
+        operand.additionalProperties === undefined &&
+        !operand['x-kubernetes-preserve-unknown-fields'] &&
+        !operand['x-kubernetes-embedded-resource'];
+      // apiVersion, kind and metadata are there on every object the API server stores, declared or not.
+      if (closed && !IMPLICIT_FIELDS.has(field)) unknown.add(`'${field}'`);
+      return undefined;
+    }
+    case 'callExpr':
+      fieldsOf(kind.value.target, self, unknown);
+      for (const arg of kind.value.args) fieldsOf(arg, self, unknown);
+      return undefined;
+    case 'listExpr':
+      for (const e of kind.value.elements) fieldsOf(e, self, unknown);
+      return undefined;
+    case 'structExpr':
+      for (const e of kind.value.entries) {
+        if (e.keyKind.case === 'mapKey') fieldsOf(e.keyKind.value, self, unknown);
+        fieldsOf(e.value, self, unknown);
+      }
+      return undefined;
+    case 'comprehensionExpr': {
+      const c = kind.value;
+      for (const e of [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result])
+        fieldsOf(e, self, unknown);
+      return undefined;
+    }
+    default:
+      return undefined;
   }
 }
 

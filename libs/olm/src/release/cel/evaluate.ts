@@ -1,5 +1,5 @@
 import { type CelInput, isCelError } from '@bufbuild/cel';
-import { type CompiledExpression, compileExpression, oneLine } from './compile.js';
+import { type CompiledExpression, compileExpression, compileRule, oneLine } from './compile.js';
 import { CelUnsupportedError } from './environment.js';
 import type { CelLimits } from './limits.js';
 import { type CrdSchema, isRecord, mapValueSchema, type ValidationRule } from './schema.js';
@@ -21,6 +21,11 @@ export type RuleOutcome =
       readonly path: string;
       readonly message: string;
     }
+  /**
+   * The object breaks its schema (a required field missing, a value of the wrong type): the API server refuses
+   * it with `message` and checks none of its rules.
+   */
+  | { readonly kind: 'schema'; readonly path: string; readonly message: string }
   | { readonly kind: 'invalid'; readonly rule: ValidationRule; readonly reason: string }
   | { readonly kind: 'not-evaluated'; readonly rule: ValidationRule; readonly reason: string };
 
@@ -51,13 +56,17 @@ export function evaluateRules(
   const seen = new Set<string>();
   const report = (o: RuleOutcome) => {
     // A rule that cannot run is said once, not once per element.
-    const key = o.kind === 'refused' ? undefined : `${o.kind}\u0000${o.rule.rule}`;
+    const key = o.kind === 'refused' || o.kind === 'schema' ? undefined : `${o.kind}\u0000${o.rule.rule}`;
     if (key !== undefined) {
       if (seen.has(key)) return;
       seen.add(key);
     }
     out.push(o);
   };
+  if (mode !== 'transitions') {
+    const errors = schemaErrors(schema, object, '', true);
+    if (errors.length > 0) return errors;
+  }
   visit(schema, object, old, '', true, { mode, budget, report });
   return out;
 }
@@ -131,7 +140,7 @@ function evaluateAt(
       }
       return;
     }
-    const compiled = compileExpression(rule.rule, limits);
+    const compiled = compileRule(rule.rule, schema, limits);
     if (compiled.kind !== 'program') {
       v.report({
         kind: compiled.kind === 'invalid' ? 'invalid' : 'not-evaluated',
@@ -288,6 +297,77 @@ function joinFieldPath(path: string, fieldPath: string): string {
 
 function pathText(path: string): string {
   return path === '' ? '<root>' : path;
+}
+
+/**
+ * Where the object breaks the plainest parts of its schema, which the API server checks before any rule:
+ * required fields and types.
+ */
+function schemaErrors(schema: CrdSchema, value: unknown, path: string, root: boolean): RuleOutcome[] {
+  if (value === undefined) return [];
+  const at = pathText(path);
+  if (value === null) {
+    return schema.nullable || schema.type === undefined
+      ? []
+      : [
+          {
+            kind: 'schema',
+            path: at,
+            message: `${at}: Invalid value: "null": ${at} in body must be of type ${schema.type}: "null"`,
+          },
+        ];
+  }
+  const actual = jsonType(value);
+  const expected = schema.type;
+  if (schema['x-kubernetes-int-or-string']) {
+    if (actual === 'integer' || actual === 'string') return [];
+    return [
+      {
+        kind: 'schema',
+        path: at,
+        message: `${at}: Invalid value: "${actual}": ${at} in body must be of type integer,string: "${actual}"`,
+      },
+    ];
+  }
+  if (expected !== undefined && expected !== actual && !(expected === 'number' && actual === 'integer')) {
+    return [
+      {
+        kind: 'schema',
+        path: at,
+        message: `${at}: Invalid value: "${actual}": ${at} in body must be of type ${expected}: "${actual}"`,
+      },
+    ];
+  }
+  const out: RuleOutcome[] = [];
+  if (isRecord(value)) {
+    for (const name of schema.required ?? []) {
+      if (!(name in value))
+        out.push({ kind: 'schema', path: join(path, name), message: `${join(path, name)}: Required value` });
+    }
+    for (const [key, child] of Object.entries(schema.properties ?? {})) {
+      if (root && key === 'metadata') continue;
+      out.push(...schemaErrors(child, value[key], join(path, key), false));
+    }
+    const values = mapValueSchema(schema);
+    if (values !== undefined) {
+      for (const [key, child] of Object.entries(value)) {
+        if (schema.properties?.[key] === undefined)
+          out.push(...schemaErrors(values, child, `${path}[${key}]`, false));
+      }
+    }
+  } else if (Array.isArray(value) && schema.items !== undefined) {
+    value.forEach((item, i) => {
+      out.push(...schemaErrors(schema.items as CrdSchema, item, `${path}[${i}]`, false));
+    });
+  }
+  return out;
+}
+
+function jsonType(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  if (typeof value === 'object') return 'object';
+  return typeof value;
 }
 
 /** Structural equality of two JSON values. */

@@ -1,6 +1,6 @@
 import type { CatalogEdge, EdgeBundle } from '../edges.js';
 import type { Finding } from '../findings.js';
-import { type CompiledExpression, compileExpression } from './compile.js';
+import { type CompiledExpression, compileExpression, compileRule } from './compile.js';
 import {
   deepEqual,
   EvaluationBudget,
@@ -66,13 +66,13 @@ export function celFindingsOfBundle(
     const v = crdVersionFor(versions, example);
     if (v?.schema === undefined) continue;
     for (const outcome of evaluateOrRefuse(v, example, undefined, 'create', budget, limits)) {
-      if (outcome.kind === 'refused') {
+      if (outcome.kind === 'refused' || outcome.kind === 'schema') {
         findings.push({
           ...base,
           rule: 'cel/example-refused',
           severity: 'error',
           subject: `${v.crd} ${outcome.path}`,
-          message: `${about}: example ${exampleName(example)} is refused by CRD ${v.crd}: ${outcome.message}`,
+          message: `${about}: example ${exampleName(example)} is refused by CRD ${v.crd}${beforeRules(outcome)}: ${outcome.message}`,
         });
       } else if (outcome.kind === 'not-evaluated') {
         findings.push(notEvaluated(base, about, v, outcome.rule, outcome.reason));
@@ -115,19 +115,20 @@ export function celFindingsOfEdge(edge: CatalogEdge, limits: CelLimits = DEFAULT
     if (v?.schema === undefined || !v.served) continue;
     if (current.some((e) => deepEqual(e.object, old.object))) continue;
     for (const outcome of evaluateOrRefuse(v, old, undefined, 'create', budget, limits)) {
-      if (outcome.kind !== 'refused') continue;
+      if (outcome.kind !== 'refused' && outcome.kind !== 'schema') continue;
       findings.push({
         ...base,
         rule: 'cel/previous-example-refused',
         severity: 'warning',
         subject: `${v.crd} ${outcome.path}`,
-        message: `${about}: an object like ${edge.from.name}'s example ${exampleName(old)} is refused by CRD ${v.crd} of ${edge.to.name}: ${outcome.message}`,
+        message: `${about}: an object like ${edge.from.name}'s example ${exampleName(old)} is refused by CRD ${v.crd} of ${edge.to.name}${beforeRules(outcome)}: ${outcome.message}`,
       });
     }
     const next = current.find((e) => e.group === old.group && e.kind === old.kind && e.name === old.name);
     const nextVersion = next === undefined ? undefined : crdVersionFor(versions, next);
     if (next === undefined || nextVersion?.schema === undefined) continue;
     for (const outcome of evaluateOrRefuse(nextVersion, next, old.object, 'transitions', budget, limits)) {
+      if (outcome.kind === 'schema') continue;
       findings.push(
         outcome.kind === 'refused'
           ? {
@@ -209,7 +210,7 @@ function compiledRules(
   const walk = (schema: CrdSchema | undefined): void => {
     if (schema === undefined) return;
     for (const rule of schema['x-kubernetes-validations'] ?? []) {
-      const compiled = compileExpression(rule.rule, limits);
+      const compiled = compileRule(rule.rule, schema, limits);
       const message = rule.messageExpression ? compileExpression(rule.messageExpression, limits) : undefined;
       out.push({
         rule,
@@ -225,6 +226,11 @@ function compiledRules(
   };
   walk(v.schema);
   return out;
+}
+
+/** Says when the API server refuses the object by its schema, before any of its rules run. */
+function beforeRules(outcome: RuleOutcome): string {
+  return outcome.kind === 'schema' ? ' before its rules run' : '';
 }
 
 function exampleName(example: Example): string {
