@@ -182,3 +182,61 @@ describe('rules the API server refuses in a CRD are invalid here', () => {
     });
   }
 });
+
+describe('rules on the root of the object, where self.metadata has only name and generateName', () => {
+  const group = 'root.opkit.test';
+  const rootSchema: CrdSchema = {
+    type: 'object',
+    properties: { spec: { type: 'object', properties: { prefix: { type: 'string', maxLength: 8 } } } },
+    'x-kubernetes-validations': [
+      { rule: 'self.metadata.name.startsWith(self.spec.prefix)', message: 'name must start with the prefix' },
+      { rule: "self.metadata.name.endsWith('-1')" },
+    ],
+  };
+  const rootCrd = {
+    ...crd,
+    metadata: { name: `probes.${group}` },
+    spec: {
+      ...crd.spec,
+      group,
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: rootSchema } }],
+    },
+  };
+
+  it('agree on create', async () => {
+    await rest.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: rootCrd });
+    const path = `/apis/${group}/v1/namespaces/default/probes`;
+    for (const [name, prefix] of [
+      ['ok-1', 'ok'],
+      ['bad-1', 'ok'],
+      ['bad-2', 'ok'],
+    ] as const) {
+      const object = {
+        apiVersion: `${group}/v1`,
+        kind: 'Probe',
+        metadata: { name, labels: { a: 'b' } },
+        spec: { prefix },
+      };
+      let api: Verdict | undefined;
+      for (let attempt = 0; api === undefined; attempt++) {
+        try {
+          api = await apiVerdict(() => rest.request('POST', path, { body: object }));
+        } catch (error) {
+          // The new CRD is served a moment after it is created.
+          if (!(error instanceof KubeApiError && error.status === 404) || attempt > 50) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+      const outcomes = evaluateRules(
+        rootSchema,
+        object,
+        undefined,
+        'create',
+        new EvaluationBudget(DEFAULT_CEL_LIMITS),
+      );
+      const ours = outcomes.map((o) => ('message' in o ? o.message : `${o.kind}: ${o.reason}`));
+      expect({ name, refused: ours.length > 0 }).toEqual({ name, refused: api.refused });
+      for (const line of ours) expect(api.text).toContain(line.replace(/^<root>/, ''));
+    }
+  });
+});

@@ -143,6 +143,22 @@ describe('cel/rule-invalid', () => {
     expect(findings.map((f) => f.message.replace(/.* is invalid: /, ''))).toEqual(["undefined field 'hots'"]);
   });
 
+  it('covers metadata fields other than name and generateName on the root', () => {
+    const definition = crd({});
+    const version = definition.spec.versions[0];
+    if (version === undefined) throw new Error('the CRD has a version');
+    const rule = "!has(self.metadata.labels) && self.metadata.name != ''";
+    const openAPIV3Schema = withRules(version.schema.openAPIV3Schema, { rule });
+    const root = {
+      ...definition,
+      spec: { ...definition.spec, versions: [{ ...version, schema: { openAPIV3Schema } }] },
+    };
+    const objects = [csv('memcached.v0.2.0', [memcached({})]), root];
+    expect(celFindingsOfBundle(objects, about).map((f) => f.message.replace(/.* is invalid: /, ''))).toEqual([
+      "undefined field 'labels'",
+    ]);
+  });
+
   it('is not found for rules that compile', () => {
     expect(rules(celFindingsOfBundle(bundle('memcached.v0.2.0', {}), about))).toEqual([]);
   });

@@ -167,14 +167,26 @@ function inspect(expr: Expr | undefined, bound: ReadonlySet<string>, walk: Walk)
  * A rule compiled for the schema node that declares it: as {@link compileExpression}, and invalid where it
  * selects a field the node's schema does not have, as the API server's type check refuses it.
  */
-export function compileRule(text: string, schema: CrdSchema, limits: CelLimits): CompiledExpression {
+export function compileRule(
+  text: string,
+  schema: CrdSchema,
+  root: boolean,
+  limits: CelLimits,
+): CompiledExpression {
   const compiled = compileExpression(text, limits);
   if (compiled.kind !== 'program') return compiled;
   const unknown = new Set<string>();
-  fieldsOf(compiled.expr, schema, unknown);
+  // At the root, rules see only the name and generateName of metadata.
+  const self = root ? { ...schema, properties: { ...schema.properties, metadata: ROOT_METADATA } } : schema;
+  fieldsOf(compiled.expr, self, unknown);
   if (unknown.size === 0) return compiled;
   return { kind: 'invalid', reason: `undefined field ${[...unknown].sort().join(', ')}` };
 }
+
+const ROOT_METADATA: CrdSchema = {
+  type: 'object',
+  properties: { name: { type: 'string' }, generateName: { type: 'string' } },
+};
 
 /** What a schema says an expression's value is: a schema node, or nothing known. */
 function fieldsOf(expr: Expr | undefined, self: CrdSchema, unknown: Set<string>): CrdSchema | undefined {
@@ -198,7 +210,7 @@ function fieldsOf(expr: Expr | undefined, self: CrdSchema, unknown: Set<string>)
         !operand['x-kubernetes-preserve-unknown-fields'] &&
         !operand['x-kubernetes-embedded-resource'];
       // apiVersion, kind and metadata are there on every object the API server stores, declared or not.
-      if (closed && !IMPLICIT_FIELDS.has(field)) unknown.add(`'${field}'`);
+      if (closed && !(IMPLICIT_FIELDS.has(field) && operand !== ROOT_METADATA)) unknown.add(`'${field}'`);
       return undefined;
     }
     case 'callExpr':

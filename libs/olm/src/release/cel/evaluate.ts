@@ -140,7 +140,7 @@ function evaluateAt(
       }
       return;
     }
-    const compiled = compileRule(rule.rule, schema, limits);
+    const compiled = compileRule(rule.rule, schema, root, limits);
     if (compiled.kind !== 'program') {
       v.report({
         kind: compiled.kind === 'invalid' ? 'invalid' : 'not-evaluated',

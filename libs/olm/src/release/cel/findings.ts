@@ -207,10 +207,10 @@ function compiledRules(
   limits: CelLimits,
 ): { rule: ValidationRule; compiled: CompiledExpression }[] {
   const out: { rule: ValidationRule; compiled: CompiledExpression }[] = [];
-  const walk = (schema: CrdSchema | undefined): void => {
+  const walk = (schema: CrdSchema | undefined, root = false): void => {
     if (schema === undefined) return;
     for (const rule of schema['x-kubernetes-validations'] ?? []) {
-      const compiled = compileRule(rule.rule, schema, limits);
+      const compiled = compileRule(rule.rule, schema, root, limits);
       const message = rule.messageExpression ? compileExpression(rule.messageExpression, limits) : undefined;
       out.push({
         rule,
@@ -224,7 +224,7 @@ function compiledRules(
     walk(schema.items);
     if (typeof schema.additionalProperties === 'object') walk(schema.additionalProperties);
   };
-  walk(v.schema);
+  walk(v.schema, true);
   return out;
 }
 
