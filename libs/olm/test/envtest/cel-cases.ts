@@ -194,6 +194,16 @@ export const CEL_CASES: readonly CelCase[] = [
     create: ['2021-05-01T10:00:00Z', '2019-05-01T10:00:00Z'],
   },
   {
+    name: 'timeout',
+    schema: withRules({ type: 'string', format: 'duration', maxLength: 16 }, rule("self <= duration('1h')")),
+    create: ['30m', '1h30m', '1.5s'],
+  },
+  {
+    name: 'token',
+    schema: withRules({ type: 'string', format: 'byte', maxLength: 16 }, rule('size(self) == 3')),
+    create: ['YWJj', 'YWJjZA=='],
+  },
+  {
     name: 'labels',
     schema: withRules(
       {
