@@ -191,7 +191,7 @@ function evaluateAt(
         return;
       }
       // The API server names the schema type, not the value, when a rule fails to evaluate.
-      const message = result.message.replace(/^field not found: /, 'no such key: ');
+      const message = kubernetesWording(result.message);
       const detail = /^no such overload|^no matching overload/.test(message)
         ? `'${message}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText(rule)}`
         : `${message} evaluating rule: ${ruleText(rule)}`;
@@ -214,6 +214,17 @@ function evaluateAt(
       message: fieldError(pathText(at), value, detail, rule.reason),
     });
   });
+}
+
+/** An evaluation error in the words of cel-go, which the API server prints. */
+function kubernetesWording(message: string): string {
+  return message
+    .replace(/^field not found: /, 'no such key: ')
+    .replace(/^index (-?\d+) out of bounds \[.*\)$/, 'index out of bounds: $1')
+    .replace(/^int divide by zero$/, 'division by zero')
+    .replace(/^int modulus by zero$/, 'modulus by zero')
+    .replace(/^int overflow.*$/, 'integer overflow')
+    .replace(/^uint overflow.*$/, 'unsigned integer overflow');
 }
 
 /** The rule's message: its `messageExpression` when that gives a one-line string, else `message`, else the rule. */
