@@ -185,6 +185,15 @@ export const CEL_CASES: readonly CelCase[] = [
     schema: withRules({ type: 'object', properties: { a: STRING } }, rule("self.a == 'x'")),
     create: [{ a: 'x' }, {}],
   },
+  {
+    name: 'sets',
+    schema: withRules(
+      strings,
+      rule("sets.contains(self, ['a']) && !sets.intersects(self, ['x']) && !sets.equivalent(self, ['a'])"),
+    ),
+    create: [['a', 'b'], ['b'], ['a', 'x'], ['a', 'a']],
+  },
+  { name: 'quoted', schema: withRules(STRING, rule('strings.quote(self) == \'"a"\'')), create: ['a', 'b'] },
   { name: 'third', schema: withRules(strings, rule("self[2] == 'c'")), create: [['a', 'b', 'c'], ['a']] },
   { name: 'divisor', schema: withRules(INTEGER, rule('10 / self == 5')), create: [2, 0] },
   { name: 'huge', schema: withRules(INTEGER, rule('self * 4611686018427387904 != 0')), create: [4, 0] },

@@ -180,6 +180,14 @@ describe('cel/not-evaluated', () => {
     ]);
   });
 
+  it('names a qualified function as it is written', () => {
+    const label = withRules({ type: 'string' }, { rule: '!format.dns1123Label().validate(self).hasValue()' });
+    const findings = celFindingsOfBundle(bundle('memcached.v0.2.0', { name: 'a' }, { name: label }), about);
+    expect(findings.map((f) => f.message.replace(/.* not evaluated: /, ''))).toEqual([
+      'uses format.dns1123Label, hasValue, validate',
+    ]);
+  });
+
   it('is not found when every rule runs', () => {
     expect(celFindingsOfBundle(bundle('memcached.v0.2.0', { size: 2 }), about)).toEqual([]);
   });

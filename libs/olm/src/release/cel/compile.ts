@@ -124,7 +124,14 @@ function inspect(expr: Expr | undefined, bound: ReadonlySet<string>, walk: Walk)
       return inspect(kind.value.operand, bound, walk);
     case 'callExpr': {
       const call = kind.value;
-      walk.functions.add(call.function);
+      // `strings.quote(x)`, `format.dns1123Label()`: a qualified function name, parsed as a call on a name.
+      const namespace =
+        call.target?.exprKind.case === 'identExpr' &&
+        !bound.has(call.target.exprKind.value.name) &&
+        !VARIABLES.has(call.target.exprKind.value.name)
+          ? call.target.exprKind.value.name
+          : undefined;
+      walk.functions.add(namespace === undefined ? call.function : `${namespace}.${call.function}`);
       // The API server compiles constant patterns with the rule, refusing the CRD for a bad one.
       const pattern = REGEX_FUNCTIONS.has(call.function) ? call.args[0]?.exprKind : undefined;
       if (pattern?.case === 'constExpr' && pattern.value.constantKind.case === 'stringValue') {
@@ -134,7 +141,7 @@ function inspect(expr: Expr | undefined, bound: ReadonlySet<string>, walk: Walk)
           walk.badPatterns.add(`${JSON.stringify(pattern.value.constantKind.value)} (${oneLine(error)})`);
         }
       }
-      let depth = inspect(call.target, bound, walk);
+      let depth = namespace === undefined ? inspect(call.target, bound, walk) : 0;
       for (const arg of call.args) depth = Math.max(depth, inspect(arg, bound, walk));
       return depth;
     }

@@ -4,6 +4,7 @@ import {
   CelScalar,
   type CelValue,
   celEnv,
+  celFunc,
   celMethod,
   isCelList,
   listType,
@@ -168,9 +169,31 @@ const KUBERNETES_FUNCS = [
   ),
 ];
 
+/** Whether a list holds an element equal to the value, by CEL equality of scalars. */
+function holds(list: CelList, value: CelValue): boolean {
+  for (const item of list) if (same(item, value)) return true;
+  return false;
+}
+
+/** The sets extension Kubernetes enables: lists compared as sets. */
+const SETS_FUNCS = [
+  celFunc('sets.contains', [LIST_DYN, LIST_DYN], BOOL, (list: CelList, sub: CelList) =>
+    [...sub].every((v) => holds(list, v)),
+  ),
+  celFunc(
+    'sets.equivalent',
+    [LIST_DYN, LIST_DYN],
+    BOOL,
+    (a: CelList, b: CelList) => [...a].every((v) => holds(b, v)) && [...b].every((v) => holds(a, v)),
+  ),
+  celFunc('sets.intersects', [LIST_DYN, LIST_DYN], BOOL, (a: CelList, b: CelList) =>
+    [...a].some((v) => holds(b, v)),
+  ),
+];
+
 /**
  * Every function a rule may call here: standard CEL (operators, macros, conversions, string and time methods),
- * the strings extension as Kubernetes enables it, and the Kubernetes lists and regex libraries. A rule calling
+ * the strings and sets extensions as Kubernetes enables them, and the Kubernetes lists and regex libraries. A rule calling
  * anything else (`url`, `quantity`, `ip`, `cidr`, `format`, `authorizer`, `semver`, optionals…) is not evaluated.
  */
 export const SUPPORTED_FUNCTIONS: ReadonlySet<string> = new Set([
@@ -234,19 +257,22 @@ export const SUPPORTED_FUNCTIONS: ReadonlySet<string> = new Set([
   'join',
   'format',
   'strings.quote',
-  // Kubernetes lists and regex libraries.
+  // Kubernetes lists and regex libraries, and the sets extension.
   'isSorted',
   'sum',
   'min',
   'max',
   'find',
   'findAll',
+  'sets.contains',
+  'sets.equivalent',
+  'sets.intersects',
 ]);
 
 /** The Kubernetes CEL environment of a CRD rule: `self` and `oldSelf`, typed by the values bound to them. */
 export function kubernetesCelEnv(): CelEnv {
   return celEnv({
     variables: { self: DYN, oldSelf: DYN },
-    funcs: [...strings, ...KUBERNETES_FUNCS],
+    funcs: [...strings, ...KUBERNETES_FUNCS, ...SETS_FUNCS],
   });
 }
