@@ -222,6 +222,18 @@ describe('limits', () => {
     );
   });
 
+  it('refuse a CRD version with too many rules', () => {
+    const many = withRules(
+      { type: 'integer' },
+      { rule: 'self > 0' },
+      { rule: 'self < 10' },
+      { rule: 'self != 5' },
+    );
+    expect(limited({ maxRulesPerVersion: 2 }, { size: 0 }, { size: many })).toEqual([
+      `cel/not-evaluated bundle memcached.v0.2.0: CRD memcacheds.${GROUP} v1 not evaluated: 3 rules exceed the limit of 2`,
+    ]);
+  });
+
   it('refuse examples beyond the limit of objects', () => {
     const objects = [
       csv('memcached.v0.2.0', [memcached({ size: 1 }, 'a'), memcached({ size: 0 }, 'b')]),

@@ -39,8 +39,11 @@ function comparable(list: CelList, fn: string): Comparable[] {
   return out;
 }
 
+const isNumber = (v: Comparable): boolean => typeof v === 'bigint' || typeof v === 'number';
+
+/** CEL ordering: numbers across int and double, otherwise values of one type only. */
 function compare(a: Comparable, b: Comparable, fn: string): number {
-  if (typeof a !== typeof b && !(typeof a !== 'string' && typeof b !== 'string' && typeof a !== 'boolean')) {
+  if (typeof a !== typeof b && !(isNumber(a) && isNumber(b))) {
     throw new Error(`no such overload: ${fn}() on a list of mixed types`);
   }
   return a < b ? -1 : a > b ? 1 : 0;

@@ -129,17 +129,7 @@ function evaluateAt(
   let self: CelInput | undefined;
   let oldSelf: CelInput | undefined;
   const limits = v.budget.limits;
-  rules.forEach((rule, index) => {
-    if (index >= limits.maxRulesPerVersion) {
-      if (index === limits.maxRulesPerVersion) {
-        v.report({
-          kind: 'not-evaluated',
-          rule,
-          reason: `more than ${limits.maxRulesPerVersion} rules at ${pathText(path)}; the rest are not evaluated`,
-        });
-      }
-      return;
-    }
+  for (const rule of rules) {
     const compiled = compileRule(rule.rule, schema, root, limits);
     if (compiled.kind !== 'program') {
       v.report({
@@ -147,23 +137,23 @@ function evaluateAt(
         rule,
         reason: compiled.reason,
       });
-      return;
+      continue;
     }
     if (rule.optionalOldSelf) {
       v.report({ kind: 'not-evaluated', rule, reason: 'uses optionalOldSelf' });
-      return;
+      continue;
     }
     const transition = compiled.usesOldSelf;
-    if (transition && (v.mode === 'create' || old === undefined || old === null)) return;
-    if (!transition && v.mode === 'transitions') return;
-    if (!transition && v.mode === 'update' && deepEqual(value, old)) return;
+    if (transition && (v.mode === 'create' || old === undefined || old === null)) continue;
+    if (!transition && v.mode === 'transitions') continue;
+    if (!transition && v.mode === 'update' && deepEqual(value, old)) continue;
     if (v.budget.exhausted) {
       v.report({
         kind: 'not-evaluated',
         rule,
         reason: `the time budget of ${limits.timeBudgetMs} ms is spent`,
       });
-      return;
+      continue;
     }
     const cost = estimatedCost(compiled, value);
     if (cost > limits.maxEstimatedCost) {
@@ -172,7 +162,7 @@ function evaluateAt(
         rule,
         reason: `estimated cost ${cost.toExponential(1)} exceeds the limit of ${limits.maxEstimatedCost}`,
       });
-      return;
+      continue;
     }
     self ??= celValueOf(value, schema, root);
     if (transition) oldSelf ??= celValueOf(old, schema, root);
@@ -182,13 +172,13 @@ function evaluateAt(
       result = compiled.run(self, boundOld);
     } catch (error) {
       v.report({ kind: 'not-evaluated', rule, reason: oneLine(error) });
-      return;
+      continue;
     }
     if (isCelError(result)) {
       const unsupported = causeOf(result, CelUnsupportedError);
       if (unsupported !== undefined) {
         v.report({ kind: 'not-evaluated', rule, reason: unsupported.message });
-        return;
+        continue;
       }
       // The API server names the schema type, not the value, when a rule fails to evaluate.
       const message = kubernetesWording(result.message);
@@ -202,9 +192,9 @@ function evaluateAt(
         path: at,
         message: `${at}: Invalid value: "${schema.type ?? ''}": ${detail}`,
       });
-      return;
+      continue;
     }
-    if (result === true) return;
+    if (result === true) continue;
     const at = rule.fieldPath ? joinFieldPath(path, rule.fieldPath) : path;
     const detail = messageOf(rule, self, boundOld, limits);
     v.report({
@@ -213,7 +203,7 @@ function evaluateAt(
       path: pathText(at),
       message: fieldError(pathText(at), value, detail, rule.reason),
     });
-  });
+  }
 }
 
 /** An evaluation error in the words of cel-go, which the API server prints. */

@@ -33,8 +33,21 @@ export function celFindingsOfBundle(
   const about = `bundle ${context.bundle}`;
   const findings: Finding[] = [];
   const versions = crdVersionsOf(objects);
+  const crowded = new Set<CrdVersion>();
   for (const v of versions) {
-    for (const { rule, compiled } of compiledRules(v, limits)) {
+    const ruleSet = compiledRules(v, limits);
+    if (ruleSet.length > limits.maxRulesPerVersion) {
+      crowded.add(v);
+      findings.push({
+        ...base,
+        rule: 'cel/not-evaluated',
+        severity: 'info',
+        subject: `${v.crd} ${v.version}`,
+        message: `${about}: CRD ${v.crd} ${v.version} not evaluated: ${ruleSet.length} rules exceed the limit of ${limits.maxRulesPerVersion}`,
+      });
+      continue;
+    }
+    for (const { rule, compiled } of ruleSet) {
       if (compiled.kind === 'program') continue;
       findings.push(
         compiled.kind === 'invalid'
@@ -64,7 +77,7 @@ export function celFindingsOfBundle(
   const budget = new EvaluationBudget(limits);
   for (const example of limited(bundleExamples.examples, limits, base, about, findings)) {
     const v = crdVersionFor(versions, example);
-    if (v?.schema === undefined) continue;
+    if (v?.schema === undefined || crowded.has(v)) continue;
     for (const outcome of evaluateOrRefuse(v, example, undefined, 'create', budget, limits)) {
       if (outcome.kind === 'refused' || outcome.kind === 'schema') {
         findings.push({
@@ -103,7 +116,10 @@ export function celFindingsOfEdge(edge: CatalogEdge, limits: CelLimits = DEFAULT
   }
   const before = edge.from.objects() ?? [];
   const after = edge.to.objects() ?? [];
-  const versions = crdVersionsOf(after);
+  // A version with more rules than the limit is said once, by the bundle's findings.
+  const versions = crdVersionsOf(after).filter(
+    (v) => compiledRules(v, limits).length <= limits.maxRulesPerVersion,
+  );
   const oldExamples = examplesOf(before);
   const newExamples = examplesOf(after);
   const previous = oldExamples !== undefined && 'examples' in oldExamples ? oldExamples.examples : [];

@@ -5,7 +5,7 @@
 export interface CelLimits {
   /** Characters of one `rule` or `messageExpression`. */
   readonly maxExpressionLength: number;
-  /** Rules of one CRD version. */
+  /** Rules of one CRD version; a version with more is not evaluated. */
   readonly maxRulesPerVersion: number;
   /** Examples of one bundle evaluated. */
   readonly maxObjects: number;
