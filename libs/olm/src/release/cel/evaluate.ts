@@ -2,7 +2,10 @@ import { type CelInput, isCelError } from '@bufbuild/cel';
 import { type CompiledExpression, compileExpression, compileRule, oneLine } from './compile.js';
 import { CelUnsupportedError } from './environment.js';
 import type { CelLimits } from './limits.js';
+import type { RuleOutcome } from './outcome.js';
+import { join, joinFieldPath, pathText } from './paths.js';
 import { type CrdSchema, isRecord, mapValueSchema, type ValidationRule } from './schema.js';
+import { schemaErrors } from './schema-errors.js';
 import { celValueOf } from './values.js';
 
 /**
@@ -11,23 +14,6 @@ import { celValueOf } from './values.js';
  * ratcheting skips unchanged values); `transitions` only the rules with `oldSelf`.
  */
 export type EvaluationMode = 'create' | 'update' | 'transitions';
-
-/** What evaluating one rule at one place found, where it did not pass. */
-export type RuleOutcome =
-  /** The API server refuses the object: `message` is its field error (`spec.x: Invalid value: "integer": …`). */
-  | {
-      readonly kind: 'refused';
-      readonly rule: ValidationRule;
-      readonly path: string;
-      readonly message: string;
-    }
-  /**
-   * The object breaks its schema (a required field missing, a value of the wrong type): the API server refuses
-   * it with `message` and checks none of its rules.
-   */
-  | { readonly kind: 'schema'; readonly path: string; readonly message: string }
-  | { readonly kind: 'invalid'; readonly rule: ValidationRule; readonly reason: string }
-  | { readonly kind: 'not-evaluated'; readonly rule: ValidationRule; readonly reason: string };
 
 /** Shared by the evaluations of one call: the limits and the time left. */
 export class EvaluationBudget {
@@ -284,91 +270,6 @@ function causeOf<T extends Error>(error: unknown, type: new (...args: never[]) =
     e = (e as { cause?: unknown }).cause;
   }
   return undefined;
-}
-
-function join(path: string, key: string): string {
-  return path === '' ? key : `${path}.${key}`;
-}
-
-/** A rule's `fieldPath` (`.spec.x`, `.items['a.b']`) under the path of its node. */
-function joinFieldPath(path: string, fieldPath: string): string {
-  const relative = fieldPath.replace(/\['([^']*)'\]/g, '[$1]').replace(/^\./, '');
-  return path === '' ? relative : relative.startsWith('[') ? `${path}${relative}` : `${path}.${relative}`;
-}
-
-function pathText(path: string): string {
-  return path === '' ? '<root>' : path;
-}
-
-/**
- * Where the object breaks the plainest parts of its schema, which the API server checks before any rule:
- * required fields and types.
- */
-function schemaErrors(schema: CrdSchema, value: unknown, path: string, root: boolean): RuleOutcome[] {
-  if (value === undefined) return [];
-  const at = pathText(path);
-  if (value === null) {
-    return schema.nullable || schema.type === undefined
-      ? []
-      : [
-          {
-            kind: 'schema',
-            path: at,
-            message: `${at}: Invalid value: "null": ${at} in body must be of type ${schema.type}: "null"`,
-          },
-        ];
-  }
-  const actual = jsonType(value);
-  const expected = schema.type;
-  if (schema['x-kubernetes-int-or-string']) {
-    if (actual === 'integer' || actual === 'string') return [];
-    return [
-      {
-        kind: 'schema',
-        path: at,
-        message: `${at}: Invalid value: "${actual}": ${at} in body must be of type integer,string: "${actual}"`,
-      },
-    ];
-  }
-  if (expected !== undefined && expected !== actual && !(expected === 'number' && actual === 'integer')) {
-    return [
-      {
-        kind: 'schema',
-        path: at,
-        message: `${at}: Invalid value: "${actual}": ${at} in body must be of type ${expected}: "${actual}"`,
-      },
-    ];
-  }
-  const out: RuleOutcome[] = [];
-  if (isRecord(value)) {
-    for (const name of schema.required ?? []) {
-      if (!(name in value))
-        out.push({ kind: 'schema', path: join(path, name), message: `${join(path, name)}: Required value` });
-    }
-    for (const [key, child] of Object.entries(schema.properties ?? {})) {
-      if (root && key === 'metadata') continue;
-      out.push(...schemaErrors(child, value[key], join(path, key), false));
-    }
-    const values = mapValueSchema(schema);
-    if (values !== undefined) {
-      for (const [key, child] of Object.entries(value)) {
-        if (schema.properties?.[key] === undefined)
-          out.push(...schemaErrors(values, child, `${path}[${key}]`, false));
-      }
-    }
-  } else if (Array.isArray(value) && schema.items !== undefined) {
-    value.forEach((item, i) => {
-      out.push(...schemaErrors(schema.items as CrdSchema, item, `${path}[${i}]`, false));
-    });
-  }
-  return out;
-}
-
-function jsonType(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  if (typeof value === 'object') return 'object';
-  return typeof value;
 }
 
 /** Structural equality of two JSON values. */

@@ -1,15 +1,10 @@
 import type { CatalogEdge, EdgeBundle } from '../edges.js';
 import type { Finding } from '../findings.js';
 import { type CompiledExpression, compileExpression, compileRule } from './compile.js';
-import {
-  deepEqual,
-  EvaluationBudget,
-  type EvaluationMode,
-  evaluateRules,
-  type RuleOutcome,
-} from './evaluate.js';
+import { deepEqual, EvaluationBudget, type EvaluationMode, evaluateRules } from './evaluate.js';
 import { type CrdVersion, crdVersionFor, crdVersionsOf, type Example, examplesOf } from './examples.js';
 import { type CelLimits, DEFAULT_CEL_LIMITS } from './limits.js';
+import type { RuleOutcome } from './outcome.js';
 import type { CrdSchema, ValidationRule } from './schema.js';
 
 /** Where a bundle's findings are reported: its package and name. */
