@@ -148,6 +148,7 @@ describe('rules the API server refuses in a CRD are invalid here', () => {
     { rule: "self.matches('[')", schema: text },
     { rule: "self.nmae == 'x'", schema: object },
     { rule: "has(self.nested.b) || self.name == 'x'", schema: object },
+    { rule: 'self.n > 1', schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
   ];
   for (const [i, { rule, schema }] of invalid.entries()) {
     it(rule, async () => {

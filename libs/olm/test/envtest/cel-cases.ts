@@ -206,6 +206,11 @@ export const CEL_CASES: readonly CelCase[] = [
     create: ['2021-05-01T10:00:00Z', '2019-05-01T10:00:00Z'],
   },
   {
+    name: 'day',
+    schema: withRules({ type: 'string', format: 'date' }, rule("self > timestamp('2020-01-01T00:00:00Z')")),
+    create: ['2021-05-01', '2019-05-01'],
+  },
+  {
     name: 'timeout',
     schema: withRules({ type: 'string', format: 'duration', maxLength: 16 }, rule("self <= duration('1h')")),
     create: ['30m', '1h30m', '1.5s'],

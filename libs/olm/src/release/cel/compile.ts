@@ -210,12 +210,9 @@ function fieldsOf(expr: Expr | undefined, self: CrdSchema, unknown: Set<string>)
       if (property !== undefined) return property;
       const values = mapValueSchema(operand);
       if (values !== undefined) return values;
-      const closed =
-        operand.type === 'object' &&
-        operand.properties !== undefined &&
-        operand.additionalProperties === undefined &&
-        !operand['x-kubernetes-preserve-unknown-fields'] &&
-        !operand['x-kubernetes-embedded-resource'];
+      // An object's fields are its declared properties, even where unknown fields are preserved; only a node
+      // without a type is open.
+      const closed = operand.type === 'object' && operand.additionalProperties === undefined;
       // apiVersion, kind and metadata are there on every object the API server stores, declared or not.
       if (closed && !(IMPLICIT_FIELDS.has(field) && operand !== ROOT_METADATA)) unknown.add(`'${field}'`);
       return undefined;
