@@ -1,4 +1,4 @@
-import { type CelResult, parse, plan } from '@bufbuild/cel';
+import { type CelInput, type CelResult, parse, plan } from '@bufbuild/cel';
 import { RE2JS } from '@bufbuild/re2';
 import { kubernetesCelEnv, SUPPORTED_FUNCTIONS } from './environment.js';
 import type { CelLimits } from './limits.js';
@@ -8,7 +8,7 @@ import { type CrdSchema, mapValueSchema } from './schema.js';
 export type CompiledExpression =
   | {
       readonly kind: 'program';
-      readonly run: (self: unknown, oldSelf: unknown) => CelResult;
+      readonly run: (self: CelInput, oldSelf: CelInput) => CelResult;
       readonly usesOldSelf: boolean;
       /** Expression nodes, for the cost estimate. */
       readonly size: number;
@@ -84,16 +84,16 @@ function compileUncached(text: string): CompiledExpression {
   if (walk.unknown.size > 0) {
     return { kind: 'invalid', reason: `undeclared reference to ${[...walk.unknown].sort().join(', ')}` };
   }
-  let program: (bindings: { self: never; oldSelf: never }) => CelResult;
+  let program: ReturnType<typeof plan>;
   try {
-    program = plan(env, parsed) as typeof program;
+    program = plan(env, parsed);
   } catch (error) {
     return { kind: 'invalid', reason: oneLine(error) };
   }
   return {
     kind: 'program',
     expr: parsed.expr,
-    run: (self, oldSelf) => program({ self: self as never, oldSelf: oldSelf as never }),
+    run: (self, oldSelf) => program({ self, oldSelf }),
     usesOldSelf: walk.usesOldSelf,
     size: walk.size,
     loopDepth,
