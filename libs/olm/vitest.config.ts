@@ -35,6 +35,17 @@ export default defineConfig({
           hookTimeout: 1_800_000,
         },
       },
+      {
+        extends: true,
+        test: {
+          name: 'envtest',
+          // CEL rule agreement with a loopback etcd and kube-apiserver (no node), started by the spec.
+          include: ['test/envtest/**/*.spec.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

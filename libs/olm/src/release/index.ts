@@ -3,6 +3,20 @@
 // stay safe and which permissions the operator gains; each check reports findings a policy turns into a verdict.
 
 export {
+  type CelBundleContext,
+  type CelLimits,
+  type CrdSchema,
+  celCheck,
+  celFindingsOfBundle,
+  celFindingsOfEdge,
+  DEFAULT_CEL_LIMITS,
+  EvaluationBudget,
+  type EvaluationMode,
+  evaluateRules,
+  type RuleOutcome,
+  type ValidationRule,
+} from './cel/index.js';
+export {
   type CompareCrdsOptions,
   type CrdFinding,
   type CrdRule,

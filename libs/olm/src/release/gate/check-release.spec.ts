@@ -120,6 +120,21 @@ const BREAKAGES: readonly Breakage[] = [
     ],
   },
   {
+    name: 'the 0.3.0 CRD gains a CEL rule its own example breaks',
+    apply: (catalog) =>
+      editManifest(catalog, RELEASED, 'CustomResourceDefinition', (crd) => {
+        const v1beta1 = (crd as unknown as Crd).spec.versions[1] as unknown as {
+          schema: { openAPIV3Schema: { properties: { spec: Record<string, unknown> } } };
+        };
+        v1beta1.schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [
+          { rule: 'self.replicas > 100', message: 'replicas must be above 100' },
+        ];
+      }),
+    failing: [
+      `cel/example-refused: bundle ${RELEASED}: example Memcached memcached-sample is refused by CRD memcacheds.cache.example.com: spec: Invalid value: replicas must be above 100`,
+    ],
+  },
+  {
     name: 'the channel no longer takes 0.1.0 to 0.2.0',
     apply: (catalog) => {
       for (const channel of catalog.channels) {

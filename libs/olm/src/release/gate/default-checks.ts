@@ -1,3 +1,4 @@
+import { celCheck } from '../cel/cel-check.js';
 import { crdSafetyCheck } from '../crd-safety/crd-safety-check.js';
 import { diffCheck } from '../diff/diff-check.js';
 import { permissionCheck } from '../permissions/permission-check.js';
@@ -9,5 +10,6 @@ export const defaultReleaseChecks: readonly ReleaseCheck[] = [
   diffCheck,
   upgradePathCheck,
   crdSafetyCheck,
+  celCheck,
   permissionCheck,
 ];
