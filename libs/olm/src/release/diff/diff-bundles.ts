@@ -128,10 +128,27 @@ function objectsByKey(blob: BundleBlob): Map<string, { ref: ObjectRef; texts: st
   return byKey;
 }
 
+/** The encoded manifests of the blob as the catalog carries them, in byte order: equal lists mean equal objects. */
+function encodedObjects(blob: BundleBlob): string[] {
+  const encoded: string[] = [];
+  for (const p of blob.properties) {
+    if (p.type !== 'olm.bundle.object') continue;
+    const data = isRecord(p.value) ? p.value.data : undefined;
+    encoded.push(typeof data === 'string' ? data : JSON.stringify(p.value));
+  }
+  return encoded.sort(byteOrder);
+}
+
 function diffObjects(
   before: BundleBlob,
   after: BundleBlob,
 ): { added: ObjectRef[]; removed: ObjectRef[]; changed: ObjectRef[] } {
+  // Most bundles of two revisions of a catalog are the same bytes: only those that differ are decoded.
+  const was = encodedObjects(before);
+  const is = encodedObjects(after);
+  if (was.length === is.length && was.every((data, i) => data === is[i])) {
+    return { added: [], removed: [], changed: [] };
+  }
   const previous = objectsByKey(before);
   const next = objectsByKey(after);
   const out = { added: [] as ObjectRef[], removed: [] as ObjectRef[], changed: [] as ObjectRef[] };
