@@ -294,4 +294,27 @@ export const CEL_CASES: readonly CelCase[] = [
     create: ['v1'],
     update: [{ from: 'v1', to: 'x1' }],
   },
+  // A null where the schema is not nullable is dropped before anything is checked, so a rule on the field does
+  // not run and a required field goes missing.
+  {
+    name: 'nullField',
+    schema: { type: 'object', properties: { limit: withRules(INTEGER, rule('self > 0')) } },
+    create: [{ limit: null }, { limit: 0 }],
+  },
+  {
+    name: 'nullRequired',
+    schema: { type: 'object', required: ['limit'], properties: { limit: INTEGER } },
+    create: [{ limit: null }, { limit: 2 }],
+  },
+  // Absent and null fields get their default before the rules run.
+  {
+    name: 'defaulted',
+    schema: withRules(
+      { type: 'object', properties: { limit: { ...INTEGER, default: 1 }, floor: INTEGER } },
+      rule('has(self.limit) && self.limit >= (has(self.floor) ? self.floor : 0)', {
+        message: 'limit below floor',
+      }),
+    ),
+    create: [{}, { limit: null }, { floor: 2 }, { limit: 3, floor: 2 }],
+  },
 ];

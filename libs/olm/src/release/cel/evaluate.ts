@@ -1,4 +1,5 @@
 import { type CelInput, isCelError } from '@bufbuild/cel';
+import { asValidated } from './as-validated.js';
 import { type CompiledExpression, compileExpression, compileRule, oneLine } from './compile.js';
 import { CelUnsupportedError } from './environment.js';
 import type { CelLimits } from './limits.js';
@@ -49,11 +50,14 @@ export function evaluateRules(
     }
     out.push(o);
   };
+  // What the API server validates: non-nullable nulls pruned, then defaults applied.
+  const validated = asValidated(schema, object);
+  const validatedOld = old === undefined ? undefined : asValidated(schema, old);
   if (mode !== 'transitions') {
-    const errors = schemaErrors(schema, object, '', true);
+    const errors = schemaErrors(schema, validated, '', true);
     if (errors.length > 0) return errors;
   }
-  visit(schema, object, old, '', true, { mode, budget, report });
+  visit(schema, validated, validatedOld, '', true, { mode, budget, report });
   return out;
 }
 

@@ -13,6 +13,7 @@ export interface CrdSchema {
   readonly type?: string;
   readonly format?: string;
   readonly nullable?: boolean;
+  readonly default?: unknown;
   readonly required?: readonly string[];
   readonly maxItems?: number;
   readonly maxLength?: number;
