@@ -10,7 +10,7 @@ export function registerCatalogCheck(catalog: Command): void {
   catalog
     .command('check <catalog>')
     .description(
-      'Check a release of a catalog against the last released one: the permission changes (and every other check family) on each upgrade edge it adds, judged by a policy; exit code 1 when the release fails.',
+      'Check a release of a catalog against the last released one: what changed, the upgrade path of every installed version under OLM v0 and v1, and CRD safety, CEL rules and permission changes on each upgrade edge it adds, judged by a policy; exit code 1 when the release fails.',
     )
     .requiredOption(
       '--previous <catalog>',
@@ -33,7 +33,7 @@ export function registerCatalogCheck(catalog: Command): void {
         'A bundle accepts findings on the edges into it with its CSV annotation opkit.dev/release-accepts, one\n"<rule glob>: <reason>" per line; accepted findings are listed as such.',
       ),
     )
-    .action(async (source: string, opts: { previous: string; policy?: string; output: ReportFormat }) => {
+    .action(async (source: string, opts: previous: string; policy?: string; output: ReportFormat ) => {
       const release = await import('@opkit/olm/release');
       const policy =
         opts.policy === undefined
