@@ -1,20 +1,15 @@
 // The release gate of a catalog: what changed between two revisions of it, by meaning (diff), whether every
-// installed version still reaches its channel head (upgrade paths), and on every upgrade edge whether the CRDs
-// stay safe and which permissions the operator gains; each check reports findings a policy turns into a verdict.
+// installed version still reaches its channel head under OLM v0's and OLM v1's rules (upgrade paths), and on
+// every upgrade edge whether the CRDs stay safe, whether the CRDs' CEL rules accept the examples, and which
+// permissions the operator gains; each family reports findings, and the gate turns them into a verdict by a
+// policy. Each family's folder has more names for its own tests; these are the ones callers use.
 
 export {
-  type CelBundleContext,
   type CelLimits,
-  type CrdSchema,
   celCheck,
   celFindingsOfBundle,
   celFindingsOfEdge,
   DEFAULT_CEL_LIMITS,
-  EvaluationBudget,
-  type EvaluationMode,
-  evaluateRules,
-  type RuleOutcome,
-  type ValidationRule,
 } from './cel/index.js';
 export {
   type CompareCrdsOptions,
@@ -25,7 +20,6 @@ export {
   crdSafetyCheck,
   crdSafetyOfEdge,
   DEFAULT_SCHEMA_LIMITS,
-  type PropertyRule,
   type SchemaLimits,
 } from './crd-safety/index.js';
 export {
@@ -40,10 +34,8 @@ export {
   diffFindings,
   type EdgeChange,
   type ObjectRef,
-  type PackageChange,
   type PackageDiff,
   type PropertyChange,
-  packageChanges,
   type RelatedImageRef,
   renderCatalogDiff,
   type SkipRangeChange,
@@ -51,14 +43,25 @@ export {
 } from './diff/index.js';
 export { type CatalogEdge, catalogEdges, type EdgeBundle } from './edges.js';
 export { compareFindings, type Finding, type FindingSeverity } from './findings.js';
-export * from './gate/index.js';
-export * from './permissions/index.js';
 export {
-  ALL_CHANNELS,
+  type AcceptedFinding,
+  checkRelease,
+  DEFAULT_RELEASE_POLICY,
+  defaultReleaseChecks,
+  parseReleasePolicy,
+  RELEASE_ACCEPTS_ANNOTATION,
+  RELEASE_REPORT_FORMATS,
+  type ReleaseCheck,
+  type ReleasePolicy,
+  ReleasePolicyError,
+  type ReleaseReport,
+  type ReleaseReportFormat,
+  readReleasePolicy,
+  renderReleaseReport,
+} from './gate/index.js';
+export { permissionChangesOfEdge, permissionCheck } from './permissions/index.js';
+export {
   type ChannelPaths,
-  channelHeads,
-  type InstalledBundle,
-  legacyVersionRelease,
   nextUpgradeV1,
   PATHS_FORMATS,
   type PackagePaths,
@@ -68,9 +71,7 @@ export {
   type PathsByRules,
   type PathsFormat,
   type PathsReport,
-  pathEnd,
   renderPaths,
-  selectionName,
   type UpgradeConstraintPolicy,
   type UpgradePath,
   type UpgradePathChanges,

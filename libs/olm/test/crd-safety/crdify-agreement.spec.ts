@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { crdifyBinary } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareCrds } from '../../src/release/index.js';
+import { compareCrds } from '../../src/release/crd-safety/index.js';
 import { AGREEMENT_CASES, type AgreementCase, schemaLocations } from './cases.js';
 
 /**

@@ -33,7 +33,7 @@ export function registerCatalogCheck(catalog: Command): void {
         'A bundle accepts findings on the edges into it with its CSV annotation opkit.dev/release-accepts, one\n"<rule glob>: <reason>" per line; accepted findings are listed as such.',
       ),
     )
-    .action(async (source: string, opts: previous: string; policy?: string; output: ReportFormat ) => {
+    .action(async (source: string, opts: { previous: string; policy?: string; output: ReportFormat }) => {
       const release = await import('@opkit/olm/release');
       const policy =
         opts.policy === undefined
