@@ -7,7 +7,8 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['src/**/*.spec.ts'] },
+        // Seeded property tests take seconds alone and twice that on a busy two-core machine.
+        test: { name: 'unit', include: ['src/**/*.spec.ts'], testTimeout: 20_000 },
       },
       {
         extends: true,
