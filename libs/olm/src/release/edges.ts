@@ -37,17 +37,15 @@ const KIND_ORDER: readonly EdgeKind[] = ['replaces', 'skips', 'skipRange'];
 
 /**
  * Every upgrade edge of every package of the catalog (replaces, skips and skipRange, as the upgrade graph draws
- * them), one per pair of bundles, packages and pairs in name order.
+ * them), one per pair of bundles, packages and pairs in name order. An end the catalog carries no bundle for
+ * (a release that pruned the bundle users are on) is taken from `previous`, the catalog as last released, when
+ * that has it by package and bundle name, so that the edge checks still see its manifests.
  */
-export function catalogEdges(model: CatalogModel): CatalogEdge[] {
+export function catalogEdges(model: CatalogModel, previous?: CatalogModel): CatalogEdge[] {
   const edges: CatalogEdge[] = [];
   for (const pkg of sortedValues(model.packages)) {
-    const entries = new Map<string, ModelBundle>();
-    for (const channel of pkg.channels.values()) {
-      for (const entry of channel.bundles.values()) {
-        if (entry.blob !== undefined) entries.set(entry.name, entry);
-      }
-    }
+    const entries = bundleEntries(previous?.packages.get(pkg.name)?.channels.values() ?? []);
+    for (const [name, entry] of bundleEntries(pkg.channels.values())) entries.set(name, entry);
     const pairs = new Map<
       string,
       { from: string; to: string; channels: Set<string>; kinds: Set<EdgeKind> }
@@ -85,6 +83,19 @@ export function catalogEdges(model: CatalogModel): CatalogEdge[] {
     }
   }
   return edges;
+}
+
+/** The bundles of a package's channels that the catalog carries, by name. */
+function bundleEntries(
+  channels: Iterable<{ readonly bundles: ReadonlyMap<string, ModelBundle> }>,
+): Map<string, ModelBundle> {
+  const entries = new Map<string, ModelBundle>();
+  for (const channel of channels) {
+    for (const entry of channel.bundles.values()) {
+      if (entry.blob !== undefined) entries.set(entry.name, entry);
+    }
+  }
+  return entries;
 }
 
 function edgeBundle(name: string, entry: ModelBundle | undefined): EdgeBundle {

@@ -22,6 +22,10 @@ const WARNINGS = new Set([
   'diff/channel-removed',
   'diff/bundle-removed',
   'diff/related-image-removed',
+  // A released bundle changed in place: users who installed it run other manifests than the catalog now shows.
+  'diff/image-changed',
+  'diff/property-changed',
+  'diff/object-changed',
 ]);
 
 function change(
@@ -157,11 +161,15 @@ function shortValue(json: string): string {
 
 function bundleChanges(bundle: BundleDiff): PackageChange[] {
   const at = `bundle ${bundle.name}:`;
+  // A bundle of both catalogs whose own content changed was released once with other content.
+  const inPlace = `released bundle ${bundle.name} changed in place:`;
   const where = (subject: string) => ({ subject: `${bundle.name} ${subject}` });
   const out: PackageChange[] = [];
   if (bundle.image !== undefined) {
     const { from = '', to = '' } = bundle.image;
-    out.push(change('image-changed', 'changed', `${at} image ${quote(from)} → ${quote(to)}`, where('image')));
+    out.push(
+      change('image-changed', 'changed', `${inPlace} image ${quote(from)} → ${quote(to)}`, where('image')),
+    );
   }
   if (bundle.deprecation !== undefined)
     out.push(deprecationChanges(`bundle ${bundle.name}`, bundle.deprecation, where('deprecation')));
@@ -172,7 +180,7 @@ function bundleChanges(bundle: BundleDiff): PackageChange[] {
         change(
           'property-changed',
           'changed',
-          `${at} property ${p.type}${fields} ${shortValue(p.changed.from)} → ${shortValue(p.changed.to)}`,
+          `${inPlace} property ${p.type}${fields} ${shortValue(p.changed.from)} → ${shortValue(p.changed.to)}`,
           where(p.type),
         ),
       );
@@ -197,7 +205,9 @@ function bundleChanges(bundle: BundleDiff): PackageChange[] {
   for (const o of bundle.objectsRemoved)
     out.push(change('object-removed', 'removed', `${at} manifest ${object(o)} removed`, where(object(o))));
   for (const o of bundle.objectsChanged)
-    out.push(change('object-changed', 'changed', `${at} manifest ${object(o)} changed`, where(object(o))));
+    out.push(
+      change('object-changed', 'changed', `${inPlace} manifest ${object(o)} changed`, where(object(o))),
+    );
   const image = (r: { name: string; image: string }) => (r.name === '' ? r.image : `${r.name} ${r.image}`);
   for (const r of bundle.relatedImagesAdded)
     out.push(change('related-image-added', 'added', `${at} related image ${image(r)} added`, where(r.image)));
@@ -219,7 +229,8 @@ function bundleChanges(bundle: BundleDiff): PackageChange[] {
 
 /**
  * Every change of the diff as a `diff/…` finding: `warning` for what may leave users behind (a package, channel,
- * bundle or related image removed, the default channel changed), `info` for the rest. Never `error`: whether
+ * bundle or related image removed, the default channel changed) and for a released bundle changed in place (its
+ * image, a property or a manifest), `info` for the rest. Never `error`: whether
  * installations are stranded is for the upgrade-path checks to say. In {@link compareFindings} order.
  */
 export function diffFindings(diff: CatalogDiff): Finding[] {

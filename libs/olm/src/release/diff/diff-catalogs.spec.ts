@@ -249,7 +249,12 @@ describe('diffCatalogs', () => {
       },
     ]);
     const warnings = diffFindings(diffCatalogs(before, after)).filter((f) => f.severity === 'warning');
-    expect(warnings.map((f) => f.rule)).toEqual(['diff/related-image-removed']);
+    // A bundle both catalogs have whose image or manifests changed was released once with other content.
+    expect(warnings.map((f) => `${f.rule}: ${f.message}`)).toEqual([
+      'diff/image-changed: demo: released bundle demo.v1.1.0 changed in place: image "example.com/demo-bundle:v1.1.0" → "example.com/demo-bundle@sha256:0000000000000000000000000000000000000000000000000000000000000000"',
+      'diff/object-changed: demo: released bundle demo.v1.1.0 changed in place: manifest CustomResourceDefinition/demos.demo.io changed',
+      'diff/related-image-removed: demo: bundle demo.v1.1.0: related image proxy example.com/proxy:v1 removed',
+    ]);
   });
 
   it('reports deprecations of the package, a channel and a bundle coming, changing and going', () => {

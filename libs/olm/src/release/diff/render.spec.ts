@@ -69,7 +69,7 @@ describe('renderCatalogDiff', () => {
         '  - channel stable: edge demo.v1.0.0 → demo.v1.1.0 (replaces) removed',
         '  + bundle demo.v1.2.0 (1.2.0) added',
         '  - bundle demo.v1.0.0 (1.0.0) removed',
-        '  ~ bundle demo.v1.1.0: manifest CustomResourceDefinition/demos.demo.io changed',
+        '  ~ released bundle demo.v1.1.0 changed in place: manifest CustomResourceDefinition/demos.demo.io changed',
         '  ~ bundle demo.v1.1.0: related image operator example.com/demo:1 → example.com/demo:2',
         'package old',
         '  - package removed with 1 channel and 1 bundle: old.v0.1.0 (0.1.0)',
@@ -105,7 +105,7 @@ describe('renderCatalogDiff', () => {
       '',
       '| Package | Status | Added | Removed | Changed | Warnings |',
       '| --- | --- | ---: | ---: | ---: | ---: |',
-      '| `demo` | changed | 3 | 3 | 3 | 2 |',
+      '| `demo` | changed | 3 | 3 | 3 | 3 |',
       '| `old` | removed | 0 | 1 | 0 | 1 |',
     ]);
     expect(markdown).toContain('\n### `demo`\n\n- **warning:** default channel "alpha" → "stable"\n');

@@ -332,3 +332,87 @@ describe('the report', () => {
     expect(parse(renderReleaseReport(report, 'yaml'))).toEqual(JSON.parse(JSON.stringify(report)));
   });
 });
+
+describe('the edges the gate checks', () => {
+  const [, fieldRemoved] = BREAKAGES;
+
+  it('checks an edge out of a bundle the release prunes with that bundle as last released', async () => {
+    const report = await check((catalog) => {
+      fieldRemoved?.apply(catalog);
+      // 0.3.0 still replaces 0.2.0, which users are on; the catalog no longer carries 0.2.0.
+      catalog.bundles = catalog.bundles.filter((b) => b.name !== 'memcached-operator.v0.2.0');
+      for (const channel of catalog.channels)
+        channel.entries = channel.entries.filter((e) => e.name !== 'memcached-operator.v0.2.0');
+    });
+    expect(report.edges).toContainEqual({
+      package: PACKAGE,
+      from: 'memcached-operator.v0.2.0',
+      to: RELEASED,
+    });
+    expect(lines(report.failing)).toContain(fieldRemoved?.failing[0]);
+    expect(lines(report.other).filter((l) => l.includes('not checked'))).toEqual([]);
+  });
+
+  it('checks an edge into a released bundle changed in place, and warns of the change', async () => {
+    // The release changes nothing but 0.3.0's CRD, which the last release already had.
+    const released = await currentCatalog();
+    const report = checkRelease(await modelOf(released), await modelOf(await broken(fieldRemoved)), {
+      checks: defaultReleaseChecks,
+      policy: DEFAULT_RELEASE_POLICY,
+    });
+    expect(report.edges).toEqual([{ package: PACKAGE, from: 'memcached-operator.v0.2.0', to: RELEASED }]);
+    expect(lines(report.failing)).toEqual(fieldRemoved?.failing);
+    expect(report.other.filter((f) => f.rule === 'diff/object-changed')).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        message: `${PACKAGE}: released bundle ${RELEASED} changed in place: manifest CustomResourceDefinition/memcacheds.cache.example.com changed`,
+      }),
+    ]);
+  });
+
+  async function broken(breakage: Breakage | undefined): Promise<Catalog> {
+    const catalog = await currentCatalog();
+    breakage?.apply(catalog);
+    return catalog;
+  }
+});
+
+describe('acceptances the gate refuses', () => {
+  const [secrets] = BREAKAGES;
+  const annotate = (value: string) => (catalog: Catalog) =>
+    editManifest(catalog, RELEASED, 'ClusterServiceVersion', (csv) => {
+      (csv as unknown as Csv).metadata.annotations[RELEASE_ACCEPTS_ANNOTATION] = value;
+    });
+  const invalid = (problem: string) =>
+    `gate/invalid-acceptance: ${PACKAGE} ${RELEASED}: annotation ${RELEASE_ACCEPTS_ANNOTATION}: ${problem}`;
+
+  it('an annotation with a malformed line accepts nothing, not even its well-formed lines', async () => {
+    const report = await check((catalog) => {
+      secrets?.apply(catalog);
+      annotate('permission/*: reads TLS certificates\npermission/escalation because it must')(catalog);
+    });
+    expect(report.accepted).toEqual([]);
+    expect(lines(report.failing)).toContain(secrets?.failing[0]);
+    expect(lines(report.failing)).toContain(
+      invalid('line "permission/escalation because it must" is not "<rule glob> (<text>): <reason>"'),
+    );
+  });
+
+  it('a malformed annotation fails whatever the policy fails or ignores', async () => {
+    const report = await check(annotate('permission/escalation because it must'), {
+      fail: ['upgrade/stranded'],
+      ignore: ['gate/*'],
+    });
+    expect(report.verdict).toBe('fail');
+    expect(report.failing.map((f) => f.rule)).toEqual(['gate/invalid-acceptance']);
+  });
+
+  it('refuses an annotation of more than 200 lines or 64 KiB', async () => {
+    const line = 'permission/*: reads TLS certificates';
+    const many = await check(annotate(Array.from({ length: 201 }, () => line).join('\n')));
+    expect(lines(many.failing)).toContain(invalid('has more than 200 lines'));
+    const large = await check(annotate(`permission/*: ${'x'.repeat(64 * 1024)}`));
+    expect(lines(large.failing)).toContain(invalid('is larger than 64 KiB'));
+    expect(large.accepted).toEqual([]);
+  });
+});

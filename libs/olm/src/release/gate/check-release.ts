@@ -1,4 +1,6 @@
+import type { BundleBlob } from '../../catalog/declcfg/types.js';
 import type { CatalogModel } from '../../catalog/model/catalog-model.js';
+import { canonicalJson } from '../diff/canonical-json.js';
 import { type CatalogEdge, catalogEdges } from '../edges.js';
 import { compareFindings, type Finding } from '../findings.js';
 import {
@@ -25,7 +27,7 @@ export interface AcceptedFinding extends Finding {
 export interface ReleaseReport {
   /** `fail` when any finding fails the policy and is not accepted. */
   readonly verdict: 'pass' | 'fail';
-  /** The edges the release adds, which the edge checks ran on. */
+  /** The edges the edge checks ran on: those the release adds, and those into or out of a bundle changed in place. */
   readonly edges: readonly { readonly package: string; readonly from: string; readonly to: string }[];
   /** Findings that fail the release. */
   readonly failing: readonly Finding[];
@@ -39,8 +41,9 @@ export interface ReleaseReport {
 
 /**
  * Runs every check on a release of a catalog, `previous` being the catalog as last released: catalog checks
- * on both, edge checks on each edge of `next` that `previous` lacks (by package, from and to), and sorts the
- * findings into failing, accepted and other by the policy and the acceptance annotations of the bundles.
+ * on both, edge checks on each edge of `next` to check (one `previous` lacks, by package, from and to, or one
+ * whose end is a bundle changed in place since `previous`), and sorts the findings into failing, accepted and
+ * other by the policy and the acceptance annotations of the bundles. `gate/…` findings always fail.
  */
 export function checkRelease(
   previous: CatalogModel,
@@ -48,7 +51,14 @@ export function checkRelease(
   options: { checks: readonly ReleaseCheck[]; policy: ReleasePolicy },
 ): ReleaseReport {
   const known = new Set(catalogEdges(previous).map(edgeKey));
-  const added = catalogEdges(next).filter((e) => !known.has(edgeKey(e)));
+  const changedInPlace = bundleChangedInPlace(previous, next);
+  // Ends the release pruned are taken from `previous`: users are still on them.
+  const added = catalogEdges(next, previous).filter(
+    (e) =>
+      !known.has(edgeKey(e)) ||
+      changedInPlace(e.package, e.from.name) ||
+      changedInPlace(e.package, e.to.name),
+  );
   const findings: Finding[] = [];
   for (const check of options.checks) {
     if (check.catalog !== undefined) findings.push(...check.catalog(previous, next));
@@ -56,19 +66,22 @@ export function checkRelease(
   }
 
   const annotations = bundleAnnotationLookup(next);
-  const acceptances = (finding: Finding) => {
-    const value =
-      finding.edge === undefined
-        ? undefined
-        : annotations(finding.package, finding.edge.to)[RELEASE_ACCEPTS_ANNOTATION];
-    return value === undefined ? { acceptances: [] } : parseAcceptances(value);
+  const parsed = new Map<string, ReturnType<typeof parseAcceptances>>();
+  const acceptancesOf = (pkg: string, bundle: string) => {
+    const key = `${pkg}\u0000${bundle}`;
+    let found = parsed.get(key);
+    if (found === undefined) {
+      const value = annotations(pkg, bundle)[RELEASE_ACCEPTS_ANNOTATION];
+      found = value === undefined ? { acceptances: [] } : parseAcceptances(value);
+      parsed.set(key, found);
+    }
+    return found;
   };
-  // A malformed annotation on a bundle the release adds an edge into is a finding of its own, so that a typo
-  // never accepts or hides anything silently.
+  // A malformed annotation on a bundle an edge to check goes into is a finding of its own, so that a typo
+  // never accepts or hides anything silently; it accepts nothing.
   const invalid = new Map<string, Finding>();
   for (const edge of added) {
-    const value = annotations(edge.package, edge.to.name)[RELEASE_ACCEPTS_ANNOTATION];
-    const problem = value === undefined ? undefined : parseAcceptances(value).invalid;
+    const problem = acceptancesOf(edge.package, edge.to.name).invalid;
     if (problem !== undefined) {
       invalid.set(`${edge.package}\u0000${edge.to.name}`, {
         rule: 'gate/invalid-acceptance',
@@ -86,6 +99,11 @@ export function checkRelease(
   const other: Finding[] = [];
   let ignored = 0;
   for (const finding of findings.sort(compareFindings)) {
+    // The gate's own findings (a malformed acceptance) fail whatever the policy says: no policy may hide them.
+    if (finding.rule.startsWith('gate/')) {
+      failing.push(finding);
+      continue;
+    }
     if (ruleMatchesAny(options.policy.ignore, finding.rule)) {
       ignored++;
       continue;
@@ -98,9 +116,10 @@ export function checkRelease(
       other.push(finding);
       continue;
     }
-    const acceptance = finding.rule.startsWith('gate/')
-      ? undefined
-      : acceptanceOf(acceptances(finding).acceptances, finding);
+    const acceptance =
+      finding.edge === undefined
+        ? undefined
+        : acceptanceOf(acceptancesOf(finding.package, finding.edge.to).acceptances, finding);
     if (acceptance === undefined) failing.push(finding);
     else accepted.push({ ...finding, acceptedBy: { annotation: RELEASE_ACCEPTS_ANNOTATION, ...acceptance } });
   }
@@ -112,6 +131,42 @@ export function checkRelease(
     other,
     ignored,
   };
+}
+
+/**
+ * Whether the bundle of a package that both catalogs have changed in place: the same name, other properties (its
+ * encoded manifests among them) or another image. A bundle only one of them has is not "changed in place".
+ */
+function bundleChangedInPlace(
+  previous: CatalogModel,
+  next: CatalogModel,
+): (pkg: string, bundle: string) => boolean {
+  const before = bundleBlobs(previous);
+  const after = bundleBlobs(next);
+  return (pkg, bundle) => {
+    const key = `${pkg}\u0000${bundle}`;
+    const [a, b] = [before.get(key), after.get(key)];
+    if (a === undefined || b === undefined || a === b) return false;
+    if (a.image !== b.image) return true;
+    // The same bytes are the same content; other bytes may still mean the same (keys in another order).
+    return (
+      JSON.stringify(a.properties) !== JSON.stringify(b.properties) &&
+      canonicalJson(a.properties) !== canonicalJson(b.properties)
+    );
+  };
+}
+
+/** Every bundle blob of the catalog by package and bundle name. */
+function bundleBlobs(model: CatalogModel): Map<string, BundleBlob> {
+  const blobs = new Map<string, BundleBlob>();
+  for (const pkg of model.packages.values()) {
+    for (const channel of pkg.channels.values()) {
+      for (const bundle of channel.bundles.values()) {
+        if (bundle.blob !== undefined) blobs.set(`${pkg.name}\u0000${bundle.name}`, bundle.blob);
+      }
+    }
+  }
+  return blobs;
 }
 
 function edgeKey(edge: CatalogEdge): string {
