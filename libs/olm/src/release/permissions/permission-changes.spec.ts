@@ -363,6 +363,18 @@ describe('permission changes on an upgrade edge', () => {
         'permission/removed: service account metrics loses whatever ClusterRole/admin grants (a role the bundle does not ship)',
       ]);
     });
+    it('one finding for a role bound to a holder twice', () => {
+      const twice = [
+        external('ClusterRoleBinding', 'ClusterRole', 'cluster-admin', metricsAccount),
+        {
+          ...external('RoleBinding', 'ClusterRole', 'cluster-admin', metricsAccount),
+          metadata: { name: 'again' },
+        },
+      ];
+      expect(changes({}, { objects: twice })).toEqual([
+        'permission/escalation: service account metrics gains whatever ClusterRole/cluster-admin grants (a role the bundle does not ship)',
+      ]);
+    });
     it('users and groups a binding names hold its rights too', () => {
       const reader = role('ClusterRole', 'reader', [rule('', 'configmaps', ['get'])]);
       const everyone = { kind: 'Group', name: 'system:authenticated', apiGroup: 'rbac.authorization.k8s.io' };

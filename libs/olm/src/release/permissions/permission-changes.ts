@@ -203,6 +203,9 @@ class FindingGroups {
   }
 
   private other(rule: PermissionRule, subject: string, message: string): void {
+    // Two bindings of one role to one holder (or in both scopes) say one thing.
+    if (this.others.some((f) => f.rule === `permission/${rule}` && f.message === `${this.label}: ${message}`))
+      return;
     this.others.push({
       rule: `permission/${rule}`,
       severity: SEVERITY[rule],
