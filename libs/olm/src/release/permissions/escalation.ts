@@ -22,7 +22,16 @@ const SENSITIVE: readonly SensitiveRight[] = [
   // Acting as another user, group or service account (a `*` verb on them grants `impersonate`).
   { apiGroup: '', resources: ['users', 'groups', 'serviceaccounts'], verbs: ['impersonate'] },
   { apiGroup: '', resources: ['pods/exec', 'pods/attach'] },
+  // A pod may name any service account of its namespace and so run with that account's rights.
+  { apiGroup: '', resources: ['pods'], verbs: ['create'] },
   { apiGroup: '', resources: ['nodes/proxy'] },
+  // Node objects steer scheduling and the kubelet's view of itself (taints, labels, removal).
+  { apiGroup: '', resources: ['nodes'], verbs: ['update', 'patch', 'delete'] },
+  // A persistent volume may be a hostPath: any file of the node, mounted into a pod.
+  { apiGroup: '', resources: ['persistentvolumes'], verbs: ['create'] },
+  // Approving certificate requests (and signing as a signer) issues credentials for any identity.
+  { apiGroup: 'certificates.k8s.io', resources: ['certificatesigningrequests/approval'], verbs: ['update'] },
+  { apiGroup: 'certificates.k8s.io', resources: ['signers'], verbs: ['approve'] },
   {
     apiGroup: 'admissionregistration.k8s.io',
     resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],

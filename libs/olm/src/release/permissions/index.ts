@@ -1,7 +1,16 @@
 // The permission family of the release gate: the rights an operator gains or loses on each upgrade edge, read
 // from the CSV's permissions and the RBAC objects its bundle ships, judged as escalations, namespaced rights
 // made cluster-wide, widened rights, added and removed rules.
-export { bundleGrants, type HolderGrants, holderText, type PermissionHolder } from './bundle-grants.js';
+export {
+  type AggregatingRole,
+  aggregatingRoles,
+  bundleGrants,
+  type ExternalRoleGrant,
+  type HolderGrants,
+  holderText,
+  type PermissionHolder,
+  type RoleAggregation,
+} from './bundle-grants.js';
 export { isEscalation } from './escalation.js';
 export { type PermissionRule, permissionChangesOfEdge } from './permission-changes.js';
 export { permissionCheck } from './permission-check.js';

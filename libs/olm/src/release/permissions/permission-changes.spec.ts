@@ -4,6 +4,8 @@ import { permissionChangesOfEdge } from './permission-changes.js';
 import type { PolicyRule } from './rbac-atoms.js';
 
 interface Rights {
+  /** The CSV's install modes; without them it supports none. */
+  readonly installModes?: readonly { type: string; supported: boolean }[];
   readonly namespaced?: readonly PolicyRule[];
   readonly cluster?: readonly PolicyRule[];
   /** Shipped RBAC objects besides the CSV. */
@@ -20,6 +22,7 @@ function csv(rights: Rights): Record<string, unknown> {
     kind: 'ClusterServiceVersion',
     metadata: { name: 'memcached-operator.v0.0.0' },
     spec: {
+      ...(rights.installModes === undefined ? {} : { installModes: rights.installModes }),
       install: {
         strategy: 'deployment',
         spec: { permissions: entry(rights.namespaced), clusterPermissions: entry(rights.cluster) },
@@ -195,6 +198,24 @@ describe('permission changes on an upgrade edge', () => {
         'update on customresourcedefinitions.apiextensions.k8s.io',
       ],
       ['the node proxy', rule('', 'nodes/proxy', ['get']), 'get on nodes/proxy'],
+      ['creating pods (as any service account)', rule('', 'pods', ['create']), 'create on pods'],
+      ['writing nodes', rule('', 'nodes', ['patch']), 'patch on nodes'],
+      ['deleting nodes', rule('', 'nodes', ['delete']), 'delete on nodes'],
+      [
+        'creating persistent volumes',
+        rule('', 'persistentvolumes', ['create']),
+        'create on persistentvolumes',
+      ],
+      [
+        'approving certificate requests',
+        rule('certificates.k8s.io', 'certificatesigningrequests/approval', ['update']),
+        'update on certificatesigningrequests.certificates.k8s.io/approval',
+      ],
+      [
+        'approving as a signer',
+        rule('certificates.k8s.io', 'signers', ['approve']),
+        'approve on signers.certificates.k8s.io',
+      ],
       ['* on everything', rule('*', '*', ['*']), '* on *.*'],
       ['every verb on secrets', rule('', 'secrets', ['*']), '* on secrets'],
       ['every core resource read', rule('', '*', ['get']), 'get on *'],
@@ -225,6 +246,9 @@ describe('permission changes on an upgrade edge', () => {
               rule('apiextensions.k8s.io', 'customresourcedefinitions', ['get']),
               rule('', 'pods/log', ['get']),
               rule('rbac.authorization.k8s.io', 'roles', ['get']),
+              rule('', 'pods', ['get', 'delete']),
+              rule('', 'nodes', ['get']),
+              rule('certificates.k8s.io', 'certificatesigningrequests', ['create']),
             ],
           },
         ).map((c) => c.slice(0, c.indexOf(':'))),
@@ -233,6 +257,40 @@ describe('permission changes on an upgrade edge', () => {
         'permission/rule-added',
         'permission/rule-added',
         'permission/rule-added',
+        'permission/rule-added',
+        'permission/rule-added',
+        'permission/rule-added',
+      ]);
+    });
+  });
+
+  describe('permissions of a CSV that supports AllNamespaces', () => {
+    const allNamespaces = [{ type: 'AllNamespaces', supported: true }];
+    it('are cluster-wide: OLM grants them through ClusterRoles for an all-namespaces install', () => {
+      expect(
+        changes(
+          { installModes: allNamespaces, namespaced: [rule('', 'pods', ['get'])] },
+          { installModes: allNamespaces, cluster: [rule('', 'pods', ['get'])] },
+        ),
+      ).toEqual([]);
+      expect(
+        changes({}, { installModes: allNamespaces, namespaced: [rule('', 'configmaps', ['get'])] }),
+      ).toEqual([`permission/rule-added: ${SA} gains cluster-wide get on configmaps`]);
+    });
+    it('become cluster-wide when a new version starts to support it', () => {
+      expect(
+        changes(
+          {
+            installModes: [{ type: 'OwnNamespace', supported: true }],
+            namespaced: [rule('', 'pods', ['get'])],
+          },
+          {
+            installModes: [...allNamespaces, { type: 'OwnNamespace', supported: true }],
+            namespaced: [rule('', 'pods', ['get'])],
+          },
+        ),
+      ).toEqual([
+        `permission/cluster-scope: ${SA} gains cluster-wide get on pods, which it held only namespaced`,
       ]);
     });
   });
@@ -270,6 +328,97 @@ describe('permission changes on an upgrade edge', () => {
       expect(changes({}, { objects: [reader, binding('RoleBinding', 'ClusterRole', 'reader')] })).toEqual([
         'permission/rule-added: service account metrics gains namespaced get on configmaps',
       ]);
+    });
+    const external = (kind: string, roleKind: string, role: string, subject: Record<string, string>) => ({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind,
+      metadata: { name: `${role}-binding` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: role },
+      subjects: [subject],
+    });
+    const metricsAccount = { kind: 'ServiceAccount', name: 'metrics', namespace: 'system' };
+    it.each([
+      ['cluster-admin', 'ClusterRoleBinding', 'ClusterRole'],
+      ['admin', 'RoleBinding', 'ClusterRole'],
+      ['edit', 'ClusterRoleBinding', 'ClusterRole'],
+      ['other-operator-manager', 'ClusterRoleBinding', 'ClusterRole'],
+      ['leader-election', 'RoleBinding', 'Role'],
+    ])('a binding to %s, a role the bundle does not ship, is an escalation', (name, kind, roleKind) => {
+      expect(changes({}, { objects: [external(kind, roleKind, name, metricsAccount)] })).toEqual([
+        `permission/escalation: service account metrics gains whatever ${roleKind}/${name} grants (a role the bundle does not ship)`,
+      ]);
+    });
+    it('a binding to the built-in view is a new rule; one already held is nothing new, unless it becomes cluster-wide', () => {
+      const view = (kind: string) => external(kind, 'ClusterRole', 'view', metricsAccount);
+      expect(changes({}, { objects: [view('RoleBinding')] })).toEqual([
+        'permission/rule-added: service account metrics gains whatever ClusterRole/view grants (a role the bundle does not ship)',
+      ]);
+      const admin = external('RoleBinding', 'ClusterRole', 'admin', metricsAccount);
+      expect(changes({ objects: [admin] }, { objects: [admin] })).toEqual([]);
+      const clusterAdmin = external('ClusterRoleBinding', 'ClusterRole', 'admin', metricsAccount);
+      expect(changes({ objects: [admin] }, { objects: [clusterAdmin] })).toEqual([
+        'permission/escalation: service account metrics gains whatever ClusterRole/admin grants (a role the bundle does not ship)',
+      ]);
+      expect(changes({ objects: [admin] }, {})).toEqual([
+        'permission/removed: service account metrics loses whatever ClusterRole/admin grants (a role the bundle does not ship)',
+      ]);
+    });
+    it('one finding for a role bound to a holder twice', () => {
+      const twice = [
+        external('ClusterRoleBinding', 'ClusterRole', 'cluster-admin', metricsAccount),
+        {
+          ...external('RoleBinding', 'ClusterRole', 'cluster-admin', metricsAccount),
+          metadata: { name: 'again' },
+        },
+      ];
+      expect(changes({}, { objects: twice })).toEqual([
+        'permission/escalation: service account metrics gains whatever ClusterRole/cluster-admin grants (a role the bundle does not ship)',
+      ]);
+    });
+    it('users and groups a binding names hold its rights too', () => {
+      const reader = role('ClusterRole', 'reader', [rule('', 'configmaps', ['get'])]);
+      const everyone = { kind: 'Group', name: 'system:authenticated', apiGroup: 'rbac.authorization.k8s.io' };
+      const alice = { kind: 'User', name: 'alice', apiGroup: 'rbac.authorization.k8s.io' };
+      expect(
+        changes(
+          {},
+          {
+            objects: [
+              reader,
+              external('ClusterRoleBinding', 'ClusterRole', 'reader', everyone),
+              external('ClusterRoleBinding', 'ClusterRole', 'cluster-admin', alice),
+            ],
+          },
+        ),
+      ).toEqual([
+        'permission/escalation: user alice gains whatever ClusterRole/cluster-admin grants (a role the bundle does not ship)',
+        'permission/rule-added: group system:authenticated gains cluster-wide get on configmaps',
+      ]);
+    });
+    it('a ClusterRole new with an aggregationRule or aggregating into a built-in role is an escalation', () => {
+      const aggregated = {
+        ...role('ClusterRole', 'all-readers', []),
+        aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'example.com/reader': 'true' } }] },
+      };
+      const intoAdmin = {
+        ...role('ClusterRole', 'memcached-editor', [rule('cache.example.com', 'memcacheds', ['get'])]),
+        metadata: {
+          name: 'memcached-editor',
+          labels: { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' },
+        },
+      };
+      expect(changes({}, { objects: [aggregated, intoAdmin] })).toEqual([
+        'permission/escalation: ClusterRole all-readers gains the rules of every ClusterRole its aggregationRule selects (filled in on the cluster)',
+        'permission/escalation: ClusterRole memcached-editor widens the built-in ClusterRole admin for everyone bound to it (label rbac.authorization.k8s.io/aggregate-to-admin)',
+        'permission/rule-added: ClusterRole memcached-editor gains cluster-wide get on memcacheds.cache.example.com',
+      ]);
+      expect(changes({ objects: [aggregated, intoAdmin] }, { objects: [aggregated, intoAdmin] })).toEqual([]);
+    });
+    it('a URL rule ending in several * covers what the same rule with one covers', () => {
+      const health = (urls: string[]) => ({
+        objects: [role('ClusterRole', 'health', [{ nonResourceURLs: urls, verbs: ['get'] }])],
+      });
+      expect(changes(health(['/healthz**']), health(['/healthz**', '/healthz/ready']))).toEqual([]);
     });
     it('a role nothing binds is named by itself, as are non-resource URLs', () => {
       const metrics = role('ClusterRole', 'metrics-reader', [

@@ -1,6 +1,13 @@
 import type { CatalogEdge, EdgeBundle } from '../edges.js';
 import type { Finding, FindingSeverity } from '../findings.js';
-import { bundleGrants, type HolderGrants, holderText } from './bundle-grants.js';
+import {
+  type AggregatingRole,
+  aggregatingRoles,
+  bundleGrants,
+  type ExternalRoleGrant,
+  type HolderGrants,
+  holderText,
+} from './bundle-grants.js';
 import { isEscalation } from './escalation.js';
 import {
   atomKey,
@@ -9,6 +16,7 @@ import {
   type PermissionAtom,
   resourceCovers,
   resourceText,
+  urlCovers,
   valueCovers,
 } from './rbac-atoms.js';
 
@@ -33,8 +41,10 @@ const SEVERITY: Readonly<Record<PermissionRule, FindingSeverity>> = {
 /**
  * What an upgrade along `edge` changes in the rights the operator holds: every right the `to` bundle grants
  * that the `from` bundle did not (an escalation, a namespaced right made cluster-wide, a widened right or a
- * new rule) and every right it no longer grants, per service account (or unbound Role/ClusterRole), one
- * finding per holder, scope, resource and name with its verbs.
+ * new rule) and every right it no longer grants, per service account, user or group (or unbound
+ * Role/ClusterRole), one finding per holder, scope, resource and name with its verbs. A binding to a role the
+ * bundle does not ship, and a shipped ClusterRole that aggregates rules or into the built-in roles, grant rights
+ * no rule here spells out: each new one is a finding of its own, never skipped.
  */
 export function permissionChangesOfEdge(edge: CatalogEdge): Finding[] {
   const label = `${edge.package} ${bundleLabel(edge.from)} → ${bundleLabel(edge.to)}`;
@@ -60,6 +70,24 @@ export function permissionChangesOfEdge(edge: CatalogEdge): Finding[] {
   const after = byHolder(bundleGrants(toObjects));
   const findings = new FindingGroups(edge, label);
   for (const [key, grants] of after) {
+    const heldRoles = before.get(key)?.externalRoles ?? [];
+    for (const role of grants.externalRoles) {
+      if (!heldRoles.some((h) => roleCovers(h, role)))
+        findings.addExternalRole(holderText(grants.holder), role, 'gains');
+    }
+  }
+  for (const [key, grants] of before) {
+    const keptRoles = after.get(key)?.externalRoles ?? [];
+    for (const role of grants.externalRoles) {
+      if (!keptRoles.some((k) => roleCovers(k, role)))
+        findings.addExternalRole(holderText(grants.holder), role, 'loses');
+    }
+  }
+  const aggregatingBefore = aggregatingRoles(fromObjects);
+  for (const role of aggregatingRoles(toObjects)) {
+    if (!aggregatingBefore.some((b) => sameAggregation(b, role))) findings.addAggregation(role);
+  }
+  for (const [key, grants] of after) {
     const held = before.get(key)?.atoms ?? [];
     for (const atom of unique(grants.atoms)) {
       if (held.some((h) => covers(h, atom))) continue;
@@ -77,6 +105,33 @@ export function permissionChangesOfEdge(edge: CatalogEdge): Finding[] {
   return findings.findings();
 }
 
+/** Whether a held grant of an external role takes in `role`: the same role, as wide a scope. */
+function roleCovers(held: ExternalRoleGrant, role: ExternalRoleGrant): boolean {
+  return (
+    held.kind === role.kind &&
+    held.name === role.name &&
+    (held.scope === 'cluster' || role.scope === 'namespace')
+  );
+}
+
+function sameAggregation(a: AggregatingRole, b: AggregatingRole): boolean {
+  return (
+    a.name === b.name &&
+    a.aggregation.kind === b.aggregation.kind &&
+    (a.aggregation.kind !== 'aggregate-to' ||
+      (b.aggregation.kind === 'aggregate-to' && a.aggregation.role === b.aggregation.role))
+  );
+}
+
+/**
+ * The built-in ClusterRole `view` reads most objects and never secrets: a grant of it is a new rule, not an
+ * escalation. Every other role the bundle does not ship (cluster-admin, admin, edit, any other) may grant
+ * anything, so its grant is an escalation.
+ */
+function judgeExternalRole(role: ExternalRoleGrant): PermissionRule {
+  return role.kind === 'ClusterRole' && role.name === 'view' ? 'rule-added' : 'escalation';
+}
+
 function judgeGained(atom: PermissionAtom, held: readonly PermissionAtom[]): PermissionRule {
   if (isEscalation(atom)) return 'escalation';
   if (atom.scope === 'cluster' && held.some((h) => h.scope === 'namespace' && coversIgnoringScope(h, atom))) {
@@ -90,12 +145,7 @@ function judgeGained(atom: PermissionAtom, held: readonly PermissionAtom[]): Per
 function widens(atom: PermissionAtom, held: PermissionAtom): boolean {
   if (atom.nonResourceURL !== undefined || held.nonResourceURL !== undefined) {
     if (atom.nonResourceURL === undefined || held.nonResourceURL === undefined) return false;
-    const url = atom.nonResourceURL;
-    return (
-      url === held.nonResourceURL ||
-      url === '*' ||
-      (url.endsWith('*') && held.nonResourceURL.startsWith(url.slice(0, -1)))
-    );
+    return urlCovers(atom.nonResourceURL, held.nonResourceURL);
   }
   return (
     valueCovers(atom.apiGroup ?? '', held.apiGroup ?? '') &&
@@ -116,10 +166,55 @@ class FindingGroups {
     }
   >();
 
+  /** Findings that are not about a rule's rights: roles the bundle does not ship, aggregating ClusterRoles. */
+  private readonly others: Finding[] = [];
+
   constructor(
     private readonly edge: CatalogEdge,
     private readonly label: string,
   ) {}
+
+  addExternalRole(holder: string, role: ExternalRoleGrant, change: 'gains' | 'loses'): void {
+    const rule = change === 'loses' ? 'removed' : judgeExternalRole(role);
+    const scope = role.scope === 'cluster' ? 'cluster-wide' : 'namespaced';
+    this.other(
+      rule,
+      `${holder}: ${scope} ${role.kind}/${role.name}`,
+      `${holder} ${change} whatever ${role.kind}/${role.name} grants (a role the bundle does not ship)`,
+    );
+  }
+
+  addAggregation(role: AggregatingRole): void {
+    const holder = `ClusterRole ${role.name}`;
+    if (role.aggregation.kind === 'aggregation-rule') {
+      this.other(
+        'escalation',
+        `${holder}: aggregationRule`,
+        `${holder} gains the rules of every ClusterRole its aggregationRule selects (filled in on the cluster)`,
+      );
+    } else {
+      const label = `rbac.authorization.k8s.io/aggregate-to-${role.aggregation.role}`;
+      this.other(
+        'escalation',
+        `${holder}: ${label}`,
+        `${holder} widens the built-in ClusterRole ${role.aggregation.role} for everyone bound to it (label ${label})`,
+      );
+    }
+  }
+
+  private other(rule: PermissionRule, subject: string, message: string): void {
+    // Two bindings of one role to one holder (or in both scopes) say one thing.
+    if (this.others.some((f) => f.rule === `permission/${rule}` && f.message === `${this.label}: ${message}`))
+      return;
+    this.others.push({
+      rule: `permission/${rule}`,
+      severity: SEVERITY[rule],
+      package: this.edge.package,
+      edge: { from: this.edge.from.name, to: this.edge.to.name },
+      subject,
+      message: `${this.label}: ${message}`,
+    });
+  }
 
   add(rule: PermissionRule, holder: string, atom: PermissionAtom, related: readonly PermissionAtom[]): void {
     const key = [rule, holder, atomKey({ ...atom, verb: '' })].join('\u0001');
@@ -133,7 +228,7 @@ class FindingGroups {
   }
 
   findings(): Finding[] {
-    return [...this.groups.values()].map(({ rule, holder, atom, verbs, related }) => {
+    const rights = [...this.groups.values()].map(({ rule, holder, atom, verbs, related }) => {
       const right = `${scopeText(atom)} ${sortVerbs(verbs).join(', ')} on ${objectText(atom)}`;
       const change = rule === 'removed' ? 'loses' : 'gains';
       let message = `${this.label}: ${holder} ${change} ${right}`;
@@ -148,6 +243,7 @@ class FindingGroups {
         message,
       };
     });
+    return [...this.others, ...rights];
   }
 }
 

@@ -87,10 +87,13 @@ export function valueCovers(ruleValue: string, value: string): boolean {
   return ruleValue === '*' || ruleValue === value;
 }
 
-/** Whether a non-resource URL rule (`/metrics`, `/healthz/*`, `*`) covers `url`, as RBAC matches them. */
-function urlCovers(ruleUrl: string, url: string): boolean {
-  if (ruleUrl === '*' || ruleUrl === url) return true;
-  return ruleUrl.endsWith('*') && url.startsWith(ruleUrl.slice(0, -1));
+/**
+ * Whether a non-resource URL rule (`/metrics`, `/healthz/*`, `*`) covers `url`, as RBAC matches them: a rule
+ * ending in `*` is a prefix once every trailing `*` is trimmed (`/healthz**` covers `/healthz/ready`).
+ */
+export function urlCovers(ruleUrl: string, url: string): boolean {
+  if (ruleUrl === url) return true;
+  return ruleUrl.endsWith('*') && url.startsWith(ruleUrl.replace(/\*+$/, ''));
 }
 
 /**
