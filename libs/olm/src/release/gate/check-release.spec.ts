@@ -365,6 +365,20 @@ describe('the edges the gate checks', () => {
     ]);
   });
 
+  it('does not check edges again for a released bundle whose image reference alone changed', async () => {
+    const released = await currentCatalog();
+    const moved = await currentCatalog();
+    moved.bundles = moved.bundles.map((b) =>
+      b.name === RELEASED ? { ...b, image: 'registry.example/memcached-operator-bundle:0.3.0' } : b,
+    );
+    const report = checkRelease(await modelOf(released), await modelOf(moved), {
+      checks: defaultReleaseChecks,
+      policy: DEFAULT_RELEASE_POLICY,
+    });
+    expect(report.edges).toEqual([]);
+    expect(report.other.map((f) => f.rule)).toEqual(['diff/image-changed']);
+  });
+
   async function broken(breakage: Breakage | undefined): Promise<Catalog> {
     const catalog = await currentCatalog();
     breakage?.apply(catalog);

@@ -134,8 +134,10 @@ export function checkRelease(
 }
 
 /**
- * Whether the bundle of a package that both catalogs have changed in place: the same name, other properties (its
- * encoded manifests among them) or another image. A bundle only one of them has is not "changed in place".
+ * Whether the manifests of a bundle that both catalogs have changed in place: the same name, other
+ * `olm.bundle.object` properties. Only they matter to the edge checks, which read manifests; a new image reference
+ * or other properties of a released bundle are the diff family's warnings. A bundle only one of them has is not
+ * "changed in place".
  */
 function bundleChangedInPlace(
   previous: CatalogModel,
@@ -143,16 +145,14 @@ function bundleChangedInPlace(
 ): (pkg: string, bundle: string) => boolean {
   const before = bundleBlobs(previous);
   const after = bundleBlobs(next);
+  const manifests = (blob: BundleBlob) => blob.properties.filter((p) => p.type === 'olm.bundle.object');
   return (pkg, bundle) => {
     const key = `${pkg}\u0000${bundle}`;
     const [a, b] = [before.get(key), after.get(key)];
     if (a === undefined || b === undefined || a === b) return false;
-    if (a.image !== b.image) return true;
+    const [was, is] = [manifests(a), manifests(b)];
     // The same bytes are the same content; other bytes may still mean the same (keys in another order).
-    return (
-      JSON.stringify(a.properties) !== JSON.stringify(b.properties) &&
-      canonicalJson(a.properties) !== canonicalJson(b.properties)
-    );
+    return JSON.stringify(was) !== JSON.stringify(is) && canonicalJson(was) !== canonicalJson(is);
   };
 }
 
