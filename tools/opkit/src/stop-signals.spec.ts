@@ -7,7 +7,7 @@ afterEach(() => {
 });
 
 /** The listener `runStoppable` added for `signal`, called as the signal would call it. */
-function deliver(signal: NodeJS.Signals, before: readonly ((...args: unknown[]) => void)[]): void {
+function deliver(signal: NodeJS.Signals, before: readonly NodeJS.SignalsListener[]): void {
   const added = process.listeners(signal).find((l) => !before.includes(l));
   expect(added).toBeDefined();
   added?.(signal);
