@@ -16,7 +16,8 @@ import { cliRegistryClient } from './registry-client.js';
  * current git repository has it (`git:<revision>:<path>`, read into a temp dir) or a registry reference pulled
  * anonymously.
  * Images are unpacked as their layers are read from disk (a registry's pulled to a temporary layout first), so
- * memory does not grow with them; `signal` stops the pull or the unpacking and leaves no temp dir behind. A
+ * memory does not grow with them; `signal` stops the pull, the unpacking or the reading of a git tree and leaves
+ * no temp dir behind. A
  * directory is served as it is (its `dispose` does nothing).
  */
 export async function resolveCatalogSource(
@@ -25,7 +26,10 @@ export async function resolveCatalogSource(
 ): Promise<UnpackedCatalog> {
   const unpack = { ...options.limits, ...(options.signal === undefined ? {} : { signal: options.signal }) };
   if (source.startsWith(GIT_SOURCE_PREFIX) && !existsSync(source))
-    return readGitCatalog(source, options.limits === undefined ? {} : { limits: options.limits });
+    return readGitCatalog(source, {
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
   const layoutRef = splitTrailingTag(source);
   const layoutDir = existsSync(source) ? source : layoutRef.name;
   if (existsSync(layoutDir) && statSync(layoutDir).isDirectory()) {

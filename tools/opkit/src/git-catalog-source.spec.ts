@@ -3,6 +3,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -11,6 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveCatalogSource } from './catalog-source.js';
 import { parseGitSource, readGitCatalog } from './git-catalog-source.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'opkit-git-source-'));
@@ -122,5 +124,55 @@ describe('git:<revision>:<path> catalog sources', () => {
     await expect(readGitCatalog('git:HEAD:.', { cwd: repo, limits: { maxEntries: 0 } })).rejects.toThrow(
       'holds more than 0 files',
     );
+  });
+});
+
+describe('a git source read while the command is stopped', () => {
+  /** The temp dirs of git sources in `dir`, where os.tmpdir() points while a test reads. */
+  const gitTempDirs = (dir: string): string[] =>
+    readdirSync(dir).filter((name) => name.startsWith('opkit-git-catalog-'));
+
+  it('stops between files when aborted, removes its temp dir and throws the reason', async () => {
+    // Many files of one blob: git answers with tens of megabytes, read chunk by chunk.
+    const large = join(scratch, 'large');
+    const configs = join(large, 'configs');
+    mkdirSync(configs, { recursive: true });
+    const blob = `${JSON.stringify({ schema: 'olm.package', name: 'demo', description: 'x'.repeat(16_000) })}\n`;
+    for (let i = 0; i < 2000; i++) writeFileSync(join(configs, `p${i}.json`), blob);
+    git(large, 'init', '-q', '-b', 'main');
+    git(large, 'add', '-A');
+    git(large, 'commit', '-q', '-m', 'large');
+    const temp = join(scratch, 'tmp');
+    mkdirSync(temp);
+    const tmpBefore = process.env.TMPDIR;
+    process.env.TMPDIR = temp;
+    const controller = new AbortController();
+    // Aborted as soon as the first file has been written into the temp dir.
+    const watcher = setInterval(() => {
+      const [dir] = gitTempDirs(temp);
+      if (dir !== undefined && readdirSync(join(temp, dir)).length > 0)
+        controller.abort(new Error('stopped'));
+    }, 1);
+    try {
+      const reading = readGitCatalog('git:HEAD:configs', { cwd: large, signal: controller.signal });
+      await expect(reading).rejects.toThrow('stopped');
+      expect(controller.signal.aborted).toBe(true);
+      expect(gitTempDirs(temp)).toEqual([]);
+    } finally {
+      clearInterval(watcher);
+      process.env.TMPDIR = tmpBefore;
+      if (tmpBefore === undefined) delete process.env.TMPDIR;
+    }
+  });
+
+  it('does not start when already aborted, as resolveCatalogSource passes the signal on', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('stopped before'));
+    await expect(
+      readGitCatalog('git:HEAD:catalog/configs', { cwd: repo, signal: controller.signal }),
+    ).rejects.toThrow('stopped before');
+    await expect(
+      resolveCatalogSource('git:HEAD:catalog/configs', { signal: controller.signal }),
+    ).rejects.toThrow('stopped before');
   });
 });

@@ -44,37 +44,37 @@ const fail = (message: string): CliError => new CliError('OPKIT_CATALOG_SOURCE_I
  * Reads a catalog directory as the revision has it (`git ls-tree`, then every blob through one `git cat-file
  * --batch`) into a temp dir that `dispose` removes, in the repository of `cwd`; nothing is written into the
  * repository. Symlinks, submodules and paths that would leave the directory are refused, as are trees over
- * the limits (the ones an image's unpacking has), each naming the revision and path.
+ * the limits (the ones an image's unpacking has), each naming the revision and path. `signal` stops git and
+ * the reading between two files: the temp dir is removed and the signal's reason thrown.
  */
 export async function readGitCatalog(
   source: string,
-  options: { cwd?: string; limits?: UnpackLimits } = {},
+  options: { cwd?: string; limits?: UnpackLimits; signal?: AbortSignal } = {},
 ): Promise<UnpackedCatalog> {
   const spec = parseGitSource(source);
   if (spec === undefined) throw fail(`${source}: not a git source (git:<revision>:<path>)`);
+  const { signal } = options;
+  signal?.throwIfAborted();
   const cwd = options.cwd ?? process.cwd();
+  const git = (args: readonly string[]): Promise<string> => runGit(cwd, source, args, signal);
   const maxBytes = options.limits?.maxBytes ?? 2 * 1024 ** 3;
   const maxEntries = options.limits?.maxEntries ?? 1_000_000;
-  const prefix = (await git(cwd, source, ['rev-parse', '--show-prefix'])).trim();
-  const commit = await resolveCommit(cwd, source, spec.revision);
+  const prefix = (await git(['rev-parse', '--show-prefix'])).trim();
+  const commit = await resolveCommit(git, source, spec.revision);
   const treePath = repositoryPath(source, prefix, spec.path);
   const where = `${spec.path || '.'} at ${spec.revision}`;
-  const type = await git(cwd, source, ['cat-file', '-t', `${commit}:${treePath}`]).catch(() => {
+  const type = await git(['cat-file', '-t', `${commit}:${treePath}`]).catch((err: unknown) => {
+    if (signal?.aborted) throw err;
     throw fail(`${source}: ${spec.path || '.'} is not in revision ${spec.revision}`);
   });
   if (type.trim() !== 'tree') throw fail(`${source}: ${where} is not a directory`);
-  const listing = await git(cwd, source, [
-    'ls-tree',
-    '-r',
-    '-z',
-    '-l',
-    '--full-tree',
-    `${commit}:${treePath}`,
-  ]);
+  const listing = await git(['ls-tree', '-r', '-z', '-l', '--full-tree', `${commit}:${treePath}`]);
   const files = treeFiles(source, where, listing, { maxBytes, maxEntries });
   const dir = mkdtempSync(join(tmpdir(), 'opkit-git-catalog-'));
   try {
-    await writeBlobs(cwd, source, files, dir);
+    await writeBlobs(cwd, source, files, dir, signal);
+    // Aborted while git's exit was awaited: nothing is handed out that the caller no longer wants.
+    signal?.throwIfAborted();
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;
@@ -87,13 +87,18 @@ export async function readGitCatalog(
 }
 
 /** The commit the revision names, or why there is none (a shallow clone lacks older history). */
-async function resolveCommit(cwd: string, source: string, revision: string): Promise<string> {
+async function resolveCommit(
+  git: (args: readonly string[]) => Promise<string>,
+  source: string,
+  revision: string,
+): Promise<string> {
   try {
     return (
-      await git(cwd, source, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`])
+      await git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`])
     ).trim();
-  } catch {
-    const shallow = (await git(cwd, source, ['rev-parse', '--is-shallow-repository'])).trim() === 'true';
+  } catch (err) {
+    if (err instanceof CliError === false) throw err;
+    const shallow = (await git(['rev-parse', '--is-shallow-repository'])).trim() === 'true';
     throw fail(
       shallow
         ? `${source}: revision ${revision} is not in this shallow clone; fetch more history (git fetch --unshallow)`
@@ -147,6 +152,7 @@ async function writeBlobs(
   source: string,
   files: readonly TreeFile[],
   dir: string,
+  signal: AbortSignal | undefined,
 ): Promise<void> {
   if (files.length === 0) return;
   const child = spawn('git', ['cat-file', '--batch'], {
@@ -154,13 +160,19 @@ async function writeBlobs(
     env: gitEnv(),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  // Stops git at once; the loop below sees the signal at its next chunk or file.
+  const stopGit = (): void => {
+    child.kill();
+  };
+  signal?.addEventListener('abort', stopGit, { once: true });
   const exited = exitOf(child, source);
   // Should reading stop early, git is stopped, and its exit is no longer waited for.
   exited.catch(() => {});
   try {
     child.stdin.end(files.map((f) => `${f.object}\n`).join(''));
-    await readBatch(child, source, files, dir);
+    await readBatch(child, source, files, dir, signal);
   } finally {
+    signal?.removeEventListener('abort', stopGit);
     if (child.exitCode === null) child.kill();
   }
   await exited;
@@ -172,6 +184,7 @@ async function readBatch(
   source: string,
   files: readonly TreeFile[],
   dir: string,
+  signal: AbortSignal | undefined,
 ): Promise<void> {
   // Each answer is `<object> blob <size>\n<content>\n`; chunks are gathered until an answer is whole, and
   // joined once then, so that a large blob is not copied again with every chunk.
@@ -179,9 +192,11 @@ async function readBatch(
   let chunks: Buffer[] = [];
   let buffered = 0;
   for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+    signal?.throwIfAborted();
     chunks.push(chunk);
     buffered += chunk.length;
     while (next < files.length && chunks.length > 0) {
+      signal?.throwIfAborted();
       const file = files[next] as TreeFile;
       // The header is short: it is in the first chunk or two.
       if (chunks.length > 1 && (chunks[0] as Buffer).indexOf(10) < 0) chunks = [Buffer.concat(chunks)];
@@ -201,6 +216,7 @@ async function readBatch(
       next++;
     }
   }
+  signal?.throwIfAborted();
   if (next < files.length) throw fail(`${source}: git could not read ${(files[next] as TreeFile).path}`);
 }
 
@@ -224,11 +240,21 @@ function exitOf(child: ChildProcess, source: string): Promise<void> {
   });
 }
 
-/** Runs git in `cwd` with an argument array (no shell); a missing git or repository is said in one line. */
-function git(cwd: string, source: string, args: readonly string[]): Promise<string> {
+/**
+ * Runs git in `cwd` with an argument array (no shell); a missing git or repository is said in one line. An
+ * aborted `signal` stops git and rejects with its reason.
+ */
+function runGit(
+  cwd: string,
+  source: string,
+  args: readonly string[],
+  signal: AbortSignal | undefined,
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, env: gitEnv(), maxBuffer: 1 << 30 }, (err, stdout, stderr) => {
+    const options = { cwd, env: gitEnv(), maxBuffer: 1 << 30, ...(signal === undefined ? {} : { signal }) };
+    execFile('git', args, options, (err, stdout, stderr) => {
       if (err === null) return resolve(stdout);
+      if (signal?.aborted) return reject(signal.reason);
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return reject(gitError(source, err));
       if (/not a git repository/i.test(stderr))
         return reject(fail(`${source}: the current directory is not in a git repository`));

@@ -1,8 +1,8 @@
-import { constants } from 'node:os';
 import type { UnpackedCatalog } from '@opkit/olm/action/catalog-image';
 import { type LoadedRegistry, loadRegistry, startRegistryServer } from '@opkit/olm/registry';
 import { resolveCatalogSource } from './catalog-source.js';
 import { CliError } from './cli-error.js';
+import { endBySignal, takeStopSignals } from './stop-signals.js';
 
 /** Options of `opkit catalog serve`. */
 export interface ServeOptions {
@@ -18,35 +18,6 @@ export interface ServeOptions {
 const log = (line: string): void => {
   process.stdout.write(`${new Date().toISOString()} ${line}\n`);
 };
-
-/** SIGINT and SIGTERM, taken for the whole command: the first one aborts `signal` and is remembered. */
-interface StopSignals {
-  readonly signal: AbortSignal;
-  readonly received: () => NodeJS.Signals | undefined;
-  /** Gives the signals back to their default action. */
-  readonly release: () => void;
-}
-
-function takeStopSignals(): StopSignals {
-  const controller = new AbortController();
-  let received: NodeJS.Signals | undefined;
-  const stop = (signal: NodeJS.Signals): void => {
-    if (received !== undefined) return;
-    received = signal;
-    log(`${signal}: shutting down`);
-    controller.abort(new Error(`${signal} received`));
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  return {
-    signal: controller.signal,
-    received: () => received,
-    release: () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-    },
-  };
-}
 
 /** `work`, or the signal's reason as soon as it is aborted (work that cannot be stopped is left behind). */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -80,7 +51,7 @@ export function rebuildCacheCommand(source: string, options: ServeOptions, cache
  */
 export async function serveCatalog(source: string, options: ServeOptions): Promise<void> {
   const started = performance.now();
-  const stop = takeStopSignals();
+  const stop = takeStopSignals((signal) => log(`${signal}: shutting down`));
   let catalog: UnpackedCatalog | undefined;
   let loaded: LoadedRegistry | undefined;
   let stoppedEarly = false;
@@ -142,9 +113,7 @@ export async function serveCatalog(source: string, options: ServeOptions): Promi
   }
   const signal = stop.received();
   if (stoppedEarly && signal !== undefined) {
-    // Ended by the signal, as it would have been without handlers, now that nothing is left behind.
-    process.exitCode = 128 + (constants.signals[signal] ?? 0);
-    process.kill(process.pid, signal);
+    endBySignal(signal);
   }
 }
 

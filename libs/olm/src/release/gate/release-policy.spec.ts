@@ -2,7 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseReleasePolicy, ReleasePolicyError, readReleasePolicy } from './release-policy.js';
+import {
+  MAX_RELEASE_POLICY_BYTES,
+  parseReleasePolicy,
+  ReleasePolicyError,
+  readReleasePolicy,
+} from './release-policy.js';
 import { ruleMatchesGlob } from './rule-glob.js';
 
 describe('release policy files', () => {
@@ -50,6 +55,44 @@ describe('release policy files', () => {
     await expect(readReleasePolicy(join(dir, 'missing.yaml'))).rejects.toThrow(
       `${join(dir, 'missing.yaml')}: cannot read the policy (ENOENT)`,
     );
+  });
+
+  it('refuse what is not a regular file before reading it, such as a device that never ends', async () => {
+    await expect(readReleasePolicy(dir)).rejects.toThrow(
+      `${dir}: not a regular file; a policy is a YAML file`,
+    );
+    if (process.platform !== 'win32') {
+      await expect(readReleasePolicy('/dev/zero')).rejects.toThrow(
+        '/dev/zero: not a regular file; a policy is a YAML file',
+      );
+    }
+  });
+
+  it('refuse a file over 1 MiB, naming it and its size', async () => {
+    const file = join(dir, 'large.yaml');
+    writeFileSync(file, `# ${'x'.repeat(MAX_RELEASE_POLICY_BYTES)}\n`);
+    await expect(readReleasePolicy(file)).rejects.toThrow(
+      `${file}: ${MAX_RELEASE_POLICY_BYTES + 3} bytes, larger than a policy may be (1048576 bytes)`,
+    );
+  });
+
+  it('refuse aliases that expand without bound, in one line naming the file', () => {
+    const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 8; i++) {
+      const prev = String.fromCharCode(96 + i);
+      lines.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${prev}`).join(', ')}]`,
+      );
+    }
+    const parse = () => parseReleasePolicy(`${lines.join('\n')}\n`, 'policy.yaml');
+    expect(parse).toThrow(ReleasePolicyError);
+    expect(parse).toThrow(/^policy\.yaml: not YAML: [^\n]*alias[^\n]*$/i);
+  });
+
+  it('refuse nesting deeper than any policy needs, before parsing it', () => {
+    const parse = () => parseReleasePolicy(`fail: ${'['.repeat(100_000)}`, 'policy.yaml');
+    expect(parse).toThrow(ReleasePolicyError);
+    expect(parse).toThrow('policy.yaml: line 1: nested deeper than 500 levels, which no policy needs');
   });
 });
 

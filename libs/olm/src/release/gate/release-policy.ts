@@ -1,5 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import { Ajv, type ErrorObject } from 'ajv';
+import { MAX_YAML_DEPTH, yamlDepthError } from '../../go-compat/yaml-depth.js';
 import { yamlLibrary } from '../../yaml-library.js';
 
 /**
@@ -38,14 +40,32 @@ export class ReleasePolicyError extends Error {
 
 let validate: ReturnType<Ajv['compile']> | undefined;
 
+/** The largest policy file read, 1 MiB: a policy is two short lists, and `/dev/zero` must not fill memory. */
+export const MAX_RELEASE_POLICY_BYTES = 1024 * 1024;
+
+/** Aliases a policy may expand, as the other YAML readers allow: enough for any policy, not for a bomb. */
+const MAX_ALIAS_COUNT = 100;
+
 /** The policy `text` states; `file` names it in errors. An empty file is the default policy. */
 export function parseReleasePolicy(text: string, file: string): ReleasePolicy {
+  // Measured before parsing: the parser composes recursively and would run out of stack first.
+  const tooDeep = yamlDepthError(text);
+  if (tooDeep !== undefined) {
+    throw new ReleasePolicyError(
+      `${file}: line ${tooDeep.line}: nested deeper than ${MAX_YAML_DEPTH} levels, which no policy needs`,
+    );
+  }
   const yaml = yamlLibrary();
   const doc = yaml.parseDocument(text);
   if (doc.errors.length > 0) {
     throw new ReleasePolicyError(`${file}: not YAML: ${(doc.errors[0]?.message ?? '').split('\n')[0]}`);
   }
-  const value: unknown = doc.toJS() ?? {};
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {};
+  } catch (err) {
+    throw new ReleasePolicyError(`${file}: not YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
   validate ??= new Ajv({ allErrors: true }).compile(POLICY_SCHEMA);
   if (!validate(value)) {
     const error = validate.errors?.[0];
@@ -57,17 +77,43 @@ export function parseReleasePolicy(text: string, file: string): ReleasePolicy {
   return { ...(policy.fail === undefined ? {} : { fail: policy.fail }), ignore: policy.ignore ?? [] };
 }
 
-/** The policy in the YAML file at `path`. */
+/**
+ * The policy in the YAML file at `path`: a regular file of at most {@link MAX_RELEASE_POLICY_BYTES}. The path is
+ * measured before it is opened (opening a FIFO would wait for a writer) and the opened file again, and it is
+ * read no further than the bound, so a file that changes in between is refused too.
+ */
 export async function readReleasePolicy(path: string): Promise<ReleasePolicy> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new ReleasePolicyError(
+  const cannotRead = (err: unknown): ReleasePolicyError =>
+    new ReleasePolicyError(
       `${path}: cannot read the policy (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
     );
+  const tooLarge = (size: string): ReleasePolicyError =>
+    new ReleasePolicyError(
+      `${path}: ${size}, larger than a policy may be (${MAX_RELEASE_POLICY_BYTES} bytes)`,
+    );
+  const refuse = (info: Stats): void => {
+    if (!info.isFile()) throw new ReleasePolicyError(`${path}: not a regular file; a policy is a YAML file`);
+    if (info.size > MAX_RELEASE_POLICY_BYTES) throw tooLarge(`${info.size} bytes`);
+  };
+  refuse(await stat(path).catch((err: unknown) => Promise.reject(cannotRead(err))));
+  const handle = await open(path, 'r').catch((err: unknown) => Promise.reject(cannotRead(err)));
+  try {
+    refuse(await handle.stat());
+    // One byte more than the bound: a file that grew since it was measured is refused, not cut short.
+    const buffer = Buffer.alloc(MAX_RELEASE_POLICY_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > MAX_RELEASE_POLICY_BYTES) throw tooLarge('more bytes');
+    }
+    return parseReleasePolicy(buffer.toString('utf8', 0, length), path);
+  } catch (err) {
+    throw err instanceof ReleasePolicyError ? err : cannotRead(err);
+  } finally {
+    await handle.close();
   }
-  return parseReleasePolicy(text, path);
 }
 
 /** `fail[2]: must be a rule glob such as crd/* or permission/escalation`, `unknown field fails`. */

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadSourceModel } from '../../catalog-source.js';
+import { runStoppable } from '../../stop-signals.js';
 import { examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from '../options.js';
 
 const REPORT_FORMATS = ['text', 'json', 'yaml', 'markdown'] as const;
@@ -21,6 +22,7 @@ export function registerCatalogCheck(catalog: Command): void {
       'YAML policy: `fail` and `ignore` lists of rule globs (default: every error fails)',
     )
     .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, REPORT_FORMATS, 'report format'))
+    .option('--plain-http', 'pull image references over HTTP, not HTTPS (a registry on loopback)', false)
     .addHelpText(
       'after',
       examples(
@@ -33,16 +35,27 @@ export function registerCatalogCheck(catalog: Command): void {
         'A bundle accepts findings on the edges into it with its CSV annotation opkit.dev/release-accepts, one\n"<rule glob>: <reason>" per line; accepted findings are listed as such.',
       ),
     )
-    .action(async (source: string, opts: { previous: string; policy?: string; output: ReportFormat }) => {
-      const release = await import('@opkit/olm/release');
-      const policy =
-        opts.policy === undefined
-          ? release.DEFAULT_RELEASE_POLICY
-          : await release.readReleasePolicy(opts.policy);
-      const previous = await loadSourceModel(opts.previous, 'previous catalog');
-      const next = await loadSourceModel(source, 'catalog');
-      const report = release.checkRelease(previous, next, { checks: release.defaultReleaseChecks, policy });
-      process.stdout.write(release.renderReleaseReport(report, opts.output));
-      if (report.verdict === 'fail') process.exitCode = 1;
-    });
+    .action(
+      async (
+        source: string,
+        opts: { previous: string; policy?: string; output: ReportFormat; plainHttp: boolean },
+      ) => {
+        const release = await import('@opkit/olm/release');
+        const policy =
+          opts.policy === undefined
+            ? release.DEFAULT_RELEASE_POLICY
+            : await release.readReleasePolicy(opts.policy);
+        await runStoppable(async (signal) => {
+          const options = { plainHttp: opts.plainHttp, signal };
+          const previous = await loadSourceModel(opts.previous, 'previous catalog', options);
+          const next = await loadSourceModel(source, 'catalog', options);
+          const report = release.checkRelease(previous, next, {
+            checks: release.defaultReleaseChecks,
+            policy,
+          });
+          process.stdout.write(release.renderReleaseReport(report, opts.output));
+          if (report.verdict === 'fail') process.exitCode = 1;
+        });
+      },
+    );
 }

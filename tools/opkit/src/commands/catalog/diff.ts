@@ -47,13 +47,16 @@ The exit code is 0 whether or not the catalogs differ; with --exit-code it is 1 
         opts: { output: DiffFormat; exitCode: boolean; plainHttp: boolean },
       ) => {
         const { loadSourceModel } = await import('../../catalog-source.js');
+        const { runStoppable } = await import('../../stop-signals.js');
         const { diffCatalogs, renderCatalogDiff } = await import('@opkit/olm/release');
-        const options = { plainHttp: opts.plainHttp };
-        const before = await loadSourceModel(previous, 'old catalog', options);
-        const after = await loadSourceModel(next, 'new catalog', options);
-        const diff = diffCatalogs(before, after);
-        process.stdout.write(renderCatalogDiff(diff, opts.output));
-        if (opts.exitCode && diff.packages.length > 0) process.exitCode = 1;
+        await runStoppable(async (signal) => {
+          const options = { plainHttp: opts.plainHttp, signal };
+          const before = await loadSourceModel(previous, 'old catalog', options);
+          const after = await loadSourceModel(next, 'new catalog', options);
+          const diff = diffCatalogs(before, after);
+          process.stdout.write(renderCatalogDiff(diff, opts.output));
+          if (opts.exitCode && diff.packages.length > 0) process.exitCode = 1;
+        });
       },
     );
 }

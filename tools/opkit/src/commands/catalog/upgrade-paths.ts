@@ -12,6 +12,7 @@ interface UpgradePathsOptions {
   readonly package?: string;
   readonly channel?: string;
   readonly olm: OlmRules;
+  readonly plainHttp: boolean;
   readonly output: (typeof FORMATS)[number];
 }
 
@@ -44,6 +45,7 @@ export function registerCatalogUpgradePaths(catalog: Command): void {
         .default('both'),
     )
     .addOption(outputFormatOption(OUTPUT_FORMAT_FLAGS, FORMATS, 'output format'))
+    .option('--plain-http', 'pull image references over HTTP, not HTTPS (a registry on loopback)', false)
     .addHelpText(
       'after',
       examples(
@@ -60,53 +62,56 @@ export function registerCatalogUpgradePaths(catalog: Command): void {
       ),
     )
     .action(async (source: string, opts: UpgradePathsOptions) => {
-      const { resolveCatalogSource } = await import('../../catalog-source.js');
-      const { convertToModel } = await import('@opkit/olm/catalog/model');
-      const { loadCatalog } = await import('@opkit/olm/catalog/declcfg');
-      const { renderPaths, upgradePathChanges, upgradePaths } = await import('@opkit/olm/release');
-      const load = async (where: string) => {
-        const resolved = await resolveCatalogSource(where);
-        try {
-          return convertToModel(await loadCatalog(resolved.dir));
-        } finally {
-          await resolved.dispose();
-        }
-      };
-      const next = await load(source);
-      const previous = opts.previous === undefined ? undefined : await load(opts.previous);
-      if (
-        opts.package !== undefined &&
-        !next.packages.has(opts.package) &&
-        !previous?.packages.has(opts.package)
-      ) {
-        throw new CliError(
-          'OPKIT_ARGUMENT_INVALID',
-          `--package ${opts.package}: no such package in ${source}`,
-        );
-      }
-      if (
-        opts.channel !== undefined &&
-        !hasChannel(next, opts) &&
-        !(previous && hasChannel(previous, opts))
-      ) {
-        throw new CliError(
-          'OPKIT_ARGUMENT_INVALID',
-          `--channel ${opts.channel}: no such channel${opts.package === undefined ? '' : ` of package ${opts.package}`} in ${source}`,
-        );
-      }
-      const rules = opts.olm === 'both' ? (['v0', 'v1'] as const) : ([opts.olm] as const);
-      const filter = {
-        ...(opts.package === undefined ? {} : { package: opts.package }),
-        ...(opts.channel === undefined ? {} : { channel: opts.channel }),
-      };
-      if (previous === undefined) {
-        const paths = rules.flatMap((r) => upgradePaths(next, r, filter));
-        process.stdout.write(renderPaths({ paths }, opts.output));
-        return;
-      }
-      const changes = upgradePathChanges(previous, next, { ...filter, rules });
-      const paths = rules.flatMap((r) => changes.next[r]);
-      process.stdout.write(renderPaths({ paths, findings: changes.findings }, opts.output));
-      if (changes.findings.some((f) => f.severity === 'error')) process.exitCode = 1;
+      const { runStoppable } = await import('../../stop-signals.js');
+      await runStoppable((signal) => printUpgradePaths(source, opts, signal));
     });
+}
+
+/** Loads the catalog (and the one before it), then prints the paths or their changes; `signal` stops loading. */
+async function printUpgradePaths(
+  source: string,
+  opts: UpgradePathsOptions,
+  signal: AbortSignal,
+): Promise<void> {
+  const { resolveCatalogSource } = await import('../../catalog-source.js');
+  const { convertToModel } = await import('@opkit/olm/catalog/model');
+  const { loadCatalog } = await import('@opkit/olm/catalog/declcfg');
+  const { renderPaths, upgradePathChanges, upgradePaths } = await import('@opkit/olm/release');
+  const load = async (where: string) => {
+    const resolved = await resolveCatalogSource(where, { plainHttp: opts.plainHttp, signal });
+    try {
+      return convertToModel(await loadCatalog(resolved.dir));
+    } finally {
+      await resolved.dispose();
+    }
+  };
+  const next = await load(source);
+  const previous = opts.previous === undefined ? undefined : await load(opts.previous);
+  if (
+    opts.package !== undefined &&
+    !next.packages.has(opts.package) &&
+    !previous?.packages.has(opts.package)
+  ) {
+    throw new CliError('OPKIT_ARGUMENT_INVALID', `--package ${opts.package}: no such package in ${source}`);
+  }
+  if (opts.channel !== undefined && !hasChannel(next, opts) && !(previous && hasChannel(previous, opts))) {
+    throw new CliError(
+      'OPKIT_ARGUMENT_INVALID',
+      `--channel ${opts.channel}: no such channel${opts.package === undefined ? '' : ` of package ${opts.package}`} in ${source}`,
+    );
+  }
+  const rules = opts.olm === 'both' ? (['v0', 'v1'] as const) : ([opts.olm] as const);
+  const filter = {
+    ...(opts.package === undefined ? {} : { package: opts.package }),
+    ...(opts.channel === undefined ? {} : { channel: opts.channel }),
+  };
+  if (previous === undefined) {
+    const paths = rules.flatMap((r) => upgradePaths(next, r, filter));
+    process.stdout.write(renderPaths({ paths }, opts.output));
+    return;
+  }
+  const changes = upgradePathChanges(previous, next, { ...filter, rules });
+  const paths = rules.flatMap((r) => changes.next[r]);
+  process.stdout.write(renderPaths({ paths, findings: changes.findings }, opts.output));
+  if (changes.findings.some((f) => f.severity === 'error')) process.exitCode = 1;
 }
