@@ -4,7 +4,7 @@ import { openLayoutImage, parseReference, splitTrailingTag } from '@opkit/oci';
 import { type UnpackedCatalog, unpackCatalogImage } from '@opkit/olm/action/catalog-image';
 import type { UnpackLimits } from '@opkit/olm/action/image-unpack';
 import { withPulledImage } from '@opkit/olm/action/pulled-image';
-import type { Catalog } from '@opkit/olm/catalog/declcfg';
+import type { Catalog, CatalogFileCache } from '@opkit/olm/catalog/declcfg';
 import type { CatalogModel } from '@opkit/olm/catalog/model';
 import { CliError, reportLine } from './cli-error.js';
 import { GIT_SOURCE_PREFIX, readGitCatalog } from './git-catalog-source.js';
@@ -69,7 +69,13 @@ export async function resolveCatalogSource(
 export async function loadSourceModel(
   source: string,
   role: string,
-  options: { plainHttp?: boolean; limits?: UnpackLimits; signal?: AbortSignal } = {},
+  options: {
+    plainHttp?: boolean;
+    limits?: UnpackLimits;
+    signal?: AbortSignal;
+    /** Shared by the loads of two revisions, so that the files they share are decoded once. */
+    fileCache?: CatalogFileCache;
+  } = {},
 ): Promise<CatalogModel> {
   const { convertToModel, loadCatalog } = await import('@opkit/olm');
   const named = (message: string) => new CliError('OPKIT_CATALOG_INVALID', `${role} ${source}: ${message}`);
@@ -82,7 +88,10 @@ export async function loadSourceModel(
   try {
     let catalog: Catalog;
     try {
-      catalog = await loadCatalog(resolved.dir);
+      catalog = await loadCatalog(
+        resolved.dir,
+        options.fileCache === undefined ? {} : { fileCache: options.fileCache },
+      );
     } catch (err) {
       throw named(reportLine(err as Error).replaceAll(resolved.dir, '.'));
     }

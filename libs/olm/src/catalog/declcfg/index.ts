@@ -11,7 +11,13 @@ export {
   type LoadProblem,
   TemplateError,
 } from './errors.js';
-export { type LoadCatalogOptions, listCatalogFiles, loadCatalog, parseCatalogContent } from './load.js';
+export {
+  type CatalogFileCache,
+  type LoadCatalogOptions,
+  listCatalogFiles,
+  loadCatalog,
+  parseCatalogContent,
+} from './load.js';
 export {
   MIGRATION_LEVELS,
   type MigrationLevel,

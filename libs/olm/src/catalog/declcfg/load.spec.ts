@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CatalogLoadError } from './errors.js';
-import { listCatalogFiles, loadCatalog, parseCatalogContent } from './load.js';
+import { type CatalogFileCache, listCatalogFiles, loadCatalog, parseCatalogContent } from './load.js';
 
 let dir: string;
 
@@ -133,5 +133,28 @@ describe('loadCatalog (opm declcfg.LoadFS rules)', () => {
     expect(() => parseCatalogContent(text)).toThrow(
       'read bundle objects: package "p", bundle "b": parse property at index 0 as bundle object: unexpected end of JSON input',
     );
+  });
+});
+
+describe('loadCatalog with a file cache (two revisions of one catalog)', () => {
+  it('decodes a file the cache holds with the same bytes once, and one with other bytes again', async () => {
+    const fileCache: CatalogFileCache = new Map();
+    await put('a/catalog.yaml', 'schema: olm.package\nname: a\n');
+    await put('b/catalog.yaml', 'schema: olm.package\nname: b\n');
+    const first = await loadCatalog(dir, { fileCache });
+    await put('b/catalog.yaml', 'schema: olm.package\nname: b\ndefaultChannel: stable\n');
+    const second = await loadCatalog(dir, { fileCache });
+    // The unchanged file's blobs are the very objects of the first load; the changed one is new.
+    expect(second.packages[0]).toBe(first.packages[0]);
+    expect(second.packages[1]).not.toBe(first.packages[1]);
+    expect(second.packages[1]?.defaultChannel).toBe('stable');
+  });
+
+  it('keeps no broken file, so its problem is reported on every load', async () => {
+    const fileCache: CatalogFileCache = new Map();
+    await put('broken.yaml', 'schema: [\n');
+    await expect(loadCatalog(dir, { fileCache })).rejects.toThrow(CatalogLoadError);
+    expect(fileCache.size).toBe(0);
+    await expect(loadCatalog(dir, { fileCache })).rejects.toThrow(CatalogLoadError);
   });
 });

@@ -16,7 +16,17 @@ export interface LoadCatalogOptions {
    * V8 can hold, so no readable catalog file is refused; it keeps a huge file from exhausting memory first.
    */
   readonly maxFileBytes?: number;
+  /**
+   * Files already decoded by another load, by path: a file of this catalog with the same path and the same bytes
+   * takes that load's blobs instead of being decoded again, and every file this load decodes is added. Two
+   * revisions of one catalog share most of their files, so comparing them costs little more than loading one.
+   * The blobs are then shared by both catalogs, which is safe as blobs are never changed once loaded.
+   */
+  readonly fileCache?: CatalogFileCache;
 }
+
+/** What {@link LoadCatalogOptions.fileCache} keeps of each decoded file. */
+export type CatalogFileCache = Map<string, { readonly bytes: Uint8Array; readonly catalog: Catalog }>;
 
 /** The default of {@link LoadCatalogOptions.maxFileBytes}. */
 export const MAX_CATALOG_FILE_BYTES = 512 * 1024 * 1024;
@@ -136,7 +146,7 @@ export async function loadCatalog(dir: string, options: LoadCatalogOptions = {})
   // Files are read synchronously, one after another: decoding a file takes longer than reading it, and the
   // promise API's open, stat, read and close, each a round trip through the thread pool, cost more on this
   // thread than the reads themselves (15–30 ms for the 50 files of a 9 MB catalog).
-  const results = files.map((file) => loadFile(dir, file, maxFileBytes));
+  const results = files.map((file) => loadFile(dir, file, maxFileBytes, options.fileCache));
   const problems = results.flatMap((r) => (r.problem ? [r.problem] : []));
   if (problems.length > 0) throw new CatalogLoadError(dir, problems);
   const out = emptyCatalog();
@@ -155,21 +165,27 @@ function loadFile(
   dir: string,
   file: string,
   maxFileBytes: number,
+  cache: CatalogFileCache | undefined,
 ): { catalog: Catalog; problem?: LoadProblem } {
   const catalog = emptyCatalog();
-  let bytes: Uint8Array;
+  let bytes: Buffer;
   try {
     bytes = readCatalogFile(dir, file, maxFileBytes);
   } catch (err) {
     return { catalog, problem: { file, message: (err as Error).message } };
   }
+  const known = cache?.get(file);
+  if (known !== undefined && bytes.equals(known.bytes)) return { catalog: known.catalog };
   const decoded = decodeCatalogStream(bytes);
   const metas = decoded.metas;
   for (let index = 0; index < metas.length; index++) {
     const message = addMeta(catalog, metas[index]!, { file, index });
     if (message !== undefined) return { catalog, problem: { file, message } };
   }
-  return decoded.error === undefined ? { catalog } : { catalog, problem: { file, message: decoded.error } };
+  if (decoded.error !== undefined) return { catalog, problem: { file, message: decoded.error } };
+  // Only a file that loaded whole is kept: a broken one is decoded again, to report its problem again.
+  cache?.set(file, { bytes, catalog });
+  return { catalog };
 }
 
 /**

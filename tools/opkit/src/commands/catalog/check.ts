@@ -1,3 +1,4 @@
+import type { CatalogFileCache } from '@opkit/olm/catalog/declcfg';
 import type { Command } from 'commander';
 import { loadSourceModel } from '../../catalog-source.js';
 import { runStoppable } from '../../stop-signals.js';
@@ -46,7 +47,9 @@ export function registerCatalogCheck(catalog: Command): void {
             ? release.DEFAULT_RELEASE_POLICY
             : await release.readReleasePolicy(opts.policy);
         await runStoppable(async (signal) => {
-          const options = { plainHttp: opts.plainHttp, signal };
+          // One file cache for both: the files the two revisions share are decoded once.
+          const fileCache: CatalogFileCache = new Map();
+          const options = { plainHttp: opts.plainHttp, signal, fileCache };
           const previous = await loadSourceModel(opts.previous, 'previous catalog', options);
           const next = await loadSourceModel(source, 'catalog', options);
           const report = release.checkRelease(previous, next, {

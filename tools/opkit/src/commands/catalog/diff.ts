@@ -1,3 +1,4 @@
+import type { CatalogFileCache } from '@opkit/olm/catalog/declcfg';
 import type { Command } from 'commander';
 import { examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from '../options.js';
 
@@ -50,7 +51,9 @@ The exit code is 0 whether or not the catalogs differ; with --exit-code it is 1 
         const { runStoppable } = await import('../../stop-signals.js');
         const { diffCatalogs, renderCatalogDiff } = await import('@opkit/olm/release');
         await runStoppable(async (signal) => {
-          const options = { plainHttp: opts.plainHttp, signal };
+          // One file cache for both: the files the two revisions share are decoded once.
+          const fileCache: CatalogFileCache = new Map();
+          const options = { plainHttp: opts.plainHttp, signal, fileCache };
           const before = await loadSourceModel(previous, 'old catalog', options);
           const after = await loadSourceModel(next, 'new catalog', options);
           const diff = diffCatalogs(before, after);
