@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChannelEntry } from '../../catalog/declcfg/types.js';
 import type { Finding } from '../findings.js';
 import { upgradePathChanges } from './changes.js';
-import { opCatalog } from './spec-catalogs.js';
+import { opCatalog } from './spec-fixtures.js';
 
 const chain: ChannelEntry[] = [
   { name: 'op.v1.0.0' },

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../catalog/declcfg/load.js';
 import { convertToModel } from '../../catalog/model/convert-to-model.js';
 import { upgradePaths } from './paths.js';
-import { opCatalog } from './spec-catalogs.js';
+import { opCatalog } from './spec-fixtures.js';
 import { ALL_CHANNELS, type PackagePaths, pathEnd, type UpgradeRules } from './types.js';
 import { nextUpgradeV1 } from './v1-choice.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { upgradePathChanges } from './changes.js';
 import { upgradePaths } from './paths.js';
 import { renderPaths } from './render.js';
-import { opCatalog } from './spec-catalogs.js';
+import { opCatalog } from './spec-fixtures.js';
 
 const model = opCatalog(
   {

@@ -1,7 +1,5 @@
 import type { CatalogFileCache } from '@opkit/olm/catalog/declcfg';
 import type { Command } from 'commander';
-import { loadSourceModel } from '../../catalog-source.js';
-import { runStoppable } from '../../stop-signals.js';
 import { examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from '../options.js';
 
 const REPORT_FORMATS = ['text', 'json', 'yaml', 'markdown'] as const;
@@ -41,6 +39,10 @@ export function registerCatalogCheck(catalog: Command): void {
         source: string,
         opts: { previous: string; policy?: string; output: ReportFormat; plainHttp: boolean },
       ) => {
+        // Loaded when the command runs: `opkit --help` and every other command never load the gate or the
+        // catalog sources (image unpacking, tar).
+        const { loadSourceModel } = await import('../../catalog-source.js');
+        const { runStoppable } = await import('../../stop-signals.js');
         const release = await import('@opkit/olm/release');
         const policy =
           opts.policy === undefined
