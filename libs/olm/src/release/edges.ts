@@ -117,3 +117,15 @@ function edgeBundle(name: string, entry: ModelBundle | undefined): EdgeBundle {
     },
   };
 }
+
+/**
+ * The edge's bundles whose manifests the catalog does not carry, `from` first, and the words an edge check that
+ * cannot read them says: "<a> carries no manifests", "<a> and <b> carry no manifests".
+ */
+export function bundlesWithoutManifests(edge: CatalogEdge): {
+  readonly names: string[];
+  readonly phrase: string;
+} {
+  const names = [edge.from, edge.to].filter((b) => b.objects() === undefined).map((b) => b.name);
+  return { names, phrase: `${names.join(' and ')} ${names.length === 1 ? 'carries' : 'carry'} no manifests` };
+}

@@ -1,4 +1,4 @@
-import type { CatalogEdge } from '../edges.js';
+import { bundlesWithoutManifests, type CatalogEdge } from '../edges.js';
 import type { Finding } from '../findings.js';
 import { type CompareCrdsOptions, type CrdFinding, compareCrds } from './compare-crds.js';
 import { CrdSchemaError } from './schema.js';
@@ -35,16 +35,13 @@ export function crdSafetyOfEdge(edge: CatalogEdge, options: CompareCrdsOptions =
   const fromObjects = edge.from.objects();
   const toObjects = edge.to.objects();
   if (fromObjects === undefined || toObjects === undefined) {
-    const missing = [
-      fromObjects === undefined ? edge.from.name : undefined,
-      toObjects === undefined ? edge.to.name : undefined,
-    ].filter((name): name is string => name !== undefined);
+    const { phrase } = bundlesWithoutManifests(edge);
     return [
       {
         ...base,
         rule: 'crd/not-checked',
         severity: 'info',
-        message: `${prefix}: CRDs not checked: ${missing.join(' and ')} ${missing.length === 1 ? 'carries' : 'carry'} no manifests`,
+        message: `${prefix}: CRDs not checked: ${phrase}`,
       },
     ];
   }

@@ -1,4 +1,4 @@
-import type { CatalogEdge, EdgeBundle } from '../edges.js';
+import { bundlesWithoutManifests, type CatalogEdge, type EdgeBundle } from '../edges.js';
 import type { Finding, FindingSeverity } from '../findings.js';
 import {
   type AggregatingRole,
@@ -51,18 +51,15 @@ export function permissionChangesOfEdge(edge: CatalogEdge): Finding[] {
   const fromObjects = edge.from.objects();
   const toObjects = edge.to.objects();
   if (fromObjects === undefined || toObjects === undefined) {
-    const missing = [
-      fromObjects === undefined ? edge.from.name : undefined,
-      toObjects === undefined ? edge.to.name : undefined,
-    ].filter((n): n is string => n !== undefined);
+    const missing = bundlesWithoutManifests(edge);
     return [
       {
         rule: 'permission/not-checked',
         severity: 'info',
         package: edge.package,
         edge: { from: edge.from.name, to: edge.to.name },
-        subject: missing.join(', '),
-        message: `${label}: not checked: ${missing.join(' and ')} ${missing.length === 1 ? 'carries' : 'carry'} no manifests`,
+        subject: missing.names.join(', '),
+        message: `${label}: not checked: ${missing.phrase}`,
       },
     ];
   }
