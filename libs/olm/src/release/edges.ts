@@ -85,6 +85,11 @@ export function catalogEdges(model: CatalogModel, previous?: CatalogModel): Cata
   return edges;
 }
 
+/** Every bundle the catalog carries, by package and then by bundle name. */
+export function catalogBundles(model: CatalogModel): Map<string, Map<string, ModelBundle>> {
+  return new Map(sortedValues(model.packages).map((pkg) => [pkg.name, bundleEntries(pkg.channels.values())]));
+}
+
 /** The bundles of a package's channels that the catalog carries, by name. */
 function bundleEntries(
   channels: Iterable<{ readonly bundles: ReadonlyMap<string, ModelBundle> }>,

@@ -1,7 +1,7 @@
 import type { BundleBlob } from '../../catalog/declcfg/types.js';
 import type { CatalogModel } from '../../catalog/model/catalog-model.js';
 import { canonicalJson } from '../diff/canonical-json.js';
-import { type CatalogEdge, catalogEdges } from '../edges.js';
+import { type CatalogEdge, catalogBundles, catalogEdges } from '../edges.js';
 import { compareFindings, type Finding } from '../findings.js';
 import {
   acceptanceOf,
@@ -143,30 +143,16 @@ function bundleChangedInPlace(
   previous: CatalogModel,
   next: CatalogModel,
 ): (pkg: string, bundle: string) => boolean {
-  const before = bundleBlobs(previous);
-  const after = bundleBlobs(next);
+  const before = catalogBundles(previous);
+  const after = catalogBundles(next);
   const manifests = (blob: BundleBlob) => blob.properties.filter((p) => p.type === 'olm.bundle.object');
   return (pkg, bundle) => {
-    const key = `${pkg}\u0000${bundle}`;
-    const [a, b] = [before.get(key), after.get(key)];
+    const [a, b] = [before.get(pkg)?.get(bundle)?.blob, after.get(pkg)?.get(bundle)?.blob];
     if (a === undefined || b === undefined || a === b) return false;
     const [was, is] = [manifests(a), manifests(b)];
     // The same bytes are the same content; other bytes may still mean the same (keys in another order).
     return JSON.stringify(was) !== JSON.stringify(is) && canonicalJson(was) !== canonicalJson(is);
   };
-}
-
-/** Every bundle blob of the catalog by package and bundle name. */
-function bundleBlobs(model: CatalogModel): Map<string, BundleBlob> {
-  const blobs = new Map<string, BundleBlob>();
-  for (const pkg of model.packages.values()) {
-    for (const channel of pkg.channels.values()) {
-      for (const bundle of channel.bundles.values()) {
-        if (bundle.blob !== undefined) blobs.set(`${pkg.name}\u0000${bundle.name}`, bundle.blob);
-      }
-    }
-  }
-  return blobs;
 }
 
 function edgeKey(edge: CatalogEdge): string {
