@@ -213,39 +213,38 @@ export const olmRecipe: ComponentRecipe = {
  * grpc_health_probe, which OLM's registry pods run as their probes; the opm image carries it, as upstream's
  * does.
  */
-export const grpcHealthProbeRecipe: ComponentRecipe = {
-  name: 'grpc-health-probe',
-  version: GRPC_HEALTH_PROBE_VERSION,
-  files: ['grpc_health_probe'],
-  async build(ctx) {
-    const module = 'github.com/grpc-ecosystem/grpc-health-probe';
-    await wrapperModule(ctx, module, `v${GRPC_HEALTH_PROBE_VERSION}`, [module]);
-    await ctx.go([
-      'build',
-      '-trimpath',
-      '-ldflags',
-      '-s -w',
-      '-o',
-      join(ctx.outDir, 'grpc_health_probe'),
-      module,
-    ]);
-  },
-};
+export const grpcHealthProbeRecipe: ComponentRecipe = moduleCommandRecipe(
+  'grpc-health-probe',
+  GRPC_HEALTH_PROBE_VERSION,
+  'github.com/grpc-ecosystem/grpc-health-probe',
+  'grpc_health_probe',
+);
 
 /**
- * crdify, the judge of CRD upgrade safety (OLM v1's preflight runs its validations). Its module has no replace
- * directives, so a wrapper module that requires it builds it as `go install` would.
+ * crdify, the judge of CRD upgrade safety (OLM v1's preflight runs its validations).
  */
-export const crdifyRecipe: ComponentRecipe = {
-  name: 'crdify',
-  version: CRDIFY_VERSION,
-  files: ['crdify'],
-  async build(ctx) {
-    const module = 'sigs.k8s.io/crdify';
-    await wrapperModule(ctx, module, `v${CRDIFY_VERSION}`, [module]);
-    await ctx.go(['build', '-trimpath', '-ldflags', '-s -w', '-o', join(ctx.outDir, 'crdify'), module]);
-  },
-};
+export const crdifyRecipe: ComponentRecipe = moduleCommandRecipe(
+  'crdify',
+  CRDIFY_VERSION,
+  'sigs.k8s.io/crdify',
+  'crdify',
+);
+
+/**
+ * A component that is the one command at the root of a Go module without replace directives, built by a wrapper
+ * module that requires it, as `go install` would build it.
+ */
+function moduleCommandRecipe(name: string, version: string, module: string, file: string): ComponentRecipe {
+  return {
+    name,
+    version,
+    files: [file],
+    async build(ctx) {
+      await wrapperModule(ctx, module, `v${version}`, [module]);
+      await ctx.go(['build', '-trimpath', '-ldflags', '-s -w', '-o', join(ctx.outDir, file), module]);
+    },
+  };
+}
 
 /** What OLM needs on a cluster with a real node: its operators, and what its opm and util images hold. */
 export const olmRecipes: readonly ComponentRecipe[] = [olmRecipe, opmRecipe, grpcHealthProbeRecipe];
