@@ -49,12 +49,27 @@ export const opkitGlobalSetups = { buildPackages, controlPlane: controlPlaneSetu
  *
  * `kwokSpecs`: test files whose pods only need to become Ready run in a third project, `kwok`, against a
  * kwok-only control plane with kwok nodes (no real node), and not in `e2e`.
+ *
+ * `e2eParallelSpecs`: end-to-end files that may run two at a time on the `e2e` project's cluster, in a project
+ * of their own, `e2e-parallel`: each keeps what it creates and its operator in namespaces of its own, and
+ * touches nothing cluster-wide that another file relies on (a cluster-wide operator, deleting a CRD). They
+ * run before the `e2e` files, which run one at a time after them. Select both with `--project 'e2e*'`.
  */
 export function opkitVitestConfig(
-  options: { e2eUsesCluster?: boolean; e2eRunsCli?: boolean; kwokSpecs?: readonly string[] } = {},
+  options: {
+    e2eUsesCluster?: boolean;
+    e2eRunsCli?: boolean;
+    kwokSpecs?: readonly string[];
+    e2eParallelSpecs?: readonly string[];
+  } = {},
 ): ViteUserConfig {
   const conditions = sourceConditions(import.meta.url);
   const kwokSpecs = [...(options.kwokSpecs ?? [])];
+  const parallelSpecs = [...(options.e2eParallelSpecs ?? [])];
+  const e2eSetups = [
+    ...(options.e2eRunsCli ? [buildPackages] : []),
+    ...((options.e2eUsesCluster ?? true) ? [globalSetup] : []),
+  ];
   const clusterTest = { testTimeout: 180_000, hookTimeout: 300_000, fileParallelism: false };
   return {
     ...(conditions.length > 0
@@ -82,14 +97,28 @@ export function opkitVitestConfig(
           test: {
             name: 'e2e',
             include: ['test/**/*.spec.ts'],
-            exclude: [...configDefaults.exclude, ENVTEST_SPECS, ...kwokSpecs],
-            globalSetup: [
-              ...(options.e2eRunsCli ? [buildPackages] : []),
-              ...((options.e2eUsesCluster ?? true) ? [globalSetup] : []),
-            ],
+            exclude: [...configDefaults.exclude, ENVTEST_SPECS, ...kwokSpecs, ...parallelSpecs],
+            globalSetup: e2eSetups,
             ...clusterTest,
           },
         },
+        ...(parallelSpecs.length > 0
+          ? [
+              {
+                extends: true as const,
+                test: {
+                  name: 'e2e-parallel',
+                  include: parallelSpecs,
+                  // The same setups, so the same cluster: the global setup shares it between the projects.
+                  globalSetup: e2eSetups,
+                  ...clusterTest,
+                  // Beside the unit files, two at a time (vitest runs every file that may not share a worker,
+                  // `e2e`'s among them, in one sequence after these).
+                  fileParallelism: true,
+                },
+              },
+            ]
+          : []),
         {
           extends: true,
           test: {
