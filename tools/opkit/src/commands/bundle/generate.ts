@@ -111,8 +111,8 @@ export function registerBundleGenerate(
           `${command} --operator operators/memcached`,
           `${command} --operator operators/memcached --package memcached-operator --version 0.4.0 \\\n      --replaces 0.3.0 --channels alpha,stable --out bundles/memcached-operator/0.4.0`,
           `${command} --operator . --package memcached-operator --version 0.3.0 --out bundle \\\n      --image quay.io/acme/memcached-operator:0.3.0 --use-image-digests`,
-          `${command} --operator operators/memcached --out /tmp/memcached-bundle --platforms linux/amd64,linux/arm64`,
-          `${command} --operator operators/memcached --out /tmp/memcached-bundle --platforms-from registry`,
+          `${command} --operator operators/memcached --out out/memcached-operator --platforms linux/amd64,linux/arm64`,
+          `${command} --operator operators/memcached --out out/memcached-operator --platforms-from registry`,
         ],
         `What the operator's package.json states is the default: its version, and its opkit field's package,
 channels, image (tagged with the version) and replaces (for that version); a project without an opkit
