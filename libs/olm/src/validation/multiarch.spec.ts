@@ -10,6 +10,7 @@ import { setPlatforms } from '../csv/platforms.js';
 import type { ClusterServiceVersion } from '../manifest/cluster-service-version.js';
 import type { ValidationBundle } from './bundle-model.js';
 import { type ImageOsArch, validateMultiArch } from './multiarch.js';
+import { selectOptionalValidators } from './optional-validators.js';
 import { formatValidationError } from './result.js';
 import { validateBundleDirReadingImages } from './validate-bundle-dir.js';
 
@@ -74,6 +75,11 @@ const labelled = (csv: ClusterServiceVersion) =>
 const prefix = 'Warning: Value memcached-operator.v0.3.0: ';
 
 describe('multiarch on the Memcached bundle, images read from OCI layouts', () => {
+  it('is picked by name=multiarch alone, as operator-sdk labels it (not in suite=operatorframework)', () => {
+    expect(selectOptionalValidators('name=multiarch').map((v) => v.name)).toEqual(['multiarch']);
+    expect(selectOptionalValidators('suite=operatorframework').map((v) => v.name)).not.toContain('multiarch');
+  });
+
   it('passes without a finding when the CSV states amd64 and arm64, which both images provide', async () => {
     expect(await multiarch(memcachedBundle(labelled), bothMultiArch)).toEqual([]);
   });
