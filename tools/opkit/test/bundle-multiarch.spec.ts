@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { buildImage, buildImageIndex, layerFromEntries, RegistryClient } from '@opkit/oci';
+import { buildImage, buildImageIndex, layerFromEntries, RegistryClient, writeLayout } from '@opkit/oci';
 import { type ImageRegistry, startImageRegistry, workspaceRoot } from '@opkit/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -160,6 +160,43 @@ describe('bundle generate --platforms-from registry, then bundle validate --sele
       `platforms not derived: cannot read image ${missing} (manifest not found on ${registry.host} for ${missing}); the base CSV's labels are kept as written\n`,
     );
     expect(readCsv(out).metadata.labels ?? {}).not.toHaveProperty('operatorframework.io/os.linux');
+  });
+
+  it('fails by default when an image cannot be read, naming it and the ways on', async () => {
+    const missing = `${registry.host}/library/memcached:9.9`;
+    const failed = await generate(
+      operatorCopy(missing),
+      join(scratch, 'unread'),
+      '--platforms-from',
+      'registry',
+    ).catch((e: { code: number; stderr: string }) => e);
+    expect(failed).toMatchObject({ code: 1 });
+    expect((failed as { stderr: string }).stderr).toBe(
+      `opkit: cannot read the platforms of image ${missing}: manifest not found on ${registry.host} for ${missing} (push it, name its OCI layout with --image-layout, give --platforms, or keep the base CSV's labels with --unreadable-images keep)\n`,
+    );
+  });
+
+  it('reads only OCI layouts with --platforms-from layout, for images not pushed anywhere', async () => {
+    const operator = 'unpushed.example/memcached-operator:0.3.0';
+    const operand = 'unpushed.example/memcached:1.6';
+    const layouts = join(scratch, 'layouts');
+    await writeLayout(join(layouts, 'operator'), [
+      { image: buildImageIndex([image('arm64', 'op')]), tag: '0.3.0' },
+    ]);
+    await writeLayout(join(layouts, 'operand'), [{ image: image('arm64', 'mc'), tag: '1.6' }]);
+    const out = join(scratch, 'from-layouts');
+    await run(process.execPath, [
+      opkit,
+      ...['bundle', 'generate', '--operator', operatorCopy(operand), '--package', 'memcached-operator'],
+      ...['--version', '0.3.0', '--out', out, '--image', operator, '--platforms-from', 'layout'],
+      ...['--image-layout', `${operator}=${join(layouts, 'operator')}:0.3.0`],
+      ...['--image-layout', `${operand}=${join(layouts, 'operand')}:1.6`],
+    ]);
+    expect(readCsv(out).metadata.labels).toMatchObject({
+      'operatorframework.io/arch.arm64': 'supported',
+      'operatorframework.io/os.linux': 'supported',
+    });
+    expect(readCsv(out).metadata.labels).not.toHaveProperty('operatorframework.io/arch.amd64');
   });
 
   it('reports an image the registry does not have as the Go validator reports one it cannot inspect', async () => {
