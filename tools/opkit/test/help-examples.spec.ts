@@ -57,7 +57,8 @@ function skipReason(example: string): string | undefined {
     return 'resolves image digests in a registry';
   if (/(quay\.io|docker\.io|gcr\.io|registry\.example\.com|127\.0\.0\.1:\d+)\//.test(example))
     return 'names an image in a registry';
-  if (/--platforms-from registry|name=multiarch/.test(example)) return 'reads image platforms from a registry';
+  if (/--platforms-from registry|name=multiarch/.test(example))
+    return 'reads image platforms from a registry';
   return undefined;
 }
 
