@@ -42,7 +42,6 @@ export function registerBundleBuildAll(bundle: Command): void {
           'opkit bundle build-all',
           'opkit bundle build-all --images dist/images -o json',
           'opkit bundle build-all --platforms-from registry',
-          'opkit bundle build-all --platforms linux/amd64,linux/arm64',
         ],
         `The platform options apply to the bundles this run generates (each operator's current version); released
 bundles stay as they are.
