@@ -9,7 +9,9 @@ import {
   MediaType,
   type OciImage,
   type Platform,
+  parseImageConfig,
   parseIndex,
+  parseManifest,
 } from './image.js';
 
 /** One image of a multi-platform image, with the platform its index names. */
@@ -212,4 +214,65 @@ function sortedRecord(record: Readonly<Record<string, string>>): Record<string, 
   const out: Record<string, string> = {};
   for (const key of Object.keys(record).sort()) out[key] = record[key]!;
   return out;
+}
+
+/** The platforms an image provides, as {@link imagePlatforms} reads them. */
+export interface ImagePlatforms {
+  /** Digest of the manifest or index the reference names. */
+  readonly digest: string;
+  /** Whether the reference names an image index (manifest list) rather than a single image. */
+  readonly index: boolean;
+  /** In index order; of a single image, the one its config declares. */
+  readonly platforms: readonly Platform[];
+}
+
+/** Where {@link imagePlatforms} reads the few documents it needs; each reader bounds what it reads. */
+export interface PlatformDocuments {
+  /** The verified bytes of the manifest `descriptor` names (an index entry without a platform). */
+  readonly manifest: (descriptor: Descriptor) => Promise<Uint8Array>;
+  /** The verified bytes of the config blob `descriptor` names. */
+  readonly config: (descriptor: Descriptor) => Promise<Uint8Array>;
+}
+
+/**
+ * The platforms of the image whose top manifest is `bytes`: of an index, the platform of every image it lists
+ * (an entry without one is judged by its config); of a single image, its config's. No layer is read.
+ * Attestations and other entries for the platform `unknown` (as BuildKit lists them), artifacts that are no
+ * image, and entries with an empty os or architecture are not platforms the image runs on and are left out.
+ *
+ * @throws ManifestInvalidError naming `where` for content that is not an image or index.
+ */
+export async function imagePlatforms(
+  bytes: Uint8Array,
+  mediaType: string,
+  where: string,
+  read: PlatformDocuments,
+): Promise<ImagePlatforms> {
+  const digest = sha256Digest(bytes);
+  const configPlatform = async (manifestBytes: Uint8Array, at: string, type?: string): Promise<Platform> => {
+    const manifest = parseManifest(manifestBytes, at, type);
+    return imagePlatform({ config: parseImageConfig(await read.config(manifest.config), `${at} config`) });
+  };
+  if (!isIndexMediaType(mediaType)) {
+    return { digest, index: false, platforms: [await configPlatform(bytes, where, mediaType)] };
+  }
+  const index = parseIndex(bytes, where, mediaType);
+  const platforms: Platform[] = [];
+  for (const descriptor of index.manifests) {
+    if (!isManifestMediaType(descriptor.mediaType)) continue;
+    const platform =
+      descriptor.platform ??
+      (await configPlatform(
+        await read.manifest(descriptor),
+        `${where}@${descriptor.digest}`,
+        descriptor.mediaType,
+      ));
+    if (isRunnablePlatform(platform)) platforms.push(platform);
+  }
+  return { digest, index: true, platforms };
+}
+
+/** Not an attestation's `unknown/unknown`, nor a platform with an empty os or architecture. */
+function isRunnablePlatform(platform: Platform): boolean {
+  return ![platform.os, platform.architecture].some((part) => part === '' || part === 'unknown');
 }

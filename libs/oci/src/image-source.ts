@@ -2,8 +2,8 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { LayoutInvalidError } from './errors.js';
 import type { OciImage } from './image.js';
-import type { OciImageIndex, ReadIndexOptions } from './image-index.js';
-import { readLayoutEntry } from './layout.js';
+import type { ImagePlatforms, OciImageIndex, ReadIndexOptions } from './image-index.js';
+import { readLayoutEntry, readLayoutPlatforms } from './layout.js';
 import { parseReference } from './reference.js';
 import type { ProgressEvent, RegistryClient } from './registry-client.js';
 
@@ -85,6 +85,25 @@ export async function loadImageSource(
     ...read,
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
   });
+}
+
+/**
+ * The platforms the image at `source` (an {@link ImageSource} or its text, see {@link parseImageSource})
+ * provides, reading only its index, or a single image's manifest and config: `readLayoutPlatforms` for a
+ * layout, `RegistryClient.platforms` (its credentials go to the image's own registry only) for a reference.
+ *
+ * @throws the errors of the readers; LayoutInvalidError or ReferenceInvalidError for an unusable source.
+ */
+export async function readImageSourcePlatforms(
+  source: ImageSource | string,
+  client?: RegistryClient,
+): Promise<ImagePlatforms> {
+  const parsed = typeof source === 'string' ? await parseImageSource(source) : source;
+  if (parsed.kind === 'layout') return readLayoutPlatforms(parsed.dir, parsed.ref);
+  if (client === undefined) {
+    throw new TypeError(`readImageSourcePlatforms needs a RegistryClient to read ${parsed.reference}`);
+  }
+  return client.platforms(parsed.reference);
 }
 
 /** `source` as text that {@link parseImageSource} reads back: `oci:<dir>[:<ref>]` or the reference. */

@@ -63,9 +63,12 @@ export {
   buildImageIndex,
   formatPlatform,
   type ImageIndexOptions,
+  type ImagePlatforms,
   imagePlatform,
+  imagePlatforms,
   isImageIndex,
   type OciImageIndex,
+  type PlatformDocuments,
   type PlatformImage,
   parsePlatform,
   type ReadIndexOptions,
@@ -76,6 +79,7 @@ export {
   type LoadImageSourceOptions,
   loadImageSource,
   parseImageSource,
+  readImageSourcePlatforms,
 } from './image-source.js';
 export {
   type DirectoryLayerOptions,
@@ -98,6 +102,7 @@ export {
   readLayout,
   readLayoutEntry,
   readLayoutIndex,
+  readLayoutPlatforms,
   writeLayout,
 } from './layout.js';
 // The writers of bundles and catalogs use the rule through `@opkit/oci/output-directory`; callers name guards.

@@ -20,6 +20,8 @@ import {
 import {
   assembleImageIndex,
   assertCompleteIndex,
+  type ImagePlatforms,
+  imagePlatforms,
   isImageIndex,
   type OciImageIndex,
   type ReadIndexOptions,
@@ -368,6 +370,37 @@ export async function readLayoutEntry(
     throw new LayoutInvalidError(target, `index blob ${descriptor.digest} does not match its digest`);
   }
   return content;
+}
+
+/**
+ * The platforms the image a tag or digest of the layout at `dir` names provides (see `imagePlatforms`;
+ * `ref` as for {@link readLayoutEntry}): its index's entries, or a single image's config. Each document read
+ * is within 4 MiB and verified against its digest; no layer is read.
+ *
+ * @throws LayoutInvalidError when the reference is absent or ambiguous or a blob is missing or too large;
+ *   ManifestInvalidError / DigestMismatchError for corrupt content.
+ */
+export async function readLayoutPlatforms(dir: string, ref?: string): Promise<ImagePlatforms> {
+  const target = resolve(dir);
+  const descriptor = await selectDescriptor(target, ref);
+  const where = `${target}:${ref ?? descriptor.digest}`;
+  const readSmall = async (d: Descriptor): Promise<Buffer> => {
+    if (d.size > MAX_SMALL_BLOB_BYTES) {
+      throw new LayoutInvalidError(target, `blob ${d.digest} is larger than ${MAX_SMALL_BLOB_BYTES} bytes`);
+    }
+    const path = join(target, 'blobs', 'sha256', digestHex(d.digest));
+    const stats = await lstat(path).catch(() => undefined);
+    if (stats === undefined || !stats.isFile())
+      throw new LayoutInvalidError(target, `missing blob ${d.digest}`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of readVerifiedBlob(path, d, layoutRefusals(target, where, d)))
+      chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  };
+  return imagePlatforms(await readSmall(descriptor), descriptor.mediaType, where, {
+    manifest: readSmall,
+    config: readSmall,
+  });
 }
 
 /** The descriptor of the single image `ref` names, refusing an image index. */

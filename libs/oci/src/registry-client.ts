@@ -47,7 +47,9 @@ import {
   assembleImageIndex,
   assertCompleteIndex,
   formatPlatform,
+  type ImagePlatforms,
   imagePlatform,
+  imagePlatforms,
   isImageIndex,
   type OciImageIndex,
   platformIndex,
@@ -513,6 +515,38 @@ export class RegistryClient {
       manifest.mediaType,
       options,
     );
+  }
+
+  /**
+   * The platforms `reference` provides (see `imagePlatforms`): its index's entries, or a single image's
+   * config. Only the index (or manifest) and, where the index names no platform, a manifest and its config
+   * are fetched, each within the size a manifest may have; no layer is read.
+   *
+   * @throws NotFoundError, RegistryUnreachableError, AuthFailedError, ManifestInvalidError,
+   *   DigestMismatchError, RegistryError — all naming the registry and reference.
+   */
+  async platforms(reference: string): Promise<ImagePlatforms> {
+    const ref = parseReference(reference);
+    const t = this.#target(ref, 'pull');
+    const top = await this.#getManifest(t, ref.digest ?? ref.tag ?? 'latest');
+    if (ref.digest !== undefined && top.digest !== ref.digest) {
+      throw new DigestMismatchError(`${t.display} manifest`, ref.digest, top.digest);
+    }
+    return imagePlatforms(top.bytes, top.mediaType, t.display, {
+      manifest: async (descriptor) => {
+        const manifest = await this.#getManifest(t, descriptor.digest);
+        if (manifest.digest !== descriptor.digest) {
+          throw new DigestMismatchError(`${t.display} manifest`, descriptor.digest, manifest.digest);
+        }
+        return manifest.bytes;
+      },
+      config: async (descriptor) => {
+        if (descriptor.size > MAX_MANIFEST_BYTES) {
+          throw new ManifestInvalidError(t.display, `config larger than ${MAX_MANIFEST_BYTES} bytes`);
+        }
+        return this.#getBlob(t, descriptor);
+      },
+    });
   }
 
   /**

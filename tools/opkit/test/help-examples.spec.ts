@@ -57,6 +57,8 @@ function skipReason(example: string): string | undefined {
     return 'resolves image digests in a registry';
   if (/(quay\.io|docker\.io|gcr\.io|registry\.example\.com|127\.0\.0\.1:\d+)\//.test(example))
     return 'names an image in a registry';
+  if (/--platforms-from registry|name=multiarch/.test(example))
+    return 'reads image platforms from a registry';
   return undefined;
 }
 
@@ -121,6 +123,7 @@ describe('the examples of every --help', () => {
         'not an opkit command',
         'needs a cluster',
         'pulls the Node base image from a registry',
+        'reads image platforms from a registry',
         'resolves image digests in a registry',
         'serves until stopped',
       ].sort(),

@@ -6,7 +6,7 @@ import type { WrittenBundle } from '../bundle/write.js';
 import { formatText } from '../validation/output.js';
 import { validateBundleDir } from '../validation/validate-bundle-dir.js';
 import { ActionError } from './errors.js';
-import { generateBundle } from './generate-bundle.js';
+import { type BundlePlatforms, generateBundle } from './generate-bundle.js';
 import { readOperatorReleases } from './operator-release.js';
 import type { Progress } from './progress.js';
 
@@ -17,6 +17,8 @@ export interface BuildBundlesOptions {
   readonly imagesDir: string;
   /** Pin the generated bundles' images to the digests this client resolves (`--use-image-digests`). */
   readonly imageDigests?: RegistryClient;
+  /** The platforms the generated bundles' CSVs state (see `GenerateBundleOptions.platforms`); unset: the base's. */
+  readonly platforms?: BundlePlatforms;
   /** One line per bundle generated, and per bundle validated and imaged. */
   readonly onProgress?: Progress;
 }
@@ -53,6 +55,8 @@ export async function buildBundles(o: BuildBundlesOptions): Promise<BuiltBundleI
       replaces: release.replaces,
       operatorImage: `${release.image}:${release.version}`,
       ...(o.imageDigests ? { imageDigests: o.imageDigests } : {}),
+      ...(o.platforms === undefined ? {} : { platforms: o.platforms }),
+      onProgress: log,
       output: { name: '--bundles', inputs: [{ name: '--operators', path: release.operatorDir }] },
     });
     generated.set(written.dir, written);

@@ -5,13 +5,18 @@ import { readYamlStream } from '../bundle/yaml.js';
 import { findBaseCsv } from '../csv/base.js';
 import { generateCsv } from '../csv/generate.js';
 import { managerImages } from '../csv/operator-objects.js';
+import { type PlatformEvidence, setPlatforms } from '../csv/platforms.js';
+import type { ClusterServiceVersion } from '../manifest/cluster-service-version.js';
 import type { Manifest } from '../manifest/manifest.js';
 import { tryParseVersion } from '../semver/version.js';
+import { type ImageOsArch, multiArchImages } from '../validation/multiarch.js';
 import { ActionError } from './errors.js';
 import { deploymentImages, pinnedReference, withImages } from './image-digests.js';
+import { type ImagePlatformSources, readImagePlatforms } from './image-platforms.js';
 import { checkImageReference } from './image-reference.js';
 import { runKustomize } from './kubectl.js';
 import { checkPackageName } from './package-name.js';
+import type { Progress } from './progress.js';
 
 /** Renders an operator's `config/manifests` with kustomize (through kubectl) into objects. */
 export function renderOperatorManifests(operatorDir: string): Manifest[] {
@@ -51,7 +56,28 @@ export interface GenerateBundleOptions {
    * operator directory as `--operator`).
    */
   readonly output?: OutputGuard;
+  /**
+   * The platforms the CSV states (its `operatorframework.io/arch.*` / `os.*` labels and its Deployments'
+   * node affinity, see `setPlatforms`): given outright, or read from the CSV's images (manager, other
+   * containers, related images). Unset: the CSV's labels are the base CSV's, untouched.
+   */
+  readonly platforms?: BundlePlatforms;
+  /** Where a platform step that keeps the base's labels says so, in one line. */
+  readonly onProgress?: Progress;
 }
+
+/** How {@link GenerateBundleOptions.platforms} are found. */
+export type BundlePlatforms =
+  | { readonly kind: 'given'; readonly platforms: readonly ImageOsArch[] }
+  | {
+      readonly kind: 'images';
+      readonly sources: ImagePlatformSources;
+      /**
+       * An image that cannot be read (not pushed yet, no access): `fail` stops the step naming it; `keep`
+       * writes the CSV with the base CSV's labels and no affinity, saying so through `onProgress`.
+       */
+      readonly unreadable: 'fail' | 'keep';
+    };
 
 /**
  * `operator-sdk generate bundle`: CSV from the base CSV and the operator's manifests, then the bundle directory.
@@ -129,6 +155,7 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<WrittenB
     replaces: replacesVersion ? `${o.packageName}.v${replacesVersion}` : null,
     operatorImage,
   });
+  if (o.platforms !== undefined) await statePlatforms(csv, o.platforms, o.onProgress);
   return writeBundle(o.outDir, {
     packageName: o.packageName,
     channels: o.channels,
@@ -145,4 +172,37 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<WrittenB
       ],
     },
   });
+}
+
+/** The platform step of {@link generateBundle}: the labels and node affinity from what `platforms` names. */
+async function statePlatforms(
+  csv: ClusterServiceVersion,
+  platforms: BundlePlatforms,
+  onProgress: Progress | undefined,
+): Promise<void> {
+  let evidence: PlatformEvidence;
+  if (platforms.kind === 'given') {
+    evidence = { kind: 'given', platforms: platforms.platforms, source: '--platforms' };
+  } else {
+    const images = new Map<string, readonly ImageOsArch[]>();
+    for (const image of multiArchImages(csv)) {
+      try {
+        images.set(image, (await readImagePlatforms(image, platforms.sources)).platforms);
+      } catch (error) {
+        const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+        if (platforms.unreadable === 'keep') {
+          onProgress?.(
+            `platforms not derived: cannot read image ${image} (${reason}); the base CSV's labels are kept as written`,
+          );
+          return;
+        }
+        throw new ActionError(
+          'OPKIT_IMAGE_UNREADABLE',
+          `cannot read the platforms of image ${image}: ${reason} (push it, name its OCI layout with --image-layout, give --platforms, or keep the base CSV's labels with --unreadable-images keep)`,
+        );
+      }
+    }
+    evidence = { kind: 'images', images };
+  }
+  setPlatforms(csv, evidence);
 }

@@ -22,12 +22,22 @@ export {
 } from './build-catalog.js';
 export { type UnpackedCatalog, unpackCatalogImage } from './catalog-image.js';
 export { ActionError } from './errors.js';
-export { type GenerateBundleOptions, generateBundle, renderOperatorManifests } from './generate-bundle.js';
+export {
+  type BundlePlatforms,
+  type GenerateBundleOptions,
+  generateBundle,
+  renderOperatorManifests,
+} from './generate-bundle.js';
 export {
   generateKustomizeManifests,
   type KustomizeManifestsOptions,
   type KustomizeManifestsResult,
 } from './generate-kustomize-manifests.js';
+export {
+  type ImagePlatformSources,
+  inspectImagePlatforms,
+  readImagePlatforms,
+} from './image-platforms.js';
 export { checkImageReference } from './image-reference.js';
 export { type UnpackLimits, type UnpackOptions, unpackImageLayers } from './image-unpack.js';
 export { runKubectl, runKustomize } from './kubectl.js';

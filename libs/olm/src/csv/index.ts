@@ -8,5 +8,6 @@ export * from './kustomize-base.js';
 export { managerImages } from './operator-objects.js';
 export * from './owned-crds.js';
 export * from './permissions.js';
+export * from './platforms.js';
 export * from './related-images.js';
 export * from './webhooks.js';

@@ -6,6 +6,7 @@ export * from './crd.js';
 export * from './csv.js';
 export * from './deprecated-apis.js';
 export * from './good-practices.js';
+export * from './multiarch.js';
 export * from './object.js';
 export * from './operatorhub.js';
 export * from './optional-validators.js';

@@ -1,6 +1,7 @@
 import type { OptionalValues, ValidationBundle } from './bundle-model.js';
 import { validateDeprecatedApis } from './deprecated-apis.js';
 import { validateGoodPractices } from './good-practices.js';
+import { type ImageInspector, validateMultiArch } from './multiarch.js';
 import { validateObjects } from './object.js';
 import {
   validateCapabilities,
@@ -22,15 +23,23 @@ export interface OptionalValidator {
   readonly name: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly description: string;
-  readonly validate: (bundle: ValidationBundle, values: OptionalValues) => ManifestResult[];
+  /** `images`: the platforms of the images a validator reads (only `multiarch` does), read beforehand. */
+  readonly validate: (
+    bundle: ValidationBundle,
+    values: OptionalValues,
+    images: ImageInspector,
+  ) => ManifestResult[];
 }
+
+/** The validator that reads the CSV's images (their platforms), which the caller reads before it runs. */
+export const MULTIARCH_VALIDATOR = 'multiarch';
 
 /** Suite label of operator-sdk's optional validators. */
 export const OPERATOR_FRAMEWORK_SUITE = 'operatorframework';
 
 /**
  * The optional validators, in the order they run: operator-sdk's (`operatorhub`, `operatorhubv2`,
- * `capabilities`, `categories`, `alpha-deprecated-apis`, `good-practices`), opm's `bundle-objects`, and
+ * `capabilities`, `categories`, `alpha-deprecated-apis`, `good-practices`, `multiarch`), opm's `bundle-objects`, and
  * opkit's own `upgrade-edges` (not upstream; suite `opkit`).
  */
 export const OPTIONAL_VALIDATORS: readonly OptionalValidator[] = [
@@ -71,6 +80,13 @@ export const OPTIONAL_VALIDATORS: readonly OptionalValidator[] = [
     labels: { name: 'good-practices', suite: OPERATOR_FRAMEWORK_SUITE },
     description: 'operator-framework good practices',
     validate: (b) => [validateGoodPractices(b)],
+  },
+  {
+    name: MULTIARCH_VALIDATOR,
+    labels: { name: MULTIARCH_VALIDATOR },
+    description:
+      "multiple architectures: the CSV's arch/os labels and node affinity against the platforms its images provide (reads the images)",
+    validate: (b, v, images) => [validateMultiArch(b, images, v)],
   },
   {
     name: 'bundle-objects',

@@ -15,8 +15,9 @@ import { validateCrds } from './crd.js';
 import { validateCsv } from './csv.js';
 import { aggregateFieldErrors } from './field-error.js';
 import { goErrorText } from './go-errors.js';
+import { type ImageInspector, multiArchImages } from './multiarch.js';
 import { validateObjectMeta } from './object-meta.js';
-import { selectOptionalValidators } from './optional-validators.js';
+import { MULTIARCH_VALIDATOR, selectOptionalValidators } from './optional-validators.js';
 import {
   errFailedValidation,
   errInvalidBundle,
@@ -30,7 +31,18 @@ export interface BundleValidationOptions {
   readonly selectOptional?: string;
   /** `--optional-values`, e.g. `{ 'k8s-version': '1.30' }`. */
   readonly optionalValues?: OptionalValues;
+  /**
+   * The platforms of the CSV's images, for `multiarch` (see {@link validateBundleDirReadingImages}, which
+   * reads them). Without it every image counts as one that could not be inspected.
+   */
+  readonly images?: ImageInspector;
 }
+
+/** How images are read for {@link validateBundleDirReadingImages}: given the images, their inspections. */
+export type ReadImages = (images: readonly string[]) => Promise<ImageInspector>;
+
+/** Images that were not read, as `multiarch` sees them when no reader is given. */
+const IMAGES_NOT_READ: ImageInspector = () => ({ error: 'images are not read by this caller' });
 
 /** The outcome of validating a bundle directory. */
 export interface BundleValidationReport {
@@ -139,8 +151,9 @@ export function runOptionalValidators(
   bundle: ValidationBundle,
   selector: string,
   values: OptionalValues = {},
+  images: ImageInspector = IMAGES_NOT_READ,
 ): ManifestResult[] {
-  return selectOptionalValidators(selector).flatMap((v) => v.validate(bundle, values));
+  return selectOptionalValidators(selector).flatMap((v) => v.validate(bundle, values, images));
 }
 
 /**
@@ -156,16 +169,43 @@ export function validateBundleDir(
   bundleDir: string,
   options: BundleValidationOptions = {},
 ): BundleValidationReport {
+  const loaded = loadForValidation(bundleDir, options);
+  return 'report' in loaded ? loaded.report : finishValidation(loaded, options);
+}
+
+/**
+ * {@link validateBundleDir}, reading the platforms of the CSV's images with `read` first when `multiarch` is
+ * selected (each image once; nothing is read otherwise).
+ *
+ * @throws {ValidatorSelectionError} as {@link validateBundleDir}; what `read` throws.
+ */
+export async function validateBundleDirReadingImages(
+  bundleDir: string,
+  options: BundleValidationOptions,
+  read: ReadImages,
+): Promise<BundleValidationReport> {
+  const loaded = loadForValidation(bundleDir, options);
+  if ('report' in loaded) return loaded.report;
+  const selector = options.selectOptional ?? '';
+  const readsImages =
+    selector !== '' && selectOptionalValidators(selector).some((v) => v.name === MULTIARCH_VALIDATOR);
+  if (!readsImages || loaded.bundle.csv === undefined) return finishValidation(loaded, options);
+  const images = await read(multiArchImages(loaded.bundle.csv));
+  return finishValidation(loaded, { ...options, images });
+}
+
+/** A bundle directory loaded for validation, or the report of why it could not be. */
+type LoadedForValidation =
+  | { readonly report: BundleValidationReport }
+  | { readonly dir: string; readonly bundle: ValidationBundle; readonly mediaType: string };
+
+function loadForValidation(bundleDir: string, options: BundleValidationOptions): LoadedForValidation {
   // Like operator-sdk, work with (and print) the path relative to the working directory.
   const dir = relative(process.cwd(), resolve(bundleDir)) || '.';
   const optional = options.selectOptional ?? '';
   if (optional !== '') selectOptionalValidators(optional);
-  const fail = (fatal: string): BundleValidationReport => ({
-    dir,
-    passed: false,
-    fatal,
-    formatErrors: [],
-    results: [],
+  const fail = (fatal: string): LoadedForValidation => ({
+    report: { dir, passed: false, fatal, formatErrors: [], results: [] },
   });
   const metadata = findBundleMetadata(dir);
   if ('fatal' in metadata) return fail(metadata.fatal);
@@ -195,9 +235,20 @@ export function validateBundleDir(
     compressedSize: api.compressedSize,
     size: api.size,
   };
+  return { dir, bundle, mediaType: media.mediaType };
+}
+
+/** opm's format check, the content validators and the selected optional validators on a loaded bundle. */
+function finishValidation(
+  loaded: { readonly dir: string; readonly bundle: ValidationBundle; readonly mediaType: string },
+  options: BundleValidationOptions,
+): BundleValidationReport {
+  const { dir, bundle } = loaded;
+  const optional = options.selectOptional ?? '';
   const formatErrors = validateBundleFormat(dir);
-  const results = [...validateBundleContent(bundle, media.mediaType)];
-  if (optional !== '') results.push(...runOptionalValidators(bundle, optional, options.optionalValues ?? {}));
+  const results = [...validateBundleContent(bundle, loaded.mediaType)];
+  if (optional !== '')
+    results.push(...runOptionalValidators(bundle, optional, options.optionalValues ?? {}, options.images));
   const passed =
     formatErrors.length === 0 && results.every((r) => r.errors.every((e) => e.level !== 'Error'));
   return { dir, passed, formatErrors, results };

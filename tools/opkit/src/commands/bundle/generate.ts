@@ -10,9 +10,15 @@ import {
   RESULT_FORMATS,
   type ResultFormat,
 } from '../options.js';
+import {
+  addPlatformOptions,
+  bundlePlatforms,
+  PLATFORM_NOTES,
+  type PlatformFlags,
+} from './platform-options.js';
 
 /** The flags of `bundle generate` as commander parses them: only what the user gave. */
-interface GenerateFlags {
+interface GenerateFlags extends PlatformFlags {
   operator: string;
   package?: string;
   version?: string;
@@ -58,7 +64,7 @@ export function registerBundleGenerate(
   spelling: 'bundle generate' | 'generate bundle',
 ): void {
   const command = spelling === 'bundle generate' ? 'opkit bundle generate' : 'opkit generate bundle';
-  parent
+  const generate = parent
     .command(spelling === 'bundle generate' ? 'generate' : 'bundle')
     .description(
       spelling === 'bundle generate'
@@ -89,7 +95,8 @@ export function registerBundleGenerate(
       'pin the operator and RELATED_IMAGE_* images to the digests their registries serve now',
       false,
     )
-    .option('--plain-http', 'reach registries over HTTP (with --use-image-digests)', false)
+    .option('--plain-http', 'reach registries over HTTP (with --use-image-digests, --platforms-from)', false);
+  addPlatformOptions(generate)
     .addOption(
       outputFormatOption(
         OUTPUT_FORMAT_FLAGS,
@@ -104,6 +111,8 @@ export function registerBundleGenerate(
           `${command} --operator operators/memcached`,
           `${command} --operator operators/memcached --package memcached-operator --version 0.4.0 \\\n      --replaces 0.3.0 --channels alpha,stable --out bundles/memcached-operator/0.4.0`,
           `${command} --operator . --package memcached-operator --version 0.3.0 --out bundle \\\n      --image quay.io/acme/memcached-operator:0.3.0 --use-image-digests`,
+          `${command} --operator operators/memcached --out out/memcached-operator --platforms linux/amd64,linux/arm64`,
+          `${command} --operator operators/memcached --out out/memcached-operator --platforms-from registry`,
         ],
         `What the operator's package.json states is the default: its version, and its opkit field's package,
 channels, image (tagged with the version) and replaces (for that version); a project without an opkit
@@ -115,7 +124,9 @@ only manifests/, metadata/, tests/scorecard/config.yaml and bundle.Dockerfile ar
 replaces them; other files stay. A non-empty directory that is not a bundle is refused unless --force is
 given; the current directory, --operator, its config/ and a directory holding either are always refused,
 --force or not. The bundle is written beside --out first and renamed into place: a failed run leaves the old
-bundle as it was.`,
+bundle as it was.
+
+${PLATFORM_NOTES}`,
       ),
     )
     .action(async (flags: GenerateFlags) => {
@@ -124,9 +135,14 @@ bundle as it was.`,
         import('@opkit/olm/action/project-release'),
       ]);
       const opts = bundleOptions(flags, readProjectRelease(flags.operator));
-      const client = opts.useImageDigests
-        ? (await import('../../registry-client.js')).cliRegistryClient({ plainHttp: opts.plainHttp })
-        : undefined;
+      let client: import('@opkit/oci').RegistryClient | undefined;
+      const registry = async () =>
+        (await import('../../registry-client.js')).cliRegistryClient({ plainHttp: opts.plainHttp });
+      if (opts.useImageDigests || opts.platformsFrom === 'registry') client = await registry();
+      const platforms = await bundlePlatforms(opts, () => {
+        if (client === undefined) throw new Error('no registry client');
+        return client;
+      });
       const { dir, files, annotations } = await generateBundle({
         operatorDir: resolve(opts.operator),
         packageName: opts.package,
@@ -136,7 +152,9 @@ bundle as it was.`,
         defaultChannel: opts.defaultChannel,
         replaces: opts.replaces,
         operatorImage: opts.image,
-        ...(client ? { imageDigests: client } : {}),
+        ...(client && opts.useImageDigests ? { imageDigests: client } : {}),
+        ...(platforms === undefined ? {} : { platforms }),
+        onProgress: (line) => process.stderr.write(`${line}\n`),
         output: {
           name: '--out',
           force: opts.force,

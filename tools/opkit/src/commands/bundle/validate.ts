@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { CliError } from '../../cli-error.js';
 import { commaList, examples, OUTPUT_FORMAT_FLAGS, outputFormatOption } from '../options.js';
+import { imageLayouts } from './platform-options.js';
 
 const FORMATS = ['text', 'json', 'yaml', 'json-alpha1'] as const;
 type ValidateFormat = (typeof FORMATS)[number];
@@ -13,6 +14,7 @@ interface ValidateOptions {
   plainHttp: boolean;
   username?: string;
   password?: string;
+  imageLayout?: Map<string, string>;
 }
 
 /** `--optional-values k8s-version=1.36,container-tools=podman`, repeatable: the values merged. */
@@ -53,6 +55,11 @@ export function registerBundleValidate(bundle: Command): void {
     .option('--plain-http', 'pull an image reference over HTTP, not HTTPS (a registry on loopback)', false)
     .option('--username <name>', 'registry user (with --password or OPKIT_REGISTRY_PASSWORD)')
     .option('--password <secret>', 'registry password (default: docker login’s credentials)')
+    .option(
+      '--image-layout <reference=layout>',
+      'multiarch: read the CSV image <reference> from this OCI layout (<dir> or <dir>:<tag>), not its registry; repeatable',
+      imageLayouts,
+    )
     .addHelpText(
       'after',
       examples(
@@ -62,11 +69,18 @@ export function registerBundleValidate(bundle: Command): void {
           'opkit bundle validate bundles/memcached-operator/0.3.0 --select-optional suite=operatorframework \\\n      --optional-values k8s-version=1.36',
           'opkit bundle validate dist/images/memcached-operator-bundle/0.3.0:0.3.0',
           'opkit bundle validate quay.io/acme/memcached-operator-bundle:v0.3.0',
+          'opkit bundle validate bundles/memcached-operator/0.3.0 --select-optional name=multiarch',
+          'opkit bundle validate ./bundle --select-optional name=multiarch \\\n      --image-layout registry.example/memcached-operator:0.3.0=dist/images/memcached-operator:0.3.0',
           'opkit bundle validate --list-optional',
         ],
         `[bundle] is a bundle directory, an OCI image layout of a bundle image (<layout-dir> or
 <layout-dir>:<tag>) or a bundle image reference, pulled with docker's and podman's login credentials.
-The exit code is 1 when there is an error; warnings alone pass.`,
+The exit code is 1 when there is an error; warnings alone pass.
+
+name=multiarch reads the platforms of the CSV's images (manager, other containers, relatedImages) from their
+registries, with docker's and podman's login credentials, each sent to its own registry only (--username and
+--password are the bundle image's), or from the layouts --image-layout names; no container tool is run. An
+image that cannot be read is reported as operator-sdk reports one its container tool could not inspect.`,
       ),
     )
     .action(async (source: string | undefined, opts: ValidateOptions) => {
@@ -94,6 +108,7 @@ The exit code is 1 when there is an error; warnings alone pass.`,
       }
       const { withBundleSource } = await import('@opkit/olm/action/bundle-source');
       let client: import('@opkit/oci').RegistryClient | undefined;
+      let imagesClient: import('@opkit/oci').RegistryClient | undefined;
       const { cliRegistryClient } = await import('../../registry-client.js');
       try {
         const report = await withBundleSource(
@@ -109,10 +124,24 @@ The exit code is 1 when there is an error; warnings alone pass.`,
             },
           },
           (dir) =>
-            validation.validateBundleDir(dir, {
-              ...(opts.selectOptional === undefined ? {} : { selectOptional: opts.selectOptional }),
-              ...(opts.optionalValues === undefined ? {} : { optionalValues: opts.optionalValues }),
-            }),
+            validation.validateBundleDirReadingImages(
+              dir,
+              {
+                ...(opts.selectOptional === undefined ? {} : { selectOptional: opts.selectOptional }),
+                ...(opts.optionalValues === undefined ? {} : { optionalValues: opts.optionalValues }),
+              },
+              async (images) => {
+                const { inspectImagePlatforms } = await import('@opkit/olm/action/image-platforms');
+                return inspectImagePlatforms(images, {
+                  // Login files only: a --username is the bundle image's, not every registry's.
+                  registry: () => {
+                    imagesClient ??= cliRegistryClient({ plainHttp: opts.plainHttp });
+                    return imagesClient;
+                  },
+                  ...(opts.imageLayout === undefined ? {} : { layouts: opts.imageLayout }),
+                });
+              },
+            ),
         );
         // json is operator-sdk's json-alpha1 bytes; yaml the same document.
         if (format === 'json') process.stdout.write(validation.formatJsonAlpha1(report));
@@ -120,6 +149,7 @@ The exit code is 1 when there is an error; warnings alone pass.`,
         if (!report.passed) process.exitCode = 1;
       } finally {
         client?.close();
+        imagesClient?.close();
       }
     });
 }
