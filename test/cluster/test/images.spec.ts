@@ -11,7 +11,8 @@ import { clusterImageDefinitions, type ImageDefinition } from '../src/images/def
 import { hostAptSources, hostDebianSuite } from '../src/images/host-apt.js';
 import { buildDefinitionImage } from '../src/images/image-build.js';
 import { localMirrorReference } from '../src/images/mirror.js';
-import { findNodeBinary } from '../src/images/node-binary.js';
+import { findNodeBinaries } from '../src/images/node-package.js';
+import { IMAGE_ARCHITECTURES } from '../src/images/platforms.js';
 import { type ImageRegistry, startImageRegistry } from '../src/images/registry.js';
 import { findGo, goEnvironment } from '../src/toolchain/go.js';
 
@@ -68,7 +69,7 @@ describe.skipIf(reason !== undefined)(`cluster images${reason ? ` (skipped: ${re
       cwd: goDir,
       env: goEnvironment(),
     });
-    definitions = clusterImageDefinitions({ pauseBinary, node: await findNodeBinary() });
+    definitions = clusterImageDefinitions({ pauseBinary, nodes: await findNodeBinaries(IMAGE_ARCHITECTURES) });
     images = await ensureClusterImages({ pauseBinary, definitions, onProgress: progress });
   }, 600_000);
 

@@ -46,6 +46,7 @@ describe('the base image the cluster records', () => {
     references,
     layout: '/x',
     digest: 'sha256:0',
+    architectures: ['amd64' as const],
     buildSeconds: 0,
   });
 
