@@ -43,7 +43,9 @@ const timings: Record<string, number> = {};
 
 /** Reads a blob of an OCI layout as JSON. */
 async function blob<T>(layout: string, digest: string): Promise<T> {
-  return JSON.parse(await readFile(join(layout, 'blobs', 'sha256', digest.replace('sha256:', '')), 'utf8')) as T;
+  return JSON.parse(
+    await readFile(join(layout, 'blobs', 'sha256', digest.replace('sha256:', '')), 'utf8'),
+  ) as T;
 }
 
 async function timed<T>(name: string, work: () => Promise<T>): Promise<T> {

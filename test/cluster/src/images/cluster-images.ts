@@ -39,10 +39,22 @@ export interface BuiltImage {
   readonly layout: string;
   /** Manifest digest, or the index's for a multi-platform image. */
   readonly digest: string;
-  /** The platforms' architectures (all `linux/…`): one, or those of the index. */
-  readonly architectures: readonly ImageArchitecture[];
+  /**
+   * Each platform's image (all `linux/…`), cached as a single-platform layout under the same references: the
+   * image itself, or the images its index lists.
+   */
+  readonly platforms: readonly PlatformImage[];
   /** Seconds spent building (the platforms side by side); 0 when the cache already had it. */
   readonly buildSeconds: number;
+}
+
+/** One platform's image of a {@link BuiltImage}. */
+export interface PlatformImage {
+  readonly architecture: ImageArchitecture;
+  /** OCI image layout holding this platform's image alone. */
+  readonly layout: string;
+  /** Manifest digest. */
+  readonly digest: string;
 }
 
 /** Options of {@link ensureClusterImages}. */
@@ -117,7 +129,9 @@ export async function ensureClusterImages(options: EnsureImagesOptions): Promise
     );
     const [only] = platforms;
     images.push(
-      platforms.length === 1 && only !== undefined ? only : await ensureImageIndex(definition.name, platforms),
+      platforms.length === 1 && only !== undefined
+        ? only
+        : await ensureImageIndex(definition.name, platforms),
     );
   }
   return images;
@@ -133,10 +147,10 @@ async function ensureImage(
   const id = `${definition.name}-${key}`;
   const layout = join(imageCacheDir(), id);
   const label = `${definition.name} (linux/${architecture})`;
-  const cached = await readCachedImage(definition.name, layout, [architecture]);
+  const cached = await readCachedImage(definition.name, layout, architecture);
   if (cached !== undefined) return cached;
   return withFileLock(join(cacheRoot(), 'locks', `image-${id}`), async () => {
-    const again = await readCachedImage(definition.name, layout, [architecture]);
+    const again = await readCachedImage(definition.name, layout, architecture);
     if (again !== undefined) return again;
     const started = Date.now();
     const workDir = join(cacheRoot(), 'build', `image-${id}`);
@@ -165,7 +179,7 @@ async function ensureImage(
         references: built.references,
         layout,
         digest: built.image.digest,
-        architectures: [architecture],
+        platforms: [{ architecture, layout, digest: built.image.digest }],
         buildSeconds,
       };
     } catch (err) {
@@ -182,16 +196,23 @@ async function ensureImage(
  * under every reference of the platforms' images. Equal platform images give an equal index digest.
  */
 async function ensureImageIndex(name: string, platforms: readonly BuiltImage[]): Promise<BuiltImage> {
-  const architectures = platforms.flatMap((p) => p.architectures);
+  const images = platforms.flatMap((p) => p.platforms);
   const key = createHash('sha256')
     .update(platforms.map((p) => p.digest).join('\n'))
     .digest('hex')
     .slice(0, 16);
   const layout = join(imageCacheDir(), `${name}-index-${key}`);
   const buildSeconds = Math.max(...platforms.map((p) => p.buildSeconds));
-  const cached = await readCachedImage(name, layout, architectures);
-  if (cached !== undefined) return { ...cached, buildSeconds };
   const references = platforms[0]?.references ?? [];
+  for (const platform of platforms) {
+    if (platform.references.join(' ') !== references.join(' ')) {
+      throw new ImageBuildError(
+        `the platforms of image ${name} disagree on its tags: ${references.join(', ')} and ${platform.references.join(', ')}`,
+      );
+    }
+  }
+  const cached = await readCachedImage(name, layout, images);
+  if (cached !== undefined) return { ...cached, buildSeconds };
   const index = buildImageIndex(await Promise.all(platforms.map((p) => readLayout(p.layout, references[0]))));
   await withFileLock(join(cacheRoot(), 'locks', `image-${name}-index-${key}`), async () => {
     if (existsSync(join(layout, 'index.json'))) return;
@@ -200,14 +221,17 @@ async function ensureImageIndex(name: string, platforms: readonly BuiltImage[]):
       references.map((reference) => ({ image: index, tag: reference })),
     );
   });
-  return { name, references, layout, digest: index.digest, architectures, buildSeconds };
+  return { name, references, layout, digest: index.digest, platforms: images, buildSeconds };
 }
 
-/** The image cached at `layout`, or `undefined` when there is none (yet). */
+/**
+ * The image cached at `layout`, or `undefined` when there is none (yet): one platform's (`platforms` its
+ * architecture) or an index over `platforms`.
+ */
 async function readCachedImage(
   name: string,
   layout: string,
-  architectures: readonly ImageArchitecture[],
+  platforms: ImageArchitecture | readonly PlatformImage[],
 ): Promise<BuiltImage | undefined> {
   if (!existsSync(join(layout, 'index.json'))) return undefined;
   const index = await readLayoutIndex(layout);
@@ -217,7 +241,8 @@ async function readCachedImage(
   });
   const digest = index.manifests[0]?.digest;
   if (digest === undefined || references.length === 0) return undefined;
-  return { name, references, layout, digest, architectures, buildSeconds: 0 };
+  const images = typeof platforms === 'string' ? [{ architecture: platforms, layout, digest }] : platforms;
+  return { name, references, layout, digest, platforms: images, buildSeconds: 0 };
 }
 
 /**

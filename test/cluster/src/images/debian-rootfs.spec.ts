@@ -26,7 +26,12 @@ describe('mmdebstrapArguments', () => {
   });
 
   it('fetches the packages of the architecture asked for, else of the machine', () => {
-    const arm64 = mmdebstrapArguments('/r', { packages: ['memcached'], suite: 'bookworm', sources: [], architecture: 'arm64' });
+    const arm64 = mmdebstrapArguments('/r', {
+      packages: ['memcached'],
+      suite: 'bookworm',
+      sources: [],
+      architecture: 'arm64',
+    });
     expect(arm64).toContain('--architectures=arm64');
     expect(args.some((arg) => arg.startsWith('--architectures'))).toBe(false);
   });

@@ -35,7 +35,11 @@ describe('clusterImageDefinitions', () => {
 
   it("puts each platform's own Node.js into that platform's image", () => {
     const files = (architecture: 'amd64' | 'arm64') =>
-      definitionForArchitecture(byName('node'), architecture).files?.map((f) => [f.path, f.source, f.identity]);
+      definitionForArchitecture(byName('node'), architecture).files?.map((f) => [
+        f.path,
+        f.source,
+        f.identity,
+      ]);
     expect(files('amd64')).toEqual([['/usr/local/bin/node', '/n/node', 'node v24.21.0 linux-x64']]);
     expect(files('arm64')).toEqual([['/usr/local/bin/node', '/n/arm64/node', 'node v24.21.0 linux-arm64']]);
     expect(() => definitionForArchitecture(byName('pause'), 'arm64')).toThrow(/pause is not built for arm64/);
@@ -122,9 +126,9 @@ describe("OLM's helper images", () => {
   const withOlm = clusterImageDefinitions({
     pauseBinary: '/build/pause',
     nodes: {
-    amd64: { path: '/n/node', version: '24.21.0' },
-    arm64: { path: '/n/arm64/node', version: '24.21.0' },
-  },
+      amd64: { path: '/n/node', version: '24.21.0' },
+      arm64: { path: '/n/arm64/node', version: '24.21.0' },
+    },
     olm,
   });
   const image = (name: string) => withOlm.find((d) => d.name === name);

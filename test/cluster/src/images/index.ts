@@ -6,6 +6,7 @@ export {
   type EnsureImagesOptions,
   ensureClusterImages,
   imageCacheDir,
+  type PlatformImage,
   pushClusterImages,
 } from './cluster-images.js';
 export { buildDebianRootfs, type DebianPackage, type DebianRootfsOptions } from './debian-rootfs.js';
@@ -35,7 +36,12 @@ export {
 } from './local-registry-hosting.js';
 export { localMirrorReference, mirrorRepository } from './mirror.js';
 export { findNodeBinary, type NodeBinary } from './node-binary.js';
-export { findNodeBinaries, foreignNodeBinary, type NodeBinaries, nodePlatformPackage } from './node-package.js';
+export {
+  findNodeBinaries,
+  foreignNodeBinary,
+  type NodeBinaries,
+  nodePlatformPackage,
+} from './node-package.js';
 export {
   ARCHITECTURES,
   type ArchitectureNames,

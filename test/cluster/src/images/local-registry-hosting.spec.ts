@@ -46,7 +46,7 @@ describe('the base image the cluster records', () => {
     references,
     layout: '/x',
     digest: 'sha256:0',
-    architectures: ['amd64' as const],
+    platforms: [{ architecture: 'amd64' as const, layout: '/x', digest: 'sha256:0' }],
     buildSeconds: 0,
   });
 

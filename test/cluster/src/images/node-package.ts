@@ -48,13 +48,17 @@ export async function foreignNodeBinary(
       if (tarball === undefined) throw new ImageBuildError(`npm pack ${spec} wrote no tarball`);
       const actual = await sriDigest(join(scratch, tarball), integrity);
       if (actual !== integrity) {
-        throw new ImageBuildError(`${spec}: the tarball's integrity ${actual} is not the registry's ${integrity}`);
+        throw new ImageBuildError(
+          `${spec}: the tarball's integrity ${actual} is not the registry's ${integrity}`,
+        );
       }
       await run('tar', ['-xzf', join(scratch, tarball), '-C', scratch, 'package/bin/node']);
       await mkdir(dirname(dir), { recursive: true });
       await rename(join(scratch, 'package', 'bin'), join(scratch, 'component'));
       await rename(join(scratch, 'component'), dir);
-      progress(`fetched ${spec} (${integrity.slice(0, 19)}…) in ${Math.round((Date.now() - started) / 1000)}s`);
+      progress(
+        `fetched ${spec} (${integrity.slice(0, 19)}…) in ${Math.round((Date.now() - started) / 1000)}s`,
+      );
       return { path, version };
     } finally {
       await rm(scratch, { recursive: true, force: true });
@@ -77,7 +81,9 @@ export async function findNodeBinaries(
   const entries = await Promise.all(
     architectures.map(async (architecture) => {
       const binary =
-        architecture === hostArchitecture() ? host : await foreignNodeBinary(architecture, host.version, progress);
+        architecture === hostArchitecture()
+          ? host
+          : await foreignNodeBinary(architecture, host.version, progress);
       return [architecture, binary] as const;
     }),
   );

@@ -32,8 +32,11 @@ export const IMAGE_ARCHITECTURES: readonly ImageArchitecture[] = ['amd64', 'arm6
 
 /** The architecture of this machine, which builds single-platform images (from its own Go builds). */
 export function hostArchitecture(arch: string = process.arch): ImageArchitecture {
-  const found = (Object.keys(ARCHITECTURES) as ImageArchitecture[]).find((a) => ARCHITECTURES[a].node === arch);
-  if (found === undefined) throw new ImageBuildError(`the cluster's images cannot be built on a ${arch} machine`);
+  const found = (Object.keys(ARCHITECTURES) as ImageArchitecture[]).find(
+    (a) => ARCHITECTURES[a].node === arch,
+  );
+  if (found === undefined)
+    throw new ImageBuildError(`the cluster's images cannot be built on a ${arch} machine`);
   return found;
 }
 
