@@ -46,12 +46,7 @@ export async function foreignNodeBinary(
       await npmText(['pack', spec, '--pack-destination', scratch, '--silent'], spec);
       const tarball = (await readdir(scratch)).find((file) => file.endsWith('.tgz'));
       if (tarball === undefined) throw new ImageBuildError(`npm pack ${spec} wrote no tarball`);
-      const actual = await sriDigest(join(scratch, tarball), integrity);
-      if (actual !== integrity) {
-        throw new ImageBuildError(
-          `${spec}: the tarball's integrity ${actual} is not the registry's ${integrity}`,
-        );
-      }
+      await checkIntegrity(join(scratch, tarball), integrity, spec);
       await run('tar', ['-xzf', join(scratch, tarball), '-C', scratch, 'package/bin/node']);
       await mkdir(dirname(dir), { recursive: true });
       await rename(join(scratch, 'package', 'bin'), join(scratch, 'component'));
@@ -103,11 +98,20 @@ async function npmText(args: readonly string[], spec: string): Promise<string> {
   }
 }
 
-/** The subresource-integrity string of `file` in the algorithm `like` names (`sha512-…`). */
-async function sriDigest(file: string, like: string): Promise<string> {
-  const algorithm = /^(sha\d+)-/.exec(like)?.[1];
-  if (algorithm === undefined) throw new ImageBuildError(`unsupported integrity ${like}`);
+/**
+ * Checks `file` against a subresource-integrity string such as the registry's `dist.integrity` (`sha512-…`).
+ *
+ * @throws ImageBuildError naming `what` when the digests differ or the algorithm is not a sha.
+ */
+export async function checkIntegrity(file: string, integrity: string, what: string): Promise<void> {
+  const algorithm = /^(sha(?:256|384|512))-/.exec(integrity)?.[1];
+  if (algorithm === undefined) throw new ImageBuildError(`${what}: unsupported integrity ${integrity}`);
   const hash = createHash(algorithm);
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return `${algorithm}-${hash.digest('base64')}`;
+  const actual = `${algorithm}-${hash.digest('base64')}`;
+  if (actual !== integrity) {
+    throw new ImageBuildError(
+      `${what}: the tarball's integrity ${actual} is not the registry's ${integrity}`,
+    );
+  }
 }
