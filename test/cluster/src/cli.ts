@@ -90,7 +90,8 @@ program
       pauseBinary: join(pause.dir, 'pause'),
       onProgress: say,
     })) {
-      say(`image ${image.references.join(', ')}: ${image.layout}`);
+      const platforms = image.platforms.map((p) => `linux/${p.architecture}`).join(', ');
+      say(`image ${image.references.join(', ')} (${platforms}): ${image.layout}`);
     }
     say(`ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
   });

@@ -26,6 +26,8 @@ export const HOST_PACKAGES: readonly HostPackage[] = [
   { name: 'docker-registry', node: true, file: '/usr/bin/docker-registry' },
   { name: 'skopeo', file: '/usr/bin/skopeo' },
   { name: 'umoci', file: '/usr/bin/umoci' },
+  // User-mode emulation, run directly on an unpacked image root: proves an arm64 image runs (no binfmt).
+  { name: 'qemu-user-static', file: '/usr/bin/qemu-aarch64-static' },
 ];
 
 /** Fails early, naming the command that installs them, when packages a real node needs are missing. */

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,12 +11,26 @@ import { clusterImageDefinitions, type ImageDefinition } from '../src/images/def
 import { hostAptSources, hostDebianSuite } from '../src/images/host-apt.js';
 import { buildDefinitionImage } from '../src/images/image-build.js';
 import { localMirrorReference } from '../src/images/mirror.js';
-import { findNodeBinary } from '../src/images/node-binary.js';
+import { findNodeBinaries } from '../src/images/node-package.js';
+import {
+  ARCHITECTURES,
+  elfMachine,
+  hostArchitecture,
+  IMAGE_ARCHITECTURES,
+  type ImageArchitecture,
+} from '../src/images/platforms.js';
 import { type ImageRegistry, startImageRegistry } from '../src/images/registry.js';
 import { findGo, goEnvironment } from '../src/toolchain/go.js';
 
 const run = promisify(execFile);
 const pauseSource = join(import.meta.dirname, '..', 'src', 'node', 'pause', 'main.go');
+
+/** The blob file of the one layer of the single-platform image in `layout`. */
+async function layerFile(layout: string): Promise<string> {
+  const [layer] = (await readLayout(layout)).manifest.layers;
+  if (layer === undefined) throw new Error(`no layer in ${layout}`);
+  return join(layout, 'blobs', 'sha256', layer.digest.replace('sha256:', ''));
+}
 
 /** Why this file cannot run here, or `undefined`. */
 function skipReason(): string | undefined {
@@ -54,6 +68,12 @@ describe.skipIf(reason !== undefined)(`cluster images${reason ? ` (skipped: ${re
     if (found === undefined) throw new Error(`no image ${name}`);
     return found;
   };
+  /** The layout of one platform's image of `name` (this machine's by default). */
+  const platformLayout = (name: string, architecture: ImageArchitecture = hostArchitecture()): string => {
+    const found = image(name).platforms.find((p) => p.architecture === architecture);
+    if (found === undefined) throw new Error(`no ${architecture} image of ${name}`);
+    return found.layout;
+  };
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'opkit-images-'));
@@ -68,7 +88,10 @@ describe.skipIf(reason !== undefined)(`cluster images${reason ? ` (skipped: ${re
       cwd: goDir,
       env: goEnvironment(),
     });
-    definitions = clusterImageDefinitions({ pauseBinary, node: await findNodeBinary() });
+    definitions = clusterImageDefinitions({
+      pauseBinary,
+      nodes: await findNodeBinaries(IMAGE_ARCHITECTURES),
+    });
     images = await ensureClusterImages({ pauseBinary, definitions, onProgress: progress });
   }, 600_000);
 
@@ -106,7 +129,7 @@ describe.skipIf(reason !== undefined)(`cluster images${reason ? ` (skipped: ${re
   });
 
   it('writes the runtime settings into each config', async () => {
-    const config = async (name: string) => (await readLayout(image(name).layout)).config.config;
+    const config = async (name: string) => (await readLayout(platformLayout(name))).config.config;
     expect(await config('memcached')).toMatchObject({
       User: '11211:11211',
       Cmd: ['memcached'],
@@ -130,6 +153,77 @@ describe.skipIf(reason !== undefined)(`cluster images${reason ? ` (skipped: ${re
     });
     expect(node?.Labels?.['org.opencontainers.image.description']).toMatch(/libstdc\+\+6 \S+/);
   });
+
+  it('builds the Node.js base and the operands as one image index for every platform, the rest for this machine', async () => {
+    const platforms = Object.fromEntries(images.map((i) => [i.name, i.platforms.map((p) => p.architecture)]));
+    expect(platforms).toEqual({
+      pause: [hostArchitecture()],
+      busybox: [hostArchitecture()],
+      memcached: IMAGE_ARCHITECTURES,
+      redis: IMAGE_ARCHITECTURES,
+      node: IMAGE_ARCHITECTURES,
+    });
+    for (const name of ['memcached', 'redis', 'node']) {
+      const built = image(name);
+      const { stdout } = await run('skopeo', [
+        'inspect',
+        '--raw',
+        `oci:${built.layout}:${built.references[0]}`,
+      ]);
+      const index = JSON.parse(stdout) as {
+        mediaType: string;
+        manifests: { digest: string; platform: unknown }[];
+      };
+      expect(index.mediaType, name).toBe('application/vnd.oci.image.index.v1+json');
+      expect(index.manifests, name).toEqual(
+        built.platforms.map((p) =>
+          expect.objectContaining({
+            digest: p.digest,
+            platform: { architecture: p.architecture, os: 'linux' },
+          }),
+        ),
+      );
+      for (const platform of built.platforms) {
+        expect(
+          (await readLayout(platform.layout)).config.architecture,
+          `${name} ${platform.architecture}`,
+        ).toBe(platform.architecture);
+      }
+    }
+  });
+
+  it("puts each platform's own Node.js executable into the node image", async () => {
+    for (const architecture of IMAGE_ARCHITECTURES) {
+      const dir = join(work, 'node-files', architecture);
+      await mkdir(dir, { recursive: true });
+      await run('tar', [
+        '-xzf',
+        await layerFile(platformLayout('node', architecture)),
+        '-C',
+        dir,
+        'usr/local/bin/node',
+      ]);
+      const header = (await readFile(join(dir, 'usr/local/bin/node'))).subarray(0, 20);
+      expect(elfMachine(header), architecture).toBe(ARCHITECTURES[architecture].elfMachine);
+    }
+  });
+
+  it('gives the same digest when a foreign platform is built again', async () => {
+    const definition = definitions.find((d) => d.name === 'memcached');
+    if (definition === undefined) throw new Error('no memcached definition');
+    const workDir = join(work, 'rebuild-memcached-arm64');
+    const built = await buildDefinitionImage(definition, {
+      suite: hostDebianSuite(),
+      sources: hostAptSources(),
+      architecture: 'arm64',
+      workDir,
+    });
+    await rm(workDir, { recursive: true, force: true });
+    expect(built.image.config.architecture).toBe('arm64');
+    expect(built.image.digest).toBe(
+      image('memcached').platforms.find((p) => p.architecture === 'arm64')?.digest,
+    );
+  }, 180_000);
 
   it('gives the same digest when a definition is built again', async () => {
     for (const name of ['pause', 'busybox']) {
@@ -161,9 +255,10 @@ describe.skipIf(reason !== undefined)(`cluster images${reason ? ` (skipped: ${re
       '--tls-verify=false',
       `docker://${registry.host}/library/memcached:1.6`,
     ]);
-    expect(JSON.parse(stdout).config.digest).toBe(
-      (await readLayout(image('memcached').layout)).manifest.config.digest,
-    );
+    // An image index, whose platforms are the cached images.
+    expect(
+      (JSON.parse(stdout) as { manifests: { digest: string }[] }).manifests.map((m) => m.digest),
+    ).toEqual(image('memcached').platforms.map((p) => p.digest));
     for (const built of images) {
       for (const reference of built.references) {
         const local = localMirrorReference(reference, registry.host);
@@ -188,7 +283,7 @@ describe.skipIf(reason !== undefined)(`cluster images${reason ? ` (skipped: ${re
       const built = image(name);
       const dir = join(work, 'rootfs', name);
       await mkdir(join(work, 'rootfs'), { recursive: true });
-      await run('umoci', ['raw', 'unpack', '--image', `${built.layout}:${built.references[0]}`, dir]);
+      await run('umoci', ['raw', 'unpack', '--image', `${platformLayout(name)}:${built.references[0]}`, dir]);
       return dir;
     };
     const version = (name: string) => image(name).references[0]!.split(':').pop()!;

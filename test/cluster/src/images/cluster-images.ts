@@ -1,23 +1,33 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  buildImageIndex,
   type ProgressEvent,
   REF_NAME_ANNOTATION,
   RegistryClient,
   readLayout,
+  readLayoutEntry,
   readLayoutIndex,
   writeLayout,
 } from '@opkit/oci';
 import { ClusterError } from '../errors.js';
 import { cacheRoot, withFileLock } from '../toolchain/cache.js';
 import { definitionKey, fileIdentity } from './definition-key.js';
-import { clusterImageDefinitions, type ImageDefinition, type OlmImageInputs } from './definitions.js';
+import {
+  clusterImageDefinitions,
+  definitionArchitectures,
+  definitionForArchitecture,
+  type ImageDefinition,
+  type OlmImageInputs,
+} from './definitions.js';
 import { ImageBuildError } from './errors.js';
 import { candidateVersions, hostAptSources, hostDebianSuite } from './host-apt.js';
 import { buildDefinitionImage } from './image-build.js';
 import { localMirrorReference } from './mirror.js';
-import { findNodeBinary } from './node-binary.js';
+import { findNodeBinaries } from './node-package.js';
+import { IMAGE_ARCHITECTURES, type ImageArchitecture } from './platforms.js';
 
 /** An image in the cache, ready to push. */
 export interface BuiltImage {
@@ -27,10 +37,24 @@ export interface BuiltImage {
   readonly references: readonly string[];
   /** The OCI image layout holding the image, each reference as an `org.opencontainers.image.ref.name`. */
   readonly layout: string;
+  /** Manifest digest, or the index's for a multi-platform image. */
+  readonly digest: string;
+  /**
+   * Each platform's image (all `linux/…`), cached as a single-platform layout under the same references: the
+   * image itself, or the images its index lists.
+   */
+  readonly platforms: readonly PlatformImage[];
+  /** Seconds spent building (the platforms side by side); 0 when the cache already had it. */
+  readonly buildSeconds: number;
+}
+
+/** One platform's image of a {@link BuiltImage}. */
+export interface PlatformImage {
+  readonly architecture: ImageArchitecture;
+  /** OCI image layout holding this platform's image alone. */
+  readonly layout: string;
   /** Manifest digest. */
   readonly digest: string;
-  /** Seconds spent building; 0 when the cache already had it. */
-  readonly buildSeconds: number;
 }
 
 /** Options of {@link ensureClusterImages}. */
@@ -41,7 +65,10 @@ export interface EnsureImagesOptions {
   readonly olm?: OlmImageInputs;
   /** One line per build step. */
   readonly onProgress?: (line: string) => void;
-  /** The images to make; default {@link clusterImageDefinitions} for these inputs and the repository's Node. */
+  /**
+   * The images to make; default {@link clusterImageDefinitions} for these inputs, the repository's Node.js and
+   * that version's of npm's platform packages for the other platforms of {@link IMAGE_ARCHITECTURES}.
+   */
   readonly definitions?: readonly ImageDefinition[];
 }
 
@@ -52,12 +79,16 @@ export function imageCacheDir(): string {
 
 /**
  * Makes sure every cluster image is built and cached, building the missing ones one after another (each
- * mmdebstrap run is network- and CPU-bound; running them side by side gains little on two cores).
+ * mmdebstrap run is network- and CPU-bound; running them side by side gains little on two cores); the platforms
+ * of a multi-platform image are built side by side, as a foreign platform's build is mostly downloads.
  *
- * An image is cached as an OCI image layout under `<cacheRoot>/images/<name>-<key>/`, where the key hashes the
- * definition and the versions the host's apt would install for its packages (see {@link definitionKey}), so a
- * point release or security update of those packages rebuilds it once `apt-get update` has seen it. A cached image costs a `stat` and reading its `index.json`. Builds
- * run under a per-image file lock in a scratch directory and the layout is renamed into place only when
+ * Each platform's image is cached as an OCI image layout under `<cacheRoot>/images/<name>-<key>/`, where the
+ * key hashes the definition narrowed to that platform and the versions the host's apt would install for its
+ * packages (see {@link definitionKey}; a foreign architecture's packages come from the same source versions),
+ * so a point release or security update of those packages rebuilds it once `apt-get update` has seen it. A
+ * multi-platform image is then one OCI image index over its platforms' images, cached under
+ * `<name>-index-<key>/` with a key over theirs. A cached image costs a `stat` and reading its `index.json`.
+ * Builds run under a per-image file lock in a scratch directory and the layout is renamed into place only when
  * complete, so concurrent runs and interrupted builds never see half an image.
  *
  * @throws ImageToolMissingError / ImageBuildError naming the image that failed.
@@ -68,7 +99,7 @@ export async function ensureClusterImages(options: EnsureImagesOptions): Promise
     options.definitions ??
     clusterImageDefinitions({
       pauseBinary: options.pauseBinary,
-      node: await findNodeBinary(progress),
+      nodes: await findNodeBinaries(IMAGE_ARCHITECTURES, progress),
       ...(options.olm === undefined ? {} : { olm: options.olm }),
     });
   const needsDebian = definitions.some((d) => d.packages.length > 0);
@@ -81,41 +112,55 @@ export async function ensureClusterImages(options: EnsureImagesOptions): Promise
     : {};
   const images: BuiltImage[] = [];
   for (const definition of definitions) {
-    const fileIdentities: Record<string, string> = {};
-    for (const file of definition.files ?? []) {
-      fileIdentities[file.path] = await fileIdentity(file).catch((err: unknown) => {
-        throw new ImageBuildError(`image ${definition.name} needs ${file.source}: ${message(err)}`, {
-          cause: err,
-        });
-      });
-    }
-    const key = definitionKey(definition, { suite, packageVersions, fileIdentities });
-    images.push(await ensureImage(definition, key, suite, progress));
+    const platforms = await Promise.all(
+      definitionArchitectures(definition).map(async (architecture) => {
+        const platform = definitionForArchitecture(definition, architecture);
+        const fileIdentities: Record<string, string> = {};
+        for (const file of platform.files ?? []) {
+          fileIdentities[file.path] = await fileIdentity(file).catch((err: unknown) => {
+            throw new ImageBuildError(`image ${definition.name} needs ${file.source}: ${message(err)}`, {
+              cause: err,
+            });
+          });
+        }
+        const key = definitionKey(platform, { suite, packageVersions, fileIdentities });
+        return ensureImage(platform, architecture, key, suite, progress);
+      }),
+    );
+    const [only] = platforms;
+    images.push(
+      platforms.length === 1 && only !== undefined
+        ? only
+        : await ensureImageIndex(definition.name, platforms),
+    );
   }
   return images;
 }
 
 async function ensureImage(
   definition: ImageDefinition,
+  architecture: ImageArchitecture,
   key: string,
   suite: string,
   progress: (line: string) => void,
 ): Promise<BuiltImage> {
   const id = `${definition.name}-${key}`;
   const layout = join(imageCacheDir(), id);
-  const cached = await readCachedImage(definition.name, layout);
+  const label = `${definition.name} (linux/${architecture})`;
+  const cached = await readCachedImage(definition.name, layout, architecture);
   if (cached !== undefined) return cached;
   return withFileLock(join(cacheRoot(), 'locks', `image-${id}`), async () => {
-    const again = await readCachedImage(definition.name, layout);
+    const again = await readCachedImage(definition.name, layout, architecture);
     if (again !== undefined) return again;
     const started = Date.now();
     const workDir = join(cacheRoot(), 'build', `image-${id}`);
     await rm(workDir, { recursive: true, force: true });
-    progress(`building image ${definition.name} (${definition.repositories.join(', ')})`);
+    progress(`building image ${label} (${definition.repositories.join(', ')})`);
     try {
       const built = await buildDefinitionImage(definition, {
         suite,
         sources: hostAptSources(),
+        architecture,
         workDir,
         onProgress: progress,
       });
@@ -127,26 +172,67 @@ async function ensureImage(
       const buildSeconds = Math.round((Date.now() - started) / 1000);
       const size = built.image.layers.reduce((sum, l) => sum + l.descriptor.size, 0);
       progress(
-        `built image ${definition.name} ${built.version} in ${buildSeconds}s (${(size / 1024 / 1024).toFixed(1)} MiB compressed)`,
+        `built image ${label} ${built.version} in ${buildSeconds}s (${(size / 1024 / 1024).toFixed(1)} MiB compressed)`,
       );
       return {
         name: definition.name,
         references: built.references,
         layout,
         digest: built.image.digest,
+        platforms: [{ architecture, layout, digest: built.image.digest }],
         buildSeconds,
       };
     } catch (err) {
       if (err instanceof ClusterError) throw err;
-      throw new ImageBuildError(`building image ${definition.name} failed: ${message(err)}`, { cause: err });
+      throw new ImageBuildError(`building image ${label} failed: ${message(err)}`, { cause: err });
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
   });
 }
 
-/** The image cached at `layout`, or `undefined` when there is none (yet). */
-async function readCachedImage(name: string, layout: string): Promise<BuiltImage | undefined> {
+/**
+ * The OCI image index over `platforms` (each a cached single-platform image), cached as a layout of its own
+ * under every reference of the platforms' images. Equal platform images give an equal index digest.
+ */
+async function ensureImageIndex(name: string, platforms: readonly BuiltImage[]): Promise<BuiltImage> {
+  const images = platforms.flatMap((p) => p.platforms);
+  const key = createHash('sha256')
+    .update(platforms.map((p) => p.digest).join('\n'))
+    .digest('hex')
+    .slice(0, 16);
+  const layout = join(imageCacheDir(), `${name}-index-${key}`);
+  const buildSeconds = Math.max(...platforms.map((p) => p.buildSeconds));
+  const references = platforms[0]?.references ?? [];
+  for (const platform of platforms) {
+    if (platform.references.join(' ') !== references.join(' ')) {
+      throw new ImageBuildError(
+        `the platforms of image ${name} disagree on its tags: ${references.join(', ')} and ${platform.references.join(', ')}`,
+      );
+    }
+  }
+  const cached = await readCachedImage(name, layout, images);
+  if (cached !== undefined) return { ...cached, buildSeconds };
+  const index = buildImageIndex(await Promise.all(platforms.map((p) => readLayout(p.layout, references[0]))));
+  await withFileLock(join(cacheRoot(), 'locks', `image-${name}-index-${key}`), async () => {
+    if (existsSync(join(layout, 'index.json'))) return;
+    await writeLayout(
+      layout,
+      references.map((reference) => ({ image: index, tag: reference })),
+    );
+  });
+  return { name, references, layout, digest: index.digest, platforms: images, buildSeconds };
+}
+
+/**
+ * The image cached at `layout`, or `undefined` when there is none (yet): one platform's (`platforms` its
+ * architecture) or an index over `platforms`.
+ */
+async function readCachedImage(
+  name: string,
+  layout: string,
+  platforms: ImageArchitecture | readonly PlatformImage[],
+): Promise<BuiltImage | undefined> {
   if (!existsSync(join(layout, 'index.json'))) return undefined;
   const index = await readLayoutIndex(layout);
   const references = index.manifests.flatMap((m) => {
@@ -155,7 +241,8 @@ async function readCachedImage(name: string, layout: string): Promise<BuiltImage
   });
   const digest = index.manifests[0]?.digest;
   if (digest === undefined || references.length === 0) return undefined;
-  return { name, references, layout, digest, buildSeconds: 0 };
+  const images = typeof platforms === 'string' ? [{ architecture: platforms, layout, digest }] : platforms;
+  return { name, references, layout, digest, platforms: images, buildSeconds: 0 };
 }
 
 /**
@@ -173,7 +260,7 @@ export async function pushClusterImages(
   const client = new RegistryClient({ plainHttp: [registryHost] });
   try {
     for (const built of images) {
-      const image = await readLayout(built.layout).catch((err: unknown) => {
+      const image = await readLayoutEntry(built.layout, built.references[0]).catch((err: unknown) => {
         throw new ImageBuildError(`cannot read the ${built.name} image at ${built.layout}: ${message(err)}`, {
           cause: err,
         });

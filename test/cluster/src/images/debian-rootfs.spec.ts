@@ -25,6 +25,17 @@ describe('mmdebstrapArguments', () => {
     expect(args).toContain('--dpkgopt=path-include=/usr/share/doc/*/copyright');
   });
 
+  it('fetches the packages of the architecture asked for, else of the machine', () => {
+    const arm64 = mmdebstrapArguments('/r', {
+      packages: ['memcached'],
+      suite: 'bookworm',
+      sources: [],
+      architecture: 'arm64',
+    });
+    expect(arm64).toContain('--architectures=arm64');
+    expect(args.some((arg) => arg.startsWith('--architectures'))).toBe(false);
+  });
+
   it('needs packages', () => {
     expect(() => mmdebstrapArguments('/r', { packages: [], suite: 'bookworm', sources: [] })).toThrow();
   });

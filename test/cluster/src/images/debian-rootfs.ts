@@ -20,6 +20,11 @@ export interface DebianRootfsOptions {
   readonly packages: readonly string[];
   /** Release codename, e.g. `bookworm`. */
   readonly suite: string;
+  /**
+   * Debian architecture of the packages, e.g. `arm64`; default the machine's own. A foreign one needs no
+   * emulation: the extract variant runs nothing inside the root.
+   */
+  readonly architecture?: string;
   /** mmdebstrap MIRROR arguments (sources files or URLs); empty means mmdebstrap's default mirror. */
   readonly sources: readonly string[];
   /** dpkg path-excludes on top of {@link PATH_EXCLUDES}, e.g. a dependency's files the image never uses. */
@@ -56,6 +61,7 @@ export function mmdebstrapArguments(dir: string, options: DebianRootfsOptions): 
   return [
     '--variant=extract',
     `--include=${options.packages.join(',')}`,
+    ...(options.architecture === undefined ? [] : [`--architectures=${options.architecture}`]),
     ...(existsSync(MERGED_USR_HOOK) ? [`--setup-hook=${MERGED_USR_HOOK}`] : []),
     '--skip=cleanup/apt/cache',
     // The cache usually lives under /root (0700), which apt's `_apt` download sandbox cannot enter; apt would

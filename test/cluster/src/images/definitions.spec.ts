@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { clusterImageDefinitions, type ImageDefinition, olmImageReferences } from './definitions.js';
+import {
+  clusterImageDefinitions,
+  definitionArchitectures,
+  definitionForArchitecture,
+  type ImageDefinition,
+  olmImageReferences,
+} from './definitions.js';
 import { imageVersion, tagFor } from './image-build.js';
 
 const definitions = clusterImageDefinitions({
   pauseBinary: '/build/pause',
-  node: { path: '/n/node', version: '24.21.0' },
+  nodes: {
+    amd64: { path: '/n/node', version: '24.21.0' },
+    arm64: { path: '/n/arm64/node', version: '24.21.0' },
+  },
 });
 const byName = (name: string): ImageDefinition => {
   const found = definitions.find((d) => d.name === name);
@@ -13,6 +22,35 @@ const byName = (name: string): ImageDefinition => {
 };
 
 describe('clusterImageDefinitions', () => {
+  it('builds the Node.js base and the operands for amd64 and arm64, the images of host-built programs for the host', () => {
+    const platforms = Object.fromEntries(definitions.map((d) => [d.name, definitionArchitectures(d)]));
+    expect(platforms).toEqual({
+      pause: ['amd64'],
+      busybox: ['amd64'],
+      memcached: ['amd64', 'arm64'],
+      redis: ['amd64', 'arm64'],
+      node: ['amd64', 'arm64'],
+    });
+  });
+
+  it("puts each platform's own Node.js into that platform's image", () => {
+    const files = (architecture: 'amd64' | 'arm64') =>
+      definitionForArchitecture(byName('node'), architecture).files?.map((f) => [
+        f.path,
+        f.source,
+        f.identity,
+      ]);
+    expect(files('amd64')).toEqual([['/usr/local/bin/node', '/n/node', 'node v24.21.0 linux-x64']]);
+    expect(files('arm64')).toEqual([['/usr/local/bin/node', '/n/arm64/node', 'node v24.21.0 linux-arm64']]);
+    expect(() => definitionForArchitecture(byName('pause'), 'arm64')).toThrow(/pause is not built for arm64/);
+  });
+
+  it('needs a Node.js for every platform of the base', () => {
+    expect(() =>
+      clusterImageDefinitions({ pauseBinary: '/p', nodes: { amd64: { path: '/n', version: '24.21.0' } } }),
+    ).toThrow(/needs a Node.js for arm64/);
+  });
+
   it('has unique names and repositories, all under registries the mirror serves', () => {
     expect(definitions.map((d) => d.name)).toEqual(['pause', 'busybox', 'memcached', 'redis', 'node']);
     const repositories = definitions.flatMap((d) => d.repositories);
@@ -51,7 +89,6 @@ describe('clusterImageDefinitions', () => {
       repositories: ['docker.io/opkit/node'],
       version: { fixed: '24.21.0' },
       packages: ['libstdc++6'],
-      files: [{ path: '/usr/local/bin/node', source: '/n/node', mode: 0o755 }],
       user: { uid: 65532, gid: 65532 },
       entrypoint: ['/usr/local/bin/node'],
       env: ['PATH=/usr/local/bin:/usr/bin:/bin'],
@@ -88,7 +125,10 @@ describe("OLM's helper images", () => {
   };
   const withOlm = clusterImageDefinitions({
     pauseBinary: '/build/pause',
-    node: { path: '/n/node', version: '24.21.0' },
+    nodes: {
+      amd64: { path: '/n/node', version: '24.21.0' },
+      arm64: { path: '/n/arm64/node', version: '24.21.0' },
+    },
     olm,
   });
   const image = (name: string) => withOlm.find((d) => d.name === name);

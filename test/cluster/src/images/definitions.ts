@@ -1,5 +1,7 @@
 import type { ImageUser } from './accounts.js';
-import type { NodeBinary } from './node-binary.js';
+import { ImageBuildError } from './errors.js';
+import type { NodeBinaries } from './node-package.js';
+import { ARCHITECTURES, hostArchitecture, IMAGE_ARCHITECTURES, type ImageArchitecture } from './platforms.js';
 
 /** A file copied from the host into an image. */
 export interface ImageFile {
@@ -42,7 +44,14 @@ export interface ImageDefinition {
   readonly packages: readonly string[];
   /** Extra dpkg path-excludes for this image. */
   readonly pathExcludes?: readonly string[];
+  /**
+   * The platforms (`linux/<architecture>`): with more than one, the image is an index of one image each.
+   * Default: this machine's architecture only (the images of programs built here).
+   */
+  readonly architectures?: readonly ImageArchitecture[];
   readonly files?: readonly ImageFile[];
+  /** Files that differ by platform (an executable), copied into that platform's image besides `files`. */
+  readonly architectureFiles?: Readonly<Partial<Record<ImageArchitecture, readonly ImageFile[]>>>;
   /** Symlinks created in the image; `target` as stored in the link. */
   readonly symlinks?: readonly { readonly path: string; readonly target: string }[];
   /** Directories created (or re-moded) in the image. */
@@ -60,8 +69,10 @@ export interface ImageDefinition {
 export interface ImageInputs {
   /** A static `pause` executable (built with Go from the node's sources). */
   readonly pauseBinary: string;
-  /** The Node.js executable for the operators' base image. */
-  readonly node: NodeBinary;
+  /** The Node.js executables of the operators' base image, one for each of `architectures`. */
+  readonly nodes: NodeBinaries;
+  /** The platforms of the multi-platform images (Node.js base, operands). @default IMAGE_ARCHITECTURES */
+  readonly architectures?: readonly ImageArchitecture[];
   /** With OLM: the programs of OLM's own image and of its `opm` image. */
   readonly olm?: OlmImageInputs;
 }
@@ -103,6 +114,13 @@ const BUSYBOX_APPLETS: readonly string[] = [
  * same user ids, same ports), built from Debian packages of the host's release.
  */
 export function clusterImageDefinitions(inputs: ImageInputs): ImageDefinition[] {
+  const architectures = inputs.architectures ?? IMAGE_ARCHITECTURES;
+  const nodes = architectures.map((architecture) => {
+    const node = inputs.nodes[architecture];
+    if (node === undefined) throw new ImageBuildError(`the node image needs a Node.js for ${architecture}`);
+    return { architecture, node };
+  });
+  const nodeVersion = nodes[0]?.node.version ?? 'none';
   return [
     {
       name: 'pause',
@@ -136,6 +154,7 @@ export function clusterImageDefinitions(inputs: ImageInputs): ImageDefinition[] 
       tags: ['version', 'minor'],
       description: 'Memcached',
       packages: ['memcached'],
+      architectures,
       // memcached depends on perl only for memcached-tool; the server never loads its 50 MB of modules.
       pathExcludes: ['/usr/share/perl/*', '/usr/lib/*/perl/*', '/usr/lib/*/libperl.so*', GCONV],
       // The official image's memcache user (11211:11211); operators run the server with command ['memcached'].
@@ -152,6 +171,7 @@ export function clusterImageDefinitions(inputs: ImageInputs): ImageDefinition[] 
       description: 'Redis server and redis-cli',
       // redis-cli comes from redis-tools: exec probes and tests use it.
       packages: ['redis-server', 'redis-tools'],
+      architectures,
       pathExcludes: [GCONV],
       // The official Debian-based image's redis user (999:999) and writable /data working directory.
       user: { uid: 999, gid: 999, name: 'redis', home: '/data' },
@@ -165,20 +185,26 @@ export function clusterImageDefinitions(inputs: ImageInputs): ImageDefinition[] 
       name: 'node',
       // Under docker.io/opkit/… so that the local mirror stores it as opkit/node, next to nothing upstream.
       repositories: ['docker.io/opkit/node'],
-      version: { fixed: inputs.node.version },
+      version: { fixed: nodeVersion },
       tags: ['version', 'major'],
-      description: `Node.js ${inputs.node.version} for operators`,
+      description: `Node.js ${nodeVersion} for operators`,
       // node links glibc, libstdc++ and libgcc_s; libstdc++6 brings the other two.
       packages: ['libstdc++6'],
       pathExcludes: [GCONV],
-      files: [
-        {
-          path: '/usr/local/bin/node',
-          source: inputs.node.path,
-          mode: 0o755,
-          identity: `node v${inputs.node.version} ${process.platform}-${process.arch}`,
-        },
-      ],
+      architectures,
+      architectureFiles: Object.fromEntries(
+        nodes.map(({ architecture, node }) => [
+          architecture,
+          [
+            {
+              path: '/usr/local/bin/node',
+              source: node.path,
+              mode: 0o755,
+              identity: `node v${node.version} linux-${ARCHITECTURES[architecture].node}`,
+            },
+          ],
+        ]),
+      ),
       // distroless' nonroot user. Layers carry no owners, so its home is open to it the way /tmp is.
       user: { uid: 65532, gid: 65532, name: 'nonroot', home: '/home/nonroot' },
       directories: [
@@ -190,6 +216,32 @@ export function clusterImageDefinitions(inputs: ImageInputs): ImageDefinition[] 
     },
     ...(inputs.olm === undefined ? [] : olmImageDefinitions(inputs.olm)),
   ];
+}
+
+/**
+ * One platform's part of a definition: `architectures` narrowed to `architecture` and that platform's files
+ * added to `files`. Its {@link definitionKey} is the cache key of that platform's image.
+ *
+ * @throws ImageBuildError when the definition is not built for `architecture`.
+ */
+export function definitionForArchitecture(
+  definition: ImageDefinition,
+  architecture: ImageArchitecture,
+): ImageDefinition {
+  const { architectureFiles, ...rest } = definition;
+  if (!definitionArchitectures(definition).includes(architecture)) {
+    throw new ImageBuildError(`image ${definition.name} is not built for ${architecture}`);
+  }
+  return {
+    ...rest,
+    architectures: [architecture],
+    files: [...(definition.files ?? []), ...(architectureFiles?.[architecture] ?? [])],
+  };
+}
+
+/** The platforms a definition is built for (this machine's when it names none). */
+export function definitionArchitectures(definition: ImageDefinition): readonly ImageArchitecture[] {
+  return definition.architectures ?? [hostArchitecture()];
 }
 
 /** Where OLM's helper images are known (the upstream repositories, which the node's mirror serves). */

@@ -4,8 +4,9 @@ import { buildImage, layerFromDirectory, type OciImage } from '@opkit/oci';
 import { writeAccountFiles } from './accounts.js';
 import { buildDebianRootfs, type DebianPackage } from './debian-rootfs.js';
 import { releaseVersion, upstreamVersion, versionPrefix } from './debian-version.js';
-import type { ImageDefinition, TagKind } from './definitions.js';
+import { definitionForArchitecture, type ImageDefinition, type TagKind } from './definitions.js';
 import { ImageBuildError } from './errors.js';
+import { ARCHITECTURES, hostArchitecture, type ImageArchitecture } from './platforms.js';
 
 /** gzip level of every layer: fixed, so equal trees give equal layer digests. */
 export const LAYER_COMPRESSION_LEVEL = 6;
@@ -16,6 +17,8 @@ export interface BuildContext {
   readonly suite: string;
   /** mmdebstrap MIRROR arguments. */
   readonly sources: readonly string[];
+  /** The platform's architecture: its Debian packages, and the config's `architecture`. @default this machine's */
+  readonly architecture?: ImageArchitecture;
   /** An empty or missing scratch directory; the root filesystem is assembled under it. */
   readonly workDir: string;
   readonly onProgress?: (line: string) => void;
@@ -33,7 +36,7 @@ export interface DefinitionImage {
 }
 
 /**
- * Builds one image from its definition: a Debian root with the definition's packages (or an empty root), our
+ * Builds one platform's image from its definition (one architecture: see `definitionForArchitecture`): a Debian root with the definition's packages (or an empty root), our
  * `/etc/passwd` and `/etc/group`, the definition's directories, files and symlinks, as one layer keeping the
  * modes on disk (owners 0:0, fixed mtime) and a config with the definition's runtime settings. Equal
  * definitions and packages give equal digests.
@@ -42,9 +45,11 @@ export interface DefinitionImage {
  *   packages) or the definition does not fit what was extracted.
  */
 export async function buildDefinitionImage(
-  definition: ImageDefinition,
+  given: ImageDefinition,
   context: BuildContext,
 ): Promise<DefinitionImage> {
+  const architecture = context.architecture ?? hostArchitecture();
+  const definition = definitionForArchitecture(given, architecture);
   const root = join(context.workDir, 'rootfs');
   let packages: DebianPackage[] = [];
   if (definition.packages.length > 0) {
@@ -52,6 +57,7 @@ export async function buildDefinitionImage(
       packages: definition.packages,
       suite: context.suite,
       sources: context.sources,
+      architecture: ARCHITECTURES[architecture].debian,
       pathExcludes: definition.pathExcludes ?? [],
       onProgress: (line) => context.onProgress?.(`${definition.name}: ${line}`),
     });
@@ -90,6 +96,7 @@ export async function buildDefinitionImage(
       'org.opencontainers.image.version': version,
       'org.opencontainers.image.description': imageDescription(definition, packages, context.suite),
     },
+    architecture,
     createdBy: [createdBy(definition, context.suite)],
     ...(definition.user === undefined ? {} : { user: `${definition.user.uid}:${definition.user.gid}` }),
     ...(definition.entrypoint === undefined ? {} : { entrypoint: definition.entrypoint }),

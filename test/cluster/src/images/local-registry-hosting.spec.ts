@@ -46,6 +46,7 @@ describe('the base image the cluster records', () => {
     references,
     layout: '/x',
     digest: 'sha256:0',
+    platforms: [{ architecture: 'amd64' as const, layout: '/x', digest: 'sha256:0' }],
     buildSeconds: 0,
   });
 
