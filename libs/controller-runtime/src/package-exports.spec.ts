@@ -23,6 +23,7 @@ const SUBPATHS = [
   'kinds',
   'manager',
   'metrics',
+  'monitoring',
   'rbac',
   'serving',
   'testing',

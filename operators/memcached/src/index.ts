@@ -7,9 +7,5 @@ export {
   labelsFor,
   memcachedArgs,
 } from './controller/resources.js';
-export {
-  memcachedPrometheusRule,
-  monitoringRbac,
-  prometheusRuleInstaller,
-} from './monitoring/prometheus-rule.js';
+export { memcachedPrometheusRule, memcachedRuleGroups } from './monitoring/rules.js';
 export { createMemcachedOperator, type MemcachedOperatorOptions } from './operator.js';

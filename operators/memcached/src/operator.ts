@@ -4,10 +4,11 @@ import {
   storageVersionMigrator,
   webhooksEnabled,
 } from '@opkit/controller-runtime/manager';
+import { prometheusRuleInstaller } from '@opkit/controller-runtime/monitoring';
 import { GROUP, PLURAL, setupWebhooks } from './api/index.js';
 import { memcachedCache } from './controller/cache.js';
 import { setupControllers } from './controller/index.js';
-import { prometheusRuleInstaller } from './monitoring/prometheus-rule.js';
+import { memcachedPrometheusRule } from './monitoring/rules.js';
 
 /** The operator's options; its own namespace also holds the operator's alert rules. */
 export type MemcachedOperatorOptions = OperatorOptions;
@@ -31,6 +32,7 @@ export function createMemcachedOperator(options: MemcachedOperatorOptions = {}):
     // named from the API's constants: its assembly is build-time code the operator's bundle leaves out.
     manager.add(storageVersionMigrator(manager.apiClient, `${PLURAL}.${GROUP}`, manager.logger));
   }
-  manager.add(prometheusRuleInstaller(manager.apiClient, operatorNamespace(options), manager.logger));
+  const rule = memcachedPrometheusRule(operatorNamespace(options));
+  manager.add(prometheusRuleInstaller(manager.apiClient, rule, manager.logger, 'memcached-operator'));
   return manager;
 }

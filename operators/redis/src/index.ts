@@ -12,6 +12,7 @@ export {
   redisConf,
 } from './controller/resources.js';
 export { syncCluster } from './controller/topology.js';
+export { redisPrometheusRule, redisRuleGroups } from './monitoring/rules.js';
 export { createRedisOperator, type RedisOperatorOptions } from './operator.js';
 export { keySlot, parseClusterNodes, parseInfo } from './redis/cluster.js';
 export { ClusterClient } from './redis/cluster-client.js';

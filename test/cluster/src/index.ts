@@ -30,8 +30,16 @@ export {
 export { eventually } from './polling.js';
 export { type PrintedCluster, parseReadyLines } from './ready-message.js';
 export { releasedData, workspaceRoot } from './released-data.js';
+export {
+  promtoolTestRules,
+  RULE_FILE_NAME,
+  type RuleTestRun,
+  untestedRules,
+  withRuleExpr,
+} from './rule-tests/index.js';
 export { type BuiltComponent, ensureComponents } from './toolchain/build.js';
 export { crdifyBinary } from './toolchain/crdify.js';
 export { oldestSupportedNode } from './toolchain/node-runtime.js';
 export { type OpmServeOptions, opmBinary, opmServeArgs } from './toolchain/opm.js';
+export { promtoolBinary } from './toolchain/promtool.js';
 export type { BuildContext, ComponentRecipe } from './toolchain/recipes.js';

@@ -99,15 +99,17 @@ describe('scaffolding an operator with @opkit/nx', () => {
       ],
       { OPKIT_TEST_KUBECONFIG: cluster.kubeconfigPath },
     );
-    // unit: the two reconcilers and the two kinds' webhooks; envtest: the two controllers; e2e: the manager,
-    // the two kinds, their webhooks and PostgresInstance at v1beta1 through the conversion webhook
-    expect(checked).toMatch(/Test Files\s+12 passed \(12\)/);
+    // unit: the two reconcilers, the two kinds' webhooks and the alert rules (promtool); envtest: the two
+    // controllers; e2e: the manager, the two kinds, their webhooks and PostgresInstance at v1beta1 through the
+    // conversion webhook
+    expect(checked).toMatch(/Test Files\s+13 passed \(13\)/);
     for (const file of [
       'backup-controller.spec.ts',
       'manager.spec.ts',
       'postgres-instance-webhooks.spec.ts',
       'postgres-instance-v1beta1.spec.ts',
       'envtest/backup.spec.ts',
+      'monitoring/rules.spec.ts',
     ])
       expect(checked).toContain(file);
 

@@ -2,16 +2,16 @@
 // RBAC roles from the controllers' declared needs, the webhook configurations and the CRD's conversion patch
 // from the webhook declaration — and checks the samples against the schemas.
 import { join } from 'node:path';
+import { prometheusRuleRbac } from '@opkit/controller-runtime/monitoring';
 import { type ConfigManifestsSpec, writeConfigManifests } from '@opkit/controller-tools/manifests';
 import { apis, webhooks } from '../api/index.js';
 import { controllerRbac } from '../controller/index.js';
-import { monitoringRbac } from '../monitoring/prometheus-rule.js';
 
 export const manifestsSpec: ConfigManifestsSpec = {
   generator: 'nx run memcached:manifests',
   apis,
   managerRules: controllerRbac,
-  namespacedRules: monitoringRbac,
+  namespacedRules: prometheusRuleRbac,
   webhooks,
 };
 

@@ -1,6 +1,8 @@
 // `nx run redis:manifests`: writes the generated parts of config/ — the CRD from the API schema and the
-// RBAC roles from the controller's declared needs — and checks the samples against the schema.
+// RBAC roles from the controller's and the alert-rule installer's declared needs — and checks the samples
+// against the schema.
 import { join } from 'node:path';
+import { prometheusRuleRbac } from '@opkit/controller-runtime/monitoring';
 import { type ConfigManifestsSpec, writeConfigManifests } from '@opkit/controller-tools/manifests';
 import { apis, webhooks } from '../api/index.js';
 import { controllerRbac } from '../controller/index.js';
@@ -9,6 +11,7 @@ export const manifestsSpec: ConfigManifestsSpec = {
   generator: 'nx run redis:manifests',
   apis,
   managerRules: controllerRbac,
+  namespacedRules: prometheusRuleRbac,
   webhooks,
 };
 

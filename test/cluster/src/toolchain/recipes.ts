@@ -10,6 +10,7 @@ import {
   KWOK_VERSION,
   OLM_VERSION,
   OPM_VERSION,
+  PROMTOOL_VERSION,
 } from './versions.js';
 
 /** What a recipe gets to build with. */
@@ -231,17 +232,35 @@ export const crdifyRecipe: ComponentRecipe = moduleCommandRecipe(
 );
 
 /**
- * A component that is the one command at the root of a Go module without replace directives, built by a wrapper
- * module that requires it, as `go install` would build it.
+ * promtool, Prometheus's own judge of rule files: the operators' alert and recording rules are unit-tested with
+ * its `test rules`. Only `cmd/promtool` is built, with every dependency `go install` would pull.
  */
-function moduleCommandRecipe(name: string, version: string, module: string, file: string): ComponentRecipe {
+export const promtoolRecipe: ComponentRecipe = moduleCommandRecipe(
+  'promtool',
+  PROMTOOL_VERSION,
+  'github.com/prometheus/prometheus',
+  'promtool',
+  'github.com/prometheus/prometheus/cmd/promtool',
+);
+
+/**
+ * A component that is one command of a Go module without replace directives (the module root unless `command`
+ * names a package inside it), built by a wrapper module that requires it, as `go install` would build it.
+ */
+function moduleCommandRecipe(
+  name: string,
+  version: string,
+  module: string,
+  file: string,
+  command: string = module,
+): ComponentRecipe {
   return {
     name,
     version,
     files: [file],
     async build(ctx) {
-      await wrapperModule(ctx, module, `v${version}`, [module]);
-      await ctx.go(['build', '-trimpath', '-ldflags', '-s -w', '-o', join(ctx.outDir, file), module]);
+      await wrapperModule(ctx, module, `v${version}`, [command]);
+      await ctx.go(['build', '-trimpath', '-ldflags', '-s -w', '-o', join(ctx.outDir, file), command]);
     },
   };
 }
@@ -249,10 +268,11 @@ function moduleCommandRecipe(name: string, version: string, module: string, file
 /** What OLM needs on a cluster with a real node: its operators, and what its opm and util images hold. */
 export const olmRecipes: readonly ComponentRecipe[] = [olmRecipe, opmRecipe, grpcHealthProbeRecipe];
 
-/** Everything the test world builds from Go modules: the control plane, the node, opm, OLM and crdify. */
+/** Everything the test world builds from Go modules: the control plane, the node, opm, OLM, crdify and promtool. */
 export const testWorldRecipes: readonly ComponentRecipe[] = [
   ...controlPlaneRecipes,
   ...nodeRecipes,
   ...olmRecipes,
   crdifyRecipe,
+  promtoolRecipe,
 ];

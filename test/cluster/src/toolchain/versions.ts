@@ -24,3 +24,8 @@ export const CONTAINERD_VERSION = '2.4.2';
 export const COREDNS_VERSION = '1.14.7';
 /** grpc_health_probe for the opm image (OLM's registry pods probe with it). */
 export const GRPC_HEALTH_PROBE_VERSION = '0.4.61';
+/**
+ * promtool from Prometheus 3.16.0, whose Go module version is v0.316.0 (v0.<major><minor>.<patch>): tests the
+ * operators' alert and recording rules.
+ */
+export const PROMTOOL_VERSION = '0.316.0';

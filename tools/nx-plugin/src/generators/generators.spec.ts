@@ -87,6 +87,37 @@ describe('the operator generator', () => {
     );
   });
 
+  it('scaffolds the operator alert rules, installed at start-up and tested with promtool beside them', async () => {
+    await operatorGenerator(tree, { name: 'postgres-lite' });
+    const root = 'operators/postgres-lite';
+    const rules = read(`${root}/src/monitoring/rules.ts`);
+    expect(rules).toContain("record: 'postgres_lite_operator_up_total'");
+    expect(rules).toContain("alert: 'PostgresLiteOperatorDown'");
+    expect(rules).toContain("up{pod=~'postgres-lite-operator-controller-manager-.*'}");
+    const tests = parse(read(`${root}/src/monitoring/rules.test.yaml`)) as {
+      rule_files: string[];
+      tests: { alert_rule_test?: { alertname: string }[]; promql_expr_test?: { expr: string }[] }[];
+    };
+    expect(tests.rule_files).toEqual(['rules.yaml']);
+    expect(tests.tests.flatMap((t) => t.alert_rule_test ?? []).map((t) => t.alertname)).toContain(
+      'PostgresLiteOperatorDown',
+    );
+    expect(tests.tests.flatMap((t) => t.promql_expr_test ?? []).map((t) => t.expr)).toContain(
+      'postgres_lite_operator_up_total',
+    );
+    expect(read(`${root}/src/monitoring/rules.spec.ts`)).toContain(
+      'promtoolTestRules(promtool, postgresLiteRuleGroups, testFiles)',
+    );
+    expect(read(`${root}/src/operator.ts`)).toContain(
+      "manager.add(prometheusRuleInstaller(manager.apiClient, rule, manager.logger, 'postgres-lite-operator'));",
+    );
+    expect(read(`${root}/src/manifests/generate.ts`)).toContain('namespacedRules: prometheusRuleRbac,');
+    expect(read(`${root}/src/manifests/rules.ts`)).toContain('ruleFileYaml(postgresLiteRuleGroups)');
+    expect(readJson(tree, `${root}/package.json`).nx.targets.rules.options.command).toBe(
+      'node --import tsx src/manifests/rules.ts',
+    );
+  });
+
   it('writes a README whose command comments line up, whatever the name, and names the envtest tier', async () => {
     await operatorGenerator(tree, { name: 'postgres-lite' });
     const readme = read('operators/postgres-lite/README.md');

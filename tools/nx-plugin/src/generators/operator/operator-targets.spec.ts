@@ -52,6 +52,9 @@ describe('operator targets', () => {
     expect(pkg.nx.targets.manifests.options.command).toBe(
       'node --conditions=@opkit/source --import tsx src/manifests/generate.ts',
     );
+    expect(pkg.nx.targets.rules.options.command).toBe(
+      'node --conditions=@opkit/source --import tsx src/manifests/rules.ts',
+    );
   });
 
   it('run each test tier by configuration; e2e and the plain test prepare the cluster first', () => {
@@ -73,6 +76,7 @@ describe('operator targets', () => {
         'lint',
         'typecheck',
         'manifests',
+        'rules',
         'image',
         'push',
         'deploy',

@@ -46,6 +46,12 @@ export function operatorTargets(o: OperatorTargetOptions): Record<string, Target
       cache: false,
       options: { command: `${node} src/manifests/generate.ts`, cwd: '{projectRoot}' },
     },
+    // The operator's Prometheus rules as a rule file (dist/monitoring/rules.yaml unless a path is given).
+    rules: {
+      executor: 'nx:run-commands',
+      cache: false,
+      options: { command: `${node} src/manifests/rules.ts`, cwd: '{projectRoot}', forwardAllArgs: true },
+    },
     run: {
       executor: 'nx:run-commands',
       cache: false,

@@ -66,6 +66,9 @@ export async function operatorGenerator(
     image,
     channel,
     offset,
+    // The operator's own metric names (recording rules): the package name in snake case.
+    metricPrefix: names.packageName.replaceAll('-', '_'),
+    propertyName: `${names.className.charAt(0).toLowerCase()}${names.className.slice(1)}`,
     tmpl: '',
   });
 

@@ -1,0 +1,80 @@
+import { type DirectClient, NoKindMatchError } from '../client/index.js';
+import { applyIfChanged } from '../controllerutil/index.js';
+import { ignoreNotFound, isNotFound } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import type { Runnable } from '../manager/index.js';
+import { type KubeObject, kind } from '../object.js';
+import type { ResourcePolicyRule } from '../rbac/index.js';
+import type { RuleGroup } from './rules.js';
+
+/** A Prometheus Operator rule object, as far as an operator writes one. */
+export interface PrometheusRule extends KubeObject {
+  metadata: { name: string; namespace: string; labels?: Record<string, string> };
+  spec: { groups: readonly RuleGroup[] };
+}
+
+export const PROMETHEUS_RULE = kind<PrometheusRule>('monitoring.coreos.com/v1', 'PrometheusRule');
+
+/** What an operator needs in its own namespace to install its rules (when Prometheus Operator is installed). */
+export const prometheusRuleRbac: readonly ResourcePolicyRule[] = [
+  {
+    apiGroups: ['monitoring.coreos.com'],
+    resources: ['prometheusrules'],
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'],
+  },
+  { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get'] },
+];
+
+/** The PrometheusRule `<operator>-rules` holding `groups`, labelled as the operator's own. */
+export function prometheusRule(
+  operator: string,
+  namespace: string,
+  groups: readonly RuleGroup[],
+): PrometheusRule {
+  return {
+    ...PROMETHEUS_RULE,
+    metadata: {
+      name: `${operator}-rules`,
+      namespace,
+      labels: { 'app.kubernetes.io/name': operator, 'app.kubernetes.io/managed-by': operator },
+    },
+    spec: { groups },
+  };
+}
+
+/**
+ * Installs `rule` once, at start-up, when the PrometheusRule API exists; otherwise says so in one log line and
+ * does nothing. Runs on every replica, and writes only when the rules differ from the installed ones: a
+ * restart of a converged operator costs no write.
+ */
+export function prometheusRuleInstaller(
+  api: DirectClient,
+  rule: PrometheusRule,
+  log: Logger,
+  fieldManager: string,
+): Runnable {
+  return {
+    needLeaderElection: false,
+    async start() {
+      try {
+        await api.mapping(PROMETHEUS_RULE.apiVersion, PROMETHEUS_RULE.kind);
+      } catch (error) {
+        if (error instanceof NoKindMatchError || isNotFound(error)) {
+          log.info(
+            'PrometheusRule API (monitoring.coreos.com/v1) not found; skipping the operator alert rules',
+          );
+          return;
+        }
+        throw error;
+      }
+      const { name, namespace } = rule.metadata;
+      const live = await ignoreNotFound(api.get(PROMETHEUS_RULE, name, namespace));
+      const outcome = await applyIfChanged(
+        { fieldManager, apply: (obj) => api.apply(obj, { fieldManager }) },
+        rule,
+        live,
+      );
+      log.info(`PrometheusRule ${name} ${outcome}`, { namespace });
+    },
+  };
+}
