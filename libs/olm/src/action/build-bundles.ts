@@ -7,7 +7,7 @@ import { formatText } from '../validation/output.js';
 import { validateBundleDir } from '../validation/validate-bundle-dir.js';
 import { ActionError } from './errors.js';
 import { type BundlePlatforms, generateBundle } from './generate-bundle.js';
-import { readOperatorReleases } from './operator-release.js';
+import { type OperatorRelease, readOperatorReleases } from './operator-release.js';
 import type { Progress } from './progress.js';
 
 export interface BuildBundlesOptions {
@@ -55,7 +55,7 @@ export async function buildBundles(o: BuildBundlesOptions): Promise<BuiltBundleI
       replaces: release.replaces,
       operatorImage: `${release.image}:${release.version}`,
       ...(o.imageDigests ? { imageDigests: o.imageDigests } : {}),
-      ...(o.platforms === undefined ? {} : { platforms: o.platforms }),
+      ...platformsOf(o, release),
       onProgress: log,
       output: { name: '--bundles', inputs: [{ name: '--operators', path: release.operatorDir }] },
     });
@@ -151,4 +151,16 @@ export async function pushBundleImages(o: PushBundleImagesOptions): Promise<Push
     }
   }
   return pushed;
+}
+
+/**
+ * The platforms of `release`'s bundle: the command's option when it gives one, else those its package.json
+ * states (`opkit.platforms`), else none (the base CSV's labels as they are).
+ */
+function platformsOf(o: BuildBundlesOptions, release: OperatorRelease): { platforms?: BundlePlatforms } {
+  if (o.platforms !== undefined) return { platforms: o.platforms };
+  if (release.platforms === undefined) return {};
+  return {
+    platforms: { kind: 'given', platforms: release.platforms, source: `${release.manifest} opkit.platforms` },
+  };
 }

@@ -68,7 +68,12 @@ export interface GenerateBundleOptions {
 
 /** How {@link GenerateBundleOptions.platforms} are found. */
 export type BundlePlatforms =
-  | { readonly kind: 'given'; readonly platforms: readonly ImageOsArch[] }
+  | {
+      readonly kind: 'given';
+      readonly platforms: readonly ImageOsArch[];
+      /** Where they were given, for messages (default `--platforms`). */
+      readonly source?: string;
+    }
   | {
       readonly kind: 'images';
       readonly sources: ImagePlatformSources;
@@ -182,7 +187,7 @@ async function statePlatforms(
 ): Promise<void> {
   let evidence: PlatformEvidence;
   if (platforms.kind === 'given') {
-    evidence = { kind: 'given', platforms: platforms.platforms, source: '--platforms' };
+    evidence = { kind: 'given', platforms: platforms.platforms, source: platforms.source ?? '--platforms' };
   } else {
     const images = new Map<string, readonly ImageOsArch[]>();
     for (const image of multiArchImages(csv)) {

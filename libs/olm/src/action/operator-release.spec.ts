@@ -48,10 +48,34 @@ describe('readOperatorReleases', () => {
     [{ channels: ['alpha'], image: 'i' }, 'opkit.package: expected the OLM package name'],
     [{ package: 'p', channels: ['alpha'] }, 'opkit.image: expected the operator image repository'],
     [{ package: 'p', channels: ['alpha'], image: 'i', replaces: 2 }, 'opkit.replaces: expected the version'],
+    [
+      { package: 'p', channels: ['alpha'], image: 'i', platforms: ['linux'] },
+      'opkit.platforms: expected a non-empty list of os/architecture',
+    ],
+    [
+      { package: 'p', channels: ['alpha'], image: 'i', platforms: [] },
+      'opkit.platforms: expected a non-empty list of os/architecture',
+    ],
     ['p', 'opkit: expected an object'],
   ])('names the file and the field of a malformed opkit field (%j)', (opkit, message) => {
     const manifest = project('bad', { version: '0.1.0', opkit });
     expect(() => readOperatorReleases(operators)).toThrow(`${manifest}: ${message}`);
+  });
+
+  it('reads the platforms a release is built for', () => {
+    project('redis', {
+      version: '0.2.0',
+      opkit: {
+        package: 'redis-operator',
+        channels: ['stable'],
+        image: 'i',
+        platforms: ['linux/amd64', 'linux/arm64'],
+      },
+    });
+    expect(readOperatorReleases(operators)[0]?.platforms).toEqual([
+      { os: 'linux', architecture: 'amd64' },
+      { os: 'linux', architecture: 'arm64' },
+    ]);
   });
 
   it('names the version field when it is missing beside an opkit field', () => {

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ImageOsArch } from '../validation/multiarch.js';
 import { ActionError } from './errors.js';
 import { checkPackageName } from './package-name.js';
 
@@ -21,6 +22,11 @@ export interface OperatorRelease {
   readonly image: string;
   /** The version the current one replaces. */
   readonly replaces?: string;
+  /**
+   * The platforms the release is built for (`os/architecture`), which its CSV states when no platform option
+   * is given; `bundle validate --select-optional name=multiarch` checks them against the images.
+   */
+  readonly platforms?: readonly ImageOsArch[];
 }
 
 /** The `opkit` field as package.json holds it (other keys, such as `resources`, belong to other tools). */
@@ -29,6 +35,7 @@ interface ReleaseField {
   readonly channels: readonly string[];
   readonly image: string;
   readonly replaces?: string;
+  readonly platforms?: readonly ImageOsArch[];
 }
 
 /** The release identity of every operator project under `operatorsDir` whose package.json has an `opkit` field. */
@@ -65,6 +72,7 @@ export function readOperatorRelease(operatorDir: string): OperatorRelease | unde
     channels: field.channels,
     image: field.image,
     ...(field.replaces !== undefined ? { replaces: field.replaces } : {}),
+    ...(field.platforms !== undefined ? { platforms: field.platforms } : {}),
   };
 }
 
@@ -100,6 +108,17 @@ function releaseOf(manifest: string, pkg: unknown): { version: string; field: Re
   if (!isName(opkit.image)) throw invalid('opkit.image', 'the operator image repository');
   if (opkit.replaces !== undefined && !isName(opkit.replaces))
     throw invalid('opkit.replaces', 'the version the current one replaces');
+  const platformPattern = /^[a-z0-9]+\/[a-z0-9]+$/;
+  if (
+    opkit.platforms !== undefined &&
+    (!Array.isArray(opkit.platforms) ||
+      opkit.platforms.length === 0 ||
+      !opkit.platforms.every((p) => typeof p === 'string' && platformPattern.test(p)))
+  )
+    throw invalid(
+      'opkit.platforms',
+      'a non-empty list of os/architecture, e.g. ["linux/amd64", "linux/arm64"]',
+    );
   return {
     version,
     field: {
@@ -107,6 +126,14 @@ function releaseOf(manifest: string, pkg: unknown): { version: string; field: Re
       channels: opkit.channels,
       image: opkit.image,
       ...(opkit.replaces === undefined ? {} : { replaces: opkit.replaces }),
+      ...(opkit.platforms === undefined
+        ? {}
+        : {
+            platforms: (opkit.platforms as string[]).map((p) => {
+              const [os = '', architecture = ''] = p.split('/');
+              return { os, architecture };
+            }),
+          }),
     },
   };
 }

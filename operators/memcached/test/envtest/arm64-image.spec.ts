@@ -39,6 +39,9 @@ let rootfs: string;
 /** The arm64 image's entrypoint with its absolute paths moved under the unpacked root. */
 let entrypoint: string[];
 let indexPlatforms: string[];
+/** The operator image's layout and tag, and the memcached operand image's layout and tag. */
+let operatorImage: { layout: string; tag: string };
+let operandImage: { layout: string; tag: string };
 const timings: Record<string, number> = {};
 
 /** Reads a blob of an OCI layout as JSON. */
@@ -68,16 +71,20 @@ describe.skipIf(!existsSync(QEMU))(
     beforeAll(async () => {
       work = await mkdtemp(join(tmpdir(), 'opkit-arm64-'));
       // The Node.js base for every platform (cached after the first build), then the operator on it.
-      const [base] = await timed('base image', async () =>
+      const images = await timed('base images', async () =>
         ensureClusterImages({
           pauseBinary: '',
           definitions: clusterImageDefinitions({
             pauseBinary: '',
             nodes: await findNodeBinaries(IMAGE_ARCHITECTURES),
-          }).filter((d) => d.name === 'node'),
+          }).filter((d) => d.name === 'node' || d.name === 'memcached'),
         }),
       );
-      if (base === undefined) throw new Error('no node image');
+      const base = images.find((image) => image.name === 'node');
+      const operand = images.find((image) => image.name === 'memcached');
+      if (base === undefined || operand === undefined) throw new Error('no node or memcached image');
+      const operandTag = operand.references.find((r) => r === MEMCACHED_IMAGE) ?? operand.references[0] ?? '';
+      operandImage = { layout: operand.layout, tag: operandTag };
       const layout = join(work, 'layout');
       const tag = 'registry.example/memcached-operator:arm64-test';
       await timed('operator image', () =>
@@ -107,6 +114,7 @@ describe.skipIf(!existsSync(QEMU))(
         (m) => m.annotations?.['org.opencontainers.image.ref.name'] === tag,
       );
       if (tagged === undefined) throw new Error(`no ${tag} in the layout`);
+      operatorImage = { layout, tag };
       const index = await blob<{ manifests: Descriptor[] }>(layout, tagged.digest);
       indexPlatforms = index.manifests.map((m) => m.platform?.architecture ?? 'none');
       const arm64 = index.manifests.find((m) => m.platform?.architecture === 'arm64');
@@ -149,6 +157,22 @@ describe.skipIf(!existsSync(QEMU))(
       await file.read(header, 0, 20, 0);
       await file.close();
       expect(elfMachine(header)).toBe(ARCHITECTURES.arm64.elfMachine);
+    });
+
+    it("is what the released bundle's platform labels say, as the multiarch check reads its images", async () => {
+      // The bundle names the operator by its release reference and the operand by its own: each read from the
+      // layout built above.
+      const bundle = join(operatorDir, '..', '..', 'bundles', 'memcached-operator', '0.3.0');
+      const { stdout } = await run(process.execPath, [
+        opkitScript(),
+        ...['bundle', 'validate', bundle, '--select-optional', 'name=multiarch', '-o', 'json-alpha1'],
+        ...[
+          '--image-layout',
+          `registry.example/memcached-operator:0.3.0=${operatorImage.layout}:${operatorImage.tag}`,
+        ],
+        ...['--image-layout', `${MEMCACHED_IMAGE}=${operandImage.layout}:${operandImage.tag}`],
+      ]);
+      expect(JSON.parse(stdout)).toEqual({ passed: true, outputs: null });
     });
 
     it('prints its help', async () => {
