@@ -43,12 +43,22 @@ beforeAll(async () => {
 });
 
 let copies = 0;
-/** A copy of the released Memcached 0.3.0 bundle, its CSV changed by `edit`. */
+/**
+ * A copy of the released Memcached 0.3.0 bundle, its CSV stating no platform (its arch/os labels and node
+ * affinity taken out), then changed by `edit`.
+ */
 function memcachedBundle(edit: (csv: ClusterServiceVersion) => void): string {
   const dir = join(scratch, `bundle-${copies++}`);
   cpSync(releasedData.bundle('memcached-operator', '0.3.0'), dir, { recursive: true });
   const file = join(dir, 'manifests', 'memcached-operator.clusterserviceversion.yaml');
   const csv = parse(readFileSync(file, 'utf8')) as ClusterServiceVersion;
+  csv.metadata.labels = Object.fromEntries(
+    Object.entries(csv.metadata.labels ?? {}).filter(([label]) => !label.startsWith('operatorframework.io/')),
+  );
+  const install = csv.spec.install as {
+    spec?: { deployments?: { spec: { template: { spec: { affinity?: unknown } } } }[] };
+  };
+  for (const deployment of install.spec?.deployments ?? []) delete deployment.spec.template.spec.affinity;
   edit(csv);
   writeFileSync(file, stringify(csv));
   return dir;

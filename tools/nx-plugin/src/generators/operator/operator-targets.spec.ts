@@ -63,7 +63,7 @@ describe('operator targets', () => {
     expect(test?.configurations).toEqual({
       unit: { commands: ['vitest run --project unit'] },
       envtest: { commands: ['vitest run --project envtest'] },
-      e2e: { commands: ['opkit-cluster prepare', 'vitest run --project e2e'] },
+      e2e: { commands: ['opkit-cluster prepare', "vitest run --project 'e2e*'"] },
     });
     expect(test?.dependsOn).toBeUndefined();
   });
@@ -84,7 +84,10 @@ describe('operator targets', () => {
         'bundle',
         'test',
       ]) {
-        expect(pkg.nx.targets[name], `${dir} ${name}`).toEqual(expected[name]);
+        const target = pkg.nx.targets[name];
+        // A configuration of its own for a vitest project of its own (Memcached's `kwok`) is the operator's.
+        if (name === 'test') delete target.configurations.kwok;
+        expect(target, `${dir} ${name}`).toEqual(expected[name]);
       }
     }
   });
