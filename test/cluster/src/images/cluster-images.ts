@@ -12,7 +12,12 @@ import {
 import { ClusterError } from '../errors.js';
 import { cacheRoot, withFileLock } from '../toolchain/cache.js';
 import { definitionKey, fileIdentity } from './definition-key.js';
-import { clusterImageDefinitions, type ImageDefinition, type OlmImageInputs } from './definitions.js';
+import {
+  clusterImageDefinitions,
+  type ImageDefinition,
+  type OlmImageInputs,
+  type PrometheusImageInputs,
+} from './definitions.js';
 import { ImageBuildError } from './errors.js';
 import { candidateVersions, hostAptSources, hostDebianSuite } from './host-apt.js';
 import { buildDefinitionImage } from './image-build.js';
@@ -39,6 +44,8 @@ export interface EnsureImagesOptions {
   readonly pauseBinary: string;
   /** With OLM: the programs of its `opm` and `util` images, which are then built too. */
   readonly olm?: OlmImageInputs;
+  /** With Prometheus: the programs of the Prometheus Operator's, its config-reloader's and Prometheus' images. */
+  readonly prometheus?: PrometheusImageInputs;
   /** One line per build step. */
   readonly onProgress?: (line: string) => void;
   /** The images to make; default {@link clusterImageDefinitions} for these inputs and the repository's Node. */
@@ -70,6 +77,7 @@ export async function ensureClusterImages(options: EnsureImagesOptions): Promise
       pauseBinary: options.pauseBinary,
       node: await findNodeBinary(progress),
       ...(options.olm === undefined ? {} : { olm: options.olm }),
+      ...(options.prometheus === undefined ? {} : { prometheus: options.prometheus }),
     });
   const needsDebian = definitions.some((d) => d.packages.length > 0);
   const suite = needsDebian ? hostDebianSuite() : 'none';

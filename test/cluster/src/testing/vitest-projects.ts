@@ -23,6 +23,7 @@ const globalSetup = setupFile('global-setup');
 const buildPackages = setupFile('build-packages');
 const kwokNodesSetup = setupFile('kwok-nodes-setup');
 const controlPlaneSetup = setupFile('control-plane-setup');
+const prometheusSetup = setupFile('prometheus-setup');
 const envtestSetup = fileURLToPath(new URL(`../envtest/global-setup${extension}`, import.meta.url));
 
 /** The `envtest` project's test files: etcd and kube-apiserver only, no root. */
@@ -49,9 +50,17 @@ export const opkitGlobalSetups = { buildPackages, controlPlane: controlPlaneSetu
  *
  * `kwokSpecs`: test files whose pods only need to become Ready run in a third project, `kwok`, against a
  * kwok-only control plane with kwok nodes (no real node), and not in `e2e`.
+ *
+ * `prometheusSpecs`: test files that need a Prometheus on the real node: left out of `e2e` (and of every
+ * project here), they run only under {@link opkitPrometheusVitestConfig}, an opt-in configuration of their own.
  */
 export function opkitVitestConfig(
-  options: { e2eUsesCluster?: boolean; e2eRunsCli?: boolean; kwokSpecs?: readonly string[] } = {},
+  options: {
+    e2eUsesCluster?: boolean;
+    e2eRunsCli?: boolean;
+    kwokSpecs?: readonly string[];
+    prometheusSpecs?: readonly string[];
+  } = {},
 ): ViteUserConfig {
   const conditions = sourceConditions(import.meta.url);
   const kwokSpecs = [...(options.kwokSpecs ?? [])];
@@ -82,7 +91,12 @@ export function opkitVitestConfig(
           test: {
             name: 'e2e',
             include: ['test/**/*.spec.ts'],
-            exclude: [...configDefaults.exclude, ENVTEST_SPECS, ...kwokSpecs],
+            exclude: [
+              ...configDefaults.exclude,
+              ENVTEST_SPECS,
+              ...kwokSpecs,
+              ...(options.prometheusSpecs ?? []),
+            ],
             globalSetup: [
               ...(options.e2eRunsCli ? [buildPackages] : []),
               ...((options.e2eUsesCluster ?? true) ? [globalSetup] : []),
@@ -109,6 +123,43 @@ export function opkitVitestConfig(
               },
             ]
           : []),
+      ],
+    },
+  };
+}
+
+/**
+ * The opt-in configuration of test files that need Prometheus (`vitest run --config <its file>`): one project,
+ * `prometheus`, whose cluster has a real node and the Prometheus Operator with one Prometheus (`startCluster`'s
+ * `prometheus: true`). Pass the same files as `opkitVitestConfig`'s `prometheusSpecs`, so the default run
+ * leaves them out.
+ */
+export function opkitPrometheusVitestConfig(options: {
+  prometheusSpecs: readonly string[];
+  e2eRunsCli?: boolean;
+}): ViteUserConfig {
+  const conditions = sourceConditions(import.meta.url);
+  return {
+    ...(conditions.length > 0
+      ? {
+          resolve: { conditions },
+          ssr: { resolve: { conditions, externalConditions: conditions } },
+          environments: { __vitest__: { resolve: { conditions, externalConditions: conditions } } },
+        }
+      : {}),
+    test: {
+      projects: [
+        {
+          extends: true,
+          test: {
+            name: 'prometheus',
+            include: [...options.prometheusSpecs],
+            globalSetup: [...(options.e2eRunsCli ? [buildPackages] : []), prometheusSetup],
+            testTimeout: 300_000,
+            hookTimeout: 300_000,
+            fileParallelism: false,
+          },
+        },
       ],
     },
   };

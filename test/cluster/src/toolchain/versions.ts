@@ -24,3 +24,10 @@ export const CONTAINERD_VERSION = '2.4.2';
 export const COREDNS_VERSION = '1.14.7';
 /** grpc_health_probe for the opm image (OLM's registry pods probe with it). */
 export const GRPC_HEALTH_PROBE_VERSION = '0.4.61';
+/** Prometheus (module v0.316.0 is Prometheus 3.16.0), scraping the operators' metrics on the real node. */
+export const PROMETHEUS_VERSION = '0.316.0';
+/**
+ * The Prometheus Operator and its config-reloader: the newest release of its main module the Go module proxy
+ * serves (later tags exist only for its `pkg/apis` and `pkg/client` modules there).
+ */
+export const PROMETHEUS_OPERATOR_VERSION = '0.85.0';
