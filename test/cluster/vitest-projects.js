@@ -10,4 +10,4 @@ const installed = realpathSync(fileURLToPath(import.meta.url))
   .includes('node_modules');
 const module = installed ? './dist/testing/vitest-projects.js' : './src/testing/vitest-projects.ts';
 
-export const { opkitGlobalSetups, opkitVitestConfig } = await import(module);
+export const { opkitGlobalSetups, opkitPrometheusVitestConfig, opkitVitestConfig } = await import(module);

@@ -62,6 +62,7 @@ interface UpOptions {
   readonly controlPlaneQps?: number;
   readonly realNode: boolean;
   readonly olm: boolean;
+  readonly prometheus: boolean;
 }
 
 const program = new Command('opkit-cluster')
@@ -110,6 +111,11 @@ program
   )
   .option('--olm', 'also run OLM (its CRDs, the olm and catalog operators)', false)
   .option(
+    '--prometheus',
+    'also run the Prometheus Operator and one Prometheus in namespace monitoring (needs the real node)',
+    false,
+  )
+  .option(
     '--control-plane-qps <n>',
     "the controller-manager's and the scheduler's API rate (burst twice it; default: their own, 20 and 50)",
     parseQps,
@@ -120,6 +126,7 @@ program
 Examples:
   $ opkit-cluster up                       # a real node; prints the kubeconfig, registry, base image
   $ opkit-cluster up --olm                 # with OLM
+  $ opkit-cluster up --prometheus          # with the Prometheus Operator and Prometheus (monitoring/prometheus:9090)
   $ opkit-cluster up --name scale --no-real-node --nodes 5
   $ opkit-cluster up --name scale --no-real-node --control-plane-qps 500   # controllers not rate-bound
   $ opkit-cluster down --name scale`,
@@ -144,6 +151,7 @@ Examples:
     if (!opts.realNode) args.push('--no-real-node');
     if (opts.port) args.push('--port', String(opts.port));
     if (opts.olm) args.push('--olm');
+    if (opts.prometheus) args.push('--prometheus');
     if (opts.controlPlaneQps !== undefined) args.push('--control-plane-qps', String(opts.controlPlaneQps));
     const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', out, out] });
     child.unref();
@@ -177,6 +185,7 @@ program
   .option('--nodes <count>', 'number of kwok nodes', parseKwokCount)
   .option('--no-real-node', 'a kwok-only cluster')
   .option('--olm', 'also run OLM', false)
+  .option('--prometheus', 'also run the Prometheus Operator and Prometheus', false)
   .option('--control-plane-qps <n>', 'controller-manager and scheduler API rate', parseQps)
   .action(async (opts: UpOptions) => {
     const cluster = await startCluster({
@@ -184,6 +193,7 @@ program
       nodes: opts.nodes,
       realNode: opts.realNode,
       olm: opts.olm,
+      prometheus: opts.prometheus,
       controlPlaneQps: opts.controlPlaneQps,
       onProgress: say,
     });

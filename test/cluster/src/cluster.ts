@@ -24,7 +24,12 @@ import { httpHealthy, httpsHealthy, waitUntilReady } from './control-plane/readi
 import { ClusterError } from './errors.js';
 import { assertNodePackagesInstalled } from './host-packages.js';
 import { ensureClusterImages, pushClusterImages } from './images/cluster-images.js';
-import { type OlmImageInputs, olmImageReferences } from './images/definitions.js';
+import {
+  type OlmImageInputs,
+  olmImageReferences,
+  type PrometheusImageInputs,
+  prometheusImageReferences,
+} from './images/definitions.js';
 import {
   LOCAL_REGISTRY_HOSTING,
   type LocalRegistryRecord,
@@ -39,10 +44,17 @@ import { setUpNodeNetwork } from './node/network.js';
 import { DirectoryProvisioner, defaultStorageClass } from './node/provisioner.js';
 import { type NodeBinaries, type NodeComponentName, startRealNode } from './node/real-node.js';
 import { ManagedProcess, spawnDirectoryReaper } from './process/managed-process.js';
+import { installPrometheus } from './prometheus/install.js';
 import { ensureComponents } from './toolchain/build.js';
 import { nodeRecipes } from './toolchain/node-recipes.js';
-import { controlPlaneRecipes, olmRecipe, olmRecipes } from './toolchain/recipes.js';
-import { OLM_VERSION, OPM_VERSION } from './toolchain/versions.js';
+import {
+  controlPlaneRecipes,
+  olmRecipe,
+  olmRecipes,
+  prometheusRecipes,
+  prometheusServerVersion,
+} from './toolchain/recipes.js';
+import { OLM_VERSION, OPM_VERSION, PROMETHEUS_OPERATOR_VERSION } from './toolchain/versions.js';
 
 /** Options of {@link startCluster}. */
 export interface StartClusterOptions {
@@ -83,6 +95,15 @@ export interface StartClusterOptions {
    * @default false (with `olm` they are pushed anyway)
    */
   readonly olmImages?: boolean;
+  /**
+   * Also run the Prometheus Operator (its CRDs, RBAC and Deployment, as its docs install it, in `monitoring`)
+   * and one Prometheus there that selects every ServiceMonitor and PrometheusRule, scraping and evaluating
+   * every 5 s, behind the Service `monitoring/prometheus:9090`. Its images are built from the Go modules of
+   * the operator and Prometheus into the registry. Needs a real node. Prometheus' ServiceAccount
+   * `monitoring/prometheus` has no RBAC of its own: a monitored namespace grants it what discovery needs.
+   * @default false
+   */
+  readonly prometheus?: boolean;
   /**
    * Requests per second kube-controller-manager and kube-scheduler may send the API server, burst twice that.
    * Their defaults (20 and 50) make the controller-manager the bottleneck when thousands of Deployments are
@@ -236,6 +257,9 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       `controlPlaneQps: expected a whole number from 1 to ${MAX_CONTROL_PLANE_QPS}, got ${qps}`,
     );
   }
+  if (options.prometheus && !realNode) {
+    throw new ClusterError('CLUSTER_INVALID_OPTIONS', 'prometheus: needs a real node (realNode: true)');
+  }
   if (options.apiServerPort !== undefined) await assertPortFree(options.apiServerPort, 'kube-apiserver');
   if (realNode) assertNodePackagesInstalled();
   const recipes = [
@@ -243,6 +267,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
     ...(realNode ? nodeRecipes : []),
     // With a real node, OLM runs in pods from its own image and opm's, built from their sources.
     ...(olmImages ? olmRecipes : options.olm ? [olmRecipe] : []),
+    ...(options.prometheus ? prometheusRecipes : []),
   ];
   const built = await ensureComponents(recipes, { onProgress: progress });
   const componentDir = (name: string) => {
@@ -261,6 +286,13 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
     copyContent: bin('olm', 'copy-content'),
     opm: bin('opm', 'opm'),
     grpcHealthProbe: bin('grpc-health-probe', 'grpc_health_probe'),
+  });
+  const prometheusImageInputs = (): PrometheusImageInputs => ({
+    operatorVersion: PROMETHEUS_OPERATOR_VERSION,
+    prometheusVersion: prometheusServerVersion(),
+    operator: bin('prometheus-operator', 'operator'),
+    configReloader: bin('prometheus-operator', 'prometheus-config-reloader'),
+    prometheus: bin('prometheus', 'prometheus'),
   });
   const node = realNode
     ? nodeBinaries({
@@ -329,6 +361,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
             pauseBinary: bin('pause', 'pause'),
             onProgress: progress,
             ...(olmImages ? { olm: olmImageInputs() } : {}),
+            ...(options.prometheus ? { prometheus: prometheusImageInputs() } : {}),
           });
           await pushClusterImages(images, registry.host, progress);
           const baseImage = nodeBaseImage(images, registry.host);
@@ -511,6 +544,19 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       processes.set('catalog', catalog);
       await waitForGlobalOperatorGroup(api, () => olm.running && catalog.running);
       progress('OLM ready');
+    }
+    if (options.prometheus) {
+      const images = prometheusImageReferences({
+        operator: PROMETHEUS_OPERATOR_VERSION,
+        prometheus: prometheusServerVersion(),
+      });
+      const { url } = await installPrometheus(
+        api,
+        componentDir('prometheus-operator'),
+        { ...images, prometheusVersion: prometheusServerVersion() },
+        progress,
+      );
+      progress(`Prometheus ready at ${url}`);
     }
     const nodeNames = [...(realNode ? [REAL_NODE_NAME] : []), ...kwokNodeNames];
     progress(

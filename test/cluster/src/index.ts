@@ -28,6 +28,15 @@ export {
   goParsersRecipe,
 } from './oracles/go-parsers.js';
 export { eventually } from './polling.js';
+export {
+  installPrometheus,
+  PROMETHEUS_NAMESPACE,
+  PROMETHEUS_SERVICE_ACCOUNT,
+  type PrometheusAlert,
+  PrometheusApi,
+  type PrometheusInstall,
+  type PrometheusTarget,
+} from './prometheus/index.js';
 export { type PrintedCluster, parseReadyLines } from './ready-message.js';
 export { releasedData, workspaceRoot } from './released-data.js';
 export {

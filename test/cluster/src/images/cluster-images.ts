@@ -21,6 +21,7 @@ import {
   definitionForArchitecture,
   type ImageDefinition,
   type OlmImageInputs,
+  type PrometheusImageInputs,
 } from './definitions.js';
 import { ImageBuildError } from './errors.js';
 import { candidateVersions, hostAptSources, hostDebianSuite } from './host-apt.js';
@@ -63,6 +64,8 @@ export interface EnsureImagesOptions {
   readonly pauseBinary: string;
   /** With OLM: the programs of its `opm` and `util` images, which are then built too. */
   readonly olm?: OlmImageInputs;
+  /** With Prometheus: the programs of the Prometheus Operator's, its config-reloader's and Prometheus' images. */
+  readonly prometheus?: PrometheusImageInputs;
   /** One line per build step. */
   readonly onProgress?: (line: string) => void;
   /**
@@ -101,6 +104,7 @@ export async function ensureClusterImages(options: EnsureImagesOptions): Promise
       pauseBinary: options.pauseBinary,
       nodes: await findNodeBinaries(IMAGE_ARCHITECTURES, progress),
       ...(options.olm === undefined ? {} : { olm: options.olm }),
+      ...(options.prometheus === undefined ? {} : { prometheus: options.prometheus }),
     });
   const needsDebian = definitions.some((d) => d.packages.length > 0);
   const suite = needsDebian ? hostDebianSuite() : 'none';

@@ -5,6 +5,7 @@ import {
   definitionForArchitecture,
   type ImageDefinition,
   olmImageReferences,
+  prometheusImageReferences,
 } from './definitions.js';
 import { imageVersion, tagFor } from './image-build.js';
 
@@ -167,6 +168,60 @@ describe("OLM's helper images", () => {
       ['/bin/grpc_health_probe', '/b/grpc_health_probe'],
     ]);
     expect(image('opm')?.entrypoint).toEqual(['/bin/opm']);
+  });
+});
+
+describe("the Prometheus Operator's and Prometheus' images", () => {
+  const withPrometheus = clusterImageDefinitions({
+    pauseBinary: '/build/pause',
+    nodes: {
+      amd64: { path: '/n/node', version: '24.21.0' },
+      arm64: { path: '/n/arm64/node', version: '24.21.0' },
+    },
+    prometheus: {
+      operatorVersion: '0.85.0',
+      prometheusVersion: '3.16.0',
+      operator: '/b/operator',
+      configReloader: '/b/prometheus-config-reloader',
+      prometheus: '/b/prometheus',
+    },
+  });
+  const image = (name: string) => {
+    const found = withPrometheus.find((d) => d.name === name);
+    if (found === undefined) throw new Error(`no definition ${name}`);
+    return found;
+  };
+  const names = ['prometheus-operator', 'prometheus-config-reloader', 'prometheus'];
+
+  it('are built only for clusters with Prometheus, under the upstream references the install names', () => {
+    expect(definitions.map((d) => d.name)).not.toContain('prometheus');
+    expect(withPrometheus.map((d) => d.name).slice(-3)).toEqual(names);
+    const references = prometheusImageReferences({ operator: '0.85.0', prometheus: '3.16.0' });
+    expect(references).toEqual({
+      operator: 'quay.io/prometheus-operator/prometheus-operator:v0.85.0',
+      configReloader: 'quay.io/prometheus-operator/prometheus-config-reloader:v0.85.0',
+      prometheus: 'quay.io/prometheus/prometheus:v3.16.0',
+    });
+    const referenceOf = (name: string) => `${image(name).repositories[0]}:${imageVersion(image(name), [])}`;
+    expect(names.map(referenceOf)).toEqual([
+      references.operator,
+      references.configReloader,
+      references.prometheus,
+    ]);
+  });
+
+  it("run each program from /bin, where the operator's pod specs call the reloader, as user nobody", () => {
+    expect(names.map((name) => image(name).entrypoint)).toEqual([
+      ['/bin/operator'],
+      ['/bin/prometheus-config-reloader'],
+      ['/bin/prometheus'],
+    ]);
+    expect(image('prometheus-config-reloader').files?.map((f) => [f.path, f.source])).toEqual([
+      ['/bin/prometheus-config-reloader', '/b/prometheus-config-reloader'],
+    ]);
+    for (const name of names) expect(image(name).user).toEqual({ uid: 65534, gid: 65534 });
+    expect(image('prometheus').workingDir).toBe('/prometheus');
+    expect(image('prometheus').directories).toEqual([{ path: '/prometheus', mode: 0o777 }]);
   });
 });
 

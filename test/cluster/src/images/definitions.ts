@@ -75,6 +75,20 @@ export interface ImageInputs {
   readonly architectures?: readonly ImageArchitecture[];
   /** With OLM: the programs of OLM's own image and of its `opm` image. */
   readonly olm?: OlmImageInputs;
+  /** With Prometheus: the Prometheus Operator's programs and Prometheus'. */
+  readonly prometheus?: PrometheusImageInputs;
+}
+
+/** Static executables built from the Prometheus Operator's and Prometheus' Go modules. */
+export interface PrometheusImageInputs {
+  /** The operator's release, e.g. `0.85.0` (its images are tagged `v0.85.0`). */
+  readonly operatorVersion: string;
+  /** Prometheus' release, e.g. `3.16.0`. */
+  readonly prometheusVersion: string;
+  readonly operator: string;
+  /** The sidecar of Prometheus pods that reloads the configuration the operator writes. */
+  readonly configReloader: string;
+  readonly prometheus: string;
 }
 
 /** Static executables built from OLM's and operator-registry's Go modules. */
@@ -215,6 +229,7 @@ export function clusterImageDefinitions(inputs: ImageInputs): ImageDefinition[] 
       entrypoint: ['/usr/local/bin/node'],
     },
     ...(inputs.olm === undefined ? [] : olmImageDefinitions(inputs.olm)),
+    ...(inputs.prometheus === undefined ? [] : prometheusImageDefinitions(inputs.prometheus)),
   ];
 }
 
@@ -303,6 +318,75 @@ function olmImageDefinitions(olm: OlmImageInputs): ImageDefinition[] {
       user: { uid: 1001, gid: 1001 },
       env: [DEFAULT_PATH],
       entrypoint: ['/bin/opm'],
+    },
+  ];
+}
+
+/** Where the Prometheus Operator's and Prometheus' images are known (the upstream repositories). */
+export function prometheusImageReferences(versions: {
+  readonly operator: string;
+  readonly prometheus: string;
+}): { readonly operator: string; readonly configReloader: string; readonly prometheus: string } {
+  return {
+    operator: `quay.io/prometheus-operator/prometheus-operator:v${versions.operator}`,
+    configReloader: `quay.io/prometheus-operator/prometheus-config-reloader:v${versions.operator}`,
+    prometheus: `quay.io/prometheus/prometheus:v${versions.prometheus}`,
+  };
+}
+
+/**
+ * The Prometheus Operator's image, its config-reloader's and Prometheus'. Upstream builds them on its busybox
+ * image, with each program at `/bin/<name>` (the operator runs the reloader by that path) and user nobody
+ * (65534); Prometheus' keeps its data in `/prometheus`, its working directory.
+ */
+function prometheusImageDefinitions(inputs: PrometheusImageInputs): ImageDefinition[] {
+  const references = prometheusImageReferences({
+    operator: inputs.operatorVersion,
+    prometheus: inputs.prometheusVersion,
+  });
+  const repository = (reference: string) => reference.slice(0, reference.lastIndexOf(':'));
+  const nobody = { uid: 65534, gid: 65534 };
+  const program = (name: string, source: string) => ({
+    files: [{ path: `/bin/${name}`, source, mode: 0o755 }],
+    entrypoint: [`/bin/${name}`],
+  });
+  return [
+    {
+      name: 'prometheus-operator',
+      repositories: [repository(references.operator)],
+      version: { fixed: `v${inputs.operatorVersion}` },
+      tags: ['version'],
+      description: 'The Prometheus Operator',
+      packages: ['busybox-static'],
+      ...program('operator', inputs.operator),
+      user: nobody,
+      env: [DEFAULT_PATH],
+      exposedPorts: ['8080/tcp'],
+    },
+    {
+      name: 'prometheus-config-reloader',
+      repositories: [repository(references.configReloader)],
+      version: { fixed: `v${inputs.operatorVersion}` },
+      tags: ['version'],
+      description: "The Prometheus Operator's config-reloader, the sidecar of its Prometheus pods",
+      packages: ['busybox-static'],
+      ...program('prometheus-config-reloader', inputs.configReloader),
+      user: nobody,
+      env: [DEFAULT_PATH],
+    },
+    {
+      name: 'prometheus',
+      repositories: [repository(references.prometheus)],
+      version: { fixed: `v${inputs.prometheusVersion}` },
+      tags: ['version'],
+      description: 'Prometheus (its HTTP API; the web UI assets are not in its Go module)',
+      packages: ['busybox-static'],
+      ...program('prometheus', inputs.prometheus),
+      directories: [{ path: '/prometheus', mode: 0o777 }],
+      workingDir: '/prometheus',
+      user: nobody,
+      env: [DEFAULT_PATH],
+      exposedPorts: ['9090/tcp'],
     },
   ];
 }

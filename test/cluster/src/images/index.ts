@@ -20,6 +20,8 @@ export {
   type ImageInputs,
   type OlmImageInputs,
   olmImageReferences,
+  type PrometheusImageInputs,
+  prometheusImageReferences,
   type TagKind,
   type VersionSource,
 } from './definitions.js';

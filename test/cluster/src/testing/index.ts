@@ -10,6 +10,12 @@ import { CGROUP_ROOT } from '../node/host-claim.js';
 export { freePort } from '../control-plane/ports.js';
 export { KubeApiError, KubeRest } from '../kube/rest.js';
 export { eventually } from '../polling.js';
+export {
+  PROMETHEUS_NAMESPACE,
+  type PrometheusAlert,
+  PrometheusApi,
+  type PrometheusTarget,
+} from '../prometheus/index.js';
 export { type GuideCommand, guideCommands } from './guide-commands.js';
 export { type DeployedOperator, deployOperator } from './operator-deploy.js';
 export {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { opkitVitestConfig, sourceConditions } from './vitest-projects.js';
+import { opkitPrometheusVitestConfig, opkitVitestConfig, sourceConditions } from './vitest-projects.js';
 
 describe('opkitVitestConfig', () => {
   it('resolves packages to their sources in this repository', () => {
@@ -12,5 +12,23 @@ describe('opkitVitestConfig', () => {
     expect(sourceConditions('file:///w/test/cluster/src/testing/vitest-projects.ts')).toEqual([
       '@opkit/source',
     ]);
+  });
+});
+
+describe('the opt-in Prometheus suites', () => {
+  const specs = ['test/prometheus/**/*.spec.ts'];
+  type Project = { test?: { name?: string; include?: string[]; exclude?: string[] } };
+  const projects = (config: ReturnType<typeof opkitVitestConfig>) =>
+    (config.test?.projects ?? []) as Project[];
+
+  it('are left out of every project of the default configuration', () => {
+    const e2e = projects(opkitVitestConfig({ prometheusSpecs: specs })).find((p) => p.test?.name === 'e2e');
+    expect(e2e?.test?.exclude).toEqual(expect.arrayContaining(specs));
+    expect(e2e?.test?.include).toEqual(['test/**/*.spec.ts']);
+  });
+
+  it('run in the one project of their own configuration', () => {
+    const only = projects(opkitPrometheusVitestConfig({ prometheusSpecs: specs }));
+    expect(only.map((p) => [p.test?.name, p.test?.include])).toEqual([['prometheus', specs]]);
   });
 });

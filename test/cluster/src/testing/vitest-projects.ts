@@ -23,6 +23,7 @@ const globalSetup = setupFile('global-setup');
 const buildPackages = setupFile('build-packages');
 const kwokNodesSetup = setupFile('kwok-nodes-setup');
 const controlPlaneSetup = setupFile('control-plane-setup');
+const prometheusSetup = setupFile('prometheus-setup');
 const envtestSetup = fileURLToPath(new URL(`../envtest/global-setup${extension}`, import.meta.url));
 
 /** The `envtest` project's test files: etcd and kube-apiserver only, no root. */
@@ -54,6 +55,9 @@ export const opkitGlobalSetups = { buildPackages, controlPlane: controlPlaneSetu
  * of their own, `e2e-parallel`: each keeps what it creates and its operator in namespaces of its own, and
  * touches nothing cluster-wide that another file relies on (a cluster-wide operator, deleting a CRD). They
  * run before the `e2e` files, which run one at a time after them. Select both with `--project 'e2e*'`.
+ *
+ * `prometheusSpecs`: test files that need a Prometheus on the real node: left out of `e2e` (and of every
+ * project here), they run only under {@link opkitPrometheusVitestConfig}, an opt-in configuration of their own.
  */
 export function opkitVitestConfig(
   options: {
@@ -61,6 +65,7 @@ export function opkitVitestConfig(
     e2eRunsCli?: boolean;
     kwokSpecs?: readonly string[];
     e2eParallelSpecs?: readonly string[];
+    prometheusSpecs?: readonly string[];
   } = {},
 ): ViteUserConfig {
   const conditions = sourceConditions(import.meta.url);
@@ -97,7 +102,13 @@ export function opkitVitestConfig(
           test: {
             name: 'e2e',
             include: ['test/**/*.spec.ts'],
-            exclude: [...configDefaults.exclude, ENVTEST_SPECS, ...kwokSpecs, ...parallelSpecs],
+            exclude: [
+              ...configDefaults.exclude,
+              ENVTEST_SPECS,
+              ...kwokSpecs,
+              ...parallelSpecs,
+              ...(options.prometheusSpecs ?? []),
+            ],
             globalSetup: e2eSetups,
             ...clusterTest,
           },
@@ -138,6 +149,43 @@ export function opkitVitestConfig(
               },
             ]
           : []),
+      ],
+    },
+  };
+}
+
+/**
+ * The opt-in configuration of test files that need Prometheus (`vitest run --config <its file>`): one project,
+ * `prometheus`, whose cluster has a real node and the Prometheus Operator with one Prometheus (`startCluster`'s
+ * `prometheus: true`). Pass the same files as `opkitVitestConfig`'s `prometheusSpecs`, so the default run
+ * leaves them out.
+ */
+export function opkitPrometheusVitestConfig(options: {
+  prometheusSpecs: readonly string[];
+  e2eRunsCli?: boolean;
+}): ViteUserConfig {
+  const conditions = sourceConditions(import.meta.url);
+  return {
+    ...(conditions.length > 0
+      ? {
+          resolve: { conditions },
+          ssr: { resolve: { conditions, externalConditions: conditions } },
+          environments: { __vitest__: { resolve: { conditions, externalConditions: conditions } } },
+        }
+      : {}),
+    test: {
+      projects: [
+        {
+          extends: true,
+          test: {
+            name: 'prometheus',
+            include: [...options.prometheusSpecs],
+            globalSetup: [...(options.e2eRunsCli ? [buildPackages] : []), prometheusSetup],
+            testTimeout: 300_000,
+            hookTimeout: 300_000,
+            fileParallelism: false,
+          },
+        },
       ],
     },
   };

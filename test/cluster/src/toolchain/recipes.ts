@@ -10,6 +10,8 @@ import {
   KWOK_VERSION,
   OLM_VERSION,
   OPM_VERSION,
+  PROMETHEUS_OPERATOR_VERSION,
+  PROMETHEUS_VERSION,
   PROMTOOL_VERSION,
 } from './versions.js';
 
@@ -264,6 +266,87 @@ function moduleCommandRecipe(
     },
   };
 }
+
+/** The version stamp Prometheus' own builds set, so `prometheus_build_info` and `--version` tell the truth. */
+function prometheusVersionFlags(version: string): string {
+  const pkg = 'github.com/prometheus/common/version';
+  return `-s -w -X ${pkg}.Version=${version} -X ${pkg}.Branch=HEAD -X ${pkg}.BuildDate=20260101-00:00:00`;
+}
+
+/**
+ * Prometheus' server, as `go install …/cmd/prometheus@v<version>` builds it: without the `builtinassets` tag,
+ * since the web UI's assets are not in the module (the HTTP API, which tests query, needs none).
+ */
+export const prometheusRecipe: ComponentRecipe = {
+  name: 'prometheus',
+  version: PROMETHEUS_VERSION,
+  files: ['prometheus'],
+  async build(ctx) {
+    const module = 'github.com/prometheus/prometheus';
+    await wrapperModule(ctx, module, `v${PROMETHEUS_VERSION}`, [`${module}/cmd/prometheus`]);
+    await ctx.go([
+      'build',
+      '-trimpath',
+      '-ldflags',
+      prometheusVersionFlags(prometheusServerVersion()),
+      '-o',
+      join(ctx.outDir, 'prometheus'),
+      `${module}/cmd/prometheus`,
+    ]);
+  },
+};
+
+/** The release Prometheus' module version stands for: module v0.316.0 is Prometheus 3.16.0. */
+export function prometheusServerVersion(moduleVersion: string = PROMETHEUS_VERSION): string {
+  const [, minor, patch] = moduleVersion.split('.');
+  return `${minor?.slice(0, 1)}.${Number(minor?.slice(1))}.${patch}`;
+}
+
+/**
+ * The Prometheus Operator and the config-reloader its Prometheus pods run beside the server, and what its
+ * install is made of, copied from the module so starting it needs no Go: its CRDs
+ * (`example/prometheus-operator-crd`) and the operator's Deployment, ServiceAccount, ClusterRole, binding and
+ * Service of its RBAC example (`example/rbac/prometheus-operator`). The module's own `replace`s point at its `pkg/apis` and `pkg/client` modules
+ * of the same version, which it also requires, so the wrapper builds what upstream builds.
+ */
+export const prometheusOperatorRecipe: ComponentRecipe = {
+  name: 'prometheus-operator',
+  version: PROMETHEUS_OPERATOR_VERSION,
+  files: ['operator', 'prometheus-config-reloader', 'crds', 'install'],
+  async build(ctx) {
+    const module = 'github.com/prometheus-operator/prometheus-operator';
+    const version = `v${PROMETHEUS_OPERATOR_VERSION}`;
+    const commands = ['operator', 'prometheus-config-reloader'].map((c) => `${module}/cmd/${c}`);
+    await wrapperModule(ctx, module, version, commands);
+    await ctx.go([
+      'build',
+      '-trimpath',
+      '-ldflags',
+      prometheusVersionFlags(PROMETHEUS_OPERATOR_VERSION),
+      '-o',
+      `${ctx.outDir}/`,
+      ...commands,
+    ]);
+    const { Dir } = await moduleInfo(ctx, `${module}@${version}`);
+    if (!Dir) throw new Error(`the prometheus-operator module ${version} has no source directory`);
+    mkdirSync(join(ctx.outDir, 'crds'));
+    const crds = join(Dir, 'example', 'prometheus-operator-crd');
+    for (const file of readdirSync(crds).filter((f) => f.endsWith('.yaml'))) {
+      copyFileSync(join(crds, file), join(ctx.outDir, 'crds', file));
+    }
+    // The operator's install as its docs lay it out (its ServiceMonitor for itself aside).
+    mkdirSync(join(ctx.outDir, 'install'));
+    const install = join(Dir, 'example', 'rbac', 'prometheus-operator');
+    for (const file of readdirSync(install).filter(
+      (f) => f.endsWith('.yaml') && !f.includes('service-monitor'),
+    )) {
+      copyFileSync(join(install, file), join(ctx.outDir, 'install', file));
+    }
+  },
+};
+
+/** What the opt-in Prometheus of a cluster with a real node runs: the operator, its reloader, Prometheus. */
+export const prometheusRecipes: readonly ComponentRecipe[] = [prometheusOperatorRecipe, prometheusRecipe];
 
 /** What OLM needs on a cluster with a real node: its operators, and what its opm and util images hold. */
 export const olmRecipes: readonly ComponentRecipe[] = [olmRecipe, opmRecipe, grpcHealthProbeRecipe];

@@ -25,7 +25,14 @@ export const COREDNS_VERSION = '1.14.7';
 /** grpc_health_probe for the opm image (OLM's registry pods probe with it). */
 export const GRPC_HEALTH_PROBE_VERSION = '0.4.61';
 /**
- * promtool from Prometheus 3.16.0, whose Go module version is v0.316.0 (v0.<major><minor>.<patch>): tests the
- * operators' alert and recording rules.
+ * Prometheus 3.16.0, whose Go module version is v0.316.0 (v0.<major><minor>.<patch>): its server scrapes the
+ * operators' metrics on the real node (opt-in), and its promtool tests their alert and recording rules.
  */
-export const PROMTOOL_VERSION = '0.316.0';
+export const PROMETHEUS_VERSION = '0.316.0';
+/** promtool is a command of the Prometheus module, at the same version. */
+export const PROMTOOL_VERSION = PROMETHEUS_VERSION;
+/**
+ * The Prometheus Operator and its config-reloader: the newest release of its main module the Go module proxy
+ * serves (later tags exist only for its `pkg/apis` and `pkg/client` modules there).
+ */
+export const PROMETHEUS_OPERATOR_VERSION = '0.85.0';
