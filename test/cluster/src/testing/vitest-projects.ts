@@ -51,11 +51,6 @@ export const opkitGlobalSetups = { buildPackages, controlPlane: controlPlaneSetu
  * `kwokSpecs`: test files whose pods only need to become Ready run in a third project, `kwok`, against a
  * kwok-only control plane with kwok nodes (no real node), and not in `e2e`.
  *
- * `e2eParallelSpecs`: end-to-end files that may run two at a time on the `e2e` project's cluster, in a project
- * of their own, `e2e-parallel`: each keeps what it creates and its operator in namespaces of its own, and
- * touches nothing cluster-wide that another file relies on (a cluster-wide operator, deleting a CRD). They
- * run before the `e2e` files, which run one at a time after them. Select both with `--project 'e2e*'`.
- *
  * `prometheusSpecs`: test files that need a Prometheus on the real node: left out of `e2e` (and of every
  * project here), they run only under {@link opkitPrometheusVitestConfig}, an opt-in configuration of their own.
  */
@@ -64,13 +59,11 @@ export function opkitVitestConfig(
     e2eUsesCluster?: boolean;
     e2eRunsCli?: boolean;
     kwokSpecs?: readonly string[];
-    e2eParallelSpecs?: readonly string[];
     prometheusSpecs?: readonly string[];
   } = {},
 ): ViteUserConfig {
   const conditions = sourceConditions(import.meta.url);
   const kwokSpecs = [...(options.kwokSpecs ?? [])];
-  const parallelSpecs = [...(options.e2eParallelSpecs ?? [])];
   const e2eSetups = [
     ...(options.e2eRunsCli ? [buildPackages] : []),
     ...((options.e2eUsesCluster ?? true) ? [globalSetup] : []),
@@ -106,30 +99,12 @@ export function opkitVitestConfig(
               ...configDefaults.exclude,
               ENVTEST_SPECS,
               ...kwokSpecs,
-              ...parallelSpecs,
               ...(options.prometheusSpecs ?? []),
             ],
             globalSetup: e2eSetups,
             ...clusterTest,
           },
         },
-        ...(parallelSpecs.length > 0
-          ? [
-              {
-                extends: true as const,
-                test: {
-                  name: 'e2e-parallel',
-                  include: parallelSpecs,
-                  // The same setups, so the same cluster: the global setup shares it between the projects.
-                  globalSetup: e2eSetups,
-                  ...clusterTest,
-                  // Beside the unit files, two at a time (vitest runs every file that may not share a worker,
-                  // `e2e`'s among them, in one sequence after these).
-                  fileParallelism: true,
-                },
-              },
-            ]
-          : []),
         {
           extends: true,
           test: {

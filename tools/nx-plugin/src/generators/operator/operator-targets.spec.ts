@@ -63,7 +63,7 @@ describe('operator targets', () => {
     expect(test?.configurations).toEqual({
       unit: { commands: ['vitest run --project unit'] },
       envtest: { commands: ['vitest run --project envtest'] },
-      e2e: { commands: ['opkit-cluster prepare', "vitest run --project 'e2e*'"] },
+      e2e: { commands: ['opkit-cluster prepare', 'vitest run --project e2e'] },
     });
     expect(test?.dependsOn).toBeUndefined();
   });

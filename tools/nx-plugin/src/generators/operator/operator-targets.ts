@@ -24,8 +24,7 @@ export function testTarget(sourceWorkspace: boolean): TargetConfiguration {
     configurations: {
       unit: { commands: ['vitest run --project unit'] },
       envtest: { commands: ['vitest run --project envtest'] },
-      // `e2e*`: the one-at-a-time `e2e` project and `e2e-parallel`, when the vitest configuration has one.
-      e2e: { commands: [prepare, "vitest run --project 'e2e*'"] },
+      e2e: { commands: [prepare, 'vitest run --project e2e'] },
     },
   };
 }
