@@ -195,25 +195,68 @@ function refuseUnlessFile(stats: Stats): void {
  * @throws WithinRootError as {@link openFileWithinRoot}, or `TOO_LARGE`; the file system's error
  */
 export function readFileWithinRoot(root: string, path: string, maxBytes: number): Buffer {
+  return readWithin(root, path, maxBytes, () => undefined);
+}
+
+/**
+ * Reads files of a tree as {@link readFileWithinRoot} does, each into the one buffer it keeps, grown to the
+ * largest file read: for a caller done with a file's bytes before it reads the next, such as a loader decoding a
+ * directory file after file, which then holds one file's bytes at a time instead of a buffer per file until the
+ * garbage collector frees them.
+ */
+export class FileWithinRootReader {
+  #buffer: Buffer | undefined;
+
+  constructor(
+    readonly root: string,
+    readonly maxBytes: number,
+  ) {}
+
+  /**
+   * The bytes of `path`: a view of the reader's buffer, which the next read overwrites.
+   *
+   * @throws as {@link readFileWithinRoot}
+   */
+  read(path: string): Buffer {
+    return readWithin(this.root, path, this.maxBytes, (length) => {
+      // Its own memory, never a slice of Node's shared pool, and no larger than the largest file needs.
+      if (this.#buffer === undefined || this.#buffer.length < length) {
+        this.#buffer = Buffer.allocUnsafeSlow(length);
+      }
+      return this.#buffer;
+    });
+  }
+}
+
+/** {@link readFileWithinRoot} into the buffer `bufferFor(length)` gives when it gives one, else a new one. */
+function readWithin(
+  root: string,
+  path: string,
+  maxBytes: number,
+  bufferFor: (length: number) => Buffer | undefined,
+): Buffer {
   const { fd, size } = openFileWithinRoot(root, path);
   try {
     if (size > maxBytes) {
       throw new WithinRootError('TOO_LARGE', `file of ${size} bytes exceeds the limit of ${maxBytes} bytes`);
     }
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      // The size it had, plus the byte that tells it grew.
-      const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(size + 1, maxBytes + 1 - total)));
-      const n = readSync(fd, chunk, 0, chunk.length, null);
-      if (n === 0) break;
-      chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
-      total += n;
+    // The size it had, plus the byte that tells it grew; then one byte more tells whether it ended. Only a file
+    // that grows while it is read takes more reads: one read of its size, not a second buffer of it to find the end.
+    const head = bufferFor(size + 1) ?? Buffer.allocUnsafe(size + 1);
+    const first = head.subarray(0, readSync(fd, head, 0, size + 1, null));
+    const chunks = [first];
+    let total = first.length;
+    for (let want = 1; ; want = 64 * 1024) {
       if (total > maxBytes) {
         throw new WithinRootError('TOO_LARGE', `file exceeds the limit of ${maxBytes} bytes`);
       }
+      const chunk = Buffer.allocUnsafe(Math.min(want, maxBytes + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+      total += n;
     }
-    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+    return chunks.length === 1 ? first : Buffer.concat(chunks, total);
   } finally {
     closeSync(fd);
   }
