@@ -123,9 +123,69 @@ describe('FileWithinRootReader', () => {
     expect(reader.read('configs/alias.yaml').toString()).toBe('inside\n');
   });
 
+  it('streams a file in pieces, after its size, without a buffer of the whole', () => {
+    const reader = new FileWithinRootReader(root, 200_000);
+    const sizes: number[] = [];
+    const pieces: string[] = [];
+    const read = reader.stream(
+      'configs/long.yaml',
+      (size) => sizes.push(size),
+      (piece) => pieces.push(piece.toString()),
+    );
+    expect(read).toBe(100_000);
+    expect(sizes).toEqual([100_000]);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(64 * 1024);
+    expect(pieces.join('')).toBe('x'.repeat(100_000));
+  });
+
+  it('streams a file that holds more than its size says, and tells by what it returns', () => {
+    const reader = new FileWithinRootReader('/proc/self', 1 << 20);
+    let size = -1;
+    let text = '';
+    const read = reader.stream(
+      'status',
+      (n) => {
+        size = n;
+      },
+      (piece) => {
+        text += piece.toString();
+      },
+    );
+    expect(size).toBe(0);
+    expect(read).toBe(Buffer.byteLength(text));
+    expect(text).toMatch(/^Name:/);
+  });
+
   it('refuses what readFileWithinRoot refuses', () => {
     const reader = new FileWithinRootReader(root, 3);
     expect(refusal(() => reader.read('configs/secret.yaml')).code).toBe('OUTSIDE_ROOT');
     expect(refusal(() => reader.read('configs/demo/catalog.yaml')).code).toBe('TOO_LARGE');
+    expect(
+      refusal(() =>
+        reader.stream(
+          'configs/demo/catalog.yaml',
+          () => {},
+          () => {},
+        ),
+      ).code,
+    ).toBe('TOO_LARGE');
+    expect(
+      refusal(() =>
+        reader.stream(
+          'configs/secret.yaml',
+          () => {},
+          () => {},
+        ),
+      ).code,
+    ).toBe('OUTSIDE_ROOT');
+  });
+
+  it('frees its buffer on release: what it gave becomes empty, and it reads on', () => {
+    const reader = new FileWithinRootReader(root, 200_000);
+    const long = reader.read('configs/long.yaml');
+    reader.release();
+    expect(long.length).toBe(0);
+    expect(reader.read('configs/short.yaml').toString()).toBe('short\n');
   });
 });

@@ -206,6 +206,7 @@ export function readFileWithinRoot(root: string, path: string, maxBytes: number)
  */
 export class FileWithinRootReader {
   #buffer: Buffer | undefined;
+  #piece: Buffer | undefined;
 
   constructor(
     readonly root: string,
@@ -226,7 +227,60 @@ export class FileWithinRootReader {
       return this.#buffer;
     });
   }
+
+  /**
+   * Reads `path` a piece at a time into a small buffer of the reader's own, for a caller that only streams the
+   * bytes (a digest) and need not hold the file: `begin` gets the size the file has when opened, then `piece`
+   * each piece, a view valid only during the call. Limits and refusals are those of {@link read}.
+   *
+   * @returns the bytes read: the size given to `begin`, unless the file changed while it was read
+   * @throws as {@link readFileWithinRoot}
+   */
+  stream(path: string, begin: (size: number) => void, piece: (bytes: Buffer) => void): number {
+    const { fd, size } = openFileWithinRoot(this.root, path);
+    try {
+      if (size > this.maxBytes) {
+        throw new WithinRootError(
+          'TOO_LARGE',
+          `file of ${size} bytes exceeds the limit of ${this.maxBytes} bytes`,
+        );
+      }
+      begin(size);
+      // Below glibc's mmap threshold (128 KiB), so it comes from and returns to the heap it reuses.
+      this.#piece ??= Buffer.allocUnsafeSlow(PIECE_BYTES);
+      let total = 0;
+      for (;;) {
+        const n = readSync(fd, this.#piece, 0, Math.min(PIECE_BYTES, this.maxBytes + 1 - total), null);
+        if (n === 0) return total;
+        total += n;
+        if (total > this.maxBytes) {
+          throw new WithinRootError('TOO_LARGE', `file exceeds the limit of ${this.maxBytes} bytes`);
+        }
+        piece(this.#piece.subarray(0, n));
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
+   * Frees the buffer now rather than when the reader is collected, which for a reader that lived through a whole
+   * load is a full collection away; views earlier reads gave become empty. A later read takes a new buffer.
+   */
+  release(): void {
+    const buffer = this.#buffer;
+    this.#buffer = undefined;
+    // ES2024's transfer (Node 21+) detaches the memory from every view and frees it at once. The buffer is the
+    // reader's own (allocUnsafeSlow), never Node's pool, which other buffers share.
+    (buffer?.buffer as TransferableArrayBuffer | undefined)?.transfer(0);
+  }
 }
+
+/** How much {@link FileWithinRootReader.stream} reads at a time. */
+const PIECE_BYTES = 64 * 1024;
+
+/** `ArrayBuffer.prototype.transfer`, which the ES2023 library the packages build against does not declare. */
+type TransferableArrayBuffer = ArrayBuffer & { transfer(newByteLength?: number): ArrayBuffer };
 
 /** {@link readFileWithinRoot} into the buffer `bufferFor(length)` gives when it gives one, else a new one. */
 function readWithin(
