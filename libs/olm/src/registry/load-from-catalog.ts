@@ -3,7 +3,7 @@ import { formatValidationResults } from '../catalog/model/format.js';
 import { convertAndValidate } from '../catalog/model/validate.js';
 import { goQuote } from '../go-compat/go-format.js';
 import { RegistryError } from './errors.js';
-import type { LoadedRegistry } from './load-registry.js';
+import type { LoadedRegistry } from './loaded-registry.js';
 import { RegistryQueries } from './queries.js';
 import { type BuildRegistryModelOptions, buildRegistryModel } from './registry-model.js';
 
