@@ -3,7 +3,12 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileWithinRoot, resolveWithinRoot, WithinRootError } from './within-root.js';
+import {
+  FileWithinRootReader,
+  readFileWithinRoot,
+  resolveWithinRoot,
+  WithinRootError,
+} from './within-root.js';
 
 const outer = mkdtempSync(join(tmpdir(), 'opkit-within-root-'));
 const root = join(outer, 'root');
@@ -13,6 +18,8 @@ beforeAll(() => {
   mkdirSync(join(root, 'configs', 'demo'), { recursive: true });
   writeFileSync(join(outer, 'secret.yaml'), 'host\n');
   writeFileSync(join(root, 'configs', 'demo', 'catalog.yaml'), 'inside\n');
+  writeFileSync(join(root, 'configs', 'long.yaml'), 'x'.repeat(100_000));
+  writeFileSync(join(root, 'configs', 'short.yaml'), 'short\n');
   // Each link stays inside on paper; on disk `up1` is the root's parent.
   symlinkSync('..', join(root, 'configs', 'up0'));
   symlinkSync('up0/..', join(root, 'configs', 'up1'));
@@ -84,5 +91,101 @@ describe('readFileWithinRoot', () => {
   it('refuses a device even when the root holds the link', () => {
     const error = refusal(() => readFileWithinRoot('/dev', 'zero', 1000));
     expect(error.reason).toBe('not a regular file but a character device');
+  });
+});
+
+describe('reading a file that holds more than its size says', () => {
+  // /proc files report a size of 0 and hold more: read as files that grew after they were opened.
+  const status = (read: () => Buffer): string => read().toString();
+
+  it('reads it to its end', () => {
+    expect(status(() => readFileWithinRoot('/proc/self', 'status', 1 << 20))).toMatch(/^Name:.*\n[\s\S]*VmRSS/);
+    const reader = new FileWithinRootReader('/proc/self', 1 << 20);
+    expect(status(() => reader.read('status'))).toMatch(/^Name:.*\n[\s\S]*VmRSS/);
+  });
+
+  it('stops one byte past the limit', () => {
+    expect(refusal(() => readFileWithinRoot('/proc/self', 'status', 10)).reason).toBe(
+      'file exceeds the limit of 10 bytes',
+    );
+  });
+});
+
+describe('FileWithinRootReader', () => {
+  it('reads file after file into one buffer, each read overwriting the last', () => {
+    const reader = new FileWithinRootReader(root, 200_000);
+    const long = reader.read('configs/long.yaml');
+    expect(long.toString()).toBe('x'.repeat(100_000));
+    const short = reader.read('configs/short.yaml');
+    expect(short.toString()).toBe('short\n');
+    expect(short.buffer).toBe(long.buffer);
+    expect(long.subarray(0, 6).toString()).toBe('short\n');
+    expect(reader.read('configs/alias.yaml').toString()).toBe('inside\n');
+  });
+
+  it('streams a file in pieces, after its size, without a buffer of the whole', () => {
+    const reader = new FileWithinRootReader(root, 200_000);
+    const sizes: number[] = [];
+    const pieces: string[] = [];
+    const read = reader.stream(
+      'configs/long.yaml',
+      (size) => sizes.push(size),
+      (piece) => pieces.push(piece.toString()),
+    );
+    expect(read).toBe(100_000);
+    expect(sizes).toEqual([100_000]);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(64 * 1024);
+    expect(pieces.join('')).toBe('x'.repeat(100_000));
+  });
+
+  it('streams a file that holds more than its size says, and tells by what it returns', () => {
+    const reader = new FileWithinRootReader('/proc/self', 1 << 20);
+    let size = -1;
+    let text = '';
+    const read = reader.stream(
+      'status',
+      (n) => {
+        size = n;
+      },
+      (piece) => {
+        text += piece.toString();
+      },
+    );
+    expect(size).toBe(0);
+    expect(read).toBe(Buffer.byteLength(text));
+    expect(text).toMatch(/^Name:/);
+  });
+
+  it('refuses what readFileWithinRoot refuses', () => {
+    const reader = new FileWithinRootReader(root, 3);
+    expect(refusal(() => reader.read('configs/secret.yaml')).code).toBe('OUTSIDE_ROOT');
+    expect(refusal(() => reader.read('configs/demo/catalog.yaml')).code).toBe('TOO_LARGE');
+    expect(
+      refusal(() =>
+        reader.stream(
+          'configs/demo/catalog.yaml',
+          () => {},
+          () => {},
+        ),
+      ).code,
+    ).toBe('TOO_LARGE');
+    expect(
+      refusal(() =>
+        reader.stream(
+          'configs/secret.yaml',
+          () => {},
+          () => {},
+        ),
+      ).code,
+    ).toBe('OUTSIDE_ROOT');
+  });
+
+  it('frees its buffer on release: what it gave becomes empty, and it reads on', () => {
+    const reader = new FileWithinRootReader(root, 200_000);
+    const long = reader.read('configs/long.yaml');
+    reader.release();
+    expect(long.length).toBe(0);
+    expect(reader.read('configs/short.yaml').toString()).toBe('short\n');
   });
 });

@@ -195,25 +195,122 @@ function refuseUnlessFile(stats: Stats): void {
  * @throws WithinRootError as {@link openFileWithinRoot}, or `TOO_LARGE`; the file system's error
  */
 export function readFileWithinRoot(root: string, path: string, maxBytes: number): Buffer {
+  return readWithin(root, path, maxBytes, () => undefined);
+}
+
+/**
+ * Reads files of a tree as {@link readFileWithinRoot} does, each into the one buffer it keeps, grown to the
+ * largest file read: for a caller done with a file's bytes before it reads the next, such as a loader decoding a
+ * directory file after file, which then holds one file's bytes at a time instead of a buffer per file until the
+ * garbage collector frees them.
+ */
+export class FileWithinRootReader {
+  #buffer: Buffer | undefined;
+  #piece: Buffer | undefined;
+
+  constructor(
+    readonly root: string,
+    readonly maxBytes: number,
+  ) {}
+
+  /**
+   * The bytes of `path`: a view of the reader's buffer, which the next read overwrites.
+   *
+   * @throws as {@link readFileWithinRoot}
+   */
+  read(path: string): Buffer {
+    return readWithin(this.root, path, this.maxBytes, (length) => {
+      // Its own memory, never a slice of Node's shared pool, and no larger than the largest file needs.
+      if (this.#buffer === undefined || this.#buffer.length < length) {
+        this.#buffer = Buffer.allocUnsafeSlow(length);
+      }
+      return this.#buffer;
+    });
+  }
+
+  /**
+   * Reads `path` a piece at a time into a small buffer of the reader's own, for a caller that only streams the
+   * bytes (a digest) and need not hold the file: `begin` gets the size the file has when opened, then `piece`
+   * each piece, a view valid only during the call. Limits and refusals are those of {@link read}.
+   *
+   * @returns the bytes read: the size given to `begin`, unless the file changed while it was read
+   * @throws as {@link readFileWithinRoot}
+   */
+  stream(path: string, begin: (size: number) => void, piece: (bytes: Buffer) => void): number {
+    const { fd, size } = openFileWithinRoot(this.root, path);
+    try {
+      if (size > this.maxBytes) {
+        throw new WithinRootError(
+          'TOO_LARGE',
+          `file of ${size} bytes exceeds the limit of ${this.maxBytes} bytes`,
+        );
+      }
+      begin(size);
+      // Below glibc's mmap threshold (128 KiB), so it comes from and returns to the heap it reuses.
+      this.#piece ??= Buffer.allocUnsafeSlow(PIECE_BYTES);
+      let total = 0;
+      for (;;) {
+        const n = readSync(fd, this.#piece, 0, Math.min(PIECE_BYTES, this.maxBytes + 1 - total), null);
+        if (n === 0) return total;
+        total += n;
+        if (total > this.maxBytes) {
+          throw new WithinRootError('TOO_LARGE', `file exceeds the limit of ${this.maxBytes} bytes`);
+        }
+        piece(this.#piece.subarray(0, n));
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
+   * Frees the buffer now rather than when the reader is collected, which for a reader that lived through a whole
+   * load is a full collection away; views earlier reads gave become empty. A later read takes a new buffer.
+   */
+  release(): void {
+    const buffer = this.#buffer;
+    this.#buffer = undefined;
+    // ES2024's transfer (Node 21+) detaches the memory from every view and frees it at once. The buffer is the
+    // reader's own (allocUnsafeSlow), never Node's pool, which other buffers share.
+    (buffer?.buffer as TransferableArrayBuffer | undefined)?.transfer(0);
+  }
+}
+
+/** How much {@link FileWithinRootReader.stream} reads at a time. */
+const PIECE_BYTES = 64 * 1024;
+
+/** `ArrayBuffer.prototype.transfer`, which the ES2023 library the packages build against does not declare. */
+type TransferableArrayBuffer = ArrayBuffer & { transfer(newByteLength?: number): ArrayBuffer };
+
+/** {@link readFileWithinRoot} into the buffer `bufferFor(length)` gives when it gives one, else a new one. */
+function readWithin(
+  root: string,
+  path: string,
+  maxBytes: number,
+  bufferFor: (length: number) => Buffer | undefined,
+): Buffer {
   const { fd, size } = openFileWithinRoot(root, path);
   try {
     if (size > maxBytes) {
       throw new WithinRootError('TOO_LARGE', `file of ${size} bytes exceeds the limit of ${maxBytes} bytes`);
     }
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      // The size it had, plus the byte that tells it grew.
-      const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(size + 1, maxBytes + 1 - total)));
-      const n = readSync(fd, chunk, 0, chunk.length, null);
-      if (n === 0) break;
-      chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
-      total += n;
+    // The size it had, plus the byte that tells it grew; then one byte more tells whether it ended. Only a file
+    // that grows while it is read takes more reads: one read of its size, not a second buffer of it to find the end.
+    const head = bufferFor(size + 1) ?? Buffer.allocUnsafe(size + 1);
+    const first = head.subarray(0, readSync(fd, head, 0, size + 1, null));
+    const chunks = [first];
+    let total = first.length;
+    for (let want = 1; ; want = 64 * 1024) {
       if (total > maxBytes) {
         throw new WithinRootError('TOO_LARGE', `file exceeds the limit of ${maxBytes} bytes`);
       }
+      const chunk = Buffer.allocUnsafe(Math.min(want, maxBytes + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+      total += n;
     }
-    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+    return chunks.length === 1 ? first : Buffer.concat(chunks, total);
   } finally {
     closeSync(fd);
   }

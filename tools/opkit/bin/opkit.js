@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import module from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import v8 from 'node:v8';
 import { requireNode } from './require-node.js';
 
 requireNode('opkit', new URL('../package.json', import.meta.url));
@@ -56,10 +57,22 @@ function enableCompileCache() {
   if (dir !== undefined) module.enableCompileCache(dir);
 }
 
+/**
+ * Keeps V8's young generation at its first size (1 MiB a half) instead of letting it grow to 16 MiB a half. The
+ * CLI's runs are short and what they load survives to the end (a whole catalog, kept until it is written), so a
+ * larger young generation saves few collections but adds up to 32 MiB to the resident set: 10–20 MiB of the peak
+ * of `catalog render` and `validate`, for a few percent more CPU. Set here, before anything is loaded, as the
+ * growth factor is read when the young generation would grow; `--max-semi-space-size` is read only at start-up.
+ */
+function keepYoungGenerationSmall() {
+  v8.setFlagsFromString('--semi-space-growth-factor=1');
+}
+
 const built = new URL('../dist/main.js', import.meta.url);
 const sources = new URL('../src/main.ts', import.meta.url);
 
 if (process.env.OPKIT_FROM_SOURCE !== '1' && existsSync(built)) {
+  keepYoungGenerationSmall();
   enableCompileCache();
   await import(built.href);
 } else if (existsSync(sources)) {

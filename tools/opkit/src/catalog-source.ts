@@ -6,6 +6,7 @@ import type { UnpackLimits } from '@opkit/olm/action/image-unpack';
 import { withPulledImage } from '@opkit/olm/action/pulled-image';
 import type { Catalog, CatalogFileCache } from '@opkit/olm/catalog/declcfg';
 import type { CatalogModel } from '@opkit/olm/catalog/model';
+import { catalogDirectory } from './catalog-directory.js';
 import { CliError, reportLine } from './cli-error.js';
 import { GIT_SOURCE_PREFIX, readGitCatalog } from './git-catalog-source.js';
 import { cliRegistryClient } from './registry-client.js';
@@ -30,6 +31,8 @@ export async function resolveCatalogSource(
       ...(options.limits === undefined ? {} : { limits: options.limits }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
+  const directory = catalogDirectory(source);
+  if (directory !== undefined) return directory;
   const layoutRef = splitTrailingTag(source);
   const layoutDir = existsSync(source) ? source : layoutRef.name;
   if (existsSync(layoutDir) && statSync(layoutDir).isDirectory()) {

@@ -1,6 +1,6 @@
 import type { UnpackedCatalog } from '@opkit/olm/action/catalog-image';
-import { type LoadedRegistry, loadRegistry, startRegistryServer } from '@opkit/olm/registry';
-import { resolveCatalogSource } from './catalog-source.js';
+import { type LoadedRegistry, loadRegistry, startRegistryServer } from '@opkit/olm/registry/server';
+import { catalogDirectory } from './catalog-directory.js';
 import { CliError } from './cli-error.js';
 import { endBySignal, takeStopSignals } from './stop-signals.js';
 
@@ -32,6 +32,22 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/**
+ * The catalog to serve: a directory as it is, anything else (an image layout or reference, a git tree) through
+ * `catalog-source.ts`, whose image, registry and git code only then loads: a server keeps every module it
+ * loaded for as long as it runs.
+ */
+async function servedCatalog(
+  source: string,
+  plainHttp: boolean,
+  signal: AbortSignal,
+): Promise<UnpackedCatalog> {
+  const directory = catalogDirectory(source);
+  if (directory !== undefined) return directory;
+  const { resolveCatalogSource } = await import('./catalog-source.js');
+  return await resolveCatalogSource(source, { plainHttp, signal });
+}
+
 /** A word as a POSIX shell reads it back: quoted only when it has characters the shell would take. */
 const shellWord = (word: string): string =>
   /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
@@ -56,7 +72,7 @@ export async function serveCatalog(source: string, options: ServeOptions): Promi
   let loaded: LoadedRegistry | undefined;
   let stoppedEarly = false;
   try {
-    catalog = await resolveCatalogSource(source, { plainHttp: options.plainHttp, signal: stop.signal });
+    catalog = await servedCatalog(source, options.plainHttp, stop.signal);
     const loading = loadRegistry(catalog.dir, {
       inlineBundles: options.inlineBundles,
       bundlesDir: options.bundlesDir,

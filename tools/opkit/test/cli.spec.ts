@@ -623,6 +623,57 @@ registerHooks({ load(url, context, next) { process.stderr.write('loaded ' + url 
     }
   });
 
+  it('serves a catalog from its serve cache without the catalog loader, the model builder or the image code', async () => {
+    const cacheDir = join(scratch, 'serve-cache-modules');
+    // The first run writes the cache; the second finds it and uses it, as a server starting from it does.
+    await run(
+      process.execPath,
+      [opkit, 'catalog', 'serve', 'catalog/configs', '--cache-dir', cacheDir, '--cache-only'],
+      {
+        cwd: root,
+      },
+    );
+    const { stdout, modules, sources } = await loaded(
+      'catalog',
+      'serve',
+      'catalog/configs',
+      '--cache-dir',
+      cacheDir,
+      '--cache-only',
+    );
+    expect(stdout).toMatch(/serve cache .*: used/);
+    expect(sources).toContain('../../libs/olm/src/registry/serve-cache.ts');
+    const unused = sources.filter((path) =>
+      /\/libs\/olm\/src\/(catalog\/declcfg\/(load|stream|blobs)|catalog\/model|registry\/registry-model|bundle)\b|\/libs\/oci\/src\/(registry-client|layout)|src\/catalog-source\.ts/.test(
+        path,
+      ),
+    );
+    expect(unused).toEqual([]);
+    expect(modules.filter((url) => /\/node_modules\/(yaml|tar)\//.test(url))).toEqual([]);
+  });
+
+  it("keeps V8's young generation at its first size, where it would grow to 32 MiB", async () => {
+    // Objects that survive, made after the CLI has run: enough to grow the young generation to its most.
+    const hook = `import v8 from 'node:v8';
+process.on('exit', () => {
+  const kept = [];
+  for (let i = 0; i < 300000; i++) kept.push({ i, s: 'x' + i });
+  const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+  process.stderr.write('young generation ' + young.space_size + ' bytes, ' + kept.length + ' kept\\n');
+});`;
+    const youngGeneration = async (...args: string[]): Promise<number> => {
+      const { stderr } = await run(
+        process.execPath,
+        ['--import', `data:text/javascript,${encodeURIComponent(hook)}`, ...args],
+        { cwd: root },
+      );
+      return Number(/young generation (\d+) bytes, 300000 kept/.exec(stderr)?.[1]);
+    };
+    expect(await youngGeneration(opkit, '--version')).toBeLessThanOrEqual(2 * 1024 * 1024);
+    // Without the CLI's setting, the same objects grow it.
+    expect(await youngGeneration('-e', '0')).toBeGreaterThan(8 * 1024 * 1024);
+  });
+
   it('keeps its compiled code in a per-user cache, and runs the same where it cannot keep one', async () => {
     const version = async (env: NodeJS.ProcessEnv): Promise<string> => {
       const { stdout } = await run(process.execPath, [opkit, '--version'], {

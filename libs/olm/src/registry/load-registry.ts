@@ -1,51 +1,9 @@
 import { resolve } from 'node:path';
-import { loadCatalog } from '../catalog/declcfg/load.js';
-import { formatValidationResults } from '../catalog/model/format.js';
-import { convertAndValidate } from '../catalog/model/validate.js';
-import { goQuote } from '../go-compat/go-format.js';
 import { RegistryError } from './errors.js';
+import type { LoadedRegistry } from './loaded-registry.js';
 import { RegistryQueries } from './queries.js';
-import { type BuildRegistryModelOptions, buildRegistryModel, type RegistryModel } from './registry-model.js';
+import type { BuildRegistryModelOptions } from './registry-model.js';
 import { catalogDigest, readServeCache, type ServeCacheKey, writeServeCache } from './serve-cache.js';
-
-const META_KEY_COMPONENT = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
-
-/**
- * opm's serve cache stores blobs of other schemas by schema and package, and refuses names it cannot use as a
- * key (`invalid custom schema meta: …`).
- */
-function checkCustomSchemaBlob(schema: string, pkg: string): void {
-  const check = (what: string, value: string): void => {
-    if (META_KEY_COMPONENT.test(value)) return;
-    throw new RegistryError(
-      'REGISTRY_CATALOG_INVALID',
-      `invalid custom schema meta: invalid ${what} ${goQuote(value)}: must match ${META_KEY_COMPONENT.source}`,
-    );
-  };
-  check('schema', schema);
-  if (pkg !== '') check('packageName', pkg);
-}
-
-/** A catalog ready to serve. */
-export interface LoadedRegistry {
-  readonly model: RegistryModel;
-  readonly queries: RegistryQueries;
-  readonly packages: number;
-  readonly bundles: number;
-  /**
-   * Releases what serving holds open: the serve cache file a model read from it reads manifests from. Call it
-   * once the server has stopped; a bundle's manifests cannot be read after.
-   */
-  close(): Promise<void>;
-  /**
-   * With a cache directory: whether the cache was used; if not, why not, and whether a new one was written (a
-   * cache that cannot be written, on a read-only file system say, does not stop the server).
-   */
-  readonly cache?:
-    | { readonly used: true }
-    | { readonly used: false; readonly why: string; readonly written: true }
-    | { readonly used: false; readonly why: string; readonly written: false; readonly writeError: string };
-}
 
 /** Options of {@link loadRegistry}: how bundles are served, and opm's serve cache flags. */
 export interface LoadRegistryOptions extends BuildRegistryModelOptions {
@@ -105,24 +63,13 @@ export async function loadRegistry(dir: string, options: LoadRegistryOptions = {
   return { ...loaded, cache: { used: false, why: cached.stale, written: true } };
 }
 
+/**
+ * The catalog loaded, validated and converted: its code, most of the library, loads only when no serve cache
+ * serves instead, as a server keeps every module it loaded for as long as it runs.
+ */
 async function loadFromCatalog(dir: string, options: BuildRegistryModelOptions): Promise<LoadedRegistry> {
-  const catalog = await loadCatalog(dir);
-  const { model: catalogModel, results } = convertAndValidate(catalog, { warnings: false });
-  const errors = results.filter((r) => r.level === 'error');
-  if (errors.length > 0) {
-    throw new RegistryError(
-      'REGISTRY_CATALOG_INVALID',
-      `${dir}: the catalog is invalid, refusing to serve it:\n${formatValidationResults(errors)}`,
-    );
-  }
-  for (const other of catalog.others) checkCustomSchemaBlob(other.schema, other.package);
-  const model = buildRegistryModel(catalogModel, options);
-  return {
-    model,
-    queries: new RegistryQueries(model),
-    packages: catalog.packages.length,
-    bundles: catalog.bundles.length,
-    // Everything is in memory: nothing to release.
-    close: async () => {},
-  };
+  const { loadRegistryFromCatalog } = await import('./load-from-catalog.js');
+  return await loadRegistryFromCatalog(dir, options);
 }
+
+export type { LoadedRegistry } from './loaded-registry.js';

@@ -1,4 +1,14 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +22,7 @@ import { RegistryError } from './errors.js';
 import { registryService, startRegistryServer } from './grpc-server.js';
 import { type LoadedRegistry, loadRegistry } from './load-registry.js';
 import type { RegistryQueries } from './queries.js';
-import { SERVE_CACHE_FILE } from './serve-cache.js';
+import { catalogDigest, SERVE_CACHE_FILE } from './serve-cache.js';
 
 const corpus = join(import.meta.dirname, '..', '..', 'test', 'catalog', 'corpus');
 const validCatalogs = readdirSync(corpus).filter((name) => name.startsWith('valid-'));
@@ -138,6 +148,24 @@ describe('the serve cache', () => {
     // Without a cache the loader refuses the same file alike.
     const loaded = await loadRegistry(dir).catch((err: unknown) => err);
     expect((loaded as CatalogLoadError).problems).toEqual((refused as CatalogLoadError).problems);
+  });
+
+  it('keys the cache by the digest caches were always keyed by: each file, length-prefixed, in load order', async () => {
+    const dir = join(scratch, 'digest');
+    mkdirSync(join(dir, 'b'), { recursive: true });
+    // Larger than the pieces it is read in, so that the digest is made of several.
+    const large = `${'x'.repeat(200_000)}\n`;
+    writeFileSync(join(dir, 'b', 'catalog.yaml'), large);
+    writeFileSync(join(dir, 'a.json'), '{}\n');
+    const expected = createHash('sha256');
+    for (const [file, content] of [
+      ['a.json', '{}\n'],
+      ['b/catalog.yaml', large],
+    ] as const) {
+      expected.update(`${Buffer.byteLength(file)}:${file}\n${Buffer.byteLength(content)}\n`);
+      expected.update(content);
+    }
+    expect(await catalogDigest(dir)).toBe(expected.digest('hex'));
   });
 
   it('does not stop serving when the cache cannot be written', async () => {

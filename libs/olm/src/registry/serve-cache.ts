@@ -3,8 +3,8 @@ import { fstatSync, readSync } from 'node:fs';
 import { type FileHandle, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
+import { CatalogFileReader, listCatalogFiles } from '../catalog/declcfg/catalog-files.js';
 import { CatalogLoadError } from '../catalog/declcfg/errors.js';
-import { listCatalogFiles, readCatalogFile } from '../catalog/declcfg/load.js';
 import { type BundleManifests, bundleReadingFrom, type ManifestSource } from './bundle-manifests.js';
 import type { RegistryChannel, RegistryEntry, RegistryModel, RegistryPackage } from './registry-model.js';
 
@@ -211,24 +211,44 @@ function placeProblem(place: unknown, contentSize: number): string | undefined {
  * @throws CatalogLoadError naming the file that cannot be read, as the loader does
  */
 export async function catalogDigest(dir: string): Promise<string> {
-  const hash = createHash('sha256');
+  let hash = createHash('sha256');
   let files: string[];
   try {
     files = await listCatalogFiles(dir);
   } catch (err) {
     throw new CatalogLoadError(dir, [{ file: '', message: (err as Error).message }]);
   }
-  for (const file of files) {
-    // Read as the loader reads it: within the directory, regular files only, within the size limit.
-    let content: Buffer;
-    try {
-      content = readCatalogFile(dir, file);
-    } catch (err) {
-      throw new CatalogLoadError(dir, [{ file, message: (err as Error).message }]);
+  // Length-prefixed, so no two different catalogs hash the same byte stream.
+  const header = (file: string, length: number): string => `${Buffer.byteLength(file)}:${file}\n${length}\n`;
+  // Read as the loader reads it (within the directory, regular files only, within the size limit), a piece at
+  // a time: a server that starts from its cache never holds a whole file, nor leaves its heap grown by one.
+  const reader = new CatalogFileReader(dir);
+  try {
+    for (const file of files) {
+      try {
+        const before = hash.copy();
+        let size = 0;
+        const read = reader.stream(
+          file,
+          (length) => {
+            size = length;
+            hash.update(header(file, length));
+          },
+          (piece) => hash.update(piece),
+        );
+        if (read !== size) {
+          // It changed while it was read, so the length hashed before it is not its length: hashed again whole.
+          hash = before;
+          const content = reader.read(file);
+          hash.update(header(file, content.length));
+          hash.update(content);
+        }
+      } catch (err) {
+        throw new CatalogLoadError(dir, [{ file, message: (err as Error).message }]);
+      }
     }
-    // Length-prefixed, so no two different catalogs hash the same byte stream.
-    hash.update(`${Buffer.byteLength(file)}:${file}\n${content.length}\n`);
-    hash.update(content);
+  } finally {
+    reader.release();
   }
   return hash.digest('hex');
 }

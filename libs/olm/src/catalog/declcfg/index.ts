@@ -2,6 +2,7 @@
 // blob types, loading a directory or a stream with opm's decoder rules, the properties of a bundle, writing with
 // opm's order and bytes, the migrations, and small catalogs made in code (one bundle, a synthetic benchmark).
 export { singleBundleCatalog, withUpgradeBundle } from './bundle-catalog.js';
+export { listCatalogFiles } from './catalog-files.js';
 export { csvMetadataOf } from './csv-metadata.js';
 export {
   CatalogError,
@@ -14,7 +15,6 @@ export {
 export {
   type CatalogFileCache,
   type LoadCatalogOptions,
-  listCatalogFiles,
   loadCatalog,
   parseCatalogContent,
 } from './load.js';

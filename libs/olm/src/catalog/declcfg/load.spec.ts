@@ -3,8 +3,9 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listCatalogFiles } from './catalog-files.js';
 import { CatalogLoadError } from './errors.js';
-import { type CatalogFileCache, listCatalogFiles, loadCatalog, parseCatalogContent } from './load.js';
+import { type CatalogFileCache, loadCatalog, parseCatalogContent } from './load.js';
 
 let dir: string;
 

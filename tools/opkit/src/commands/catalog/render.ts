@@ -44,13 +44,19 @@ async function drained(out: Writable): Promise<void> {
   }
 }
 
-/** About how much text {@link writeInChunks} gathers before it writes: few writes, and no copy of the whole. */
-const CHUNK_CHARS = 1 << 20;
+/**
+ * How much text {@link writeInChunks} gathers before it writes, and the size from which a document is written on
+ * its own. Below V8's large-object size (128 KiB), so that neither a chunk nor the flat copy a write makes of it
+ * outlives the next young-generation collection: larger, each write left its text in the old generation until a
+ * full collection, which a render of a catalog rarely reaches, and the peak grew by the size of the output.
+ */
+const CHUNK_CHARS = 1 << 16;
 
 /**
- * Writes documents as they are encoded, gathered into chunks of about {@link CHUNK_CHARS}, waiting for the
- * stream to drain when it asks to: the output of a catalog with manifests inline is as large as the catalog,
- * and held whole, as one string and again as its UTF-8 bytes, it would double what the command needs.
+ * Writes documents as they are encoded, the small ones gathered into chunks of about {@link CHUNK_CHARS},
+ * waiting for the stream to drain when it asks to: the output of a catalog with manifests inline is as large as
+ * the catalog, and held whole, as one string and again as its UTF-8 bytes, it would double what the command
+ * needs.
  */
 export async function writeInChunks(out: Writable, documents: Iterable<string>): Promise<void> {
   // An error between writes (EPIPE once the reader is gone) fails the next write, not the process.
@@ -59,20 +65,29 @@ export async function writeInChunks(out: Writable, documents: Iterable<string>):
     failure ??= err;
   };
   out.on('error', failed);
-  let chunk = '';
-  const flush = async (): Promise<void> => {
-    const text = chunk;
-    chunk = '';
+  const write = async (text: string): Promise<void> => {
     if (failure !== undefined) throw failure;
     if (out.destroyed) throw outputClosed();
     if (!out.write(text)) await drained(out);
   };
+  let chunk = '';
   try {
     for (const document of documents) {
+      // A large document is already one flat string: written as it is, not copied into a chunk.
+      if (document.length >= CHUNK_CHARS) {
+        if (chunk.length > 0) await write(chunk);
+        chunk = '';
+        await write(document);
+        continue;
+      }
       chunk += document;
-      if (chunk.length >= CHUNK_CHARS) await flush();
+      if (chunk.length >= CHUNK_CHARS) {
+        const text = chunk;
+        chunk = '';
+        await write(text);
+      }
     }
-    if (chunk.length > 0) await flush();
+    if (chunk.length > 0) await write(chunk);
   } finally {
     out.off('error', failed);
   }
