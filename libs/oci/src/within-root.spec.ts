@@ -99,7 +99,9 @@ describe('reading a file that holds more than its size says', () => {
   const status = (read: () => Buffer): string => read().toString();
 
   it('reads it to its end', () => {
-    expect(status(() => readFileWithinRoot('/proc/self', 'status', 1 << 20))).toMatch(/^Name:.*\n[\s\S]*VmRSS/);
+    expect(status(() => readFileWithinRoot('/proc/self', 'status', 1 << 20))).toMatch(
+      /^Name:.*\n[\s\S]*VmRSS/,
+    );
     const reader = new FileWithinRootReader('/proc/self', 1 << 20);
     expect(status(() => reader.read('status'))).toMatch(/^Name:.*\n[\s\S]*VmRSS/);
   });
