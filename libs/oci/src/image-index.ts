@@ -72,14 +72,17 @@ export function formatPlatform(platform: Platform): string {
 }
 
 /**
- * Parses `os/architecture[/variant]`.
+ * Parses `os/architecture[/variant]` in lower case, as image indexes and node labels spell them: `Linux/AMD64`
+ * would name a platform no image or node has.
  *
  * @throws InputInvalidError for anything else.
  */
 export function parsePlatform(text: string): Platform {
   const parts = text.trim().split('/');
-  if (parts.length < 2 || parts.length > 3 || parts.some((p) => !/^[a-z0-9_.-]+$/i.test(p))) {
-    throw new InputInvalidError(`platform ${JSON.stringify(text)} is not os/architecture[/variant]`);
+  if (parts.length < 2 || parts.length > 3 || parts.some((p) => !/^[a-z0-9_.-]+$/.test(p))) {
+    throw new InputInvalidError(
+      `platform ${JSON.stringify(text)} is not os/architecture[/variant] in lower case, e.g. linux/arm64`,
+    );
   }
   const [os, architecture, variant] = parts as [string, string, string | undefined];
   return { architecture, os, ...(variant === undefined ? {} : { variant }) };
