@@ -5,7 +5,12 @@ import { ApiError } from '../errors/index.js';
 import { createLogger } from '../log/index.js';
 import { gvkOf } from '../object.js';
 import { FakeClient } from '../testing/index.js';
-import { PROMETHEUS_RULE, prometheusRule, prometheusRuleInstaller } from './prometheus-rule.js';
+import {
+  PROMETHEUS_RULE,
+  prometheusRule,
+  prometheusRuleInstaller,
+  prometheusRuleRbac,
+} from './prometheus-rule.js';
 import { type RuleGroup, ruleFileYaml } from './rules.js';
 
 const groups: readonly RuleGroup[] = [
@@ -126,5 +131,17 @@ describe('prometheusRuleInstaller', () => {
     setTimeout(() => stop.abort(), 20);
     await expect(started).resolves.toBeUndefined();
     expect(fake.actions).toEqual([]);
+  });
+});
+
+describe('prometheusRuleRbac', () => {
+  it('grants only the namespaced prometheusrules the installer writes: it finds the kind through discovery', () => {
+    expect(prometheusRuleRbac).toEqual([
+      {
+        apiGroups: ['monitoring.coreos.com'],
+        resources: ['prometheusrules'],
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'],
+      },
+    ]);
   });
 });

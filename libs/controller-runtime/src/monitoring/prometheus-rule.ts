@@ -16,14 +16,16 @@ export interface PrometheusRule extends KubeObject {
 
 export const PROMETHEUS_RULE = kind<PrometheusRule>('monitoring.coreos.com/v1', 'PrometheusRule');
 
-/** What an operator needs in its own namespace to install its rules (when Prometheus Operator is installed). */
+/**
+ * What an operator needs in its own namespace to install its rules (when Prometheus Operator is installed).
+ * Whether the kind is served is asked through discovery, which needs no rule.
+ */
 export const prometheusRuleRbac: readonly ResourcePolicyRule[] = [
   {
     apiGroups: ['monitoring.coreos.com'],
     resources: ['prometheusrules'],
     verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'],
   },
-  { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get'] },
 ];
 
 /** The PrometheusRule `<operator>-rules` holding `groups`, labelled as the operator's own. */
