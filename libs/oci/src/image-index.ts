@@ -13,6 +13,7 @@ import {
   parseIndex,
   parseManifest,
 } from './image.js';
+import { isRunnablePlatform } from './runnable-platform.js';
 
 /** One image of a multi-platform image, with the platform its index names. */
 export interface PlatformImage {
@@ -273,9 +274,4 @@ export async function imagePlatforms(
     if (isRunnablePlatform(platform)) platforms.push(platform);
   }
   return { digest, index: true, platforms };
-}
-
-/** Not an attestation's `unknown/unknown`, nor a platform with an empty os or architecture. */
-function isRunnablePlatform(platform: Platform): boolean {
-  return ![platform.os, platform.architecture].some((part) => part === '' || part === 'unknown');
 }

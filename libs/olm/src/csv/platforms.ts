@@ -2,6 +2,7 @@ import type { ClusterServiceVersion } from '../manifest/cluster-service-version.
 import { isRecord } from '../manifest/manifest.js';
 import {
   ARCH_LABEL_PREFIX,
+  deploymentPodSpecs,
   type ImageOsArch,
   NODE_ARCH_LABEL,
   NODE_OS_LABEL,
@@ -91,16 +92,7 @@ export function setPlatforms(csv: ClusterServiceVersion, evidence: PlatformEvide
   for (const arch of archs) labels[`${ARCH_LABEL_PREFIX}${arch}`] = 'supported';
   for (const os of oses) labels[`${OS_LABEL_PREFIX}${os}`] = 'supported';
   csv.metadata.labels = labels;
-  for (const podSpec of strategyPodSpecs(csv)) requireNodePlatforms(podSpec, oses, archs);
-}
-
-function strategyPodSpecs(csv: ClusterServiceVersion): Record<string, unknown>[] {
-  const install: unknown = csv.spec.install;
-  const spec = isRecord(install) && isRecord(install.spec) ? install.spec : {};
-  const deployments = Array.isArray(spec.deployments) ? spec.deployments.filter(isRecord) : [];
-  return deployments
-    .filter((d) => isRecord(d.spec))
-    .map((d) => childRecord(childRecord(d.spec as Record<string, unknown>, 'template'), 'spec'));
+  for (const podSpec of deploymentPodSpecs(csv)) requireNodePlatforms(podSpec, oses, archs);
 }
 
 /** `parent[key]` when it is an object, else a new empty object set there. */
