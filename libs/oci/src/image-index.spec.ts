@@ -64,6 +64,10 @@ describe('platforms', () => {
     expect(formatPlatform(parsePlatform('linux/amd64'))).toBe('linux/amd64');
     expect(() => parsePlatform('linux')).toThrow(/not os\/architecture/);
     expect(() => parsePlatform('linux/arm/v7/x')).toThrow(/not os\/architecture/);
+    // Upper case would become a label such as arch.AMD64 and a node affinity no node matches.
+    expect(() => parsePlatform('Linux/AMD64')).toThrow(
+      'platform "Linux/AMD64" is not os/architecture[/variant] in lower case',
+    );
     expect(imagePlatform(arm)).toEqual({ os: 'linux', architecture: 'arm64' });
   });
 });

@@ -13,6 +13,7 @@ import {
   parseIndex,
   parseManifest,
 } from './image.js';
+import { isRunnablePlatform } from './runnable-platform.js';
 
 /** One image of a multi-platform image, with the platform its index names. */
 export interface PlatformImage {
@@ -72,14 +73,17 @@ export function formatPlatform(platform: Platform): string {
 }
 
 /**
- * Parses `os/architecture[/variant]`.
+ * Parses `os/architecture[/variant]` in lower case, as image indexes and node labels spell them: `Linux/AMD64`
+ * would name a platform no image or node has.
  *
  * @throws InputInvalidError for anything else.
  */
 export function parsePlatform(text: string): Platform {
   const parts = text.trim().split('/');
-  if (parts.length < 2 || parts.length > 3 || parts.some((p) => !/^[a-z0-9_.-]+$/i.test(p))) {
-    throw new InputInvalidError(`platform ${JSON.stringify(text)} is not os/architecture[/variant]`);
+  if (parts.length < 2 || parts.length > 3 || parts.some((p) => !/^[a-z0-9_.-]+$/.test(p))) {
+    throw new InputInvalidError(
+      `platform ${JSON.stringify(text)} is not os/architecture[/variant] in lower case, e.g. linux/arm64`,
+    );
   }
   const [os, architecture, variant] = parts as [string, string, string | undefined];
   return { architecture, os, ...(variant === undefined ? {} : { variant }) };
@@ -270,9 +274,4 @@ export async function imagePlatforms(
     if (isRunnablePlatform(platform)) platforms.push(platform);
   }
   return { digest, index: true, platforms };
-}
-
-/** Not an attestation's `unknown/unknown`, nor a platform with an empty os or architecture. */
-function isRunnablePlatform(platform: Platform): boolean {
-  return ![platform.os, platform.architecture].some((part) => part === '' || part === 'unknown');
 }

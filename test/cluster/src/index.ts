@@ -29,7 +29,6 @@ export {
 } from './oracles/go-parsers.js';
 export { eventually } from './polling.js';
 export {
-  installPrometheus,
   PROMETHEUS_NAMESPACE,
   PROMETHEUS_SERVICE_ACCOUNT,
   type PrometheusAlert,
@@ -41,7 +40,6 @@ export { type PrintedCluster, parseReadyLines } from './ready-message.js';
 export { releasedData, workspaceRoot } from './released-data.js';
 export {
   promtoolTestRules,
-  RULE_FILE_NAME,
   type RuleTestRun,
   untestedRules,
   withRuleExpr,

@@ -222,3 +222,41 @@ describe('bundle generate --platforms-from registry, then bundle validate --sele
     );
   });
 });
+
+describe('bundle generate without a platform flag', () => {
+  it("states package.json's opkit.platforms, as bundle build-all does", async () => {
+    const operator = operatorCopy(`${registry.host}/library/memcached:1.6`);
+    const opkitField = {
+      package: 'memcached-operator',
+      channels: ['alpha'],
+      image: `${registry.host}/memcached-operator`,
+      platforms: ['linux/amd64', 'linux/arm64'],
+    };
+    writeFileSync(join(operator, 'package.json'), JSON.stringify({ version: '0.3.0', opkit: opkitField }));
+    const out = join(scratch, 'from-package-json');
+    await generate(operator, out);
+    const csv = readCsv(out);
+    expect(csv.metadata.labels).toMatchObject({
+      'operatorframework.io/arch.amd64': 'supported',
+      'operatorframework.io/arch.arm64': 'supported',
+      'operatorframework.io/os.linux': 'supported',
+    });
+    expect(JSON.stringify(csv.spec.install.spec.deployments[0]?.spec.template.spec.affinity)).toContain(
+      '{"key":"kubernetes.io/arch","operator":"In","values":["amd64","arm64"]}',
+    );
+  });
+
+  it('refuses an upper-case --platforms in one line naming the value', async () => {
+    const out = join(scratch, 'upper-case');
+    const failed = generate(
+      operatorCopy(`${registry.host}/library/memcached:1.6`),
+      out,
+      '--platforms',
+      'Linux/AMD64',
+    );
+    await expect(failed).rejects.toMatchObject({
+      stderr:
+        'opkit: --platforms: platform "Linux/AMD64" is not os/architecture[/variant] in lower case, e.g. linux/arm64\n',
+    });
+  });
+});

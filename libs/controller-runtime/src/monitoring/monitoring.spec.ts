@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { DirectClient } from '../client/index.js';
 import { NoKindMatchError } from '../client/index.js';
+import { ApiError } from '../errors/index.js';
 import { createLogger } from '../log/index.js';
 import { gvkOf } from '../object.js';
 import { FakeClient } from '../testing/index.js';
-import { PROMETHEUS_RULE, prometheusRule, prometheusRuleInstaller } from './prometheus-rule.js';
+import {
+  PROMETHEUS_RULE,
+  prometheusRule,
+  prometheusRuleInstaller,
+  prometheusRuleRbac,
+} from './prometheus-rule.js';
 import { type RuleGroup, ruleFileYaml } from './rules.js';
 
 const groups: readonly RuleGroup[] = [
@@ -25,11 +31,25 @@ const groups: readonly RuleGroup[] = [
   },
 ];
 
-/** A fake API server that serves the PrometheusRule kind or not, and the log lines the installer writes. */
-function world(served: boolean) {
+/**
+ * A fake API server that serves the PrometheusRule kind or not (answering the first `failures` discovery
+ * requests 500), and the log lines the installer writes.
+ */
+function world(served: boolean, failures = 0) {
   const fake = new FakeClient();
+  let failed = 0;
   const api = Object.assign(fake, {
     async mapping(apiVersion: string, kind: string) {
+      if (failed < failures) {
+        failed++;
+        throw new ApiError(
+          500,
+          'InternalError',
+          'etcdserver: request timed out',
+          'GET',
+          '/apis/monitoring.coreos.com/v1',
+        );
+      }
       if (!served) throw new NoKindMatchError(gvkOf(apiVersion, kind));
       return { gvk: gvkOf(apiVersion, kind), resource: 'prometheusrules', namespaced: true };
     },
@@ -84,6 +104,44 @@ describe('prometheusRuleInstaller', () => {
     expect(fake.actions).toEqual([]);
     expect(lines).toEqual([
       'PrometheusRule API (monitoring.coreos.com/v1) not found; skipping the operator alert rules',
+    ]);
+  });
+
+  it('logs a failed install and retries it until it works, without stopping the manager', async () => {
+    const { api, fake, lines, log } = world(true, 2);
+    await prometheusRuleInstaller(api, rule, log, 'shop-operator', {
+      retry: { initialMs: 1, maxMs: 4 },
+    }).start(new AbortController().signal);
+    expect(lines).toEqual([
+      expect.stringMatching(/^cannot install PrometheusRule shop-operator-rules; retrying in \d+ ms$/),
+      expect.stringMatching(/^cannot install PrometheusRule shop-operator-rules; retrying in \d+ ms$/),
+      'PrometheusRule shop-operator-rules created',
+    ]);
+    expect((await fake.get(PROMETHEUS_RULE, 'shop-operator-rules', 'shop-system')).spec.groups).toEqual(
+      groups,
+    );
+  });
+
+  it('stops retrying when the manager stops', async () => {
+    const { api, fake, log } = world(true, Number.POSITIVE_INFINITY);
+    const stop = new AbortController();
+    const started = prometheusRuleInstaller(api, rule, log, 'shop-operator', {
+      retry: { initialMs: 1, maxMs: 2 },
+    }).start(stop.signal);
+    setTimeout(() => stop.abort(), 20);
+    await expect(started).resolves.toBeUndefined();
+    expect(fake.actions).toEqual([]);
+  });
+});
+
+describe('prometheusRuleRbac', () => {
+  it('grants only the namespaced prometheusrules the installer writes: it finds the kind through discovery', () => {
+    expect(prometheusRuleRbac).toEqual([
+      {
+        apiGroups: ['monitoring.coreos.com'],
+        resources: ['prometheusrules'],
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'],
+      },
     ]);
   });
 });

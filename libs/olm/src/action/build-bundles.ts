@@ -9,6 +9,7 @@ import { ActionError } from './errors.js';
 import { type BundlePlatforms, generateBundle } from './generate-bundle.js';
 import { type OperatorRelease, readOperatorReleases } from './operator-release.js';
 import type { Progress } from './progress.js';
+import { releasePlatforms } from './release-platforms.js';
 
 export interface BuildBundlesOptions {
   readonly operatorsDir: string;
@@ -153,14 +154,8 @@ export async function pushBundleImages(o: PushBundleImagesOptions): Promise<Push
   return pushed;
 }
 
-/**
- * The platforms of `release`'s bundle: the command's option when it gives one, else those its package.json
- * states (`opkit.platforms`), else none (the base CSV's labels as they are).
- */
+/** The platforms of `release`'s bundle (see {@link releasePlatforms}). */
 function platformsOf(o: BuildBundlesOptions, release: OperatorRelease): { platforms?: BundlePlatforms } {
-  if (o.platforms !== undefined) return { platforms: o.platforms };
-  if (release.platforms === undefined) return {};
-  return {
-    platforms: { kind: 'given', platforms: release.platforms, source: `${release.manifest} opkit.platforms` },
-  };
+  const platforms = releasePlatforms(o.platforms, { file: release.manifest, platforms: release.platforms });
+  return platforms === undefined ? {} : { platforms };
 }

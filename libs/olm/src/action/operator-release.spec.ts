@@ -50,7 +50,11 @@ describe('readOperatorReleases', () => {
     [{ package: 'p', channels: ['alpha'], image: 'i', replaces: 2 }, 'opkit.replaces: expected the version'],
     [
       { package: 'p', channels: ['alpha'], image: 'i', platforms: ['linux'] },
-      'opkit.platforms: expected a non-empty list of os/architecture',
+      'opkit.platforms: platform "linux" is not os/architecture[/variant] in lower case',
+    ],
+    [
+      { package: 'p', channels: ['alpha'], image: 'i', platforms: ['Linux/AMD64'] },
+      'opkit.platforms: platform "Linux/AMD64" is not os/architecture[/variant] in lower case',
     ],
     [
       { package: 'p', channels: ['alpha'], image: 'i', platforms: [] },
@@ -62,14 +66,14 @@ describe('readOperatorReleases', () => {
     expect(() => readOperatorReleases(operators)).toThrow(`${manifest}: ${message}`);
   });
 
-  it('reads the platforms a release is built for', () => {
+  it('reads the platforms a release is built for; a variant is allowed and not stated', () => {
     project('redis', {
       version: '0.2.0',
       opkit: {
         package: 'redis-operator',
         channels: ['stable'],
         image: 'i',
-        platforms: ['linux/amd64', 'linux/arm64'],
+        platforms: ['linux/amd64', 'linux/arm64/v8'],
       },
     });
     expect(readOperatorReleases(operators)[0]?.platforms).toEqual([

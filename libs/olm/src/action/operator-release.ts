@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { ImageOsArch } from '../validation/multiarch.js';
 import { ActionError } from './errors.js';
 import { checkPackageName } from './package-name.js';
+import { parseStatedPlatform } from './release-platforms.js';
 
 /**
  * An operator's release identity, stated once in the `opkit` field of its package.json beside `version`:
@@ -108,17 +109,7 @@ function releaseOf(manifest: string, pkg: unknown): { version: string; field: Re
   if (!isName(opkit.image)) throw invalid('opkit.image', 'the operator image repository');
   if (opkit.replaces !== undefined && !isName(opkit.replaces))
     throw invalid('opkit.replaces', 'the version the current one replaces');
-  const platformPattern = /^[a-z0-9]+\/[a-z0-9]+$/;
-  if (
-    opkit.platforms !== undefined &&
-    (!Array.isArray(opkit.platforms) ||
-      opkit.platforms.length === 0 ||
-      !opkit.platforms.every((p) => typeof p === 'string' && platformPattern.test(p)))
-  )
-    throw invalid(
-      'opkit.platforms',
-      'a non-empty list of os/architecture, e.g. ["linux/amd64", "linux/arm64"]',
-    );
+  const platforms = opkit.platforms === undefined ? undefined : statedPlatforms(opkit.platforms, manifest);
   return {
     version,
     field: {
@@ -126,14 +117,24 @@ function releaseOf(manifest: string, pkg: unknown): { version: string; field: Re
       channels: opkit.channels,
       image: opkit.image,
       ...(opkit.replaces === undefined ? {} : { replaces: opkit.replaces }),
-      ...(opkit.platforms === undefined
-        ? {}
-        : {
-            platforms: (opkit.platforms as string[]).map((p) => {
-              const [os = '', architecture = ''] = p.split('/');
-              return { os, architecture };
-            }),
-          }),
+      ...(platforms === undefined ? {} : { platforms }),
     },
   };
+}
+
+/** `opkit.platforms`: a non-empty list of platforms, each as `--platforms` takes it. */
+function statedPlatforms(value: unknown, manifest: string): ImageOsArch[] {
+  const invalid = (reason: string) =>
+    new ActionError('OPKIT_ARGUMENT_INVALID', `${manifest}: opkit.platforms: ${reason}`);
+  if (!Array.isArray(value) || value.length === 0)
+    throw invalid('expected a non-empty list of os/architecture, e.g. ["linux/amd64", "linux/arm64"]');
+  return value.map((item) => {
+    if (typeof item !== 'string')
+      throw invalid(`expected os/architecture strings, not ${JSON.stringify(item)}`);
+    try {
+      return parseStatedPlatform(item);
+    } catch (error) {
+      throw invalid((error as Error).message);
+    }
+  });
 }

@@ -25,6 +25,21 @@ describe('readProjectRelease', () => {
     });
   });
 
+  it('carries the platforms the opkit record states', () => {
+    const dir = temp();
+    const opkit = {
+      package: 'p',
+      channels: ['alpha'],
+      image: 'i',
+      platforms: ['linux/amd64', 'linux/arm64'],
+    };
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ version: '0.1.0', opkit }));
+    expect(readProjectRelease(dir).platforms).toEqual([
+      { os: 'linux', architecture: 'amd64' },
+      { os: 'linux', architecture: 'arm64' },
+    ]);
+  });
+
   it('refuses a package.json that is not JSON, naming it', () => {
     const dir = temp();
     writeFileSync(join(dir, 'package.json'), '{');

@@ -3,6 +3,7 @@
 // package its base CSV in config/manifests/bases is named for.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ImageOsArch } from '../validation/multiarch.js';
 import { ActionError } from './errors.js';
 import { readOperatorRelease } from './operator-release.js';
 
@@ -18,6 +19,8 @@ export interface ProjectRelease {
   /** The operator image repository, without a tag. */
   readonly image?: string;
   readonly replaces?: string;
+  /** `opkit.platforms`: what the bundle states when no platform option is given (see `releasePlatforms`). */
+  readonly platforms?: readonly ImageOsArch[];
 }
 
 const BASE_CSV = /^(.+)\.clusterserviceversion\.yaml$/;
@@ -35,6 +38,7 @@ export function readProjectRelease(operatorDir: string): ProjectRelease {
       channels: release.channels,
       image: release.image,
       ...(release.replaces === undefined ? {} : { replaces: release.replaces }),
+      ...(release.platforms === undefined ? {} : { platforms: release.platforms }),
     };
   }
   const version = existsSync(source) ? packageVersion(source) : undefined;

@@ -110,6 +110,41 @@ describe('setPlatforms', () => {
     });
   });
 
+  it.each([
+    ['NotIn', { key: 'kubernetes.io/arch', operator: 'NotIn', values: ['s390x'] }],
+    ['Exists', { key: 'kubernetes.io/arch', operator: 'Exists' }],
+    ['a broader In', { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64', 's390x'] }],
+  ])(
+    "keeps the author's %s on kubernetes.io/arch and still restricts the term to the platforms",
+    (_, own) => {
+      const csv = csvWith({
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [own] }],
+            },
+          },
+        },
+      });
+      setPlatforms(csv, { kind: 'given', platforms: linux('amd64', 'arm64'), source: '--platforms' });
+      expect(podOf(csv).affinity).toEqual({
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [
+              {
+                matchExpressions: [
+                  own,
+                  { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64', 'arm64'] },
+                  { key: 'kubernetes.io/os', operator: 'In', values: ['linux'] },
+                ],
+              },
+            ],
+          },
+        },
+      });
+    },
+  );
+
   it('refuses a base label for a platform an image lacks, naming the label and the image', () => {
     const csv = csvWith({}, { 'operatorframework.io/arch.s390x': 'supported' });
     const images = new Map([

@@ -2,6 +2,7 @@ import type { ClusterServiceVersion } from '../manifest/cluster-service-version.
 import { isRecord } from '../manifest/manifest.js';
 import {
   ARCH_LABEL_PREFIX,
+  deploymentPodSpecs,
   type ImageOsArch,
   NODE_ARCH_LABEL,
   NODE_OS_LABEL,
@@ -42,7 +43,8 @@ function uniquePlatforms(platforms: readonly ImageOsArch[]): ImageOsArch[] {
  * and, on every Deployment of its install strategy, a required node affinity on `kubernetes.io/arch` and
  * `kubernetes.io/os` for the platforms `evidence` shows, so OLM lists the operator for those platforms and
  * the scheduler places its Pods only there. Labels of the base CSV are kept, and each must name a platform
- * the evidence shows; an affinity term the author wrote keeps its own `kubernetes.io/arch` or `os` expression.
+ * the evidence shows; an affinity term the author wrote keeps its own `kubernetes.io/arch` and `os` expressions,
+ * and gets the stated platforms' `In` beside them unless one of its `In` expressions already allows no more.
  *
  * @throws {CsvError} `OLM_CSV_INPUT_INVALID` naming each base label that the images (or the given platforms)
  *   do not provide, or when the platforms are no set of OSes × architectures the labels could state.
@@ -90,16 +92,7 @@ export function setPlatforms(csv: ClusterServiceVersion, evidence: PlatformEvide
   for (const arch of archs) labels[`${ARCH_LABEL_PREFIX}${arch}`] = 'supported';
   for (const os of oses) labels[`${OS_LABEL_PREFIX}${os}`] = 'supported';
   csv.metadata.labels = labels;
-  for (const podSpec of strategyPodSpecs(csv)) requireNodePlatforms(podSpec, oses, archs);
-}
-
-function strategyPodSpecs(csv: ClusterServiceVersion): Record<string, unknown>[] {
-  const install: unknown = csv.spec.install;
-  const spec = isRecord(install) && isRecord(install.spec) ? install.spec : {};
-  const deployments = Array.isArray(spec.deployments) ? spec.deployments.filter(isRecord) : [];
-  return deployments
-    .filter((d) => isRecord(d.spec))
-    .map((d) => childRecord(childRecord(d.spec as Record<string, unknown>, 'template'), 'spec'));
+  for (const podSpec of deploymentPodSpecs(csv)) requireNodePlatforms(podSpec, oses, archs);
 }
 
 /** `parent[key]` when it is an object, else a new empty object set there. */
@@ -113,7 +106,8 @@ function childRecord(parent: Record<string, unknown>, key: string): Record<strin
 
 /**
  * Adds `kubernetes.io/os In oses` and `kubernetes.io/arch In archs` to every required node selector term of
- * the pod (terms are alternatives, so each needs them), or one term with both when there is none.
+ * the pod (terms are alternatives, so each needs them) that does not already keep within them, or one term
+ * with both when there is none.
  */
 function requireNodePlatforms(podSpec: Record<string, unknown>, oses: string[], archs: string[]): void {
   const node = childRecord(childRecord(podSpec, 'affinity'), 'nodeAffinity');
@@ -123,8 +117,25 @@ function requireNodePlatforms(podSpec: Record<string, unknown>, oses: string[], 
   for (const term of (required.nodeSelectorTerms as unknown[]).filter(isRecord)) {
     if (!Array.isArray(term.matchExpressions)) term.matchExpressions = [];
     const expressions = term.matchExpressions as unknown[];
-    const has = (label: string) => expressions.some((e) => isRecord(e) && e.key === label);
-    if (!has(NODE_ARCH_LABEL)) expressions.push({ key: NODE_ARCH_LABEL, operator: 'In', values: [...archs] });
-    if (!has(NODE_OS_LABEL)) expressions.push({ key: NODE_OS_LABEL, operator: 'In', values: [...oses] });
+    if (!restricted(expressions, NODE_ARCH_LABEL, archs))
+      expressions.push({ key: NODE_ARCH_LABEL, operator: 'In', values: [...archs] });
+    if (!restricted(expressions, NODE_OS_LABEL, oses))
+      expressions.push({ key: NODE_OS_LABEL, operator: 'In', values: [...oses] });
   }
+}
+
+/**
+ * Whether one of a term's expressions (which all must hold) already keeps `label` within `stated`: an `In`
+ * whose values are all stated. `NotIn`, `Exists` or a broader `In` still admit nodes the images cannot run on.
+ */
+function restricted(expressions: readonly unknown[], label: string, stated: readonly string[]): boolean {
+  return expressions.some(
+    (e) =>
+      isRecord(e) &&
+      e.key === label &&
+      e.operator === 'In' &&
+      Array.isArray(e.values) &&
+      e.values.length > 0 &&
+      e.values.every((v) => typeof v === 'string' && stated.includes(v)),
+  );
 }

@@ -6,7 +6,8 @@ export * from './crd.js';
 export * from './csv.js';
 export * from './deprecated-apis.js';
 export * from './good-practices.js';
-export * from './multiarch.js';
+// The platforms an image inspector reports, as `validateBundleDirReadingImages`'s options name them.
+export type { ImageInspection, ImageInspector, ImageOsArch } from './multiarch.js';
 export * from './object.js';
 export * from './operatorhub.js';
 export * from './optional-validators.js';

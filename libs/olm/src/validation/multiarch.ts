@@ -1,3 +1,4 @@
+import { isRunnablePlatform } from '@opkit/oci/runnable-platform';
 import { goQuote, goQuoteSlice, goStringSlice, sortInByteOrder } from '../go-compat/go-format.js';
 import type { ClusterServiceVersion } from '../manifest/cluster-service-version.js';
 import { isRecord } from '../manifest/manifest.js';
@@ -49,14 +50,17 @@ interface CsvImages {
   readonly affinity: Map<string, ImageOsArch[]>;
 }
 
-function podSpecs(csv: ClusterServiceVersion): Record<string, unknown>[] {
+/**
+ * The pod spec of each Deployment of the CSV's install strategy, as the CSV holds it (a Deployment without one
+ * has no containers to place and is left out): what the validator reads and the platform step writes into.
+ */
+export function deploymentPodSpecs(csv: ClusterServiceVersion): Record<string, unknown>[] {
   const install: unknown = csv.spec?.install;
   const spec = isRecord(install) && isRecord(install.spec) ? install.spec : {};
   const deployments = Array.isArray(spec.deployments) ? spec.deployments.filter(isRecord) : [];
-  return deployments.map((d) => {
-    const depSpec = isRecord(d.spec) ? d.spec : {};
-    const template = isRecord(depSpec.template) ? depSpec.template : {};
-    return isRecord(template.spec) ? template.spec : {};
+  return deployments.flatMap((d) => {
+    const template = isRecord(d.spec) && isRecord(d.spec.template) ? d.spec.template : {};
+    return isRecord(template.spec) ? [template.spec] : [];
   });
 }
 
@@ -105,7 +109,7 @@ function csvImages(csv: ClusterServiceVersion): CsvImages {
   const manager = new Map<string, ImageOsArch[]>();
   const managerNames: string[] = [];
   const affinity = new Map<string, ImageOsArch[]>();
-  const specs = podSpecs(csv);
+  const specs = deploymentPodSpecs(csv);
   for (const podSpec of specs) {
     let foundManager = false;
     for (const c of containersOf(podSpec)) {
@@ -198,12 +202,7 @@ export function validateMultiArch(
         continue;
       }
       // As the Go validator filters `manifest inspect`: attestations and platforms without os or architecture.
-      group.set(
-        image,
-        inspection.platforms.filter(
-          (p) => p.os !== 'unknown' && p.architecture !== 'unknown' && p.os !== '' && p.architecture !== '',
-        ),
-      );
+      group.set(image, inspection.platforms.filter(isRunnablePlatform));
     }
   }
   // What the operator supports, as far as can be told: the labels (none: amd64, linux) and the manager images.

@@ -2,6 +2,7 @@
 // RBAC roles from the controller's and the alert-rule installer's declared needs — and checks the samples
 // against the schema.
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { prometheusRuleRbac } from '@opkit/controller-runtime/monitoring';
 import { type ConfigManifestsSpec, writeConfigManifests } from '@opkit/controller-tools/manifests';
 import { apis, webhooks } from '../api/index.js';
@@ -15,6 +16,7 @@ export const manifestsSpec: ConfigManifestsSpec = {
   webhooks,
 };
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+// Run as a script, not imported (a URL, so a path with spaces or other escaped characters matches too).
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   if (!writeConfigManifests(join(import.meta.dirname, '..', '..'), manifestsSpec)) process.exitCode = 1;
 }

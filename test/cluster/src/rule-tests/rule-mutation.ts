@@ -16,7 +16,7 @@ export function withRuleExpr(
     rules: group.rules.map((rule) => {
       if (('alert' in rule ? rule.alert : rule.record) !== name) return rule;
       const expr = rewrite(rule.expr);
-      changed = expr !== rule.expr;
+      changed ||= expr !== rule.expr;
       return { ...rule, expr };
     }),
   }));

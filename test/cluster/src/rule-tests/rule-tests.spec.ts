@@ -69,6 +69,24 @@ describe('withRuleExpr', () => {
     ]);
   });
 
+  it('counts a rule it changed even when a later rule of that name stays as it was', () => {
+    // An alert split by severity: two rules of one name, only the first of which has the threshold.
+    const split: RuleGroup[] = [
+      {
+        name: 'shop.rules',
+        rules: [
+          { alert: 'ShopOperatorDown', expr: 'shop_operator_up_total == 0', for: '5m' },
+          { alert: 'ShopOperatorDown', expr: 'absent(shop_operator_up_total)', for: '15m' },
+        ],
+      },
+    ];
+    const broken = withRuleExpr(split, 'ShopOperatorDown', (expr) => expr.replace('== 0', '< 0'));
+    expect(broken[0]?.rules.map((r) => r.expr)).toEqual([
+      'shop_operator_up_total < 0',
+      'absent(shop_operator_up_total)',
+    ]);
+  });
+
   it('refuses a rewrite that breaks nothing', () => {
     expect(() => withRuleExpr(groups, 'ShopOperatorGone', (expr) => `${expr} > 1`)).toThrow(
       'no rule ShopOperatorGone whose expression the rewrite changes',

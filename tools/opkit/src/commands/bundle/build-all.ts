@@ -62,14 +62,16 @@ ${PLATFORM_NOTES}`,
       ) => {
         const { progressLog, writeResult } = await import('../../output.js');
         const { buildBundles } = await import('@opkit/olm/action/build-bundles');
-        const client =
-          opts.useImageDigests || opts.platformsFrom === 'registry'
-            ? (await import('../../registry-client.js')).cliRegistryClient({ plainHttp: opts.plainHttp })
-            : undefined;
+        let client: import('@opkit/oci').RegistryClient | undefined;
+        // The flags are checked before a registry client is opened: a refused flag leaves nothing open.
         const platforms = await bundlePlatforms(opts, () => {
           if (client === undefined) throw new Error('no registry client');
           return client;
         });
+        if (opts.useImageDigests || opts.platformsFrom === 'registry')
+          client = (await import('../../registry-client.js')).cliRegistryClient({
+            plainHttp: opts.plainHttp,
+          });
         try {
           const built = await buildBundles({
             operatorsDir: opts.operators,

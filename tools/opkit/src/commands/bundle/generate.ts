@@ -130,19 +130,22 @@ ${PLATFORM_NOTES}`,
       ),
     )
     .action(async (flags: GenerateFlags) => {
-      const [{ generateBundle }, { readProjectRelease }] = await Promise.all([
+      const [{ generateBundle }, { readProjectRelease }, { releasePlatforms }] = await Promise.all([
         import('@opkit/olm/action/generate-bundle'),
         import('@opkit/olm/action/project-release'),
+        import('@opkit/olm/action/release-platforms'),
       ]);
-      const opts = bundleOptions(flags, readProjectRelease(flags.operator));
+      const project = readProjectRelease(flags.operator);
+      const opts = bundleOptions(flags, project);
       let client: import('@opkit/oci').RegistryClient | undefined;
-      const registry = async () =>
-        (await import('../../registry-client.js')).cliRegistryClient({ plainHttp: opts.plainHttp });
-      if (opts.useImageDigests || opts.platformsFrom === 'registry') client = await registry();
-      const platforms = await bundlePlatforms(opts, () => {
+      // The flags are checked before a registry client is opened: a refused flag leaves nothing open.
+      const option = await bundlePlatforms(opts, () => {
         if (client === undefined) throw new Error('no registry client');
         return client;
       });
+      const platforms = releasePlatforms(option, { file: project.source, platforms: project.platforms });
+      if (opts.useImageDigests || opts.platformsFrom === 'registry')
+        client = (await import('../../registry-client.js')).cliRegistryClient({ plainHttp: opts.plainHttp });
       const { dir, files, annotations } = await generateBundle({
         operatorDir: resolve(opts.operator),
         packageName: opts.package,

@@ -26,22 +26,13 @@ export function imageLayouts(value: string, previous: Map<string, string> | unde
   return new Map(previous).set(value.slice(0, at), value.slice(at + 1));
 }
 
-/** `os/arch[,os/arch…]`, e.g. linux/amd64,linux/arm64 (a variant is allowed and not stated). */
-function platformList(value: string): string[] {
-  const items = commaList(value);
-  for (const item of items)
-    if (!/^[a-z0-9_.-]+\/[a-z0-9_.-]+(\/[a-z0-9_.-]+)?$/i.test(item))
-      throw new InvalidArgumentError(`${item}: give os/architecture, e.g. linux/arm64.`);
-  return items;
-}
-
 /** Adds the platform options of a bundle-generating command. */
 export function addPlatformOptions(command: Command): Command {
   return command
     .option(
       '--platforms <list>',
-      "platforms the CSV states (its operatorframework.io/arch.* and os.* labels and the Deployments' node affinity), e.g. linux/amd64,linux/arm64",
-      platformList,
+      "platforms the CSV states (its operatorframework.io/arch.* and os.* labels and the Deployments' node affinity), e.g. linux/amd64,linux/arm64 (default: opkit.platforms of package.json)",
+      commaList,
     )
     .addOption(
       new Option(
@@ -72,8 +63,16 @@ export async function bundlePlatforms(
   if (flags.platforms !== undefined && flags.platformsFrom !== undefined)
     throw new CliError('OPKIT_ARGUMENT_INVALID', 'give --platforms or --platforms-from, not both');
   if (flags.platforms !== undefined) {
-    const { parsePlatform } = await import('@opkit/oci');
-    return { kind: 'given', platforms: flags.platforms.map(parsePlatform) };
+    // The one parser of package.json's opkit.platforms: lower-case os/architecture[/variant].
+    const { parseStatedPlatform } = await import('@opkit/olm/action/release-platforms');
+    const platforms = flags.platforms.map((item) => {
+      try {
+        return parseStatedPlatform(item);
+      } catch (error) {
+        throw new CliError('OPKIT_ARGUMENT_INVALID', `--platforms: ${(error as Error).message}`);
+      }
+    });
+    return { kind: 'given', platforms };
   }
   if (flags.platformsFrom === undefined) {
     if (flags.imageLayout !== undefined)
@@ -91,8 +90,8 @@ export async function bundlePlatforms(
 }
 
 /** The help text of the platform options. */
-export const PLATFORM_NOTES = `Platforms: by default the CSV's operatorframework.io/arch.* and os.* labels are the base CSV's, as written.
---platforms states the given ones; --platforms-from states those every image of the CSV provides (manager,
+export const PLATFORM_NOTES = `Platforms: by default the CSV states the platforms package.json opkit.platforms lists; without them its
+operatorframework.io/arch.* and os.* labels are the base CSV's, as written. --platforms states the given ones; --platforms-from states those every image of the CSV provides (manager,
 other containers, relatedImages: a Pod runs whole, so only the platforms they all have), read from their
 registries (docker's and podman's login credentials, each sent to its own registry only) or, with layout,
 only from the OCI layouts --image-layout names. Either adds the labels and a required node affinity on
