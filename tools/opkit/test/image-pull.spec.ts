@@ -123,7 +123,9 @@ describe('opkit image pull', () => {
 
     const bad = await cli('image', 'pull', reference, join(scratch, 'bad'), '--platform', 'arm64');
     expect(bad).toMatchObject({ code: 1 });
-    expect(bad.stderr).toBe('opkit: --platform: platform "arm64" is not os/architecture[/variant]\n');
+    expect(bad.stderr).toBe(
+      'opkit: --platform: platform "arm64" is not os/architecture[/variant] in lower case, e.g. linux/arm64\n',
+    );
 
     const notThere = await cli(
       'image',
