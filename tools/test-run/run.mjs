@@ -13,6 +13,8 @@ import { createInterface } from 'node:readline';
 
 const root = join(import.meta.dirname, '..', '..');
 const logDir = join(root, 'tmp', 'test-run');
+// biome-ignore lint/suspicious/noControlCharactersInRegex: terminal colour codes are control characters
+const ANSI = /\u001b\[[0-9;]*m/g;
 /** Lines of a failed task repeated when it printed no failed-tests section (a lint or type error, a crash). */
 const TAIL_LINES = 60;
 /** At most this many lines of one task's failed-tests section. */
@@ -130,9 +132,6 @@ console.log(
   `\nnpm test: ${failed.length === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s (logs: ${logDir})`,
 );
 process.exitCode = failed.length === 0 ? 0 : 1;
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: terminal colour codes are control characters
-const ANSI = /\u001b\[[0-9;]*m/g;
 
 function logLines(run) {
   return readFileSync(run.log, 'utf8').replace(ANSI, '').split('\n');
