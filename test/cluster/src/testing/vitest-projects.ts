@@ -18,6 +18,21 @@ const extension = extname(fileURLToPath(import.meta.url));
 export function sourceConditions(moduleUrl: string): string[] {
   return extname(fileURLToPath(moduleUrl)) === '.ts' ? ['@opkit/source'] : [];
 }
+/**
+ * The resolve settings of both configurations: packages as TypeScript sources in this repository (the global
+ * setup, which starts the cluster, runs in the main process's own environment, so it gets them too); none
+ * once installed.
+ */
+function sourceResolution(): Pick<ViteUserConfig, 'resolve' | 'ssr' | 'environments'> {
+  const conditions = sourceConditions(import.meta.url);
+  if (conditions.length === 0) return {};
+  return {
+    resolve: { conditions },
+    ssr: { resolve: { conditions, externalConditions: conditions } },
+    environments: { __vitest__: { resolve: { conditions, externalConditions: conditions } } },
+  };
+}
+
 const setupFile = (name: string) => fileURLToPath(new URL(`./${name}${extension}`, import.meta.url));
 const globalSetup = setupFile('global-setup');
 const buildPackages = setupFile('build-packages');
@@ -62,7 +77,6 @@ export function opkitVitestConfig(
     prometheusSpecs?: readonly string[];
   } = {},
 ): ViteUserConfig {
-  const conditions = sourceConditions(import.meta.url);
   const kwokSpecs = [...(options.kwokSpecs ?? [])];
   const e2eSetups = [
     ...(options.e2eRunsCli ? [buildPackages] : []),
@@ -70,14 +84,7 @@ export function opkitVitestConfig(
   ];
   const clusterTest = { testTimeout: 180_000, hookTimeout: 300_000, fileParallelism: false };
   return {
-    ...(conditions.length > 0
-      ? {
-          resolve: { conditions },
-          ssr: { resolve: { conditions, externalConditions: conditions } },
-          // The global setup (which starts the cluster) runs in the main process's own environment.
-          environments: { __vitest__: { resolve: { conditions, externalConditions: conditions } } },
-        }
-      : {}),
+    ...sourceResolution(),
     test: {
       // Unit files two at a time, whatever the core count (vitest's default on 2 cores is one). The files of
       // the cluster projects (`fileParallelism: false`) still run one at a time, all of them in one sequence:
@@ -139,15 +146,8 @@ export function opkitPrometheusVitestConfig(options: {
   prometheusSpecs: readonly string[];
   e2eRunsCli?: boolean;
 }): ViteUserConfig {
-  const conditions = sourceConditions(import.meta.url);
   return {
-    ...(conditions.length > 0
-      ? {
-          resolve: { conditions },
-          ssr: { resolve: { conditions, externalConditions: conditions } },
-          environments: { __vitest__: { resolve: { conditions, externalConditions: conditions } } },
-        }
-      : {}),
+    ...sourceResolution(),
     test: {
       projects: [
         {
