@@ -18,9 +18,11 @@ export interface ListWatchHandler<T> {
 /**
  * Keeps `handler` in step with a collection until `signal` aborts: list, then watch from the list's
  * resourceVersion, re-watch when the server ends the stream, relist when the version expired (410), and back
- * off a second after any failure. A watch the server ends at once without an event, or one that expires so from
- * the version just listed, backs off as the runtime's reflector does (800 ms doubling to 30 s, from the start again after a watch that worked). Enough for the
- * harness; the product runtime has its own, fuller loop.
+ * off a second after any failure. A watch the server ends at once without an event, or one that expires so
+ * from the version just listed, backs off as the runtime's reflector does (800 ms doubling to 30 s, from the
+ * start again after a watch that worked). An abort ends whatever is in flight (a list, a watch whose answer
+ * has not come, a back-off), so it resolves at once. Enough for the harness; the product runtime has its own,
+ * fuller loop.
  */
 export async function listWatch<T>(
   rest: KubeRest,
@@ -36,7 +38,7 @@ export async function listWatch<T>(
   while (!signal.aborted) {
     try {
       if (resourceVersion === undefined) {
-        const list = await rest.request<ListResult<T>>('GET', path, { query });
+        const list = await rest.request<ListResult<T>>('GET', path, { query, signal });
         handler.sync(list.items);
         resourceVersion = list.metadata.resourceVersion;
         fromList = true;
@@ -65,7 +67,7 @@ export async function listWatch<T>(
     } catch (error) {
       if (signal.aborted) return;
       if (error instanceof KubeApiError && error.status === 410) resourceVersion = undefined;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await delay(1000, undefined, { signal }).catch(() => undefined);
     }
   }
 }

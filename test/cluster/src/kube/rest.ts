@@ -74,6 +74,7 @@ export class KubeRest {
     body: string | undefined,
     contentType: string,
     timeoutMs: number,
+    signal: AbortSignal | undefined,
   ): Promise<import('node:http').IncomingMessage> {
     const base = await this.#requestOptions();
     return new Promise((resolve, reject) => {
@@ -85,6 +86,8 @@ export class KubeRest {
           method,
           path,
           timeout: timeoutMs,
+          // An abort destroys the request, before its answer's headers as while its body streams.
+          signal,
           headers: {
             ...(base.headers ?? {}),
             accept: 'application/json',
@@ -107,7 +110,14 @@ export class KubeRest {
   async request<T>(
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
-    options: { body?: unknown; contentType?: string; query?: Query; timeoutMs?: number } = {},
+    options: {
+      body?: unknown;
+      contentType?: string;
+      query?: Query;
+      timeoutMs?: number;
+      /** Fails the request with an AbortError once it aborts. */
+      signal?: AbortSignal;
+    } = {},
   ): Promise<T> {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const res = await this.#open(
@@ -116,6 +126,7 @@ export class KubeRest {
       body,
       options.contentType ?? 'application/json',
       options.timeoutMs ?? 30_000,
+      options.signal,
     );
     const chunks: Buffer[] = [];
     for await (const chunk of res) chunks.push(chunk as Buffer);
@@ -138,7 +149,7 @@ export class KubeRest {
 
   /** A plain-text GET such as `/readyz`; resolves with the status code and body, never throws on non-2xx. */
   async getText(path: string, timeoutMs = 5000): Promise<{ status: number; body: string }> {
-    const res = await this.#open('GET', path, undefined, '', timeoutMs);
+    const res = await this.#open('GET', path, undefined, '', timeoutMs, undefined);
     const chunks: Buffer[] = [];
     for await (const chunk of res) chunks.push(chunk as Buffer);
     return { status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') };
@@ -146,7 +157,8 @@ export class KubeRest {
 
   /**
    * Streams a watch until the server closes it, `signal` aborts or an ERROR event arrives (returned so the
-   * caller can relist on 410 Gone).
+   * caller can relist on 410 Gone). An abort ends it at any point, before the server answered too (a server
+   * holds a watch's answer back while its watch cache initialises): it then resolves with undefined.
    */
   async watch<T>(
     path: string,
@@ -154,21 +166,20 @@ export class KubeRest {
     onEvent: (event: WatchEvent<T>) => void,
     signal: AbortSignal,
   ): Promise<WatchEvent<T> | undefined> {
-    const res = await this.#open(
-      'GET',
-      withQuery(path, { ...query, watch: true, allowWatchBookmarks: true }),
-      undefined,
-      '',
-      0,
-    );
-    if ((res.statusCode ?? 0) !== 200) {
-      res.resume();
-      throw new KubeApiError(res.statusCode ?? 0, '', `watch ${path}: ${res.statusCode}`);
-    }
-    const abort = () => res.destroy();
-    signal.addEventListener('abort', abort, { once: true });
     let buffered = '';
     try {
+      const res = await this.#open(
+        'GET',
+        withQuery(path, { ...query, watch: true, allowWatchBookmarks: true }),
+        undefined,
+        '',
+        0,
+        signal,
+      );
+      if ((res.statusCode ?? 0) !== 200) {
+        res.resume();
+        throw new KubeApiError(res.statusCode ?? 0, '', `watch ${path}: ${res.statusCode}`);
+      }
       for await (const chunk of res) {
         buffered += (chunk as Buffer).toString('utf8');
         let newline = buffered.indexOf('\n');
@@ -184,8 +195,6 @@ export class KubeRest {
       }
     } catch (error) {
       if (!signal.aborted) throw error;
-    } finally {
-      signal.removeEventListener('abort', abort);
     }
     return undefined;
   }

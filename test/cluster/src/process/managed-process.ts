@@ -22,6 +22,15 @@ function hasSetpriv(): boolean {
   return setprivAvailable;
 }
 
+/** How long a stopped process's pipes may stay open after its exit: its last output is read meanwhile. */
+export const OUTPUT_DRAIN_MS = 1_000;
+
+/** Resolves once `child` has exited, at once when it already has ('exit' is not emitted twice). */
+function exitOf(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
 export interface ProcessSpec {
   /** Name used in logs and errors. */
   readonly name: string;
@@ -104,14 +113,24 @@ export class ManagedProcess {
     if (this.#running) this.#child?.kill(signal);
   }
 
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
+  /**
+   * SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone and its output is in the log. A
+   * descendant that inherited its stdout or stderr and outlives it would hold them open for ever: they are
+   * let go {@link OUTPUT_DRAIN_MS} after the exit.
+   */
   async stop(graceMs = 5000): Promise<void> {
     if (!this.#running || !this.#child) return;
     const child = this.#child;
     child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    const kill = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exitOf(child);
+    clearTimeout(kill);
+    const letGo = setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    }, OUTPUT_DRAIN_MS);
     await this.#exited;
-    clearTimeout(timer);
+    clearTimeout(letGo);
   }
 
   /** Closes the log file once the process is stopped for good. */

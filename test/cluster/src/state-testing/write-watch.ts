@@ -132,6 +132,7 @@ export class WriteWatch {
         const list = await this.#rest.request<{ metadata: { resourceVersion: string }; items: Watched[] }>(
           'GET',
           path,
+          { signal },
         );
         for (const item of list.items) this.#seen(type, item, false);
         const opened = performance.now();
