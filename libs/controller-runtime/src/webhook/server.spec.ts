@@ -300,6 +300,17 @@ describe('WebhookServer', () => {
     await expect(Promise.resolve().then(() => other.startedChecker())).rejects.toThrow();
   });
 
+  it('stops when its signal aborts while it binds its port', async () => {
+    const other = new WebhookServer({ host: '127.0.0.1', port: 0, certPath: dir });
+    other.register('/x', async () => ({}));
+    const otherStop = new AbortController();
+    const otherRunning = other.start(otherStop.signal);
+    otherStop.abort();
+    const stopped = await Promise.race([otherRunning.then(() => true), sleep(2_000).then(() => false)]);
+    expect(stopped).toBe(true);
+    await expect(Promise.resolve().then(() => other.startedChecker())).rejects.toThrow();
+  });
+
   it('fails to start, naming the file, without a certificate', async () => {
     const missing = new WebhookServer({ port: 0, certPath: join(dir, 'absent') });
     missing.register('/x', async () => ({}));

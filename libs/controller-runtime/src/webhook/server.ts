@@ -202,7 +202,10 @@ export class WebhookServer {
       address: `${this.#address.address}:${this.#address.port}`,
       paths: this.paths.join(','),
     });
-    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    // An abort while the port was being bound has fired already: a listener added now would wait for ever.
+    if (!signal.aborted) {
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    }
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
