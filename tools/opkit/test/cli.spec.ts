@@ -709,7 +709,7 @@ process.on('exit', () => {
       const cliDir = join(root, 'tools', 'opkit');
       writeFileSync(
         join(dir, 'main.mjs'),
-        await bundleOperator({ operatorDir: cliDir, entry: join(cliDir, 'src', 'main.ts') }),
+        (await bundleOperator({ operatorDir: cliDir, entry: join(cliDir, 'src', 'main.ts') })).code,
       );
       const { stdout } = await run(process.execPath, [join(dir, 'main.mjs'), 'catalog', 'serve', '--help'], {
         cwd: dir,

@@ -50,6 +50,9 @@ export async function bundleOpkitOperator(
     banner: {
       js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
     },
+    // As `opkit image build` bundles it: without whitespace and comments, an ASCII source Node keeps at one
+    // byte a character.
+    minifyWhitespace: true,
     logLevel: 'error',
   });
   return {

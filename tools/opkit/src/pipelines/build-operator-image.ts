@@ -164,7 +164,7 @@ export async function buildOperatorImage(o: BuildOperatorImageOptions): Promise<
 
   o.log(`bundling ${relative(process.cwd(), entry)} to ${APP_MAIN}`);
   const started = performance.now();
-  const bundle = await bundleOperator({ operatorDir, entry });
+  const { code: bundle } = await bundleOperator({ operatorDir, entry });
   o.log(`bundled ${formatBytes(bundle.byteLength)} in ${Math.round(performance.now() - started)} ms`);
 
   const baseText = o.base ?? DEFAULT_BASE_IMAGE;
@@ -181,7 +181,7 @@ export async function buildOperatorImage(o: BuildOperatorImageOptions): Promise<
   const node = nodeExecutable(baseImages[0] ?? (base as OciImage), o.node);
   const executables: LayerEntry[] = [];
   for (const executable of o.executables ?? []) {
-    const code = await bundleOperator({ operatorDir, entry: resolve(operatorDir, executable.entry) });
+    const { code } = await bundleOperator({ operatorDir, entry: resolve(operatorDir, executable.entry) });
     executables.push({
       path: executable.path,
       content: Buffer.concat([Buffer.from(`#!${node}\n`), code]),
