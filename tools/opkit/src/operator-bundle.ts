@@ -28,12 +28,12 @@ export interface OperatorBundle {
  * Bundles an operator's entry module and everything it imports (workspace libraries from their TypeScript
  * sources through the `@opkit/source` condition, npm dependencies) into one ES module for Node 24.
  *
- * The output depends only on the sources (no timestamps, no paths), so the same commit gives the same bytes in
- * any checkout. Whitespace and comments are left out, names are not: stack traces keep the real function
- * names (and columns instead of lines). Node keeps an operator's whole source in memory for as long as it runs
- * (V8 compiles functions from it on first call), and as UTF-16 when one character is not ASCII: the sources'
- * comments (dashes, arrows) made a 1.2 MB bundle take 2.4 MB; without them it is 0.8 MB of ASCII, about 1.6 MiB
- * less memory for every operator (`nx run bench:idle`).
+ * The output depends only on the sources (no timestamps, and the path comments esbuild writes are relative to
+ * `operatorDir`), so the same commit gives the same bytes in any checkout. It is not minified: stack traces keep the real function names and line numbers. It is ASCII:
+ * Node keeps an operator's whole source in memory for as long as it runs (V8 compiles functions from it on first
+ * call), and as UTF-16 when a single character is not ASCII. esbuild escapes every such character in code, but
+ * copies the comments it keeps (on class fields) as written, and five dashes and arrows in them made the
+ * Memcached operator's 1.2 MB bundle take 2.4 MB; {@link escapeNonAscii} writes them as `\u{…}` text.
  *
  * @throws CliError `OPKIT_IMAGE_BUNDLE_FAILED` naming the file, line and reason of the first error.
  */
@@ -48,8 +48,6 @@ export async function bundleOperator(options: OperatorBundleOptions): Promise<Op
       target: 'node24',
       conditions: ['@opkit/source'],
       banner: { js: REQUIRE_SHIM },
-      // Identifiers and syntax as written; only whitespace and comments go (`charset` stays esbuild's ASCII).
-      minifyWhitespace: true,
       outfile: 'main.mjs',
       write: false,
       metafile: true,
@@ -63,7 +61,7 @@ export async function bundleOperator(options: OperatorBundleOptions): Promise<Op
         .filter(([, input]) => input.bytesInOutput > 0)
         .map(([path]) => path),
     );
-    return { code: output.contents, inputs };
+    return { code: escapeNonAscii(output.text), inputs };
   } catch (error) {
     const messages = (error as { errors?: Message[] }).errors;
     const first = messages?.[0];
@@ -81,4 +79,17 @@ export async function bundleOperator(options: OperatorBundleOptions): Promise<Op
       },
     );
   }
+}
+
+/**
+ * `source` as ASCII bytes, each non-ASCII character written as `\u{hex}` text. Only for esbuild's output with
+ * its default ASCII charset, where such a character can stand only in a comment: elsewhere the text would
+ * change the code.
+ */
+export function escapeNonAscii(source: string): Uint8Array {
+  const ascii = source.replace(/[^\p{ASCII}]/gu, (character) => {
+    const codePoint = character.codePointAt(0) ?? 0;
+    return `\\u{${codePoint.toString(16)}}`;
+  });
+  return new TextEncoder().encode(ascii);
 }

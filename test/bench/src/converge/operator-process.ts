@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime/manager';
@@ -39,7 +40,7 @@ export async function bundleOpkitOperator(
   nodeOptions: readonly string[] = OPERATOR_NODE_OPTIONS,
 ): Promise<OperatorCommand> {
   const outfile = join(outDir, 'memcached-operator.mjs');
-  await build({
+  const result = await build({
     entryPoints: [join(memcachedOperatorDir, 'src', 'main.ts')],
     bundle: true,
     platform: 'node',
@@ -50,11 +51,17 @@ export async function bundleOpkitOperator(
     banner: {
       js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
     },
-    // As `opkit image build` bundles it: without whitespace and comments, an ASCII source Node keeps at one
-    // byte a character.
-    minifyWhitespace: true,
+    write: false,
     logLevel: 'error',
   });
+  // As `opkit image build` writes it: ASCII, the non-ASCII characters of the comments esbuild keeps escaped,
+  // so Node holds the source at one byte a character.
+  const [output] = result.outputFiles;
+  if (output === undefined) throw new Error('esbuild wrote no output');
+  await writeFile(
+    outfile,
+    output.text.replace(/[^\p{ASCII}]/gu, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`),
+  );
   return {
     name: 'opkit',
     executable: process.execPath,
