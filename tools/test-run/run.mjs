@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm test`: lint, typecheck and test every project. Only one real node runs on a machine at a time, and the
-// suites that start one are most of the run but seldom keep two cores busy; so after the builds, two lanes
-// run side by side: `node` runs the suites that need the real node, one after another, and `other` runs lint,
-// type checks and every suite that needs no real node (unit tests, envtest, kwok-only clusters, a registry).
+// test files that start one are most of the run but seldom keep two cores busy; so after the builds, two lanes
+// run side by side: `node` runs the test files that need the real node, one project after another, and `other`
+// runs lint, type checks and every test file that needs no real node (unit tests, envtest, kwok-only clusters,
+// a registry); lanes.mjs says which Nx tasks each runs.
 // Each lane's Nx output goes to the terminal with the lane's name in front of each line, and to its own log
 // under tmp/test-run/. A full run prints tens of thousands of lines, and a CI log often keeps only its end; so
 // the run ends with its slowest test files and, after a failure, what each failed task said about it.
@@ -10,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { NO_REAL_NODE_SUITES, REAL_NODE_PROJECTS, REAL_NODE_SUITES } from './lanes.mjs';
 
 const root = join(import.meta.dirname, '..', '..');
 const logDir = join(root, 'tmp', 'test-run');
@@ -33,22 +35,6 @@ const BUILT = [
   'nx-plugin',
   'create-opkit',
 ];
-/**
- * The suites that start a cluster with a real node, in the order the node lane runs them: the Redis operator's
- * last and longest, when the other lane has most likely finished, so its fault matrix and rolling restarts run
- * on an otherwise quiet machine. The Memcached operator's real-node project (`e2e`) runs here and its others
- * (`unit`, `envtest`, `kwok`) in the other lane.
- */
-const REAL_NODE_SUITES = [
-  'olm-e2e:test',
-  'cluster:test',
-  'author-e2e:test',
-  'opkit:test',
-  'memcached:test:e2e',
-  'controller-runtime:test',
-  'redis:test',
-];
-const REAL_NODE_PROJECTS = [...new Set(REAL_NODE_SUITES.map((suite) => suite.split(':')[0]))];
 const extra = process.argv.slice(2);
 const common = ['--outputStyle=static', '--parallel=1', ...extra];
 // Each lane runs its tasks' dependencies itself: the builds first, the components (`cluster:prepare`) in the
@@ -119,9 +105,7 @@ if (built) {
       if ((await prepared) !== 0) return;
       const others = ['run-many', '-t', 'test', '--exclude', REAL_NODE_PROJECTS.join(',')];
       await nx('other', [...others, ...alone, ...common]);
-      for (const project of ['unit', 'envtest', 'kwok']) {
-        await nx('other', ['run', `memcached:test:${project}`, ...alone, ...common]);
-      }
+      for (const suite of NO_REAL_NODE_SUITES) await nx('other', ['run', suite, ...alone, ...common]);
     })(),
   ]);
 }

@@ -32,3 +32,28 @@ describe('the opt-in Prometheus suites', () => {
     expect(only.map((p) => [p.test?.name, p.test?.include])).toEqual([['prometheus', specs]]);
   });
 });
+
+describe('the test files that start a real node of their own', () => {
+  const specs = ['test/publish.spec.ts'];
+  type Project = { test?: { name?: string; include?: string[]; exclude?: string[]; globalSetup?: string[] } };
+  const projects = (config: ReturnType<typeof opkitVitestConfig>) =>
+    (config.test?.projects ?? []) as Project[];
+
+  it('run in a project of their own, real-node, and not in e2e', () => {
+    const all = projects(opkitVitestConfig({ e2eUsesCluster: false, realNodeSpecs: specs }));
+    const byName = (name: string) => all.find((p) => p.test?.name === name)?.test;
+    expect(byName('real-node')?.include).toEqual(specs);
+    expect(byName('real-node')?.globalSetup).toEqual([]);
+    expect(byName('e2e')?.exclude).toEqual(expect.arrayContaining(specs));
+  });
+
+  it('are refused where e2e shares the real-node cluster: a machine runs one real node', () => {
+    expect(() => opkitVitestConfig({ realNodeSpecs: specs })).toThrow(
+      'opkitVitestConfig: realNodeSpecs needs e2eUsesCluster: false (e2e already shares the real-node cluster, and a machine runs one real node)',
+    );
+  });
+
+  it('leave no real-node project where there are none', () => {
+    expect(projects(opkitVitestConfig()).map((p) => p.test?.name)).toEqual(['unit', 'e2e', 'envtest']);
+  });
+});

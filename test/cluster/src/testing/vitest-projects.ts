@@ -66,6 +66,12 @@ export const opkitGlobalSetups = { buildPackages, controlPlane: controlPlaneSetu
  * `kwokSpecs`: test files whose pods only need to become Ready run in a third project, `kwok`, against a
  * kwok-only control plane with kwok nodes (no real node), and not in `e2e`.
  *
+ * `realNodeSpecs`, where `e2e` shares no cluster (`e2eUsesCluster: false`): the test files that start a cluster
+ * with a real node of their own (`startCluster()` without `realNode: false`) run in a project of their own,
+ * `real-node`, and not in `e2e`. Only one real node runs on a machine, so `npm test` runs the projects that
+ * need one (`real-node`, and `e2e` where it shares the real-node cluster) one after another, and every other
+ * project beside them.
+ *
  * `prometheusSpecs`: test files that need a Prometheus on the real node: left out of `e2e` (and of every
  * project here), they run only under {@link opkitPrometheusVitestConfig}, an opt-in configuration of their own.
  */
@@ -74,13 +80,22 @@ export function opkitVitestConfig(
     e2eUsesCluster?: boolean;
     e2eRunsCli?: boolean;
     kwokSpecs?: readonly string[];
+    realNodeSpecs?: readonly string[];
     prometheusSpecs?: readonly string[];
   } = {},
 ): ViteUserConfig {
   const kwokSpecs = [...(options.kwokSpecs ?? [])];
+  const realNodeSpecs = [...(options.realNodeSpecs ?? [])];
+  const e2eUsesCluster = options.e2eUsesCluster ?? true;
+  if (e2eUsesCluster && realNodeSpecs.length > 0) {
+    // The shared cluster has the machine's one real node for the whole run: another would be refused.
+    throw new Error(
+      'opkitVitestConfig: realNodeSpecs needs e2eUsesCluster: false (e2e already shares the real-node cluster, and a machine runs one real node)',
+    );
+  }
   const e2eSetups = [
     ...(options.e2eRunsCli ? [buildPackages] : []),
-    ...((options.e2eUsesCluster ?? true) ? [globalSetup] : []),
+    ...(e2eUsesCluster ? [globalSetup] : []),
   ];
   const clusterTest = { testTimeout: 180_000, hookTimeout: 300_000, fileParallelism: false };
   return {
@@ -106,6 +121,7 @@ export function opkitVitestConfig(
               ...configDefaults.exclude,
               ENVTEST_SPECS,
               ...kwokSpecs,
+              ...realNodeSpecs,
               ...(options.prometheusSpecs ?? []),
             ],
             globalSetup: e2eSetups,
@@ -128,6 +144,14 @@ export function opkitVitestConfig(
               {
                 extends: true as const,
                 test: { name: 'kwok', include: kwokSpecs, globalSetup: [kwokNodesSetup], ...clusterTest },
+              },
+            ]
+          : []),
+        ...(realNodeSpecs.length > 0
+          ? [
+              {
+                extends: true as const,
+                test: { name: 'real-node', include: realNodeSpecs, globalSetup: e2eSetups, ...clusterTest },
               },
             ]
           : []),
