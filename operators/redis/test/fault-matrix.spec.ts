@@ -46,8 +46,8 @@ import { clusterMatches, clusterReady } from './support/oracle.js';
 // controllers and the real node's kubelet included, keeps talking to the cluster's own API server.
 //
 // One RedisCluster serves every cell: each operation's `prepare` brings it back to where the operation starts
-// (a scale out starts at 6 nodes, so the cell before it is undone first), which costs one more operation per
-// cell but no new cluster.
+// (a scale out starts at 6 nodes). The scale outs and scale ins run in turn, so each starts where the cell
+// before it ended and `prepare` only confirms that; no cell needs a new cluster.
 
 const ns = useTestNamespace({
   prefix: 'redis-faults',
@@ -260,6 +260,9 @@ async function expectEveryCellPasses(operations: FaultOperation[], faults: Fault
   const report = await runFaultMatrix({
     operations,
     faults,
+    // A scale out's cell ends where a scale in's starts and the other way round: in turn, no cell's `prepare`
+    // has to run the opposite operation first.
+    interleave: true,
     proxy,
     operator,
     // Only the operator's API server, the replica, restarts: the shared one, which the cluster's controllers,

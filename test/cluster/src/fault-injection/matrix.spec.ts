@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   cellId,
+  cellOrder,
   type FaultCell,
   type FaultMatrixReport,
   formatMatrix,
@@ -36,6 +37,26 @@ describe('plannedSteps', () => {
 
   it('takes a sample below one as every step', () => {
     expect(plannedSteps({ fault: 'crash', sample: 0 }, 3)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('cellOrder', () => {
+  const cells = [
+    ['out-1', 'out-2', 'out-3'],
+    ['in-1', 'in-2', 'in-3'],
+  ];
+
+  it('runs the cells operation by operation unless told to interleave', () => {
+    expect(cellOrder(cells, false)).toEqual(['out-1', 'out-2', 'out-3', 'in-1', 'in-2', 'in-3']);
+  });
+
+  it('interleaved, runs one cell of each operation in turn, so a scale out follows each scale in', () => {
+    expect(cellOrder(cells, true)).toEqual(['out-1', 'in-1', 'out-2', 'in-2', 'out-3', 'in-3']);
+  });
+
+  it('interleaved, runs every cell once when operations have different numbers of cells', () => {
+    expect(cellOrder([['a-1', 'a-2', 'a-3'], [], ['c-1']], true)).toEqual(['a-1', 'c-1', 'a-2', 'a-3']);
+    expect(cellOrder([], true)).toEqual([]);
   });
 });
 
