@@ -99,6 +99,7 @@ describe('formatMatrix', () => {
     writes: 5,
     summary: 'PATCH memcacheds/m/status 200 ×5',
     durationMs: 1000,
+    prepareMs: 0,
     ...fields,
   });
   const failing = cell({

@@ -78,6 +78,8 @@ export interface FaultCell {
   /** Those writes in order, repeats folded: `PATCH …/memcacheds/m/status 200 ×3, POST …/events 201`. */
   readonly summary: string;
   readonly durationMs: number;
+  /** The part of `durationMs` that `prepare` took: bringing the object to where the operation starts. */
+  readonly prepareMs: number;
 }
 
 export interface FaultMatrixReport {
@@ -215,12 +217,14 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
     const run: FaultRun = { name: `${operation.name}-${++runs}`, fault, proxy: options.proxy, operator };
     const cellStarted = Date.now();
     let after = '';
+    let prepareMs = 0;
     /** A hold or a restart in progress: settles with the time it was over. */
     let faultOver: Promise<number> | undefined;
     operator.start();
     try {
       options.proxy.arm();
       await operation.prepare?.(run);
+      prepareMs = Date.now() - cellStarted;
       options.proxy.arm(async (write) => {
         if (fault === 'none' || write.step !== step) return 'deliver';
         after = `${describe(write.path, write.method)} (${write.status})`;
@@ -260,6 +264,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
         writes: options.proxy.writes.length,
         summary,
         durationMs: Date.now() - cellStarted,
+        prepareMs,
       };
     } catch (error) {
       return {
@@ -272,6 +277,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
         writes: options.proxy.writes.length,
         summary: summarize(options.proxy.writes),
         durationMs: Date.now() - cellStarted,
+        prepareMs,
       };
     } finally {
       await faultOver?.catch(() => {});
@@ -285,7 +291,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
     steps[operation.name] = clean.writes;
     cells.push(clean);
     log(
-      `${operation.name}: clean run, ${steps[operation.name]} writes, ${clean.problems.length ? 'FAILED' : 'ok'}: ${clean.summary}`,
+      `${operation.name}: clean run, ${steps[operation.name]} writes, ${(clean.durationMs / 1000).toFixed(1)} s, ${clean.problems.length ? 'FAILED' : 'ok'}: ${clean.summary}`,
     );
   };
   /** The cells of an operation whose clean run has numbered its writes, as the plans and `only` select them. */
@@ -299,7 +305,9 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
     const cell = await runCell(planned.operation, planned.fault, planned.step);
     cells.push(cell);
     const result = cell.problems.length ? `FAIL: ${cell.problems.join('; ')}` : cell.reached ? 'ok' : 'skip';
-    log(`${cellId(cell)} ${result} (${cell.writes} writes, ${(cell.durationMs / 1000).toFixed(1)} s)`);
+    log(
+      `${cellId(cell)} ${result} (${cell.writes} writes, ${(cell.durationMs / 1000).toFixed(1)} s, of which ${(cell.prepareMs / 1000).toFixed(1)} s preparing)`,
+    );
   };
 
   if (options.interleave) {
