@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ApiProxy, ProxiedWrite } from './api-proxy.js';
 import {
   cellId,
   cellOrder,
@@ -8,6 +9,7 @@ import {
   operatorOutput,
   plannedSteps,
   reachedShare,
+  runFaultMatrix,
   selectsCell,
 } from './matrix.js';
 import { OperatorProcess } from './operator-process.js';
@@ -57,6 +59,77 @@ describe('cellOrder', () => {
   it('interleaved, runs every cell once when operations have different numbers of cells', () => {
     expect(cellOrder([['a-1', 'a-2', 'a-3'], [], ['c-1']], true)).toEqual(['a-1', 'c-1', 'a-2', 'a-3']);
     expect(cellOrder([], true)).toEqual([]);
+  });
+});
+
+describe('runFaultMatrix', () => {
+  /**
+   * One object that a scale out takes from 6 to 8 and a scale in back, each operation making three writes;
+   * `prepare` notes whether it found the object where its operation starts or had to undo the cell before.
+   */
+  const scaleMatrix = async (interleave: boolean) => {
+    let size = 6;
+    const writes: ProxiedWrite[] = [];
+    // Only what the matrix uses of a proxy: its numbered writes, re-armed per cell. No fault is ever
+    // injected (no write passes an armed hook), so every planned cell runs and reports `skip`.
+    const proxy = {
+      get writes() {
+        return writes;
+      },
+      arm: () => writes.splice(0),
+    } as unknown as ApiProxy;
+    const prepared: string[] = [];
+    const scale = (name: string, from: number, to: number) => ({
+      name,
+      prepare: async () => {
+        prepared.push(`${name} ${size === from ? 'ready' : 'undoing'}`);
+        size = from;
+      },
+      act: async () => {
+        size = to;
+        for (let step = 1; step <= 3; step++)
+          writes.push({ step, method: 'PATCH', path: '/x', status: 200, at: Date.now(), unanswered: false });
+      },
+      check: async () => (size === to ? [] : [`size ${size}`]),
+    });
+    const report = await runFaultMatrix({
+      operations: [scale('out', 6, 8), scale('in', 8, 6)],
+      faults: [{ fault: 'crash', sample: 2 }],
+      proxy,
+      operator: () =>
+        new OperatorProcess({ command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] }),
+      restartApiServer: async () => {},
+      interleave,
+    });
+    return { order: report.cells.map(cellId), prepared, failed: report.failed };
+  };
+
+  it('runs the cells operation by operation, each scale first undoing the one before', async () => {
+    const { order, prepared, failed } = await scaleMatrix(false);
+    expect(failed).toEqual([]);
+    expect(order).toEqual([
+      'out:none:0',
+      'out:crash:1',
+      'out:crash:3',
+      'in:none:0',
+      'in:crash:1',
+      'in:crash:3',
+    ]);
+    expect(prepared.filter((p) => p.endsWith('undoing'))).toHaveLength(4);
+  });
+
+  it('interleaved, runs the clean runs first and then one cell of each operation in turn, none undoing another', async () => {
+    const { order, prepared, failed } = await scaleMatrix(true);
+    expect(failed).toEqual([]);
+    expect(order).toEqual([
+      'out:none:0',
+      'in:none:0',
+      'out:crash:1',
+      'in:crash:1',
+      'out:crash:3',
+      'in:crash:3',
+    ]);
+    expect(prepared).toEqual(['out ready', 'in ready', 'out ready', 'in ready', 'out ready', 'in ready']);
   });
 });
 
