@@ -1,6 +1,7 @@
 export { type AfterWrite, ApiProxy, type ProxiedWrite, type ServingCertificate } from './api-proxy.js';
 export {
   cellId,
+  cellOrder,
   type FaultCell,
   type FaultKind,
   type FaultMatrixOptions,

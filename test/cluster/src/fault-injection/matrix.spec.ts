@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import type { ApiProxy, ProxiedWrite } from './api-proxy.js';
 import {
   cellId,
+  cellOrder,
   type FaultCell,
   type FaultMatrixReport,
   formatMatrix,
   operatorOutput,
   plannedSteps,
   reachedShare,
+  runFaultMatrix,
   selectsCell,
 } from './matrix.js';
 import { OperatorProcess } from './operator-process.js';
@@ -36,6 +39,97 @@ describe('plannedSteps', () => {
 
   it('takes a sample below one as every step', () => {
     expect(plannedSteps({ fault: 'crash', sample: 0 }, 3)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('cellOrder', () => {
+  const cells = [
+    ['out-1', 'out-2', 'out-3'],
+    ['in-1', 'in-2', 'in-3'],
+  ];
+
+  it('runs the cells operation by operation unless told to interleave', () => {
+    expect(cellOrder(cells, false)).toEqual(['out-1', 'out-2', 'out-3', 'in-1', 'in-2', 'in-3']);
+  });
+
+  it('interleaved, runs one cell of each operation in turn, so a scale out follows each scale in', () => {
+    expect(cellOrder(cells, true)).toEqual(['out-1', 'in-1', 'out-2', 'in-2', 'out-3', 'in-3']);
+  });
+
+  it('interleaved, runs every cell once when operations have different numbers of cells', () => {
+    expect(cellOrder([['a-1', 'a-2', 'a-3'], [], ['c-1']], true)).toEqual(['a-1', 'c-1', 'a-2', 'a-3']);
+    expect(cellOrder([], true)).toEqual([]);
+  });
+});
+
+describe('runFaultMatrix', () => {
+  /**
+   * One object that a scale out takes from 6 to 8 and a scale in back, each operation making three writes;
+   * `prepare` notes whether it found the object where its operation starts or had to undo the cell before.
+   */
+  const scaleMatrix = async (interleave: boolean) => {
+    let size = 6;
+    const writes: ProxiedWrite[] = [];
+    // Only what the matrix uses of a proxy: its numbered writes, re-armed per cell. No fault is ever
+    // injected (no write passes an armed hook), so every planned cell runs and reports `skip`.
+    const proxy = {
+      get writes() {
+        return writes;
+      },
+      arm: () => writes.splice(0),
+    } as unknown as ApiProxy;
+    const prepared: string[] = [];
+    const scale = (name: string, from: number, to: number) => ({
+      name,
+      prepare: async () => {
+        prepared.push(`${name} ${size === from ? 'ready' : 'undoing'}`);
+        size = from;
+      },
+      act: async () => {
+        size = to;
+        for (let step = 1; step <= 3; step++)
+          writes.push({ step, method: 'PATCH', path: '/x', status: 200, at: Date.now(), unanswered: false });
+      },
+      check: async () => (size === to ? [] : [`size ${size}`]),
+    });
+    const report = await runFaultMatrix({
+      operations: [scale('out', 6, 8), scale('in', 8, 6)],
+      faults: [{ fault: 'crash', sample: 2 }],
+      proxy,
+      operator: () =>
+        new OperatorProcess({ command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] }),
+      restartApiServer: async () => {},
+      interleave,
+    });
+    return { order: report.cells.map(cellId), prepared, failed: report.failed };
+  };
+
+  it('runs the cells operation by operation, each scale first undoing the one before', async () => {
+    const { order, prepared, failed } = await scaleMatrix(false);
+    expect(failed).toEqual([]);
+    expect(order).toEqual([
+      'out:none:0',
+      'out:crash:1',
+      'out:crash:3',
+      'in:none:0',
+      'in:crash:1',
+      'in:crash:3',
+    ]);
+    expect(prepared.filter((p) => p.endsWith('undoing'))).toHaveLength(4);
+  });
+
+  it('interleaved, runs the clean runs first and then one cell of each operation in turn, none undoing another', async () => {
+    const { order, prepared, failed } = await scaleMatrix(true);
+    expect(failed).toEqual([]);
+    expect(order).toEqual([
+      'out:none:0',
+      'in:none:0',
+      'out:crash:1',
+      'in:crash:1',
+      'out:crash:3',
+      'in:crash:3',
+    ]);
+    expect(prepared).toEqual(['out ready', 'in ready', 'out ready', 'in ready', 'out ready', 'in ready']);
   });
 });
 
@@ -78,6 +172,7 @@ describe('formatMatrix', () => {
     writes: 5,
     summary: 'PATCH memcacheds/m/status 200 ×5',
     durationMs: 1000,
+    prepareMs: 0,
     ...fields,
   });
   const failing = cell({

@@ -50,6 +50,13 @@ export interface FaultMatrixOptions {
    * overrides it. The clean runs always run, as they number the steps.
    */
   readonly only?: string;
+  /**
+   * Runs the operations' cells in turn (the first of each, then the second of each, …) after all their clean
+   * runs, instead of operation by operation. For operations that undo each other (a scale out and a scale in)
+   * each cell then starts where the other's last cell ended, so its `prepare` finds nothing to do instead of
+   * undoing the cell before it. @default false
+   */
+  readonly interleave?: boolean;
   readonly log?: (line: string) => void;
 }
 
@@ -71,6 +78,8 @@ export interface FaultCell {
   /** Those writes in order, repeats folded: `PATCH …/memcacheds/m/status 200 ×3, POST …/events 201`. */
   readonly summary: string;
   readonly durationMs: number;
+  /** The part of `durationMs` that `prepare` took: bringing the object to where the operation starts. */
+  readonly prepareMs: number;
 }
 
 export interface FaultMatrixReport {
@@ -87,6 +96,19 @@ export function plannedSteps(plan: FaultPlan, count: number): number[] {
   const steps = Array.from({ length: count }, (_, i) => i + 1).filter((s) => (s - 1) % every === 0);
   if (count > 0 && steps.at(-1) !== count) steps.push(count);
   return steps;
+}
+
+/**
+ * The order cells run in, given each operation's cells in its own order: operation by operation, or with
+ * `interleave` in turn (one of each operation, then the next of each), an operation with fewer cells dropping
+ * out when it has run them all.
+ */
+export function cellOrder<Cell>(perOperation: readonly (readonly Cell[])[], interleave: boolean): Cell[] {
+  if (!interleave) return perOperation.flat();
+  const longest = Math.max(0, ...perOperation.map((cells) => cells.length));
+  return Array.from({ length: longest }, (_, i) =>
+    perOperation.flatMap((cells) => (i < cells.length ? [cells[i] as Cell] : [])),
+  ).flat();
 }
 
 /** The operator's last lines for a failing cell's report; nothing when it printed nothing. */
@@ -195,12 +217,14 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
     const run: FaultRun = { name: `${operation.name}-${++runs}`, fault, proxy: options.proxy, operator };
     const cellStarted = Date.now();
     let after = '';
+    let prepareMs = 0;
     /** A hold or a restart in progress: settles with the time it was over. */
     let faultOver: Promise<number> | undefined;
     operator.start();
     try {
       options.proxy.arm();
       await operation.prepare?.(run);
+      prepareMs = Date.now() - cellStarted;
       options.proxy.arm(async (write) => {
         if (fault === 'none' || write.step !== step) return 'deliver';
         after = `${describe(write.path, write.method)} (${write.status})`;
@@ -240,6 +264,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
         writes: options.proxy.writes.length,
         summary,
         durationMs: Date.now() - cellStarted,
+        prepareMs,
       };
     } catch (error) {
       return {
@@ -252,6 +277,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
         writes: options.proxy.writes.length,
         summary: summarize(options.proxy.writes),
         durationMs: Date.now() - cellStarted,
+        prepareMs,
       };
     } finally {
       await faultOver?.catch(() => {});
@@ -260,25 +286,37 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
     }
   };
 
-  for (const operation of options.operations) {
+  const runClean = async (operation: FaultOperation): Promise<void> => {
     const clean = await runCell(operation, 'none', 0);
     steps[operation.name] = clean.writes;
     cells.push(clean);
     log(
-      `${operation.name}: clean run, ${steps[operation.name]} writes, ${clean.problems.length ? 'FAILED' : 'ok'}: ${clean.summary}`,
+      `${operation.name}: clean run, ${steps[operation.name]} writes, ${(clean.durationMs / 1000).toFixed(1)} s, ${clean.problems.length ? 'FAILED' : 'ok'}: ${clean.summary}`,
     );
-    for (const plan of options.faults) {
-      for (const step of plannedSteps(plan, steps[operation.name] ?? 0)) {
-        if (only && !selectsCell(only, { operation: operation.name, fault: plan.fault, step })) continue;
-        const cell = await runCell(operation, plan.fault, step);
-        cells.push(cell);
-        const result = cell.problems.length
-          ? `FAIL: ${cell.problems.join('; ')}`
-          : cell.reached
-            ? 'ok'
-            : 'skip';
-        log(`${cellId(cell)} ${result} (${cell.writes} writes, ${(cell.durationMs / 1000).toFixed(1)} s)`);
-      }
+  };
+  /** The cells of an operation whose clean run has numbered its writes, as the plans and `only` select them. */
+  const planned = (operation: FaultOperation) =>
+    options.faults.flatMap((plan) =>
+      plannedSteps(plan, steps[operation.name] ?? 0)
+        .filter((step) => !only || selectsCell(only, { operation: operation.name, fault: plan.fault, step }))
+        .map((step) => ({ operation, fault: plan.fault, step })),
+    );
+  const runPlanned = async (planned: { operation: FaultOperation; fault: FaultKind; step: number }) => {
+    const cell = await runCell(planned.operation, planned.fault, planned.step);
+    cells.push(cell);
+    const result = cell.problems.length ? `FAIL: ${cell.problems.join('; ')}` : cell.reached ? 'ok' : 'skip';
+    log(
+      `${cellId(cell)} ${result} (${cell.writes} writes, ${(cell.durationMs / 1000).toFixed(1)} s, of which ${(cell.prepareMs / 1000).toFixed(1)} s preparing)`,
+    );
+  };
+
+  if (options.interleave) {
+    for (const operation of options.operations) await runClean(operation);
+    for (const cell of cellOrder(options.operations.map(planned), true)) await runPlanned(cell);
+  } else {
+    for (const operation of options.operations) {
+      await runClean(operation);
+      for (const cell of planned(operation)) await runPlanned(cell);
     }
   }
   return {
