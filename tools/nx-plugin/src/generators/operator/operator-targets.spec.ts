@@ -64,6 +64,8 @@ describe('operator targets', () => {
       unit: { commands: ['vitest run --project unit'] },
       envtest: { commands: ['vitest run --project envtest'] },
       e2e: { commands: ['opkit-cluster prepare', 'vitest run --project e2e'] },
+      'real-node': { commands: ['opkit-cluster prepare', 'vitest run --project e2e'] },
+      'no-real-node': { commands: ["vitest run --project '!e2e'"] },
     });
     expect(test?.dependsOn).toBeUndefined();
   });
@@ -85,8 +87,13 @@ describe('operator targets', () => {
         'test',
       ]) {
         const target = pkg.nx.targets[name];
-        // A configuration of its own for a vitest project of its own (Memcached's `kwok`) is the operator's.
-        if (name === 'test') delete target.configurations.kwok;
+        // A configuration of its own for a vitest project of its own (Memcached's `kwok`) is the operator's,
+        // and so is the components' `prepare` that project's cluster adds to the tiers without a real node.
+        if (name === 'test' && target.configurations.kwok !== undefined) {
+          delete target.configurations.kwok;
+          const withoutNode = target.configurations['no-real-node'];
+          withoutNode.commands = withoutNode.commands.filter((c: string) => c !== 'opkit-cluster prepare');
+        }
         expect(target, `${dir} ${name}`).toEqual(expected[name]);
       }
     }
