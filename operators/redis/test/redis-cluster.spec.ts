@@ -509,6 +509,8 @@ describe('the RedisCluster operator', () => {
     }
   });
 
+  // Two rolling restarts of six pods, each waiting for its replica's sync: about 130 s on a quiet machine, and
+  // past the file's 180 s beside another test run's kwok clusters on two cores.
   it('rolls the pods one at a time for a redis.conf change and a password rotation, keeping keys and clients', async () => {
     await api().create(redisCluster('roll', ns.name, { size: 6 }));
     let cr = await formed('roll', 6);
@@ -664,7 +666,7 @@ describe('the RedisCluster operator', () => {
     } finally {
       client.close();
     }
-  });
+  }, 360_000);
 
   it('reports a primary lost with its data and no replica as Degraded/SlotsLost, quietly, and serves its slots again once the loss is accepted', async () => {
     await api().create(redisCluster('fragile', ns.name, { size: 3, replicasPerPrimary: 0 }));
