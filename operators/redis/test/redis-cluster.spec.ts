@@ -509,8 +509,8 @@ describe('the RedisCluster operator', () => {
     }
   });
 
-  // Two rolling restarts of six pods, each waiting for its replica's sync: about 130 s on a quiet machine, and
-  // past the file's 180 s beside another test run's kwok clusters on two cores.
+  // Two rolling restarts of six pods, each waiting for its replica's sync: 131 and 172 s in two runs on two
+  // cores, and past the file's 180 s beside another test run's kwok clusters.
   it('rolls the pods one at a time for a redis.conf change and a password rotation, keeping keys and clients', async () => {
     await api().create(redisCluster('roll', ns.name, { size: 6 }));
     let cr = await formed('roll', 6);
