@@ -12,6 +12,7 @@ import { type ApiServerReplica, startApiServerReplica } from '../src/control-pla
 import { listWatch } from '../src/kube/list-watch.js';
 import { KubeRest, type WatchEvent } from '../src/kube/rest.js';
 import { eventually } from '../src/testing/index.js';
+import { pidAlive } from '../src/toolchain/cache.js';
 
 interface ConfigMap {
   metadata: { name: string; resourceVersion: string };
@@ -25,15 +26,6 @@ interface ConfigMapList {
   metadata: { resourceVersion: string };
   items: ConfigMap[];
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 let cluster: LocalCluster;
 let replica: ApiServerReplica;
@@ -193,10 +185,10 @@ describe('an API server replica of a running cluster', () => {
     const second = await startApiServerReplica(cluster.kubeconfigPath);
     const pid = second.pid;
     expect(pid).toBeDefined();
-    expect(pid !== undefined && alive(pid)).toBe(true);
+    expect(pid !== undefined && pidAlive(pid)).toBe(true);
     await second.stop();
     expect(second.pid).toBeUndefined();
-    expect(pid !== undefined && alive(pid)).toBe(false);
+    expect(pid !== undefined && pidAlive(pid)).toBe(false);
     expect(existsSync(second.kubeconfigPath)).toBe(false);
     const gone = new KubeRest(second.kubeConfig);
     try {
@@ -227,9 +219,9 @@ describe('an API server replica of a running cluster', () => {
       });
       child.once('exit', (code) => reject(new Error(`the fixture exited ${code}`)));
     });
-    expect(alive(pid)).toBe(true);
+    expect(pidAlive(pid)).toBe(true);
     child.kill('SIGKILL');
-    await eventually('the replica to die with its parent', async () => !alive(pid), { timeoutMs: 10_000 });
+    await eventually('the replica to die with its parent', async () => !pidAlive(pid), { timeoutMs: 10_000 });
     expect((await main.getText('/readyz')).status).toBe(200);
   });
 });

@@ -7,17 +7,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../src/testing/index.js';
+import { pidAlive } from '../src/toolchain/cache.js';
 
 const run = promisify(execFile);
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** What a real node sets up on the host: its bridge, iptables chains, and mounts under its directory. */
 async function hostState(dir?: string): Promise<{ bridge: boolean; chains: boolean; mounts?: boolean }> {
   const links = await run('ip', ['-o', 'link', 'show']);
@@ -55,12 +47,12 @@ describe('a killed cluster with a real node', () => {
       // etcd, apiserver, controller-manager, scheduler, registry, containerd, kubelet, kube-proxy, CoreDNS and
       // the pod's container.
       expect(started.pids.length).toBeGreaterThanOrEqual(10);
-      expect(started.pids.every(alive)).toBe(true);
+      expect(started.pids.every((pid) => pidAlive(pid))).toBe(true);
       expect(await hostState()).toMatchObject({ bridge: true, chains: true });
     } finally {
       child.kill('SIGKILL');
     }
-    await eventually('every process to be gone', async () => started.pids.every((pid) => !alive(pid)), {
+    await eventually('every process to be gone', async () => started.pids.every((pid) => !pidAlive(pid)), {
       timeoutMs: 20_000,
     });
     await eventually('the temp dir to be removed', async () => !existsSync(started.dir), {

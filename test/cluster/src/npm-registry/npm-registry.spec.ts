@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pidAlive } from '../toolchain/cache.js';
 import { NpmRegistryError, publishablePackages, reportedPort, startVerdaccio } from './npm-registry.js';
 
 let dir: string;
@@ -20,22 +21,13 @@ function fakeServer(body: string): string {
   return file;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describe('startVerdaccio', () => {
   it('kills the child before it rejects a message without a port', async () => {
     const server = fakeServer('process.send({ listening: true }); setInterval(() => {}, 1000);');
     await expect(startVerdaccio(join(dir, 'config.yaml'), join(dir, 'log'), server)).rejects.toThrow(
       NpmRegistryError,
     );
-    expect(alive(Number(readFileSync(join(dir, 'pid'), 'utf8')))).toBe(false);
+    expect(pidAlive(Number(readFileSync(join(dir, 'pid'), 'utf8')))).toBe(false);
   });
 
   it('drops output that arrives after its log directory is gone, without throwing', async () => {
