@@ -8,7 +8,18 @@ import { rawLayer } from '../test/support/hostile-images.js';
 import { resolveCatalogSource } from './catalog-source.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'opkit-catalog-source-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+// The unpacker's directories go to the temporary directory of this file alone (`os.tmpdir()` reads TMPDIR on
+// each call; vitest runs each file in a process of its own): a shared one has other files' `opkit-serve-…`
+// directories coming and going, which the counts below would take for this file's.
+const systemTmp = process.env.TMPDIR;
+const privateTmp = join(scratch, 'tmp');
+mkdirSync(privateTmp);
+process.env.TMPDIR = privateTmp;
+afterAll(() => {
+  if (systemTmp === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = systemTmp;
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 async function catalogLayout(): Promise<string> {
   const configs = join(scratch, 'configs');
@@ -19,12 +30,13 @@ async function catalogLayout(): Promise<string> {
   return layout;
 }
 
-const unpacked = () => readdirSync(tmpdir()).filter((f) => f.startsWith('opkit-serve-')).length;
+const unpacked = () => readdirSync(privateTmp).filter((f) => f.startsWith('opkit-serve-')).length;
 
 describe('catalog images as serve sources', () => {
   it('unpacks the catalog of an image layout, and removes it on dispose', async () => {
     const source = await resolveCatalogSource(await catalogLayout());
     expect(existsSync(join(source.dir, 'demo', 'catalog.yaml'))).toBe(true);
+    expect(source.dir.startsWith(join(privateTmp, 'opkit-serve-'))).toBe(true);
     await source.dispose();
     expect(existsSync(source.dir)).toBe(false);
   });

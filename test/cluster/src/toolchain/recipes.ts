@@ -235,7 +235,9 @@ export const crdifyRecipe: ComponentRecipe = moduleCommandRecipe(
 
 /**
  * promtool, Prometheus's own judge of rule files: the operators' alert and recording rules are unit-tested with
- * its `test rules`. Only `cmd/promtool` is built, with every dependency `go install` would pull.
+ * its `test rules`. Only `cmd/promtool` is built, without the service-discovery plugins (Prometheus's
+ * `remove_all_sd` build tag: the cloud SDKs are most of a cold build's four minutes, and rule tests discover
+ * nothing).
  */
 export const promtoolRecipe: ComponentRecipe = moduleCommandRecipe(
   'promtool',
@@ -243,11 +245,13 @@ export const promtoolRecipe: ComponentRecipe = moduleCommandRecipe(
   'github.com/prometheus/prometheus',
   'promtool',
   'github.com/prometheus/prometheus/cmd/promtool',
+  ['remove_all_sd'],
 );
 
 /**
  * A component that is one command of a Go module without replace directives (the module root unless `command`
- * names a package inside it), built by a wrapper module that requires it, as `go install` would build it.
+ * names a package inside it), built by a wrapper module that requires it, as `go install` would build it (with
+ * `tags`, when given).
  */
 function moduleCommandRecipe(
   name: string,
@@ -255,6 +259,7 @@ function moduleCommandRecipe(
   module: string,
   file: string,
   command: string = module,
+  tags: readonly string[] = [],
 ): ComponentRecipe {
   return {
     name,
@@ -262,7 +267,17 @@ function moduleCommandRecipe(
     files: [file],
     async build(ctx) {
       await wrapperModule(ctx, module, `v${version}`, [command]);
-      await ctx.go(['build', '-trimpath', '-ldflags', '-s -w', '-o', join(ctx.outDir, file), command]);
+      const tagFlags = tags.length > 0 ? ['-tags', tags.join(',')] : [];
+      await ctx.go([
+        'build',
+        '-trimpath',
+        ...tagFlags,
+        '-ldflags',
+        '-s -w',
+        '-o',
+        join(ctx.outDir, file),
+        command,
+      ]);
     },
   };
 }
