@@ -47,7 +47,7 @@ describe('a killed cluster with a real node', () => {
       // etcd, apiserver, controller-manager, scheduler, registry, containerd, kubelet, kube-proxy, CoreDNS and
       // the pod's container.
       expect(started.pids.length).toBeGreaterThanOrEqual(10);
-      expect(started.pids.every((pid) => pidAlive(pid))).toBe(true);
+      expect(started.pids.every(pidAlive)).toBe(true);
       expect(await hostState()).toMatchObject({ bridge: true, chains: true });
     } finally {
       child.kill('SIGKILL');

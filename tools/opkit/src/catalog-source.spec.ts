@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildImage, CATALOG_CONFIGS_LABEL, catalogImage, layerFromEntries, writeLayout } from '@opkit/oci';
 import { unpackCatalogImage } from '@opkit/olm/action/catalog-image';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { rawLayer } from '../test/support/hostile-images.js';
 import { resolveCatalogSource } from './catalog-source.js';
 
@@ -11,13 +11,11 @@ const scratch = mkdtempSync(join(tmpdir(), 'opkit-catalog-source-'));
 // The unpacker's directories go to the temporary directory of this file alone (`os.tmpdir()` reads TMPDIR on
 // each call; vitest runs each file in a process of its own): a shared one has other files' `opkit-serve-…`
 // directories coming and going, which the counts below would take for this file's.
-const systemTmp = process.env.TMPDIR;
 const privateTmp = join(scratch, 'tmp');
 mkdirSync(privateTmp);
-process.env.TMPDIR = privateTmp;
+vi.stubEnv('TMPDIR', privateTmp);
 afterAll(() => {
-  if (systemTmp === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = systemTmp;
+  vi.unstubAllEnvs();
   rmSync(scratch, { recursive: true, force: true });
 });
 
