@@ -17,7 +17,7 @@ import {
   runFaultMatrix,
 } from '@opkit/test-cluster/fault-injection';
 import { awaitConvergence, collectionPath, WriteWatch } from '@opkit/test-cluster/state-testing';
-import { installCrds, KubeRest, testKubeConfig } from '@opkit/test-cluster/vitest';
+import { KubeRest, testKubeConfig, useCrds } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FINALIZER } from '../src/controller/memcached-controller.js';
 import { type MemcachedSpec, type MemcachedStatus, memcachedCrd } from '../src/index.js';
@@ -71,6 +71,8 @@ const OWNED = [
   { apiVersion: 'policy/v1', plural: 'poddisruptionbudgets' },
 ] as const;
 
+useCrds([memcachedCrd], { namespace: () => namespace });
+
 /** An object as the matrix reads it back: the API server has given it its name and uid. */
 type Meta = KubeObject & { metadata: { name: string; uid: string } };
 interface Event {
@@ -81,7 +83,6 @@ interface Event {
 
 beforeAll(async () => {
   rest = new KubeRest(testKubeConfig());
-  await installCrds(rest, [memcachedCrd]);
   await rest.request('POST', '/api/v1/namespaces', { body: { metadata: { name: namespace } } });
   replica = await startApiServerReplica(inject('opkitKubeconfig'));
   // The proxy forwards to the replica and presents a certificate of its own; the operator's kubeconfig (the

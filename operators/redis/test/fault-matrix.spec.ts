@@ -22,7 +22,7 @@ import {
   replaceSpec,
   WriteWatch,
 } from '@opkit/test-cluster/state-testing';
-import { installCrds, KubeRest, testKubeConfig, useTestNamespace } from '@opkit/test-cluster/vitest';
+import { KubeRest, testKubeConfig, useCrds, useTestNamespace } from '@opkit/test-cluster/vitest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   ClusterClient,
@@ -53,6 +53,7 @@ const ns = useTestNamespace({
   prefix: 'redis-faults',
   labels: { 'pod-security.kubernetes.io/enforce': 'restricted' },
 });
+useCrds([redisClusterCrd], { namespace: () => ns.name });
 const NAME = 'faults';
 const SETTLE_MS = 500;
 const TIMEOUT_MS = 240_000;
@@ -83,7 +84,6 @@ let kubeconfigDir: string | undefined;
 
 beforeAll(async () => {
   rest = new KubeRest(testKubeConfig());
-  await installCrds(rest, [redisClusterCrd]);
   replica = await startApiServerReplica(inject('opkitKubeconfig'));
   // The proxy forwards to the replica and presents a certificate of its own; the operator's kubeconfig (the
   // admin's, pointed at the proxy) trusts exactly that one.

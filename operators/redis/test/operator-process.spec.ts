@@ -1,12 +1,6 @@
 import { findStatusCondition, type KubeObject } from '@opkit/controller-runtime';
-import {
-  eventually,
-  installCrds,
-  KubeRest,
-  testKubeConfig,
-  useTestNamespace,
-} from '@opkit/test-cluster/vitest';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, testKubeConfig, useCrds, useTestNamespace } from '@opkit/test-cluster/vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   ClusterClient,
   createRedisOperator,
@@ -26,16 +20,12 @@ const ns = useTestNamespace({
   prefix: 'redis-proc',
   labels: { 'pod-security.kubernetes.io/enforce': 'restricted' },
 });
+useCrds([redisClusterCrd], { namespace: () => ns.name });
 const access = createRedisOperator({ kubeConfig: testKubeConfig(), namespaces: ['default'] });
 const api = () => access.apiClient;
 const get = (name: string) => api().get<RedisCluster>(REDIS_CLUSTER, name, ns.name);
 const running: OperatorProcess[] = [];
 
-beforeAll(async () => {
-  const rest = new KubeRest(testKubeConfig());
-  await installCrds(rest, [redisClusterCrd]);
-  rest.close();
-});
 afterEach(async () => {
   for (const p of running.splice(0)) {
     p.child.kill('SIGKILL');

@@ -1,6 +1,6 @@
-// The shared-cluster bookkeeping of `useOperator`: files of one operator side by side on one cluster each mark
-// the CRDs they install, and the last to end removes them, never while another file's mark is on them or
-// objects of their kinds live in a namespace another run still uses.
+// The shared-cluster bookkeeping of `useOperator` and `useCrds`: files of one operator side by side on one
+// cluster each mark the CRDs they install, and the last to end removes them, never while another file's mark is
+// on them or objects of their kinds live in a namespace another run still uses.
 
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import {
   type InProcessOperator,
   type TestNamespace,
   testKubeConfig,
+  useCrds,
   useOperator,
   useTestNamespace,
 } from '../src/testing/index.js';
@@ -149,6 +150,34 @@ describe('another run keeping widgets in a namespace of its own', () => {
     expect(await present(crdPath)).toBe(false);
     await namespaceGone(foreign);
   });
+});
+
+/** The namespace whose widget the file of `useCrds` left. */
+const leftByProcessFile: string[] = [];
+
+describe('a file whose operator runs as its own process (useCrds), beside one the kit runs', () => {
+  const own = useTestNamespace({ prefix: 'kit-process' });
+  useCrds([widgetCrd], { namespace: () => own.name });
+
+  describe('the kit-run file, which ends first', () => {
+    const ns = useTestNamespace({ prefix: 'kit-file' });
+    useOperator(widgetsIn(ns));
+
+    it('finds the CRD installed', async () => {
+      expect(await present(crdPath)).toBe(true);
+    });
+  });
+
+  it('keeps the CRD while the useCrds file runs', async () => {
+    expect(await present(crdPath)).toBe(true);
+    await createWidget(own.name);
+    leftByProcessFile.push(own.name);
+  });
+});
+
+it('removes the CRD once the useCrds file ends, taking the finalizer off the widget its test left', async () => {
+  expect(await present(crdPath)).toBe(false);
+  for (const namespace of leftByProcessFile) await namespaceGone(namespace);
 });
 
 describe('a file marking the CRD while the last one leaves', () => {

@@ -1,10 +1,14 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { readProjectRelease } from './project-release.js';
 
-const temp = () => mkdtempSync(join(tmpdir(), 'opkit-project-'));
+const temp = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'opkit-project-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+};
 
 describe('readProjectRelease', () => {
   it('says when there is no package.json', () => {

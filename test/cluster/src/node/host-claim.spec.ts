@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { cleanupScript, type HostClaim } from './host-claim.js';
 
 const claim: HostClaim = {
@@ -17,7 +17,9 @@ describe('the node cleanup script', () => {
   const script = cleanupScript(claim);
 
   it('is valid POSIX shell, with every path quoted', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'cleanup-')), 'cleanup.sh');
+    const dir = mkdtempSync(join(tmpdir(), 'cleanup-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'cleanup.sh');
     writeFileSync(file, script);
     expect(() => execFileSync('sh', ['-n', file])).not.toThrow();
     expect(script).toContain(`rm -rf '/tmp/opkit-cluster-it'\\''s'`);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,13 +103,15 @@ export async function deployOperator(options: {
 }): Promise<DeployedOperator> {
   const { rest, namespace } = options;
   const crds = operatorCrds(options.operatorDir);
+  // The layout (about 90 MB) is only the push's source: the registry keeps the image.
+  const scratch = mkdtempSync(join(tmpdir(), `${options.repository}-image-`));
   const pushed = await pushOperatorImage({
     operatorDir: options.operatorDir,
     registry: options.registry,
     repository: options.repository,
     tags: ['dev'],
-    layoutDir: join(mkdtempSync(join(tmpdir(), `${options.repository}-image-`)), 'layout'),
-  });
+    layoutDir: join(scratch, 'layout'),
+  }).finally(() => rmSync(scratch, { recursive: true, force: true }));
   const [image = ''] = pushed.references;
   const env = { ...process.env, KUBECONFIG: options.kubeconfig };
   await run(process.execPath, [opkit, 'deploy', '--operator', options.operatorDir, '--image', image], {

@@ -206,12 +206,6 @@ async function waitUntilServed(rest: KubeRest, crd: TestCrd): Promise<void> {
   });
 }
 
-/** Creates or replaces each CRD and waits until its kinds are served. */
-export async function installCrds(rest: KubeRest, crds: readonly TestCrd[]): Promise<void> {
-  for (const crd of crds) await putCrd(rest, crd);
-  for (const crd of crds) await waitUntilServed(rest, crd);
-}
-
 async function listObjects(rest: KubeRest, crd: TestCrd): Promise<ObjectList['items']> {
   const list = await rest
     .request<ObjectList>('GET', `/apis/${crd.spec.group}/${storageVersion(crd)}/${crd.spec.names.plural}`)
@@ -236,15 +230,15 @@ async function dropFinalizers(rest: KubeRest, crd: TestCrd): Promise<void> {
 }
 
 /**
- * Deletes the CRD and waits until it is gone, unless `unlessMarked` and a test file has marked it: the delete
- * is conditional on the version read, so a mark set meanwhile keeps it too.
+ * Deletes the CRD and waits until it is gone, unless a test file has marked it: the delete is conditional on
+ * the version read, so a mark set meanwhile keeps it too.
  */
-async function deleteCrd(rest: KubeRest, crd: TestCrd, unlessMarked: boolean): Promise<void> {
+async function deleteUnmarkedCrd(rest: KubeRest, crd: TestCrd): Promise<void> {
   const path = `${CRDS}/${crdName(crd)}`;
   for (;;) {
     const live = await getIfPresent<LiveCrd>(rest, path);
     if (!live) return;
-    if (unlessMarked && usersOf(live).length > 0) return;
+    if (usersOf(live).length > 0) return;
     try {
       await rest.request('DELETE', path, {
         body: { preconditions: { resourceVersion: live.metadata.resourceVersion } },
@@ -256,18 +250,6 @@ async function deleteCrd(rest: KubeRest, crd: TestCrd, unlessMarked: boolean): P
     }
   }
   await waitUntilGone(rest, path, `${crdName(crd)} deleted`);
-}
-
-/**
- * Deletes each CRD and waits until it is gone. Objects of its kinds that still carry finalizers have them
- * taken off first: the operator that would remove them has stopped, and a CRD stays terminating while one
- * of its objects remains, which would block the next suite that installs it.
- */
-export async function removeCrds(rest: KubeRest, crds: readonly TestCrd[]): Promise<void> {
-  for (const crd of crds) {
-    await dropFinalizers(rest, crd);
-    await deleteCrd(rest, crd, false);
-  }
 }
 
 /**
@@ -350,8 +332,36 @@ export async function leaveCrds(
   }
   for (const crd of crds) {
     await dropFinalizers(rest, crd);
-    await deleteCrd(rest, crd, true);
+    await deleteUnmarkedCrd(rest, crd);
   }
+}
+
+/**
+ * The CRDs of a test file whose operator the kit does not run (its own process, say), used as `useOperator`
+ * uses them: marked as this file's and installed before its first test, and after its last removed with
+ * their objects unless another file still uses them. `namespace` names each test's namespace, whose objects
+ * are this file's. A CRD installed without a mark would outlive the file, and `opkit deploy` of the operator
+ * in a later file would find it there and leave it at undeploy.
+ */
+export function useCrds(crds: readonly TestCrd[], options: { readonly namespace: () => string }): void {
+  const user = newCrdUser();
+  const ownNamespaces = new Set<string>();
+  let rest: KubeRest | undefined;
+  beforeAll(async () => {
+    rest = new KubeRest(testKubeConfig());
+    await joinCrds(rest, crds, user);
+  });
+  beforeEach(() => {
+    ownNamespaces.add(options.namespace());
+  });
+  afterAll(async () => {
+    if (!rest) return;
+    try {
+      await leaveCrds(rest, crds, user, { ownNamespaces });
+    } finally {
+      rest.close();
+    }
+  });
 }
 
 /** A free loopback port and a fresh self-signed certificate in a directory of its own. */

@@ -57,3 +57,37 @@ describe('the test files that start a real node of their own', () => {
     expect(projects(opkitVitestConfig()).map((p) => p.test?.name)).toEqual(['unit', 'e2e', 'envtest']);
   });
 });
+
+describe('e2e files two at a time on the shared cluster', () => {
+  const solo = ['test/project.spec.ts'];
+  type Project = {
+    test?: {
+      name?: string;
+      include?: string[];
+      exclude?: string[];
+      globalSetup?: string[];
+      fileParallelism?: boolean;
+    };
+  };
+  const byName = (config: ReturnType<typeof opkitVitestConfig>, name: string) =>
+    ((config.test?.projects ?? []) as Project[]).find((p) => p.test?.name === name)?.test;
+
+  it('runs e2e in parallel and the cluster-wide files alone in e2e-solo, on the same cluster', () => {
+    const config = opkitVitestConfig({ e2eFilesInParallel: true, e2eSoloSpecs: solo });
+    const e2e = byName(config, 'e2e');
+    const e2eSolo = byName(config, 'e2e-solo');
+    expect(e2e?.fileParallelism).toBe(true);
+    expect(e2e?.exclude).toEqual(expect.arrayContaining(solo));
+    expect(e2eSolo?.include).toEqual(solo);
+    // Vitest runs the files of projects without file parallelism one at a time, after all others.
+    expect(e2eSolo?.fileParallelism).toBe(false);
+    expect(e2eSolo?.globalSetup).toEqual(e2e?.globalSetup);
+  });
+
+  it('keeps e2e files one at a time unless asked, and refuses solo files without parallel ones', () => {
+    expect(byName(opkitVitestConfig(), 'e2e')?.fileParallelism).toBe(false);
+    expect(() => opkitVitestConfig({ e2eSoloSpecs: solo })).toThrow(
+      'opkitVitestConfig: e2eSoloSpecs needs e2eFilesInParallel (without it every e2e file runs alone)',
+    );
+  });
+});

@@ -66,6 +66,12 @@ export const opkitGlobalSetups = { buildPackages, controlPlane: controlPlaneSetu
  * `kwokSpecs`: test files whose pods only need to become Ready run in a third project, `kwok`, against a
  * kwok-only control plane with kwok nodes (no real node), and not in `e2e`.
  *
+ * `e2eFilesInParallel`: the `e2e` files run two at a time on the shared cluster (the `maxWorkers` below), for
+ * packages whose files each work in namespaces of their own (an API server they restart is a replica of their
+ * own). Such files mostly wait on pods, so two at a time take little more than the longer of them. The files
+ * of `e2eSoloSpecs`, which act cluster-wide (an operator watching every namespace, CRDs installed and removed),
+ * run in a project of their own, `e2e-solo`, one at a time after the others, on the same cluster.
+ *
  * `realNodeSpecs`, where `e2e` shares no cluster (`e2eUsesCluster: false`): the test files that start a cluster
  * with a real node of their own (`startCluster()` without `realNode: false`) run in a project of their own,
  * `real-node`, and not in `e2e`. Only one real node runs on a machine, so `npm test` runs the projects that
@@ -79,6 +85,8 @@ export function opkitVitestConfig(
   options: {
     e2eUsesCluster?: boolean;
     e2eRunsCli?: boolean;
+    e2eFilesInParallel?: boolean;
+    e2eSoloSpecs?: readonly string[];
     kwokSpecs?: readonly string[];
     realNodeSpecs?: readonly string[];
     prometheusSpecs?: readonly string[];
@@ -87,6 +95,12 @@ export function opkitVitestConfig(
   const kwokSpecs = [...(options.kwokSpecs ?? [])];
   const realNodeSpecs = [...(options.realNodeSpecs ?? [])];
   const e2eUsesCluster = options.e2eUsesCluster ?? true;
+  const soloSpecs = [...(options.e2eSoloSpecs ?? [])];
+  if (soloSpecs.length > 0 && !options.e2eFilesInParallel) {
+    throw new Error(
+      'opkitVitestConfig: e2eSoloSpecs needs e2eFilesInParallel (without it every e2e file runs alone)',
+    );
+  }
   if (e2eUsesCluster && realNodeSpecs.length > 0) {
     // The shared cluster has the machine's one real node for the whole run: another would be refused.
     throw new Error(
@@ -122,12 +136,23 @@ export function opkitVitestConfig(
               ENVTEST_SPECS,
               ...kwokSpecs,
               ...realNodeSpecs,
+              ...soloSpecs,
               ...(options.prometheusSpecs ?? []),
             ],
             globalSetup: e2eSetups,
             ...clusterTest,
+            ...(options.e2eFilesInParallel ? { fileParallelism: true } : {}),
           },
         },
+        ...(soloSpecs.length > 0
+          ? [
+              {
+                extends: true as const,
+                // Vitest runs the files of projects without file parallelism after all others, one at a time.
+                test: { name: 'e2e-solo', include: soloSpecs, globalSetup: e2eSetups, ...clusterTest },
+              },
+            ]
+          : []),
         {
           extends: true,
           test: {

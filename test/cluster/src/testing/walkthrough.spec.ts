@@ -1,11 +1,12 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { outputOf, runWalkthrough } from './walkthrough.js';
 
 function guide(...lines: string[]): { file: string; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'walkthrough-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'GUIDE.md');
   writeFileSync(file, ['# Guide', '## Steps', '```sh', ...lines, '```', ''].join('\n'));
   return { file, dir };

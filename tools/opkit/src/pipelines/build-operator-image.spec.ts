@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { operatorImageIdentity, publicUrl } from './build-operator-image.js';
 
 describe('publicUrl', () => {
@@ -24,6 +24,7 @@ describe('publicUrl', () => {
 describe('operatorImageIdentity', () => {
   const project = (pkg: object): string => {
     const dir = mkdtempSync(join(tmpdir(), 'opkit-identity-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg));
     return dir;
   };

@@ -63,9 +63,9 @@ describe('operator targets', () => {
     expect(test?.configurations).toEqual({
       unit: { commands: ['vitest run --project unit'] },
       envtest: { commands: ['vitest run --project envtest'] },
-      e2e: { commands: ['opkit-cluster prepare', 'vitest run --project e2e'] },
-      'real-node': { commands: ['opkit-cluster prepare', 'vitest run --project e2e'] },
-      'no-real-node': { commands: ["vitest run --project '!e2e'"] },
+      e2e: { commands: ['opkit-cluster prepare', "vitest run --project 'e2e*'"] },
+      'real-node': { commands: ['opkit-cluster prepare', "vitest run --project 'e2e*'"] },
+      'no-real-node': { commands: ["vitest run --project '!e2e*'"] },
     });
     expect(test?.dependsOn).toBeUndefined();
   });

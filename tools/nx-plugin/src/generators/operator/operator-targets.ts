@@ -12,9 +12,10 @@ export interface OperatorTargetOptions {
 }
 
 /**
- * The `test` target: all tiers; `-c unit` (no cluster), `-c envtest` (no root), `-c e2e` (a real node). A CI
- * that runs the tiers side by side splits by the real node, of which a machine runs one at a time:
- * `-c real-node` (the `e2e` tier) and `-c no-real-node` (every other vitest project, kwok-only ones included).
+ * The `test` target: all tiers; `-c unit` (no cluster), `-c envtest` (no root), `-c e2e` (a real node: the
+ * `e2e` project, and `e2e-solo` where its files run two at a time). A CI that runs the tiers side by side splits
+ * by the real node, of which a machine runs one at a time: `-c real-node` (the `e2e` tier) and
+ * `-c no-real-node` (every other vitest project, kwok-only ones included).
  */
 export function testTarget(sourceWorkspace: boolean): TargetConfiguration {
   // The e2e tier's cluster needs host packages and components built once: the test kit's `prepare` does both
@@ -28,9 +29,9 @@ export function testTarget(sourceWorkspace: boolean): TargetConfiguration {
     configurations: {
       unit: { commands: ['vitest run --project unit'] },
       envtest: { commands: ['vitest run --project envtest'] },
-      e2e: { commands: [prepare, 'vitest run --project e2e'] },
-      'real-node': { commands: [prepare, 'vitest run --project e2e'] },
-      'no-real-node': { commands: ["vitest run --project '!e2e'"] },
+      e2e: { commands: [prepare, "vitest run --project 'e2e*'"] },
+      'real-node': { commands: [prepare, "vitest run --project 'e2e*'"] },
+      'no-real-node': { commands: ["vitest run --project '!e2e*'"] },
     },
   };
 }
