@@ -152,7 +152,7 @@ describe('another run keeping widgets in a namespace of its own', () => {
   });
 });
 
-/** The namespace whose widget the file of `useCrds` left. */
+/** The namespaces whose widgets the file of `useCrds` left. */
 const leftByProcessFile: string[] = [];
 
 describe('a file whose operator runs as its own process (useCrds), beside one the kit runs', () => {
