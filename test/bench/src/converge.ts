@@ -110,6 +110,7 @@ async function main(options: ConvergeOptions): Promise<void> {
           createSize: options.createSize,
           updateSize: options.updateSize,
           steadySeconds: options.steadySeconds,
+          quietSeconds: options.quietSeconds,
           progress: log,
           controlPlanePids: () => cluster?.componentPids() ?? {},
         };

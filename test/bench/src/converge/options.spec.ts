@@ -50,6 +50,12 @@ describe('parseConvergeOptions', () => {
     expect(parseConvergeOptions(['--quick', '--control-plane-qps', '500']).controlPlaneQps).toBe(500);
   });
 
+  it('counts a phase’s writes once the operator has made none for 10 s, unless --quiet-seconds says otherwise', () => {
+    expect(parseConvergeOptions([]).quietSeconds).toBe(10);
+    expect(parseConvergeOptions(['--quick', '--quiet-seconds=30']).quietSeconds).toBe(30);
+    expect(() => parseConvergeOptions(['--quiet-seconds', '0'])).toThrow(/--quiet-seconds: .*1 to 600/);
+  });
+
   it('keeps each fleet in one namespace unless --namespaces deals it over several', () => {
     expect(parseConvergeOptions([]).namespaces).toBe(1);
     expect(parseConvergeOptions(['--quick', '--namespaces', '20']).namespaces).toBe(20);

@@ -9,6 +9,11 @@ export interface ConvergeOptions {
   readonly runs: readonly number[];
   /** Length of the steady-state window. */
   readonly steadySeconds: number;
+  /**
+   * After each phase, how long the operator must make no write before its writes for that phase are counted
+   * (see aftermath.ts).
+   */
+  readonly quietSeconds: number;
   /** Image of the memcached pods; any image named memcached runs as a real memcached process. */
   readonly image: string;
   /** `spec.size` at creation, and after the mass update. */
@@ -43,6 +48,7 @@ export const DEFAULT_CONVERGE_OPTIONS: ConvergeOptions = {
   // A run of 1,000 takes about 40 minutes on 2 cores (see the README); 3 of them are `--runs 3`.
   runs: [3, 1],
   steadySeconds: 60,
+  quietSeconds: 10,
   image: 'docker.io/library/memcached:1.6',
   createSize: 1,
   updateSize: 2,
@@ -111,6 +117,10 @@ export function parseConvergeOptions(argv: readonly string[]): ConvergeOptions {
       v['steady-seconds'] === undefined
         ? d.steadySeconds
         : integer('steady-seconds', v['steady-seconds'], 1, 3600),
+    quietSeconds:
+      v['quiet-seconds'] === undefined
+        ? d.quietSeconds
+        : integer('quiet-seconds', v['quiet-seconds'], 1, 600),
     image,
     createSize,
     updateSize,
@@ -174,6 +184,7 @@ function parse(argv: readonly string[]) {
       sizes: { type: 'string' },
       runs: { type: 'string' },
       'steady-seconds': { type: 'string' },
+      'quiet-seconds': { type: 'string' },
       image: { type: 'string' },
       'create-size': { type: 'string' },
       'update-size': { type: 'string' },

@@ -1,4 +1,5 @@
 import type { KubeRest } from '@opkit/test-cluster';
+import { type Aftermath, untilQuiet } from './aftermath.js';
 import { FleetWatch } from './convergence.js';
 import {
   countObjects,
@@ -45,6 +46,10 @@ export interface PhaseResult {
   /** The operator's VmRSS at the phase's end. */
   readonly rssBytes: number;
   readonly controlPlane: ControlPlaneCost;
+  /** The operator's writes after the fleet counted as done, until it went quiet (its steady window included). */
+  readonly afterwards: Aftermath;
+  /** The phase's writes and those afterwards, per Memcached: what the phase cost the operator in writes. */
+  readonly writesPerMemcachedUntilQuiet: number;
 }
 
 export interface SteadyResult {
@@ -87,6 +92,7 @@ export interface ScenarioOptions {
   readonly createSize: number;
   readonly updateSize: number;
   readonly steadySeconds: number;
+  readonly quietSeconds: number;
   readonly logFile: string;
   readonly progress: (line: string) => void;
   /** Process ids of the control plane's components, for their CPU time. */
@@ -135,7 +141,9 @@ async function sample(
   };
 }
 
-function phase(from: Sample, to: Sample, memcacheds: number): PhaseResult {
+type MeasuredPhase = Omit<PhaseResult, 'afterwards' | 'writesPerMemcachedUntilQuiet'>;
+
+function phase(from: Sample, to: Sample, memcacheds: number): MeasuredPhase {
   const requests = requestDelta(from.requests, to.requests);
   const { total, writes } = requestTotals(requests);
   const controlPlaneWrites = requestDelta(from.controlPlaneWrites, to.controlPlaneWrites);
@@ -160,6 +168,37 @@ function phase(from: Sample, to: Sample, memcacheds: number): PhaseResult {
   };
 }
 
+/**
+ * Waits until the operator has made no write for `quietSeconds` after `end`, the sample at which the fleet
+ * counted as done, and adds what it wrote meanwhile to the phase. The wait is as generous as a phase's.
+ */
+async function settled(
+  operator: OperatorProcess,
+  o: ScenarioOptions,
+  measured: MeasuredPhase,
+  end: Sample,
+  memcacheds: number,
+): Promise<PhaseResult> {
+  const writesSoFar = async () => requestTotals(await operator.requestCounts()).writes;
+  const afterwards = await untilQuiet(writesSoFar, end.at, requestTotals(end.requests).writes, {
+    quietMs: o.quietSeconds * 1000,
+    capMs: timeoutFor(memcacheds),
+    pollMs: 1000,
+  });
+  return {
+    ...measured,
+    afterwards,
+    writesPerMemcachedUntilQuiet: (measured.writes + afterwards.writes) / memcacheds,
+  };
+}
+
+/** `quiet at once` or `1000 writes more until quiet 42.0 s later`. */
+function aftermathSummary(a: Aftermath): string {
+  if (a.writes === 0) return 'quiet at once';
+  const until = a.capped ? 'still writing at the cap' : 'until quiet';
+  return `${a.writes} writes more, ${until} ${(a.elapsedMs / 1000).toFixed(1)} s later`;
+}
+
 /** The CPU seconds of all control-plane processes together. */
 export function controlPlaneCpuSeconds(cost: ControlPlaneCost): number {
   return Object.values(cost.cpuSeconds).reduce((sum, s) => sum + s, 0);
@@ -181,7 +220,7 @@ export const MIB = 1024 * 1024;
  * `converged in 54.2 s, 4999 writes, RSS 107 MiB, peak so far 107 MiB; control plane …`: one phase of one
  * operator, for the progress log.
  */
-function phaseSummary(done: string, p: PhaseResult, memcacheds: number): string {
+function phaseSummary(done: string, p: MeasuredPhase, memcacheds: number): string {
   const rss = `RSS ${(p.rssBytes / MIB).toFixed(0)} MiB, peak so far ${(p.peakRssBytes / MIB).toFixed(0)} MiB`;
   return `${done} in ${(p.elapsedMs / 1000).toFixed(1)} s, ${p.writes} writes, ${rss}; ${controlPlaneSummary(p.controlPlane, memcacheds)}`;
 }
@@ -262,8 +301,8 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
       o.progress,
     );
     const s1 = await sample(operator, o, created);
-    const create = phase(s0, s1, n);
-    o.progress(`  ${command.name} ${n}: ${phaseSummary('converged', create, n)}`);
+    const converged = phase(s0, s1, n);
+    o.progress(`  ${command.name} ${n}: ${phaseSummary('converged', converged, n)}`);
 
     const steadyStart = await sample(operator, o);
     await sleep(o.steadySeconds * 1000);
@@ -279,6 +318,8 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
     o.progress(
       `  ${command.name} ${n}: steady ${o.steadySeconds} s: ${steadyPhase.totalRequests} requests, ${steady.writes} writes`,
     );
+    const create = await settled(operator, o, converged, s1, n);
+    o.progress(`  ${command.name} ${n}: after converge, ${aftermathSummary(create.afterwards)}`);
 
     fleet.expectSize(o.updateSize);
     const s2 = await sample(operator, o);
@@ -290,9 +331,11 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
       o.progress,
     );
     const s3 = await sample(operator, o, resized);
-    const update = phase(s2, s3, n);
+    const resizedPhase = phase(s2, s3, n);
     const podsAfterUpdate = await countObjects(rest, namespaces, PODS);
-    o.progress(`  ${command.name} ${n}: ${phaseSummary('resized', update, n)}`);
+    o.progress(`  ${command.name} ${n}: ${phaseSummary('resized', resizedPhase, n)}`);
+    const update = await settled(operator, o, resizedPhase, s3, n);
+    o.progress(`  ${command.name} ${n}: after the resize, ${aftermathSummary(update.afterwards)}`);
 
     const s4 = await sample(operator, o);
     await deleteMemcacheds(rest, members);
@@ -303,8 +346,10 @@ export async function runOperator(command: OperatorCommand, o: ScenarioOptions):
       o.progress,
     );
     const s5 = await sample(operator, o, gone);
-    const deletion = phase(s4, s5, n);
-    o.progress(`  ${command.name} ${n}: ${phaseSummary('deleted', deletion, n)}`);
+    const deleted = phase(s4, s5, n);
+    o.progress(`  ${command.name} ${n}: ${phaseSummary('deleted', deleted, n)}`);
+    const deletion = await settled(operator, o, deleted, s5, n);
+    o.progress(`  ${command.name} ${n}: after the delete, ${aftermathSummary(deletion.afterwards)}`);
     return {
       operator: command.name,
       memcacheds: n,

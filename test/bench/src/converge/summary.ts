@@ -34,6 +34,13 @@ export function convergeMetrics(
         'lower',
         (r) => r.create.writesPerMemcached,
       );
+      row(
+        'create.writesPerCrUntilQuiet',
+        'writes per CR for converge, until the operator is quiet',
+        'writes/CR',
+        'lower',
+        (r) => r.create.writesPerMemcachedUntilQuiet,
+      );
       row('create.cpuSeconds', 'CPU during converge', 'CPU s', 'lower', (r) => r.create.cpuSeconds);
       row(
         'create.controlPlaneWritesPerCr',
@@ -65,6 +72,13 @@ export function convergeMetrics(
         (r) => r.update.writesPerMemcached,
       );
       row(
+        'update.writesPerCrUntilQuiet',
+        'writes per CR for resize, until the operator is quiet',
+        'writes/CR',
+        'lower',
+        (r) => r.update.writesPerMemcachedUntilQuiet,
+      );
+      row(
         'update.controlPlaneWritesPerCr',
         'writes per CR across the control plane during resize',
         'writes/CR',
@@ -81,6 +95,13 @@ export function convergeMetrics(
         'writes/CR',
         'lower',
         (r) => r.delete.writesPerMemcached,
+      );
+      row(
+        'delete.writesPerCrUntilQuiet',
+        'writes per CR for delete, until the operator is quiet',
+        'writes/CR',
+        'lower',
+        (r) => r.delete.writesPerMemcachedUntilQuiet,
       );
       row('cpuSeconds', 'CPU, create to last delete', 'CPU s', 'lower', (r) => r.cpuSeconds);
       row('peakRss', 'peak RSS (VmHWM)', 'MiB', 'lower', (r) => r.peakRssBytes / MIB);
@@ -148,6 +169,12 @@ export function convergeRatios(sizes: readonly number[], metrics: readonly Metri
       `${n}.baseline.create.controlPlaneWritesPerCr`,
     );
     add(
+      `${n}.update.writesUntilQuietOursOverBaseline`,
+      `${n} CRs: writes per CR for resize until quiet, ours / baseline`,
+      `${n}.opkit.update.writesPerCrUntilQuiet`,
+      `${n}.baseline.update.writesPerCrUntilQuiet`,
+    );
+    add(
       `${n}.update.controlPlaneWritesOursOverBaseline`,
       `${n} CRs: writes per CR across the control plane at resize, ours / baseline`,
       `${n}.opkit.update.controlPlaneWritesPerCr`,
@@ -190,6 +217,9 @@ export function convergeRatios(sizes: readonly number[], metrics: readonly Metri
       ['delete', 'delete.seconds', 'delete time'],
       ['create.writes', 'create.writesPerCr', 'writes per CR at converge'],
       ['update.writes', 'update.writesPerCr', 'writes per CR at resize'],
+      ['create.writesUntilQuiet', 'create.writesPerCrUntilQuiet', 'writes per CR for converge until quiet'],
+      ['update.writesUntilQuiet', 'update.writesPerCrUntilQuiet', 'writes per CR for resize until quiet'],
+      ['delete.writesUntilQuiet', 'delete.writesPerCrUntilQuiet', 'writes per CR for delete until quiet'],
       [
         'create.controlPlaneWrites',
         'create.controlPlaneWritesPerCr',
