@@ -164,6 +164,7 @@ const reported = () => [
 describe('opm catalog features through OLM', () => {
   it('the catalog holds only CSV metadata for its bundles, validates and is published', async () => {
     const catalog = await opkit(['catalog', 'render', catalogDir, '-o', 'json']);
+    expect(catalog.code, catalog.stderr).toBe(0);
     expect(catalog.stdout).toContain('"type": "olm.csv.metadata"');
     expect(catalog.stdout).not.toContain('"type": "olm.bundle.object"');
     const validation = await opkit(['catalog', 'validate', catalogDir]);
