@@ -25,7 +25,6 @@ import {
 } from './converge/fleet.js';
 import { bundleOpkitOperator, OperatorProcess } from './converge/operator-process.js';
 import { parseStatusKb, processUsage } from './converge/process-usage.js';
-import { requestTotals } from './converge/prometheus-text.js';
 import { type IdleOptions, type IdleVariant, parseIdleOptions } from './idle-options.js';
 import { formatMachine, machineInfo } from './machine.js';
 import { formatTable, type Metric, metric, writeJson } from './report.js';
@@ -172,12 +171,16 @@ async function measure(options: IdleOptions, work: string): Promise<{ metrics: M
         const seconds = (performance.now() - started) / 1000;
         const cpuSeconds = processUsage(operator.pid).cpuSeconds - before.cpuSeconds;
         const step = `${created + 1}–${size}`;
-        const writes = async () => requestTotals(await operator.requestCounts()).writes;
-        const afterwards = await untilQuiet(writes, performance.now(), await writes(), {
-          quietMs: QUIET_MS,
-          capMs: 900_000,
-          pollMs: 1_000,
-        });
+        const afterwards = await untilQuiet(
+          () => operator.writeCount(),
+          performance.now(),
+          await operator.writeCount(),
+          {
+            quietMs: QUIET_MS,
+            capMs: 900_000,
+            pollMs: 1_000,
+          },
+        );
         converged.push({ memcacheds: step, seconds, cpuSeconds, afterwards });
         log(
           `Memcacheds ${step}: Deployments written in ${seconds.toFixed(1)} s, operator CPU ${cpuSeconds.toFixed(2)} s; ` +

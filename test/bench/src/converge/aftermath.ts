@@ -6,7 +6,7 @@
  * a phase's writes per Memcached compare operators only once each has gone quiet.
  */
 export interface Aftermath {
-  /** From the end of the phase to the operator's last write; 0 when it wrote nothing more. */
+  /** From the end of the phase to the poll that saw the operator's last write; 0 when it wrote nothing more. */
   readonly elapsedMs: number;
   /** Writes after the end of the phase, until the operator went quiet. */
   readonly writes: number;

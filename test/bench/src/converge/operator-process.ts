@@ -7,7 +7,7 @@ import { OPERATOR_NODE_OPTIONS } from '@opkit/controller-runtime/manager';
 import { freePort } from '@opkit/test-cluster';
 import { build } from 'esbuild';
 import { type FleetApi, GUIDE_API, OPKIT_API } from './fleet.js';
-import { type RequestCounts, requestCountsByMethod } from './prometheus-text.js';
+import { type RequestCounts, requestCountsByMethod, requestTotals } from './prometheus-text.js';
 
 /**
  * The operators the benchmark compares: ours, the guide's controller, and (`--same-objects`) the guide's
@@ -199,6 +199,11 @@ export class OperatorProcess {
     const response = await fetch(this.metricsUrl, { signal: AbortSignal.timeout(10_000) });
     if (!response.ok) throw new Error(`GET ${this.metricsUrl}: ${response.status}`);
     return requestCountsByMethod(await response.text());
+  }
+
+  /** The operator's writes so far (POST, PUT, PATCH, DELETE), a counter. */
+  async writeCount(): Promise<number> {
+    return requestTotals(await this.requestCounts()).writes;
   }
 
   /** SIGTERM, then SIGKILL after 10 s. */

@@ -179,12 +179,16 @@ async function settled(
   end: Sample,
   memcacheds: number,
 ): Promise<PhaseResult> {
-  const writesSoFar = async () => requestTotals(await operator.requestCounts()).writes;
-  const afterwards = await untilQuiet(writesSoFar, end.at, requestTotals(end.requests).writes, {
-    quietMs: o.quietSeconds * 1000,
-    capMs: timeoutFor(memcacheds),
-    pollMs: 1000,
-  });
+  const afterwards = await untilQuiet(
+    () => operator.writeCount(),
+    end.at,
+    requestTotals(end.requests).writes,
+    {
+      quietMs: o.quietSeconds * 1000,
+      capMs: timeoutFor(memcacheds),
+      pollMs: 1000,
+    },
+  );
   return {
     ...measured,
     afterwards,
