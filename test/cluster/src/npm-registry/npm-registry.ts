@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { workspaceRoot as defaultWorkspaceRoot, workspaceFile } from '../released-data.js';
+import { ensureWorkspaceBuilt } from '../workspace-build.js';
 import { npmCacheDirectory } from './npm-cache.js';
 import { seedStorage } from './seed-storage.js';
 
@@ -23,7 +24,10 @@ export interface NpmRegistry {
   readonly url: string;
   /** A npm userconfig file (`--userconfig`) that sends every request to this registry, with its token. */
   readonly npmrc: string;
-  /** Builds the workspace's publishable packages and publishes each to this registry. */
+  /**
+   * Publishes each of the workspace's publishable packages to this registry, from its build: made here outside
+   * Nx, made by the test target's `dependsOn` under it.
+   */
   publishWorkspace(): Promise<PublishedPackage[]>;
   /** Stops the registry and removes its storage. */
   stop(): Promise<void>;
@@ -294,23 +298,14 @@ export async function startNpmRegistry(options: StartNpmRegistryOptions = {}): P
 
     const publishWorkspace = async (): Promise<PublishedPackage[]> => {
       const packages = publishablePackages(root);
-      const nx = createRequire(join(root, 'package.json')).resolve('nx/bin/nx.js');
-      progress(`npm registry: building ${packages.map((p) => p.project).join(', ')}`);
       try {
-        await run(
-          process.execPath,
-          [nx, 'run-many', '-t', 'build', '-p', ...packages.map((p) => p.project), '--outputStyle=static'],
-          {
-            cwd: root,
-            env: { ...npmEnv(), NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false' },
-            maxBuffer: 64 * 1024 * 1024,
-          },
-        );
+        // Under Nx (the test target) they are only checked: its `dependsOn` built them.
+        await ensureWorkspaceBuilt(root, packages, {
+          env: npmEnv(),
+          onProgress: (line) => progress(`npm registry: ${line}`),
+        });
       } catch (error) {
-        const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
-        throw new NpmRegistryError(
-          `building the packages failed: ${`${stdout}${stderr}`.trim().split('\n').slice(-20).join('\n')}`,
-        );
+        throw new NpmRegistryError((error as Error).message, { cause: error });
       }
       // `npm publish` per package, not `nx release publish`: the packages' `publishConfig.provenance` makes the
       // latter's npm publish fail outside a CI that can attest, and publishing here must not need one.

@@ -1,38 +1,24 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { workspaceRoot } from '../released-data.js';
+import { ensureWorkspaceBuilt } from '../workspace-build.js';
 
-/** Nx's command line, as the workspace installed it. */
-function nxBin(): string {
-  const manifest = createRequire(join(workspaceRoot, 'package.json')).resolve('nx/package.json');
-  const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: { nx: string } };
-  return join(dirname(manifest), bin.nx);
-}
+/** The packages whose builds the suites run (`opkit` and the libraries it loads) or pack. */
+const PROJECTS = [
+  { project: 'controller-runtime', directory: 'libs/controller-runtime' },
+  { project: 'olm', directory: 'libs/olm' },
+  { project: 'oci', directory: 'libs/oci' },
+  { project: 'opkit', directory: 'tools/opkit' },
+];
 
 /**
  * Vitest global setup for suites that run the `opkit` command or pack the packages: they must run what users
  * run, the JavaScript build, and never a stale one. Under Nx the test target's `dependsOn` has built it
- * already; a bare `vitest run` builds it here (`nx run-many -t build`, from Nx's cache when the sources have
- * not changed).
+ * already; a bare `vitest run` builds it here (from Nx's cache when the sources have not changed).
  */
-export default function setup(): void {
-  if (process.env.NX_TASK_TARGET_PROJECT !== undefined) return;
-  execFileSync(
-    process.execPath,
-    [
-      nxBin(),
-      'run-many',
-      '-t',
-      'build',
-      '-p',
-      'controller-runtime',
-      'olm',
-      'oci',
-      'opkit',
-      '--outputStyle=static',
-    ],
-    { cwd: workspaceRoot, stdio: ['ignore', 'inherit', 'inherit'] },
+export default async function setup(): Promise<void> {
+  await ensureWorkspaceBuilt(
+    workspaceRoot,
+    PROJECTS.map((p) => ({ project: p.project, directory: join(workspaceRoot, p.directory) })),
+    { onProgress: (line) => process.stdout.write(`${line}\n`) },
   );
 }
