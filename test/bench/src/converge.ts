@@ -3,13 +3,12 @@
 // keeping the objects ours keeps, and against the apiserver-bound limit, on one local
 // control plane. Per fleet size and run: converge N Memcacheds created at once, 60 s of steady state, resize
 // them all, delete them all — with the operator's API requests, CPU time and peak RSS.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeApiError, KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
-import { parse } from 'yaml';
+import { KubeRest, type LocalCluster, startCluster } from '@opkit/test-cluster';
 import { memcachedBaselineBinary } from './converge/baseline-binary.js';
-import { fleetLayout } from './converge/fleet.js';
+import { fleetLayout, installFleetCrd } from './converge/fleet.js';
 import { baselineOperator, bundleOpkitOperator, type OperatorCommand } from './converge/operator-process.js';
 import { type ConvergeOptions, parseConvergeOptions } from './converge/options.js';
 import { type LimitRun, type OperatorRun, runLimit, runOperator } from './converge/scenario.js';
@@ -18,35 +17,8 @@ import { formatMachine, machineInfo } from './machine.js';
 import { formatTable, writeJson } from './report.js';
 
 const RESULT_FILE = join(import.meta.dirname, '..', 'results', 'converge.json');
-const CRD_FILE = join(
-  import.meta.dirname,
-  '..',
-  '..',
-  '..',
-  'operators',
-  'memcached',
-  'config',
-  'crd',
-  'bases',
-  'cache.example.com_memcacheds.yaml',
-);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-async function installCrd(rest: KubeRest): Promise<void> {
-  const crd = parse(readFileSync(CRD_FILE, 'utf8')) as unknown;
-  await rest.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      await rest.request('GET', '/apis/cache.example.com/v1alpha1/memcacheds', { query: { limit: 1 } });
-      return;
-    } catch (error) {
-      if (!(error instanceof KubeApiError) || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
 
 async function main(options: ConvergeOptions): Promise<void> {
   const startedAt = new Date();
@@ -97,7 +69,7 @@ async function main(options: ConvergeOptions): Promise<void> {
     rest = new KubeRest(cluster.kubeConfig);
     kubernetesVersion =
       (await rest.request<{ gitVersion?: string }>('GET', '/version')).gitVersion ?? 'unknown';
-    await installCrd(rest);
+    await installFleetCrd(rest);
 
     for (const [i, n] of options.sizes.entries()) {
       const runs = options.runs[i]!;

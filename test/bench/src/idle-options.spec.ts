@@ -4,7 +4,12 @@ import { parseIdleOptions, SHIPPED_VARIANT } from './idle-options.js';
 
 describe('parseIdleOptions', () => {
   it('measures the operator with the flags its image ships, 7 samples, no fleet, by default', () => {
-    expect(parseIdleOptions([])).toEqual({ samples: 7, variants: [SHIPPED_VARIANT], fleet: [] });
+    expect(parseIdleOptions([])).toEqual({
+      samples: 7,
+      variants: [SHIPPED_VARIANT],
+      fleet: [],
+      baseline: false,
+    });
     expect(SHIPPED_VARIANT.nodeOptions).toEqual(OPERATOR_NODE_OPTIONS);
   });
 
@@ -28,6 +33,14 @@ describe('parseIdleOptions', () => {
         { label: '(no flags)', nodeOptions: [], env: {} },
       ],
       fleet: [100, 1000],
+      baseline: false,
+    });
+  });
+
+  it('measures the Go baseline beside ours only when --baseline asks for it', () => {
+    expect(parseIdleOptions(['--baseline', '--fleet=1000,10000'])).toMatchObject({
+      fleet: [1000, 10000],
+      baseline: true,
     });
   });
 

@@ -16,6 +16,8 @@ export interface IdleOptions {
   readonly variants: readonly IdleVariant[];
   /** Fleet sizes measured after the idle figure, ascending. */
   readonly fleet: readonly number[];
+  /** Also measure the Go baseline keeping our objects: idle, and with the same fleet steps. */
+  readonly baseline: boolean;
 }
 
 /** The operator as its image runs it. */
@@ -45,11 +47,12 @@ export function parseVariant(text: string): IdleVariant {
   return { label: text.trim() || '(no flags)', nodeOptions, env };
 }
 
-/** Parses `--samples=`, `--variant=` (repeatable; default the shipped flags) and `--fleet=`. */
+/** Parses `--samples=`, `--variant=` (repeatable; default the shipped flags), `--fleet=` and `--baseline`. */
 export function parseIdleOptions(args: readonly string[]): IdleOptions {
   let samples = 7;
   const variants: IdleVariant[] = [];
   let fleet: number[] = [];
+  let baseline = false;
   for (const arg of args) {
     const at = arg.indexOf('=');
     const [flag, value] = at < 0 ? [arg, ''] : [arg.slice(0, at), arg.slice(at + 1)];
@@ -60,7 +63,8 @@ export function parseIdleOptions(args: readonly string[]): IdleOptions {
       if (fleet.some((n, i) => i > 0 && n <= fleet[i - 1]!)) {
         throw new Error(`--fleet takes ascending sizes, got ${value}`);
       }
-    } else throw new Error(`unknown option ${arg} (see the comment at the top of src/idle.ts)`);
+    } else if (arg === '--baseline') baseline = true;
+    else throw new Error(`unknown option ${arg} (see the comment at the top of src/idle.ts)`);
   }
-  return { samples, variants: variants.length > 0 ? variants : [SHIPPED_VARIANT], fleet };
+  return { samples, variants: variants.length > 0 ? variants : [SHIPPED_VARIANT], fleet, baseline };
 }

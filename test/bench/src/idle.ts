@@ -7,6 +7,8 @@
 //   --variant="<flags> N=V"   node flags and environment to run the operator with, instead of the image's
 //                             (repeatable: each measured in turn on the same API server; `shipped` = the image's)
 //   --fleet=<n>,<m>           Memcacheds to create, in steps, with the first variant (default none)
+//   --baseline                the same for the Go baseline keeping our objects (as `--same-objects` runs it), after
+//                             ours, in a namespace of its own: its idle RSS and its slope, in the same run
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,15 +17,23 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { eventually, KubeRest } from '@opkit/test-cluster';
 import { startTestEnvironment } from '@opkit/test-cluster/envtest';
 import { type Aftermath, untilQuiet } from './converge/aftermath.js';
+import { memcachedBaselineBinary } from './converge/baseline-binary.js';
 import {
   countObjects,
   createMemcacheds,
   createNamespaces,
   DEPLOYMENTS,
+  type FleetApi,
   fleetLayout,
-  OPKIT_API,
+  installFleetCrd,
+  storeFleetVersion,
 } from './converge/fleet.js';
-import { bundleOpkitOperator, OperatorProcess } from './converge/operator-process.js';
+import {
+  baselineOperator,
+  bundleOpkitOperator,
+  type OperatorCommand,
+  OperatorProcess,
+} from './converge/operator-process.js';
 import { parseStatusKb, processUsage } from './converge/process-usage.js';
 import { type IdleOptions, type IdleVariant, parseIdleOptions } from './idle-options.js';
 import { formatMachine, machineInfo } from './machine.js';
@@ -31,12 +41,12 @@ import { formatTable, type Metric, metric, writeJson } from './report.js';
 
 const MIB = 1024 * 1024;
 const NAMESPACE = 'idle-bench';
+const BASELINE_NAMESPACE = 'idle-bench-baseline';
 /**
- * A fleet step is sampled once the operator has made no write for this long, so it is not sampled mid-work
- * (a Memcached's status comes after its Deployment).
+ * A fleet step is sampled once the operator has made no write for this long: longer than the minute after which
+ * the Go baseline looks at each new Memcached again (`RequeueAfter`), so neither is sampled mid-work.
  */
 const QUIET_MS = 65_000;
-const memcachedDir = join(import.meta.dirname, '..', '..', '..', 'operators', 'memcached');
 
 function log(line: string): void {
   process.stderr.write(`[idle] ${line}\n`);
@@ -109,30 +119,40 @@ async function measure(options: IdleOptions, work: string): Promise<{ metrics: M
 
   log('starting the envtest API server');
   const env = await startTestEnvironment({
-    crdDirectoryPaths: [join(memcachedDir, 'config', 'crd', 'bases')],
+    crdDirectoryPaths: [],
     webhookConfigPaths: [],
     useExistingCluster: false,
     onProgress: (line) => log(line),
   });
   const rest = new KubeRest(env.kubeConfig);
+  await installFleetCrd(rest);
   const operators: OperatorProcess[] = [];
-  const converged: { memcacheds: string; seconds: number; cpuSeconds: number; afterwards: Aftermath }[] = [];
+  const converged: {
+    operator: string;
+    memcacheds: string;
+    seconds: number;
+    cpuSeconds: number;
+    afterwards: Aftermath;
+  }[] = [];
   try {
     await createNamespaces(rest, [NAMESPACE]);
     const bundled = await bundleOpkitOperator(work, []);
-    const start = async (variant: IdleVariant): Promise<OperatorProcess> => {
-      const command = { ...bundled, args: [...variant.nodeOptions, ...bundled.args] };
+    const start = async (
+      command: OperatorCommand,
+      namespace: string,
+      variantEnv: Readonly<Record<string, string>> = {},
+    ): Promise<OperatorProcess> => {
       log(
-        `operator: ${Object.entries(variant.env)
+        `operator: ${Object.entries(variantEnv)
           .map(([k, v]) => `${k}=${v} `)
-          .join('')}node ${command.args.join(' ')}`,
+          .join('')}${command.executable} ${command.args.join(' ')}`,
       );
       const operator = await OperatorProcess.start(command, {
         kubeconfigPath: env.kubeconfigPath,
-        namespaces: [NAMESPACE],
+        namespaces: [namespace],
         image: 'docker.io/library/memcached:1.6',
         logFile: join(work, 'operator.log'),
-        env: variant.env,
+        env: variantEnv,
       });
       operators.push(operator);
       await eventually(
@@ -142,8 +162,12 @@ async function measure(options: IdleOptions, work: string): Promise<{ metrics: M
       );
       return operator;
     };
+    const ours = (variant: IdleVariant): OperatorCommand => ({
+      ...bundled,
+      args: [...variant.nodeOptions, ...bundled.args],
+    });
     for (const [i, variant] of options.variants.entries()) {
-      const operator = await start(variant);
+      const operator = await start(ours(variant), NAMESPACE, variant.env);
       add(
         `operator-idle-${i}`,
         `operator idle: ${variant.label}`,
@@ -152,47 +176,66 @@ async function measure(options: IdleOptions, work: string): Promise<{ metrics: M
       await operator.stop();
     }
 
-    const [first] = options.variants;
-    if (options.fleet.length > 0 && first !== undefined) {
-      const operator = await start(first);
+    /** Creates the fleet in steps in `namespace`, and samples the operator after each. */
+    const grow = async (
+      operator: OperatorProcess,
+      namespace: string,
+      api: FleetApi,
+      id: string,
+      label: string,
+      variantLabel?: string,
+    ) => {
       let created = 0;
       for (const size of options.fleet) {
-        const { members } = fleetLayout(NAMESPACE, 1, size);
-        log(`creating Memcacheds ${created + 1}–${size}`);
+        const { members } = fleetLayout(namespace, 1, size);
+        log(`${label}: creating Memcacheds ${created + 1}–${size}`);
         const before = processUsage(operator.pid);
         const started = performance.now();
-        await createMemcacheds(rest, members.slice(created), 1, OPKIT_API);
+        await createMemcacheds(rest, members.slice(created), 1, api);
         // Every Memcached gets its Deployment: the operator has seen it and written its objects.
         await eventually(
           `${size} Deployments`,
-          async () => (await countObjects(rest, [NAMESPACE], DEPLOYMENTS)) >= size,
+          async () => (await countObjects(rest, [namespace], DEPLOYMENTS)) >= size,
           { timeoutMs: 600_000 + size * 120 },
         );
         const seconds = (performance.now() - started) / 1000;
         const cpuSeconds = processUsage(operator.pid).cpuSeconds - before.cpuSeconds;
         const step = `${created + 1}–${size}`;
-        const afterwards = await untilQuiet(
+        const quiet = await untilQuiet(
           () => operator.writeCount(),
           performance.now(),
           await operator.writeCount(),
-          {
-            quietMs: QUIET_MS,
-            capMs: 900_000,
-            pollMs: 1_000,
-          },
+          { quietMs: QUIET_MS, capMs: 900_000, pollMs: 1_000 },
         );
-        converged.push({ memcacheds: step, seconds, cpuSeconds, afterwards });
+        converged.push({ operator: label, memcacheds: step, seconds, cpuSeconds, afterwards: quiet });
         log(
-          `Memcacheds ${step}: Deployments written in ${seconds.toFixed(1)} s, operator CPU ${cpuSeconds.toFixed(2)} s; ` +
-            `${afterwards.writes} writes more until quiet${afterwards.capped ? ' (still writing at the cap)' : ''}`,
+          `${label}: Memcacheds ${step}: Deployments written in ${seconds.toFixed(1)} s, operator CPU ${cpuSeconds.toFixed(2)} s; ` +
+            `${quiet.writes} writes more until quiet${quiet.capped ? ' (still writing at the cap)' : ''}`,
         );
         created = size;
-        add(
-          `operator-${size}`,
-          `operator with ${size} Memcacheds: ${first.label}`,
-          await sampleRss(operator.pid, options.samples, 10_000),
-        );
+        const title = `${label} with ${size} Memcacheds${variantLabel === undefined ? '' : `: ${variantLabel}`}`;
+        add(`${id}-${size}`, title, await sampleRss(operator.pid, options.samples, 10_000));
       }
+    };
+
+    const [first] = options.variants;
+    if (options.fleet.length > 0 && first !== undefined) {
+      const operator = await start(ours(first), NAMESPACE, first.env);
+      await grow(operator, NAMESPACE, bundled.api, 'operator', 'operator', first.label);
+      await operator.stop();
+    }
+
+    if (options.baseline) {
+      const baseline = baselineOperator(await memcachedBaselineBinary((line) => log(line)), {
+        sameObjects: true,
+      });
+      // Its users write v1alpha1 (`size`); the CRD has no conversion, so that becomes the storage version.
+      await storeFleetVersion(rest, baseline.api);
+      await createNamespaces(rest, [BASELINE_NAMESPACE]);
+      const operator = await start(baseline, BASELINE_NAMESPACE);
+      add('baseline-idle', 'Go baseline idle', await sampleRss(operator.pid, options.samples, 3_000));
+      if (options.fleet.length > 0)
+        await grow(operator, BASELINE_NAMESPACE, baseline.api, 'baseline', 'Go baseline');
     }
   } finally {
     for (const operator of operators) await operator.stop();
@@ -209,17 +252,34 @@ async function main(): Promise<void> {
   try {
     const { metrics, runs } = await measure(options, work);
     const median = (id: string) => metrics.find((m) => m.id === `${id}.rss`)?.median ?? Number.NaN;
-    const ratio = { operatorIdleOverNodeFloor: median('operator-idle-0') / median('node-floor') };
     const [first, last] = [options.fleet[0], options.fleet.at(-1)];
-    const perMemcachedKib =
+    /** KiB of RSS per Memcached between the first and the last fleet step. */
+    const slope = (id: string) =>
       first !== undefined && last !== undefined && last > first
-        ? ((median(`operator-${last}`) - median(`operator-${first}`)) * 1024) / (last - first)
+        ? ((median(`${id}-${last}`) - median(`${id}-${first}`)) * 1024) / (last - first)
         : undefined;
+    const perMemcachedKib = slope('operator');
+    const baselinePerMemcachedKib = options.baseline ? slope('baseline') : undefined;
+    const ratio = {
+      operatorIdleOverNodeFloor: median('operator-idle-0') / median('node-floor'),
+      ...(options.baseline
+        ? { operatorIdleOverBaseline: median('operator-idle-0') / median('baseline-idle') }
+        : {}),
+      ...(perMemcachedKib !== undefined && baselinePerMemcachedKib !== undefined
+        ? { perMemcachedOursOverBaseline: perMemcachedKib / baselinePerMemcachedKib }
+        : {}),
+    };
     process.stdout.write(`\n${formatMachine(machine)}\n\n${formatTable(metrics)}\n\n`);
     process.stdout.write(
       `operator idle (${options.variants[0]?.label}): ${median('operator-idle-0').toFixed(1)} MiB, ${ratio.operatorIdleOverNodeFloor.toFixed(2)}× an idle node` +
         `${perMemcachedKib === undefined ? '' : `; ${perMemcachedKib.toFixed(1)} KiB per Memcached (${first}→${last})`}\n`,
     );
+    if (options.baseline) {
+      process.stdout.write(
+        `Go baseline idle: ${median('baseline-idle').toFixed(1)} MiB (ours / Go ${ratio.operatorIdleOverBaseline?.toFixed(2)})` +
+          `${baselinePerMemcachedKib === undefined ? '' : `; ${baselinePerMemcachedKib.toFixed(1)} KiB per Memcached (ours / Go ${ratio.perMemcachedOursOverBaseline?.toFixed(2)})`}\n`,
+      );
+    }
     const out = join(import.meta.dirname, '..', 'results', 'idle.json');
     writeJson(out, {
       machine,
@@ -230,6 +290,7 @@ async function main(): Promise<void> {
       runs,
       ratio,
       perMemcachedKib,
+      baselinePerMemcachedKib,
     });
     process.stdout.write(`Results written to ${out}\n`);
   } finally {

@@ -1,4 +1,7 @@
-import type { KubeRest } from '@opkit/test-cluster';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KubeApiError, type KubeRest } from '@opkit/test-cluster';
+import { parse } from 'yaml';
 
 // The benchmark's own client: creates, resizes and deletes the Memcached fleet as a user would, all at once.
 
@@ -84,6 +87,41 @@ const CRD = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/memcacheds.
 interface MemcachedCrd {
   readonly spec: { readonly versions: { readonly name: string; storage: boolean }[] };
   readonly status?: { readonly storedVersions?: readonly string[] };
+}
+
+/** The Memcached CRD as generated (`config/crd/bases`), without the conversion webhook the kustomize overlay adds. */
+const CRD_FILE = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  '..',
+  'operators',
+  'memcached',
+  'config',
+  'crd',
+  'bases',
+  'cache.example.com_memcacheds.yaml',
+);
+
+/**
+ * Installs the benchmark's Memcached CRD: both versions served, no conversion (a test environment's installer
+ * would aim it at a conversion webhook, which no benchmark runs: once objects of both versions are stored, the
+ * API server could then list neither). Returns once the API serves it.
+ */
+export async function installFleetCrd(rest: KubeRest): Promise<void> {
+  const crd = parse(readFileSync(CRD_FILE, 'utf8')) as unknown;
+  await rest.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await rest.request('GET', '/apis/cache.example.com/v1alpha1/memcacheds', { query: { limit: 1 } });
+      return;
+    } catch (error) {
+      if (!(error instanceof KubeApiError) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
 }
 
 /**
