@@ -39,6 +39,17 @@ type MemcachedReconciler struct {
 	Recorder events.EventRecorder
 	// OwnServiceAndPDB: keep our operator's Service, PodDisruptionBudget and spread as well (owned.go).
 	OwnServiceAndPDB bool
+	// ObservedGeneration: write the Memcached's generation into each condition it sets, as our operator does,
+	// so a reader (kubectl wait, the benchmark) can tell a report of the current spec from one of an older.
+	ObservedGeneration bool
+}
+
+// setCondition is the guide's meta.SetStatusCondition, with the generation it describes when asked for.
+func (r *MemcachedReconciler) setCondition(memcached *Memcached, condition metav1.Condition) {
+	if r.ObservedGeneration {
+		condition.ObservedGeneration = memcached.Generation
+	}
+	meta.SetStatusCondition(&memcached.Status.Conditions, condition)
 }
 
 func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -54,7 +65,7 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 
 	if len(memcached.Status.Conditions) == 0 {
-		meta.SetStatusCondition(&memcached.Status.Conditions, metav1.Condition{
+		r.setCondition(memcached, metav1.Condition{
 			Type: typeAvailable, Status: metav1.ConditionUnknown, Reason: "Reconciling", Message: "Starting reconciliation",
 		})
 		if err := r.Status().Update(ctx, memcached); err != nil {
@@ -77,7 +88,7 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		if !controllerutil.ContainsFinalizer(memcached, memcachedFinalizer) {
 			return ctrl.Result{}, nil
 		}
-		meta.SetStatusCondition(&memcached.Status.Conditions, metav1.Condition{
+		r.setCondition(memcached, metav1.Condition{
 			Type: typeDegraded, Status: metav1.ConditionUnknown, Reason: "Finalizing",
 			Message: fmt.Sprintf("Performing finalizer operations for the custom resource: %s ", memcached.Name),
 		})
@@ -89,7 +100,7 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		if err := r.Get(ctx, req.NamespacedName, memcached); err != nil {
 			return ctrl.Result{}, err
 		}
-		meta.SetStatusCondition(&memcached.Status.Conditions, metav1.Condition{
+		r.setCondition(memcached, metav1.Condition{
 			Type: typeDegraded, Status: metav1.ConditionTrue, Reason: "Finalizing",
 			Message: fmt.Sprintf("Finalizer operations for custom resource %s name were successfully accomplished", memcached.Name),
 		})
@@ -108,7 +119,7 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if err != nil && apierrors.IsNotFound(err) {
 		dep, err := r.deploymentForMemcached(memcached)
 		if err != nil {
-			meta.SetStatusCondition(&memcached.Status.Conditions, metav1.Condition{
+			r.setCondition(memcached, metav1.Condition{
 				Type: typeAvailable, Status: metav1.ConditionFalse, Reason: "Reconciling",
 				Message: fmt.Sprintf("Failed to create Deployment for the custom resource (%s): (%s)", memcached.Name, err),
 			})
@@ -140,7 +151,7 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 			if err := r.Get(ctx, req.NamespacedName, memcached); err != nil {
 				return ctrl.Result{}, err
 			}
-			meta.SetStatusCondition(&memcached.Status.Conditions, metav1.Condition{
+			r.setCondition(memcached, metav1.Condition{
 				Type: typeAvailable, Status: metav1.ConditionFalse, Reason: "Resizing",
 				Message: fmt.Sprintf("Failed to update the size for the custom resource (%s): (%s)", memcached.Name, err),
 			})
@@ -152,7 +163,7 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{Requeue: true}, nil //nolint:staticcheck // the guide requeues this way
 	}
 
-	meta.SetStatusCondition(&memcached.Status.Conditions, metav1.Condition{
+	r.setCondition(memcached, metav1.Condition{
 		Type: typeAvailable, Status: metav1.ConditionTrue, Reason: "Reconciling",
 		Message: fmt.Sprintf("Deployment for custom resource (%s) with %d replicas created successfully", memcached.Name, size),
 	})

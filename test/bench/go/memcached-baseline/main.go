@@ -20,11 +20,13 @@ import (
 
 func main() {
 	var metricsAddr, probeAddr string
-	var ownServiceAndPDB bool
+	var ownServiceAndPDB, observedGeneration bool
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "Address of the metrics endpoint (plain HTTP); 0 = off.")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address of the health probes.")
 	flag.BoolVar(&ownServiceAndPDB, "own-service-and-pdb", false,
 		"Also keep our operator's headless Service, PodDisruptionBudget and topology spread (owned.go).")
+	flag.BoolVar(&observedGeneration, "observed-generation", false,
+		"Write the Memcached's generation into each status condition, as our operator does.")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -62,7 +64,8 @@ func main() {
 		Scheme:   mgr.GetScheme(),
 		Recorder: mgr.GetEventRecorder("memcached-controller"),
 
-		OwnServiceAndPDB: ownServiceAndPDB,
+		OwnServiceAndPDB:   ownServiceAndPDB,
+		ObservedGeneration: observedGeneration,
 	}
 	if err := reconciler.SetupWithManager(mgr); err != nil {
 		log.Error(err, "unable to create controller", "controller", "Memcached")

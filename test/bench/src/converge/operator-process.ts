@@ -76,7 +76,8 @@ export function baselineOperator(binary: string, { sameObjects = false } = {}): 
   return {
     name: sameObjects ? 'baseline-same-objects' : 'baseline',
     executable: binary,
-    args: sameObjects ? ['--own-service-and-pdb'] : [],
+    // Our objects, and our status's observedGeneration: it counts as done once it reports the current spec.
+    args: sameObjects ? ['--own-service-and-pdb', '--observed-generation'] : [],
     imageVariable: 'MEMCACHED_IMAGE',
     api: GUIDE_API,
   };
