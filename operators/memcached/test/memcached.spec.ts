@@ -5,6 +5,7 @@ import { POD, POD_DISRUPTION_BUDGET, type Pod, SERVICE } from '@opkit/controller
 import { RuntimeMetrics } from '@opkit/controller-runtime/metrics';
 import {
   eventually,
+  podProcesses,
   testKubeConfig,
   unscheduledPod,
   useOperator,
@@ -311,6 +312,45 @@ describe('the Memcached operator', () => {
       reason: 'RollingOut',
     });
     expect(cr.status?.servers).toEqual([]);
+  });
+
+  it('warns when a server it had crashes, once, and is Available again when it is back', async () => {
+    await api().create(memcached('crash', ns.name, { replicas: 2 }));
+    const serving = await available('crash', 2);
+    const victim = serving.status?.nodes?.[0] ?? '';
+    const pod = await api().get<Pod>(POD, victim, ns.name);
+    const server = podProcesses(pod.metadata.uid ?? '').find((p) => p.argv[0] === 'memcached');
+    if (!server) throw new Error(`no memcached process in pod ${victim}`);
+    process.kill(server.pid, 'SIGKILL');
+
+    // The pod stays, its container restarts: the server it listed as serving is lost until it is back.
+    type Event = KubeObject & {
+      reason: string;
+      type: string;
+      note?: string;
+      regarding?: { name?: string };
+      series?: { count: number };
+    };
+    /** The events about the Memcached, each with how many times it was recorded (a repeat joins a series). */
+    const aboutCrash = async () =>
+      (
+        await api().list<Event>({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: ns.name })
+      ).items
+        .filter((e) => e.regarding?.name === 'crash')
+        .map((e) => `${e.type} ${e.reason}: ${e.note} (${e.series?.count ?? 1})`);
+    await eventually(
+      'a warning that a server was lost',
+      async () =>
+        (await aboutCrash()).some((e) => e.startsWith('Warning ServersNotReady: 1 of 2 servers ready')),
+      { timeoutMs: 30_000 },
+    );
+    const back = await available('crash', 2);
+    expect(back.status?.nodes).toEqual(serving.status?.nodes);
+    // One warning, recorded once (its note may name what the restarting container waits for).
+    const warnings = (await aboutCrash()).filter((e) => e.startsWith('Warning'));
+    expect(warnings).toEqual([
+      expect.stringMatching(/^Warning ServersNotReady: 1 of 2 servers ready.* \(1\)$/),
+    ]);
   });
 
   it('writes nothing when nothing changed, with quantities the API server stores in another form', async () => {

@@ -186,7 +186,27 @@ describe('patchStatusWithConditionEvents', () => {
     expect(said).toEqual([['Normal', 'ReplicasReady', 'Available=True', '', 'sessions']]);
   });
 
-  it('records nothing for a condition whose status stayed, nor when nothing was written', async () => {
+  it('asks about a condition whose reason changed under the same status', async () => {
+    const worse: ConditionEventType = (previous, c) =>
+      previous?.status === c.status && c.reason === 'ServerDown' ? 'Warning' : undefined;
+    const client = clientWith(cache({ conditions: [{ ...degraded('True'), reason: 'ServerSlow' }] }));
+    const { events, recorded } = recordingEvents();
+    const live = await client.get<Cache>(CACHE, 'sessions', 'default');
+    await patchStatusWithConditionEvents(
+      client,
+      events,
+      CACHE,
+      live,
+      { conditions: [degraded('True')] },
+      worse,
+    );
+    await events.flush();
+    expect(recorded.map((e) => [e.type, e.reason, e.action])).toEqual([
+      ['Warning', 'ServerDown', 'Degraded=True'],
+    ]);
+  });
+
+  it('records nothing for a condition whose status and reason stayed, nor when nothing was written', async () => {
     const moved = await write(
       { phase: 'Pending', conditions: [available('True')] },
       { phase: 'Running', conditions: [{ ...available('True'), message: 'all 3 ready' }] },

@@ -60,8 +60,10 @@ export async function patchStatusIfChanged<S extends { readonly conditions?: rea
 }
 
 /**
- * Which event announces a condition whose status changed, from the condition as it was (undefined when it is
- * new): `Normal`, `Warning`, or undefined for none.
+ * Which event announces a condition whose status or reason changed, from the condition as it was (undefined
+ * when it is new): `Normal`, `Warning`, or undefined for none. A reason that changes under the same status can
+ * be news (a rollout that was only waiting has now lost a server); a policy that reports only changes of
+ * status returns undefined when `previous?.status === condition.status`.
  */
 export type ConditionEventType = (
   previous: Condition | undefined,
@@ -70,7 +72,7 @@ export type ConditionEventType = (
 
 /**
  * {@link patchStatusIfChanged}, then, when it wrote, an event about `obj` for each condition of `next` whose
- * status differs from the one `obj` had or that `obj` did not have: of the type `eventType` gives, with the
+ * status or reason differs from the one `obj` had or that `obj` did not have: of the type `eventType` gives, with the
  * condition's reason, `<type>=<status>` as its action and the condition's message as its note. Returns
  * whether it wrote.
  */
@@ -90,7 +92,7 @@ export async function patchStatusWithConditionEvents<
   if (!(await patchStatusIfChanged(client, type, obj, next))) return false;
   for (const condition of next.conditions ?? []) {
     const previous = findStatusCondition(before, condition.type);
-    if (previous?.status === condition.status) continue;
+    if (previous?.status === condition.status && previous.reason === condition.reason) continue;
     const kind = eventType(previous, condition);
     if (kind !== undefined)
       events.event(obj, kind, condition.reason, `${condition.type}=${condition.status}`, condition.message);

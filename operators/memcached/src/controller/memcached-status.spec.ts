@@ -216,4 +216,18 @@ describe('the events a condition change is worth', () => {
     expect(conditionEventType(starting, ready)).toBeUndefined();
     expect(conditionEventType({ status: 'False', reason: 'ServersNotReady' }, ready)).toBe('Normal');
   });
+
+  it('warns when a resize or a rolling update that was waiting for new servers loses one that served', () => {
+    const starting = { status: 'False', reason: 'ServersStarting' };
+    const lost = { type: 'Available', status: 'False', reason: 'ServersNotReady' };
+    expect(conditionEventType(starting, lost)).toBe('Warning');
+    expect(conditionEventType(starting, { ...lost, reason: 'NoServersReady' })).toBe('Warning');
+    expect(conditionEventType({ status: 'False', reason: 'NoServersReady' }, lost)).toBeUndefined();
+    expect(
+      conditionEventType(
+        { status: 'False', reason: 'ServersNotReady' },
+        { ...lost, reason: 'NoServersReady' },
+      ),
+    ).toBeUndefined();
+  });
 });

@@ -53,16 +53,33 @@ const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
 function notAvailableReason(
   before: MemcachedStatus | undefined,
   ready: number,
-  replicas: number,
+  lost: boolean,
   replacing: boolean,
 ): 'ServersStarting' | 'ServersNotReady' | 'NoServersReady' {
   if (ready === 0) return 'NoServersReady';
   const available = findStatusCondition(before?.conditions, 'Available');
   const wasServing =
     available?.status === 'True' || (available?.status === 'False' && available.reason === 'ServersStarting');
-  // Servers a scale-down removed are not lost: the spec no longer asks for them.
-  const lostNone = ready >= Math.min(before?.readyReplicas ?? 0, replicas);
-  return wasServing && (replacing || lostNone) ? 'ServersStarting' : 'ServersNotReady';
+  return wasServing && (replacing || !lost) ? 'ServersStarting' : 'ServersNotReady';
+}
+
+/**
+ * Whether a server the last status listed as ready is still there and no longer ready: a lost server. One
+ * that went away is not lost: a scale-down, a rollout, an eviction or a deletion removed it and its
+ * ReplicaSet starts a new one. Servers are told by identity (a pod keeps its name and address for life), not
+ * by counting: the pod and Deployment caches follow separate watches, so a pod view from before a scale-down
+ * and back up still shows a removed server, and the next one misses it before it shows its replacement.
+ */
+function lostServer(before: MemcachedStatus | undefined, live: readonly Pod[], port: number): boolean {
+  const served = new Set(before?.servers ?? []);
+  const listed = new Set(before?.nodes ?? []);
+  return live.some(
+    (p) =>
+      !isPodReady(p) &&
+      listed.has(p.metadata.name ?? '') &&
+      p.status?.podIP !== undefined &&
+      served.has(`${p.status.podIP}:${port}`),
+  );
 }
 
 /**
@@ -119,7 +136,12 @@ export function observedStatus(cr: Memcached, seen: ObservedServers): MemcachedS
     : {
         type: 'Available',
         status: 'False',
-        reason: notAvailableReason(cr.status, ready.length, replicas, replacing),
+        reason: notAvailableReason(
+          cr.status,
+          ready.length,
+          lostServer(cr.status, live, seen.port),
+          replacing,
+        ),
         message: notReady,
       };
   const progressing: ConditionUpdate = allReady
@@ -152,14 +174,23 @@ export function observedStatus(cr: Memcached, seen: ObservedServers): MemcachedS
  * Whether a condition change is news for `kubectl describe`: availability gained or lost, degradation raised
  * or cleared. Progressing comes and goes with every rollout, a condition's first value is only news when it
  * is good (Available) or bad (Degraded), and waiting for new servers while the others serve (`ServersStarting`)
- * is a rollout too: each event is an API write, so the rest stay in the status.
+ * is a rollout too: each event is an API write, so the rest stay in the status. A server lost while waiting
+ * is a loss all the same, though Available was False already.
  */
 export function conditionEventType(
   previous: { readonly status: string; readonly reason?: string } | undefined,
   c: { readonly type: string; readonly status: string; readonly reason?: string },
 ): 'Normal' | 'Warning' | undefined {
   const before = previous?.status;
-  if (before === c.status || c.type === 'Progressing' || c.status === 'Unknown') return undefined;
+  if (c.type === 'Progressing' || c.status === 'Unknown') return undefined;
+  if (before === c.status) {
+    const lostWhileStarting =
+      c.type === 'Available' &&
+      c.status === 'False' &&
+      previous?.reason === 'ServersStarting' &&
+      c.reason !== 'ServersStarting';
+    return lostWhileStarting ? 'Warning' : undefined;
+  }
   if (c.type === 'Available' && c.status === 'False' && c.reason === 'ServersStarting') return undefined;
   if (c.type === 'Available' && c.status === 'True' && previous?.reason === 'ServersStarting')
     return undefined;

@@ -45,8 +45,9 @@ export async function writeStatus(
   await patchStatusWithConditionEvents(client, events, REDIS_CLUSTER, cr, next, redisConditionEvent);
 }
 
-/** A warning for Degraded=True and Available=False, no event for Available=Unknown (the start). */
-const redisConditionEvent: ConditionEventType = (_previous, c) => {
+/** A warning for Degraded=True and Available=False, no event for Available=Unknown (the start) nor for a new reason. */
+const redisConditionEvent: ConditionEventType = (previous, c) => {
+  if (previous?.status === c.status) return undefined;
   if (c.type === 'Available' && c.status === 'Unknown') return undefined;
   const warning =
     (c.type === 'Degraded' && c.status === 'True') || (c.type === 'Available' && c.status === 'False');
