@@ -56,6 +56,9 @@ async function main(options: ConvergeOptions): Promise<void> {
     const baselineBinary = await memcachedBaselineBinary(log);
     const operators: OperatorCommand[] = [
       await bundleOpkitOperator(scratch, options.nodeOptions),
+      ...(options.alsoWithoutApply
+        ? [await bundleOpkitOperator(scratch, options.nodeOptions, { withoutApply: true })]
+        : []),
       baselineOperator(baselineBinary),
       ...(options.sameObjects ? [baselineOperator(baselineBinary, { sameObjects: true })] : []),
     ];

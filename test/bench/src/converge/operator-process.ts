@@ -8,12 +8,14 @@ import { freePort } from '@opkit/test-cluster';
 import { build } from 'esbuild';
 import { type FleetApi, GUIDE_API, OPKIT_API } from './fleet.js';
 import { type RequestCounts, requestCountsByMethod, requestTotals } from './prometheus-text.js';
+import { withoutServerSideApply } from './without-apply.js';
 
 /**
- * The operators the benchmark compares: ours, the guide's controller, and (`--same-objects`) the guide's
- * controller keeping the same Service, PodDisruptionBudget and spread as ours.
+ * The operators the benchmark compares: ours, the guide's controller, (`--same-objects`) the guide's
+ * controller keeping the same Service, PodDisruptionBudget and spread as ours, and (`--also-without-apply`)
+ * ours writing without server-side apply.
  */
-export type OperatorName = 'opkit' | 'baseline' | 'baseline-same-objects';
+export type OperatorName = 'opkit' | 'opkit-without-apply' | 'baseline' | 'baseline-same-objects';
 
 /** How to start one operator: its command, and how it takes the image of the memcached pods. */
 export interface OperatorCommand {
@@ -38,8 +40,10 @@ const memcachedOperatorDir = dirname(
 export async function bundleOpkitOperator(
   outDir: string,
   nodeOptions: readonly string[] = OPERATOR_NODE_OPTIONS,
+  { withoutApply = false } = {},
 ): Promise<OperatorCommand> {
-  const outfile = join(outDir, 'memcached-operator.mjs');
+  const name = withoutApply ? 'opkit-without-apply' : 'opkit';
+  const outfile = join(outDir, `${name}.mjs`);
   const result = await build({
     entryPoints: [join(memcachedOperatorDir, 'src', 'main.ts')],
     bundle: true,
@@ -53,6 +57,7 @@ export async function bundleOpkitOperator(
     },
     write: false,
     logLevel: 'error',
+    plugins: withoutApply ? [withoutServerSideApply()] : [],
   });
   // As `opkit image build` writes it: ASCII, the non-ASCII characters of the comments esbuild keeps escaped,
   // so Node holds the source at one byte a character.
@@ -63,7 +68,7 @@ export async function bundleOpkitOperator(
     output.text.replace(/[^\p{ASCII}]/gu, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`),
   );
   return {
-    name: 'opkit',
+    name,
     executable: process.execPath,
     // The flags the operator image's entrypoint gives node, unless the run tries others.
     args: [...nodeOptions, outfile],
@@ -141,10 +146,9 @@ export class OperatorProcess {
   ): Promise<OperatorProcess> {
     const metricsPort = await freePort();
     const probePort = await freePort();
-    const flags =
-      command.name === 'opkit'
-        ? ['--kubeconfig', options.kubeconfigPath, '--log-level', 'error', '--metrics-secure=false']
-        : [`--kubeconfig=${options.kubeconfigPath}`, '--zap-log-level=error'];
+    const flags = command.name.startsWith('opkit')
+      ? ['--kubeconfig', options.kubeconfigPath, '--log-level', 'error', '--metrics-secure=false']
+      : [`--kubeconfig=${options.kubeconfigPath}`, '--zap-log-level=error'];
     const log = createWriteStream(options.logFile, { flags: 'a' });
     const [executable, args] = withParentDeathSignal(command.executable, [
       ...command.args,

@@ -36,6 +36,11 @@ describe('parseConvergeOptions', () => {
     expect(parseConvergeOptions(['--quick', '--sizes', '50']).runs).toEqual([3]);
   });
 
+  it('measures ours without server-side apply only when --also-without-apply asks for it', () => {
+    expect(parseConvergeOptions([]).alsoWithoutApply).toBe(false);
+    expect(parseConvergeOptions(['--also-without-apply']).alsoWithoutApply).toBe(true);
+  });
+
   it('measures the baseline with the same objects only when --same-objects asks for it', () => {
     expect(parseConvergeOptions([]).sameObjects).toBe(false);
     expect(parseConvergeOptions(['--same-objects']).sameObjects).toBe(true);

@@ -34,6 +34,11 @@ export interface ConvergeOptions {
    * (headless Service, PodDisruptionBudget, topology spread): equal work for the control plane.
    */
   readonly sameObjects: boolean;
+  /**
+   * Also measure our operator with its owned objects written by create and JSON merge patch instead of
+   * server-side apply (a trial: what apply costs the API server).
+   */
+  readonly alsoWithoutApply: boolean;
   /** Flags for node before our operator's bundle: those the operator image gives it, unless tried otherwise. */
   readonly nodeOptions: readonly string[];
   /**
@@ -56,6 +61,7 @@ export const DEFAULT_CONVERGE_OPTIONS: ConvergeOptions = {
   namespaces: 1,
   limit: true,
   sameObjects: false,
+  alsoWithoutApply: false,
   nodeOptions: OPERATOR_NODE_OPTIONS,
   controlPlaneQps: undefined,
 };
@@ -128,6 +134,7 @@ export function parseConvergeOptions(argv: readonly string[]): ConvergeOptions {
     namespaces,
     limit: !v['skip-limit'],
     sameObjects: v['same-objects'] ?? d.sameObjects,
+    alsoWithoutApply: v['also-without-apply'] ?? d.alsoWithoutApply,
     nodeOptions: v['node-options'] === undefined ? d.nodeOptions : nodeFlags(v['node-options']),
     controlPlaneQps:
       v['control-plane-qps'] === undefined
@@ -192,6 +199,7 @@ function parse(argv: readonly string[]) {
       namespaces: { type: 'string' },
       'skip-limit': { type: 'boolean' },
       'same-objects': { type: 'boolean' },
+      'also-without-apply': { type: 'boolean' },
       'node-options': { type: 'string' },
       'control-plane-qps': { type: 'string' },
       quick: { type: 'boolean' },

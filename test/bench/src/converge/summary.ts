@@ -2,7 +2,12 @@ import { type Metric, metric } from '../report.js';
 import type { OperatorName } from './operator-process.js';
 import { controlPlaneCpuSeconds, type LimitRun, MIB, type OperatorRun } from './scenario.js';
 
-const OPERATORS = ['opkit', 'baseline', 'baseline-same-objects'] as const satisfies readonly OperatorName[];
+const OPERATORS = [
+  'opkit',
+  'opkit-without-apply',
+  'baseline',
+  'baseline-same-objects',
+] as const satisfies readonly OperatorName[];
 
 /** One table row per figure, per fleet size: each operator measured, then the limit. */
 export function convergeMetrics(
@@ -240,6 +245,27 @@ export function convergeRatios(sizes: readonly number[], metrics: readonly Metri
         `${n}.baseline-same-objects.${figure}`,
       );
     }
+    // Ours writing without server-side apply (`--also-without-apply`): what apply costs, against ours as it ships.
+    for (const [id, figure, title] of [
+      ['create', 'create.seconds', 'converge time'],
+      ['update', 'update.seconds', 'resize time'],
+      ['delete', 'delete.seconds', 'delete time'],
+      ['update.controlPlaneCpu', 'update.controlPlaneCpuSeconds', 'control-plane CPU during resize'],
+      ['cpu', 'cpuSeconds', 'CPU time'],
+    ] as const) {
+      add(
+        `${n}.${id}.withoutApplyOverOurs`,
+        `${n} CRs: ${title}, ours without apply / ours`,
+        `${n}.opkit-without-apply.${figure}`,
+        `${n}.opkit.${figure}`,
+      );
+    }
+    add(
+      `${n}.update.withoutApplyOverSameObjects`,
+      `${n} CRs: resize time, ours without apply / baseline with the same objects`,
+      `${n}.opkit-without-apply.update.seconds`,
+      `${n}.baseline-same-objects.update.seconds`,
+    );
   }
   return ratios;
 }
