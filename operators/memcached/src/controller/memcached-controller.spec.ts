@@ -104,6 +104,29 @@ describe('the Memcached reconciler', () => {
     expect(observed.status?.observedGeneration).toBe(observed.metadata.generation);
   });
 
+  it('takes a PodDisruptionBudget that is gone already, though its cache still showed it, as removed', async () => {
+    const { run, client, get } = setup({ replicas: 2 });
+    await run();
+    await run();
+    await get('policy/v1', 'PodDisruptionBudget');
+    const cr = await get<Memcached>(MEMCACHED.apiVersion, MEMCACHED.kind);
+    await client.update<Memcached>({ ...cr, spec: { replicas: 1 } });
+    // Someone deletes it between the cache's read and the reconciler's delete: the delete answers 404.
+    const late = new Proxy(client, {
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop, target);
+        if (typeof value !== 'function') return value;
+        if (prop !== 'delete') return value.bind(target);
+        return async (...args: Parameters<FakeClient['delete']>) => {
+          await target.delete(...args);
+          return target.delete(...args);
+        };
+      },
+    });
+    await expect(run(env, late)).resolves.not.toThrow();
+    await expect(get('policy/v1', 'PodDisruptionBudget')).rejects.toThrow(/not found/);
+  });
+
   it('applies the Deployment, the Service and the PDB side by side: a reconcile waits for one round trip', async () => {
     const { run, client, get } = setup({ replicas: 2 });
     // A Deployment that serves but was scaled by hand, and no Service or PDB: all three need writing.

@@ -146,7 +146,8 @@ export function memcachedReconciler(
       serving && applyIfChanged(client, desiredService(cr), service),
       cr.spec.replicas > 1
         ? applyIfChanged(client, desiredPodDisruptionBudget(cr), pdb)
-        : pdb && client.delete({ ...POD_DISRUPTION_BUDGET, name, namespace }),
+        : // One the cache still shows may be gone already: that is the state asked for, not an error.
+          pdb && ignoreNotFound(client.delete({ ...POD_DISRUPTION_BUDGET, name, namespace })),
     ]);
     const event = deploymentEvent(cr, outcome);
     if (event) events.event(cr, 'Normal', event.reason, event.action, event.note);
