@@ -42,6 +42,22 @@ const gone = async (type: { apiVersion: string; kind: string }, name: string) =>
   }
 };
 
+/** The events about Memcacheds in the test's namespace. */
+async function memcachedEvents() {
+  type Event = KubeObject & {
+    reason: string;
+    type: string;
+    note?: string;
+    regarding?: { kind?: string; name?: string };
+    series?: { count: number };
+  };
+  const events = await api().list<Event>(
+    { apiVersion: 'events.k8s.io/v1', kind: 'Event' },
+    { namespace: ns.name },
+  );
+  return events.items.filter((e) => e.regarding?.kind === 'Memcached');
+}
+
 async function available(name: string, size: number): Promise<Memcached> {
   return eventually(
     `${name} to be Available with ${size} servers`,
@@ -104,18 +120,6 @@ describe('the Memcached operator', () => {
       { spec: { replicas: 3 } },
     );
     await available('memcached-sample', 3);
-    /** The events about Memcacheds in the test's namespace. */
-    const memcachedEvents = async () =>
-      (
-        await api().list<
-          KubeObject & {
-            reason: string;
-            type: string;
-            note?: string;
-            regarding?: { kind?: string; name?: string };
-          }
-        >({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: ns.name })
-      ).items.filter((e) => e.regarding?.kind === 'Memcached');
     const aboutSample = (await memcachedEvents()).filter((e) => e.regarding?.name === 'memcached-sample');
     // With its note, so that a warning says what the operator saw (`1 of 3 servers ready (…)`).
     expect(aboutSample.filter((e) => e.type === 'Warning').map((e) => `${e.reason}: ${e.note}`)).toEqual([]);
@@ -324,18 +328,9 @@ describe('the Memcached operator', () => {
     process.kill(server.pid, 'SIGKILL');
 
     // The pod stays, its container restarts: the server it listed as serving is lost until it is back.
-    type Event = KubeObject & {
-      reason: string;
-      type: string;
-      note?: string;
-      regarding?: { name?: string };
-      series?: { count: number };
-    };
     /** The events about the Memcached, each with how many times it was recorded (a repeat joins a series). */
     const aboutCrash = async () =>
-      (
-        await api().list<Event>({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: ns.name })
-      ).items
+      (await memcachedEvents())
         .filter((e) => e.regarding?.name === 'crash')
         .map((e) => `${e.type} ${e.reason}: ${e.note} (${e.series?.count ?? 1})`);
     await eventually(
