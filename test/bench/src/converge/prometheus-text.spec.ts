@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  apiServerConflictsByResource,
   apiServerWritesByResource,
   MetricsFormatError,
   requestCountsByMethod,
@@ -69,6 +70,16 @@ describe('apiServerWritesByResource', () => {
 
   it('fails on a sample without a verb', () => {
     expect(() => apiServerWritesByResource('apiserver_request_total{resource="pods"} 1')).toThrow(/no verb/);
+  });
+});
+
+describe('apiServerConflictsByResource', () => {
+  it('counts the writes refused with 409 Conflict, by resource and subresource', () => {
+    expect(apiServerConflictsByResource(API_SERVER)).toEqual({ 'deployments/status': 128 });
+  });
+
+  it('fails on a sample without a verb', () => {
+    expect(() => apiServerConflictsByResource('apiserver_request_total{code="409"} 1')).toThrow(/no verb/);
   });
 });
 

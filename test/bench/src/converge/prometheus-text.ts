@@ -66,10 +66,23 @@ const API_SERVER_WRITE_VERBS = new Set(['POST', 'PUT', 'PATCH', 'APPLY', 'DELETE
  * and groups, by `resource` or `resource/subresource`.
  */
 export function apiServerWritesByResource(exposition: string): RequestCounts {
+  return writesByResource(exposition, () => true);
+}
+
+/**
+ * The writes among those the API server refused with `409 Conflict`, by `resource` or `resource/subresource`:
+ * an update sent with a `resourceVersion` its object had already moved past, so its sender read the object
+ * again and sent it once more. They are in {@link apiServerWritesByResource}'s counts too.
+ */
+export function apiServerConflictsByResource(exposition: string): RequestCounts {
+  return writesByResource(exposition, (code) => code === '409');
+}
+
+function writesByResource(exposition: string, counted: (code: string | undefined) => boolean): RequestCounts {
   const counts: Record<string, number> = {};
   for (const { labels, value, line } of samples(exposition, 'apiserver_request_total')) {
     if (labels.verb === undefined) throw new MetricsFormatError(`metrics line ${line}: no verb label`);
-    if (!API_SERVER_WRITE_VERBS.has(labels.verb) || !labels.resource) continue;
+    if (!API_SERVER_WRITE_VERBS.has(labels.verb) || !labels.resource || !counted(labels.code)) continue;
     const key = labels.subresource ? `${labels.resource}/${labels.subresource}` : labels.resource;
     counts[key] = (counts[key] ?? 0) + value;
   }

@@ -17,6 +17,7 @@ import { createDeploymentFor, MinimalStatusWriter } from './limit.js';
 import { type OperatorCommand, OperatorProcess } from './operator-process.js';
 import { type ProcessUsage, processUsage } from './process-usage.js';
 import {
+  apiServerConflictsByResource,
   apiServerWritesByResource,
   type RequestCounts,
   requestDelta,
@@ -28,6 +29,12 @@ export interface ControlPlaneCost {
   /** Writes the API server answered during the phase, by `resource[/subresource]`, whoever sent them. */
   readonly writes: RequestCounts;
   readonly writesPerMemcached: number;
+  /**
+   * Of those writes, the ones refused with `409 Conflict` (sent with an outdated `resourceVersion`, so sent
+   * again), by `resource[/subresource]`: what stale caches cost while the API server was busy.
+   */
+  readonly conflicts: RequestCounts;
+  readonly conflictsPerMemcached: number;
   /** CPU seconds of each control-plane process (API server, etcd, controller-manager, scheduler, kwok). */
   readonly cpuSeconds: Readonly<Record<string, number>>;
 }
@@ -116,6 +123,7 @@ interface Sample {
   readonly requests: RequestCounts;
   readonly usage: ProcessUsage;
   readonly controlPlaneWrites: RequestCounts;
+  readonly controlPlaneConflicts: RequestCounts;
   readonly controlPlaneCpu: Readonly<Record<string, number>>;
 }
 
@@ -137,6 +145,7 @@ async function sample(
     requests,
     usage,
     controlPlaneWrites: apiServerWritesByResource(metrics.body),
+    controlPlaneConflicts: apiServerConflictsByResource(metrics.body),
     controlPlaneCpu,
   };
 }
@@ -147,6 +156,7 @@ function phase(from: Sample, to: Sample, memcacheds: number): MeasuredPhase {
   const requests = requestDelta(from.requests, to.requests);
   const { total, writes } = requestTotals(requests);
   const controlPlaneWrites = requestDelta(from.controlPlaneWrites, to.controlPlaneWrites);
+  const controlPlaneConflicts = requestDelta(from.controlPlaneConflicts, to.controlPlaneConflicts);
   const cpuSeconds: Record<string, number> = {};
   for (const [component, seconds] of Object.entries(to.controlPlaneCpu)) {
     cpuSeconds[component] = seconds - (from.controlPlaneCpu[component] ?? 0);
@@ -163,6 +173,8 @@ function phase(from: Sample, to: Sample, memcacheds: number): MeasuredPhase {
     controlPlane: {
       writes: controlPlaneWrites,
       writesPerMemcached: requestTotals(controlPlaneWrites).total / memcacheds,
+      conflicts: controlPlaneConflicts,
+      conflictsPerMemcached: requestTotals(controlPlaneConflicts).total / memcacheds,
       cpuSeconds,
     },
   };
@@ -208,14 +220,18 @@ export function controlPlaneCpuSeconds(cost: ControlPlaneCost): number {
   return Object.values(cost.cpuSeconds).reduce((sum, s) => sum + s, 0);
 }
 
-/** `control plane 24.3 writes/CR (events 4.0, deployments/status 3.6, …), 14.4 CPU s`: the costliest first. */
+/**
+ * `control plane 24.3 writes/CR (events 4.0, deployments/status 3.6, …; 409 Conflict 1.2), 14.4 CPU s`: the
+ * costliest first.
+ */
 function controlPlaneSummary(cost: ControlPlaneCost, memcacheds: number): string {
   const top = Object.entries(cost.writes)
     .sort(([, a], [, b]) => b - a)
     .slice(0, 6)
     .map(([resource, n]) => `${resource} ${(n / memcacheds).toFixed(1)}`);
   const cpu = controlPlaneCpuSeconds(cost);
-  return `control plane ${cost.writesPerMemcached.toFixed(1)} writes/CR (${top.join(', ')}), ${cpu.toFixed(1)} CPU s`;
+  const conflicts = `409 Conflict ${cost.conflictsPerMemcached.toFixed(1)}`;
+  return `control plane ${cost.writesPerMemcached.toFixed(1)} writes/CR (${top.join(', ')}; ${conflicts}), ${cpu.toFixed(1)} CPU s`;
 }
 
 export const MIB = 1024 * 1024;

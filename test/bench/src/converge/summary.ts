@@ -55,6 +55,13 @@ export function convergeMetrics(
         (r) => r.create.controlPlane.writesPerMemcached,
       );
       row(
+        'create.controlPlaneConflictsPerCr',
+        'of those, refused with 409 Conflict',
+        'writes/CR',
+        'lower',
+        (r) => r.create.controlPlane.conflictsPerMemcached,
+      );
+      row(
         'steady.requestsPerMinute',
         `steady state, requests`,
         'requests/min',
@@ -89,6 +96,13 @@ export function convergeMetrics(
         'writes/CR',
         'lower',
         (r) => r.update.controlPlane.writesPerMemcached,
+      );
+      row(
+        'update.controlPlaneConflictsPerCr',
+        'of those, refused with 409 Conflict',
+        'writes/CR',
+        'lower',
+        (r) => r.update.controlPlane.conflictsPerMemcached,
       );
       row('update.controlPlaneCpuSeconds', 'control-plane CPU during resize', 'CPU s', 'lower', (r) =>
         controlPlaneCpuSeconds(r.update.controlPlane),
