@@ -30,8 +30,8 @@ export interface ControlPlaneCost {
   readonly writes: RequestCounts;
   readonly writesPerMemcached: number;
   /**
-   * Of those writes, the ones refused with `409 Conflict` (sent with an outdated `resourceVersion`, so sent
-   * again), by `resource[/subresource]`: what stale caches cost while the API server was busy.
+   * Of those writes, the ones refused with `409 Conflict`, by `resource[/subresource]`: sent with a
+   * `resourceVersion` the object had moved past, so sent again after a fresh read.
    */
   readonly conflicts: RequestCounts;
   readonly conflictsPerMemcached: number;
