@@ -10,13 +10,12 @@
 //   --baseline                the same for the Go baseline keeping our objects (as `--same-objects` runs it), after
 //                             ours, in a namespace of its own: its idle RSS and its slope, in the same run
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eventually, KubeRest } from '@opkit/test-cluster';
 import { startTestEnvironment } from '@opkit/test-cluster/envtest';
-import { parse, stringify } from 'yaml';
 import { type Aftermath, untilQuiet } from './converge/aftermath.js';
 import { memcachedBaselineBinary } from './converge/baseline-binary.js';
 import {
@@ -37,6 +36,7 @@ import {
 } from './converge/operator-process.js';
 import { parseStatusKb, processUsage } from './converge/process-usage.js';
 import { type IdleOptions, type IdleVariant, parseIdleOptions } from './idle-options.js';
+import { kubeconfigNamingFiles } from './kubeconfig-files.js';
 import { formatMachine, machineInfo } from './machine.js';
 import { formatTable, type Metric, metric, writeJson } from './report.js';
 
@@ -90,33 +90,6 @@ async function bareNodeRss(count: number): Promise<RssSample[]> {
   } finally {
     child.kill('SIGKILL');
   }
-}
-
-/**
- * The admin kubeconfig rewritten to name its CA, certificate and key as files in `dir`, as a pod's service
- * account names its CA and token. The operators then parse a few short lines at start-up, as in a pod, instead
- * of kilobytes of base64 (which had V8 optimize yaml's scanners in one start of three, 5 MiB of compiler pages).
- */
-function kubeconfigNamingFiles(adminKubeconfig: string, dir: string): string {
-  const config = parse(readFileSync(adminKubeconfig, 'utf8')) as {
-    clusters: { cluster: Record<string, string> }[];
-    users: { user: Record<string, string> }[];
-  };
-  const toFile = (entry: Record<string, string>, key: string, name: string) => {
-    const data = entry[`${key}-data`];
-    if (data === undefined) return;
-    writeFileSync(join(dir, name), Buffer.from(data, 'base64'), { mode: 0o600 });
-    delete entry[`${key}-data`];
-    entry[key] = join(dir, name);
-  };
-  for (const { cluster } of config.clusters) toFile(cluster, 'certificate-authority', 'ca.crt');
-  for (const { user } of config.users) {
-    toFile(user, 'client-certificate', 'client.crt');
-    toFile(user, 'client-key', 'client.key');
-  }
-  const path = join(dir, 'operator.kubeconfig');
-  writeFileSync(path, stringify(config), { mode: 0o600 });
-  return path;
 }
 
 const summary = (label: string, samples: readonly RssSample[]) => {
